@@ -1,0 +1,129 @@
+import { readFile } from 'node:fs/promises';
+import { Flags } from '@oclif/core';
+import { LedgerCommand, type Output } from '../src/cli/base.js';
+import { recordHandoff } from '../src/index.js';
+import { LedgerError } from '../src/model/errors.js';
+import { FORMATS, STATUSES, type FormatName } from '../src/model/record.js';
+import { escapeForTerminal } from '../src/paths/index.js';
+
+export default class RecordCommand extends LedgerCommand {
+  static override summary = "Seal an agent's handoff into the ledger.";
+  static override description =
+    'Reads the handoff (flags and/or --from FILE), observes what it can itself — base commit, ' +
+    'candidate tree (a snapshot of the work tree, taken without touching your index), artifact ' +
+    'digests, witness exit codes — and stores the record under refs/ledger/. Prints the record id. ' +
+    'Nothing is written when any input is invalid (exit 2).';
+  static override examples = [
+    '<%= config.bin %> record --task T-12 --status success --summary "Add parser" --artifact src/parser.ts --witness "npm test"',
+    '<%= config.bin %> record --from handoff.json',
+    '<%= config.bin %> record --from HANDOFF.md --format maxsim --witness "npm run build"',
+    '<%= config.bin %> record --from .mainark/handoff-42.partial.json --task 42 --evidence validate=.reviews/pr-7.validate.log',
+  ];
+  static override flags = {
+    task: Flags.string({ description: 'Task id the run worked on.' }),
+    run: Flags.string({ description: 'Run id.' }),
+    attempt: Flags.string({ description: 'Attempt id.' }),
+    status: Flags.string({ description: `Claimed status: ${STATUSES.join(', ')}.` }),
+    summary: Flags.string({ description: 'One-paragraph summary, as the agent reported it.' }),
+    intent: Flags.string({ description: 'What the handoff asks for next (e.g. request_review).' }),
+    'rework-of': Flags.string({ description: 'Id of the handoff this run reworks.' }),
+    producer: Flags.string({ description: 'Who produced the handoff (agent or person); a claim until signed.' }),
+    artifact: Flags.string({ description: 'A file the run produced; digested and stored (repeatable).', multiple: true }),
+    witness: Flags.string({ description: 'A command whose exit code is evidence; ledger runs it (repeatable).', multiple: true }),
+    'witness-timeout': Flags.integer({ description: 'Seconds before a witness is killed.', default: 600, min: 1 }),
+    base: Flags.string({ description: 'The commit the agent started from.', default: 'HEAD' }),
+    from: Flags.string({ description: 'A handoff file (- for stdin).' }),
+    format: Flags.string({ description: `The handoff file's format (default: detected): ${FORMATS.join(', ')}.` }),
+    evidence: Flags.string({ description: 'Keep a file as named evidence: NAME=PATH (repeatable).', multiple: true }),
+  };
+
+  protected async execute(): Promise<Output> {
+    const { flags } = await this.parse(RecordCommand);
+    const problems = [];
+    if (flags.status !== undefined && !flags.from && !(STATUSES as readonly string[]).includes(flags.status)) {
+      problems.push({ path: 'status', message: 'unknown status', expected: STATUSES.join(' | '), got: flags.status });
+    }
+    if (flags.format !== undefined && !(FORMATS as readonly string[]).includes(flags.format)) {
+      problems.push({ path: 'format', message: 'unknown format', expected: FORMATS.join(' | '), got: flags.format });
+    }
+    const evidence = new Map<string, string>();
+    for (const item of flags.evidence ?? []) {
+      const eq = item.indexOf('=');
+      if (eq <= 0) problems.push({ path: 'evidence', message: 'expected NAME=PATH', got: item });
+      else evidence.set(item.slice(0, eq), item.slice(eq + 1));
+    }
+    let from: { bytes: Uint8Array; fileName: string } | undefined;
+    if (flags.from !== undefined) {
+      try {
+        from = { bytes: flags.from === '-' ? await readStdin() : await readFile(flags.from), fileName: flags.from };
+      } catch (error) {
+        problems.push({ path: 'from', message: `cannot read ${flags.from}: ${(error as NodeJS.ErrnoException).code ?? error}` });
+      }
+    }
+    if (problems.length > 0) {
+      throw new LedgerError('INVALID_INPUT', `cannot record: ${problems.length} problem(s) in the input`, {
+        problems,
+        hint: 'Nothing was written. See ledger record --help.',
+      });
+    }
+    const outcome = await recordHandoff({
+      cwd: process.cwd(),
+      ...(from ? { from } : {}),
+      ...(flags.format ? { format: flags.format as FormatName } : {}),
+      ...definedOnly({
+        status: flags.status,
+        summary: flags.summary,
+        task: flags.task,
+        run: flags.run,
+        attempt: flags.attempt,
+        intent: flags.intent,
+        reworkOf: flags['rework-of'],
+        producer: flags.producer,
+      }),
+      base: flags.base,
+      artifacts: flags.artifact ?? [],
+      witnesses: flags.witness ?? [],
+      evidence,
+      witnessTimeoutMs: flags['witness-timeout'] * 1000,
+      onProgress: this.progress,
+    });
+    const { observed, claims } = outcome.record;
+    const lines = [outcome.id];
+    if (!this.wantsJson && process.stderr.isTTY) {
+      const status =
+        claims.status === observed.effectiveStatus
+          ? observed.effectiveStatus
+          : `claimed ${claims.status}, effective ${observed.effectiveStatus}`;
+      process.stderr.write(`${outcome.added ? 'recorded' : 'already recorded'}: ${escapeForTerminal(status)}\n`);
+      for (const r of observed.reasons) process.stderr.write(`  ${r.code}: ${escapeForTerminal(r.message)}\n`);
+    }
+    return {
+      json: {
+        ok: true,
+        id: outcome.id,
+        added: outcome.added,
+        commit: outcome.commit,
+        format: outcome.record.format,
+        claimedStatus: claims.status,
+        effectiveStatus: observed.effectiveStatus,
+        reasons: observed.reasons,
+        candidateTree: observed.candidate.tree,
+        baseCommit: observed.base.commit,
+        witnesses: observed.witnesses.map((w) => ({ command: w.command, exitCode: w.exitCode, timedOut: w.timedOut })),
+      },
+      text: lines.join('\n'),
+    };
+  }
+}
+
+function definedOnly<T extends Record<string, string | undefined>>(values: T): { [K in keyof T]?: string } {
+  const out: { [K in keyof T]?: string } = {};
+  for (const [k, v] of Object.entries(values)) if (v !== undefined) (out as Record<string, string>)[k] = v;
+  return out;
+}
+
+async function readStdin(): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,71 @@
+import { Args, Flags } from '@oclif/core';
+import { LedgerCommand, type Output } from '../src/cli/base.js';
+import { verifyRepository, type Check } from '../src/index.js';
+import { sanitizeLine } from '../src/paths/index.js';
+
+export default class Verify extends LedgerCommand {
+  static override summary = 'Recompute what the records assert, and give every claim a verdict.';
+  static override description =
+    'Checks record ids against their bytes, canonical encoding, the log chain, anchors, artifact ' +
+    'digests against the recorded candidate trees, claimed artifacts and file:line references. ' +
+    'With --rerun, re-runs witnesses in a throw-away checkout of the candidate tree — only those ' +
+    "the policy allows (by default: records made in this clone). Verdicts: verified, contradicted, " +
+    'unverifiable, stale. Exit 0 ok, 1 a claim was contradicted (or, with --strict, unverifiable), ' +
+    '3 the ledger data is damaged or was tampered with.';
+  static override examples = [
+    '<%= config.bin %> verify',
+    '<%= config.bin %> verify sha256:3f2a --rerun',
+    '<%= config.bin %> verify --json --strict',
+  ];
+  static override strict = false;
+  static override args = { ids: Args.string({ description: 'Record ids or unique prefixes (default: all).' }) };
+  static override flags = {
+    rerun: Flags.boolean({ description: 'Re-run allowed witnesses in a clean checkout.', default: false }),
+    strict: Flags.boolean({ description: 'Also fail when a claim is unverifiable.', default: false }),
+    policy: Flags.string({ description: 'Policy file deciding which witnesses may re-run.' }),
+    timeout: Flags.integer({ description: 'Seconds before a re-run witness is killed.', min: 1 }),
+  };
+
+  protected async execute(): Promise<Output> {
+    const { argv, flags } = await this.parse(Verify);
+    const ids = (argv as string[]).filter((a) => a !== '');
+    const report = await verifyRepository({
+      cwd: process.cwd(),
+      ...(ids.length > 0 ? { ids } : {}),
+      rerun: flags.rerun,
+      strict: flags.strict,
+      ...(flags.policy ? { policyFile: flags.policy } : {}),
+      ...(flags.timeout ? { timeoutMs: flags.timeout * 1000 } : {}),
+      onProgress: this.progress,
+    });
+    const strip = (c: Check) => ({ check: c.check, subject: c.subject, verdict: c.verdict, detail: c.detail });
+    const json = {
+      ok: report.ok,
+      exitCode: report.exitCode,
+      ledger: report.ledger.map(strip),
+      records: report.records.map((r) => ({ id: r.id, checks: r.checks.map(strip) })),
+    };
+    const lines: string[] = [];
+    const mark = { verified: 'ok  ', contradicted: 'FAIL', unverifiable: '??  ', stale: 'old ' } as const;
+    const show = (c: Check) => `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}`;
+    for (const c of report.ledger) if (c.verdict !== 'verified') lines.push(show(c));
+    let counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
+    for (const r of report.records) {
+      const bad = r.checks.filter((c) => c.verdict !== 'verified');
+      for (const c of r.checks) counts = { ...counts, [c.verdict]: counts[c.verdict] + 1 };
+      lines.push(`${bad.some((c) => c.verdict === 'contradicted') ? 'FAIL' : 'ok  '} ${r.id}`);
+      for (const c of bad) lines.push(show(c));
+    }
+    const summary =
+      report.exitCode === 3
+        ? 'INTEGRITY FAILURE: ledger data is damaged or was tampered with'
+        : report.exitCode === 1
+          ? 'some claims do not hold'
+          : 'all checks passed';
+    lines.push(
+      `${report.records.length} record(s): ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
+        `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,
+    );
+    return { json, text: lines.join('\n'), exitCode: report.exitCode };
+  }
+}

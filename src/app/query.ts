@@ -1,0 +1,99 @@
+/**
+ * Reading records back: id prefixes, one record, the log newest first.
+ */
+import { decodeCanonical, parseRecordIdPrefix } from '../canonical/index.js';
+import { RECORD_FILE } from '../ledger/layout.js';
+import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
+import { lookupPath, readBlob } from '../ledger/trees.js';
+import { LedgerError } from '../model/errors.js';
+import { Record as RecordSchema, type LedgerRecord } from '../model/record.js';
+import type { ObjectStore } from '../store/port.js';
+
+/** A full id from a full id or a unique prefix (`sha256:ab12…` or `ab12…`), as git does. */
+export function resolveId(index: LedgerIndex, given: string): string {
+  const prefix = parseRecordIdPrefix(given);
+  if (prefix === undefined) {
+    throw new LedgerError('USAGE', `"${given}" is not a record id`, {
+      hint: 'Give a record id (sha256:<hex>) or at least 4 of its hex digits; ledger log lists them.',
+    });
+  }
+  const matches = [...index.records.keys()].filter((id) => id.slice(7).startsWith(prefix));
+  if (matches.length === 0) {
+    throw new LedgerError('UNKNOWN_RECORD', `no record in the ledger has an id starting with ${prefix}`, {
+      hint: 'ledger log lists the records; ledger sync fetches others from a remote.',
+    });
+  }
+  if (matches.length > 1) {
+    throw new LedgerError('AMBIGUOUS_ID', `${prefix} matches ${matches.length} records`, {
+      hint: `Give more digits: ${matches.slice(0, 4).join(', ')}${matches.length > 4 ? ', …' : ''}`,
+    });
+  }
+  return matches[0]!;
+}
+
+export interface LoadedRecord {
+  id: string;
+  record: LedgerRecord;
+  bytes: Uint8Array;
+}
+
+/** Reads and decodes one record; integrity problems are exit-3 errors naming the record. */
+export async function loadRecord(store: ObjectStore, index: LedgerIndex, id: string): Promise<LoadedRecord> {
+  const tree = index.records.get(id);
+  if (tree === undefined) throw new LedgerError('UNKNOWN_RECORD', `record ${id} is not in the ledger`);
+  const entry = await lookupPath(store, tree, RECORD_FILE);
+  if (!entry) throw new LedgerError('CORRUPT', `record ${id} has no record blob`, { record: id });
+  const bytes = await readBlob(store, entry.oid);
+  let value: unknown;
+  try {
+    value = decodeCanonical(bytes);
+  } catch (error) {
+    throw new LedgerError('INTEGRITY', `record ${id} is not canonical CBOR: ${(error as Error).message}`, {
+      record: id,
+      hint: 'Run ledger verify to see every damaged record.',
+    });
+  }
+  const parsed = RecordSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new LedgerError('INTEGRITY', `record ${id} does not match the record schema`, { record: id });
+  }
+  return { id, record: parsed.data, bytes };
+}
+
+export interface LogItem {
+  id: string;
+  entry: string;
+  height: number;
+  task: string | undefined;
+  run: string | undefined;
+  format: string;
+  claimedStatus: string;
+  effectiveStatus: string;
+  recordedAt: string;
+  summary: string | undefined;
+}
+
+export async function listLog(store: ObjectStore, options: { task?: string; limit?: number } = {}): Promise<LogItem[]> {
+  const index = await readLedgerIndex(store);
+  const entries = orderEntries(await readAllEntries(store, index));
+  const items: LogItem[] = [];
+  for (const { id: entryId, entry } of entries) {
+    if (entry.record === null) continue;
+    const { record } = await loadRecord(store, index, entry.record);
+    if (options.task !== undefined && record.claims.task !== options.task) continue;
+    items.push({
+      id: entry.record,
+      entry: entryId,
+      height: entry.height,
+      task: record.claims.task,
+      run: record.claims.run,
+      format: record.format,
+      claimedStatus: record.claims.status,
+      effectiveStatus: record.observed.effectiveStatus,
+      recordedAt: record.observed.recordedAt,
+      summary: record.claims.summary,
+    });
+    if (options.limit !== undefined && items.length >= options.limit) break;
+  }
+  return items;
+}

@@ -1,0 +1,29 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+
+const RECORD_ID = /^sha256:[0-9a-f]{64}$/;
+const ID_PREFIX = /^(?:sha256:)?([0-9a-fA-F]{4,64})$/;
+
+/** Lowercase hex sha256 of `bytes`. */
+export function sha256Hex(bytes: Uint8Array): string {
+  return bytesToHex(sha256(bytes));
+}
+
+/** The id of a record: `sha256:<64 lowercase hex>` of exactly its canonical bytes. */
+export function toRecordId(bytes: Uint8Array): string {
+  return `sha256:${sha256Hex(bytes)}`;
+}
+
+/** Whether `s` is a full record id in canonical spelling (lowercase hex). */
+export function isRecordId(s: unknown): s is string {
+  return typeof s === 'string' && RECORD_ID.test(s);
+}
+
+/**
+ * What a user may type to name a record: `sha256:<hex>` or bare `<hex>`, at least 4 and at most
+ * 64 hex digits, any case. Returns the lowercase hex prefix, or undefined if `s` is not one.
+ */
+export function parseRecordIdPrefix(s: string): string | undefined {
+  const m = ID_PREFIX.exec(s.trim());
+  return m?.[1]?.toLowerCase();
+}

@@ -1,0 +1,41 @@
+/**
+ * The format registry: which module reads which handoff, by name or by detection.
+ */
+import { LedgerError } from '../model/errors.js';
+import { FORMATS, type FormatName } from '../model/record.js';
+import { ledger } from './ledger.js';
+import type { FormatModule } from './types.js';
+
+export type { FormatModule, ParseContext, ParsedHandoff, ParseResult, Emitted } from './types.js';
+
+const MODULES: readonly FormatModule[] = [ledger];
+
+export function formatModule(name: FormatName): FormatModule {
+  const module = MODULES.find((m) => m.name === name);
+  if (!module) throw new LedgerError('USAGE', `the ${name} format is not available in this build`);
+  return module;
+}
+
+export function isFormatName(name: string): name is FormatName {
+  return (FORMATS as readonly string[]).includes(name);
+}
+
+/** The most confident module for these bytes; usage error when none recognises them. */
+export function detectFormat(bytes: Uint8Array, fileName?: string): FormatModule {
+  let best: { module: FormatModule; score: number } | undefined;
+  for (const module of MODULES) {
+    let score = 0;
+    try {
+      score = module.detect(bytes, fileName);
+    } catch {
+      score = 0;
+    }
+    if (score > 0 && (!best || score > best.score)) best = { module, score };
+  }
+  if (!best || best.score < 0.2) {
+    throw new LedgerError('INVALID_INPUT', `could not tell which handoff format ${fileName ?? 'the input'} is in`, {
+      hint: `Name it with --format (one of ${FORMATS.join(', ')}).`,
+    });
+  }
+  return best.module;
+}

@@ -1,0 +1,12 @@
+/**
+ * The library's public API: one function per capability. Commands in `commands/` call these
+ * and render the results; nothing here knows about oclif.
+ */
+export { initRepository, type InitResult } from './app/init.js';
+export { recordHandoff, type RecordRequest, type RecordOutcome } from './app/record.js';
+export { verifyRepository, type VerifyRequest } from './app/verify.js';
+export { listLog, loadRecord, resolveId, type LogItem } from './app/query.js';
+export { withRepo } from './app/repo.js';
+export { LedgerError, EXIT } from './model/errors.js';
+export type { LedgerRecord } from './model/record.js';
+export type { VerifyReport, Check } from './verify/types.js';

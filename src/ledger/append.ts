@@ -1,0 +1,109 @@
+/**
+ * Appending a record: write its objects once, then loop read-tip → build the next ledger
+ * commit → compare-and-swap the ref, until the swap wins. A lost race costs one more loop,
+ * never a record: the record's own bytes do not depend on its log position.
+ */
+import { encodeCanonical, toRecordId } from '../canonical/index.js';
+import { LedgerError } from '../model/errors.js';
+import { killPoint } from '../model/faults.js';
+import { LOG_ENTRY_SCHEMA, type LogEntry } from '../model/record.js';
+import { encodeCommit, encodeTree, MODE, type TreeEntry } from '../store/objects.js';
+import type { ObjectStore } from '../store/port.js';
+import {
+  BASE_COMMIT_FILE,
+  BASE_TREE,
+  CANDIDATE_TREE,
+  commitMessage,
+  EVIDENCE_DIR,
+  fanout,
+  LOG_DIR,
+  LOG_REF,
+  RECORD_FILE,
+  RECORDS_DIR,
+} from './layout.js';
+import { readTip } from './read.js';
+import { insertPath, lookupPath } from './trees.js';
+
+export interface RecordObjects {
+  recordBytes: Uint8Array;
+  candidateTree: string;
+  baseTree: string;
+  /** Raw bytes of the base commit object, so its id stays checkable after it is gc'd. */
+  baseCommitBytes: Uint8Array;
+  /** Evidence blobs already written, by their sha256 hex. */
+  evidence: ReadonlyMap<string, string>;
+}
+
+export interface Appended {
+  id: string;
+  entryId: string;
+  commit: string;
+  /** False when the same record was already in the ledger (appending is idempotent). */
+  added: boolean;
+}
+
+const MAX_ATTEMPTS = 1000;
+
+export async function appendRecord(store: ObjectStore, objects: RecordObjects, now: Date): Promise<Appended> {
+  const id = toRecordId(objects.recordBytes);
+  const recordTree = await writeRecordTree(store, objects);
+  killPoint('after-objects');
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const tip = await store.readRef(LOG_REF);
+    const head = tip === undefined ? undefined : await readTip(store, tip);
+    if (head && (await lookupPath(store, head.tree, [RECORDS_DIR, ...fanout(id)].join('/')))) {
+      return { id, entryId: '', commit: tip!, added: false };
+    }
+    const height = head ? head.entry.height + 1 : 1;
+    const prev = head ? [head.entryId] : [];
+    const entry: LogEntry = { schema: LOG_ENTRY_SCHEMA, record: id, prev, height };
+    const entryBytes = encodeCanonical(entry);
+    const entryId = toRecordId(entryBytes);
+    const entryBlob = await store.write('blob', entryBytes);
+    let root = head?.tree;
+    root = await insertPath(store, root, [RECORDS_DIR, ...fanout(id)], { mode: MODE.tree, oid: recordTree });
+    root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], { mode: MODE.file, oid: entryBlob });
+    const commit = await store.write('commit', encodeCommit(ledgerCommit(root, tip, entryId, id, now)));
+    killPoint('after-commit-object');
+    if (await store.updateRef(LOG_REF, commit, tip)) {
+      return { id, entryId, commit, added: true };
+    }
+  }
+  throw new LedgerError('LOCKED', `could not append to ${LOG_REF} after ${MAX_ATTEMPTS} attempts`, {
+    hint: 'Other writers keep moving the ledger ref; retry when they are done.',
+  });
+}
+
+async function writeRecordTree(store: ObjectStore, objects: RecordObjects): Promise<string> {
+  const recordBlob = await store.write('blob', objects.recordBytes);
+  const baseCommitBlob = await store.write('blob', objects.baseCommitBytes);
+  const entries: TreeEntry[] = [
+    { mode: MODE.file, name: RECORD_FILE, oid: recordBlob },
+    { mode: MODE.tree, name: CANDIDATE_TREE, oid: objects.candidateTree },
+    { mode: MODE.tree, name: BASE_TREE, oid: objects.baseTree },
+    { mode: MODE.file, name: BASE_COMMIT_FILE, oid: baseCommitBlob },
+  ];
+  if (objects.evidence.size > 0) {
+    const evidence = [...objects.evidence].map(([sha, oid]) => ({ mode: MODE.file, name: sha, oid }));
+    entries.push({ mode: MODE.tree, name: EVIDENCE_DIR, oid: await store.write('tree', encodeTree(evidence)) });
+  }
+  return store.write('tree', encodeTree(entries));
+}
+
+export function ledgerCommit(
+  tree: string,
+  parent: string | undefined,
+  entryId: string,
+  recordId: string | null,
+  now: Date,
+  extraParents: string[] = [],
+) {
+  const who = { name: 'ledger', email: 'ledger@localhost', timestamp: Math.floor(now.getTime() / 1000), timezone: '+0000' };
+  return {
+    tree,
+    parents: [...(parent === undefined ? [] : [parent]), ...extraParents],
+    author: who,
+    committer: who,
+    message: commitMessage(entryId, recordId),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * One error base for the whole library, with a closed set of codes. Every code maps to one of
+ * the process exit codes the product promises (PRODUCT.md): 1 contradicted, 2 bad usage or
+ * input, 3 integrity failure. Tests assert codes, never wording.
+ */
+
+export const EXIT = { ok: 0, contradicted: 1, usage: 2, integrity: 3 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+const CODE_EXIT = {
+  // bad usage or bad input: nothing was written
+  USAGE: EXIT.usage,
+  INVALID_INPUT: EXIT.usage,
+  LEDGER_FIELD_IN_INPUT: EXIT.usage,
+  ARTIFACT_NOT_FOUND: EXIT.usage,
+  UNSAFE_PATH: EXIT.usage,
+  NOT_A_REPOSITORY: EXIT.usage,
+  UNSUPPORTED_REPOSITORY: EXIT.usage,
+  BAD_REVISION: EXIT.usage,
+  UNKNOWN_RECORD: EXIT.usage,
+  AMBIGUOUS_ID: EXIT.usage,
+  LOCKED: EXIT.usage,
+  POLICY: EXIT.usage,
+  REMOTE: EXIT.usage,
+  // the ledger's own data is damaged or was tampered with
+  NON_CANONICAL: EXIT.integrity,
+  CORRUPT: EXIT.integrity,
+  INTEGRITY: EXIT.integrity,
+  ROLLBACK: EXIT.integrity,
+  // a claim was checked and found false
+  CONTRADICTED: EXIT.contradicted,
+} as const;
+
+export type ErrorCode = keyof typeof CODE_EXIT;
+
+/** One problem in an input, located by its field path (`claims.findings[2].line`). */
+export interface Problem {
+  path: string;
+  message: string;
+  expected?: string;
+  got?: string;
+}
+
+export class LedgerError extends Error {
+  readonly code: ErrorCode;
+  readonly problems: readonly Problem[];
+  /** What the user can do about it; shown after the message. */
+  readonly hint: string | undefined;
+  /** The record this error is about, when there is one (integrity failures name it). */
+  readonly record: string | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { problems?: readonly Problem[]; hint?: string; record?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'LedgerError';
+    this.code = code;
+    this.problems = options.problems ?? [];
+    this.hint = options.hint;
+    this.record = options.record;
+  }
+
+  get exitCode(): ExitCode {
+    return CODE_EXIT[this.code];
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.record === undefined ? {} : { record: this.record }),
+      ...(this.problems.length === 0 ? {} : { problems: this.problems }),
+      ...(this.hint === undefined ? {} : { hint: this.hint }),
+    };
+  }
+}
+
+export function isLedgerError(error: unknown, code?: ErrorCode): error is LedgerError {
+  return error instanceof LedgerError && (code === undefined || error.code === code);
+}

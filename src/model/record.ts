@@ -1,0 +1,240 @@
+/**
+ * The record model, schema version 1.
+ *
+ * A record has two halves and every field's author follows from the half it lives in:
+ *   - `claims`   — authored by the agent (or relayed for it on the command line). Untrusted.
+ *   - `observed` — authored by `ledger`: what it measured itself at record time.
+ * `format` names the handoff system the claims came from. Changing what these schemas accept
+ * for stored records changes canonical bytes, so that is a new schema version, never an edit.
+ */
+import { z } from 'zod';
+
+export const RECORD_SCHEMA = 'ledger.record/v1';
+export const LOG_ENTRY_SCHEMA = 'ledger.log/v1';
+
+/** The ledger's own status vocabulary; format-specific statuses map onto it. */
+export const STATUSES = ['success', 'partial', 'blocked', 'failed'] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const FORMATS = ['ledger', 'maxsim', 'mainark', 'kxm', 'team', 'structured'] as const;
+export type FormatName = (typeof FORMATS)[number];
+
+export const RECORD_ID = /^sha256:[0-9a-f]{64}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const GIT_OID = /^[0-9a-f]{40}$/;
+
+const id = z.string().regex(RECORD_ID, 'a record id sha256:<64 lowercase hex>');
+const sha256 = z.string().regex(SHA256_HEX, '64 lowercase hex digits');
+const oid = z.string().regex(GIT_OID, 'a 40-hex git object id');
+const text = z.string().max(1_000_000);
+const short = z.string().max(4096);
+const line = z.number().int().positive();
+
+// ---------------------------------------------------------------------------------------------
+// Agent-authored claims
+// ---------------------------------------------------------------------------------------------
+
+export const Decision = z.strictObject({ text, reason: text.optional() });
+export const Deferred = z.strictObject({
+  category: short,
+  description: text,
+  reason: text.optional(),
+});
+export const Finding = z.strictObject({
+  severity: short,
+  summary: text,
+  path: short.optional(),
+  line: line.optional(),
+});
+/** A `file:line` reference; `unverified` keeps an agent's own `[UNVERIFIED]` mark. */
+export const Reference = z.strictObject({
+  path: short,
+  line: line.optional(),
+  endLine: line.optional(),
+  note: text.optional(),
+  unverified: z.boolean().optional(),
+});
+export const ARTIFACT_ACTIONS = ['created', 'modified', 'deleted', 'touched'] as const;
+/** A file the agent says it touched; `sha256` when the handoff states a digest. */
+export const ClaimedArtifact = z.strictObject({
+  path: short,
+  action: z.enum(ARTIFACT_ACTIONS),
+  sha256: sha256.optional(),
+  /** The path exactly as the handoff wrote it, when it was mapped (absolute → repository). */
+  as: short.optional(),
+});
+export const VERIFICATION_RESULTS = ['passed', 'failed', 'skipped'] as const;
+/** A check the agent says it ran. With a command, `verify --rerun` can re-run it. */
+export const ClaimedCheck = z.strictObject({
+  command: short.optional(),
+  result: z.enum(VERIFICATION_RESULTS),
+  exitCode: z.number().int().optional(),
+  details: text.optional(),
+});
+export const Insight = z.strictObject({
+  id: short,
+  category: short,
+  content: text,
+  source: short.optional(),
+});
+export const Confidence = z.strictObject({
+  value: z.number().int().min(0).max(100),
+  justification: text.optional(),
+});
+
+/** Anchors the agent asserts (KXM's `baseCommit`, `candidateTreeHash`); checked against observation. */
+export const ClaimedAnchors = z.strictObject({
+  baseCommit: short.optional(),
+  candidateTree: short.optional(),
+  branch: short.optional(),
+});
+
+export const Claims = z.strictObject({
+  /** The status exactly as the agent wrote it (`PASS`, `completed`, `success`…). */
+  status: short,
+  summary: text.optional(),
+  task: short.optional(),
+  run: short.optional(),
+  attempt: short.optional(),
+  intent: short.optional(),
+  reworkOf: short.optional(),
+  decisions: z.array(Decision).optional(),
+  assumptions: z.array(text).optional(),
+  openQuestions: z.array(text).optional(),
+  deferred: z.array(Deferred).optional(),
+  findings: z.array(Finding).optional(),
+  references: z.array(Reference).optional(),
+  confidence: Confidence.optional(),
+  nextStep: text.optional(),
+  artifacts: z.array(ClaimedArtifact).optional(),
+  checks: z.array(ClaimedCheck).optional(),
+  insights: z.array(Insight).optional(),
+  anchors: ClaimedAnchors.optional(),
+  /**
+   * Everything else the source format carried, keyed by the format's own names, so that no
+   * field is lost. Plain JSON-like values only (the canonical layer refuses anything else).
+   */
+  extra: z.record(z.string(), z.unknown()).optional(),
+});
+export type Claims = z.infer<typeof Claims>;
+
+// ---------------------------------------------------------------------------------------------
+// Ledger-authored observations
+// ---------------------------------------------------------------------------------------------
+
+/** Bytes `ledger` kept as evidence: stored as a git blob, named by its sha256. */
+export const Evidence = z.strictObject({
+  sha256,
+  size: z.number().int().nonnegative(),
+  blob: oid,
+  /** Set when the producer's output went past the cap and was cut. */
+  truncated: z.boolean().optional(),
+});
+export type Evidence = z.infer<typeof Evidence>;
+
+export const ObservedArtifact = z.strictObject({
+  path: short,
+  sha256,
+  size: z.number().int().nonnegative(),
+  blob: oid,
+});
+export type ObservedArtifact = z.infer<typeof ObservedArtifact>;
+
+export const WitnessObservation = z.strictObject({
+  command: short,
+  exitCode: z.number().int().nullable(),
+  signal: short.nullable(),
+  timedOut: z.boolean(),
+  durationMs: z.number().int().nonnegative(),
+  stdout: Evidence,
+  stderr: Evidence,
+});
+export type WitnessObservation = z.infer<typeof WitnessObservation>;
+
+export const Reason = z.strictObject({
+  /** Stable, upper-snake code (`WITNESS_FAILED`, `MAXSIM_NO_EVIDENCE`…). */
+  code: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
+  message: text,
+  subject: short.optional(),
+});
+export type Reason = z.infer<typeof Reason>;
+
+export const Observed = z.strictObject({
+  recordedAt: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/),
+  ledgerVersion: short,
+  /** Who produced the handoff, as given on the command line: a claim until a signature proves it. */
+  producer: short.optional(),
+  base: z.strictObject({ commit: oid, tree: oid }),
+  candidate: z.strictObject({ tree: oid }),
+  branch: short.optional(),
+  artifacts: z.array(ObservedArtifact),
+  witnesses: z.array(WitnessObservation),
+  /** Other evidence files kept (validation logs named on the command line…), by name. */
+  evidence: z.array(z.strictObject({ name: short, file: Evidence })),
+  /** The handoff bytes exactly as received, so `show --as <format>` can give them back. */
+  source: Evidence.optional(),
+  effectiveStatus: z.enum(STATUSES),
+  reasons: z.array(Reason),
+});
+export type Observed = z.infer<typeof Observed>;
+
+export const Record = z.strictObject({
+  schema: z.literal(RECORD_SCHEMA),
+  format: z.enum(FORMATS),
+  claims: Claims,
+  observed: Observed,
+});
+export type LedgerRecord = z.infer<typeof Record>;
+
+/**
+ * One position in the log: which record, after which earlier entries. Chained by sha256 ids so
+ * the order does not rest on git's SHA-1. `record` is null for an entry that only joins two
+ * histories (sync). `height` is 1 + the largest height among `prev` and orders the union.
+ */
+export const LogEntry = z.strictObject({
+  schema: z.literal(LOG_ENTRY_SCHEMA),
+  record: id.nullable(),
+  prev: z.array(id),
+  height: z.number().int().positive(),
+});
+export type LogEntry = z.infer<typeof LogEntry>;
+
+/**
+ * Field names that only `ledger` may author. An agent input that carries one of them, at any
+ * level of the ledger's own JSON shape, is refused rather than merged.
+ */
+export const LEDGER_AUTHORED_FIELDS = [
+  'id',
+  'schema',
+  'format',
+  'observed',
+  'recordedAt',
+  'ledgerVersion',
+  'effectiveStatus',
+  'reasons',
+  'base',
+  'baseCommit',
+  'baseTree',
+  'candidate',
+  'candidateTree',
+  'branch',
+  'witnesses',
+  'evidence',
+  'source',
+  'prev',
+  'parent',
+  'height',
+  'verdicts',
+  'signatures',
+  'producer',
+] as const;
+
+export type Decision = z.infer<typeof Decision>;
+export type Deferred = z.infer<typeof Deferred>;
+export type Finding = z.infer<typeof Finding>;
+export type Reference = z.infer<typeof Reference>;
+export type ClaimedArtifact = z.infer<typeof ClaimedArtifact>;
+export type ClaimedCheck = z.infer<typeof ClaimedCheck>;
+export type Insight = z.infer<typeof Insight>;
+export type Confidence = z.infer<typeof Confidence>;
+export type ClaimedAnchors = z.infer<typeof ClaimedAnchors>;

@@ -1,0 +1,42 @@
+/**
+ * Text that reaches a terminal: handoff summaries, claims, file names — all agent-written. An
+ * ESC or CSI sequence could move the cursor, rewrite a `verified` line or recolour output; a
+ * bidi override could make `contradicted` read as something else. Such characters are shown
+ * as visible escapes (`\x1b`, `\u202e`) instead.
+ *
+ * Backslashes are left alone, so text that already contains `\x1b` literally looks the same
+ * as an escaped ESC: the output is safe to show, not a reversible encoding.
+ */
+
+/**
+ * C0 and C1 controls (ESC and CSI among them), DEL, bidi controls, zero-width and other
+ * invisible characters, line and paragraph separators, lone surrogates.
+ */
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\p{Cs}/gu;
+const UNSAFE_LINE = /[\n\t]/gu;
+
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+
+function escapeChar(char: string): string {
+  const named = NAMED[char];
+  if (named !== undefined) return named;
+  const cp = char.charCodeAt(0);
+  return cp <= 0xff
+    ? `\\x${cp.toString(16).padStart(2, '0')}`
+    : `\\u${cp.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Escapes everything that could steer a terminal or hide text, keeping newlines and tabs:
+ * for multi-line fields (a summary, a finding's body).
+ */
+export function escapeForTerminal(text: string): string {
+  return text.replace(UNSAFE, escapeChar);
+}
+
+/** `escapeForTerminal`, and newlines and tabs escaped too: for one-line fields (a status, a path). */
+export function sanitizeLine(text: string): string {
+  return escapeForTerminal(text).replace(UNSAFE_LINE, escapeChar);
+}

@@ -1,0 +1,31 @@
+/**
+ * The effective status: the format's own verdict, lowered by what `ledger` observed. A claim
+ * of success with a witness that failed is a failure, whatever the agent wrote.
+ */
+import type { Reason, Status, WitnessObservation } from '../model/record.js';
+
+const RANK: Record<Status, number> = { success: 3, partial: 2, blocked: 1, failed: 0 };
+
+export function lowerTo(current: Status, floor: Status): Status {
+  return RANK[floor] < RANK[current] ? floor : current;
+}
+
+export function deriveEffectiveStatus(
+  formatStatus: Status,
+  formatReasons: readonly Reason[],
+  witnesses: readonly Pick<WitnessObservation, 'command' | 'exitCode' | 'timedOut' | 'signal'>[],
+): { status: Status; reasons: Reason[] } {
+  let status = formatStatus;
+  const reasons = [...formatReasons];
+  for (const w of witnesses) {
+    if (w.timedOut) {
+      reasons.push({ code: 'WITNESS_TIMED_OUT', message: `witness timed out: ${w.command}`, subject: w.command });
+      status = lowerTo(status, 'failed');
+    } else if (w.exitCode !== 0) {
+      const how = w.exitCode === null ? `was killed by ${w.signal ?? 'a signal'}` : `exited with ${w.exitCode}`;
+      reasons.push({ code: 'WITNESS_FAILED', message: `witness ${how}: ${w.command}`, subject: w.command });
+      status = lowerTo(status, 'failed');
+    }
+  }
+  return { status, reasons };
+}

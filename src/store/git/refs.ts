@@ -1,0 +1,55 @@
+/**
+ * Compare-and-swap ref updates through `git update-ref --stdin`, which takes git's own
+ * `<ref>.lock` (create-exclusive, then rename), so a concurrent `ledger record`, `git
+ * update-ref` or `git fetch` can never be overwritten unseen. isomorphic-git's writeRef takes
+ * no lock and checks no old value, which is why refs are not written through it.
+ */
+import { LedgerError } from '../../model/errors.js';
+import { killPoint } from '../../model/faults.js';
+import { runGit } from './exec.js';
+
+const ZERO = '0'.repeat(40);
+
+/** How long to wait out a lock held by another live writer before reporting it. */
+const LOCK_WAIT_MS = 20_000;
+
+export async function updateRefCas(
+  cwd: string,
+  ref: string,
+  next: string,
+  expected: string | undefined,
+  lockDir: string,
+): Promise<boolean> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    killPoint('before-ref-update');
+    const result = await runGit(['update-ref', '--stdin', '-z'], {
+      cwd,
+      input: `update ${ref}\0${next}\0${expected ?? ZERO}\0`,
+    });
+    if (result.code === 0) {
+      killPoint('after-ref-update');
+      return true;
+    }
+    const message = result.stderr;
+    if (/File exists|Unable to create .*\.lock/i.test(message)) {
+      if (Date.now() - started < LOCK_WAIT_MS) {
+        await sleep(Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+        continue;
+      }
+      throw new LedgerError('LOCKED', `the ref ${ref} has been locked for ${LOCK_WAIT_MS / 1000} s`, {
+        hint:
+          `Another git or ledger process holds ${lockDir}/${ref}.lock. If no such process is ` +
+          `running (it was killed), remove that file and retry.`,
+      });
+    }
+    if (/is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(message)) {
+      return false;
+    }
+    throw new Error(`git update-ref failed: ${message.trim()}`);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

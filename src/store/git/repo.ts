@@ -1,0 +1,65 @@
+/**
+ * Opening a repository: where it is, and whether the ledger can work in it at all.
+ */
+import fs from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import git from 'isomorphic-git';
+import { LedgerError } from '../../model/errors.js';
+import { runGit } from './exec.js';
+
+export interface RepoPaths {
+  /** The work tree's top level. */
+  root: string;
+  /** This work tree's git dir (`.git`, or `.git/worktrees/x` for a linked work tree). */
+  gitDir: string;
+  /** Where objects and refs live (the main `.git`). */
+  commonDir: string;
+  objectsDir: string;
+}
+
+export async function openRepo(cwd: string): Promise<RepoPaths> {
+  const result = await runGit(
+    ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'],
+    { cwd },
+  );
+  if (result.code !== 0) {
+    throw new LedgerError('NOT_A_REPOSITORY', `${cwd} is not inside a git work tree`, {
+      hint: 'Run ledger inside a git repository (git init, or cd into one).',
+    });
+  }
+  const [root, gitDir, common] = result.stdout.toString('utf8').trim().split('\n');
+  if (!root || !gitDir || !common) {
+    throw new LedgerError('NOT_A_REPOSITORY', `${cwd} has no work tree (a bare repository?)`, {
+      hint: 'Run ledger in a clone with a work tree.',
+    });
+  }
+  const commonDir = isAbsolute(common) ? common : resolve(root, common);
+  await checkSupported(commonDir);
+  return { root, gitDir, commonDir, objectsDir: join(commonDir, 'objects') };
+}
+
+/**
+ * The ledger writes SHA-1 objects and loose refs through git's lock files. A sha256 object
+ * format would get objects git rejects (isomorphic-git writes SHA-1 ones silently), and a
+ * reftable ref store has no lock files to take: refuse both up front.
+ */
+async function checkSupported(commonDir: string): Promise<void> {
+  const read = async (path: string) =>
+    (await git.getConfig({ fs, gitdir: commonDir, path })) as string | undefined;
+  const objectFormat = (await read('extensions.objectFormat'))?.toLowerCase();
+  if (objectFormat !== undefined && objectFormat !== 'sha1') {
+    throw new LedgerError(
+      'UNSUPPORTED_REPOSITORY',
+      `this repository uses the ${objectFormat} object format; ledger supports sha1 repositories only`,
+      { hint: 'Use ledger in a repository created with the default object format.' },
+    );
+  }
+  const refStorage = (await read('extensions.refStorage'))?.toLowerCase();
+  if (refStorage !== undefined && refStorage !== 'files') {
+    throw new LedgerError(
+      'UNSUPPORTED_REPOSITORY',
+      `this repository stores refs as ${refStorage}; ledger supports the files ref store only`,
+      { hint: 'Use a repository with the default (files) ref storage.' },
+    );
+  }
+}

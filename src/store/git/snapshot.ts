@@ -1,0 +1,157 @@
+/**
+ * The candidate tree: a snapshot of the work tree as `git add -A` would commit it (tracked
+ * changes plus untracked files that git does not ignore), plus any explicitly named artifact
+ * even when ignored — taken without touching the user's index or HEAD.
+ *
+ * git tells us which paths differ from the index (`ls-files`, stat based, one spawn each);
+ * only those are read and hashed here, and the tree is built by `git write-tree` on a
+ * throw-away copy of the index, so unchanged subtrees come from git's cache-tree for free.
+ */
+import { createHash } from 'node:crypto';
+import { copyFile, lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LedgerError } from '../../model/errors.js';
+import type { ObjectStore } from '../port.js';
+import { MODE } from '../objects.js';
+import { runGit } from './exec.js';
+import type { RepoPaths } from './repo.js';
+
+export interface FileDigest {
+  path: string;
+  mode: string;
+  blob: string;
+  sha256: string;
+  size: number;
+}
+
+export interface Snapshot {
+  tree: string;
+  /** Digests of every file that was read and stored (changed, untracked, named artifacts). */
+  files: Map<string, FileDigest>;
+}
+
+const CONCURRENCY = 16;
+
+export async function snapshotWorktree(
+  repo: RepoPaths,
+  store: ObjectStore,
+  options: { include: readonly string[] },
+): Promise<Snapshot> {
+  const [changes, fileMode] = await Promise.all([
+    listChanges(repo.root),
+    runGit(['config', '--bool', 'core.fileMode'], { cwd: repo.root }).then(
+      (r) => r.stdout.toString().trim() !== 'false',
+    ),
+  ]);
+  for (const path of options.include) changes.changed.add(path);
+  for (const path of changes.changed) changes.removed.delete(path);
+
+  const files = new Map<string, FileDigest>();
+  const queue = [...changes.changed];
+  const worker = async () => {
+    for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
+      const digest = await storeFile(repo.root, path, store, fileMode, changes.indexModes.get(path));
+      if (digest) files.set(path, digest);
+      else changes.removed.add(path);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+
+  const lines: string[] = [];
+  for (const path of changes.removed) lines.push(`0 ${'0'.repeat(40)}\t${path}`);
+  for (const d of files.values()) lines.push(`${d.mode} ${d.blob}\t${d.path}`);
+
+  const dir = await mkdtemp(join(tmpdir(), 'ledger-index-'));
+  const index = join(dir, 'index');
+  try {
+    await copyFile(join(repo.gitDir, 'index'), index).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error; // a repository with no index yet starts empty
+    });
+    const env = { GIT_INDEX_FILE: index };
+    if (lines.length > 0) {
+      // Unmerged entries (stages 1–3) are replaced by the work-tree file at stage 0.
+      const update = await runGit(['update-index', '-z', '--index-info'], {
+        cwd: repo.root,
+        env,
+        input: lines.map((l) => `${l}\0`).join(''),
+      });
+      if (update.code !== 0) throw new Error(`git update-index failed: ${update.stderr.trim()}`);
+    }
+    const write = await runGit(['write-tree'], { cwd: repo.root, env });
+    if (write.code !== 0) {
+      throw new LedgerError('USAGE', `could not snapshot the work tree: ${write.stderr.trim()}`, {
+        hint: 'Resolve merge conflicts (git status) and retry.',
+      });
+    }
+    return { tree: write.stdout.toString().trim(), files };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+interface Changes {
+  changed: Set<string>;
+  removed: Set<string>;
+  indexModes: Map<string, string>;
+}
+
+async function listChanges(root: string): Promise<Changes> {
+  const [status, stage] = await Promise.all([
+    runGit(['ls-files', '-z', '-t', '-m', '-d', '-o', '--exclude-standard'], { cwd: root }),
+    runGit(['ls-files', '-z', '-s', '-m'], { cwd: root }),
+  ]);
+  if (status.code !== 0) throw new Error(`git ls-files failed: ${status.stderr.trim()}`);
+  const changed = new Set<string>();
+  const removed = new Set<string>();
+  for (const item of status.stdout.toString('utf8').split('\0')) {
+    if (item.length < 3) continue;
+    const tag = item[0];
+    const path = item.slice(2);
+    if (path.endsWith('/')) continue; // an embedded repository: git add would refuse it too
+    if (tag === 'R') removed.add(path);
+    else changed.add(path);
+  }
+  const indexModes = new Map<string, string>();
+  for (const item of stage.stdout.toString('utf8').split('\0')) {
+    const tab = item.indexOf('\t');
+    if (tab < 0) continue;
+    const mode = item.slice(0, 6);
+    indexModes.set(item.slice(tab + 1), mode);
+  }
+  for (const path of removed) changed.delete(path);
+  // Submodules (gitlinks) keep the commit the index records.
+  for (const [path, mode] of indexModes) if (mode === MODE.gitlink) changed.delete(path);
+  return { changed, removed, indexModes };
+}
+
+async function storeFile(
+  root: string,
+  path: string,
+  store: ObjectStore,
+  fileMode: boolean,
+  indexMode: string | undefined,
+): Promise<FileDigest | undefined> {
+  const abs = join(root, path);
+  let stat;
+  try {
+    stat = await lstat(abs);
+  } catch {
+    return undefined; // vanished since ls-files: it is not part of the candidate
+  }
+  let bytes: Buffer;
+  let mode: string;
+  if (stat.isSymbolicLink()) {
+    bytes = Buffer.from(await readlink(abs));
+    mode = MODE.symlink;
+  } else if (stat.isFile()) {
+    bytes = await readFile(abs);
+    const executable = fileMode ? (stat.mode & 0o100) !== 0 : indexMode === MODE.executable;
+    mode = executable ? MODE.executable : MODE.file;
+  } else {
+    return undefined;
+  }
+  const blob = await store.write('blob', bytes);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { path, mode, blob, sha256, size: bytes.length };
+}

@@ -1,0 +1,122 @@
+/**
+ * Git's object encodings (blob, tree, commit), pure. We write trees and commits ourselves so
+ * that the ledger needs one git spawn per ref update rather than one per object.
+ */
+import { createHash } from 'node:crypto';
+import type { ObjectType } from './port.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** git's SHA-1 object id of `<type> <size>\0<bytes>`. */
+export function hashObject(type: ObjectType, bytes: Uint8Array): string {
+  return createHash('sha1').update(`${type} ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+export const MODE = {
+  file: '100644',
+  executable: '100755',
+  symlink: '120000',
+  tree: '40000',
+  gitlink: '160000',
+} as const;
+
+export interface TreeEntry {
+  mode: string;
+  name: string;
+  oid: string;
+}
+
+/** git sorts tree entries by name, with a directory's name compared as if it ended in '/'. */
+function sortKey(entry: TreeEntry): string {
+  return entry.mode === MODE.tree ? `${entry.name}/` : entry.name;
+}
+
+function compareBytes(a: string, b: string): number {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return Buffer.compare(x, y);
+}
+
+export function encodeTree(entries: readonly TreeEntry[]): Uint8Array {
+  const sorted = [...entries].sort((a, b) => compareBytes(sortKey(a), sortKey(b)));
+  const parts: Uint8Array[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const entry = sorted[i]!;
+    if (i > 0 && sorted[i - 1]!.name === entry.name) {
+      throw new Error(`duplicate tree entry ${entry.name}`);
+    }
+    if (entry.name === '' || entry.name.includes('/') || entry.name.includes('\0')) {
+      throw new Error(`invalid tree entry name ${JSON.stringify(entry.name)}`);
+    }
+    parts.push(encoder.encode(`${entry.mode} ${entry.name}\0`), Buffer.from(entry.oid, 'hex'));
+  }
+  return Buffer.concat(parts);
+}
+
+export function parseTree(bytes: Uint8Array): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let at = 0;
+  while (at < buf.length) {
+    const space = buf.indexOf(0x20, at);
+    const nul = space < 0 ? -1 : buf.indexOf(0, space + 1);
+    if (space < 0 || nul < 0 || nul + 21 > buf.length) throw new Error('truncated tree object');
+    entries.push({
+      mode: buf.toString('latin1', at, space),
+      name: decoder.decode(buf.subarray(space + 1, nul)),
+      oid: buf.toString('hex', nul + 1, nul + 21),
+    });
+    at = nul + 21;
+  }
+  return entries;
+}
+
+export interface Signature {
+  name: string;
+  email: string;
+  /** Seconds since the epoch. */
+  timestamp: number;
+  timezone: string;
+}
+
+export interface Commit {
+  tree: string;
+  parents: string[];
+  author: Signature;
+  committer: Signature;
+  message: string;
+}
+
+function formatSignature(s: Signature): string {
+  return `${s.name} <${s.email}> ${s.timestamp} ${s.timezone}`;
+}
+
+export function encodeCommit(commit: Commit): Uint8Array {
+  const lines = [`tree ${commit.tree}`];
+  for (const parent of commit.parents) lines.push(`parent ${parent}`);
+  lines.push(`author ${formatSignature(commit.author)}`);
+  lines.push(`committer ${formatSignature(commit.committer)}`);
+  return encoder.encode(`${lines.join('\n')}\n\n${commit.message}`);
+}
+
+export interface ParsedCommit {
+  tree: string;
+  parents: string[];
+  message: string;
+}
+
+export function parseCommit(bytes: Uint8Array): ParsedCommit {
+  const text = Buffer.from(bytes).toString('utf8');
+  const split = text.indexOf('\n\n');
+  const header = split < 0 ? text : text.slice(0, split);
+  const message = split < 0 ? '' : text.slice(split + 2);
+  let tree: string | undefined;
+  const parents: string[] = [];
+  for (const line of header.split('\n')) {
+    if (line.startsWith('tree ')) tree = line.slice(5);
+    else if (line.startsWith('parent ')) parents.push(line.slice(7));
+  }
+  if (tree === undefined || !/^[0-9a-f]{40}$/.test(tree)) throw new Error('commit without a tree');
+  return { tree, parents, message };
+}

@@ -1,0 +1,216 @@
+/**
+ * Runs one witness command: `/bin/sh -c command` as the leader of its own process group, stdin
+ * closed, with a timeout that ends the whole group and a per-stream output cap. Never throws
+ * for anything the command does: a command that cannot even be started is reported as exit
+ * code 127, as a shell reports a missing command.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface WitnessOptions {
+  /** Shell text, run by `/bin/sh -c`. */
+  command: string;
+  cwd: string;
+  /** The child's whole environment (see `scrubbedEnv`); nothing of ours is added. */
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  /** Bytes kept per stream; a total of 4× this across both streams ends the command. */
+  maxOutputBytes: number;
+}
+
+export interface WitnessRun {
+  command: string;
+  /** null when the command was ended by a signal. */
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** The command printed more than 4× `maxOutputBytes` in total and was ended for it. */
+  outputLimitHit: boolean;
+  /** Wall-clock time from spawn to exit, in whole milliseconds. */
+  durationMs: number;
+  stdout: Buffer;
+  stderr: Buffer;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+}
+
+/** Between SIGTERM and SIGKILL to the group. */
+const KILL_GRACE_MS = 500;
+/**
+ * After the leader exits, how long we keep reading pipes that a leftover process may still
+ * hold open. The group is killed at exit, so this only matters for a process that left it.
+ */
+const DRAIN_MS = 250;
+/** Last resort: resolve even if the kernel never reports the exit (a process stuck in D state). */
+const HARD_DEADLINE_EXTRA_MS = 5_000;
+const OUTPUT_LIMIT_FACTOR = 4;
+const SPAWN_FAILED_EXIT = 127;
+
+class CappedBuffer {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  truncated = false;
+
+  constructor(private readonly cap: number) {}
+
+  push(chunk: Buffer): void {
+    const room = this.cap - this.kept;
+    if (chunk.length > room) this.truncated = true;
+    if (room <= 0) return;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.chunks.push(part);
+    this.kept += part.length;
+  }
+
+  toBuffer(): Buffer {
+    return Buffer.concat(this.chunks, this.kept);
+  }
+}
+
+/**
+ * Signals the whole process group led by `pid`. ESRCH (the group is already gone) is the
+ * expected outcome of a race with a normal exit, so errors are ignored.
+ */
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group no longer exists
+  }
+}
+
+function spawnFailure(command: string, error: unknown, started: number): WitnessRun {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    command,
+    exitCode: SPAWN_FAILED_EXIT,
+    signal: null,
+    timedOut: false,
+    outputLimitHit: false,
+    durationMs: Math.max(0, Math.round(performance.now() - started)),
+    stdout: Buffer.alloc(0),
+    stderr: Buffer.from(`ledger: cannot start witness command: ${message}\n`),
+    stdoutTruncated: false,
+    stderrTruncated: false,
+  };
+}
+
+/**
+ * Runs `opts.command` with `/bin/sh -c` in `opts.cwd` and reports how it ended.
+ *
+ * On timeout the process group gets SIGTERM, then SIGKILL after a short grace. When the
+ * leader exits, whatever is left of its group is killed too, so a backgrounded grandchild
+ * can neither outlive the witness nor keep us waiting on its pipes. A process that leaves the
+ * group (`setsid`) escapes the kill; only the drain deadline bounds how long we wait for it.
+ */
+export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
+  const { command, cwd, env, timeoutMs, maxOutputBytes } = opts;
+  const started = performance.now();
+  let child: ChildProcess;
+  try {
+    child = spawn('/bin/sh', ['-c', command], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+  } catch (error) {
+    // e.g. a NUL byte in the command or env: refused by Node before any process exists
+    return Promise.resolve(spawnFailure(command, error, started));
+  }
+
+  return new Promise<WitnessRun>((resolve) => {
+    const stdout = new CappedBuffer(maxOutputBytes);
+    const stderr = new CappedBuffer(maxOutputBytes);
+    const outputLimit = OUTPUT_LIMIT_FACTOR * maxOutputBytes;
+    let totalOutput = 0;
+    let timedOut = false;
+    let outputLimitHit = false;
+    let exitCode: number | null = null;
+    let signal: string | null = null;
+    let exited = false;
+    let durationMs = 0;
+    let settled = false;
+    let spawnError: unknown;
+    const timers: NodeJS.Timeout[] = [];
+
+    const later = (ms: number, fn: () => void): void => {
+      timers.push(setTimeout(fn, ms));
+    };
+
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      if (!exited && child.pid === undefined) {
+        resolve(spawnFailure(command, spawnError ?? new Error('spawn failed'), started));
+        return;
+      }
+      resolve({
+        command,
+        exitCode,
+        signal,
+        timedOut,
+        outputLimitHit,
+        durationMs: exited ? durationMs : Math.round(performance.now() - started),
+        stdout: stdout.toBuffer(),
+        stderr: stderr.toBuffer(),
+        stdoutTruncated: stdout.truncated,
+        stderrTruncated: stderr.truncated,
+      });
+    };
+
+    let ending = false;
+    const endGroup = (): void => {
+      if (ending || exited || child.pid === undefined) return;
+      ending = true;
+      const pid = child.pid;
+      signalGroup(pid, 'SIGTERM');
+      later(KILL_GRACE_MS, () => signalGroup(pid, 'SIGKILL'));
+    };
+
+    const onData = (sink: CappedBuffer) => (chunk: Buffer) => {
+      sink.push(chunk);
+      totalOutput += chunk.length;
+      if (totalOutput > outputLimit && !outputLimitHit && !exited) {
+        outputLimitHit = true;
+        endGroup();
+      }
+    };
+    child.stdout?.on('data', onData(stdout));
+    child.stderr?.on('data', onData(stderr));
+    // A leftover process may hold the pipe when we destroy it; a read error is not ours to report.
+    child.stdout?.on('error', () => undefined);
+    child.stderr?.on('error', () => undefined);
+
+    child.on('error', (error) => {
+      spawnError = error;
+      // spawn failures (missing cwd, EACCES) arrive here with no pid and no 'exit'
+      if (child.pid === undefined) finish();
+    });
+
+    child.on('exit', (code, sig) => {
+      exited = true;
+      durationMs = Math.round(performance.now() - started);
+      exitCode = code;
+      signal = sig;
+      // Leftovers of the group (`sleep 30 &`) die with the leader: a witness is one command,
+      // not a daemon, and they would otherwise keep writing into the checkout.
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+      later(DRAIN_MS, finish);
+    });
+    child.on('close', finish);
+
+    later(timeoutMs, () => {
+      if (exited) return;
+      timedOut = true;
+      endGroup();
+    });
+    later(timeoutMs + KILL_GRACE_MS + HARD_DEADLINE_EXTRA_MS, () => {
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+      finish();
+    });
+  });
+}

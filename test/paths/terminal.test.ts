@@ -1,0 +1,55 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { escapeForTerminal, sanitizeLine } from '../../src/paths/index.js';
+
+describe('escapeForTerminal', () => {
+  it.each([
+    ['\x1b[2J\x1b[Hverified', '\\x1b[2J\\x1b[Hverified', 'clearing the screen'],
+    ['\x1b]0;title\x07', '\\x1b]0;title\\x07', 'setting the window title (OSC + BEL)'],
+    ['contradicted\rverified   ', 'contradicted\\rverified   ', 'overwriting a line with CR'],
+    ['a\x9b31mb', 'a\\x9b31mb', 'C1 CSI recolouring'],
+    ['a\x7fb', 'a\\x7fb', 'DEL'],
+    ['a\bb', 'a\\x08b', 'backspace'],
+    ['a\0b', 'a\\x00b', 'NUL'],
+    ['pass\u202eliaf', 'pass\\u202eliaf', 'bidi override'],
+    ['a\u2066b\u2069', 'a\\u2066b\\u2069', 'bidi isolates'],
+    ['a\u200bb', 'a\\u200bb', 'zero-width space'],
+    ['a\u2028b', 'a\\u2028b', 'line separator'],
+    ['a\ud800b', 'a\\ud800b', 'lone surrogate'],
+  ])('escapes %j (protects against %s)', (input, expected) => {
+    expect(escapeForTerminal(input)).toBe(expected);
+  });
+
+  it('keeps newlines, tabs and ordinary text', () => {
+    const text = 'Summary:\n\tüber 😀 done — 100% \\x1b literal';
+    expect(escapeForTerminal(text)).toBe(text);
+  });
+
+  it('output never holds a control, bidi or invisible character except \\n and \\t', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (text) => {
+        const out = escapeForTerminal(text);
+        expect(out).not.toMatch(
+          // eslint-disable-next-line no-control-regex
+          /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]|\p{Cs}/u,
+        );
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('sanitizeLine', () => {
+  it('escapes newlines and tabs too', () => {
+    expect(sanitizeLine('PASS\nverified: yes\t\x1b[0m')).toBe('PASS\\nverified: yes\\t\\x1b[0m');
+  });
+
+  it('output is one line', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (text) => {
+        expect(sanitizeLine(text)).not.toMatch(/[\n\r\t\u2028\u2029]/u);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -1,0 +1,214 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runWitness, scrubbedEnv, type WitnessRun } from '../../src/witness/index.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'ledger-witness-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+const env = scrubbedEnv(process.env);
+
+function run(command: string, timeoutMs = 10_000, maxOutputBytes = 1 << 20): Promise<WitnessRun> {
+  return runWitness({ command, cwd, env, timeoutMs, maxOutputBytes });
+}
+
+/** Gone, or a zombie waiting for a reaper: either way it runs no more. */
+function isDead(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    return /^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+async function eventuallyDead(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    if (isDead(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+describe('runWitness', () => {
+  it.each([0, 1, 42])('reports exit code %i', async (code) => {
+    const result = await run(`exit ${code}`);
+    expect(result).toMatchObject({
+      command: `exit ${code}`,
+      exitCode: code,
+      signal: null,
+      timedOut: false,
+      outputLimitHit: false,
+    });
+    expect(Number.isInteger(result.durationMs)).toBe(true);
+  });
+
+  it('captures stdout and stderr separately', async () => {
+    const result = await run('echo out; echo err >&2; printf "\\000\\377"');
+    expect(result.stdout).toEqual(Buffer.from([...Buffer.from('out\n'), 0, 0xff]));
+    expect(result.stderr.toString()).toBe('err\n');
+    expect(result.stdoutTruncated).toBe(false);
+    expect(result.stderrTruncated).toBe(false);
+  });
+
+  it('runs in cwd with stdin closed', async () => {
+    const result = await run('pwd; cat; echo "stdin:$?"');
+    expect(result.stdout.toString()).toBe(`${cwd}\nstdin:0\n`);
+  });
+
+  it('reports a command killed by a signal as signal, not exit code', async () => {
+    const result = await run('kill -TERM $$');
+    expect(result.exitCode).toBeNull();
+    expect(result.signal).toBe('SIGTERM');
+  });
+
+  it('reports a missing command as 127 (from the shell)', async () => {
+    const result = await run('no-such-command-ledger-test');
+    expect(result.exitCode).toBe(127);
+  });
+
+  it('reports a command that cannot be spawned (missing cwd) as 127, never a throw', async () => {
+    const result = await runWitness({
+      command: 'true',
+      cwd: join(cwd, 'missing'),
+      env,
+      timeoutMs: 5_000,
+      maxOutputBytes: 1024,
+    });
+    expect(result.exitCode).toBe(127);
+    expect(result.stderr.toString()).toMatch(/cannot start/);
+  });
+
+  it('reports a command Node refuses to spawn (NUL byte) as 127, never a throw', async () => {
+    const result = await run('echo a\0b');
+    expect(result.exitCode).toBe(127);
+  });
+
+  it('protects against a witness that never ends: sleep 30 times out quickly', async () => {
+    const started = Date.now();
+    const result = await run('sleep 30', 500);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.timedOut).toBe(true);
+    expect(result.exitCode).toBeNull();
+    expect(result.signal).toBe('SIGTERM');
+  });
+
+  it('protects against a witness that ignores SIGTERM: SIGKILL after the grace', async () => {
+    const started = Date.now();
+    const result = await run("trap '' TERM; sleep 30; sleep 30", 300);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toBe('SIGKILL');
+  });
+
+  it('protects against a grandchild holding the pipe: sleep 30 & echo hi does not hang us', async () => {
+    const started = Date.now();
+    const result = await run('sleep 30 & echo $!');
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.exitCode).toBe(0);
+    expect(result.timedOut).toBe(false);
+    const pid = Number(result.stdout.toString().trim());
+    expect(pid).toBeGreaterThan(0);
+    expect(await eventuallyDead(pid)).toBe(true);
+  });
+
+  it('kills the whole process group on timeout, grandchildren included', async () => {
+    const started = Date.now();
+    const result = await run('sleep 30 & echo $!; sleep 30', 500);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.timedOut).toBe(true);
+    const pid = Number(result.stdout.toString().trim());
+    expect(await eventuallyDead(pid)).toBe(true);
+  });
+
+  it('protects against a witness that prints forever: yes ends at 4× the cap', async () => {
+    const cap = 64 * 1024;
+    const started = Date.now();
+    const result = await run('yes', 20_000, cap);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(result.outputLimitHit).toBe(true);
+    expect(result.timedOut).toBe(false);
+    expect(result.stdout.length).toBe(cap);
+    expect(result.stdoutTruncated).toBe(true);
+    expect(result.stdout.subarray(0, 4).toString()).toBe('y\ny\n');
+    expect(result.exitCode).toBeNull();
+  });
+
+  it('caps stderr the same way', async () => {
+    const cap = 1000;
+    const result = await run('yes err >&2', 20_000, cap);
+    expect(result.outputLimitHit).toBe(true);
+    expect(result.stderr.length).toBe(cap);
+    expect(result.stderrTruncated).toBe(true);
+    expect(result.stdout.length).toBe(0);
+  });
+
+  it('truncates output over the cap but under 4× without ending the command', async () => {
+    const result = await run('head -c 3000 /dev/zero; exit 3', 10_000, 1000);
+    expect(result.exitCode).toBe(3);
+    expect(result.outputLimitHit).toBe(false);
+    expect(result.stdout.length).toBe(1000);
+    expect(result.stdoutTruncated).toBe(true);
+  });
+
+  it('keeps output of exactly the cap whole', async () => {
+    const result = await run('head -c 1000 /dev/zero', 10_000, 1000);
+    expect(result.stdout.length).toBe(1000);
+    expect(result.stdoutTruncated).toBe(false);
+  });
+});
+
+describe('runWitness with scrubbedEnv', () => {
+  it('protects git and credentials: GIT_DIR and FOO_TOKEN do not reach the child, PATH does', async () => {
+    const scrubbed = scrubbedEnv({
+      ...process.env,
+      GIT_DIR: '/tmp/evil',
+      FOO_TOKEN: 'hunter2',
+      LD_PRELOAD: '/tmp/evil.so',
+      NODE_OPTIONS: '--require /tmp/evil.js',
+      BASH_ENV: '/tmp/evil.sh',
+    });
+    const result = await runWitness({
+      command: 'env',
+      cwd,
+      env: scrubbed,
+      timeoutMs: 5_000,
+      maxOutputBytes: 1 << 20,
+    });
+    const names = result.stdout
+      .toString()
+      .split('\n')
+      .map((line) => line.split('=')[0]);
+    expect(names).toContain('PATH');
+    for (const name of ['GIT_DIR', 'FOO_TOKEN', 'LD_PRELOAD', 'NODE_OPTIONS', 'BASH_ENV']) {
+      expect(names).not.toContain(name);
+    }
+    expect(result.stdout.toString()).not.toContain('hunter2');
+  });
+});
+
+describe('runWitness and a process that leaves the group', () => {
+  it('protects against a setsid grandchild holding the pipe: resolved by the drain deadline', async () => {
+    const started = Date.now();
+    const result = await run('setsid sleep 30 & echo $!');
+    const pid = Number(result.stdout.toString().trim());
+    try {
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect(result.exitCode).toBe(0);
+    } finally {
+      // it escaped the group (a documented limit); it is ours to clean up
+      if (pid > 0) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  });
+});
