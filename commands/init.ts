@@ -1,13 +1,16 @@
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { initRepository } from '../src/index.js';
+import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Init extends LedgerCommand {
   static override summary = 'Prepare this repository for the ledger.';
   static override description =
     'Adds refspecs so that plain `git fetch` and `git push` carry refs/ledger/* (fetched into ' +
-    'refs/ledger-remotes/<remote>/*, never over your own ledger), and writes the clone-local ' +
-    'policy file .git/ledger/policy.json. Safe to run again.';
+    'refs/ledger-remotes/<remote>/*, never over your own ledger), and writes a policy template to ' +
+    '.git/ledger/policy.template.json. ledger never reads that file (the agent can write it): copy ' +
+    'it outside the repository and name it with --policy or `git config --global ledger.policy FILE`. ' +
+    'Safe to run again.';
   static override examples = ['<%= config.bin %> init', '<%= config.bin %> init --remote origin --json'];
   static override flags = {
     remote: Flags.string({ description: 'Only configure this remote (default: every remote).' }),
@@ -16,11 +19,15 @@ export default class Init extends LedgerCommand {
   protected async execute(): Promise<Output> {
     const { flags } = await this.parse(Init);
     const result = await initRepository(process.cwd(), flags.remote);
-    const lines = [`ledger initialised in ${result.root}`];
-    lines.push(`  policy: ${result.policy.path}${result.policy.created ? ' (created)' : ' (kept)'}`);
+    const lines = [`ledger initialised in ${sanitizeLine(result.root)}`];
+    lines.push(
+      `  policy template: ${sanitizeLine(result.policy.path)}${result.policy.created ? ' (created)' : ' (kept)'} — not read by ledger; ` +
+        'copy it outside the repository and run `git config --global ledger.policy FILE` (or pass --policy FILE)',
+    );
     if (result.remotes.length === 0) lines.push('  no remotes yet: run ledger init again after git remote add');
     for (const remote of result.remotes) {
-      lines.push(`  remote ${remote.name}: ${remote.added.length === 0 ? 'already configured' : remote.added.join(', ')}`);
+      // Remote names come from the repository's config, which the agent can write.
+      lines.push(`  remote ${sanitizeLine(remote.name)}: ${remote.added.length === 0 ? 'already configured' : sanitizeLine(remote.added.join(', '))}`);
     }
     return { json: { ok: true, ...result }, text: lines.join('\n') };
   }

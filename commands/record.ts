@@ -35,6 +35,13 @@ export default class RecordCommand extends LedgerCommand {
     from: Flags.string({ description: 'A handoff file (- for stdin).' }),
     format: Flags.string({ description: `The handoff file's format (default: detected): ${FORMATS.join(', ')}.` }),
     evidence: Flags.string({ description: 'Keep a file as named evidence: NAME=PATH (repeatable).', multiple: true }),
+    sign: Flags.boolean({
+      description: 'Sign the record id with your SSH key (default: `git config --global ledger.sign`).',
+      allowNo: true,
+    }),
+    'signing-key': Flags.string({
+      description: "SSH key to sign with: a private key file, a .pub whose key is in ssh-agent, or key::ssh-… (default: git's user.signingKey).",
+    }),
   };
 
   protected async execute(): Promise<Output> {
@@ -85,6 +92,8 @@ export default class RecordCommand extends LedgerCommand {
       witnesses: flags.witness ?? [],
       evidence,
       witnessTimeoutMs: flags['witness-timeout'] * 1000,
+      ...(flags.sign === undefined ? {} : { sign: flags.sign }),
+      ...(flags['signing-key'] === undefined ? {} : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
     const { observed, claims } = outcome.record;

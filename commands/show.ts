@@ -3,7 +3,9 @@ import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { renderRecord } from '../src/cli/render-record.js';
 import { showRecord } from '../src/app/show.js';
 import { LedgerError } from '../src/model/errors.js';
-import { FORMATS, type FormatName } from '../src/model/record.js';
+import { escapeForTerminal, sanitizeLine } from '../src/paths/index.js';
+import type { SignatureVerdict } from '../src/verify/signatures.js';
+import { EMITTERS, isEmitterName } from '../src/formats/index.js';
 
 export default class Show extends LedgerCommand {
   static override summary = 'Show one record: who authored each field, and what ledger observed.';
@@ -19,8 +21,9 @@ export default class Show extends LedgerCommand {
   ];
   static override args = { id: Args.string({ description: 'Record id or unique prefix.' }) };
   static override flags = {
-    as: Flags.string({ description: `Print in this format: ${FORMATS.join(', ')}.` }),
+    as: Flags.string({ description: `Print in this shape: ${EMITTERS.join(', ')} (kxm-doc: KXM's Markdown view).` }),
     latest: Flags.string({ description: 'The newest record of this task instead of an id.' }),
+    policy: Flags.string({ description: 'Policy file naming the trusted signers (default: git config --global ledger.policy).' }),
   };
 
   protected async execute(): Promise<Output> {
@@ -28,19 +31,24 @@ export default class Show extends LedgerCommand {
     if ((args.id === undefined) === (flags.latest === undefined)) {
       throw new LedgerError('USAGE', 'give exactly one of a record id or --latest TASK', { hint: 'ledger log lists record ids.' });
     }
-    if (flags.as !== undefined && !(FORMATS as readonly string[]).includes(flags.as)) {
-      throw new LedgerError('USAGE', `unknown format ${flags.as}`, { hint: `Formats: ${FORMATS.join(', ')}` });
+    if (flags.as !== undefined && !isEmitterName(flags.as)) {
+      throw new LedgerError('USAGE', `unknown format ${flags.as}`, { hint: `Formats: ${EMITTERS.join(', ')}` });
     }
     const shown = await showRecord({
       cwd: process.cwd(),
       ...(args.id !== undefined ? { id: args.id } : {}),
       ...(flags.latest !== undefined ? { latestOfTask: flags.latest } : {}),
-      ...(flags.as !== undefined ? { as: flags.as as FormatName } : {}),
+      ...(flags.policy !== undefined ? { policyFile: flags.policy } : {}),
+      ...(flags.as !== undefined && isEmitterName(flags.as) ? { as: flags.as } : {}),
     });
     if (shown.emitted) {
       if (!this.wantsJson) {
-        process.stdout.write(shown.emitted.bytes);
-        for (const loss of shown.emitted.losses) process.stderr.write(`not carried by ${flags.as}: ${loss}\n`);
+        // The original bytes, exactly, for a pipe or a file; escaped for a terminal, where an
+        // agent's ESC sequences would otherwise run.
+        process.stdout.write(
+          process.stdout.isTTY ? escapeForTerminal(Buffer.from(shown.emitted.bytes).toString('utf8')) : shown.emitted.bytes,
+        );
+        for (const loss of shown.emitted.losses) process.stderr.write(`not carried by ${flags.as}: ${sanitizeLine(loss)}\n`);
         return { json: null, text: '' };
       }
       return {
@@ -65,9 +73,27 @@ export default class Show extends LedgerCommand {
         authors: { claims: 'agent', observed: 'ledger' },
         claims: record.claims,
         observed: record.observed,
+        producer: producerView(record.observed.producer, shown.signatures ?? []),
+        signatures: (shown.signatures ?? []).map((s) => ({
+          armored: s.armored,
+          signer: s.signer,
+          verified: s.verified,
+          ...(s.key === undefined ? {} : { key: s.key }),
+          detail: s.reason,
+        })),
         ...shown.extra,
       },
-      text: renderRecord(shown.id, record),
+      text: renderRecord(shown.id, record, shown.signatures ?? []),
     };
   }
+}
+
+/** Who made the record: a verified principal only through a trusted signature, else a claim. */
+function producerView(claimed: string | undefined, signatures: readonly SignatureVerdict[]) {
+  const signers = signatures.filter((s) => s.verified).map((s) => s.signer!);
+  return {
+    claimed: claimed ?? null,
+    verified: signers.length > 0 ? signers : null,
+    status: signers.length === 0 ? 'claimed' : 'verified',
+  };
 }

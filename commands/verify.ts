@@ -22,8 +22,17 @@ export default class Verify extends LedgerCommand {
   static override flags = {
     rerun: Flags.boolean({ description: 'Re-run allowed witnesses in a clean checkout.', default: false }),
     strict: Flags.boolean({ description: 'Also fail when a claim is unverifiable.', default: false }),
-    policy: Flags.string({ description: 'Policy file deciding which witnesses may re-run.' }),
+    policy: Flags.string({
+      description: 'Policy file: trusted signers, required signatures, witnesses that may re-run (default: git config --global ledger.policy).',
+    }),
     timeout: Flags.integer({ description: 'Seconds before a re-run witness is killed.', min: 1 }),
+    record: Flags.boolean({ description: 'Store the verdicts in the ledger as an attestation per record.', default: false }),
+    sign: Flags.boolean({ description: 'Sign the attestations (default: git config --global ledger.sign).', allowNo: true }),
+    'signing-key': Flags.string({ description: 'SSH key to sign attestations with.' }),
+    'from-attestation': Flags.boolean({
+      description: 'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
+      default: false,
+    }),
   };
 
   protected async execute(): Promise<Output> {
@@ -36,6 +45,10 @@ export default class Verify extends LedgerCommand {
       strict: flags.strict,
       ...(flags.policy ? { policyFile: flags.policy } : {}),
       ...(flags.timeout ? { timeoutMs: flags.timeout * 1000 } : {}),
+      record: flags.record,
+      fromAttestation: flags['from-attestation'],
+      ...(flags.sign === undefined ? {} : { sign: flags.sign }),
+      ...(flags['signing-key'] === undefined ? {} : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
     const strip = (c: Check) => ({ check: c.check, subject: c.subject, verdict: c.verdict, detail: c.detail });
@@ -44,6 +57,9 @@ export default class Verify extends LedgerCommand {
       exitCode: report.exitCode,
       ledger: report.ledger.map(strip),
       records: report.records.map((r) => ({ id: r.id, checks: r.checks.map(strip) })),
+      notes: report.notes ?? [],
+      ...(report.policy ? { policy: report.policy } : {}),
+      ...(report.attestations ? { attestations: report.attestations } : {}),
     };
     const lines: string[] = [];
     const mark = { verified: 'ok  ', contradicted: 'FAIL', unverifiable: '??  ', stale: 'old ' } as const;
@@ -62,6 +78,8 @@ export default class Verify extends LedgerCommand {
         : report.exitCode === 1
           ? 'some claims do not hold'
           : 'all checks passed';
+    for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
+    for (const a of report.attestations ?? []) lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
     lines.push(
       `${report.records.length} record(s): ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
         `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,

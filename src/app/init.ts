@@ -1,6 +1,7 @@
 /**
- * `ledger init`: make plain `git fetch` / `git push` carry the ledger, and write the clone's
- * policy file. Idempotent: running it twice changes nothing the second time.
+ * `ledger init`: make plain `git fetch` / `git push` carry the ledger, and write a policy
+ * template (never read back: see app/local.ts). Idempotent: running it twice changes nothing
+ * the second time.
  */
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
@@ -14,7 +15,8 @@ export function ledgerFetchRefspec(remote: string): string {
 
 export interface InitResult {
   root: string;
-  policy: { path: string; created: boolean };
+  /** A template for the auditor's policy; never read by ledger (it lives where the agent can write). */
+  policy: { path: string; created: boolean; trusted: false };
   remotes: { name: string; added: string[] }[];
 }
 
@@ -27,7 +29,7 @@ export function initRepository(cwd: string, only?: string): Promise<InitResult> 
     }
     const result: InitResult = {
       root: repo.root,
-      policy: { path: policyPath(repo), created: await writeDefaultPolicy(repo) },
+      policy: { path: policyPath(repo), created: await writeDefaultPolicy(repo), trusted: false },
       remotes: [],
     };
     for (const name of only === undefined ? remotes : [only]) {

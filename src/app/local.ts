@@ -1,22 +1,58 @@
 /**
- * Per-clone state that never travels: the policy file `ledger init` writes and the list of
- * records made in this clone (whose witnesses `verify --rerun` may run by default).
+ * Per-clone and per-user state that never travels, and the auditor's policy.
+ *
+ * The agent can write anything in the work tree and in `.git/`, so nothing there is trusted:
+ *   - the policy comes from `--policy FILE`, else the file named by `ledger.policy` in the
+ *     user's own *global or system* git config (never the repository's config), else the
+ *     built-in default. `.git/ledger/policy.template.json` (from `ledger init`) is a template
+ *     for people to copy; ledger never reads it.
+ *   - the list of records made in this clone (whose witnesses `verify --rerun` may run by
+ *     default) and the last ledger tip this user saw (to notice a rolled-back ref) live under
+ *     the user's XDG state directory, keyed by the repository's real path.
  */
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { encodeCanonical, type CborValue } from '../canonical/index.js';
 import { LedgerError } from '../model/errors.js';
+import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
+
+/** Largest policy or allowed_signers file read; far above any real one. */
+const MAX_POLICY_BYTES = 1024 * 1024;
+
+const principal = z.string().min(1).max(1024);
 
 export const Policy = z.strictObject({
   version: z.literal(1),
   rerun: z.strictObject({
-    /** Re-run the witnesses of records made in this clone. */
+    /** Re-run the witnesses of records made in this clone (by this user, see `recordedHere`). */
     recordedHere: z.boolean(),
     /** Further commands allowed to re-run, whatever record they come from (exact strings). */
-    commands: z.array(z.string()),
+    commands: z.array(z.string().max(4096)).max(10_000),
   }),
-  witnessTimeoutSeconds: z.number().int().positive(),
+  witnessTimeoutSeconds: z.number().int().positive().max(86_400),
+  /** Who is trusted to sign, for which role. Absent: signatures are reported, never trusted. */
+  signatures: z
+    .strictObject({
+      /** An `allowed_signers` file (git's format); relative paths are relative to the policy file. */
+      allowedSigners: z.string().min(1).max(4096),
+      /** Unsigned records (or records without a trusted producer signature) fail verify. */
+      required: z.boolean().default(false),
+      /**
+       * Principal patterns (allowed_signers syntax) trusted per role: `producer` may sign records,
+       * `auditor` may sign attestations. Absent role: any principal of the file.
+       */
+      roles: z
+        .strictObject({
+          producer: z.array(principal).max(1000).optional(),
+          auditor: z.array(principal).max(1000).optional(),
+        })
+        .default({}),
+    })
+    .optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 
@@ -26,52 +62,155 @@ export const DEFAULT_POLICY: Policy = {
   witnessTimeoutSeconds: 600,
 };
 
+/** Where the policy in force came from. */
+export type PolicySource = 'flag' | 'git-config' | 'default';
+
+export interface LoadedPolicy {
+  policy: Policy;
+  source: PolicySource;
+  /** The policy file, when there is one. */
+  path?: string;
+  /** The allowed_signers text the policy names (read once, here), when it names one. */
+  allowedSigners?: { path: string; text: string };
+  /** sha256 hex over the policy and the allowed_signers bytes: what an attestation is tied to. */
+  digest: string;
+}
+
 export function ledgerDir(repo: RepoPaths): string {
   return join(repo.commonDir, 'ledger');
 }
 
+/** The template `ledger init` writes. Never read by ledger: the agent can write it. */
 export function policyPath(repo: RepoPaths): string {
-  return join(ledgerDir(repo), 'policy.json');
+  return join(ledgerDir(repo), 'policy.template.json');
 }
 
-export async function readPolicyFile(path: string): Promise<Policy> {
-  let text: string;
+async function readCapped(path: string, what: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (error) {
-    throw new LedgerError('POLICY', `cannot read the policy file ${path}: ${(error as Error).message}`, {
-      hint: 'Create it with ledger init, or name an existing one with --policy.',
+    throw new LedgerError('POLICY', `cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
+      hint: 'Name an existing file with --policy, or fix `git config --global ledger.policy`.',
     });
   }
+  if (bytes.length > MAX_POLICY_BYTES) {
+    throw new LedgerError('POLICY', `the ${what} ${path} is ${bytes.length} bytes; at most ${MAX_POLICY_BYTES} are read`);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new LedgerError('POLICY', `the ${what} ${path} is not UTF-8 text`);
+  }
+}
+
+/** Parses policy text. Throws LedgerError POLICY (exit 2) listing every problem. */
+export function parsePolicy(text: string, where = 'the policy'): Policy {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new LedgerError('POLICY', `the policy file ${path} is not JSON: ${(error as Error).message}`);
+    throw new LedgerError('POLICY', `${where} is not JSON: ${(error as Error).message}`);
   }
   const parsed = Policy.safeParse(value);
   if (!parsed.success) {
-    throw new LedgerError('POLICY', `the policy file ${path} is not a ledger policy`, {
+    throw new LedgerError('POLICY', `${where} is not a ledger policy`, {
       problems: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      hint: 'See docs/threat-model.md for the policy fields.',
     });
   }
   return parsed.data;
 }
 
-/** The clone's policy, or the default when `ledger init` has not written one. */
-export async function readLocalPolicy(repo: RepoPaths): Promise<Policy> {
-  try {
-    await readFile(policyPath(repo));
-  } catch {
-    return DEFAULT_POLICY;
-  }
-  return readPolicyFile(policyPath(repo));
+export async function readPolicyFile(path: string): Promise<Policy> {
+  return parsePolicy(await readCapped(path, 'policy file'), `the policy file ${path}`);
 }
+
+/**
+ * A value from the user's own git config: global (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`
+ * or `GIT_CONFIG_GLOBAL`), else system. Never the repository's config, which the agent can
+ * write. Run outside any repository so no local config is even opened.
+ */
+export async function readUserGitConfig(key: string): Promise<string | undefined> {
+  for (const scope of ['--global', '--system']) {
+    const result = await runGit(['config', scope, '--get', key], { cwd: homedirOrRoot() });
+    const value = result.stdout.toString('utf8').replace(/\n$/, '');
+    if (result.code === 0 && value !== '') return value.trimEnd();
+  }
+  return undefined;
+}
+
+function homedirOrRoot(): string {
+  try {
+    return homedir() || '/';
+  } catch {
+    return '/';
+  }
+}
+
+/**
+ * The policy in force: `--policy FILE`, else `git config --global|--system ledger.policy`, else
+ * the default. The allowed_signers file it names is read here too, so that verification
+ * itself stays pure.
+ */
+export async function loadPolicy(flagPath?: string): Promise<LoadedPolicy> {
+  let path: string | undefined;
+  let source: PolicySource = 'default';
+  if (flagPath !== undefined) {
+    path = resolve(flagPath);
+    source = 'flag';
+  } else {
+    const configured = await readUserGitConfig('ledger.policy');
+    if (configured !== undefined) {
+      path = resolve(homedirOrRoot(), configured.replace(/^~(?=\/)/, homedirOrRoot()));
+      source = 'git-config';
+    }
+  }
+  const policy = path === undefined ? DEFAULT_POLICY : await readPolicyFile(path);
+  let allowedSigners: LoadedPolicy['allowedSigners'];
+  if (policy.signatures !== undefined) {
+    const given = policy.signatures.allowedSigners;
+    const file = isAbsolute(given) ? given : resolve(path === undefined ? '.' : dirname(path), given);
+    allowedSigners = { path: file, text: await readCapped(file, 'allowed_signers file') };
+  }
+  const digest = createHash('sha256')
+    .update(
+      encodeCanonical({
+        policy: stripUndefined(policy) as CborValue,
+        allowedSigners:
+          allowedSigners === undefined ? null : createHash('sha256').update(allowedSigners.text).digest('hex'),
+      }),
+    )
+    .digest('hex');
+  return {
+    policy,
+    source,
+    ...(path === undefined ? {} : { path }),
+    ...(allowedSigners === undefined ? {} : { allowedSigners }),
+    digest,
+  };
+}
+
+function stripUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripUndefined);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = stripUndefined(v);
+    return out;
+  }
+  return value;
+}
+
+/** A starting point for the auditor's policy; ledger never reads it back (see policyPath). */
+export const POLICY_TEMPLATE = {
+  ...DEFAULT_POLICY,
+  signatures: { allowedSigners: 'allowed_signers', required: false, roles: { producer: ['*'], auditor: ['*'] } },
+};
 
 export async function writeDefaultPolicy(repo: RepoPaths): Promise<boolean> {
   await mkdir(ledgerDir(repo), { recursive: true });
   try {
-    await writeFile(policyPath(repo), `${JSON.stringify(DEFAULT_POLICY, null, 2)}\n`, { flag: 'wx' });
+    await writeFile(policyPath(repo), `${JSON.stringify(POLICY_TEMPLATE, null, 2)}\n`, { flag: 'wx' });
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -79,19 +218,62 @@ export async function writeDefaultPolicy(repo: RepoPaths): Promise<boolean> {
   }
 }
 
-const RECORDED = 'recorded';
-
-export async function noteRecordedHere(repo: RepoPaths, id: string): Promise<void> {
-  await mkdir(ledgerDir(repo), { recursive: true });
-  // O_APPEND writes of one short line are atomic, so concurrent records never interleave.
-  await appendFile(join(ledgerDir(repo), RECORDED), `${id}\n`);
+/**
+ * This user's state for one repository: `$XDG_STATE_HOME/ledger/<sha256 of the repository's
+ * real common dir>/`, default `~/.local/state/ledger/…`. Outside the repository, so an agent
+ * confined to the repository cannot add a pulled record to "recorded here" (and so get its
+ * witness run) or erase what the last tip was.
+ */
+export async function stateDir(repo: RepoPaths): Promise<string> {
+  const base = process.env['XDG_STATE_HOME'];
+  const root = base !== undefined && isAbsolute(base) ? base : join(homedirOrRoot(), '.local', 'state');
+  let real = repo.commonDir;
+  try {
+    real = await realpath(repo.commonDir);
+  } catch {
+    // keep the path as given
+  }
+  const key = createHash('sha256').update(real).digest('hex').slice(0, 32);
+  return join(root, 'ledger', key);
 }
 
-export async function readRecordedHere(repo: RepoPaths): Promise<Set<string>> {
+const RECORDED = 'recorded';
+const KNOWN_ENTRIES = 'known-entries';
+
+export async function noteRecordedHere(repo: RepoPaths, id: string): Promise<void> {
+  const dir = await stateDir(repo);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // O_APPEND writes of one short line are atomic, so concurrent records never interleave.
+  await appendFile(join(dir, RECORDED), `${id}\n`);
+}
+
+async function readIdLines(path: string): Promise<Set<string>> {
   try {
-    const text = await readFile(join(ledgerDir(repo), RECORDED), 'utf8');
+    const text = await readFile(path, 'utf8');
     return new Set(text.split('\n').filter((l) => /^sha256:[0-9a-f]{64}$/.test(l)));
   } catch {
     return new Set();
   }
+}
+
+/** Records made in this clone by this user. `.git/ledger/recorded` (agent-writable) is ignored. */
+export async function readRecordedHere(repo: RepoPaths): Promise<Set<string>> {
+  return readIdLines(join(await stateDir(repo), RECORDED));
+}
+
+/**
+ * Log entries this user has seen in the ledger (the tip after each record and verify). The log
+ * only grows, so an entry seen once and missing now means the ref was rolled back.
+ */
+export async function readKnownEntries(repo: RepoPaths): Promise<Set<string>> {
+  return readIdLines(join(await stateDir(repo), KNOWN_ENTRIES));
+}
+
+export async function noteKnownEntry(repo: RepoPaths, entryId: string): Promise<void> {
+  if (!/^sha256:[0-9a-f]{64}$/.test(entryId)) return;
+  const known = await readKnownEntries(repo);
+  if (known.has(entryId)) return;
+  const dir = await stateDir(repo);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await appendFile(join(dir, KNOWN_ENTRIES), `${entryId}\n`);
 }

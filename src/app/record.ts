@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
 import { detectFormat, formatModule } from '../formats/index.js';
+import { emptyHandoff } from '../formats/mainark.js';
 import type { ParsedHandoff } from '../formats/types.js';
 import { appendRecord } from '../ledger/append.js';
 import { LedgerError, type Problem } from '../model/errors.js';
@@ -32,7 +33,8 @@ import type { ObjectStore } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
 import { snapshotWorktree } from '../store/git/snapshot.js';
 import { runWitness } from '../witness/index.js';
-import { noteRecordedHere } from './local.js';
+import { noteKnownEntry, noteRecordedHere } from './local.js';
+import { resolveSigner, signByDefault, signId } from './trust.js';
 import { withRepo } from './repo.js';
 
 export interface RecordRequest {
@@ -55,6 +57,10 @@ export interface RecordRequest {
   evidence?: ReadonlyMap<string, string>;
   witnessTimeoutMs?: number;
   witnessOutputCap?: number;
+  /** Sign the record id with the user's SSH key; undefined: `ledger.sign` in the user's git config decides. */
+  sign?: boolean;
+  /** A key file, a `.pub` in ssh-agent or `key::…`; else the user's `user.signingKey`, else ssh-agent. */
+  signingKey?: string;
   now?: Date;
   onProgress?: (message: string) => void;
 }
@@ -85,6 +91,7 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
       return w;
     });
     const base = await resolveBase(repo.root, request.base ?? 'HEAD', problems);
+    const signer = (request.sign ?? (await signByDefault())) ? await resolveSigner(request.signingKey) : undefined;
     if (problems.length > 0 || !handoff || !base) {
       throw new LedgerError('INVALID_INPUT', `cannot record: ${problems.length} problem(s) in the input`, {
         problems,
@@ -164,14 +171,17 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
       });
     }
     const recordBytes = encodeCanonical(stripUndefined(record) as CborValue);
+    // Signed before anything is appended: a key that cannot sign leaves the ledger untouched.
+    const signatures = signer ? [await signId(toRecordId(recordBytes), signer)] : [];
     killPoint('before-append');
     progress('writing the record');
     const appended = await appendRecord(
       store,
-      { recordBytes, candidateTree: snapshot.tree, baseTree, baseCommitBytes: baseObject.bytes, evidence },
+      { recordBytes, candidateTree: snapshot.tree, baseTree, baseCommitBytes: baseObject.bytes, evidence, signatures },
       now,
     );
     await noteRecordedHere(repo, appended.id);
+    if (appended.entryId !== '') await noteKnownEntry(repo, appended.entryId);
     return { ...appended, id: toRecordId(recordBytes), record };
   });
 }
@@ -216,6 +226,9 @@ function parseInput(
       return undefined;
     }
     handoff = { ...result.handoff, format: module.name };
+  } else if (request.format === 'mainark') {
+    // A Mainark run that left no partial still yields a record that says so.
+    handoff = { ...emptyHandoff(request.task), format: 'mainark' };
   } else if (request.format !== undefined && request.format !== 'ledger') {
     problems.push({ path: 'from', message: `--format ${request.format} needs a handoff file (--from FILE)` });
     return undefined;

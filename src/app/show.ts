@@ -1,23 +1,36 @@
 /**
  * `ledger show`: one record, for people or as JSON, or re-emitted in a seed format.
  */
-import { formatModule } from '../formats/index.js';
+import { emitAs, type EmitterName } from '../formats/index.js';
+import { handoffStats, mainarkValidation } from '../formats/mainark.js';
 import { EVIDENCE_DIR } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
-import type { FormatName, LedgerRecord } from '../model/record.js';
+import type { LedgerRecord } from '../model/record.js';
+import { lifecycleChain } from './lifecycle.js';
+import { readSignatures } from '../ledger/leaves.js';
+import { judgeSignature, type SignatureVerdict } from '../verify/signatures.js';
+import { loadPolicy } from './local.js';
 import { listLog, loadRecord, resolveId } from './query.js';
+import { trustFrom } from './trust.js';
 import { withRepo } from './repo.js';
 
 export interface ShowRequest {
   cwd: string;
   id?: string;
   latestOfTask?: string;
-  as?: FormatName;
+  /** The auditor's policy file, deciding which signers are trusted (default: git config, then none). */
+  policyFile?: string;
+  as?: EmitterName;
 }
 
 export interface Shown {
+  /**
+   * Every signature over the record id: armored text, the trusted principal (null when the
+   * signature is invalid or its key is not trusted for the producer role) and whether it is.
+   */
+  signatures?: SignatureVerdict[];
   id: string;
   record: LedgerRecord;
   emitted?: { bytes: Uint8Array; losses: string[]; original: boolean };
@@ -39,15 +52,31 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
       id = resolveId(index, request.id ?? '');
     }
     const { record } = await loadRecord(store, index, id);
-    const extra: Record<string, unknown> = {};
-    if (request.as === undefined) return { id, record, extra };
-    if (request.as === record.format && record.observed.source) {
-      const tree = index.records.get(id)!;
-      const entry = await lookupPath(store, tree, `${EVIDENCE_DIR}/${record.observed.source.sha256}`);
+    const loaded = await loadPolicy(request.policyFile);
+    const trust = trustFrom(loaded, new Date());
+    const signatures = [...(await readSignatures(store, index)).leaves.values()]
+      .filter((s) => s.subject === id)
+      .map((s) => judgeSignature(id, s.armored, trust, 'producer'));
+    const source = async () => {
+      if (!record.observed.source) return undefined;
+      const entry = await lookupPath(store, index.records.get(id)!, `${EVIDENCE_DIR}/${record.observed.source.sha256}`);
       if (!entry) throw new LedgerError('CORRUPT', `record ${id} lost its source bytes`, { record: id });
-      return { id, record, extra, emitted: { bytes: await readBlob(store, entry.oid), losses: [], original: true } };
+      return readBlob(store, entry.oid);
+    };
+    const extra: Record<string, unknown> = {};
+    if (record.format === 'mainark') {
+      extra['handoffStats'] = handoffStats(await source());
+      extra['validation'] = mainarkValidation(record);
     }
-    const emitted = formatModule(request.as).emit(record);
+    if (record.format === 'kxm') {
+      const chain = await lifecycleChain(store, index, id);
+      extra['lifecycle'] = { state: chain.state, chain: chain.ids };
+    }
+    if (request.as === undefined) return { id, record, extra, signatures };
+    if (request.as === record.format && record.observed.source) {
+      return { id, record, extra, emitted: { bytes: (await source())!, losses: [], original: true } };
+    }
+    const emitted = emitAs(request.as, record);
     return { id, record, extra, emitted: { ...emitted, original: false } };
   });
 }

@@ -3,9 +3,10 @@
  * cannot drive the terminal.
  */
 import type { LedgerRecord } from '../model/record.js';
+import type { SignatureVerdict } from '../verify/signatures.js';
 import { escapeForTerminal, sanitizeLine } from '../paths/index.js';
 
-export function renderRecord(id: string, record: LedgerRecord): string {
+export function renderRecord(id: string, record: LedgerRecord, signatures: readonly SignatureVerdict[] = []): string {
   const { claims, observed } = record;
   const out: string[] = [];
   const line = (label: string, value: string) => out.push(`  ${label.padEnd(16)} ${value}`);
@@ -45,8 +46,14 @@ export function renderRecord(id: string, record: LedgerRecord): string {
   if (claims.extra && Object.keys(claims.extra).length > 0) line('extra fields', Object.keys(claims.extra).map(sanitizeLine).join(', '));
   out.push('');
   out.push('Observed by ledger:');
-  line('recorded at', `${observed.recordedAt} by ledger ${observed.ledgerVersion}`);
-  if (observed.producer !== undefined) line('producer', `${sanitizeLine(observed.producer)} (as given; not signed)`);
+  line('recorded at', `${observed.recordedAt} by ledger ${sanitizeLine(observed.ledgerVersion)}`);
+  const signers = signatures.filter((s) => s.verified).map((s) => sanitizeLine(s.signer ?? ''));
+  if (observed.producer !== undefined) {
+    line('producer', `${sanitizeLine(observed.producer)} (claimed${signers.length > 0 ? `; signed by ${signers.join(', ')}` : ', no trusted signature'})`);
+  }
+  for (const s of signatures) {
+    line('signature', s.verified ? `verified: ${sanitizeLine(s.signer ?? '')} (${s.key ?? ''})` : `not trusted: ${sanitizeLine(s.reason)}`);
+  }
   line('base', `commit ${observed.base.commit} (tree ${observed.base.tree})`);
   line('candidate tree', observed.candidate.tree);
   if (observed.branch !== undefined) line('branch', sanitizeLine(observed.branch));

@@ -57,7 +57,8 @@ function stripComment(raw: string): string {
       if (c === '\\' && quote === '"') i++;
       else if (c === quote) quote = null;
     } else if (c === '"' || c === "'") quote = c;
-    else if (c === '#' && (i === 0 || /\s/.test(raw[i - 1] ?? ''))) return raw.slice(0, i).trimEnd();
+    else if (c === '#' && (i === 0 || /\s/.test(raw[i - 1] ?? '')))
+      return raw.slice(0, i).trimEnd();
   }
   return raw.trimEnd();
 }
@@ -92,7 +93,8 @@ function parseScalar(raw: string): { ok: true; value: FrontValue } | { ok: false
     }
     return { ok: true, value: items };
   }
-  if (s.startsWith('{')) return { ok: false, why: 'a scalar or [list] (flow maps are not supported)' };
+  if (s.startsWith('{'))
+    return { ok: false, why: 'a scalar or [list] (flow maps are not supported)' };
   // Plain scalars (numbers included) stay strings: the record keeps no floats.
   return { ok: true, value: s };
 }
@@ -119,7 +121,9 @@ function splitFlow(inner: string): string[] {
 const KEY_LINE = /^( *)([A-Za-z_][A-Za-z0-9_-]*)\s*:(.*)$/;
 
 /** Reads the front-matter YAML subset: scalars, flow lists, one level of nested maps. */
-export function readFrontMatter(lines: string[]): { ok: true; value: FrontMatter } | { ok: false; problems: Problem[] } {
+export function readFrontMatter(
+  lines: string[],
+): { ok: true; value: FrontMatter } | { ok: false; problems: Problem[] } {
   const out: FrontMatter = {};
   const problems: Problem[] = [];
   let parent: { key: string; map: FrontMatter } | null = null;
@@ -140,9 +144,15 @@ export function readFrontMatter(lines: string[]): { ok: true; value: FrontMatter
     const key = m[2] ?? '';
     const rest = (m[3] ?? '').trim();
     const target: FrontMatter = indent > 0 && parent !== null ? parent.map : out;
-    const path = indent > 0 && parent !== null ? `frontMatter.${parent.key}.${key}` : `frontMatter.${key}`;
+    const path =
+      indent > 0 && parent !== null ? `frontMatter.${parent.key}.${key}` : `frontMatter.${key}`;
     if (indent > 0 && parent === null) {
-      problems.push({ path, message: 'indented key outside a map', expected: 'a top-level key', got: rawLine.slice(0, 80) });
+      problems.push({
+        path,
+        message: 'indented key outside a map',
+        expected: 'a top-level key',
+        got: rawLine.slice(0, 80),
+      });
       return;
     }
     if (indent === 0) parent = null;
@@ -152,16 +162,31 @@ export function readFrontMatter(lines: string[]): { ok: true; value: FrontMatter
     }
     if (rest === '' && indent === 0) {
       const map: FrontMatter = {};
-      Object.defineProperty(target, key, { value: map, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(target, key, {
+        value: map,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       parent = { key, map };
       return;
     }
     const scalar = parseScalar(rest);
     if (!scalar.ok) {
-      problems.push({ path, message: `value is not ${scalar.why}`, expected: scalar.why, got: rest.slice(0, 80) });
+      problems.push({
+        path,
+        message: `value is not ${scalar.why}`,
+        expected: scalar.why,
+        got: rest.slice(0, 80),
+      });
       return;
     }
-    Object.defineProperty(target, key, { value: scalar.value, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(target, key, {
+      value: scalar.value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: out };
 }
@@ -251,7 +276,8 @@ export function readKxmDoc(text: string): ReadDocResult {
     }
     if (bullet !== null && /^\s+\S/.test(line)) {
       const lastChild = bullet.children.length - 1;
-      if (lastChild >= 0) bullet.children[lastChild] = `${bullet.children[lastChild] ?? ''} ${line.trim()}`;
+      if (lastChild >= 0)
+        bullet.children[lastChild] = `${bullet.children[lastChild] ?? ''} ${line.trim()}`;
       else bullet.value = bullet.value === '' ? line.trim() : `${bullet.value} ${line.trim()}`;
       continue;
     }

@@ -29,17 +29,29 @@ import type { Emitted, FormatModule, ParseContext, ParsedHandoff, ParseResult } 
 export const KXM_MANIFEST_SCHEMA = 'kxm.handoff-manifest.v1';
 export const KXM_DOC_SCHEMA = 'kxm.doc.v1';
 
-export const KXM_INTENTS = ['request_review', 'dispatch_fix', 'request_approval', 'complete_workflow'] as const;
+export const KXM_INTENTS = [
+  'request_review',
+  'dispatch_fix',
+  'request_approval',
+  'complete_workflow',
+] as const;
 export const KXM_LIFECYCLE = ['pending', 'accepted', 'rejected', 'superseded'] as const;
 export type KxmLifecycleStatus = (typeof KXM_LIFECYCLE)[number];
 export const KXM_PERMISSIONS = ['read-only', 'edit', 'admin'] as const;
 export const KXM_VERDICTS = ['PASS', 'FAIL', 'WARN', 'UNKNOWN'] as const;
 /** The intents of the older template (`handoff.md` @6e51683); accepted in the Markdown view only. */
 export const KXM_DOC_LEGACY_INTENTS = ['continue', 'reject_rework_required', 'complete'] as const;
-export const KXM_DOC_STATUSES = ['draft', 'in_review', 'approved', 'superseded', 'archived'] as const;
+export const KXM_DOC_STATUSES = [
+  'draft',
+  'in_review',
+  'approved',
+  'superseded',
+  'archived',
+] as const;
 
 /** common.schema.json#/$defs/timestamp, which the manifest's `createdAt` `$ref`s. */
-export const KXM_TIMESTAMP = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z$/;
+export const KXM_TIMESTAMP =
+  /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z$/;
 /** common.schema.json#/$defs/gitCommit: what `ledger` can check an anchor against. */
 const GIT_COMMIT = /^[a-f0-9]{40,64}$/;
 const ARTIFACT_REF = /^artifact:(.*)$/s;
@@ -88,7 +100,10 @@ export const KxmVerificationEvidence = z.strictObject({
   witnessPassed: z.boolean(),
   criticVerdicts: z.array(KxmCriticVerdict),
 });
-export const KxmSuggestedNextStep = z.strictObject({ stepId: z.string().optional(), action: z.string().optional() });
+export const KxmSuggestedNextStep = z.strictObject({
+  stepId: z.string().optional(),
+  action: z.string().optional(),
+});
 
 /** `kxm.handoff-manifest.v1`, property for property (additionalProperties: false everywhere). */
 export const KxmManifest = z.strictObject({
@@ -165,7 +180,10 @@ export function issuesToProblems(issues: readonly z.core.$ZodIssue[], input: unk
       case 'invalid_type':
         problems.push({
           path: formatPath(issue.path),
-          message: got === undefined ? 'required property is missing' : `wrong type: expected ${issue.expected}`,
+          message:
+            got === undefined
+              ? 'required property is missing'
+              : `wrong type: expected ${issue.expected}`,
           expected: issue.expected === 'int' ? 'integer' : issue.expected,
           got: describe(got),
         });
@@ -173,8 +191,14 @@ export function issuesToProblems(issues: readonly z.core.$ZodIssue[], input: unk
       case 'invalid_value':
         problems.push({
           path: formatPath(issue.path),
-          message: got === undefined ? 'required property is missing' : 'value is not one of the allowed values',
-          expected: issue.values.length === 1 ? JSON.stringify(issue.values[0]) : `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`,
+          message:
+            got === undefined
+              ? 'required property is missing'
+              : 'value is not one of the allowed values',
+          expected:
+            issue.values.length === 1
+              ? JSON.stringify(issue.values[0])
+              : `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`,
           got: describe(got),
         });
         break;
@@ -182,7 +206,10 @@ export function issuesToProblems(issues: readonly z.core.$ZodIssue[], input: unk
         problems.push({
           path: formatPath(issue.path),
           message: `does not match ${issue.message}`,
-          expected: 'pattern' in issue && typeof issue.pattern === 'string' ? `pattern ${issue.pattern}` : issue.format,
+          expected:
+            'pattern' in issue && typeof issue.pattern === 'string'
+              ? `pattern ${issue.pattern}`
+              : issue.format,
           got: describe(got),
         });
         break;
@@ -195,17 +222,32 @@ export function issuesToProblems(issues: readonly z.core.$ZodIssue[], input: unk
         });
         break;
       default:
-        problems.push({ path: formatPath(issue.path), message: issue.message, expected: issue.message, got: describe(got) });
+        problems.push({
+          path: formatPath(issue.path),
+          message: issue.message,
+          expected: issue.message,
+          got: describe(got),
+        });
     }
   }
   return problems;
 }
 
-export function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false; problem: Problem } {
+export function decodeUtf8(
+  bytes: Uint8Array,
+): { ok: true; text: string } | { ok: false; problem: Problem } {
   try {
     return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
   } catch {
-    return { ok: false, problem: { path: '', message: 'the input is not valid UTF-8', expected: 'UTF-8 text', got: 'invalid byte sequence' } };
+    return {
+      ok: false,
+      problem: {
+        path: '',
+        message: 'the input is not valid UTF-8',
+        expected: 'UTF-8 text',
+        got: 'invalid byte sequence',
+      },
+    };
   }
 }
 
@@ -221,7 +263,10 @@ interface Digested {
 }
 
 /** `artifact:PATH@sha256:HEX` → a claimed artifact (digest only when it is 64 hex digits). */
-function readArtifactRefs(refs: readonly string[], plainPathsAreArtifacts: readonly string[]): Digested {
+function readArtifactRefs(
+  refs: readonly string[],
+  plainPathsAreArtifacts: readonly string[],
+): Digested {
   const artifacts: NonNullable<Claims['artifacts']> = [];
   const reasons: Reason[] = [];
   const seen = new Set<string>();
@@ -238,16 +283,25 @@ function readArtifactRefs(refs: readonly string[], plainPathsAreArtifacts: reado
     const at = body.lastIndexOf('@sha256:');
     const path = (at < 0 ? body : body.slice(0, at)).slice(0, 4096);
     if (path === '') {
-      reasons.push({ code: 'KXM_ARTIFACT_REF_MALFORMED', message: `artifact ref ${describe(ref)} names no path`, subject: ref.slice(0, 4096) });
+      reasons.push({
+        code: 'KXM_ARTIFACT_REF_MALFORMED',
+        message: `artifact ref ${describe(ref)} names no path`,
+        subject: ref.slice(0, 4096),
+      });
       continue;
     }
     if (at < 0) {
-      reasons.push({ code: 'KXM_DIGEST_MISSING', message: `artifact ref for ${path} carries no @sha256: digest; only its presence can be checked`, subject: path });
+      reasons.push({
+        code: 'KXM_DIGEST_MISSING',
+        message: `artifact ref for ${path} carries no @sha256: digest; only its presence can be checked`,
+        subject: path,
+      });
       add({ path, action: 'touched' });
       continue;
     }
     const digest = body.slice(at + '@sha256:'.length);
-    if (/^[0-9a-fA-F]{64}$/.test(digest)) add({ path, action: 'touched', sha256: digest.toLowerCase() });
+    if (/^[0-9a-fA-F]{64}$/.test(digest))
+      add({ path, action: 'touched', sha256: digest.toLowerCase() });
     else {
       reasons.push({
         code: 'KXM_DIGEST_MALFORMED',
@@ -306,15 +360,27 @@ export function deriveKxmStatus(e: Evidence): { status: Status; reasons: Reason[
       });
       worsen('failed');
     } else if (!e.passed) {
-      reasons.push({ code: 'KXM_WITNESS_FAILED', message: `the witness failed (exit code ${e.exitCode})`, subject: 'verificationEvidence' });
+      reasons.push({
+        code: 'KXM_WITNESS_FAILED',
+        message: `the witness failed (exit code ${e.exitCode})`,
+        subject: 'verificationEvidence',
+      });
       worsen('failed');
     }
   } else if (e.passed === false || (e.exitCode !== undefined && e.exitCode !== 0)) {
-    reasons.push({ code: 'KXM_WITNESS_FAILED', message: 'the witness failed', subject: 'verificationEvidence' });
+    reasons.push({
+      code: 'KXM_WITNESS_FAILED',
+      message: 'the witness failed',
+      subject: 'verificationEvidence',
+    });
     worsen('failed');
   }
   if (e.lifecycle === 'rejected') {
-    reasons.push({ code: 'KXM_HANDOFF_REJECTED', message: 'the handoff was rejected by its target role', subject: 'status' });
+    reasons.push({
+      code: 'KXM_HANDOFF_REJECTED',
+      message: 'the handoff was rejected by its target role',
+      subject: 'status',
+    });
     worsen('failed');
   }
   for (const v of e.verdicts) {
@@ -330,7 +396,10 @@ export function deriveKxmStatus(e: Evidence): { status: Status; reasons: Reason[
   return { status, reasons };
 }
 
-function nextStepText(step: { stepId?: string | undefined; action?: string | undefined }): string | undefined {
+function nextStepText(step: {
+  stepId?: string | undefined;
+  action?: string | undefined;
+}): string | undefined {
   const parts: string[] = [];
   if (step.stepId !== undefined && step.stepId !== '') parts.push(`step ${step.stepId}`);
   if (step.action !== undefined && step.action !== '') parts.push(`action ${step.action}`);
@@ -351,28 +420,46 @@ function compact<T extends object>(o: T): T {
 // ---------------------------------------------------------------------------------------------
 
 /** Validates a manifest value against the schema; every problem, located. */
-export function validateKxmManifest(value: unknown): { ok: true; manifest: KxmManifest } | { ok: false; problems: Problem[] } {
+export function validateKxmManifest(
+  value: unknown,
+): { ok: true; manifest: KxmManifest } | { ok: false; problems: Problem[] } {
   const r = KxmManifest.safeParse(value);
-  return r.success ? { ok: true, manifest: r.data } : { ok: false, problems: issuesToProblems(r.error.issues, value) };
+  return r.success
+    ? { ok: true, manifest: r.data }
+    : { ok: false, problems: issuesToProblems(r.error.issues, value) };
 }
 
 /** Manifest → claims: the mapping documented on each line; the rest in `extra` by KXM's names. */
 export function manifestToHandoff(m: KxmManifest): ParsedHandoff {
   const ve = m.verificationEvidence;
-  const refs = [...m.deliverables.patches, ...m.deliverables.reports, ...m.deliverables.artifacts.map((a) => a.artifactRef)];
+  const refs = [
+    ...m.deliverables.patches,
+    ...m.deliverables.reports,
+    ...m.deliverables.artifacts.map((a) => a.artifactRef),
+  ];
   const digested = readArtifactRefs(refs, m.deliverables.patches);
-  const derived = deriveKxmStatus({ exitCode: ve.witnessExitCode, passed: ve.witnessPassed, verdicts: ve.criticVerdicts, lifecycle: m.status });
+  const derived = deriveKxmStatus({
+    exitCode: ve.witnessExitCode,
+    passed: ve.witnessPassed,
+    verdicts: ve.criticVerdicts,
+    lifecycle: m.status,
+  });
   const extra: Record<string, Json> = {
     handoffId: m.handoffId,
     createdAt: m.createdAt,
     source: m.source as unknown as Json,
     target: m.target as unknown as Json,
     deliverables: m.deliverables as unknown as Json,
-    verificationEvidence: { ...ve, witnessExitCode: ve.witnessExitCode === 0 ? 0 : ve.witnessExitCode } as unknown as Json,
+    verificationEvidence: {
+      ...ve,
+      witnessExitCode: ve.witnessExitCode === 0 ? 0 : ve.witnessExitCode,
+    } as unknown as Json,
   };
   if (m.reworkOf === null) extra['reworkOf'] = null;
-  if (m.suggestedNextStep !== undefined) extra['suggestedNextStep'] = m.suggestedNextStep as unknown as Json;
-  const nextStep = m.suggestedNextStep === undefined ? undefined : nextStepText(m.suggestedNextStep);
+  if (m.suggestedNextStep !== undefined)
+    extra['suggestedNextStep'] = m.suggestedNextStep as unknown as Json;
+  const nextStep =
+    m.suggestedNextStep === undefined ? undefined : nextStepText(m.suggestedNextStep);
   const claims: Claims = compact({
     status: m.status,
     task: short(m.taskId),
@@ -397,11 +484,17 @@ export function manifestToHandoff(m: KxmManifest): ParsedHandoff {
   return {
     claims,
     status: derived.status,
-    reasons: [...derived.reasons, ...digested.reasons, ...anchorReasons(m.baseCommit, m.candidateTreeHash)],
+    reasons: [
+      ...derived.reasons,
+      ...digested.reasons,
+      ...anchorReasons(m.baseCommit, m.candidateTreeHash),
+    ],
   };
 }
 
-function verdictFindings(verdicts: readonly { critic: string; verdict: string; summary?: string | undefined }[]): Claims['findings'] {
+function verdictFindings(
+  verdicts: readonly { critic: string; verdict: string; summary?: string | undefined }[],
+): Claims['findings'] {
   if (verdicts.length === 0) return undefined;
   return verdicts.map((v) => ({
     severity: v.verdict,
@@ -416,7 +509,14 @@ function parseManifestText(text: string): ParseResult {
   } catch (error) {
     return {
       ok: false,
-      problems: [{ path: '', message: `not JSON: ${error instanceof Error ? error.message : String(error)}`, expected: 'a JSON object', got: describe(text.slice(0, 40)) }],
+      problems: [
+        {
+          path: '',
+          message: `not JSON: ${error instanceof Error ? error.message : String(error)}`,
+          expected: 'a JSON object',
+          got: describe(text.slice(0, 40)),
+        },
+      ],
     };
   }
   const v = validateKxmManifest(value);
@@ -456,14 +556,17 @@ function keyedSpans(text: string): Record<string, string> {
     const words = between.match(/[A-Za-z][A-Za-z-]*/g);
     const key = norm(words?.[words.length - 1] ?? '');
     let value = m[2] ?? '';
-    if (value.length >= 2 && value.startsWith(' ') && value.endsWith(' ')) value = value.slice(1, -1);
+    if (value.length >= 2 && value.startsWith(' ') && value.endsWith(' '))
+      value = value.slice(1, -1);
     if (key !== '' && !Object.hasOwn(out, key)) out[key] = value;
   }
   return out;
 }
 
 function items(b: DocBullet): string[] {
-  const list = [...(b.value === '' ? [] : [b.value]), ...b.children].map((s) => s.trim()).filter((s) => s !== '');
+  const list = [...(b.value === '' ? [] : [b.value]), ...b.children]
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return list;
 }
 
@@ -515,7 +618,8 @@ function readBullet(st: DocState, section: string, b: DocBullet): void {
       const keyed = keyedSpans(raw);
       if (label === 'sourcerole') st.source['role'] = first(b.value);
       for (const [k, v] of Object.entries(keyed)) {
-        const key = k === 'agent' ? 'agentId' : k === 'step' ? 'stepId' : k === 'attempt' ? 'attemptId' : k;
+        const key =
+          k === 'agent' ? 'agentId' : k === 'step' ? 'stepId' : k === 'attempt' ? 'attemptId' : k;
         if (key === 'role' && label === 'sourcerole') continue;
         st.source[key] = v;
       }
@@ -554,12 +658,14 @@ function readBullet(st: DocState, section: string, b: DocBullet): void {
       return;
     case 'patches':
     case 'reports':
-      for (const s of items(b).flatMap((i) => (spans(i).length > 0 ? spans(i) : [i]))) st.refs.push({ kind: label, ref: s });
+      for (const s of items(b).flatMap((i) => (spans(i).length > 0 ? spans(i) : [i])))
+        st.refs.push({ kind: label, ref: s });
       return;
     case 'artifacts':
       for (const item of items(b)) {
         const sp = spans(item);
-        if (sp.length >= 2) st.refs.push({ kind: 'artifacts', name: sp[0] ?? '', ref: sp[1] ?? '' });
+        if (sp.length >= 2)
+          st.refs.push({ kind: 'artifacts', name: sp[0] ?? '', ref: sp[1] ?? '' });
         else if (sp.length === 1) st.refs.push({ kind: 'artifacts', name: '', ref: sp[0] ?? '' });
       }
       return;
@@ -571,13 +677,25 @@ function readBullet(st: DocState, section: string, b: DocBullet): void {
     case 'witnessexitcode': {
       const v = first(b.value);
       if (/^-?\d{1,15}$/.test(v)) st.witness.exitCode = Number(v) === 0 ? 0 : Number(v);
-      else if (!isPlaceholder(v)) st.problems.push({ path, message: 'witness exit code is not an integer', expected: 'integer', got: v });
+      else if (!isPlaceholder(v))
+        st.problems.push({
+          path,
+          message: 'witness exit code is not an integer',
+          expected: 'integer',
+          got: v,
+        });
       return;
     }
     case 'witnesspassed': {
       const v = first(b.value);
       if (v === 'true' || v === 'false') st.witness.passed = v === 'true';
-      else if (!isPlaceholder(v)) st.problems.push({ path, message: 'witness passed is not a boolean', expected: 'true or false', got: v });
+      else if (!isPlaceholder(v))
+        st.problems.push({
+          path,
+          message: 'witness passed is not a boolean',
+          expected: 'true or false',
+          got: v,
+        });
       return;
     }
     case 'receipthash':
@@ -592,7 +710,13 @@ function readBullet(st: DocState, section: string, b: DocBullet): void {
         }
         const verdict = m[4] ?? '';
         if (!(KXM_VERDICTS as readonly string[]).includes(verdict)) {
-          if (!isPlaceholder(item)) st.problems.push({ path, message: 'critic verdict is not one of the allowed values', expected: `one of ${KXM_VERDICTS.join(', ')}`, got: verdict });
+          if (!isPlaceholder(item))
+            st.problems.push({
+              path,
+              message: 'critic verdict is not one of the allowed values',
+              expected: `one of ${KXM_VERDICTS.join(', ')}`,
+              got: verdict,
+            });
           continue;
         }
         const summary = (m[5] ?? '').trim();
@@ -632,32 +756,76 @@ function frontString(fm: FrontMatter, key: string): string | undefined {
 function checkDocFrontMatter(fm: FrontMatter): Problem[] {
   const problems: Problem[] = [];
   if (fm['schema'] !== KXM_DOC_SCHEMA) {
-    problems.push({ path: 'frontMatter.schema', message: 'not a kxm.doc.v1 page', expected: JSON.stringify(KXM_DOC_SCHEMA), got: describe(fm['schema']) });
+    problems.push({
+      path: 'frontMatter.schema',
+      message: 'not a kxm.doc.v1 page',
+      expected: JSON.stringify(KXM_DOC_SCHEMA),
+      got: describe(fm['schema']),
+    });
   }
   if (fm['type'] !== 'handoff') {
-    problems.push({ path: 'frontMatter.type', message: 'not a handoff page', expected: '"handoff"', got: describe(fm['type']) });
+    problems.push({
+      path: 'frontMatter.type',
+      message: 'not a handoff page',
+      expected: '"handoff"',
+      got: describe(fm['type']),
+    });
   }
   const status = fm['status'];
-  if (status !== undefined && !(typeof status === 'string' && (KXM_DOC_STATUSES as readonly string[]).includes(status))) {
-    problems.push({ path: 'frontMatter.status', message: 'document status is not one of the allowed values', expected: `one of ${KXM_DOC_STATUSES.join(', ')}`, got: describe(status) });
+  if (
+    status !== undefined &&
+    !(typeof status === 'string' && (KXM_DOC_STATUSES as readonly string[]).includes(status))
+  ) {
+    problems.push({
+      path: 'frontMatter.status',
+      message: 'document status is not one of the allowed values',
+      expected: `one of ${KXM_DOC_STATUSES.join(', ')}`,
+      got: describe(status),
+    });
   }
   const details = fm['details'];
-  if (details !== undefined && (details === null || typeof details !== 'object' || Array.isArray(details))) {
-    problems.push({ path: 'frontMatter.details', message: 'details is not a map', expected: 'a map', got: describe(details) });
+  if (
+    details !== undefined &&
+    (details === null || typeof details !== 'object' || Array.isArray(details))
+  ) {
+    problems.push({
+      path: 'frontMatter.details',
+      message: 'details is not a map',
+      expected: 'a map',
+      got: describe(details),
+    });
   } else if (details !== undefined) {
     const d = details as Record<string, FrontValue>;
     const intent = d['intent'];
     const intents: readonly string[] = [...KXM_INTENTS, ...KXM_DOC_LEGACY_INTENTS];
     if (intent !== undefined && !(typeof intent === 'string' && intents.includes(intent))) {
-      problems.push({ path: 'frontMatter.details.intent', message: 'intent is not one of the allowed values', expected: `one of ${intents.join(', ')}`, got: describe(intent) });
+      problems.push({
+        path: 'frontMatter.details.intent',
+        message: 'intent is not one of the allowed values',
+        expected: `one of ${intents.join(', ')}`,
+        got: describe(intent),
+      });
     }
     const hs = d['handoff_status'];
-    if (hs !== undefined && !(typeof hs === 'string' && (KXM_LIFECYCLE as readonly string[]).includes(hs))) {
-      problems.push({ path: 'frontMatter.details.handoff_status', message: 'handoff status is not one of the allowed values', expected: `one of ${KXM_LIFECYCLE.join(', ')}`, got: describe(hs) });
+    if (
+      hs !== undefined &&
+      !(typeof hs === 'string' && (KXM_LIFECYCLE as readonly string[]).includes(hs))
+    ) {
+      problems.push({
+        path: 'frontMatter.details.handoff_status',
+        message: 'handoff status is not one of the allowed values',
+        expected: `one of ${KXM_LIFECYCLE.join(', ')}`,
+        got: describe(hs),
+      });
     }
     const ms = d['manifest_schema'];
     if (ms !== undefined && ms !== KXM_MANIFEST_SCHEMA) {
-      problems.push({ path: 'frontMatter.details.manifest_schema', message: 'unknown manifest schema', expected: JSON.stringify(KXM_MANIFEST_SCHEMA), got: describe(ms) });
+      problems.push({
+        path: 'frontMatter.details.manifest_schema',
+        message: 'unknown manifest schema',
+        expected: JSON.stringify(KXM_MANIFEST_SCHEMA),
+        got: describe(ms),
+      });
     }
   }
   return problems;
@@ -668,7 +836,11 @@ function parseDocText(text: string): ParseResult {
   if (!read.ok) return read;
   const { frontMatter: fm, title, preamble, sections } = read.doc;
   const problems = checkDocFrontMatter(fm);
-  const details = (fm['details'] !== null && typeof fm['details'] === 'object' && !Array.isArray(fm['details']) ? fm['details'] : {}) as Record<string, FrontValue>;
+  const details = (
+    fm['details'] !== null && typeof fm['details'] === 'object' && !Array.isArray(fm['details'])
+      ? fm['details']
+      : {}
+  ) as Record<string, FrontValue>;
   const st: DocState = {
     manifest: {},
     source: {},
@@ -691,21 +863,53 @@ function parseDocText(text: string): ParseResult {
   }
   problems.push(...st.problems);
   const bodyIntent = st.manifest['intent'];
-  if (typeof bodyIntent === 'string' && !isPlaceholder(bodyIntent) && !([...KXM_INTENTS, ...KXM_DOC_LEGACY_INTENTS] as readonly string[]).includes(bodyIntent)) {
-    problems.push({ path: 'body.Intent', message: 'intent is not one of the allowed values', expected: `one of ${KXM_INTENTS.join(', ')}`, got: bodyIntent });
+  if (
+    typeof bodyIntent === 'string' &&
+    !isPlaceholder(bodyIntent) &&
+    !([...KXM_INTENTS, ...KXM_DOC_LEGACY_INTENTS] as readonly string[]).includes(bodyIntent)
+  ) {
+    problems.push({
+      path: 'body.Intent',
+      message: 'intent is not one of the allowed values',
+      expected: `one of ${KXM_INTENTS.join(', ')}`,
+      got: bodyIntent,
+    });
   }
   if (problems.length > 0) return { ok: false, problems };
 
-  const lifecycle = typeof details['handoff_status'] === 'string' ? details['handoff_status'] : undefined;
+  const lifecycle =
+    typeof details['handoff_status'] === 'string' ? details['handoff_status'] : undefined;
   const status = lifecycle ?? frontString(fm, 'status') ?? '';
-  const intent = typeof details['intent'] === 'string' ? details['intent'] : typeof bodyIntent === 'string' ? bodyIntent : undefined;
-  const derived = deriveKxmStatus({ exitCode: st.witness.exitCode, passed: st.witness.passed, verdicts: st.verdicts, lifecycle });
+  const intent =
+    typeof details['intent'] === 'string'
+      ? details['intent']
+      : typeof bodyIntent === 'string'
+        ? bodyIntent
+        : undefined;
+  const derived = deriveKxmStatus({
+    exitCode: st.witness.exitCode,
+    passed: st.witness.passed,
+    verdicts: st.verdicts,
+    lifecycle,
+  });
   const refStrings = st.refs.map((r) => r.ref).filter((r) => !isPlaceholder(r));
-  const digested = readArtifactRefs(refStrings, st.refs.filter((r) => r.kind === 'patches' && !isPlaceholder(r.ref)).map((r) => r.ref));
+  const digested = readArtifactRefs(
+    refStrings,
+    st.refs.filter((r) => r.kind === 'patches' && !isPlaceholder(r.ref)).map((r) => r.ref),
+  );
   const reasons: Reason[] = [...derived.reasons, ...digested.reasons];
-  const baseCommit = typeof st.manifest['baseCommit'] === 'string' ? st.manifest['baseCommit'] : undefined;
-  const candidate = typeof st.manifest['candidateTreeHash'] === 'string' ? st.manifest['candidateTreeHash'] : undefined;
-  reasons.push(...anchorReasons(baseCommit !== undefined && isPlaceholder(baseCommit) ? undefined : baseCommit, candidate !== undefined && isPlaceholder(candidate) ? undefined : candidate));
+  const baseCommit =
+    typeof st.manifest['baseCommit'] === 'string' ? st.manifest['baseCommit'] : undefined;
+  const candidate =
+    typeof st.manifest['candidateTreeHash'] === 'string'
+      ? st.manifest['candidateTreeHash']
+      : undefined;
+  reasons.push(
+    ...anchorReasons(
+      baseCommit !== undefined && isPlaceholder(baseCommit) ? undefined : baseCommit,
+      candidate !== undefined && isPlaceholder(candidate) ? undefined : candidate,
+    ),
+  );
   if (st.placeholders.length > 0) {
     reasons.push({
       code: 'KXM_DOC_PLACEHOLDER',
@@ -725,7 +929,9 @@ function parseDocText(text: string): ParseResult {
     extra['deliverables'] = {
       patches: st.refs.filter((r) => r.kind === 'patches').map((r) => r.ref),
       reports: st.refs.filter((r) => r.kind === 'reports').map((r) => r.ref),
-      artifacts: st.refs.filter((r) => r.kind === 'artifacts').map((r) => ({ name: r.name ?? '', artifactRef: r.ref })),
+      artifacts: st.refs
+        .filter((r) => r.kind === 'artifacts')
+        .map((r) => ({ name: r.name ?? '', artifactRef: r.ref })),
     };
   }
   const ve: Record<string, Json> = {};
@@ -735,12 +941,17 @@ function parseDocText(text: string): ParseResult {
   if (st.witness.receiptHash !== undefined) ve['receiptHash'] = st.witness.receiptHash;
   if (Object.keys(ve).length > 0) extra['verificationEvidence'] = ve;
   if (st.manifest['reworkOf'] === null) extra['reworkOf'] = null;
-  if (st.manifest['candidateCommit'] !== undefined) extra['candidateCommit'] = st.manifest['candidateCommit'] as Json;
-  if (st.manifest['suggestedNextStep'] !== undefined) extra['suggestedNextStep'] = st.manifest['suggestedNextStep'] as Json;
+  if (st.manifest['candidateCommit'] !== undefined)
+    extra['candidateCommit'] = st.manifest['candidateCommit'] as Json;
+  if (st.manifest['suggestedNextStep'] !== undefined)
+    extra['suggestedNextStep'] = st.manifest['suggestedNextStep'] as Json;
   if (st.unmapped.length > 0) extra['docUnmapped'] = st.unmapped;
   if (text_.length > 0) extra['docText'] = text_;
 
-  const hasWitness = st.witness.exitCode !== undefined || st.witness.passed !== undefined || st.witness.command !== undefined;
+  const hasWitness =
+    st.witness.exitCode !== undefined ||
+    st.witness.passed !== undefined ||
+    st.witness.command !== undefined;
   const check = hasWitness
     ? [
         compact({
@@ -760,15 +971,31 @@ function parseDocText(text: string): ParseResult {
         }),
       ]
     : undefined;
-  const reworkOf = typeof st.manifest['reworkOf'] === 'string' ? st.manifest['reworkOf'] : typeof details['rework_of'] === 'string' ? details['rework_of'] : undefined;
+  const reworkOf =
+    typeof st.manifest['reworkOf'] === 'string'
+      ? st.manifest['reworkOf']
+      : typeof details['rework_of'] === 'string'
+        ? details['rework_of']
+        : undefined;
   const summary = frontString(fm, 'summary');
-  const nextStep = st.manifest['suggestedNextStep'] === undefined ? undefined : nextStepText(st.manifest['suggestedNextStep'] as { stepId?: string; action?: string });
-  const anchors = compact({ baseCommit: baseCommit === undefined ? undefined : short(baseCommit), candidateTree: candidate === undefined ? undefined : short(candidate), branch: st.claims.anchors?.branch });
+  const nextStep =
+    st.manifest['suggestedNextStep'] === undefined
+      ? undefined
+      : nextStepText(st.manifest['suggestedNextStep'] as { stepId?: string; action?: string });
+  const anchors = compact({
+    baseCommit: baseCommit === undefined ? undefined : short(baseCommit),
+    candidateTree: candidate === undefined ? undefined : short(candidate),
+    branch: st.claims.anchors?.branch,
+  });
   const claims: Claims = compact({
     status: short(status),
     summary,
     task: st.claims.task,
-    run: st.claims.run ?? (typeof details['workflow_run_id'] === 'string' ? short(details['workflow_run_id']) : undefined),
+    run:
+      st.claims.run ??
+      (typeof details['workflow_run_id'] === 'string'
+        ? short(details['workflow_run_id'])
+        : undefined),
     attempt: st.source['attemptId'] === undefined ? undefined : short(st.source['attemptId']),
     intent: intent === undefined ? undefined : short(intent),
     reworkOf: reworkOf === undefined ? undefined : short(reworkOf),
@@ -837,7 +1064,15 @@ export function parseKxm(bytes: Uint8Array, _context?: ParseContext): ParseResul
     return parseDocText(text);
   } catch (error) {
     // A parser bug must not crash `ledger record`; say so as a problem instead.
-    return { ok: false, problems: [{ path: '', message: `internal parser error: ${error instanceof Error ? error.message : String(error)}` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '',
+          message: `internal parser error: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ],
+    };
   }
 }
 
@@ -875,8 +1110,12 @@ export function toKxmManifest(record: LedgerRecord): { manifest: KxmManifest; lo
   const key = (o.source?.sha256 ?? o.candidate.tree).slice(0, 16);
   const run = fit(c.run, 128, `run_${compactTime(o.recordedAt)}`);
 
-  const sourcePartial = x['source'] !== null && typeof x['source'] === 'object' ? (x['source'] as Record<string, unknown>) : {};
-  const s = (k: string): string | undefined => (typeof sourcePartial[k] === 'string' ? sourcePartial[k] : undefined);
+  const sourcePartial =
+    x['source'] !== null && typeof x['source'] === 'object'
+      ? (x['source'] as Record<string, unknown>)
+      : {};
+  const s = (k: string): string | undefined =>
+    typeof sourcePartial[k] === 'string' ? sourcePartial[k] : undefined;
   const source = sourceX.success
     ? sourceX.data
     : compact({
@@ -887,13 +1126,22 @@ export function toKxmManifest(record: LedgerRecord): { manifest: KxmManifest; lo
         stepId: fit(s('stepId'), 64, 'handoff'),
         attemptId: fit(s('attemptId') ?? c.attempt, 128, '1'),
       });
-  const targetPartial = x['target'] !== null && typeof x['target'] === 'object' ? (x['target'] as Record<string, unknown>) : {};
+  const targetPartial =
+    x['target'] !== null && typeof x['target'] === 'object'
+      ? (x['target'] as Record<string, unknown>)
+      : {};
   const tp = targetPartial['permission'];
   const target = targetX.success
     ? targetX.data
     : {
-        role: fit(typeof targetPartial['role'] === 'string' ? targetPartial['role'] : undefined, 64, 'reviewer'),
-        permission: (KXM_PERMISSIONS as readonly unknown[]).includes(tp) ? (tp as (typeof KXM_PERMISSIONS)[number]) : ('read-only' as const),
+        role: fit(
+          typeof targetPartial['role'] === 'string' ? targetPartial['role'] : undefined,
+          64,
+          'reviewer',
+        ),
+        permission: (KXM_PERMISSIONS as readonly unknown[]).includes(tp)
+          ? (tp as (typeof KXM_PERMISSIONS)[number])
+          : ('read-only' as const),
       };
 
   let deliverables: z.infer<typeof KxmDeliverables>;
@@ -910,53 +1158,101 @@ export function toKxmManifest(record: LedgerRecord): { manifest: KxmManifest; lo
       if (a.sha256 !== undefined) {
         artifacts.push({ name: a.path, artifactRef: `artifact:${a.path}@sha256:${a.sha256}` });
         named.add(a.path);
-      } else losses.push(`claims.artifacts[${a.path}] (no digest: a KXM artifact ref needs @sha256)`);
+      } else
+        losses.push(`claims.artifacts[${a.path}] (no digest: a KXM artifact ref needs @sha256)`);
     }
     deliverables = { patches: [], reports: [], artifacts };
   }
 
   let verificationEvidence: z.infer<typeof KxmVerificationEvidence>;
-  const veObj = x['verificationEvidence'] !== null && typeof x['verificationEvidence'] === 'object' ? (x['verificationEvidence'] as Record<string, unknown>) : {};
+  const veObj =
+    x['verificationEvidence'] !== null && typeof x['verificationEvidence'] === 'object'
+      ? (x['verificationEvidence'] as Record<string, unknown>)
+      : {};
   const veExit = z.number().int().safeParse(veObj['witnessExitCode']);
   const vePassed = z.boolean().safeParse(veObj['witnessPassed']);
   const veVerdicts = z.array(KxmCriticVerdict).safeParse(veObj['criticVerdicts']);
   if (veX.success) verificationEvidence = veX.data;
   else if (veExit.success && vePassed.success) {
-    verificationEvidence = { witnessExitCode: veExit.data, witnessPassed: vePassed.data, criticVerdicts: veVerdicts.success ? veVerdicts.data : [] };
-    for (const k of Object.keys(veObj)) if (!['witnessExitCode', 'witnessPassed', 'criticVerdicts'].includes(k)) losses.push(`claims.extra.verificationEvidence.${k}`);
+    verificationEvidence = {
+      witnessExitCode: veExit.data,
+      witnessPassed: vePassed.data,
+      criticVerdicts: veVerdicts.success ? veVerdicts.data : [],
+    };
+    for (const k of Object.keys(veObj))
+      if (!['witnessExitCode', 'witnessPassed', 'criticVerdicts'].includes(k))
+        losses.push(`claims.extra.verificationEvidence.${k}`);
   } else {
     const w = o.witnesses[0];
     const check = c.checks?.[0];
     const criticVerdicts = veVerdicts.success ? veVerdicts.data : [];
     if (w !== undefined && w.exitCode !== null) {
-      verificationEvidence = { witnessExitCode: w.exitCode, witnessPassed: w.exitCode === 0, criticVerdicts };
+      verificationEvidence = {
+        witnessExitCode: w.exitCode,
+        witnessPassed: w.exitCode === 0,
+        criticVerdicts,
+      };
     } else if (check !== undefined && check.result !== 'skipped') {
       const exit = check.exitCode ?? (check.result === 'passed' ? 0 : 1);
-      verificationEvidence = { witnessExitCode: exit, witnessPassed: exit === 0 && check.result === 'passed', criticVerdicts };
-      if (check.exitCode === undefined) losses.push('claims.checks[0].exitCode (absent: KXM witnessExitCode derived from the result)');
+      verificationEvidence = {
+        witnessExitCode: exit,
+        witnessPassed: exit === 0 && check.result === 'passed',
+        criticVerdicts,
+      };
+      if (check.exitCode === undefined)
+        losses.push(
+          'claims.checks[0].exitCode (absent: KXM witnessExitCode derived from the result)',
+        );
     } else {
       verificationEvidence = { witnessExitCode: -1, witnessPassed: false, criticVerdicts };
-      losses.push('verificationEvidence (no witness was observed or claimed: emitted as not passed, exit code -1)');
+      losses.push(
+        'verificationEvidence (no witness was observed or claimed: emitted as not passed, exit code -1)',
+      );
     }
-    if (w !== undefined && w.exitCode === null) losses.push('observed.witnesses[0] (no exit code: timed out or killed by a signal)');
+    if (w !== undefined && w.exitCode === null)
+      losses.push('observed.witnesses[0] (no exit code: timed out or killed by a signal)');
     if (o.witnesses.length > 1) losses.push('observed.witnesses[1..] (KXM carries one witness)');
   }
-  if (o.witnesses[0] !== undefined) losses.push('observed.witnesses[0].command (the manifest has no witness command; the Markdown view does)');
-  else if (c.checks?.[0]?.command !== undefined) losses.push('claims.checks[0].command (the manifest has no witness command; the Markdown view does)');
+  if (o.witnesses[0] !== undefined)
+    losses.push(
+      'observed.witnesses[0].command (the manifest has no witness command; the Markdown view does)',
+    );
+  else if (c.checks?.[0]?.command !== undefined)
+    losses.push(
+      'claims.checks[0].command (the manifest has no witness command; the Markdown view does)',
+    );
 
-  const intent = (KXM_INTENTS as readonly string[]).includes(c.intent ?? '') ? (c.intent as (typeof KXM_INTENTS)[number]) : 'request_review';
-  if (c.intent !== undefined && intent !== c.intent) losses.push(`claims.intent (${c.intent} is not a KXM intent: emitted as request_review)`);
-  const status = (KXM_LIFECYCLE as readonly string[]).includes(c.status) ? (c.status as KxmLifecycleStatus) : 'pending';
-  if (status !== c.status) losses.push(`claims.status (${c.status} is not a KXM lifecycle status: emitted as pending)`);
+  const intent = (KXM_INTENTS as readonly string[]).includes(c.intent ?? '')
+    ? (c.intent as (typeof KXM_INTENTS)[number])
+    : 'request_review';
+  if (c.intent !== undefined && intent !== c.intent)
+    losses.push(`claims.intent (${c.intent} is not a KXM intent: emitted as request_review)`);
+  const status = (KXM_LIFECYCLE as readonly string[]).includes(c.status)
+    ? (c.status as KxmLifecycleStatus)
+    : 'pending';
+  if (status !== c.status)
+    losses.push(`claims.status (${c.status} is not a KXM lifecycle status: emitted as pending)`);
 
   const baseClaim = c.anchors?.baseCommit;
-  const baseCommit = baseClaim !== undefined && codePoints(baseClaim) <= 64 ? baseClaim : o.base.commit;
+  const baseCommit =
+    baseClaim !== undefined && codePoints(baseClaim) <= 64 ? baseClaim : o.base.commit;
   const treeClaim = c.anchors?.candidateTree;
   // A KXM handoff that stated no candidate tree gets none back; any other record gets the observed one.
   const candidateTreeHash =
-    treeClaim !== undefined && codePoints(treeClaim) <= 64 ? treeClaim : record.format === 'kxm' && treeClaim === undefined ? undefined : o.candidate.tree;
-  const createdAt = typeof x['createdAt'] === 'string' && KXM_TIMESTAMP.test(x['createdAt']) ? x['createdAt'] : o.recordedAt;
-  const handoffId = fit(typeof x['handoffId'] === 'string' ? x['handoffId'] : undefined, 128, `hnd_${key}`);
+    treeClaim !== undefined && codePoints(treeClaim) <= 64
+      ? treeClaim
+      : record.format === 'kxm' && treeClaim === undefined
+        ? undefined
+        : o.candidate.tree;
+  const createdAt =
+    typeof x['createdAt'] === 'string' && KXM_TIMESTAMP.test(x['createdAt'])
+      ? x['createdAt']
+      : o.recordedAt;
+  const handoffId = fit(
+    typeof x['handoffId'] === 'string' ? x['handoffId'] : undefined,
+    128,
+    `hnd_${key}`,
+  );
 
   const manifest: KxmManifest = compact({
     schema: KXM_MANIFEST_SCHEMA,
@@ -973,18 +1269,43 @@ export function toKxmManifest(record: LedgerRecord): { manifest: KxmManifest; lo
     deliverables,
     verificationEvidence,
     openQuestions: c.openQuestions,
-    suggestedNextStep: nextX.success && x['suggestedNextStep'] !== undefined ? nextX.data : c.nextStep === undefined ? undefined : { action: c.nextStep },
+    suggestedNextStep:
+      nextX.success && x['suggestedNextStep'] !== undefined
+        ? nextX.data
+        : c.nextStep === undefined
+          ? undefined
+          : { action: c.nextStep },
     createdAt,
   }) as KxmManifest;
 
-  for (const field of ['summary', 'decisions', 'assumptions', 'deferred', 'references', 'confidence', 'insights'] as const) {
+  for (const field of [
+    'summary',
+    'decisions',
+    'assumptions',
+    'deferred',
+    'references',
+    'confidence',
+    'insights',
+  ] as const) {
     if (c[field] !== undefined) losses.push(`claims.${field}`);
   }
-  if (c.findings !== undefined && !(record.format === 'kxm' && veVerdicts.success)) losses.push('claims.findings');
-  if (c.anchors?.branch !== undefined) losses.push('claims.anchors.branch (the manifest has no branch; the Markdown view does)');
+  if (c.findings !== undefined && !(record.format === 'kxm' && veVerdicts.success))
+    losses.push('claims.findings');
+  if (c.anchors?.branch !== undefined)
+    losses.push('claims.anchors.branch (the manifest has no branch; the Markdown view does)');
   if ((c.checks?.length ?? 0) > 1) losses.push('claims.checks[1..] (KXM carries one witness)');
-  const known = new Set(['handoffId', 'createdAt', 'source', 'target', 'deliverables', 'verificationEvidence', 'reworkOf', 'suggestedNextStep']);
-  for (const k of Object.keys(c.extra ?? {})) if (!known.has(k) || record.format !== 'kxm') losses.push(`claims.extra.${k}`);
+  const known = new Set([
+    'handoffId',
+    'createdAt',
+    'source',
+    'target',
+    'deliverables',
+    'verificationEvidence',
+    'reworkOf',
+    'suggestedNextStep',
+  ]);
+  for (const k of Object.keys(c.extra ?? {}))
+    if (!known.has(k) || record.format !== 'kxm') losses.push(`claims.extra.${k}`);
   if (o.evidence.length > 0) losses.push('observed.evidence');
   if (o.branch !== undefined) losses.push('observed.branch');
   losses.push('observed.effectiveStatus', 'observed.reasons');
@@ -1018,9 +1339,16 @@ export function toKxmDoc(record: LedgerRecord): Emitted {
       !l.startsWith('claims.anchors.branch') &&
       !l.startsWith('observed.branch') &&
       !l.includes('witness command') &&
-      !/^claims\.extra\.(frontMatter|docTitle|docPreamble|docUnmapped|docText|candidateCommit)$/.test(l),
+      !/^claims\.extra\.(frontMatter|docTitle|docPreamble|docUnmapped|docText|candidateCommit)$/.test(
+        l,
+      ),
   );
-  const fmX = x['frontMatter'] !== null && typeof x['frontMatter'] === 'object' && !Array.isArray(x['frontMatter']) ? (x['frontMatter'] as FrontMatter) : {};
+  const fmX =
+    x['frontMatter'] !== null &&
+    typeof x['frontMatter'] === 'object' &&
+    !Array.isArray(x['frontMatter'])
+      ? (x['frontMatter'] as FrontMatter)
+      : {};
   const day = o.recordedAt.slice(0, 10);
   const fm: FrontMatter = {
     schema: KXM_DOC_SCHEMA,
@@ -1028,13 +1356,22 @@ export function toKxmDoc(record: LedgerRecord): Emitted {
     type: 'handoff',
     title: typeof fmX['title'] === 'string' ? fmX['title'] : `Handoff ${m.handoffId}`,
     project: typeof fmX['project'] === 'string' ? fmX['project'] : 'kxm',
-    status: typeof fmX['status'] === 'string' ? fmX['status'] : m.status === 'superseded' ? 'superseded' : m.status === 'accepted' ? 'approved' : 'in_review',
+    status:
+      typeof fmX['status'] === 'string'
+        ? fmX['status']
+        : m.status === 'superseded'
+          ? 'superseded'
+          : m.status === 'accepted'
+            ? 'approved'
+            : 'in_review',
     owner: typeof fmX['owner'] === 'string' ? fmX['owner'] : `@${m.source.role}`,
     created: typeof fmX['created'] === 'string' ? fmX['created'] : m.createdAt.slice(0, 10),
     updated: typeof fmX['updated'] === 'string' ? fmX['updated'] : day,
     authority: typeof fmX['authority'] === 'string' ? fmX['authority'] : 'evidence',
     confidence: typeof fmX['confidence'] === 'string' ? fmX['confidence'] : 'claimed',
-    summary: c.summary ?? `Handoff from ${m.source.role} to ${m.target.role} for workflow run ${m.workflowRunId}.`,
+    summary:
+      c.summary ??
+      `Handoff from ${m.source.role} to ${m.target.role} for workflow run ${m.workflowRunId}.`,
     tags: Array.isArray(fmX['tags']) ? fmX['tags'] : ['handoff', 'workflow', 'stage-transition'],
     related: Array.isArray(fmX['related']) ? fmX['related'] : [],
     details: {
@@ -1047,7 +1384,11 @@ export function toKxmDoc(record: LedgerRecord): Emitted {
     },
   };
   const src = m.source;
-  const sourceParts = [`role ${code(src.role)}`, `agent ${code(src.agentId)}`, `harness ${code(src.harness)}`];
+  const sourceParts = [
+    `role ${code(src.role)}`,
+    `agent ${code(src.agentId)}`,
+    `harness ${code(src.harness)}`,
+  ];
   if (src.model !== undefined) sourceParts.push(`model ${code(src.model)}`);
   sourceParts.push(`step ${code(src.stepId)}`, `attempt ${code(src.attemptId)}`);
   const witnessCommand = c.checks?.[0]?.command ?? o.witnesses[0]?.command;
@@ -1069,7 +1410,9 @@ export function toKxmDoc(record: LedgerRecord): Emitted {
     '## Repository anchors',
     '',
     `- **Base commit:** ${code(m.baseCommit)}`,
-    ...(m.candidateTreeHash === undefined ? [] : [`- **Candidate tree hash:** ${code(m.candidateTreeHash)}`]),
+    ...(m.candidateTreeHash === undefined
+      ? []
+      : [`- **Candidate tree hash:** ${code(m.candidateTreeHash)}`]),
     ...(branch === undefined ? [] : [`- **Branch:** ${code(branch)}`]),
     '',
     '## Deliverables',
@@ -1079,8 +1422,13 @@ export function toKxmDoc(record: LedgerRecord): Emitted {
     ...(m.deliverables.artifacts.length === 0
       ? ['- **Artifacts:** none']
       : m.deliverables.artifacts.length === 1
-        ? [`- **Artifacts:** ${code(m.deliverables.artifacts[0]?.name ?? '')}: ${code(m.deliverables.artifacts[0]?.artifactRef ?? '')}`]
-        : ['- **Artifacts:**', ...m.deliverables.artifacts.map((a) => `  - ${code(a.name)}: ${code(a.artifactRef)}`)]),
+        ? [
+            `- **Artifacts:** ${code(m.deliverables.artifacts[0]?.name ?? '')}: ${code(m.deliverables.artifacts[0]?.artifactRef ?? '')}`,
+          ]
+        : [
+            '- **Artifacts:**',
+            ...m.deliverables.artifacts.map((a) => `  - ${code(a.name)}: ${code(a.artifactRef)}`),
+          ]),
     '',
     '## Verification evidence',
     '',
@@ -1091,22 +1439,31 @@ export function toKxmDoc(record: LedgerRecord): Emitted {
     '',
     '## Transferred context',
     '',
-    ...bulletList('Settled decisions', (c.decisions ?? []).map((d) => (d.reason === undefined ? d.text : `${d.text} (${d.reason})`))),
+    ...bulletList(
+      'Settled decisions',
+      (c.decisions ?? []).map((d) => (d.reason === undefined ? d.text : `${d.text} (${d.reason})`)),
+    ),
     ...bulletList('Assumptions', c.assumptions ?? []),
     ...bulletList('Open questions', m.openQuestions ?? []),
     ...(m.suggestedNextStep === undefined
       ? []
       : [
           `- **Suggested next step:** ${[
-            ...(m.suggestedNextStep.stepId === undefined ? [] : [`step ${code(m.suggestedNextStep.stepId)}`]),
-            ...(m.suggestedNextStep.action === undefined ? [] : [`action ${code(m.suggestedNextStep.action)}`]),
+            ...(m.suggestedNextStep.stepId === undefined
+              ? []
+              : [`step ${code(m.suggestedNextStep.stepId)}`]),
+            ...(m.suggestedNextStep.action === undefined
+              ? []
+              : [`action ${code(m.suggestedNextStep.action)}`]),
           ].join(', ')}`,
         ]),
     '',
   ];
-  if (c.decisions?.some((d) => d.reason !== undefined)) losses.push('claims.decisions[].reason (folded into the text)');
+  if (c.decisions?.some((d) => d.reason !== undefined))
+    losses.push('claims.decisions[].reason (folded into the text)');
   if (x['docUnmapped'] !== undefined) losses.push('claims.extra.docUnmapped');
-  if (x['docText'] !== undefined || x['docPreamble'] !== undefined) losses.push('claims.extra.docText');
+  if (x['docText'] !== undefined || x['docPreamble'] !== undefined)
+    losses.push('claims.extra.docText');
   return { bytes: encoder.encode(lines.join('\n')), losses };
 }
 
@@ -1116,10 +1473,14 @@ function refList(label: string, refs: readonly string[]): string[] {
   return [`- **${label}:**`, ...refs.map((r) => `  - ${code(r)}`)];
 }
 
-function verdictLines(verdicts: readonly { critic: string; verdict: string; summary?: string | undefined }[]): string[] {
-  const one = (v: (typeof verdicts)[number]): string => `${code(v.critic)}: ${code(v.verdict)}${v.summary === undefined ? '' : `, ${oneLine(v.summary)}`}`;
+function verdictLines(
+  verdicts: readonly { critic: string; verdict: string; summary?: string | undefined }[],
+): string[] {
+  const one = (v: (typeof verdicts)[number]): string =>
+    `${code(v.critic)}: ${code(v.verdict)}${v.summary === undefined ? '' : `, ${oneLine(v.summary)}`}`;
   if (verdicts.length === 0) return ['- **Critic verdicts:** none'];
-  if (verdicts.length === 1) return [`- **Critic verdicts:** ${one(verdicts[0] as (typeof verdicts)[number])}`];
+  if (verdicts.length === 1)
+    return [`- **Critic verdicts:** ${one(verdicts[0] as (typeof verdicts)[number])}`];
   return ['- **Critic verdicts:**', ...verdicts.map((v) => `  - ${one(v)}`)];
 }
 
@@ -1136,7 +1497,11 @@ export const kxm: FormatModule = {
 // ---------------------------------------------------------------------------------------------
 
 export type LifecycleAction = 'accept' | 'reject' | 'supersede';
-const ACTION_TO_STATUS: Record<LifecycleAction, KxmLifecycleStatus> = { accept: 'accepted', reject: 'rejected', supersede: 'superseded' };
+const ACTION_TO_STATUS: Record<LifecycleAction, KxmLifecycleStatus> = {
+  accept: 'accepted',
+  reject: 'rejected',
+  supersede: 'superseded',
+};
 const ALLOWED_FROM: Record<KxmLifecycleStatus, readonly KxmLifecycleStatus[]> = {
   accepted: ['pending'],
   rejected: ['pending'],
@@ -1149,12 +1514,18 @@ function isLifecycle(s: string): s is KxmLifecycleStatus {
 }
 
 /** The rule, without throwing: a Problem when `from` may not move to `to`. */
-export function checkLifecycleTransition(from: string, to: KxmLifecycleStatus): Problem | undefined {
+export function checkLifecycleTransition(
+  from: string,
+  to: KxmLifecycleStatus,
+): Problem | undefined {
   if (isLifecycle(from) && ALLOWED_FROM[to].includes(from)) return undefined;
   return {
     path: 'claims.status',
     message: `a handoff in status ${describe(from)} cannot become ${to}`,
-    expected: ALLOWED_FROM[to].length === 0 ? `no transition into ${to}` : `status ${ALLOWED_FROM[to].join(' or ')}`,
+    expected:
+      ALLOWED_FROM[to].length === 0
+        ? `no transition into ${to}`
+        : `status ${ALLOWED_FROM[to].join(' or ')}`,
     got: from,
   };
 }
@@ -1165,14 +1536,23 @@ export function checkLifecycleTransition(from: string, to: KxmLifecycleStatus): 
  * `claims.extra.lifecycle.of`. Throws LedgerError INVALID_INPUT with the Problem when the rule
  * forbids the step (only pending → accepted | rejected; pending | accepted → superseded).
  */
-export function nextLifecycleClaims(previous: LedgerRecord, action: LifecycleAction, by?: string, previousId?: string): Claims {
+export function nextLifecycleClaims(
+  previous: LedgerRecord,
+  action: LifecycleAction,
+  by?: string,
+  previousId?: string,
+): Claims {
   const to = ACTION_TO_STATUS[action];
   const problem = checkLifecycleTransition(previous.claims.status, to);
   if (problem !== undefined) {
-    throw new LedgerError('INVALID_INPUT', `cannot ${action} a handoff in status ${previous.claims.status}`, {
-      problems: [problem],
-      hint: 'only pending handoffs can be accepted or rejected; pending or accepted ones can be superseded',
-    });
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `cannot ${action} a handoff in status ${previous.claims.status}`,
+      {
+        problems: [problem],
+        hint: 'only pending handoffs can be accepted or rejected; pending or accepted ones can be superseded',
+      },
+    );
   }
   const p = previous.claims;
   const prevExtra = previous.format === 'kxm' ? (p.extra ?? {}) : {};
@@ -1207,7 +1587,12 @@ export function currentState(records: readonly LedgerRecord[]): LifecycleState {
   records.forEach((r, i) => {
     const s = r.claims.status;
     if (!isLifecycle(s)) {
-      problems.push({ path: `records[${i}].claims.status`, message: 'not a KXM lifecycle status', expected: `one of ${KXM_LIFECYCLE.join(', ')}`, got: s });
+      problems.push({
+        path: `records[${i}].claims.status`,
+        message: 'not a KXM lifecycle status',
+        expected: `one of ${KXM_LIFECYCLE.join(', ')}`,
+        got: s,
+      });
       return;
     }
     if (state === undefined || s === state) {
@@ -1221,4 +1606,8 @@ export function currentState(records: readonly LedgerRecord[]): LifecycleState {
   return { state, problems };
 }
 
-export const kxmLifecycle = { nextLifecycleClaims, currentState, checkLifecycleTransition } as const;
+export const kxmLifecycle = {
+  nextLifecycleClaims,
+  currentState,
+  checkLifecycleTransition,
+} as const;

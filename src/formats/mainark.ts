@@ -16,7 +16,8 @@
  * `context`, `request`) plus `handoffStats`. The partial has no status: claims.status is "".
  *
  * Effective status: a valid partial → success (Mainark has no status rule; the reviewer decides);
- * no partial at all → partial with MAINARK_NO_PARTIAL.
+ * no partial at all → partial with MAINARK_NO_PARTIAL. MAINARK_VALIDATION_NOT_RUN (no status
+ * effect) notes that no validation log was named on the command line (ParseContext.attachments).
  */
 import { z } from 'zod';
 import type { Problem } from '../model/errors.js';
@@ -25,10 +26,21 @@ import type { Emitted, FormatModule, ParseContext, ParsedHandoff, ParseResult } 
 
 const AGENT_KEYS = ['claims', 'uncertainty', 'context', 'request'] as const;
 /** Top-level fields of the ReviewRequestHandoff that only Mainark may write. */
-export const MAINARK_SYSTEM_FIELDS = ['type', 'task', 'producer', 'intent', 'artifacts', 'state', 'validation'] as const;
+export const MAINARK_SYSTEM_FIELDS = [
+  'type',
+  'task',
+  'producer',
+  'intent',
+  'artifacts',
+  'state',
+  'validation',
+] as const;
 const PARTIAL_FILE = /(?:^|[\\/])handoff-([^\\/]+)\.partial\.json$/;
 
-const item = z.string().refine((s) => s.trim() !== '', { message: 'a non-empty string' }).refine((s) => s.length <= 1_000_000, { message: 'at most 1,000,000 characters' });
+const item = z
+  .string()
+  .refine((s) => s.trim() !== '', { message: 'a non-empty string' })
+  .refine((s) => s.length <= 1_000_000, { message: 'at most 1,000,000 characters' });
 
 /** ImplementHandoffPartial, exactly: additional keys are refused at every level. */
 export const MainarkPartial = z.strictObject({
@@ -68,10 +80,12 @@ function describe(value: unknown): string {
   return s.length > 80 ? `${s.slice(0, 77)}...` : s;
 }
 
-const OWNED = 'the agent partial may set only claims, uncertainty, context.abandonedApproaches and request.focus';
+const OWNED =
+  'the agent partial may set only claims, uncertainty, context.abandonedApproaches and request.focus';
 
 function isSystemField(path: readonly PropertyKey[]): boolean {
-  if (path.length === 1) return (MAINARK_SYSTEM_FIELDS as readonly PropertyKey[]).includes(path[0] as PropertyKey);
+  if (path.length === 1)
+    return (MAINARK_SYSTEM_FIELDS as readonly PropertyKey[]).includes(path[0] as PropertyKey);
   return path.length === 2 && path[0] === 'request' && path[1] === 'action';
 }
 
@@ -88,7 +102,9 @@ function toProblems(issues: readonly z.core.$ZodIssue[], input: unknown): Proble
           message: system
             ? `${formatPath(path)} is Mainark-authored: ${OWNED}; Mainark fills it in at finalize`
             : `unknown field "${key}": ${OWNED}`,
-          expected: system ? 'no Mainark-authored field in the agent partial' : 'no additional fields',
+          expected: system
+            ? 'no Mainark-authored field in the agent partial'
+            : 'no additional fields',
           got: describe(valueAt(input, path)),
         });
       }
@@ -98,11 +114,15 @@ function toProblems(issues: readonly z.core.$ZodIssue[], input: unknown): Proble
     if (issue.code === 'invalid_type') {
       problems.push({
         path,
-        message: got === undefined ? 'required field is missing' : `wrong type: expected ${issue.expected}`,
+        message:
+          got === undefined
+            ? 'required field is missing'
+            : `wrong type: expected ${issue.expected}`,
         expected: issue.expected,
         got: describe(got),
       });
-    } else problems.push({ path, message: issue.message, expected: issue.message, got: describe(got) });
+    } else
+      problems.push({ path, message: issue.message, expected: issue.message, got: describe(got) });
   }
   return problems;
 }
@@ -125,7 +145,13 @@ export interface HandoffStats {
 /** The seed's per-run metrics, from the partial's bytes (undefined: the run left no partial). */
 export function handoffStats(partialBytes: Uint8Array | undefined): HandoffStats {
   if (partialBytes === undefined) {
-    return { handoff_present: false, claims_count: 0, uncertainty_count: 0, abandoned_approaches_count: 0, handoff_bytes: 0 };
+    return {
+      handoff_present: false,
+      claims_count: 0,
+      uncertainty_count: 0,
+      abandoned_approaches_count: 0,
+      handoff_bytes: 0,
+    };
   }
   const stats: HandoffStats = {
     handoff_present: true,
@@ -135,7 +161,9 @@ export function handoffStats(partialBytes: Uint8Array | undefined): HandoffStats
     handoff_bytes: partialBytes.length,
   };
   try {
-    const value: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(partialBytes));
+    const value: unknown = JSON.parse(
+      new TextDecoder('utf-8', { fatal: true }).decode(partialBytes),
+    );
     const len = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
     stats.claims_count = len(valueAt(value, ['claims']));
     stats.uncertainty_count = len(valueAt(value, ['uncertainty']));
@@ -153,16 +181,34 @@ function compact<T extends object>(o: T): T {
 }
 
 /** Validates a partial's value; every problem, located. */
-export function validateMainarkPartial(value: unknown): { ok: true; partial: MainarkPartial } | { ok: false; problems: Problem[] } {
+export function validateMainarkPartial(
+  value: unknown,
+): { ok: true; partial: MainarkPartial } | { ok: false; problems: Problem[] } {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    return { ok: false, problems: [{ path: '', message: 'the partial is not a JSON object', expected: 'an object with claims, uncertainty, context, request', got: describe(value) }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '',
+          message: 'the partial is not a JSON object',
+          expected: 'an object with claims, uncertainty, context, request',
+          got: describe(value),
+        },
+      ],
+    };
   }
   const r = MainarkPartial.safeParse(value);
-  return r.success ? { ok: true, partial: r.data } : { ok: false, problems: toProblems(r.error.issues, value) };
+  return r.success
+    ? { ok: true, partial: r.data }
+    : { ok: false, problems: toProblems(r.error.issues, value) };
 }
 
 /** A valid partial → the handoff claims (see the module comment for the mapping). */
-export function partialToHandoff(partial: MainarkPartial, bytes: Uint8Array, task: string | undefined): ParsedHandoff {
+export function partialToHandoff(
+  partial: MainarkPartial,
+  bytes: Uint8Array,
+  task: string | undefined,
+): ParsedHandoff {
   const extra: Record<string, Json> = {};
   if (partial.claims !== undefined) extra['claims'] = partial.claims;
   if (partial.uncertainty !== undefined) extra['uncertainty'] = partial.uncertainty;
@@ -172,8 +218,14 @@ export function partialToHandoff(partial: MainarkPartial, bytes: Uint8Array, tas
   const claims: Claims = compact({
     status: '',
     task,
-    decisions: partial.claims !== undefined && partial.claims.length > 0 ? partial.claims.map((text) => ({ text })) : undefined,
-    openQuestions: partial.uncertainty !== undefined && partial.uncertainty.length > 0 ? partial.uncertainty : undefined,
+    decisions:
+      partial.claims !== undefined && partial.claims.length > 0
+        ? partial.claims.map((text) => ({ text }))
+        : undefined,
+    openQuestions:
+      partial.uncertainty !== undefined && partial.uncertainty.length > 0
+        ? partial.uncertainty
+        : undefined,
     nextStep: partial.request?.focus,
     extra,
   });
@@ -184,11 +236,16 @@ export function partialToHandoff(partial: MainarkPartial, bytes: Uint8Array, tas
 export function emptyHandoff(task?: string): ParsedHandoff {
   const reason: Reason = {
     code: 'MAINARK_NO_PARTIAL',
-    message: 'the implement run wrote no .mainark/handoff-<ID>.partial.json; review falls back to the ticket and the diff',
+    message:
+      'the implement run wrote no .mainark/handoff-<ID>.partial.json; review falls back to the ticket and the diff',
   };
   if (task !== undefined) reason.subject = task.slice(0, 4096);
   return {
-    claims: compact({ status: '', task: task?.slice(0, 4096), extra: { handoffStats: handoffStats(undefined) as unknown as Json } }),
+    claims: compact({
+      status: '',
+      task: task?.slice(0, 4096),
+      extra: { handoffStats: handoffStats(undefined) as unknown as Json },
+    }),
     status: 'partial',
     reasons: [reason],
   };
@@ -200,7 +257,17 @@ export function parseMainark(bytes: Uint8Array, context?: ParseContext): ParseRe
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
-      return { ok: false, problems: [{ path: '', message: 'the partial is not valid UTF-8', expected: 'UTF-8 JSON', got: 'invalid byte sequence' }] };
+      return {
+        ok: false,
+        problems: [
+          {
+            path: '',
+            message: 'the partial is not valid UTF-8',
+            expected: 'UTF-8 JSON',
+            got: 'invalid byte sequence',
+          },
+        ],
+      };
     }
     let value: unknown;
     try {
@@ -208,7 +275,14 @@ export function parseMainark(bytes: Uint8Array, context?: ParseContext): ParseRe
     } catch (error) {
       return {
         ok: false,
-        problems: [{ path: '', message: `not JSON: ${error instanceof Error ? error.message : String(error)}`, expected: 'a JSON object', got: describe(text.slice(0, 40)) }],
+        problems: [
+          {
+            path: '',
+            message: `not JSON: ${error instanceof Error ? error.message : String(error)}`,
+            expected: 'a JSON object',
+            got: describe(text.slice(0, 40)),
+          },
+        ],
       };
     }
     const v = validateMainarkPartial(value);
@@ -223,7 +297,15 @@ export function parseMainark(bytes: Uint8Array, context?: ParseContext): ParseRe
     }
     return { ok: true, handoff };
   } catch (error) {
-    return { ok: false, problems: [{ path: '', message: `internal parser error: ${error instanceof Error ? error.message : String(error)}` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '',
+          message: `internal parser error: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ],
+    };
   }
 }
 
@@ -249,7 +331,8 @@ export function detectMainark(bytes: Uint8Array, fileName?: string): number {
   }
 }
 
-export type MainarkValidation = { status: 'not_run' } | { status: 'from_log'; log: string; sha256: string };
+export type MainarkValidation =
+  { status: 'not_run' } | { status: 'from_log'; log: string; sha256: string };
 
 /**
  * The review request's `validation`, derived only from evidence `ledger` kept (logs named on the
@@ -258,7 +341,9 @@ export type MainarkValidation = { status: 'not_run' } | { status: 'from_log'; lo
 export function mainarkValidation(record: LedgerRecord): MainarkValidation {
   const evidence = record.observed.evidence;
   const log = evidence.find((e) => /validat/i.test(e.name)) ?? evidence[0];
-  return log === undefined ? { status: 'not_run' } : { status: 'from_log', log: log.name, sha256: log.file.sha256 };
+  return log === undefined
+    ? { status: 'not_run' }
+    : { status: 'from_log', log: log.name, sha256: log.file.sha256 };
 }
 
 function strings(v: unknown): string[] | undefined {
@@ -266,18 +351,34 @@ function strings(v: unknown): string[] | undefined {
 }
 
 /** The ReviewRequestHandoff (Mainark-authored fields + the agent part) for any record. */
-export function toReviewRequest(record: LedgerRecord): { handoff: Record<string, Json>; losses: string[] } {
+export function toReviewRequest(record: LedgerRecord): {
+  handoff: Record<string, Json>;
+  losses: string[];
+} {
   const c = record.claims;
   const o = record.observed;
   const losses: string[] = [];
   const x = record.format === 'mainark' ? (c.extra ?? {}) : {};
-  const claims = strings(x['claims']) ?? (c.decisions ?? []).map((d) => (d.reason === undefined ? d.text : `${d.text} (${d.reason})`));
-  if (strings(x['claims']) === undefined && c.decisions?.some((d) => d.reason !== undefined)) losses.push('claims.decisions[].reason (folded into the claim text)');
-  const uncertainty = strings(x['uncertainty']) ?? [...(c.openQuestions ?? []), ...(c.assumptions ?? [])];
-  if (strings(x['uncertainty']) === undefined && c.assumptions !== undefined) losses.push('claims.assumptions (merged into uncertainty)');
-  const ctx = x['context'] !== null && typeof x['context'] === 'object' ? (x['context'] as Record<string, unknown>) : {};
+  const claims =
+    strings(x['claims']) ??
+    (c.decisions ?? []).map((d) => (d.reason === undefined ? d.text : `${d.text} (${d.reason})`));
+  if (strings(x['claims']) === undefined && c.decisions?.some((d) => d.reason !== undefined))
+    losses.push('claims.decisions[].reason (folded into the claim text)');
+  const uncertainty = strings(x['uncertainty']) ?? [
+    ...(c.openQuestions ?? []),
+    ...(c.assumptions ?? []),
+  ];
+  if (strings(x['uncertainty']) === undefined && c.assumptions !== undefined)
+    losses.push('claims.assumptions (merged into uncertainty)');
+  const ctx =
+    x['context'] !== null && typeof x['context'] === 'object'
+      ? (x['context'] as Record<string, unknown>)
+      : {};
   const abandoned = strings(ctx['abandonedApproaches']);
-  const req = x['request'] !== null && typeof x['request'] === 'object' ? (x['request'] as Record<string, unknown>) : {};
+  const req =
+    x['request'] !== null && typeof x['request'] === 'object'
+      ? (x['request'] as Record<string, unknown>)
+      : {};
   const focus = typeof req['focus'] === 'string' ? req['focus'] : c.nextStep;
 
   const state: Record<string, Json> = {
@@ -305,12 +406,25 @@ export function toReviewRequest(record: LedgerRecord): { handoff: Record<string,
     context: abandoned === undefined ? {} : { abandonedApproaches: abandoned },
   };
   if (c.intent !== undefined && c.summary !== undefined) losses.push('claims.summary');
-  for (const field of ['deferred', 'findings', 'references', 'confidence', 'insights', 'checks', 'anchors', 'run', 'attempt', 'reworkOf'] as const) {
+  for (const field of [
+    'deferred',
+    'findings',
+    'references',
+    'confidence',
+    'insights',
+    'checks',
+    'anchors',
+    'run',
+    'attempt',
+    'reworkOf',
+  ] as const) {
     if (c[field] !== undefined) losses.push(`claims.${field}`);
   }
-  if (c.artifacts !== undefined) losses.push('claims.artifacts (Mainark lists only artifacts ledger observed)');
+  if (c.artifacts !== undefined)
+    losses.push('claims.artifacts (Mainark lists only artifacts ledger observed)');
   const known = new Set(['claims', 'uncertainty', 'context', 'request', 'handoffStats']);
-  for (const k of Object.keys(c.extra ?? {})) if (record.format !== 'mainark' || !known.has(k)) losses.push(`claims.extra.${k}`);
+  for (const k of Object.keys(c.extra ?? {}))
+    if (record.format !== 'mainark' || !known.has(k)) losses.push(`claims.extra.${k}`);
   if (o.witnesses.length > 0) losses.push('observed.witnesses');
   return { handoff, losses };
 }

@@ -37,7 +37,12 @@ export function decodeText(bytes: Uint8Array): Decoded {
     return {
       ok: false,
       problems: [
-        { path: '(bytes)', message: 'the handoff is not valid UTF-8', expected: 'UTF-8 text', got: 'invalid byte sequence' },
+        {
+          path: '(bytes)',
+          message: 'the handoff is not valid UTF-8',
+          expected: 'UTF-8 text',
+          got: 'invalid byte sequence',
+        },
       ],
     };
   }
@@ -85,7 +90,10 @@ export function headingOf(line: string): { level: number; title: string } | null
   const m = HEADING.exec(line);
   if (!m) return null;
   const marks = m[1] ?? '';
-  const title = (m[2] ?? '').replace(/[ \t]+#+$/, '').replace(/^#+$/, '').trim();
+  const title = (m[2] ?? '')
+    .replace(/[ \t]+#+$/, '')
+    .replace(/^#+$/, '')
+    .trim();
   return { level: marks.length, title };
 }
 
@@ -93,21 +101,32 @@ export function headingOf(line: string): { level: number; title: string } | null
  * Splits a document at every ATX heading outside code fences. Headings inside fences are body
  * text: a handoff that quotes a template must not grow sections from the quote.
  */
-export function splitSections(text: string): { preamble: string; sections: Section[] } {
+export function splitSections(
+  text: string,
+  maxLevel = 6,
+): { preamble: string; sections: Section[] } {
   const lines = text.split('\n');
   const sections: Section[] = [];
   const pre: string[] = [];
-  let current: { level: number; title: string; heading: string; line: number; body: string[] } | null = null;
+  let current: {
+    level: number;
+    title: string;
+    heading: string;
+    line: number;
+    body: string[];
+  } | null = null;
   let fence: string | null = null;
   lines.forEach((line, index) => {
     const f = FENCE.exec(line);
     if (fence !== null) {
-      if (f && (f[1] ?? '').startsWith(fence) && line.trim().replace(/[`~]/g, '') === '') fence = null;
+      if (f && (f[1] ?? '').startsWith(fence) && line.trim().replace(/[`~]/g, '') === '')
+        fence = null;
     } else if (f) {
       fence = (f[1] ?? '```').slice(0, 3);
     } else {
       const h = headingOf(line);
-      if (h) {
+      // Deeper headings stay in the body: `#### Details` belongs to its `### Findings`.
+      if (h && h.level <= maxLevel) {
         if (current) sections.push(finish(current));
         current = { level: h.level, title: h.title, heading: line, line: index + 1, body: [] };
         return;
@@ -119,7 +138,13 @@ export function splitSections(text: string): { preamble: string; sections: Secti
   return { preamble: trimBlock(pre.join('\n')), sections };
 }
 
-function finish(s: { level: number; title: string; heading: string; line: number; body: string[] }): Section {
+function finish(s: {
+  level: number;
+  title: string;
+  heading: string;
+  line: number;
+  body: string[];
+}): Section {
   const body = trimBlock(s.body.join('\n'));
   const gap = body !== '' && (s.body[0] ?? '').trim() === '';
   return { level: s.level, title: s.title, heading: s.heading, line: s.line, body, gap };
@@ -127,17 +152,15 @@ function finish(s: { level: number; title: string; heading: string; line: number
 
 /** Drops leading and trailing blank lines (not indentation of the first line). */
 export function trimBlock(text: string): string {
-  return text.replace(/^(?:[ \t]*\n)+/, '').replace(/(?:\n[ \t]*)+$/, '').replace(/^[ \t]+$/, '');
+  return text
+    .replace(/^(?:[ \t]*\n)+/, '')
+    .replace(/(?:\n[ \t]*)+$/, '')
+    .replace(/^[ \t]+$/, '');
 }
 
 /** Lower-cased, colon-less, emphasis-less form of a heading or label, for matching. */
 export function normalizeTitle(title: string): string {
-  return title
-    .replace(/[*_`]/g, '')
-    .replace(/:\s*$/, '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
+  return title.replace(/[*_`]/g, '').replace(/:\s*$/, '').replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -157,7 +180,8 @@ const BULLET = /^[ \t]{0,3}([-*+]|\d{1,9}[.)])[ \t]+(.*)$/;
 
 /**
  * Reads a block as a list. Lines that are neither bullets nor indented continuations of one
- * are returned in `rest` (with blank lines dropped), so a caller can keep or refuse them.
+ * are returned in `rest` (blank lines included, so prose keeps its paragraphs), so a caller can
+ * keep or refuse them.
  */
 export function parseList(body: string): { items: ListItem[]; rest: string[] } {
   const items: ListItem[] = [];
@@ -172,6 +196,7 @@ export function parseList(body: string): { items: ListItem[]; rest: string[] } {
       last.text = `${last.text}\n${line.trim()}`;
     } else if (line.trim() === '') {
       last = null;
+      rest.push(line);
     } else {
       last = null;
       rest.push(line);
@@ -261,7 +286,11 @@ export function escapeCell(cell: string): string {
   return cell.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-export function renderTable(header: readonly string[], rows: readonly (readonly string[])[], separator?: string): string {
+export function renderTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  separator?: string,
+): string {
   const line = (cells: readonly string[]): string => `| ${cells.map(escapeCell).join(' | ')} |`;
   const sep = separator ?? `|${header.map(() => '---').join('|')}|`;
   return [line(header), sep, ...rows.map(line)].join('\n');
@@ -287,9 +316,14 @@ export function unwrap(value: string): string {
 }
 
 /** `file.ext:line`, `file.ext:line-line` or `file.ext:Lline`; null when the text is not one. */
-export function parseFileLine(value: string): { path: string; line?: number; endLine?: number } | null {
+export function parseFileLine(
+  value: string,
+): { path: string; line?: number; endLine?: number } | null {
   const s = unwrap(value);
-  const m = /^([^\s:`|]*[^\s:`|/]\.[A-Za-z0-9_+-]{1,12}|[^\s:`|]*\/[^\s:`|]+)(?::L?(\d{1,9})(?:[-–](\d{1,9}))?)?$/.exec(s);
+  const m =
+    /^([^\s:`|]*[^\s:`|/]\.[A-Za-z0-9_+-]{1,12}|[^\s:`|]*\/[^\s:`|]+)(?::L?(\d{1,9})(?:[-–](\d{1,9}))?)?$/.exec(
+      s,
+    );
   if (!m) return null;
   const path = m[1] ?? '';
   const line = m[2] === undefined ? undefined : Number(m[2]);
@@ -321,22 +355,29 @@ const WINDOWS_ABSOLUTE = /^[A-Za-z]:[\\/]/;
  */
 export function mapPath(raw: string, repoRoot: string): MappedPath {
   const written = unwrap(raw);
-  if (written === '' || written.includes('\0') || written.length > 4096) return { kind: 'invalid', raw };
+  if (written === '' || written.includes('\0') || written.length > 4096)
+    return { kind: 'invalid', raw };
   const windows = WINDOWS_ABSOLUTE.test(written);
   const slashed = windows || /^[A-Za-z]:/.test(repoRoot) ? written.replace(/\\/g, '/') : written;
   if (windows || slashed.startsWith('/')) {
     const root = posix.normalize(repoRoot.replace(/\\/g, '/')).replace(/\/+$/, '');
     const abs = posix.normalize(slashed);
-    const same = windows ? abs.toLowerCase().startsWith(`${root.toLowerCase()}/`) : abs.startsWith(`${root}/`);
+    const same = windows
+      ? abs.toLowerCase().startsWith(`${root.toLowerCase()}/`)
+      : abs.startsWith(`${root}/`);
     if (root === '' || !same) return { kind: 'outside', raw: written };
     const rel = abs.slice(root.length + 1);
-    return rel === '' ? { kind: 'outside', raw: written } : { kind: 'repo', path: rel, as: written };
+    return rel === ''
+      ? { kind: 'outside', raw: written }
+      : { kind: 'repo', path: rel, as: written };
   }
   const rel = posix.normalize(slashed);
   if (rel === '..' || rel.startsWith('../')) return { kind: 'outside', raw: written };
   if (rel === '.' || rel === '') return { kind: 'invalid', raw };
   const clean = rel.replace(/\/+$/, '');
-  return clean === slashed ? { kind: 'repo', path: clean } : { kind: 'repo', path: clean, as: written };
+  return clean === slashed
+    ? { kind: 'repo', path: clean }
+    : { kind: 'repo', path: clean, as: written };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -354,7 +395,8 @@ export function toJsonLike(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(toJsonLike);
   if (typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value as Record<string, unknown>)) if (v !== undefined) out[k] = toJsonLike(v);
+    for (const [k, v] of Object.entries(value as Record<string, unknown>))
+      if (v !== undefined) out[k] = toJsonLike(v);
     return out;
   }
   return null;
@@ -402,13 +444,22 @@ interface IssueLike {
 }
 
 /** Converts zod issues to problems with `expected`/`got`, one per issue (one per unknown key). */
-export function issuesToProblems(issues: readonly IssueLike[], input: unknown, prefix: readonly PropertyKey[] = []): Problem[] {
+export function issuesToProblems(
+  issues: readonly IssueLike[],
+  input: unknown,
+  prefix: readonly PropertyKey[] = [],
+): Problem[] {
   const problems: Problem[] = [];
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];
     if (issue.code === 'unrecognized_keys' && issue.keys) {
       for (const key of issue.keys) {
-        problems.push({ path: formatPath([...path, key]), message: `unknown key "${key}"`, expected: 'no such key', got: describe(valueAt(input, [...issue.path, key])) });
+        problems.push({
+          path: formatPath([...path, key]),
+          message: `unknown key "${key}"`,
+          expected: 'no such key',
+          got: describe(valueAt(input, [...issue.path, key])),
+        });
       }
       continue;
     }
@@ -417,7 +468,12 @@ export function issuesToProblems(issues: readonly IssueLike[], input: unknown, p
     if (issue.values) expected = `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     else if (typeof issue.expected === 'string') expected = issue.expected;
     else expected = issue.message;
-    problems.push({ path: formatPath(path), message: got === undefined ? 'required field is missing' : issue.message, expected, got: describe(got) });
+    problems.push({
+      path: formatPath(path),
+      message: got === undefined ? 'required field is missing' : issue.message,
+      expected,
+      got: describe(got),
+    });
   }
   return problems;
 }
@@ -435,7 +491,20 @@ export function worst(a: Status, b: Status): Status {
  */
 export function genericStatus(record: LedgerRecord): Status {
   const word = record.claims.status.trim().toLowerCase();
-  if (['pass', 'passed', 'success', 'succeeded', 'completed', 'complete', 'done', 'ok', 'accepted'].includes(word)) return 'success';
+  if (
+    [
+      'pass',
+      'passed',
+      'success',
+      'succeeded',
+      'completed',
+      'complete',
+      'done',
+      'ok',
+      'accepted',
+    ].includes(word)
+  )
+    return 'success';
   if (['partial', 'in_progress', 'in-progress', 'pending'].includes(word)) return 'partial';
   if (['blocked'].includes(word)) return 'blocked';
   if (['fail', 'failed', 'failure', 'error', 'rejected'].includes(word)) return 'failed';
@@ -465,14 +534,6 @@ export function presentClaims(record: LedgerRecord): Set<string> {
   return present;
 }
 
-export function asString(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
-
-export function asStringArray(value: unknown): string[] | undefined {
-  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
-}
-
 /** Leading YAML front matter (`---` … `---`), returned raw without its fences. */
 export function splitFrontMatter(text: string): { frontMatter?: string; rest: string } {
   const m = /^---\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(text);
@@ -486,12 +547,16 @@ export function splitFrontMatter(text: string): { frontMatter?: string; rest: st
  */
 export function claimsProblems(claims: unknown): Problem[] {
   const result = ClaimsSchema.safeParse(claims);
-  return result.success ? [] : issuesToProblems(result.error.issues as unknown as IssueLike[], claims, ['claims']);
+  return result.success
+    ? []
+    : issuesToProblems(result.error.issues as unknown as IssueLike[], claims, ['claims']);
 }
 
 /** A reason object without an undefined `subject`. */
 export function reason(code: string, message: string, subject?: string): Reason {
-  return subject === undefined ? { code, message } : { code, message, subject: subject.slice(0, 4096) };
+  return subject === undefined
+    ? { code, message }
+    : { code, message, subject: subject.slice(0, 4096) };
 }
 
 // The record model exports these as schemas only; the modules need their types.

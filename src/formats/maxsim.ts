@@ -74,14 +74,64 @@ const STATUS_MAP: Record<string, Status> = {
 };
 const COMPLETION = new Set(['pass', 'complete']);
 const DEFERRED_CATEGORIES = ['feature', 'bug', 'refactor', 'investigation'];
-const ACTIONS: Record<string, ClaimedArtifact['action']> = { created: 'created', modified: 'modified', deleted: 'deleted' };
+const ACTIONS: Record<string, ClaimedArtifact['action']> = {
+  created: 'created',
+  modified: 'modified',
+  deleted: 'deleted',
+};
 
 /** First tokens that make a backticked span a command rather than a path or a name. */
 const RUNNERS = new Set([
-  'npm', 'npx', 'pnpm', 'yarn', 'bun', 'deno', 'node', 'tsc', 'vitest', 'jest', 'mocha', 'eslint', 'prettier',
-  'pytest', 'python', 'python3', 'uv', 'poetry', 'tox', 'ruff', 'mypy', 'go', 'cargo', 'make', 'cmake', 'ctest',
-  'gradle', './gradlew', 'mvn', 'dotnet', 'git', 'ls', 'cat', 'bash', 'sh', 'docker', 'bundle', 'rake', 'rspec',
-  'php', 'composer', 'swift', 'mix', 'gh', 'curl', 'test', 'just', 'biome', 'playwright', 'cypress',
+  'npm',
+  'npx',
+  'pnpm',
+  'yarn',
+  'bun',
+  'deno',
+  'node',
+  'tsc',
+  'vitest',
+  'jest',
+  'mocha',
+  'eslint',
+  'prettier',
+  'pytest',
+  'python',
+  'python3',
+  'uv',
+  'poetry',
+  'tox',
+  'ruff',
+  'mypy',
+  'go',
+  'cargo',
+  'make',
+  'cmake',
+  'ctest',
+  'gradle',
+  './gradlew',
+  'mvn',
+  'dotnet',
+  'git',
+  'ls',
+  'cat',
+  'bash',
+  'sh',
+  'docker',
+  'bundle',
+  'rake',
+  'rspec',
+  'php',
+  'composer',
+  'swift',
+  'mix',
+  'gh',
+  'curl',
+  'test',
+  'just',
+  'biome',
+  'playwright',
+  'cypress',
 ]);
 
 function nameOf(title: string): { name: SectionName; inline?: string } | null {
@@ -116,13 +166,17 @@ export function commandsIn(text: string): string[] {
   return found;
 }
 
-const FAILURE = /\b[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b|(?<!\b0\s)\bfail(?:ed|s|ing)?\b/i;
+const FAILURE =
+  /\b[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b|(?<!\b0\s)\bfail(?:ed|s|ing)?\b/i;
 const EXIT_CODE = /\bexit(?:ed)?\s*(?:with\s*)?(?:code|status)?\s*[:=]?\s*(\d{1,3})\b/i;
 
 function checkFromLine(line: string, status: string): ClaimedCheck[] {
   const exit = EXIT_CODE.exec(line);
   const exitCode = exit ? Number(exit[1]) : undefined;
-  const failing = FAILURE.test(line) || (exitCode !== undefined && exitCode !== 0) || status.toLowerCase() === 'fail';
+  const failing =
+    FAILURE.test(line) ||
+    (exitCode !== undefined && exitCode !== 0) ||
+    status.toLowerCase() === 'fail';
   return commandsIn(line).map((command) => ({
     command: command.slice(0, 4096),
     result: failing ? 'failed' : 'passed',
@@ -194,7 +248,11 @@ interface StatusParts {
   evidenceNotes: string;
 }
 
-function parseStatus(body: string, inline: string | undefined, problems: Problem[]): StatusParts | null {
+function parseStatus(
+  body: string,
+  inline: string | undefined,
+  problems: Problem[],
+): StatusParts | null {
   const lines = body.split('\n');
   let i = 0;
   let first = inline;
@@ -218,7 +276,8 @@ function parseStatus(body: string, inline: string | undefined, problems: Problem
   }
   const notes: string[] = [];
   let j = i;
-  while (j < lines.length && !/^\s*[*_]*evidence[*_]*\s*:/i.test(lines[j] ?? '')) notes.push(lines[j++] ?? '');
+  while (j < lines.length && !/^\s*[*_]*evidence[*_]*\s*:/i.test(lines[j] ?? ''))
+    notes.push(lines[j++] ?? '');
   let evidenceInline = '';
   let evidence: string[] = [];
   let evidenceNotes = '';
@@ -228,7 +287,16 @@ function parseStatus(body: string, inline: string | undefined, problems: Problem
     evidence = list.items.map((it) => it.text);
     evidenceNotes = trimBlock(list.rest.join('\n'));
   }
-  return { value, detail, notes: trimBlock(notes.join('\n')), evidenceInline, evidence, evidenceNotes };
+  // Kept with its blank lines so the block re-emits as written; dropped when it says nothing.
+  const between = notes.join('\n').replace(/\s+$/, '');
+  return {
+    value,
+    detail,
+    notes: between.trim() === '' ? '' : between,
+    evidenceInline,
+    evidence,
+    evidenceNotes,
+  };
 }
 
 /** `None` is what the emitter writes for an empty list; any other spelling is kept verbatim. */
@@ -241,7 +309,9 @@ function parseDecisions(body: string): { decisions: Decision[]; notes: string } 
   const list = parseList(body);
   const decisions = list.items.map((it): Decision => {
     const cut = it.text.indexOf(': ');
-    return cut > 0 ? { text: it.text.slice(0, cut), reason: it.text.slice(cut + 2) } : { text: it.text };
+    return cut > 0
+      ? { text: it.text.slice(0, cut), reason: it.text.slice(cut + 2) }
+      : { text: it.text };
   });
   return { decisions, notes: trimBlock(list.rest.join('\n')) };
 }
@@ -264,7 +334,10 @@ function parseArtifacts(body: string, ctx: ParseContext, problems: Problem[]): A
     if (!m || action === undefined || rest === '') {
       problems.push({
         path: `Artifacts[${item.index}]`,
-        message: action === undefined ? 'an artifact line must start with Created:, Modified: or Deleted:' : 'the artifact line names no path',
+        message:
+          action === undefined
+            ? 'an artifact line must start with Created:, Modified: or Deleted:'
+            : 'the artifact line names no path',
         expected: 'Created: <path> | Modified: <path> | Deleted: <path>',
         got: preview(item.text),
       });
@@ -273,15 +346,27 @@ function parseArtifacts(body: string, ctx: ParseContext, problems: Problem[]): A
     const bt = /^`([^`]+)`\s*(.*)$/s.exec(rest);
     const written = bt ? (bt[1] ?? '') : (rest.split(/\s+/)[0] ?? '');
     const tail = bt ? (bt[2] ?? '') : rest.slice(written.length).trim();
-    if (tail !== '' || bt) out.lineNotes[written] = bt ? `\`${written}\`${tail === '' ? '' : ` ${tail}`}` : `${written} ${tail}`;
+    if (tail !== '' || bt)
+      out.lineNotes[written] = bt
+        ? `\`${written}\`${tail === '' ? '' : ` ${tail}`}`
+        : `${written} ${tail}`;
     const mapped = mapPath(written, ctx.repoRoot);
     const actionWord = m[1] ?? '';
     if (mapped.kind === 'repo') {
-      out.artifacts.push({ path: mapped.path, action, ...(mapped.as === undefined ? {} : { as: mapped.as }) });
+      out.artifacts.push({
+        path: mapped.path,
+        action,
+        ...(mapped.as === undefined ? {} : { as: mapped.as }),
+      });
     } else if (mapped.kind === 'outside') {
       out.outside.push({ action: actionWord, path: written });
     } else {
-      problems.push({ path: `Artifacts[${item.index}]`, message: 'not a usable path', expected: 'a file path', got: preview(written) });
+      problems.push({
+        path: `Artifacts[${item.index}]`,
+        message: 'not a usable path',
+        expected: 'a file path',
+        got: preview(written),
+      });
     }
   }
   // The real phase SUMMARY lists artifacts as a `| File | … |` table: they are `touched`.
@@ -291,7 +376,12 @@ function parseArtifacts(body: string, ctx: ParseContext, problems: Problem[]): A
     if (col < 0) continue;
     for (const row of table.rows) {
       const mapped = mapPath(row[col] ?? '', ctx.repoRoot);
-      if (mapped.kind === 'repo') out.artifacts.push({ path: mapped.path, action: 'touched', ...(mapped.as === undefined ? {} : { as: mapped.as }) });
+      if (mapped.kind === 'repo')
+        out.artifacts.push({
+          path: mapped.path,
+          action: 'touched',
+          ...(mapped.as === undefined ? {} : { as: mapped.as }),
+        });
       else if (mapped.kind === 'outside') out.outside.push({ action: 'Touched', path: mapped.raw });
     }
   }
@@ -309,7 +399,9 @@ function parseDeferred(body: string, problems: Problem[]): { deferred: Deferred[
     if (!m || !DEFERRED_CATEGORIES.includes(category.toLowerCase())) {
       problems.push({
         path: `Deferred Items[${item.index}]`,
-        message: m ? 'unknown deferred-item category' : 'a deferred item must start with its [category]',
+        message: m
+          ? 'unknown deferred-item category'
+          : 'a deferred item must start with its [category]',
         expected: '[feature|bug|refactor|investigation] description -- reason',
         got: preview(m ? `[${category}]` : item.text),
       });
@@ -342,11 +434,19 @@ function parse(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   for (const s of sections) {
     const known = nameOf(s.title);
     if (known && seen.has(known.name)) {
-      problems.push({ path: known.name, message: `the ${known.name} section appears more than once`, expected: 'one section', got: `another at line ${s.line}` });
+      problems.push({
+        path: known.name,
+        message: `the ${known.name} section appears more than once`,
+        expected: 'one section',
+        got: `another at line ${s.line}`,
+      });
       continue;
     }
     if (known) {
-      seen.set(known.name, known.inline === undefined ? { body: s.body } : { body: s.body, inline: known.inline });
+      seen.set(
+        known.name,
+        known.inline === undefined ? { body: s.body } : { body: s.body, inline: known.inline },
+      );
       layout.push({ heading: s.heading, ...(s.gap ? { gap: true } : {}) });
     } else {
       layout.push({ heading: s.heading, body: s.body, ...(s.gap ? { gap: true } : {}) });
@@ -357,7 +457,12 @@ function parse(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       ok: false,
       problems: [
         ...problems,
-        { path: '(document)', message: 'no handoff-contract section found', expected: 'headings Key Decisions, Artifacts, Status, Deferred Items', got: preview(text) },
+        {
+          path: '(document)',
+          message: 'no handoff-contract section found',
+          expected: 'headings Key Decisions, Artifacts, Status, Deferred Items',
+          got: preview(text),
+        },
       ],
     };
   }
@@ -382,7 +487,13 @@ function parse(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     if (a.outside.length > 0) {
       extra.outsideRepoArtifacts = a.outside;
       for (const o of a.outside) {
-        reasons.push(reason('MAXSIM_PATH_OUTSIDE_REPO', `artifact ${o.path} is outside the repository ${ctx.repoRoot}; kept as written in claims.extra.outsideRepoArtifacts`, o.path));
+        reasons.push(
+          reason(
+            'MAXSIM_PATH_OUTSIDE_REPO',
+            `artifact ${o.path} is outside the repository ${ctx.repoRoot}; kept as written in claims.extra.outsideRepoArtifacts`,
+            o.path,
+          ),
+        );
       }
     }
   }
@@ -399,14 +510,32 @@ function parse(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   blocks.forEach((b, i) => {
     if (b.verdict === undefined) return;
     const verdict = unwrap(b.verdict.split('\n')[0] ?? '').toUpperCase();
-    const result = verdict === 'PASS' ? 'passed' : verdict === 'FAIL' ? 'failed' : verdict === 'SKIPPED' ? 'skipped' : null;
+    const result =
+      verdict === 'PASS'
+        ? 'passed'
+        : verdict === 'FAIL'
+          ? 'failed'
+          : verdict === 'SKIPPED'
+            ? 'skipped'
+            : null;
     if (result === null) {
-      problems.push({ path: `evidenceBlocks[${i}].VERDICT`, message: 'unknown verdict', expected: 'PASS, FAIL or SKIPPED', got: preview(b.verdict) });
+      problems.push({
+        path: `evidenceBlocks[${i}].VERDICT`,
+        message: 'unknown verdict',
+        expected: 'PASS, FAIL or SKIPPED',
+        got: preview(b.verdict),
+      });
       return;
     }
     const command = commandsIn(b.evidence ?? '')[0];
-    const details = [b.claim, b.output].filter((x): x is string => x !== undefined && x !== '').join('\n');
-    checks.push({ ...(command === undefined ? {} : { command }), result, ...(details === '' ? {} : { details }) });
+    const details = [b.claim, b.output]
+      .filter((x): x is string => x !== undefined && x !== '')
+      .join('\n');
+    checks.push({
+      ...(command === undefined ? {} : { command }),
+      result,
+      ...(details === '' ? {} : { details }),
+    });
   });
   if (problems.length > 0) return { ok: false, problems };
 
@@ -421,7 +550,8 @@ function parse(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       if (status.evidenceInline !== '') extra.evidenceInline = status.evidenceInline;
       if (status.evidenceNotes !== '') extra.evidenceNotes = status.evidenceNotes;
     }
-    for (const line of [status.evidenceInline, ...status.evidence]) if (line !== '') checks.push(...checkFromLine(line, status.value));
+    for (const line of [status.evidenceInline, ...status.evidence])
+      if (line !== '') checks.push(...checkFromLine(line, status.value));
     const hasEvidence =
       status.evidenceInline !== '' ||
       status.evidence.length > 0 ||
@@ -430,23 +560,47 @@ function parse(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       (!COMPLETION.has(status.value.toLowerCase()) && status.notes !== '');
     if (!hasEvidence) {
       effective = 'failed';
-      reasons.push(reason('MAXSIM_NO_EVIDENCE', `status ${status.value} is claimed without evidence; the handoff contract treats it as FAIL`, 'Status'));
+      reasons.push(
+        reason(
+          'MAXSIM_NO_EVIDENCE',
+          `status ${status.value} is claimed without evidence; the handoff contract treats it as FAIL`,
+          'Status',
+        ),
+      );
     }
     if (COMPLETION.has(status.value.toLowerCase()) && checks.some((c) => c.result === 'failed')) {
       effective = 'failed';
-      reasons.push(reason('MAXSIM_FAILED_EVIDENCE', `status ${status.value} is claimed but its own evidence reports a failure`, 'Status'));
+      reasons.push(
+        reason(
+          'MAXSIM_FAILED_EVIDENCE',
+          `status ${status.value} is claimed but its own evidence reports a failure`,
+          'Status',
+        ),
+      );
     }
   }
   if (checks.length > 0) claims.checks = checks;
   for (const name of MAXSIM_SECTIONS) {
     if (!seen.has(name)) {
       effective = worst(effective, 'partial');
-      reasons.push(reason('MAXSIM_MISSING_SECTION', `the ${name} section is missing: the orchestrator treats the result as PARTIAL and requests resubmission`, name));
+      reasons.push(
+        reason(
+          'MAXSIM_MISSING_SECTION',
+          `the ${name} section is missing: the orchestrator treats the result as PARTIAL and requests resubmission`,
+          name,
+        ),
+      );
     }
   }
   for (const phrase of forbiddenPhrasesIn(text)) {
     effective = 'failed';
-    reasons.push(reason('MAXSIM_FORBIDDEN_PHRASE', `"${phrase}" is not evidence (verification skill, anti-rationalization table)`, phrase));
+    reasons.push(
+      reason(
+        'MAXSIM_FORBIDDEN_PHRASE',
+        `"${phrase}" is not evidence (verification skill, anti-rationalization table)`,
+        phrase,
+      ),
+    );
   }
   const missing = missingMarkers(text);
   if (missing.length > 0) {
@@ -482,12 +636,21 @@ function detect(bytes: Uint8Array, fileName?: string): number {
     for (const s of splitSections(splitFrontMatter(text).rest).sections) {
       const k = nameOf(s.title);
       if (k) names.add(k.name);
-      if (/^status\s*:\s*(success|partial|failed)\b/i.test(s.title) || /\bresult$|結果$/i.test(s.title)) teamish = true;
+      if (
+        /^status\s*:\s*(success|partial|failed)\b/i.test(s.title) ||
+        /\bresult$|結果$/i.test(s.title)
+      )
+        teamish = true;
     }
-    if (/^#{1,6}\s+handoff\s*$/im.test(text) && /^status:\s*(completed|blocked|failed)\s*$/im.test(text)) return names.size >= 3 ? 0.3 : 0.05;
+    if (
+      /^#{1,6}\s+handoff\s*$/im.test(text) &&
+      /^status:\s*(completed|blocked|failed)\s*$/im.test(text)
+    )
+      return names.size >= 3 ? 0.3 : 0.05;
     let score = [0, 0.25, 0.5, 0.8, 0.95][names.size] ?? 0;
     if (teamish) score = Math.min(score, 0.3);
-    if (names.size > 0 && fileName !== undefined && /summary\.md$/i.test(fileName)) score = Math.max(score, 0.6);
+    if (names.size > 0 && fileName !== undefined && /summary\.md$/i.test(fileName))
+      score = Math.max(score, 0.6);
     return score;
   } catch {
     return 0;
@@ -515,7 +678,9 @@ function emit(record: LedgerRecord): Emitted {
 
   const body: Record<SectionName, () => string> = {
     'Key Decisions': () => {
-      const lines = (claims.decisions ?? []).map((d) => `- ${d.reason === undefined ? d.text : `${d.text}: ${d.reason}`}`.replace(/\n/g, '\n  '));
+      const lines = (claims.decisions ?? []).map((d) =>
+        `- ${d.reason === undefined ? d.text : `${d.text}: ${d.reason}`}`.replace(/\n/g, '\n  '),
+      );
       const n = str(notes['Key Decisions']);
       return [lines.join('\n'), n].filter((x) => x !== '').join('\n\n') || 'None';
     },
@@ -523,7 +688,8 @@ function emit(record: LedgerRecord): Emitted {
       const lines: string[] = [];
       (claims.artifacts ?? []).forEach((a, i) => {
         if (own && a.action === 'touched') return; // came from a table kept in notes
-        const action = a.action === 'touched' ? 'Modified' : a.action[0]?.toUpperCase() + a.action.slice(1);
+        const action =
+          a.action === 'touched' ? 'Modified' : a.action[0]?.toUpperCase() + a.action.slice(1);
         if (a.action === 'touched') losses.push(`claims.artifacts[${i}].action`);
         if (a.sha256 !== undefined) losses.push(`claims.artifacts[${i}].sha256`);
         const written = a.as ?? a.path;
@@ -551,18 +717,24 @@ function emit(record: LedgerRecord): Emitted {
       const detail = str(extra.statusDetail);
       const parts = [detail === '' ? value : `${value} ${detail}`];
       const sn = str(extra.statusNotes);
-      if (sn !== '') parts.push(sn);
+      if (sn !== '') parts[0] = `${parts[0]}\n${sn}`;
       const evidence = own ? strings(extra.evidence) : (claims.checks ?? []).map(renderCheck);
       const inline = str(extra.evidenceInline);
       const en = str(extra.evidenceNotes);
       if (evidence.length > 0 || inline !== '' || en !== '' || Array.isArray(extra.evidence)) {
-        const ev = [`Evidence:${inline === '' ? '' : ` ${inline}`}`, ...evidence.map((e) => `- ${e.replace(/\n/g, '\n  ')}`)].join('\n');
+        const ev = [
+          `Evidence:${inline === '' ? '' : ` ${inline}`}`,
+          ...evidence.map((e) => `- ${e.replace(/\n/g, '\n  ')}`),
+        ].join('\n');
         parts.push([ev, en].filter((x) => x !== '').join('\n\n'));
       }
       return parts.join('\n\n');
     },
     'Deferred Items': () => {
-      const lines = (claims.deferred ?? []).map((d) => `- [${d.category}] ${d.description}${d.reason === undefined ? '' : ` -- ${d.reason}`}`);
+      const lines = (claims.deferred ?? []).map(
+        (d) =>
+          `- [${d.category}] ${d.description}${d.reason === undefined ? '' : ` -- ${d.reason}`}`,
+      );
       const n = str(notes['Deferred Items']);
       return [lines.join('\n'), n].filter((x) => x !== '').join('\n\n') || 'None';
     },
@@ -590,11 +762,27 @@ function emit(record: LedgerRecord): Emitted {
     }
   }
   for (const name of MAXSIM_SECTIONS) {
-    if (!emitted.has(name) && (!own || layout.length === 0)) out.push(`### ${name}\n${body[name]()}`);
+    if (!emitted.has(name) && (!own || layout.length === 0))
+      out.push(`### ${name}\n${body[name]()}`);
   }
 
   const present = presentClaims(record);
-  for (const key of ['summary', 'task', 'run', 'attempt', 'intent', 'reworkOf', 'assumptions', 'openQuestions', 'findings', 'references', 'confidence', 'nextStep', 'insights', 'anchors']) {
+  for (const key of [
+    'summary',
+    'task',
+    'run',
+    'attempt',
+    'intent',
+    'reworkOf',
+    'assumptions',
+    'openQuestions',
+    'findings',
+    'references',
+    'confidence',
+    'nextStep',
+    'insights',
+    'anchors',
+  ]) {
     if (present.has(key)) losses.push(`claims.${key}`);
   }
   // Own records: checks are derived from the evidence text, which is re-emitted verbatim.

@@ -48,7 +48,11 @@ import {
 export const STRUCTURED_STATUSES = ['completed', 'blocked', 'failed'] as const;
 export const STRUCTURED_RESULTS = ['passed', 'failed', 'skipped'] as const;
 export const STRUCTURED_SEVERITIES = ['block', 'warn', 'note'] as const;
-const STATUS_MAP: Record<string, Status> = { completed: 'success', blocked: 'blocked', failed: 'failed' };
+const STATUS_MAP: Record<string, Status> = {
+  completed: 'success',
+  blocked: 'blocked',
+  failed: 'failed',
+};
 
 /** The JSON shape, exactly as the skill text shows it: every key required, no others. */
 export const StructuredJson = z.strictObject({
@@ -56,7 +60,11 @@ export const StructuredJson = z.strictObject({
   summary: z.string(),
   artifacts: z.array(z.string()),
   verification: z.array(
-    z.strictObject({ command: z.string().nullable(), result: z.enum(STRUCTURED_RESULTS), details: z.string() }),
+    z.strictObject({
+      command: z.string().nullable(),
+      result: z.enum(STRUCTURED_RESULTS),
+      details: z.string(),
+    }),
   ),
   findings: z.array(
     z.strictObject({
@@ -79,7 +87,14 @@ interface Shape {
   next: string | null;
 }
 
-const LABELS = ['status', 'summary', 'artifacts', 'verification', 'findings', 'recommended next stage'] as const;
+const LABELS = [
+  'status',
+  'summary',
+  'artifacts',
+  'verification',
+  'findings',
+  'recommended next stage',
+] as const;
 type Label = (typeof LABELS)[number];
 const FIELD: Record<Label, string> = {
   status: 'status',
@@ -89,13 +104,18 @@ const FIELD: Record<Label, string> = {
   findings: 'findings',
   'recommended next stage': 'recommended_next_stage',
 };
-const LABEL_LINE = /^\s*[*_]*(status|summary|artifacts|verification|findings|recommended next stage)[*_]*\s*:[*_]*[ \t]*(.*)$/i;
+const LABEL_LINE =
+  /^\s*[*_]*(status|summary|artifacts|verification|findings|recommended next stage)[*_]*\s*:[*_]*[ \t]*(.*)$/i;
 
 // ---------------------------------------------------------------------------------------------
 // Markdown
 // ---------------------------------------------------------------------------------------------
 
-function parseMarkdown(text: string, problems: Problem[], extra: Record<string, unknown>): Shape | null {
+function parseMarkdown(
+  text: string,
+  problems: Problem[],
+  extra: Record<string, unknown>,
+): Shape | null {
   const { preamble, sections } = splitSections(text);
   let body: string;
   const handoffIndex = sections.findIndex((s) => normalizeTitle(s.title) === 'handoff');
@@ -103,13 +123,20 @@ function parseMarkdown(text: string, problems: Problem[], extra: Record<string, 
     if (preamble !== '') extra.preamble = preamble;
     body = sections[handoffIndex]?.body ?? '';
     const layout = sections.map((s, i) =>
-      i === handoffIndex ? { heading: s.heading, handoff: true } : { heading: s.heading, body: s.body },
+      i === handoffIndex
+        ? { heading: s.heading, handoff: true }
+        : { heading: s.heading, body: s.body },
     );
     extra.sections = layout;
   } else if (/^\s*[*_]*status[*_]*\s*:/im.test(text)) {
     body = text; // the fields without their heading: accepted, re-emitted with one
   } else {
-    problems.push({ path: '(document)', message: 'no structured handoff found', expected: 'a "## Handoff" section with "Status:" and the other fields', got: preview(text) });
+    problems.push({
+      path: '(document)',
+      message: 'no structured handoff found',
+      expected: 'a "## Handoff" section with "Status:" and the other fields',
+      got: preview(text),
+    });
     return null;
   }
 
@@ -125,7 +152,12 @@ function parseMarkdown(text: string, problems: Problem[], extra: Record<string, 
       const label = (m[1] ?? '').toLowerCase() as Label;
       flush();
       if (fields.has(label)) {
-        problems.push({ path: FIELD[label], message: `the ${FIELD[label]} field appears more than once`, expected: 'one field', got: preview(line) });
+        problems.push({
+          path: FIELD[label],
+          message: `the ${FIELD[label]} field appears more than once`,
+          expected: 'one field',
+          got: preview(line),
+        });
       }
       current = { label, lines: [m[2] ?? ''] };
     } else if (current) {
@@ -139,58 +171,121 @@ function parseMarkdown(text: string, problems: Problem[], extra: Record<string, 
   if (lead !== '') extra.handoffPreamble = lead;
 
   for (const label of LABELS) {
-    if (!fields.has(label)) problems.push({ path: FIELD[label], message: 'required field is missing', expected: `a "${label[0]?.toUpperCase()}${label.slice(1)}:" field`, got: '(missing)' });
+    if (!fields.has(label))
+      problems.push({
+        path: FIELD[label],
+        message: 'required field is missing',
+        expected: `a "${label[0]?.toUpperCase()}${label.slice(1)}:" field`,
+        got: '(missing)',
+      });
   }
 
   const statusText = (fields.get('status') ?? '').split('\n')[0]?.trim() ?? '';
   if (fields.has('status') && !(STRUCTURED_STATUSES as readonly string[]).includes(statusText)) {
-    problems.push({ path: 'status', message: 'status must be exactly completed, blocked or failed', expected: 'one of "completed", "blocked", "failed"', got: JSON.stringify(preview(statusText)) });
+    problems.push({
+      path: 'status',
+      message: 'status must be exactly completed, blocked or failed',
+      expected: 'one of "completed", "blocked", "failed"',
+      got: JSON.stringify(preview(statusText)),
+    });
   }
   const statusRest = trimBlock((fields.get('status') ?? '').split('\n').slice(1).join('\n'));
   if (statusRest !== '') extra.statusNotes = statusRest;
 
   const summary = fields.get('summary') ?? '';
-  if (fields.has('summary') && summary === '') problems.push({ path: 'summary', message: 'the summary is empty', expected: 'one concise paragraph', got: '(empty)' });
+  // An empty summary is accepted, as the JSON shape accepts "": the field is required, its length is not.
 
   const artifacts: string[] = [];
   const artifactText = fields.get('artifacts') ?? '';
   if (artifactText !== '' && !isNone(artifactText)) {
     const list = parseList(artifactText);
     for (const item of list.items) artifacts.push(item.text);
-    if (list.rest.length > 0) problems.push({ path: 'artifacts', message: 'artifacts must be a bullet list of paths', expected: '"- path/to/file" lines or an empty list', got: preview(list.rest.join(' ')) });
+    const prose = list.rest.filter((l) => l.trim() !== '');
+    if (prose.length > 0)
+      problems.push({
+        path: 'artifacts',
+        message: 'artifacts must be a bullet list of paths',
+        expected: '"- path/to/file" lines or an empty list',
+        got: preview(prose.join(' ')),
+      });
   } else if (isNone(artifactText) && artifactText.trim() !== '') {
     extra.artifactsNone = artifactText.trim();
   }
 
   const verification: Shape['verification'] = [];
-  readTable(fields.get('verification') ?? '', 'verification', ['command', 'result', 'details'], problems, extra, (row, i, at) => {
-    const result = row[at.result ?? -1] ?? '';
-    if (!(STRUCTURED_RESULTS as readonly string[]).includes(result)) {
-      problems.push({ path: `verification[${i}].result`, message: 'result must be exactly passed, failed or skipped', expected: 'one of "passed", "failed", "skipped"', got: JSON.stringify(preview(result)) });
-    }
-    const command = row[at.command ?? -1] ?? '';
-    const details = at.details === undefined ? '' : (row[at.details] ?? '');
-    if (/^`.*`$/.test(command)) extra.backtickCommands = true;
-    verification.push({ command: command === '' ? null : unwrap(command), result, details: details === '' ? null : details });
-  });
+  readTable(
+    fields.get('verification') ?? '',
+    'verification',
+    ['command', 'result', 'details'],
+    problems,
+    extra,
+    (row, i, at) => {
+      const result = row[at.result ?? -1] ?? '';
+      if (!(STRUCTURED_RESULTS as readonly string[]).includes(result)) {
+        problems.push({
+          path: `verification[${i}].result`,
+          message: 'result must be exactly passed, failed or skipped',
+          expected: 'one of "passed", "failed", "skipped"',
+          got: JSON.stringify(preview(result)),
+        });
+      }
+      const command = row[at.command ?? -1] ?? '';
+      const details = at.details === undefined ? '' : (row[at.details] ?? '');
+      if (/^`.*`$/.test(command)) extra.backtickCommands = true;
+      verification.push({
+        command: command === '' ? null : unwrap(command),
+        result,
+        details: details === '' ? null : details,
+      });
+    },
+  );
 
   const findings: Shape['findings'] = [];
-  readTable(fields.get('findings') ?? '', 'findings', ['severity', 'path', 'line', 'summary'], problems, extra, (row, i, at) => {
-    const severity = row[at.severity ?? -1] ?? '';
-    if (!(STRUCTURED_SEVERITIES as readonly string[]).includes(severity)) {
-      problems.push({ path: `findings[${i}].severity`, message: 'severity must be exactly block, warn or note', expected: 'one of "block", "warn", "note"', got: JSON.stringify(preview(severity)) });
-    }
-    const lineText = at.line === undefined ? '' : unwrap(row[at.line] ?? '');
-    let line: number | null = null;
-    if (lineText !== '' && lineText !== '-' && lineText !== 'null') {
-      if (/^\d{1,9}$/.test(lineText) && Number(lineText) > 0) line = Number(lineText);
-      else problems.push({ path: `findings[${i}].line`, message: 'line must be a positive integer or empty', expected: 'a line number', got: JSON.stringify(preview(lineText)) });
-    }
-    const path = at.path === undefined ? '' : unwrap(row[at.path] ?? '');
-    const summaryCell = row[at.summary ?? -1] ?? '';
-    if (summaryCell === '') problems.push({ path: `findings[${i}].summary`, message: 'a finding needs a summary', expected: 'text', got: '(empty)' });
-    findings.push({ severity, summary: summaryCell, path: path === '' || path === '-' || path === 'null' ? null : path, line });
-  });
+  readTable(
+    fields.get('findings') ?? '',
+    'findings',
+    ['severity', 'path', 'line', 'summary'],
+    problems,
+    extra,
+    (row, i, at) => {
+      const severity = row[at.severity ?? -1] ?? '';
+      if (!(STRUCTURED_SEVERITIES as readonly string[]).includes(severity)) {
+        problems.push({
+          path: `findings[${i}].severity`,
+          message: 'severity must be exactly block, warn or note',
+          expected: 'one of "block", "warn", "note"',
+          got: JSON.stringify(preview(severity)),
+        });
+      }
+      const lineText = at.line === undefined ? '' : unwrap(row[at.line] ?? '');
+      let line: number | null = null;
+      if (lineText !== '' && lineText !== '-' && lineText !== 'null') {
+        if (/^\d{1,9}$/.test(lineText) && Number(lineText) > 0) line = Number(lineText);
+        else
+          problems.push({
+            path: `findings[${i}].line`,
+            message: 'line must be a positive integer or empty',
+            expected: 'a line number',
+            got: JSON.stringify(preview(lineText)),
+          });
+      }
+      const path = at.path === undefined ? '' : unwrap(row[at.path] ?? '');
+      const summaryCell = row[at.summary ?? -1] ?? '';
+      if (summaryCell === '')
+        problems.push({
+          path: `findings[${i}].summary`,
+          message: 'a finding needs a summary',
+          expected: 'text',
+          got: '(empty)',
+        });
+      findings.push({
+        severity,
+        summary: summaryCell,
+        path: path === '' || path === '-' || path === 'null' ? null : path,
+        line,
+      });
+    },
+  );
 
   const nextText = fields.get('recommended next stage') ?? '';
   const next = nextText === '' || nextText === 'null' ? null : nextText;
@@ -213,9 +308,16 @@ function readTable(
   const lines = text.split('\n');
   const tables = findTables(lines);
   const table = tables[0];
-  const outside = lines.filter((l, i) => l.trim() !== '' && !tables.some((t) => i >= t.start && i < t.end));
+  const outside = lines.filter(
+    (l, i) => l.trim() !== '' && !tables.some((t) => i >= t.start && i < t.end),
+  );
   if (!table || tables.length > 1 || outside.length > 0) {
-    problems.push({ path: field, message: `${field} must be one pipe table`, expected: `| ${columns.join(' | ')} |`, got: preview(outside.join(' ') || text) });
+    problems.push({
+      path: field,
+      message: `${field} must be one pipe table`,
+      expected: `| ${columns.join(' | ')} |`,
+      got: preview(outside.join(' ') || text),
+    });
     return;
   }
   const at: Partial<Record<string, number>> = {};
@@ -226,7 +328,12 @@ function readTable(
   const required = field === 'verification' ? ['command', 'result'] : ['severity', 'summary'];
   const missing = required.filter((c) => at[c] === undefined);
   if (missing.length > 0) {
-    problems.push({ path: field, message: `the ${field} table lacks column(s) ${missing.join(', ')}`, expected: `| ${columns.join(' | ')} |`, got: `| ${table.header.join(' | ')} |` });
+    problems.push({
+      path: field,
+      message: `the ${field} table lacks column(s) ${missing.join(', ')}`,
+      expected: `| ${columns.join(' | ')} |`,
+      got: `| ${table.header.join(' | ')} |`,
+    });
     return;
   }
   extra[`${field}Table`] = { header: table.header, separator: table.separator };
@@ -242,7 +349,12 @@ function parseJson(text: string, problems: Problem[]): Shape | null {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    problems.push({ path: '(json)', message: 'not valid JSON', expected: 'a JSON object', got: error instanceof Error ? preview(error.message) : 'a syntax error' });
+    problems.push({
+      path: '(json)',
+      message: 'not valid JSON',
+      expected: 'a JSON object',
+      got: error instanceof Error ? preview(error.message) : 'a syntax error',
+    });
     return null;
   }
   const result = StructuredJson.safeParse(value);
@@ -255,8 +367,17 @@ function parseJson(text: string, problems: Problem[]): Shape | null {
     status: v.status,
     summary: v.summary,
     artifacts: v.artifacts,
-    verification: v.verification.map((r) => ({ command: r.command, result: r.result, details: r.details })),
-    findings: v.findings.map((f) => ({ severity: f.severity, summary: f.summary, path: f.path ?? null, line: f.line ?? null })),
+    verification: v.verification.map((r) => ({
+      command: r.command,
+      result: r.result,
+      details: r.details,
+    })),
+    findings: v.findings.map((f) => ({
+      severity: f.severity,
+      summary: f.summary,
+      path: f.path ?? null,
+      line: f.line ?? null,
+    })),
     next: v.recommended_next_stage,
   };
 }
@@ -265,13 +386,18 @@ function parseJson(text: string, problems: Problem[]): Shape | null {
 // Shape → claims, and the rules
 // ---------------------------------------------------------------------------------------------
 
-const DOC_FILE = /(?:^|\/)(?:docs?|documentation)\/|\.(?:md|mdx|markdown|txt|rst|adoc|asciidoc)$|(?:^|\/)(?:README|CHANGELOG|LICENSE|CONTRIBUTING)(?:\.[^/]*)?$/i;
+const DOC_FILE =
+  /(?:^|\/)(?:docs?|documentation)\/|\.(?:md|mdx|markdown|txt|rst|adoc|asciidoc)$|(?:^|\/)(?:README|CHANGELOG|LICENSE|CONTRIBUTING)(?:\.[^/]*)?$/i;
 /** A skip reason counts as explicit when it says something (not `...`, `-`, `n/a`). */
 function explicit(details: string | null): boolean {
   return details !== null && !/^\s*(?:\.{2,}|…|-+|n\/?a|none|null|tbd|todo)?\s*$/i.test(details);
 }
 
-function toClaims(shape: Shape, ctx: ParseContext, extra: Record<string, unknown>): { claims: Claims; status: Status; reasons: Reason[] } {
+function toClaims(
+  shape: Shape,
+  ctx: ParseContext,
+  extra: Record<string, unknown>,
+): { claims: Claims; status: Status; reasons: Reason[] } {
   const reasons: Reason[] = [];
   const artifacts: ClaimedArtifact[] = [];
   const outside: string[] = [];
@@ -281,10 +407,21 @@ function toClaims(shape: Shape, ctx: ParseContext, extra: Record<string, unknown
     const written = bt ? (bt[1] ?? '') : extra.shape === 'json' ? raw : (raw.split(/\s+/)[0] ?? '');
     if (extra.shape !== 'json' && written !== raw) lineNotes[written] = raw;
     const mapped = mapPath(written, ctx.repoRoot);
-    if (mapped.kind === 'repo') artifacts.push({ path: mapped.path, action: 'touched', ...(mapped.as === undefined ? {} : { as: mapped.as }) });
+    if (mapped.kind === 'repo')
+      artifacts.push({
+        path: mapped.path,
+        action: 'touched',
+        ...(mapped.as === undefined ? {} : { as: mapped.as }),
+      });
     else {
       outside.push(written);
-      reasons.push(reason('STRUCTURED_PATH_OUTSIDE_REPO', `artifact ${preview(written)} is not a path inside the repository ${ctx.repoRoot}; kept as written in claims.extra.outsideRepoArtifacts`, written));
+      reasons.push(
+        reason(
+          'STRUCTURED_PATH_OUTSIDE_REPO',
+          `artifact ${preview(written)} is not a path inside the repository ${ctx.repoRoot}; kept as written in claims.extra.outsideRepoArtifacts`,
+          written,
+        ),
+      );
     }
   }
   if (outside.length > 0) extra.outsideRepoArtifacts = outside;
@@ -304,30 +441,60 @@ function toClaims(shape: Shape, ctx: ParseContext, extra: Record<string, unknown
         if (mapped.as !== undefined) pathsAs[`findings[${i}].path`] = mapped.as;
         path = mapped.path;
       } else if (mapped.kind === 'outside') {
-        reasons.push(reason('STRUCTURED_PATH_OUTSIDE_REPO', `finding ${i} names ${preview(path)}, outside the repository; kept as written`, path));
+        reasons.push(
+          reason(
+            'STRUCTURED_PATH_OUTSIDE_REPO',
+            `finding ${i} names ${preview(path)}, outside the repository; kept as written`,
+            path,
+          ),
+        );
       }
     }
-    return { severity: f.severity, summary: f.summary, ...(path === null ? {} : { path }), ...(f.line === null ? {} : { line: f.line }) };
+    return {
+      severity: f.severity,
+      summary: f.summary,
+      ...(path === null ? {} : { path }),
+      ...(f.line === null ? {} : { line: f.line }),
+    };
   });
   if (Object.keys(pathsAs).length > 0) extra.pathsAs = pathsAs;
 
   let status: Status = STATUS_MAP[shape.status] ?? 'partial';
   if (checks.length === 0) {
-    reasons.push(reason('STRUCTURED_NO_VERIFICATION_ROW', 'no verification row: when no command was run the skill asks for one skipped row that explains why', 'verification'));
+    reasons.push(
+      reason(
+        'STRUCTURED_NO_VERIFICATION_ROW',
+        'no verification row: when no command was run the skill asks for one skipped row that explains why',
+        'verification',
+      ),
+    );
   }
   shape.verification.forEach((r, i) => {
     if (r.result === 'skipped' && !explicit(r.details)) {
-      reasons.push(reason('STRUCTURED_SKIP_WITHOUT_REASON', `verification row ${i} is skipped without saying why`, `verification[${i}]`));
+      reasons.push(
+        reason(
+          'STRUCTURED_SKIP_WITHOUT_REASON',
+          `verification row ${i} is skipped without saying why`,
+          `verification[${i}]`,
+        ),
+      );
     }
   });
   if (shape.status === 'completed') {
     const ran = shape.verification.filter((r) => r.result !== 'skipped');
     if (ran.some((r) => r.result === 'failed')) {
       status = worst(status, 'failed');
-      reasons.push(reason('STRUCTURED_COMPLETED_WITH_FAILED_VERIFICATION', 'status is completed but a verification row failed', 'verification'));
+      reasons.push(
+        reason(
+          'STRUCTURED_COMPLETED_WITH_FAILED_VERIFICATION',
+          'status is completed but a verification row failed',
+          'verification',
+        ),
+      );
     } else if (ran.length === 0) {
       const docsOnly = shape.artifacts.every((a) => DOC_FILE.test(unwrap(a.split(/\s+/)[0] ?? a)));
-      const explained = shape.verification.length > 0 && shape.verification.every((r) => explicit(r.details));
+      const explained =
+        shape.verification.length > 0 && shape.verification.every((r) => explicit(r.details));
       if (!(docsOnly && explained)) {
         status = worst(status, 'partial');
         reasons.push(
@@ -343,7 +510,13 @@ function toClaims(shape: Shape, ctx: ParseContext, extra: Record<string, unknown
     }
     if (findings.some((f) => f.severity === 'block')) {
       status = worst(status, 'partial');
-      reasons.push(reason('STRUCTURED_COMPLETED_WITH_BLOCKING_FINDING', 'status is completed but a finding has severity block', 'findings'));
+      reasons.push(
+        reason(
+          'STRUCTURED_COMPLETED_WITH_BLOCKING_FINDING',
+          'status is completed but a finding has severity block',
+          'findings',
+        ),
+      );
     }
   }
 
@@ -416,9 +589,21 @@ function detect(bytes: Uint8Array): number {
 // ---------------------------------------------------------------------------------------------
 
 const SEVERITY_MAP: Record<string, string> = {
-  block: 'block', blocker: 'block', critical: 'block', high: 'block', error: 'block',
-  warn: 'warn', warning: 'warn', important: 'warn', medium: 'warn', major: 'warn',
-  note: 'note', minor: 'note', low: 'note', info: 'note', suggestion: 'note',
+  block: 'block',
+  blocker: 'block',
+  critical: 'block',
+  high: 'block',
+  error: 'block',
+  warn: 'warn',
+  warning: 'warn',
+  important: 'warn',
+  medium: 'warn',
+  major: 'warn',
+  note: 'note',
+  minor: 'note',
+  low: 'note',
+  info: 'note',
+  suggestion: 'note',
 };
 
 function emit(record: LedgerRecord): Emitted {
@@ -440,7 +625,8 @@ function emit(record: LedgerRecord): Emitted {
     const note = lineNotes[written];
     return typeof note === 'string' ? note : written;
   });
-  if (Array.isArray(extra.outsideRepoArtifacts)) for (const o of extra.outsideRepoArtifacts) if (typeof o === 'string') artifacts.push(o);
+  if (Array.isArray(extra.outsideRepoArtifacts))
+    for (const o of extra.outsideRepoArtifacts) if (typeof o === 'string') artifacts.push(o);
   const checks = c.checks ?? [];
   checks.forEach((k, i) => {
     if (k.exitCode !== undefined) losses.push(`claims.checks[${i}].exitCode`);
@@ -453,10 +639,29 @@ function emit(record: LedgerRecord): Emitted {
       losses.push(`claims.findings[${i}].severity`);
     }
     const as = pathsAs[`findings[${i}].path`];
-    return { severity, summary: f.summary, path: typeof as === 'string' ? as : (f.path ?? null), line: f.line ?? null };
+    return {
+      severity,
+      summary: f.summary,
+      path: typeof as === 'string' ? as : (f.path ?? null),
+      line: f.line ?? null,
+    };
   });
   const present = presentClaims(record);
-  for (const key of ['task', 'run', 'attempt', 'intent', 'reworkOf', 'decisions', 'assumptions', 'openQuestions', 'deferred', 'references', 'confidence', 'insights', 'anchors']) {
+  for (const key of [
+    'task',
+    'run',
+    'attempt',
+    'intent',
+    'reworkOf',
+    'decisions',
+    'assumptions',
+    'openQuestions',
+    'deferred',
+    'references',
+    'confidence',
+    'insights',
+    'anchors',
+  ]) {
     if (present.has(key)) losses.push(`claims.${key}`);
   }
   if (!own && present.has('extra')) losses.push('claims.extra');
@@ -468,7 +673,11 @@ function emit(record: LedgerRecord): Emitted {
       status,
       summary: c.summary ?? '',
       artifacts,
-      verification: checks.map((k) => ({ command: k.command ?? null, result: k.result, details: k.details ?? '' })),
+      verification: checks.map((k) => ({
+        command: k.command ?? null,
+        result: k.result,
+        details: k.details ?? '',
+      })),
       findings,
       recommended_next_stage: c.nextStep ?? null,
     };
@@ -477,13 +686,29 @@ function emit(record: LedgerRecord): Emitted {
     const tick = extra.backtickCommands === true;
     const vt = isPlainObject(extra.verificationTable) ? extra.verificationTable : {};
     const ft = isPlainObject(extra.findingsTable) ? extra.findingsTable : {};
-    const vHeader = Array.isArray(vt.header) ? vt.header.map(String) : ['command', 'result', 'details'];
-    const fHeader = Array.isArray(ft.header) ? ft.header.map(String) : ['severity', 'path', 'line', 'summary'];
-    const pick = (header: string[], values: Record<string, string>): string[] => header.map((h) => values[normalizeTitle(h)] ?? '');
+    const vHeader = Array.isArray(vt.header)
+      ? vt.header.map(String)
+      : ['command', 'result', 'details'];
+    const fHeader = Array.isArray(ft.header)
+      ? ft.header.map(String)
+      : ['severity', 'path', 'line', 'summary'];
+    const pick = (header: string[], values: Record<string, string>): string[] =>
+      header.map((h) => values[normalizeTitle(h)] ?? '');
     const vRows = checks.map((k) =>
-      pick(vHeader, { command: k.command === undefined ? '' : tick ? `\`${k.command}\`` : k.command, result: k.result, details: k.details ?? '' }),
+      pick(vHeader, {
+        command: k.command === undefined ? '' : tick ? `\`${k.command}\`` : k.command,
+        result: k.result,
+        details: k.details ?? '',
+      }),
     );
-    const fRows = findings.map((f) => pick(fHeader, { severity: f.severity, path: f.path ?? '', line: f.line === null ? '' : String(f.line), summary: f.summary }));
+    const fRows = findings.map((f) =>
+      pick(fHeader, {
+        severity: f.severity,
+        path: f.path ?? '',
+        line: f.line === null ? '' : String(f.line),
+        summary: f.summary,
+      }),
+    );
     const statusNotes = typeof extra.statusNotes === 'string' ? `\n${extra.statusNotes}` : '';
     const blocks = [
       ...(typeof extra.handoffPreamble === 'string' ? [extra.handoffPreamble] : []),
@@ -502,7 +727,10 @@ function emit(record: LedgerRecord): Emitted {
     for (const s of layout) {
       const heading = typeof s.heading === 'string' ? s.heading : '## Handoff';
       if (s.handoff === true) parts.push(`${heading}\n\n${handoff}`);
-      else parts.push(typeof s.body === 'string' && s.body !== '' ? `${heading}\n\n${s.body}` : heading);
+      else
+        parts.push(
+          typeof s.body === 'string' && s.body !== '' ? `${heading}\n\n${s.body}` : heading,
+        );
     }
     text = `${parts.join('\n\n')}\n`;
   }

@@ -20,7 +20,9 @@ import {
   LOG_REF,
   RECORD_FILE,
   RECORDS_DIR,
+  SIGNATURES_DIR,
 } from './layout.js';
+import { appendLeaves, signatureObject } from './leaves.js';
 import { readTip } from './read.js';
 import { insertPath, lookupPath } from './trees.js';
 
@@ -32,6 +34,11 @@ export interface RecordObjects {
   baseCommitBytes: Uint8Array;
   /** Evidence blobs already written, by their sha256 hex. */
   evidence: ReadonlyMap<string, string>;
+  /**
+   * Armored SSH signatures over the record id, added as `signatures/` leaves in the same commit
+   * (or, when the record is already in the ledger, in a commit of their own).
+   */
+  signatures?: readonly string[];
 }
 
 export interface Appended {
@@ -47,11 +54,22 @@ const MAX_ATTEMPTS = 1000;
 export async function appendRecord(store: ObjectStore, objects: RecordObjects, now: Date): Promise<Appended> {
   const id = toRecordId(objects.recordBytes);
   const recordTree = await writeRecordTree(store, objects);
+  const signatures = await Promise.all(
+    (objects.signatures ?? []).map(async (armored) => {
+      const bytes = encodeCanonical(signatureObject(id, armored));
+      return { id: toRecordId(bytes), blob: await store.write('blob', bytes) };
+    }),
+  );
   killPoint('after-objects');
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const tip = await store.readRef(LOG_REF);
     const head = tip === undefined ? undefined : await readTip(store, tip);
     if (head && (await lookupPath(store, head.tree, [RECORDS_DIR, ...fanout(id)].join('/')))) {
+      if (signatures.length > 0) {
+        const values = (objects.signatures ?? []).map((armored) => ({ dir: SIGNATURES_DIR as typeof SIGNATURES_DIR, value: signatureObject(id, armored) }));
+        const signed = await appendLeaves(store, values, `sign ${id}`, now);
+        return { id, entryId: '', commit: signed.commit ?? tip!, added: false };
+      }
       return { id, entryId: '', commit: tip!, added: false };
     }
     const height = head ? head.entry.height + 1 : 1;
@@ -63,6 +81,10 @@ export async function appendRecord(store: ObjectStore, objects: RecordObjects, n
     let root = head?.tree;
     root = await insertPath(store, root, [RECORDS_DIR, ...fanout(id)], { mode: MODE.tree, oid: recordTree });
     root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], { mode: MODE.file, oid: entryBlob });
+    for (const signature of signatures) {
+      const path = [SIGNATURES_DIR, ...fanout(signature.id)];
+      if (!(await lookupPath(store, root, path.join('/')))) root = await insertPath(store, root, path, { mode: MODE.file, oid: signature.blob });
+    }
     const commit = await store.write('commit', encodeCommit(ledgerCommit(root, tip, entryId, id, now)));
     killPoint('after-commit-object');
     if (await store.updateRef(LOG_REF, commit, tip)) {

@@ -9,6 +9,16 @@
  *   records/<2 hex>/<62 hex>/base-commit   the base commit object's raw bytes
  *   records/<2 hex>/<62 hex>/evidence/<sha256 hex>   witness output, source bytes, logs
  *   log/<2 hex>/<62 hex>                   one log entry (canonical CBOR, path = its id)
+ *   signatures/<2 hex>/<62 hex>            one signature object (canonical CBOR
+ *                                          `ledger.signature/v1` {subject, armored}, path = its id)
+ *   attestations/<2 hex>/<62 hex>          one verify attestation (canonical CBOR
+ *                                          `ledger.attestation/v1`, path = its id)
+ *
+ * Signatures and attestations are leaves of their own, not files inside a record's tree: a
+ * record's tree never changes once written, so two clones that signed the same record
+ * differently still join as a plain union (no path ever holds two contents). Adding one is a
+ * ledger commit whose `Ledger-Entry` trailer names the unchanged log tip: it takes no log
+ * position, because it changes no record.
  *
  * A path is its content's hash, so two clones' trees join as a union without conflicts, and
  * everything a record needs is reachable from the ref: `git gc` cannot prune it.
@@ -23,6 +33,18 @@ export const BASE_TREE = 'base';
 export const BASE_COMMIT_FILE = 'base-commit';
 export const EVIDENCE_DIR = 'evidence';
 export const SIGNATURES_DIR = 'signatures';
+export const ATTESTATIONS_DIR = 'attestations';
+
+/**
+ * Every fan-out directory of the ledger tree and the mode of its leaves. Readers and the
+ * union merge of `sync` take this list, so a new kind of leaf is added in one place.
+ */
+export const LEDGER_KINDS = [
+  { dir: LOG_DIR, mode: '100644', what: 'log entry' },
+  { dir: RECORDS_DIR, mode: '40000', what: 'record' },
+  { dir: SIGNATURES_DIR, mode: '100644', what: 'signature' },
+  { dir: ATTESTATIONS_DIR, mode: '100644', what: 'attestation' },
+] as const;
 
 /** `sha256:<hex>` → [fan-out dir, rest]. */
 export function fanout(id: string): [string, string] {
@@ -40,6 +62,11 @@ export const ENTRY_TRAILER = 'Ledger-Entry';
 export function commitMessage(entryId: string, recordId: string | null): string {
   const title = recordId === null ? 'ledger: join histories' : `ledger: record ${recordId}`;
   return `${title}\n\n${ENTRY_TRAILER}: ${entryId}\n`;
+}
+
+/** A commit that adds signatures or an attestation: the log tip stays where it is. */
+export function leafCommitMessage(entryId: string, title: string): string {
+  return `ledger: ${title}\n\n${ENTRY_TRAILER}: ${entryId}\n`;
 }
 
 export function entryIdFromMessage(message: string): string | undefined {

@@ -9,12 +9,14 @@ import { LogEntry } from '../model/record.js';
 import { MODE, parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import {
+  ATTESTATIONS_DIR,
   entryIdFromMessage,
   fanout,
   idFromFanout,
   LOG_DIR,
   LOG_REF,
   RECORDS_DIR,
+  SIGNATURES_DIR,
 } from './layout.js';
 import { lookupPath, readBlob, readTree } from './trees.js';
 
@@ -28,6 +30,10 @@ export interface LedgerIndex {
   entries: Map<string, string>;
   /** record id → the record's own tree (record, candidate, base, evidence…) */
   records: Map<string, string>;
+  /** signature object id → blob oid (absent: the ledger has none) */
+  signatures?: Map<string, string>;
+  /** attestation id → blob oid (absent: the ledger has none) */
+  attestations?: Map<string, string>;
 }
 
 const FANOUT = /^[0-9a-f]{2}$/;
@@ -56,14 +62,21 @@ export async function readLedgerIndexAt(store: ObjectReader, tipCommit: string):
   const top = await readTree(store, commit.tree);
   const entries = new Map<string, string>();
   const records = new Map<string, string>();
+  const signatures = new Map<string, string>();
+  const attestations = new Map<string, string>();
   for (const dir of top) {
+    if (dir.mode !== MODE.tree) {
+      throw new LedgerError('INTEGRITY', `the ledger tree holds an unexpected entry "${dir.name}"`);
+    }
     if (dir.name === LOG_DIR) await collect(store, dir.oid, MODE.file, entries, 'log entry');
     else if (dir.name === RECORDS_DIR) await collect(store, dir.oid, MODE.tree, records, 'record');
+    else if (dir.name === SIGNATURES_DIR) await collect(store, dir.oid, MODE.file, signatures, 'signature');
+    else if (dir.name === ATTESTATIONS_DIR) await collect(store, dir.oid, MODE.file, attestations, 'attestation');
     else {
       throw new LedgerError('INTEGRITY', `the ledger tree holds an unexpected entry "${dir.name}"`);
     }
   }
-  return { tipCommit, tipTree: commit.tree, tipEntry, entries, records };
+  return { tipCommit, tipTree: commit.tree, tipEntry, entries, records, signatures, attestations };
 }
 
 async function collect(

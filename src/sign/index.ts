@@ -33,6 +33,7 @@ export {
   parsePublicKeyLine,
   readKeyFile,
   type KeyFile,
+  type RawSigner,
   type SshPrivateKey,
 } from './keys.js';
 export {

@@ -22,6 +22,12 @@ export interface VerifyReport {
   exitCode: 0 | 1 | 3;
   ledger: Check[];
   records: RecordReport[];
+  /** What this run could not check and why (no policy, no allowed_signers…). */
+  notes?: string[];
+  /** The policy in force: where it came from and its digest (what attestations are tied to). */
+  policy?: { source: 'flag' | 'git-config' | 'default'; path?: string; digest: string };
+  /** Attestations written by `verify --record`, by record id. */
+  attestations?: { record: string; id: string; signed: boolean }[];
 }
 
 /** What a re-run of a witness in a throw-away checkout observed. */

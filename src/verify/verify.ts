@@ -19,7 +19,10 @@ import { isLedgerError } from '../model/errors.js';
 import { Record as RecordSchema, type LedgerRecord, type LogEntry } from '../model/record.js';
 import { hashObject, MODE, parseCommit, parseTree, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
+import { bySubject, readAttestations, readSignatures } from '../ledger/leaves.js';
+import type { SignatureObject } from '../model/attestation.js';
 import { checkClaims } from './claims.js';
+import { checkSignatures, type Trust } from './signatures.js';
 import type { Check, RecordReport, Rerunner, VerifyReport } from './types.js';
 
 export interface VerifyOptions {
@@ -27,6 +30,26 @@ export interface VerifyOptions {
   ids?: readonly string[];
   rerun?: Rerunner;
   strict?: boolean;
+  /**
+   * False when the caller checks the chain itself (sync checks only the entries new to this
+   * clone): the entries in the index are still hash-checked and decoded, and name the records.
+   */
+  chain?: boolean;
+  /**
+   * Trust material from the auditor's policy (allowed_signers, roles, whether signatures are
+   * required). Without it signatures are still checked cryptographically and reported, but a
+   * producer is never `verified`.
+   */
+  trust?: Trust;
+  /** The verify time, for clock checks. Default: now. */
+  now?: Date;
+}
+
+/** Records dated further than this after the verify time, or before their base commit, are flagged. */
+const CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
+
+interface RecordContext extends VerifyOptions {
+  signatures: Map<string, SignatureObject[]>;
 }
 
 export async function verifyLedger(
@@ -35,11 +58,25 @@ export async function verifyLedger(
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
   const ledger: Check[] = [];
-  const entries = await checkChain(store, index, ledger);
+  const entries = await checkChain(store, options.chain === false ? { ...index, tipCommit: undefined } : index, ledger);
   const recordsInLog = new Map<string, number>();
   for (const entry of entries.values()) {
     if (entry.record !== null) recordsInLog.set(entry.record, (recordsInLog.get(entry.record) ?? 0) + 1);
   }
+  const signed = await readSignatures(store, index);
+  const attested = await readAttestations(store, index);
+  for (const damaged of [...signed.damaged, ...attested.damaged]) ledger.push(fail('leaf', damaged.id, damaged.problem, true));
+  for (const [leaf, signature] of signed.leaves) {
+    if (!index.records.has(signature.subject) && !attested.leaves.has(signature.subject)) {
+      ledger.push(fail('leaf', leaf, `signature ${leaf} signs ${signature.subject}, which is not in the ledger`, true));
+    }
+  }
+  for (const [leaf, attestation] of attested.leaves) {
+    if (!index.records.has(attestation.subject)) {
+      ledger.push(fail('leaf', leaf, `attestation ${leaf} is about ${attestation.subject}, which is not in the ledger`, true));
+    }
+  }
+  const context: RecordContext = { ...options, signatures: bySubject(signed.leaves) };
   const ids = options.ids ?? [...index.records.keys()];
   const records: RecordReport[] = [];
   for (const id of ids) {
@@ -54,16 +91,20 @@ export async function verifyLedger(
           ? pass('chain', id, 'the log names this record once')
           : fail('chain', id, `the log names this record ${logged} times; expected once`, true),
       );
-      await verifyRecord(store, id, tree, options, checks);
+      await verifyRecord(store, id, tree, context, checks);
     }
     records.push({ id, checks });
   }
-  const all = [...ledger, ...records.flatMap((r) => r.checks)];
+  const exitCode = exitCodeOf([...ledger, ...records.flatMap((r) => r.checks)], options.strict ?? false);
+  return { ok: exitCode === 0, exitCode, ledger, records };
+}
+
+/** 3 when an integrity check failed, 1 when a claim was contradicted (or, strict, unverifiable). */
+export function exitCodeOf(all: readonly Check[], strict: boolean): 0 | 1 | 3 {
   const integrity = all.some((c) => c.integrity && c.verdict !== 'verified');
   const contradicted = all.some((c) => c.verdict === 'contradicted');
   const unverifiable = all.some((c) => c.verdict === 'unverifiable');
-  const exitCode = integrity ? 3 : contradicted || (options.strict && unverifiable) ? 1 : 0;
-  return { ok: exitCode === 0, exitCode, ledger, records };
+  return integrity ? 3 : contradicted || (strict && unverifiable) ? 1 : 0;
 }
 
 function pass(check: string, subject: string, detail: string, integrity = false): Check {
@@ -142,7 +183,7 @@ async function verifyRecord(
   store: ObjectReader,
   id: string,
   recordTree: string,
-  options: VerifyOptions,
+  options: RecordContext,
   checks: Check[],
 ): Promise<void> {
   const treeObject = await store.read(recordTree);
@@ -183,6 +224,27 @@ async function verifyRecord(
   await checkEvidence(store, record, files, checks);
   await checkWitnesses(id, record, options, checks);
   await checkClaims(store, record, options, id, checks);
+  checkSignatures(id, record.observed.producer, options.signatures.get(id) ?? [], options.trust, checks);
+  await checkClock(store, record, options.now ?? new Date(), checks);
+}
+
+/**
+ * `recordedAt` comes from the recording machine's clock. Nothing orders by it (the log height
+ * does), but a record dated after the verify time or before its own base commit says the clock
+ * was wrong or the record was made by hand: flagged, never trusted.
+ */
+async function checkClock(store: ObjectReader, record: LedgerRecord, now: Date, checks: Check[]) {
+  const at = Date.parse(record.observed.recordedAt);
+  const baseObject = await store.read(record.observed.base.commit);
+  const committer = baseObject?.type === 'commit'
+    ? /^committer .* (\d{1,15}) [+-]\d{4}$/m.exec(Buffer.from(baseObject.bytes).toString('utf8').split('\n\n')[0] ?? '')
+    : null;
+  const baseTime = committer?.[1] === undefined ? undefined : Number(committer[1]) * 1000;
+  if (at > now.getTime() + CLOCK_SKEW_MS) {
+    checks.push({ check: 'clock', subject: record.observed.recordedAt, verdict: 'unverifiable', detail: `recorded ${Math.round((at - now.getTime()) / 86_400_000)} day(s) after the verify time: the recording clock was wrong, or the record was not made by ledger` });
+  } else if (baseTime !== undefined && at < baseTime - CLOCK_SKEW_MS) {
+    checks.push({ check: 'clock', subject: record.observed.recordedAt, verdict: 'unverifiable', detail: `recorded ${Math.round((baseTime - at) / 86_400_000)} day(s) before its base commit was made: one of the two clocks was wrong` });
+  }
 }
 
 async function checkAnchors(store: ObjectReader, record: LedgerRecord, files: Map<string, TreeEntry>, checks: Check[]) {

@@ -5,6 +5,7 @@
  * isomorphic-git (see docs/design.md).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { LedgerError } from '../../model/errors.js';
 import type { GitObject, ObjectType } from '../port.js';
 import { gitEnv, SAFE_CONFIG } from './exec.js';
 
@@ -20,6 +21,14 @@ export class CatFileBatch {
   private child: ChildProcessWithoutNullStreams | undefined;
   private readonly pending: Pending[] = [];
   private buffer: Buffer = Buffer.alloc(0);
+  /**
+   * While a large object streams in, chunks wait here until all of it has arrived: joining
+   * each 64 KiB chunk onto the buffer would cost O(n²), so an 80 MB blob that deflates to
+   * 80 KB (a zlib bomb in a pulled ledger) would keep `verify` busy for minutes.
+   */
+  private waiting: Buffer[] = [];
+  private waitingBytes = 0;
+  private need = 0;
   private failure: Error | undefined;
 
   constructor(private readonly cwd: string) {}
@@ -53,7 +62,9 @@ export class CatFileBatch {
     child.stderr.resume();
     child.on('error', (error) => this.fail(error));
     child.on('close', (code) => {
-      if (this.pending.length > 0) this.fail(new Error(`git cat-file exited with ${code}`));
+      // git dies on an object it cannot inflate (a damaged pack): that is damaged ledger data
+      // (exit 3), not a crash of ours.
+      if (this.pending.length > 0) this.fail(new LedgerError('CORRUPT', `git cat-file exited with ${code} while reading ${this.pending[0]!.oid}: the object database is damaged`));
       this.child = undefined;
     });
     child.stdin.on('error', (error) => this.fail(error));
@@ -67,7 +78,17 @@ export class CatFileBatch {
   }
 
   private onData(chunk: Buffer): void {
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    if (this.need > 0) {
+      this.waiting.push(chunk);
+      this.waitingBytes += chunk.length;
+      if (this.buffer.length + this.waitingBytes < this.need) return;
+      this.buffer = Buffer.concat([this.buffer, ...this.waiting]);
+      this.waiting = [];
+      this.waitingBytes = 0;
+      this.need = 0;
+    } else {
+      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    }
     while (this.pending.length > 0) {
       const newline = this.buffer.indexOf(0x0a);
       if (newline < 0) return;
@@ -86,7 +107,10 @@ export class CatFileBatch {
         return;
       }
       const end = newline + 1 + size;
-      if (this.buffer.length < end + 1) return;
+      if (this.buffer.length < end + 1) {
+        this.need = end + 1;
+        return;
+      }
       const bytes = Uint8Array.prototype.slice.call(this.buffer, newline + 1, end);
       this.buffer = this.buffer.subarray(end + 1);
       this.pending.shift();

@@ -11,7 +11,14 @@ import { runGit } from './exec.js';
 const ZERO = '0'.repeat(40);
 
 /** How long to wait out a lock held by another live writer before reporting it. */
-const LOCK_WAIT_MS = 20_000;
+const DEFAULT_LOCK_WAIT_MS = 20_000;
+
+/** LEDGER_LOCK_WAIT_MS shortens the wait in tests of a stale lock; the default holds otherwise. */
+export function lockWaitMs(): number {
+  const raw = process.env['LEDGER_LOCK_WAIT_MS'];
+  const given = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
+  return Number.isFinite(given) && given >= 0 ? given : DEFAULT_LOCK_WAIT_MS;
+}
 
 export async function updateRefCas(
   cwd: string,
@@ -21,6 +28,7 @@ export async function updateRefCas(
   lockDir: string,
 ): Promise<boolean> {
   const started = Date.now();
+  const waitMs = lockWaitMs();
   for (let attempt = 0; ; attempt++) {
     killPoint('before-ref-update');
     const result = await runGit(['update-ref', '--stdin', '-z'], {
@@ -33,11 +41,11 @@ export async function updateRefCas(
     }
     const message = result.stderr;
     if (/File exists|Unable to create .*\.lock/i.test(message)) {
-      if (Date.now() - started < LOCK_WAIT_MS) {
+      if (Date.now() - started < waitMs) {
         await sleep(Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
         continue;
       }
-      throw new LedgerError('LOCKED', `the ref ${ref} has been locked for ${LOCK_WAIT_MS / 1000} s`, {
+      throw new LedgerError('LOCKED', `the ref ${ref} has been locked for ${waitMs / 1000} s`, {
         hint:
           `Another git or ledger process holds ${lockDir}/${ref}.lock. If no such process is ` +
           `running (it was killed), remove that file and retry.`,

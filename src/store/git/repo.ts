@@ -23,6 +23,17 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
     { cwd },
   );
   if (result.code !== 0) {
+    // An older git refuses a repository that needs an extension it does not know (reftable
+    // refs on git < 2.45): say so, rather than "not a repository".
+    const unknown = /unknown repository extensions? found:\s*([^\n]+(?:\n\t[^\n]+)*)/i.exec(result.stderr);
+    if (unknown) {
+      const names = unknown[1]!.split('\n').map((l) => l.trim()).filter(Boolean).join(', ');
+      throw new LedgerError(
+        'UNSUPPORTED_REPOSITORY',
+        `this repository needs git extension(s) ${names}${/refstorage/i.test(names) ? ' (a reftable ref store)' : ''}, which the installed git cannot read; ledger supports the files ref store and sha1 objects only`,
+        { hint: 'Use ledger in a repository with the default ref store and object format.' },
+      );
+    }
     throw new LedgerError('NOT_A_REPOSITORY', `${cwd} is not inside a git work tree`, {
       hint: 'Run ledger inside a git repository (git init, or cd into one).',
     });

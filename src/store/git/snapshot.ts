@@ -9,12 +9,13 @@
  */
 import { createHash } from 'node:crypto';
 import { copyFile, lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { ObjectStore } from '../port.js';
 import { MODE } from '../objects.js';
 import { runGit } from './exec.js';
+import { packWorktreeFiles } from './pack.js';
 import type { RepoPaths } from './repo.js';
 
 export interface FileDigest {
@@ -48,15 +49,34 @@ export async function snapshotWorktree(
   for (const path of changes.changed) changes.removed.delete(path);
 
   const files = new Map<string, FileDigest>();
-  const queue = [...changes.changed];
-  const worker = async () => {
-    for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
-      const digest = await storeFile(repo.root, path, store, fileMode, changes.indexModes.get(path));
-      if (digest) files.set(path, digest);
-      else changes.removed.add(path);
-    }
+  const paths = [...changes.changed];
+  const modeOf = (path: string, kind: 'file' | 'symlink', executable: boolean): string => {
+    if (kind === 'symlink') return MODE.symlink;
+    const exec = fileMode ? executable : changes.indexModes.get(path) === MODE.executable;
+    return exec ? MODE.executable : MODE.file;
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  if (paths.length >= PACK_MIN_OBJECTS) {
+    // A large change: read, hash and deflate in worker threads, store as one pack.
+    const packed = await packWorktreeFiles(repo.root, paths, repo.objectsDir, {
+      level: PACK_LEVEL,
+      threads: packThreads(),
+    });
+    for (const path of paths) {
+      const file = packed.files.get(path);
+      if (file === undefined) changes.removed.add(path);
+      else files.set(path, { path, mode: modeOf(path, file.kind, file.executable), blob: file.oid, sha256: file.sha256, size: file.size });
+    }
+  } else {
+    const queue = [...paths];
+    const worker = async () => {
+      for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
+        const digest = await storeFile(repo.root, path, store, modeOf);
+        if (digest) files.set(path, digest);
+        else changes.removed.add(path);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  }
 
   const lines: string[] = [];
   for (const path of changes.removed) lines.push(`0 ${'0'.repeat(40)}\t${path}`);
@@ -97,27 +117,27 @@ interface Changes {
 }
 
 async function listChanges(root: string): Promise<Changes> {
-  const [status, stage] = await Promise.all([
-    runGit(['ls-files', '-z', '-t', '-m', '-d', '-o', '--exclude-standard'], { cwd: root }),
-    runGit(['ls-files', '-z', '-s', '-m'], { cwd: root }),
-  ]);
+  // One spawn: -t tags each path (C changed, R removed, ? untracked; with -s also H, M, S for
+  // every index entry), -s adds the index mode. A deleted path is listed as changed and removed.
+  const status = await runGit(['ls-files', '-z', '-t', '-s', '-m', '-d', '-o', '--exclude-standard'], { cwd: root });
   if (status.code !== 0) throw new Error(`git ls-files failed: ${status.stderr.trim()}`);
   const changed = new Set<string>();
   const removed = new Set<string>();
+  const indexModes = new Map<string, string>();
   for (const item of status.stdout.toString('utf8').split('\0')) {
     if (item.length < 3) continue;
     const tag = item[0];
-    const path = item.slice(2);
+    let path = item.slice(2);
+    if (tag !== '?') {
+      // "<tag> <mode> <oid> <stage>\t<path>"
+      const tab = path.indexOf('\t');
+      if (tab < 0) continue;
+      indexModes.set(path.slice(tab + 1), path.slice(0, 6));
+      path = path.slice(tab + 1);
+    }
     if (path.endsWith('/')) continue; // an embedded repository: git add would refuse it too
     if (tag === 'R') removed.add(path);
-    else changed.add(path);
-  }
-  const indexModes = new Map<string, string>();
-  for (const item of stage.stdout.toString('utf8').split('\0')) {
-    const tab = item.indexOf('\t');
-    if (tab < 0) continue;
-    const mode = item.slice(0, 6);
-    indexModes.set(item.slice(tab + 1), mode);
+    else if (tag === 'C' || tag === '?') changed.add(path);
   }
   for (const path of removed) changed.delete(path);
   // Submodules (gitlinks) keep the commit the index records.
@@ -129,8 +149,7 @@ async function storeFile(
   root: string,
   path: string,
   store: ObjectStore,
-  fileMode: boolean,
-  indexMode: string | undefined,
+  modeOf: (path: string, kind: 'file' | 'symlink', executable: boolean) => string,
 ): Promise<FileDigest | undefined> {
   const abs = join(root, path);
   let stat;
@@ -142,16 +161,29 @@ async function storeFile(
   let bytes: Buffer;
   let mode: string;
   if (stat.isSymbolicLink()) {
-    bytes = Buffer.from(await readlink(abs));
-    mode = MODE.symlink;
+    // As bytes: git stores a link target exactly, whatever its encoding.
+    bytes = await readlink(abs, { encoding: 'buffer' });
+    mode = modeOf(path, 'symlink', false);
   } else if (stat.isFile()) {
     bytes = await readFile(abs);
-    const executable = fileMode ? (stat.mode & 0o100) !== 0 : indexMode === MODE.executable;
-    mode = executable ? MODE.executable : MODE.file;
+    mode = modeOf(path, 'file', (stat.mode & 0o100) !== 0);
   } else {
     return undefined;
   }
   const blob = await store.write('blob', bytes);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
   return { path, mode, blob, sha256, size: bytes.length };
+}
+
+/** At this many objects a snapshot writes one pack rather than loose objects (git's own
+ * cut-over for received objects, `transfer.unpackLimit`, is 100 too). */
+export const PACK_MIN_OBJECTS = 100;
+
+/** zlib level of snapshot packs. */
+export const PACK_LEVEL = Number(process.env['LEDGER_PACK_LEVEL'] ?? 1);
+
+function packThreads(): number {
+  const fromEnv = Number(process.env['LEDGER_PACK_THREADS']);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return Math.min(fromEnv, 16);
+  return Math.max(1, Math.min(4, availableParallelism()));
 }

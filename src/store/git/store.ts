@@ -1,14 +1,20 @@
 /**
  * The ObjectStore port over a real repository: reads through one `git cat-file --batch`,
- * writes loose objects atomically in-process, refs by compare-and-swap through git.
+ * writes loose objects atomically in-process (or, in bulk, one pack), refs by compare-and-swap
+ * through git.
  */
-import fs from 'node:fs';
-import git from 'isomorphic-git';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { GitObject, ObjectStore, ObjectType } from '../port.js';
 import { CatFileBatch } from './catfile.js';
 import { writeLooseObject } from './loose.js';
+import { writeObjectsAsPack } from './pack.js';
 import { updateRefCas } from './refs.js';
 import type { RepoPaths } from './repo.js';
+
+/** From this many objects on, writeMany() writes one pack instead of loose objects (git's
+ * `transfer.unpackLimit` default draws the same line for received objects). */
+export const BULK_PACK_MIN_OBJECTS = 100;
 
 export class GitStore implements ObjectStore {
   private readonly batch: CatFileBatch;
@@ -25,13 +31,26 @@ export class GitStore implements ObjectStore {
     return writeLooseObject(this.repo.objectsDir, type, bytes);
   }
 
-  async readRef(name: string): Promise<string | undefined> {
-    try {
-      // In-process (loose and packed refs) — no spawn for the most frequent question.
-      return await git.resolveRef({ fs, gitdir: this.repo.commonDir, ref: name, depth: 1 });
-    } catch {
-      return undefined;
+  /**
+   * Stores many objects at once and returns their ids in order. Few objects are written
+   * loose; from BULK_PACK_MIN_OBJECTS on they go into one pack (temporary names, then renamed
+   * pack first and index last, so a crash never leaves a half-visible pack).
+   */
+  async writeMany(objects: ReadonlyArray<{ type: ObjectType; bytes: Uint8Array }>, options: { level?: number } = {}): Promise<string[]> {
+    if (objects.length >= BULK_PACK_MIN_OBJECTS) {
+      return writeObjectsAsPack(this.repo.objectsDir, objects, options.level ?? 1);
     }
+    const oids: string[] = [];
+    for (const o of objects) oids.push(await writeLooseObject(this.repo.objectsDir, o.type, o.bytes, options.level ?? 1));
+    return oids;
+  }
+
+  /**
+   * In-process (loose, then packed refs, as git reads them) — no spawn and no git library for
+   * the most frequent question. Symbolic refs are followed a few levels.
+   */
+  async readRef(name: string): Promise<string | undefined> {
+    return readRefFile(this.repo.commonDir, name, 0);
   }
 
   updateRef(name: string, next: string, expected: string | undefined): Promise<boolean> {
@@ -41,4 +60,37 @@ export class GitStore implements ObjectStore {
   close(): void {
     this.batch.close();
   }
+}
+
+const OID = /^[0-9a-f]{40}$/;
+
+async function readRefFile(commonDir: string, name: string, depth: number): Promise<string | undefined> {
+  if (depth > 5 || !/^refs\/[^\0\\]+$/.test(name) || name.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    return undefined;
+  }
+  let text: string | undefined;
+  try {
+    text = (await readFile(join(commonDir, name), 'utf8')).trim();
+  } catch {
+    text = undefined; // not loose (or a directory): look in packed-refs
+  }
+  if (text !== undefined) {
+    if (OID.test(text)) return text;
+    if (text.startsWith('ref: ')) return readRefFile(commonDir, text.slice(5).trim(), depth + 1);
+    return undefined;
+  }
+  let packed: string;
+  try {
+    packed = await readFile(join(commonDir, 'packed-refs'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  for (const line of packed.split('\n')) {
+    if (line.length < 42 || line[40] !== ' ' || line.startsWith('#') || line.startsWith('^')) continue;
+    if (line.slice(41).trimEnd() === name) {
+      const oid = line.slice(0, 40);
+      return OID.test(oid) ? oid : undefined;
+    }
+  }
+  return undefined;
 }

@@ -1,0 +1,46 @@
+import { Args, Flags } from '@oclif/core';
+import { LedgerCommand, type Output } from '../src/cli/base.js';
+import { syncRepository } from '../src/index.js';
+
+export default class Sync extends LedgerCommand {
+  static override summary = "Exchange ledger records with a git remote: fetch, verify, join, push.";
+  static override description =
+    "Fetches the remote's refs/ledger/* into refs/ledger-remotes/<remote>/*, verifies every record " +
+    'that is new to this clone before adopting it, joins the two histories (records are content-' +
+    'addressed, so joining never conflicts and every clone orders the log the same way), moves ' +
+    'refs/ledger/log by compare-and-swap and pushes with a lease on the exact remote tip it fetched, ' +
+    'fetching again when the remote moved meanwhile. A remote whose ledger lost a record this clone ' +
+    'saw there (force-push, rewrite) is refused. Exit 0 ok, 2 bad usage or the remote cannot be ' +
+    "reached, 3 the remote's ledger went backwards or does not verify (your ledger is left as it was).";
+  static override examples = [
+    '<%= config.bin %> sync',
+    '<%= config.bin %> sync upstream',
+    '<%= config.bin %> sync --no-push --json',
+  ];
+  static override args = {
+    remote: Args.string({ description: "Remote name (default: the current branch's upstream remote, else origin)." }),
+  };
+  static override flags = {
+    push: Flags.boolean({ description: 'Push local records the remote lacks (--no-push: only fetch and adopt).', default: true, allowNo: true }),
+  };
+
+  protected async execute(): Promise<Output> {
+    const { args, flags } = await this.parse(Sync);
+    const result = await syncRepository({
+      cwd: process.cwd(),
+      ...(args.remote === undefined ? {} : { remote: args.remote }),
+      push: flags.push,
+      onProgress: this.progress,
+    });
+    const lines = [
+      result.action === 'up-to-date' && !result.pushed
+        ? `ledger in sync with ${result.remote}`
+        : `synced with ${result.remote}: ${result.action}`,
+      `  received ${result.received.length} record(s)${result.pushed ? `, sent ${result.sent} log entr${result.sent === 1 ? 'y' : 'ies'}` : ''}`,
+    ];
+    if (result.after !== undefined) lines.push(`  refs/ledger/log ${result.after}`);
+    if (result.attempts > 1) lines.push(`  ${result.remote} moved during the sync; took ${result.attempts} rounds`);
+    if (result.shallow) lines.push('  shallow clone: the ledger history was checked to be complete');
+    return { json: { ok: true, ...result }, text: lines.join('\n') };
+  }
+}

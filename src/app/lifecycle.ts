@@ -1,0 +1,114 @@
+/**
+ * Handoff lifecycle (KXM's pending → accepted | rejected | superseded): each step is a new
+ * record that links to the one before it through `claims.extra.lifecycle.of`; the current
+ * state is derived from that chain, never stored by overwriting anything.
+ */
+import { encodeCanonical, type CborValue } from '../canonical/index.js';
+import { currentState, nextLifecycleClaims, type LifecycleAction } from '../formats/kxm.js';
+import { appendRecord } from '../ledger/append.js';
+import { BASE_COMMIT_FILE } from '../ledger/layout.js';
+import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
+import { lookupPath, readBlob } from '../ledger/trees.js';
+import { LedgerError } from '../model/errors.js';
+import { RECORD_SCHEMA, type LedgerRecord, type Status } from '../model/record.js';
+import { LEDGER_VERSION } from '../model/version.js';
+import type { ObjectStore } from '../store/port.js';
+import { noteRecordedHere } from './local.js';
+import { loadRecord, resolveId } from './query.js';
+import { stripUndefined, type RecordOutcome } from './record.js';
+import { withRepo } from './repo.js';
+
+const STEP_STATUS: Record<string, Status> = { accepted: 'success', rejected: 'failed', superseded: 'partial' };
+
+export interface LifecycleChain {
+  /** Oldest first: the handoff, then each lifecycle step. */
+  ids: string[];
+  records: LedgerRecord[];
+  state: string | undefined;
+}
+
+function linkOf(record: LedgerRecord): string | undefined {
+  const lifecycle = record.claims.extra?.['lifecycle'];
+  if (lifecycle && typeof lifecycle === 'object' && !Array.isArray(lifecycle)) {
+    const of = (lifecycle as Record<string, unknown>)['of'];
+    if (typeof of === 'string') return of;
+  }
+  return undefined;
+}
+
+/** The lifecycle chain that `id` belongs to, oldest first, and the state it leads to. */
+export async function lifecycleChain(store: ObjectStore, index: LedgerIndex, id: string): Promise<LifecycleChain> {
+  const ordered = orderEntries(await readAllEntries(store, index)).reverse(); // oldest first
+  const records = new Map<string, LedgerRecord>();
+  const next = new Map<string, string>();
+  for (const { entry } of ordered) {
+    if (entry.record === null) continue;
+    const { record } = await loadRecord(store, index, entry.record);
+    records.set(entry.record, record);
+    const of = linkOf(record);
+    if (of !== undefined && !next.has(of)) next.set(of, entry.record);
+  }
+  let root = id;
+  for (let of = linkOf(records.get(root)!); of !== undefined && records.has(of); of = linkOf(records.get(root)!)) root = of;
+  const ids = [root];
+  for (let n = next.get(root); n !== undefined && !ids.includes(n); n = next.get(n)) ids.push(n);
+  const chain = ids.map((i) => records.get(i)!);
+  // A handoff that did not come from KXM starts its lifecycle as pending.
+  const asLifecycle = chain.map((r, i) => (i === 0 && r.format !== 'kxm' ? { ...r, claims: { ...r.claims, status: 'pending' } } : r));
+  return { ids, records: chain, state: currentState(asLifecycle).state };
+}
+
+export interface LifecycleRequest {
+  cwd: string;
+  id: string;
+  action: LifecycleAction;
+  by?: string;
+  now?: Date;
+}
+
+export function applyLifecycle(request: LifecycleRequest): Promise<RecordOutcome & { from: string; to: string }> {
+  return withRepo(request.cwd, async ({ repo, store }) => {
+    const now = request.now ?? new Date();
+    const index = await readLedgerIndex(store);
+    const chain = await lifecycleChain(store, index, resolveId(index, request.id));
+    const headId = chain.ids.at(-1)!;
+    const head = chain.records.at(-1)!;
+    const from = chain.state ?? 'pending';
+    const claims = nextLifecycleClaims({ ...head, claims: { ...head.claims, status: from } }, request.action, request.by, headId);
+    const to = claims.status;
+    const record: LedgerRecord = {
+      schema: RECORD_SCHEMA,
+      format: 'kxm',
+      claims,
+      observed: {
+        recordedAt: now.toISOString(),
+        ledgerVersion: LEDGER_VERSION,
+        ...(request.by === undefined ? {} : { producer: request.by }),
+        base: head.observed.base,
+        candidate: head.observed.candidate,
+        ...(head.observed.branch === undefined ? {} : { branch: head.observed.branch }),
+        artifacts: [],
+        witnesses: [],
+        evidence: [],
+        effectiveStatus: STEP_STATUS[to] ?? head.observed.effectiveStatus,
+        reasons: [],
+      },
+    };
+    const headTree = index.records.get(headId)!;
+    const baseCommit = await lookupPath(store, headTree, BASE_COMMIT_FILE);
+    if (!baseCommit) throw new LedgerError('CORRUPT', `record ${headId} has no base commit bytes`, { record: headId });
+    const appended = await appendRecord(
+      store,
+      {
+        recordBytes: encodeCanonical(stripUndefined(record) as CborValue),
+        candidateTree: head.observed.candidate.tree,
+        baseTree: head.observed.base.tree,
+        baseCommitBytes: await readBlob(store, baseCommit.oid),
+        evidence: new Map(),
+      },
+      now,
+    );
+    await noteRecordedHere(repo, appended.id);
+    return { ...appended, record, from, to };
+  });
+}

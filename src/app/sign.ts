@@ -1,0 +1,71 @@
+/**
+ * `ledger sign ID`: add a signature over a record id (or an attestation id) to the ledger. The
+ * record is untouched; the signature is a leaf of its own (see ledger/layout.ts). A signature
+ * that does not verify over the id is refused before anything is written.
+ */
+import { parseRecordIdPrefix } from '../canonical/index.js';
+import { appendLeaves, leafId, signatureObject } from '../ledger/leaves.js';
+import { SIGNATURES_DIR } from '../ledger/layout.js';
+import { readLedgerIndex } from '../ledger/read.js';
+import { SIGNATURE_NAMESPACE } from '../model/attestation.js';
+import { LedgerError } from '../model/errors.js';
+import { verifySignature } from '../sign/index.js';
+import type { ObjectStore } from '../store/port.js';
+import { noteKnownEntry } from './local.js';
+import { resolveId } from './query.js';
+import { withRepo } from './repo.js';
+import { readSignatureFile, resolveSigner, signId } from './trust.js';
+
+export interface SignRequest {
+  cwd: string;
+  id: string;
+  /** An armored signature made elsewhere (`ssh-keygen -Y sign -n ledger`); else ledger signs. */
+  signatureFile?: string;
+  signingKey?: string;
+  now?: Date;
+}
+
+export interface SignOutcome {
+  id: string;
+  signature: string;
+  armored: string;
+  added: boolean;
+  key: string;
+}
+
+export function signRecord(request: SignRequest): Promise<SignOutcome> {
+  return withRepo(request.cwd, async ({ repo, store }) => {
+    const index = await readLedgerIndex(store);
+    const id = resolveSubject(index, request.id);
+    const armored =
+      request.signatureFile !== undefined
+        ? await readSignatureFile(request.signatureFile)
+        : await signId(id, await resolveSigner(request.signingKey));
+    const outcome = await addSignature(store, id, armored, request.now ?? new Date());
+    const tip = await readLedgerIndex(store);
+    if (tip.tipEntry !== undefined) await noteKnownEntry(repo, tip.tipEntry);
+    return outcome;
+  });
+}
+
+/** A record id or prefix, or the full id of an attestation. */
+function resolveSubject(index: Awaited<ReturnType<typeof readLedgerIndex>>, given: string): string {
+  const full = given.startsWith('sha256:') ? given : `sha256:${given}`;
+  if (index.attestations?.has(full)) return full;
+  if (parseRecordIdPrefix(given) === undefined) {
+    throw new LedgerError('USAGE', `"${given}" is not a record id`, { hint: 'ledger log lists record ids.' });
+  }
+  return resolveId(index, given);
+}
+
+export async function addSignature(store: ObjectStore, subject: string, armored: string, now: Date): Promise<SignOutcome> {
+  const checked = verifySignature(armored, new TextEncoder().encode(subject), SIGNATURE_NAMESPACE);
+  if (!checked.ok) {
+    throw new LedgerError('INVALID_INPUT', `the signature does not verify over ${subject}: ${checked.reason}`, {
+      hint: `Sign the id string itself, without a newline: printf %s ${subject} | ssh-keygen -Y sign -n ${SIGNATURE_NAMESPACE} -f KEY`,
+    });
+  }
+  const value = signatureObject(subject, armored);
+  const added = await appendLeaves(store, [{ dir: SIGNATURES_DIR, value }], `sign ${subject}`, now);
+  return { id: subject, signature: leafId(value), armored, added: added.added.length > 0, key: checked.fingerprint };
+}

@@ -1,0 +1,151 @@
+/**
+ * Signatures and attestations: content-addressed leaves added next to the records, never into
+ * them. Adding one is a compare-and-swap loop like `appendRecord`, but the commit keeps the log
+ * tip (its `Ledger-Entry` trailer names the current tip entry), since no record moved.
+ */
+import { decodeCanonical, encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
+import {
+  Attestation,
+  ATTESTATION_SCHEMA,
+  SIGNATURE_SCHEMA,
+  SignatureObject,
+} from '../model/attestation.js';
+import { LedgerError } from '../model/errors.js';
+import { encodeCommit, MODE } from '../store/objects.js';
+import type { ObjectReader, ObjectStore } from '../store/port.js';
+import { ledgerCommit } from './append.js';
+import { ATTESTATIONS_DIR, fanout, leafCommitMessage, LOG_REF, SIGNATURES_DIR } from './layout.js';
+import type { LedgerIndex } from './read.js';
+import { readTip } from './read.js';
+import { insertPath, lookupPath, readBlob } from './trees.js';
+
+const MAX_ATTEMPTS = 1000;
+
+export interface AddedLeaves {
+  /** Ids of the leaves this call added (already present ones are left out). */
+  added: string[];
+  commit: string | undefined;
+}
+
+/**
+ * Adds canonical-CBOR leaves under `dir` in one ledger commit. Idempotent: leaves already in
+ * the ledger are skipped, and nothing is committed when all of them are. Refuses an empty
+ * ledger: there is nothing to sign or attest.
+ */
+export type LeafDir = typeof SIGNATURES_DIR | typeof ATTESTATIONS_DIR;
+
+export async function appendLeaves(
+  store: ObjectStore,
+  values: readonly { dir: LeafDir; value: CborValue }[],
+  title: string,
+  now: Date,
+): Promise<AddedLeaves> {
+  const leaves = await Promise.all(
+    values.map(async ({ dir, value }) => {
+      const bytes = encodeCanonical(value);
+      return { dir, id: toRecordId(bytes), blob: await store.write('blob', bytes) };
+    }),
+  );
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const tip = await store.readRef(LOG_REF);
+    if (tip === undefined) {
+      throw new LedgerError('UNKNOWN_RECORD', 'the ledger is empty: there is no record to sign or attest');
+    }
+    const head = await readTip(store, tip);
+    let root = head.tree;
+    const added: string[] = [];
+    for (const leaf of leaves) {
+      const path = [leaf.dir, ...fanout(leaf.id)];
+      if (await lookupPath(store, root, path.join('/'))) continue;
+      root = await insertPath(store, root, path, { mode: MODE.file, oid: leaf.blob });
+      added.push(leaf.id);
+    }
+    if (added.length === 0) return { added, commit: undefined };
+    const base = ledgerCommit(root, tip, head.entryId, null, now);
+    const commit = await store.write('commit', encodeCommit({ ...base, message: leafCommitMessage(head.entryId, title) }));
+    if (await store.updateRef(LOG_REF, commit, tip)) return { added, commit };
+  }
+  throw new LedgerError('LOCKED', `could not add to ${LOG_REF} after ${MAX_ATTEMPTS} attempts`, {
+    hint: 'Other writers keep moving the ledger ref; retry when they are done.',
+  });
+}
+
+export function signatureObject(subject: string, armored: string): SignatureObject {
+  return { schema: SIGNATURE_SCHEMA, subject, armored };
+}
+
+/** Leaf ids are the sha256 of their canonical bytes, as for records. */
+export function leafId(value: CborValue): string {
+  return toRecordId(encodeCanonical(value));
+}
+
+export { ATTESTATION_SCHEMA };
+
+/** A leaf that could not be read back: its bytes do not hash to its path, or do not decode. */
+export interface DamagedLeaf {
+  id: string;
+  problem: string;
+}
+
+export interface ReadLeaves<T> {
+  /** Valid leaves by id. */
+  leaves: Map<string, T>;
+  damaged: DamagedLeaf[];
+}
+
+async function readLeaves<T>(
+  store: ObjectReader,
+  map: ReadonlyMap<string, string> | undefined,
+  what: string,
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+): Promise<ReadLeaves<T>> {
+  const leaves = new Map<string, T>();
+  const damaged: DamagedLeaf[] = [];
+  for (const [id, blob] of map ?? []) {
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBlob(store, blob);
+    } catch (error) {
+      damaged.push({ id, problem: `the ${what} blob is missing: ${(error as Error).message}` });
+      continue;
+    }
+    const actual = toRecordId(bytes);
+    if (actual !== id) {
+      damaged.push({ id, problem: `the ${what} ${id} holds bytes whose sha256 is ${actual}` });
+      continue;
+    }
+    let value: unknown;
+    try {
+      value = decodeCanonical(bytes, { maxBytes: 1024 * 1024 * 64 });
+    } catch (error) {
+      damaged.push({ id, problem: `the ${what} ${id} is not canonical CBOR: ${(error as Error).message}` });
+      continue;
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      damaged.push({ id, problem: `the ${what} ${id} does not match its schema` });
+      continue;
+    }
+    leaves.set(id, parsed.data);
+  }
+  return { leaves, damaged };
+}
+
+export function readSignatures(store: ObjectReader, index: LedgerIndex): Promise<ReadLeaves<SignatureObject>> {
+  return readLeaves(store, index.signatures, 'signature', SignatureObject);
+}
+
+export function readAttestations(store: ObjectReader, index: LedgerIndex): Promise<ReadLeaves<Attestation>> {
+  return readLeaves(store, index.attestations, 'attestation', Attestation);
+}
+
+/** Signatures grouped by the id they sign. */
+export function bySubject(signatures: ReadonlyMap<string, SignatureObject>): Map<string, SignatureObject[]> {
+  const out = new Map<string, SignatureObject[]>();
+  for (const signature of signatures.values()) {
+    const list = out.get(signature.subject) ?? [];
+    list.push(signature);
+    out.set(signature.subject, list);
+  }
+  return out;
+}

@@ -1,0 +1,516 @@
+/**
+ * Writing many objects at once as one packfile (pack v2 + idx v2), the way `git index-pack`
+ * would leave them, instead of one loose file per object. For a large change this saves a file
+ * create + rename per object and lets the caller choose a cheap zlib level (git reads any).
+ *
+ * Crash safety follows git's own order (pack-write.c): the pack and its index are written to
+ * `tmp_pack_*` / `tmp_idx_*` names, then the pack is renamed into place, then the index. Git
+ * only uses a pack through its `.idx`, so a kill before the last rename leaves objects that git
+ * ignores (and `git gc` removes as garbage), never a half-visible pack.
+ *
+ * The stream of entries can be appended while it is produced (the caller's workers deflate,
+ * this writer only appends and hashes), so writing overlaps hashing and deflating.
+ */
+import { randomBytes, createHash, type Hash } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, readSync, rename, unlink, writeSync, writevSync } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { crc32, deflateSync } from 'node:zlib';
+import { killPoint } from '../../model/faults.js';
+import type { ObjectType } from '../port.js';
+import { hashObject } from '../objects.js';
+
+const renameAsync = promisify(rename);
+const unlinkAsync = promisify(unlink);
+
+/** Pack object type codes (pack-format.txt). */
+export const PACK_TYPE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+
+/** One object ready to be appended to a pack: the in-pack header plus the zlib stream. */
+export interface PackEntry {
+  /** git object id, 40 hex. */
+  oid: string;
+  /** The entry exactly as it goes into the pack: type+size header, then zlib(content). */
+  data: Uint8Array;
+  /** CRC-32 of `data` (the idx stores it so that repacks can copy entries unchecked). */
+  crc32: number;
+}
+
+/** The variable-length type+size header of a non-delta pack entry. */
+export function packEntryHeader(type: ObjectType, size: number): Buffer {
+  const bytes: number[] = [];
+  let rest = Math.floor(size / 16);
+  let byte = (PACK_TYPE[type] << 4) | (size & 0x0f);
+  while (rest > 0) {
+    bytes.push(byte | 0x80);
+    byte = rest & 0x7f;
+    rest = Math.floor(rest / 128);
+  }
+  bytes.push(byte);
+  return Buffer.from(bytes);
+}
+
+/** Encodes one object as a pack entry (in this thread). */
+export function packEntry(type: ObjectType, bytes: Uint8Array, level: number, oid = hashObject(type, bytes)): PackEntry {
+  const data = Buffer.concat([packEntryHeader(type, bytes.length), deflateSync(bytes, { level })]);
+  return { oid, data, crc32: crc32(data) };
+}
+
+interface Written {
+  oid: string;
+  offset: number;
+  crc32: number;
+}
+
+/**
+ * Appends entries to a temporary pack and, on finish(), writes the index and renames both into
+ * place. The object count is in the pack header, before the entries, and SHA-1 cannot be
+ * prefixed: the writer is told how many objects to expect, hashes as it appends, and only when
+ * fewer arrive (a file vanished, two files had the same content) re-reads the file once to
+ * hash it with the true count.
+ */
+export class PackWriter {
+  private readonly packDir: string;
+  private readonly tempPack: string;
+  private readonly tempIdx: string;
+  private fd: number | undefined;
+  private hash: Hash;
+  private offset = 12;
+  private readonly written = new Map<string, Written>();
+  private pending: Uint8Array[] = [];
+  private packChecksum = Buffer.alloc(20);
+  private pendingBytes = 0;
+
+  private constructor(
+    objectsDir: string,
+    private readonly expected: number,
+  ) {
+    this.packDir = join(objectsDir, 'pack');
+    const tag = randomBytes(6).toString('hex');
+    this.tempPack = join(this.packDir, `tmp_pack_${tag}`);
+    this.tempIdx = join(this.packDir, `tmp_idx_${tag}`);
+    this.hash = createHash('sha1');
+  }
+
+  /** Opens a temporary pack for about `expected` objects (a hint; any count works). */
+  static async open(objectsDir: string, expected: number): Promise<PackWriter> {
+    const writer = new PackWriter(objectsDir, expected);
+    await mkdir(writer.packDir, { recursive: true });
+    writer.fd = openSync(writer.tempPack, 'wx+', 0o444); // read back only if the count changes
+    const header = packHeader(expected);
+    writer.hash.update(header);
+    writeSync(writer.fd, header);
+    return writer;
+  }
+
+  get count(): number {
+    return this.written.size;
+  }
+
+  has(oid: string): boolean {
+    return this.written.has(oid);
+  }
+
+  /** Appends an entry; an object already in this pack is skipped. */
+  add(entry: PackEntry): void {
+    if (this.fd === undefined) throw new Error('pack writer is closed');
+    if (this.written.has(entry.oid)) return;
+    this.written.set(entry.oid, { oid: entry.oid, offset: this.offset, crc32: entry.crc32 });
+    this.offset += entry.data.length;
+    this.hash.update(entry.data);
+    this.pending.push(entry.data);
+    this.pendingBytes += entry.data.length;
+    // Batching into one writev per ~1 MiB keeps system calls few without holding much memory.
+    if (this.pendingBytes >= 1 << 20 || this.pending.length >= 512) this.flush();
+  }
+
+  private flush(): void {
+    if (this.pending.length === 0 || this.fd === undefined) return;
+    writeAll(this.fd, this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  /**
+   * Finishes the pack: trailer, index, renames. Returns the pack's name (`pack-<hex>`), or
+   * undefined when no object was added (nothing is left behind then).
+   */
+  async finish(options: { fsync?: boolean } = {}): Promise<string | undefined> {
+    if (this.fd === undefined) throw new Error('pack writer is closed');
+    this.flush();
+    const fd = this.fd;
+    try {
+      if (this.written.size === 0) {
+        await this.abort();
+        return undefined;
+      }
+      if (this.written.size !== this.expected) {
+        const header = packHeader(this.written.size);
+        writeSync(fd, header, 0, header.length, 0);
+        this.hash = rehash(fd, this.offset);
+      }
+      this.packChecksum = this.hash.digest();
+      writeSync(fd, this.packChecksum, 0, 20, this.offset);
+      if (options.fsync) fsyncSync(fd);
+    } catch (error) {
+      await this.abort();
+      throw error;
+    }
+    closeSync(fd);
+    this.fd = undefined;
+    return this.install(this.packChecksum, options.fsync === true);
+  }
+
+  private async install(trailer: Buffer, fsync: boolean): Promise<string> {
+    const sorted = [...this.written.values()].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+    const idx = encodeIdx(sorted, trailer);
+    const name = `pack-${trailer.toString('hex')}`;
+    const finalPack = join(this.packDir, `${name}.pack`);
+    const finalIdx = join(this.packDir, `${name}.idx`);
+    try {
+      const fd = openSync(this.tempIdx, 'wx', 0o444);
+      try {
+        writeAll(fd, [idx]);
+        if (fsync) fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      if (await exists(finalIdx)) {
+        // The very same pack is already installed (its name is its content's hash).
+        await this.removeTemps();
+        return name;
+      }
+      await renameAsync(this.tempPack, finalPack);
+      killPoint('between-pack-and-idx');
+      await renameAsync(this.tempIdx, finalIdx);
+    } catch (error) {
+      await this.removeTemps();
+      throw error;
+    }
+    return name;
+  }
+
+  /** Drops the temporary pack (and index): nothing of this writer stays behind. */
+  async abort(): Promise<void> {
+    if (this.fd !== undefined) {
+      try {
+        closeSync(this.fd);
+      } catch {
+        // already closed
+      }
+      this.fd = undefined;
+    }
+    await this.removeTemps();
+  }
+
+  private async removeTemps(): Promise<void> {
+    await unlinkAsync(this.tempPack).catch(() => undefined);
+    await unlinkAsync(this.tempIdx).catch(() => undefined);
+  }
+}
+
+function packHeader(count: number): Buffer {
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(count, 8);
+  return header;
+}
+
+function writeAll(fd: number, buffers: Uint8Array[]): void {
+  let list = buffers;
+  while (list.length > 0) {
+    const chunk = list.slice(0, 1024); // IOV_MAX
+    let done = writevSync(fd, chunk);
+    let i = 0;
+    // A short write: finish the partly written buffer, continue with the rest.
+    while (i < chunk.length && done >= chunk[i]!.length) done -= chunk[i++]!.length;
+    if (i < chunk.length) {
+      let rest = chunk[i]!.subarray(done);
+      while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
+      i++;
+    }
+    list = [...chunk.slice(i), ...list.slice(1024)];
+  }
+}
+
+function rehash(fd: number, length: number): Hash {
+  const hash = createHash('sha1');
+  const buffer = Buffer.alloc(1 << 20);
+  for (let at = 0; at < length; ) {
+    const n = readSync(fd, buffer, 0, Math.min(buffer.length, length - at), at);
+    if (n <= 0) throw new Error('short read while hashing the pack');
+    hash.update(buffer.subarray(0, n));
+    at += n;
+  }
+  return hash;
+}
+
+/** idx v2: magic, version, fan-out, sorted ids, CRC-32s, offsets (+ 64-bit ones), checksums. */
+export function encodeIdx(sorted: readonly Written[], packChecksum: Buffer): Buffer {
+  const n = sorted.length;
+  const large = sorted.filter((e) => e.offset >= 0x80000000);
+  const size = 8 + 256 * 4 + n * 20 + n * 4 + n * 4 + large.length * 8 + 40;
+  const out = Buffer.alloc(size);
+  out.writeUInt32BE(0xff744f63, 0);
+  out.writeUInt32BE(2, 4);
+  const fanout = 8;
+  const ids = fanout + 1024;
+  const crcs = ids + n * 20;
+  const offsets = crcs + n * 4;
+  const bigOffsets = offsets + n * 4;
+  let largeIndex = 0;
+  for (let i = 0; i < n; i++) {
+    const e = sorted[i]!;
+    const first = parseInt(e.oid.slice(0, 2), 16);
+    out.write(e.oid, ids + i * 20, 20, 'hex');
+    out.writeUInt32BE(e.crc32 >>> 0, crcs + i * 4);
+    if (e.offset < 0x80000000) {
+      out.writeUInt32BE(e.offset, offsets + i * 4);
+    } else {
+      out.writeUInt32BE((0x80000000 | largeIndex) >>> 0, offsets + i * 4);
+      out.writeBigUInt64BE(BigInt(e.offset), bigOffsets + largeIndex * 8);
+      largeIndex++;
+    }
+    // fan-out[k] = number of ids whose first byte is <= k
+    for (let k = first; k < 256 && (i === n - 1 || k < parseInt(sorted[i + 1]!.oid.slice(0, 2), 16)); k++) {
+      out.writeUInt32BE(i + 1, fanout + k * 4);
+    }
+  }
+  // Leading fan-out slots before the first id stay zero (Buffer.alloc zero-fills).
+  const trailer = bigOffsets + large.length * 8;
+  packChecksum.copy(out, trailer);
+  createHash('sha1').update(out.subarray(0, trailer + 20)).digest().copy(out, trailer + 20);
+  return out;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes `objects` as one pack in this thread (no workers). Returns their ids in order. */
+export async function writeObjectsAsPack(
+  objectsDir: string,
+  objects: ReadonlyArray<{ type: ObjectType; bytes: Uint8Array }>,
+  level = 1,
+): Promise<string[]> {
+  const writer = await PackWriter.open(objectsDir, new Set(objects.map((o) => hashObject(o.type, o.bytes))).size);
+  const oids: string[] = [];
+  try {
+    for (const object of objects) {
+      const oid = hashObject(object.type, object.bytes);
+      oids.push(oid);
+      if (!writer.has(oid)) writer.add(packEntry(object.type, object.bytes, level, oid));
+    }
+  } catch (error) {
+    await writer.abort();
+    throw error;
+  }
+  await writer.finish();
+  return oids;
+}
+
+/** What a worker found at one work-tree path (blob written to the pack unless `gone`). */
+export interface PackedFile {
+  kind: 'file' | 'symlink';
+  executable: boolean;
+  /** git blob id. */
+  oid: string;
+  sha256: string;
+  size: number;
+}
+
+export interface PackFilesOptions {
+  /** zlib level of the pack entries (git reads any level). */
+  level: number;
+  /** Worker threads reading, hashing and deflating; the calling thread appends to the pack. */
+  threads: number;
+  /** Bytes read ahead of the pack writer before the workers wait (bounds memory). */
+  maxInFlightBytes?: number;
+}
+
+export interface PackFilesResult {
+  /** Per path: what was stored, or undefined when it is gone or not a file/symlink. */
+  files: Map<string, PackedFile | undefined>;
+  /** `pack-<hex>`, or undefined when nothing was stored. */
+  pack: string | undefined;
+}
+
+/**
+ * Reads, hashes (git SHA-1 and SHA-256 from the same buffer, each file read once) and deflates
+ * work-tree files in worker threads, and appends them to one pack in this thread as they come.
+ * A path that vanished or is not a regular file or symlink comes back undefined; any other
+ * read error rejects, and then no pack is left behind.
+ */
+export async function packWorktreeFiles(
+  root: string,
+  paths: readonly string[],
+  objectsDir: string,
+  options: PackFilesOptions,
+): Promise<PackFilesResult> {
+  const files = new Map<string, PackedFile | undefined>();
+  if (paths.length === 0) return { files, pack: undefined };
+  const writer = await PackWriter.open(objectsDir, paths.length);
+  const limitKiB = Math.max(1024, Math.floor((options.maxInFlightBytes ?? 64 << 20) / 1024));
+  const shared = new SharedArrayBuffer(12); // [next path, KiB in flight, abort]
+  const state = new Int32Array(shared);
+  const workers: Worker[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let running = Math.max(1, Math.min(options.threads, paths.length));
+      let failed = false;
+      const fail = (error: Error) => {
+        if (failed) return;
+        failed = true;
+        Atomics.store(state, 2, 1);
+        Atomics.notify(state, 1);
+        reject(error);
+      };
+      for (let w = running; w > 0; w--) {
+        const worker = new Worker(WORKER_SOURCE, {
+          eval: true,
+          workerData: { root, paths, level: options.level, shared, limitKiB },
+        });
+        workers.push(worker);
+        let finished = false;
+        worker.on('message', (message: WorkerMessage) => {
+          if (failed) return;
+          if ('error' in message) {
+            fail(new Error(`cannot read ${message.path}: ${message.error}`));
+            return;
+          }
+          if ('done' in message) {
+            finished = true;
+            if (--running === 0) resolve();
+            return;
+          }
+          try {
+            for (const item of message.items) {
+              const path = paths[item.i]!;
+              if (item.kind === 'gone') {
+                files.set(path, undefined);
+                continue;
+              }
+              writer.add({ oid: item.oid, data: item.data, crc32: item.crc32 });
+              files.set(path, {
+                kind: item.kind,
+                executable: item.executable,
+                oid: item.oid,
+                sha256: item.sha256,
+                size: item.size,
+              });
+            }
+          } catch (error) {
+            fail(error as Error);
+            return;
+          }
+          Atomics.sub(state, 1, message.kib);
+          Atomics.notify(state, 1);
+        });
+        worker.on('error', (error) => fail(error));
+        worker.on('exit', (code) => {
+          if (!finished) fail(new Error(`a pack worker exited early (${code})`));
+        });
+      }
+    });
+  } catch (error) {
+    for (const worker of workers) await worker.terminate();
+    await writer.abort();
+    throw error;
+  }
+  const pack = await writer.finish();
+  return { files, pack };
+}
+
+type WorkerItem =
+  | { i: number; kind: 'gone' }
+  | {
+      i: number;
+      kind: 'file' | 'symlink';
+      executable: boolean;
+      oid: string;
+      sha256: string;
+      size: number;
+      data: Uint8Array;
+      crc32: number;
+    };
+
+type WorkerMessage = { items: WorkerItem[]; kib: number } | { done: true } | { error: string; path: string };
+
+/**
+ * The worker, as plain CommonJS source run with `eval: true`: it needs only node built-ins, and
+ * this way it runs the same from `dist/` and from sources under a test runner, which would not
+ * transform a separate worker file.
+ */
+const WORKER_SOURCE = `
+'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const { join } = require('node:path');
+const { createHash } = require('node:crypto');
+const zlib = require('node:zlib');
+const { root, paths, level, shared, limitKiB } = workerData;
+const state = new Int32Array(shared);
+function entryHeader(size) {
+  const bytes = [];
+  let rest = Math.floor(size / 16);
+  let byte = (3 << 4) | (size & 0x0f);
+  while (rest > 0) { bytes.push(byte | 0x80); byte = rest & 0x7f; rest = Math.floor(rest / 128); }
+  bytes.push(byte);
+  return bytes;
+}
+let items = [];
+let transfer = [];
+let bytes = 0;
+function post() {
+  if (items.length === 0) return;
+  const kib = Math.ceil(bytes / 1024);
+  Atomics.add(state, 1, kib);
+  parentPort.postMessage({ items, kib }, transfer);
+  items = []; transfer = []; bytes = 0;
+}
+let current = '';
+try {
+  for (;;) {
+    if (Atomics.load(state, 2) !== 0) break;
+    for (let inFlight = Atomics.load(state, 1); inFlight > limitKiB && Atomics.load(state, 2) === 0; inFlight = Atomics.load(state, 1)) {
+      post();
+      Atomics.wait(state, 1, inFlight, 100);
+    }
+    const i = Atomics.add(state, 0, 1);
+    if (i >= paths.length) break;
+    current = paths[i];
+    const abs = join(root, current);
+    let st;
+    try { st = fs.lstatSync(abs); } catch { items.push({ i, kind: 'gone' }); continue; }
+    let content;
+    let kind;
+    if (st.isSymbolicLink()) { content = fs.readlinkSync(abs, { encoding: 'buffer' }); kind = 'symlink'; }
+    else if (st.isFile()) { content = fs.readFileSync(abs); kind = 'file'; }
+    else { items.push({ i, kind: 'gone' }); continue; }
+    const oid = createHash('sha1').update('blob ' + content.length + '\\0').update(content).digest('hex');
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    const deflated = zlib.deflateSync(content, { level });
+    const header = entryHeader(content.length);
+    // Own (unpooled) memory, so that it can be transferred rather than copied.
+    const data = new Uint8Array(new ArrayBuffer(header.length + deflated.length));
+    data.set(header, 0);
+    data.set(deflated, header.length);
+    items.push({ i, kind, executable: (st.mode & 0o100) !== 0, oid, sha256, size: content.length, data, crc32: zlib.crc32(data) });
+    transfer.push(data.buffer);
+    bytes += data.length;
+    if (items.length >= 32 || bytes >= (1 << 20)) post();
+  }
+  post();
+  parentPort.postMessage({ done: true });
+} catch (error) {
+  parentPort.postMessage({ error: String(error && error.message || error), path: current });
+}
+`;

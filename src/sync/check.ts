@@ -1,0 +1,151 @@
+/**
+ * Checking what a remote brought before it is adopted: only the log entries and records that
+ * are new to this clone. Everything else was checked when it arrived (or was written here).
+ * The chain checks mirror `verify`'s full chain check, restricted to the new entries; the
+ * records go through `verifyLedger` itself, restricted to the new ids.
+ */
+import { ATTESTATIONS_DIR, LOG_DIR, RECORDS_DIR, SIGNATURES_DIR } from '../ledger/layout.js';
+import { readAttestations, readSignatures } from '../ledger/leaves.js';
+import type { LedgerIndex, Tip } from '../ledger/read.js';
+import { readEntry } from '../ledger/read.js';
+import { lookupPath } from '../ledger/trees.js';
+import { isLedgerError, LedgerError, type Problem } from '../model/errors.js';
+import type { LogEntry } from '../model/record.js';
+import type { ObjectReader } from '../store/port.js';
+import { verifyLedger } from '../verify/verify.js';
+import { leavesIn, ledgerPath, type LeafSets } from './trees.js';
+
+export interface IncomingCheck {
+  /** Integrity problems; empty when the incoming part may be adopted. */
+  problems: Problem[];
+  /** The new entries, decoded. */
+  entries: Map<string, LogEntry>;
+}
+
+/**
+ * @param remoteTip the remote's tip (its tree holds every entry and record the remote has)
+ * @param incoming entries and records in the remote's tree that this clone does not have
+ */
+export async function checkIncoming(store: ObjectReader, remoteTip: Tip, leaves: LeafSets): Promise<IncomingCheck> {
+  const problems: Problem[] = [];
+  const incoming = { entries: leavesIn(leaves, LOG_DIR), records: leavesIn(leaves, RECORDS_DIR) };
+  const signatures = leavesIn(leaves, SIGNATURES_DIR);
+  const attestations = leavesIn(leaves, ATTESTATIONS_DIR);
+  const entries = new Map<string, LogEntry>();
+  const decoded = await Promise.all(
+    [...incoming.entries].map(async ([id, blob]) => {
+      try {
+        return (await readEntry(store, id, blob)).entry;
+      } catch (error) {
+        problems.push({ path: id, message: isLedgerError(error) ? error.message : String(error) });
+        return undefined;
+      }
+    }),
+  );
+  [...incoming.entries.keys()].forEach((id, i) => {
+    const entry = decoded[i];
+    if (entry) entries.set(id, entry);
+  });
+
+  // Heights of entries this clone already has are read from the remote's tree (they are the
+  // same objects: a differing path was refused before) — only the boundary entries.
+  const heights = new Map<string, number | undefined>();
+  const oldHeight = async (id: string): Promise<number | undefined> => {
+    if (heights.has(id)) return heights.get(id);
+    const leaf = await lookupPath(store, remoteTip.tree, ledgerPath(LOG_DIR, id));
+    const height = leaf ? (await readEntry(store, id, leaf.oid).catch(() => undefined))?.entry.height : undefined;
+    heights.set(id, height);
+    return height;
+  };
+  const namedRecords = new Map<string, number>();
+  for (const [id, entry] of entries) {
+    let height = 0;
+    let complete = true;
+    for (const prev of entry.prev) {
+      const before = entries.get(prev)?.height ?? (incoming.entries.has(prev) ? undefined : await oldHeight(prev));
+      if (before === undefined) {
+        complete = false;
+        if (!incoming.entries.has(prev)) {
+          problems.push({ path: id, message: `log entry ${id} follows ${prev}, which is missing: the log has a hole` });
+        }
+      } else {
+        height = Math.max(height, before);
+      }
+    }
+    if (complete && entry.height !== height + 1) {
+      problems.push({ path: id, message: `log entry ${id} has height ${entry.height}`, expected: String(height + 1), got: String(entry.height) });
+    }
+    if (entry.record !== null) {
+      namedRecords.set(entry.record, (namedRecords.get(entry.record) ?? 0) + 1);
+      if (!incoming.records.has(entry.record)) {
+        const here = await lookupPath(store, remoteTip.tree, ledgerPath(RECORDS_DIR, entry.record));
+        problems.push({
+          path: id,
+          message: here
+            ? `log entry ${id} names record ${entry.record}, which an older log entry already names`
+            : `log entry ${id} names record ${entry.record}, which is missing from the remote's ledger`,
+        });
+      }
+    }
+  }
+
+  // Every new entry must hang off the remote's tip; walking stops at entries already here.
+  const reachable = new Set<string>();
+  const stack = [remoteTip.entryId];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (reachable.has(id)) continue;
+    reachable.add(id);
+    for (const prev of entries.get(id)?.prev ?? []) stack.push(prev);
+  }
+  for (const id of entries.keys()) {
+    if (!reachable.has(id)) problems.push({ path: id, message: `log entry ${id} is not reachable from the remote's tip` });
+  }
+
+  // The records themselves (ids, canonical bytes, anchors, artifacts, evidence, signatures) and
+  // the new signature and attestation leaves: the same checks `ledger verify` makes, on the new
+  // ones only. A new leaf may be about a record this clone already has: that record is named in
+  // the index (so the leaf's subject resolves) but not re-verified.
+  if (incoming.records.size + signatures.size + attestations.size > 0) {
+    const index: LedgerIndex = {
+      tipCommit: remoteTip.commit,
+      tipTree: remoteTip.tree,
+      tipEntry: remoteTip.entryId,
+      entries: incoming.entries,
+      records: new Map(incoming.records),
+      signatures,
+      attestations,
+    };
+    const subjects = new Set<string>();
+    for (const leaf of (await readSignatures(store, index)).leaves.values()) subjects.add(leaf.subject);
+    for (const leaf of (await readAttestations(store, index)).leaves.values()) subjects.add(leaf.subject);
+    for (const subject of subjects) {
+      if (index.records.has(subject)) continue;
+      const old = await lookupPath(store, remoteTip.tree, ledgerPath(RECORDS_DIR, subject));
+      if (old) index.records.set(subject, old.oid);
+    }
+    const report = await verifyLedger(store, index, { ids: [...incoming.records.keys()], chain: false });
+    const failed = (c: { integrity?: boolean; verdict: string }) => c.integrity === true && c.verdict !== 'verified';
+    for (const c of report.ledger.filter(failed)) problems.push({ path: `${c.check} ${c.subject}`, message: c.detail });
+    for (const r of report.records) {
+      for (const c of r.checks.filter(failed)) problems.push({ path: `${r.id} ${c.check} ${c.subject}`, message: c.detail });
+    }
+  }
+  for (const [record, count] of namedRecords) {
+    if (count > 1) problems.push({ path: record, message: `the new log entries name record ${record} ${count} times; expected once` });
+  }
+  return { problems, entries };
+}
+
+export function incomingError(remote: string, problems: readonly Problem[]): LedgerError {
+  const first = problems[0];
+  return new LedgerError(
+    'INTEGRITY',
+    `what ${remote} sent does not verify (${problems.length} problem(s)${first ? `, first: ${first.message}` : ''}); nothing was adopted`,
+    {
+      problems,
+      ...(first && /^sha256:[0-9a-f]{64}/.test(first.path) ? { record: first.path.slice(0, 71) } : {}),
+      hint: `Your ledger is unchanged. The remote's ledger is damaged or was tampered with: inspect refs/ledger-remotes/${remote}/log and repair the remote from a good clone.`,
+    },
+  );
+}

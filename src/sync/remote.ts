@@ -1,0 +1,142 @@
+/**
+ * The network half of sync, through the `git` CLI: which remote, fetch, push, and whether this
+ * clone can hold a complete ledger at all. isomorphic-git cannot fetch wildcard refspecs nor
+ * speak git:// or file remotes, and the CLI brings the user's credential helpers, ssh config
+ * and connectivity checks for free (see docs/design.md, "Sync").
+ */
+import fs from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import { entryIdFromMessage, LOG_REF } from '../ledger/layout.js';
+import { LedgerError } from '../model/errors.js';
+import { parseCommit } from '../store/objects.js';
+import type { ObjectReader } from '../store/port.js';
+import { runGit } from '../store/git/exec.js';
+import type { RepoPaths } from '../store/git/repo.js';
+
+/** Where a fetch puts a remote's ledger refs (the same place `ledger init`'s refspec does). */
+export function trackingRef(remote: string, ref = LOG_REF): string {
+  return `refs/ledger-remotes/${remote}/${ref.slice('refs/ledger/'.length)}`;
+}
+
+/**
+ * What this clone last saw in the remote's ledger. Kept outside `refs/ledger-remotes/*`, which
+ * a plain `git fetch` force-updates (and which a remote can fill with any name it likes), and
+ * outside `refs/ledger/*`, which `git push` sends.
+ */
+export function syncedRef(remote: string): string {
+  return `refs/ledger-synced/${remote}/log`;
+}
+
+/** The remote to sync with: the one given, else the current branch's upstream, else origin. */
+export async function resolveRemote(repo: RepoPaths, given: string | undefined): Promise<string> {
+  const remotes = await git.listRemotes({ fs, gitdir: repo.commonDir });
+  const names = remotes.map((r) => r.remote);
+  let name = given;
+  if (name === undefined) {
+    const branch = await git.currentBranch({ fs, gitdir: repo.gitDir }).catch(() => undefined);
+    const upstream = branch
+      ? ((await git.getConfig({ fs, gitdir: repo.commonDir, path: `branch.${branch}.remote` })) as string | undefined)
+      : undefined;
+    name = upstream !== undefined && names.includes(upstream) ? upstream : 'origin';
+  }
+  if (!names.includes(name)) {
+    throw new LedgerError('USAGE', `there is no remote named ${name}`, {
+      hint: names.length === 0 ? 'Add one with git remote add origin URL, then run ledger sync.' : `Remotes here: ${names.join(', ')}.`,
+    });
+  }
+  return name;
+}
+
+/**
+ * Refuses a partial clone: objects it lacks would be fetched lazily while we verify, or be
+ * missing, and either way the ledger could not be verified as complete.
+ */
+export async function checkCloneKind(repo: RepoPaths): Promise<{ shallow: boolean }> {
+  const config = (path: string) => git.getConfig({ fs, gitdir: repo.commonDir, path }) as Promise<unknown>;
+  const partial = await config('extensions.partialclone');
+  const remotes = await git.listRemotes({ fs, gitdir: repo.commonDir });
+  const promisors = [];
+  for (const { remote } of remotes) if (String(await config(`remote.${remote}.promisor`)) === 'true') promisors.push(remote);
+  if (partial !== undefined || promisors.length > 0) {
+    throw new LedgerError('UNSUPPORTED_REPOSITORY', `this is a partial clone (promisor remote ${String(partial ?? promisors[0])}): objects may be missing, so a synced ledger could not be verified as complete`, {
+      hint: 'Sync in a full clone (git clone without --filter), or turn this one into a full clone first (git fetch --refetch, git 2.36+, after removing the filter config).',
+    });
+  }
+  return { shallow: fs.existsSync(join(repo.commonDir, 'shallow')) };
+}
+
+/** Ledger commits at the shallow boundary: their history was cut, so it was never checked. */
+export async function shallowLedgerCommits(repo: RepoPaths, store: ObjectReader): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(join(repo.commonDir, 'shallow'), 'utf8');
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const oid of text.split('\n').filter((l) => /^[0-9a-f]{40}$/.test(l))) {
+    const object = await store.read(oid);
+    if (object?.type === 'commit' && entryIdFromMessage(parseCommit(object.bytes).message) !== undefined) out.push(oid);
+  }
+  return out;
+}
+
+/** Fetches the remote's refs/ledger/* into refs/ledger-remotes/<remote>/*; returns its log tip. */
+export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void> {
+  const result = await runGit(
+    [
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      '--prune',
+      '--no-write-fetch-head',
+      '--no-auto-maintenance',
+      '--no-recurse-submodules',
+      remote,
+      `+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}`,
+    ],
+    { cwd: repo.root },
+  );
+  if (result.code !== 0) {
+    throw new LedgerError('REMOTE', `git fetch from ${remote} failed: ${lastLines(result.stderr)}`, {
+      hint: 'Nothing was changed. Check that the remote is reachable (git fetch works), then run ledger sync again.',
+    });
+  }
+}
+
+export type PushOutcome = { pushed: true } | { pushed: false; moved: true; detail: string };
+
+/**
+ * Pushes `commit` to the remote's refs/ledger/log, but only if the remote still holds exactly
+ * `expected` (undefined: no ledger there). A remote that moved is not an error: sync fetches
+ * again and joins what arrived.
+ */
+export async function pushLedger(repo: RepoPaths, remote: string, commit: string, expected: string | undefined): Promise<PushOutcome> {
+  const result = await runGit(
+    [
+      'push',
+      '--porcelain',
+      '--no-verify',
+      '--no-recurse-submodules',
+      `--force-with-lease=${LOG_REF}:${expected ?? ''}`,
+      remote,
+      `${commit}:${LOG_REF}`,
+    ],
+    { cwd: repo.root },
+  );
+  if (result.code === 0) return { pushed: true };
+  const text = `${result.stdout.toString('utf8')}\n${result.stderr}`;
+  if (/stale info|fetch first|non-fast-forward|cannot lock ref|failed to update ref|failed to lock|incorrect old value/i.test(text)) {
+    return { pushed: false, moved: true, detail: lastLines(text) };
+  }
+  throw new LedgerError('REMOTE', `git push to ${remote} failed: ${lastLines(text)}`, {
+    hint: 'The records from the remote (if any) were adopted here; yours were not pushed. Fix access to the remote and run ledger sync again.',
+  });
+}
+
+function lastLines(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && l !== 'Done');
+  return lines.slice(-3).join(' / ') || '(no message)';
+}

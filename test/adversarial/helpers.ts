@@ -1,0 +1,209 @@
+/**
+ * Shared setup for the adversarial suite: an isolated user (HOME, git global config, XDG state)
+ * per test, the CLI with that user, and the two after-the-fact checks every case makes —
+ * which refs exist, and whether `git fsck --strict` is clean.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { decodeCanonical, encodeCanonical, type CborValue } from '../../src/canonical/index.js';
+import { appendRecord } from '../../src/ledger/append.js';
+import { readLedgerIndex } from '../../src/ledger/read.js';
+import { lookupPath, readBlob } from '../../src/ledger/trees.js';
+import { GitStore } from '../../src/store/git/store.js';
+import { openRepo } from '../../src/store/git/repo.js';
+import { gitdir, refs, runCli, tempDir, type CliResult } from '../helpers/git.js';
+
+export interface User {
+  home: string;
+  env: Record<string, string>;
+}
+
+/** A user of their own: nothing of the real HOME, git config or state leaks into a test. */
+export function makeUser(): User {
+  const home = tempDir('ledger-home-');
+  const gitconfig = join(home, '.gitconfig');
+  writeFileSync(gitconfig, '');
+  return {
+    home,
+    env: {
+      HOME: home,
+      XDG_STATE_HOME: join(home, 'state'),
+      XDG_CONFIG_HOME: join(home, '.config'),
+      GIT_CONFIG_GLOBAL: gitconfig,
+      GIT_CONFIG_NOSYSTEM: '1',
+      SSH_AUTH_SOCK: '',
+    },
+  };
+}
+
+export interface Json {
+  code: number;
+  json: any;
+  stdout: string;
+  stderr: string;
+}
+
+/** The CLI with `--json`, parsed. */
+export async function cli(user: User, cwd: string, args: readonly string[], env: Record<string, string> = {}): Promise<Json> {
+  const result: CliResult = await runCli([...args, '--json'], cwd, { ...user.env, ...env });
+  let json: unknown;
+  try {
+    json = JSON.parse(result.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: result.code, json, stdout: result.stdout, stderr: result.stderr };
+}
+
+export function cliText(user: User, cwd: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(args, cwd, { ...user.env, ...env });
+}
+
+/** git with every setting that could run planted code switched off (for test plumbing only). */
+export function safeGit(cwd: string, ...args: string[]): string {
+  const r = spawnSync('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1' },
+  });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+export function fsck(cwd: string): { code: number; output: string } {
+  const r = spawnSync('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'fsck', '--strict', '--no-progress'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C' },
+  });
+  return { code: r.status ?? 128, output: `${r.stdout}${r.stderr}` };
+}
+
+export function expectFsckClean(cwd: string): void {
+  const result = fsck(cwd);
+  expect(result.code, result.output).toBe(0);
+  expect(result.output).not.toMatch(/error|missing|broken|corrupt/i);
+}
+
+export function safeRefs(cwd: string): string {
+  return safeGit(cwd, 'for-each-ref', '--format=%(objectname) %(refname)');
+}
+
+/** A repository with one recorded record (via the CLI); returns its id. */
+export async function repoWithRecord(
+  user: User,
+  args: readonly string[] = ['--status', 'success', '--summary', 'first'],
+  files?: Record<string, string>,
+): Promise<{ dir: string; id: string }> {
+  const dir = gitdir(files ? { files } : {});
+  const r = await cli(user, dir, ['record', ...args]);
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return { dir, id: r.json.id as string };
+}
+
+/** Reads a record's raw bytes and objects through the library, for crafting hostile variants. */
+export async function recordParts(dir: string, id: string) {
+  const repo = await openRepo(dir);
+  const store = new GitStore(repo);
+  try {
+    const index = await readLedgerIndex(store);
+    const tree = index.records.get(id)!;
+    const read = async (name: string) => (await lookupPath(store, tree, name))!;
+    const bytes = await readBlob(store, (await read('record')).oid);
+    const baseCommitBytes = await readBlob(store, (await read('base-commit')).oid);
+    return {
+      bytes,
+      value: decodeCanonical(bytes) as { [k: string]: any },
+      candidateTree: (await read('candidate')).oid,
+      baseTree: (await read('base')).oid,
+      baseCommitBytes,
+    };
+  } finally {
+    store.close();
+  }
+}
+
+/** Appends arbitrary bytes as a record through the real append path (as a forger with git access could). */
+export async function appendRaw(
+  dir: string,
+  parts: { candidateTree: string; baseTree: string; baseCommitBytes: Uint8Array },
+  recordBytes: Uint8Array,
+  now = new Date(),
+): Promise<string> {
+  const repo = await openRepo(dir);
+  const store = new GitStore(repo);
+  try {
+    const appended = await appendRecord(store, { ...parts, recordBytes, evidence: new Map() }, now);
+    return appended.id;
+  } finally {
+    store.close();
+  }
+}
+
+export function encode(value: unknown): Uint8Array {
+  return encodeCanonical(value as CborValue);
+}
+
+export function writeFile(path: string, text: string | Uint8Array): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+}
+
+export { refs };
+
+/** Every check of every record (and the ledger's) in a `verify --json` answer. */
+export function allChecks(json: any): { check: string; subject: string; verdict: string; detail: string }[] {
+  return [...(json.ledger ?? []), ...(json.records ?? []).flatMap((r: any) => r.checks)];
+}
+
+import { ledgerCommit } from '../../src/ledger/append.js';
+import { entryIdFromMessage, LOG_REF } from '../../src/ledger/layout.js';
+import { encodeCommit, encodeTree, parseCommit, parseTree } from '../../src/store/objects.js';
+import type { ObjectStore } from '../../src/store/port.js';
+
+async function setPath(store: ObjectStore, root: string, path: readonly string[], leaf: { mode: string; oid: string } | undefined): Promise<string> {
+  const [head, ...rest] = path;
+  const object = await store.read(root);
+  const entries = parseTree(object!.bytes);
+  const index = entries.findIndex((e) => e.name === head);
+  if (rest.length === 0) {
+    if (index >= 0) entries.splice(index, 1);
+    if (leaf) entries.push({ ...leaf, name: head! });
+  } else {
+    const child = await setPath(store, entries[index]!.oid, rest, leaf);
+    entries[index] = { ...entries[index]!, oid: child };
+  }
+  return store.write('tree', encodeTree(entries));
+}
+
+/**
+ * What an attacker with write access to `.git` can do with plain git plumbing: rewrite the
+ * ledger tree (replace or delete a path) and point refs/ledger/log at a new, git-valid commit.
+ */
+export async function rewriteLedger(
+  dir: string,
+  edits: { path: string; leaf?: { mode: string; oid: string } | undefined; bytes?: Uint8Array }[],
+): Promise<void> {
+  const repo = await openRepo(dir);
+  const store = new GitStore(repo);
+  try {
+    const tip = (await store.readRef(LOG_REF))!;
+    const commit = parseCommit((await store.read(tip))!.bytes);
+    let root = commit.tree;
+    for (const edit of edits) {
+      const leaf = edit.bytes ? { mode: '100644', oid: await store.write('blob', edit.bytes) } : edit.leaf;
+      root = await setPath(store, root, edit.path.split('/'), leaf);
+    }
+    const next = await store.write('commit', encodeCommit(ledgerCommit(root, tip, entryIdFromMessage(commit.message)!, null, new Date())));
+    safeGit(dir, 'update-ref', LOG_REF, next, tip);
+  } finally {
+    store.close();
+  }
+}
+
+export function idPath(kind: string, id: string): string {
+  const hex = id.slice(7);
+  return `${kind}/${hex.slice(0, 2)}/${hex.slice(2)}`;
+}

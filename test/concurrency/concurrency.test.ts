@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listLog, recordHandoff, verifyRepository, withRepo } from '../../src/index.js';
+import { cleanup, gitdir, gitTry, ledgerTip, PROJECT_ROOT, runCli, runWorker } from '../helpers/git.js';
+
+beforeAll(() => {
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js'))) throw new Error('run npm run build first');
+});
+afterAll(cleanup);
+
+const WRITERS = Number(process.env['LEDGER_TEST_WRITERS'] ?? 16);
+const PER_WRITER = Number(process.env['LEDGER_TEST_PER_WRITER'] ?? 50);
+
+async function ledgerIds(cwd: string): Promise<string[]> {
+  return (await withRepo(cwd, ({ store }) => listLog(store))).map((i) => i.id);
+}
+
+function expectFsckClean(cwd: string): void {
+  const r = gitTry(cwd, 'fsck', '--strict', '--no-progress', '--no-dangling');
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  expect(r.stdout + r.stderr).not.toMatch(/error|warning|missing|broken/i);
+}
+
+describe('concurrent writers in one repository', () => {
+  it(`${WRITERS} processes × ${PER_WRITER} records → every acknowledged id, distinct, fsck --strict clean`, async () => {
+    const repo = gitdir();
+    const runs = await Promise.all(Array.from({ length: WRITERS }, (_, i) => runWorker(['record', String(PER_WRITER), `w${i}`], repo)));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const acked = runs.flatMap((r) => r.acked);
+    expect(new Set(acked).size).toBe(WRITERS * PER_WRITER);
+    const ids = await ledgerIds(repo);
+    expect(ids).toHaveLength(WRITERS * PER_WRITER);
+    expect(new Set(ids)).toEqual(new Set(acked));
+    expectFsckClean(repo);
+    expect((await verifyRepository({ cwd: repo })).exitCode).toBe(0);
+  }, 600_000);
+
+  it('8 `ledger record` CLI processes × 3 → 24 records', async () => {
+    const repo = gitdir();
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const out: string[] = [];
+        for (let j = 0; j < 3; j++) {
+          const r = await runCli(['record', '--status', 'success', '--summary', `cli ${i}.${j}`], repo);
+          expect(r.code, r.stderr).toBe(0);
+          out.push(r.stdout.trim());
+        }
+        return out;
+      }),
+    );
+    const ids = await ledgerIds(repo);
+    expect(new Set(ids)).toEqual(new Set(runs.flat()));
+    expect(ids).toHaveLength(24);
+    expectFsckClean(repo);
+  }, 300_000);
+
+  it('`git update-ref` from outside racing with records loses nothing', async () => {
+    const repo = gitdir();
+    await recordHandoff({ cwd: repo, status: 'success', summary: 'first' });
+    // An outside writer that keeps taking the ref's lock and moving it: each move is a commit
+    // with the same tree and trailer as the tip (a ledger-preserving rewrite of the commit).
+    const outside = spawn(
+      'sh',
+      [
+        '-c',
+        `while [ ! -f stop ]; do tip=$(git rev-parse refs/ledger/log) && tree=$(git rev-parse "$tip^{tree}") && ` +
+          `msg=$(git log -1 --format=%B "$tip") && new=$(git -c user.name=o -c user.email=o@o commit-tree "$tree" -p "$tip" -m "$msg") && ` +
+          `git update-ref refs/ledger/log "$new" "$tip" 2>/dev/null; done`,
+      ],
+      { cwd: repo, stdio: 'ignore' },
+    );
+    try {
+      const runs = await Promise.all([0, 1, 2].map((i) => runWorker(['record', '10', `race${i}`], repo)));
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      writeFileSync(join(repo, 'stop'), '');
+      await new Promise((done) => outside.once('exit', done));
+      const ids = new Set(await ledgerIds(repo));
+      for (const id of runs.flatMap((r) => r.acked)) expect(ids.has(id)).toBe(true);
+      expect(ids.size).toBe(31);
+    } finally {
+      outside.kill('SIGKILL');
+    }
+    expect((await verifyRepository({ cwd: repo })).exitCode).toBe(0);
+  }, 300_000);
+
+  it('a leftover refs/ledger/log.lock is reported with what to do (LOCKED, exit 2), never stolen', async () => {
+    const repo = gitdir();
+    const first = await recordHandoff({ cwd: repo, status: 'success', summary: 'before the crash' });
+    const lock = join(repo, '.git', 'refs', 'ledger', 'log.lock');
+    writeFileSync(lock, '');
+    const tip = ledgerTip(repo);
+    const r = await runCli(['record', '--json', '--status', 'success', '--summary', 'blocked'], repo, { LEDGER_LOCK_WAIT_MS: '300' });
+    expect(r.code).toBe(2);
+    const error = (JSON.parse(r.stdout) as { error: { code: string; hint: string } }).error;
+    expect(error.code).toBe('LOCKED');
+    expect(error.hint).toContain('refs/ledger/log.lock');
+    expect(error.hint).toMatch(/remove/);
+    expect(existsSync(lock)).toBe(true);
+    expect(ledgerTip(repo)).toBe(tip);
+    rmSync(lock); // what the hint says to do, once no writer is running
+    const after = await recordHandoff({ cwd: repo, status: 'success', summary: 'after removing the lock' });
+    expect(new Set(await ledgerIds(repo))).toEqual(new Set([first.id, after.id]));
+  }, 120_000);
+});

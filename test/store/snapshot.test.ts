@@ -1,0 +1,128 @@
+/**
+ * The candidate tree against git's own answer: `git add -A && git write-tree` into a temporary
+ * index over the same work tree must give the very same tree — except for an ignored file named
+ * as an artifact, which the ledger adds on purpose (and `git add -f` adds too). Once with a few
+ * changed files (loose objects) and once with enough to go through the pack path.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openRepo } from '../../src/store/git/repo.js';
+import { PACK_MIN_OBJECTS, snapshotWorktree } from '../../src/store/git/snapshot.js';
+import { GitStore } from '../../src/store/git/store.js';
+import { cleanup, git, gitdir, gitTry, tempDir, writeFiles } from '../helpers/git.js';
+import { spawnSync } from 'node:child_process';
+
+afterEach(cleanup);
+
+function gitEnv(cwd: string, env: Record<string, string>, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C', ...env } });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+/** git's own candidate tree: a temporary copy of the index, `add -A`, forced artifacts, write-tree. */
+function gitsTree(repo: string, forced: string[]): string {
+  const index = join(tempDir('ledger-index-'), 'index');
+  copyFileSync(join(repo, '.git', 'index'), index);
+  const env = { GIT_INDEX_FILE: index };
+  gitEnv(repo, env, 'add', '-A');
+  if (forced.length > 0) gitEnv(repo, env, 'add', '-f', '--', ...forced);
+  return gitEnv(repo, env, 'write-tree');
+}
+
+/** A work tree with every kind of change `git add -A` knows about. */
+function scenario(extra: number): { repo: string; artifacts: string[] } {
+  const repo = gitdir({
+    files: {
+      'README.md': '# scratch\n',
+      'src/app.ts': 'export const x = 1;\n',
+      'src/keep.ts': 'unchanged\n',
+      'src/gone.ts': 'to be deleted\n',
+      'bin/tool.sh': '#!/bin/sh\necho tool\n',
+      'docs/deep/er/note.md': 'nested\n',
+      '.gitignore': 'build/\n*.log\n',
+      'links/old': 'placeholder\n',
+    },
+  });
+  symlinkSync('../README.md', join(repo, 'links', 'readme'));
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'with a symlink');
+  // Tracked, modified; deleted; made executable; a tracked file replaced by a symlink.
+  writeFileSync(join(repo, 'src', 'app.ts'), 'export const x = 2;\n');
+  unlinkSync(join(repo, 'src', 'gone.ts'));
+  chmodSync(join(repo, 'bin', 'tool.sh'), 0o755);
+  unlinkSync(join(repo, 'links', 'old'));
+  symlinkSync('../src/app.ts', join(repo, 'links', 'old'));
+  // Untracked: in a new directory, nested, executable, a symlink, unicode names.
+  writeFiles(repo, {
+    'new/dir/deep/file.ts': 'export {};\n',
+    'src/added.ts': 'added\n',
+    'héllo wörld/ünïcode ✓.md': 'unicode\n',
+    '日本語.txt': 'nihongo\n',
+    'spaces and\ttab.txt': 'odd name\n',
+  });
+  writeFileSync(join(repo, 'new', 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+  symlinkSync('dir/deep/file.ts', join(repo, 'new', 'link'));
+  // Ignored: left out by git add -A — except one named as an artifact.
+  writeFiles(repo, { 'build/out.js': 'ignored\n', 'debug.log': 'ignored\n', 'build/artifact.bin': 'the ignored artifact\n' });
+  for (let i = 0; i < extra; i++) writeFiles(repo, { [`gen/m${i % 7}/f${i}.ts`]: `export const n${i} = ${i};\n`.repeat(1 + (i % 50)) });
+  return { repo, artifacts: ['build/artifact.bin', 'src/added.ts', 'new/dir/deep/file.ts'] };
+}
+
+describe.each([
+  ['a few changed files (loose objects)', 0],
+  ['a large change (one pack)', PACK_MIN_OBJECTS + 50],
+])('snapshotWorktree with %s', (_, extra) => {
+  it('builds the tree git add -A && git write-tree builds, plus the ignored artifact', async () => {
+    const { repo, artifacts } = scenario(extra);
+    const indexBefore = readFileSync(join(repo, '.git', 'index'));
+    const headBefore = git(repo, 'rev-parse', 'HEAD');
+    const paths = await openRepo(repo);
+    const store = new GitStore(paths);
+    let snapshot;
+    try {
+      snapshot = await snapshotWorktree(paths, store, { include: artifacts });
+    } finally {
+      store.close();
+    }
+    expect(snapshot.tree).toBe(gitsTree(repo, ['build/artifact.bin']));
+    // Without the forced artifact git's tree differs: the ignored file is there on purpose.
+    expect(snapshot.tree).not.toBe(gitsTree(repo, []));
+    expect(git(repo, 'ls-tree', '-r', '--name-only', snapshot.tree).split('\n')).not.toContain('build/out.js');
+    // The user's index and HEAD are untouched.
+    expect(readFileSync(join(repo, '.git', 'index')).equals(indexBefore)).toBe(true);
+    expect(git(repo, 'rev-parse', 'HEAD')).toBe(headBefore);
+    // Digests of the artifacts: git's blob id and sha256 of the bytes on disk.
+    for (const path of artifacts) {
+      const file = snapshot.files.get(path)!;
+      const bytes = readFileSync(join(repo, path));
+      expect(file.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(file.size).toBe(bytes.length);
+      expect(file.blob).toBe(git(repo, 'rev-parse', `${snapshot.tree}:${path}`));
+    }
+    expect(snapshot.files.get('new/run.sh')?.mode).toBe('100755');
+    expect(snapshot.files.get('bin/tool.sh')?.mode).toBe('100755');
+    expect(snapshot.files.get('links/old')?.mode).toBe('120000');
+    const packs = readdirSync(join(repo, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
+    expect(packs).toHaveLength(extra >= PACK_MIN_OBJECTS ? 1 : 0);
+    const fsck = gitTry(repo, 'fsck', '--strict');
+    expect(fsck.code, fsck.stderr).toBe(0);
+  });
+});
+
+describe('snapshotWorktree with core.fileMode=false', () => {
+  it('keeps the index mode of tracked files as git does', async () => {
+    const { repo } = scenario(0);
+    git(repo, 'config', 'core.fileMode', 'false');
+    const paths = await openRepo(repo);
+    const store = new GitStore(paths);
+    try {
+      const snapshot = await snapshotWorktree(paths, store, { include: [] });
+      expect(snapshot.tree).toBe(gitsTree(repo, []));
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,0 +1,245 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeCanonical } from '../../src/canonical/index.js';
+import { appendRecord } from '../../src/ledger/append.js';
+import { openLedgerRepo } from '../../src/app/repo.js';
+import { parseCommit } from '../../src/store/objects.js';
+import { initRepository, listLog, recordHandoff, syncRepository, verifyRepository, withRepo } from '../../src/index.js';
+import { isLedgerError } from '../../src/model/errors.js';
+import {
+  cleanup,
+  cloneOf,
+  git,
+  gitTry,
+  ledgerTip,
+  PROJECT_ROOT,
+  refs,
+  remoteWithClones,
+  runCli,
+  startDaemon,
+  tempDir,
+} from '../helpers/git.js';
+
+beforeAll(() => {
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js'))) throw new Error('run npm run build first');
+});
+afterAll(cleanup);
+
+// In-process library calls where the test is about sync's logic (a CLI launch costs ~1 s on a
+// loaded 2-core box); the CLI itself is exercised where exit codes and output matter.
+async function recordN(cwd: string, n: number, tag: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push((await recordHandoff({ cwd, status: 'success', summary: `${tag} #${i}` })).id);
+  return ids;
+}
+
+type SyncOutcome = { code: number; json: Record<string, unknown> & { error?: { code: string; message: string } } };
+
+async function sync(cwd: string, remote?: string): Promise<SyncOutcome> {
+  try {
+    const result = await syncRepository({ cwd, ...(remote === undefined ? {} : { remote }) });
+    return { code: 0, json: { ok: true, ...result } };
+  } catch (error) {
+    if (!isLedgerError(error)) throw error;
+    return { code: error.exitCode, json: { ok: false, error: { code: error.code, message: error.message } } };
+  }
+}
+
+async function cliSync(cwd: string, ...args: string[]): Promise<SyncOutcome> {
+  const r = await runCli(['sync', '--json', ...args], cwd);
+  return { code: r.code, json: JSON.parse(r.stdout) as SyncOutcome['json'] };
+}
+
+async function logIds(cwd: string): Promise<string[]> {
+  return (await withRepo(cwd, ({ store }) => listLog(store))).map((i) => i.id);
+}
+
+async function expectVerifies(cwd: string): Promise<void> {
+  const report = await verifyRepository({ cwd });
+  expect(report.exitCode, JSON.stringify(report.ledger)).toBe(0);
+}
+
+describe('ledger sync', () => {
+  for (const order of [['A', 'B', 'A'], ['B', 'A', 'B']] as const) {
+    it(`two clones × 5 records converge, syncing ${order.join(' → ')}`, async () => {
+      const { clones } = remoteWithClones(2);
+      const byName = { A: clones[0]!, B: clones[1]! };
+      const [a, b] = await Promise.all([recordN(byName.A, 5, 'A'), recordN(byName.B, 5, 'B')]);
+      for (const [i, who] of order.entries()) {
+        // the first through the CLI, the others through the library: the same code path
+        const r = i === 0 ? await cliSync(byName[who]) : await sync(byName[who]);
+        expect(r.code, JSON.stringify(r.json)).toBe(0);
+      }
+      const [idsA, idsB] = await Promise.all([logIds(byName.A), logIds(byName.B)]);
+      expect(idsA).toHaveLength(10);
+      expect(new Set(idsA)).toEqual(new Set([...a, ...b]));
+      expect(idsB).toEqual(idsA);
+      expect(ledgerTip(byName.A)).toBe(ledgerTip(byName.B));
+      await Promise.all([expectVerifies(byName.A), expectVerifies(byName.B)]);
+    });
+  }
+
+  it('a fresh git clone followed by ledger sync has every record, and verify passes', async () => {
+    const { remote, clones } = remoteWithClones(1);
+    const ids = await recordN(clones[0]!, 3, 'origin');
+    expect((await sync(clones[0]!)).code).toBe(0);
+    const fresh = cloneOf(remote);
+    expect(ledgerTip(fresh)).toBe('');
+    const r = await cliSync(fresh);
+    expect(r.code, JSON.stringify(r.json)).toBe(0);
+    expect(r.json['action']).toBe('fast-forward');
+    expect(new Set(r.json['received'] as string[])).toEqual(new Set(ids));
+    expect(new Set(await logIds(fresh))).toEqual(new Set(ids));
+    const verified = await runCli(['verify'], fresh);
+    expect(verified.code, verified.stdout).toBe(0);
+  });
+
+  it('plain git fetch and git push carry the ledger after ledger init', async () => {
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    await initRepository(a);
+    await initRepository(b);
+    await recordN(a, 1, 'A');
+    git(a, 'push', '-q');
+    git(b, 'fetch', '-q');
+    expect(ledgerTip(b, 'refs/ledger-remotes/origin/log')).toBe(ledgerTip(a));
+    expect(ledgerTip(b)).toBe(''); // a fetch never writes the local ledger ref
+  });
+
+  it('refuses a remote force-pushed back by two records: exit 3, names them, local ledger unchanged', async () => {
+    const { remote, clones } = remoteWithClones(1);
+    const a = clones[0]!;
+    const ids = await recordN(a, 5, 'A');
+    expect((await sync(a)).code).toBe(0);
+    const before = refs(a).split('\n').filter((l) => l.endsWith('refs/ledger/log')).join();
+    git(remote, 'update-ref', 'refs/ledger/log', git(remote, 'rev-parse', 'refs/ledger/log~2'));
+    const r = await cliSync(a);
+    expect(r.code).toBe(3);
+    expect(r.json.error?.code).toBe('ROLLBACK');
+    for (const id of ids.slice(3)) expect(r.json.error?.message).toContain(id);
+    for (const id of ids.slice(0, 3)) expect(r.json.error?.message).not.toContain(id);
+    expect(refs(a).split('\n').filter((l) => l.endsWith('refs/ledger/log')).join()).toBe(before);
+    expect(await logIds(a)).toHaveLength(5);
+    // the same again through the CLI's human output
+    const text = await runCli(['sync'], a);
+    expect(text.code).toBe(3);
+    expect(text.stderr).toContain(ids[4]!);
+  });
+
+  it('refuses a remote whose ledger was deleted after this clone saw it', async () => {
+    const { remote, clones } = remoteWithClones(1);
+    await recordN(clones[0]!, 1, 'A');
+    expect((await sync(clones[0]!)).code).toBe(0);
+    git(remote, 'update-ref', '-d', 'refs/ledger/log');
+    const r = await sync(clones[0]!);
+    expect(r.code).toBe(3);
+    expect(r.json.error?.code).toBe('ROLLBACK');
+  });
+
+  it('checks what arrives before adopting it: a record that does not verify → exit 3, nothing adopted', async () => {
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    await recordN(a, 1, 'A');
+    const mine = ledgerTip(a);
+    // B writes a record whose bytes are canonical CBOR but not a ledger record, and pushes it raw.
+    const opened = await openLedgerRepo(b);
+    try {
+      const head = git(b, 'rev-parse', 'HEAD');
+      const headBytes = (await opened.store.read(head))!.bytes;
+      const tree = parseCommit(headBytes).tree;
+      await appendRecord(
+        opened.store,
+        { recordBytes: encodeCanonical({ hello: 'not a record' }), candidateTree: tree, baseTree: tree, baseCommitBytes: headBytes, evidence: new Map() },
+        new Date(),
+      );
+    } finally {
+      opened.store.close();
+    }
+    git(b, 'push', '-q', 'origin', 'refs/ledger/log:refs/ledger/log');
+    const r = await sync(a);
+    expect(r.code, JSON.stringify(r.json)).toBe(3);
+    expect(r.json.error?.code).toBe('INTEGRITY');
+    expect(ledgerTip(a)).toBe(mine);
+    expect(ledgerTip(a, 'refs/ledger-synced/origin/log')).toBe('');
+  });
+
+  it('concurrent syncs of three clones all converge (the loser of a push race fetches again)', async () => {
+    const { clones } = remoteWithClones(3);
+    await Promise.all(clones.map((c, i) => recordN(c, 2, `c${i}`)));
+    const first = await Promise.all(clones.map((c) => sync(c)));
+    for (const r of first) expect(r.code, JSON.stringify(r.json)).toBe(0);
+    for (const c of clones) expect((await sync(c)).code).toBe(0);
+    const logs = await Promise.all(clones.map(logIds));
+    expect(logs[0]).toHaveLength(6);
+    expect(logs[1]).toEqual(logs[0]);
+    expect(logs[2]).toEqual(logs[0]);
+    await expectVerifies(clones[2]!);
+  });
+
+  it('a shallow clone syncs when the ledger history arrives whole, and is refused when it was cut', async () => {
+    const { remote, clones } = remoteWithClones(1);
+    await recordN(clones[0]!, 3, 'A');
+    expect((await sync(clones[0]!)).code).toBe(0);
+    const shallow = cloneOf(`file://${remote}`, '--depth', '1');
+    const ok = await sync(shallow);
+    expect(ok.code, JSON.stringify(ok.json)).toBe(0);
+    expect(ok.json['shallow']).toBe(true);
+    await expectVerifies(shallow);
+
+    const cut = cloneOf(`file://${remote}`, '--depth', '1');
+    git(cut, 'fetch', '-q', '--depth', '1', 'origin', '+refs/ledger/*:refs/ledger-remotes/origin/*');
+    const refused = await sync(cut);
+    expect(refused.code).toBe(2);
+    expect(refused.json.error?.code).toBe('UNSUPPORTED_REPOSITORY');
+    expect(refused.json.error?.message).toMatch(/shallow/);
+    expect(ledgerTip(cut)).toBe('');
+  });
+
+  it('refuses a partial clone: it could never be verified as complete', async () => {
+    const { remote, clones } = remoteWithClones(1);
+    await recordN(clones[0]!, 1, 'A');
+    expect((await sync(clones[0]!)).code).toBe(0);
+    git(remote, 'config', 'uploadpack.allowFilter', 'true');
+    const partial = cloneOf(`file://${remote}`, '--filter=blob:none');
+    const r = await sync(partial);
+    expect(r.code).toBe(2);
+    expect(r.json.error?.code).toBe('UNSUPPORTED_REPOSITORY');
+    expect(r.json.error?.message).toMatch(/partial clone/);
+  });
+
+  it('reports an unknown remote as a usage error', async () => {
+    const { clones } = remoteWithClones(1);
+    const r = await sync(clones[0]!, 'nowhere');
+    expect(r.code).toBe(2);
+    expect(r.json.error?.code).toBe('USAGE');
+  });
+
+  it('syncs through a git daemon on loopback (git://, started and stopped here)', async () => {
+    const base = tempDir('ledger-daemon-');
+    const name = 'shared.git';
+    git(base, 'init', '-q', '--bare', '-b', 'main', name);
+    const daemon = await startDaemon(base, name);
+    try {
+      const a = cloneOf(daemon.url(name));
+      git(a, 'commit', '-q', '--allow-empty', '-m', 'initial');
+      git(a, 'push', '-q', 'origin', 'HEAD:main');
+      const ids = await recordN(a, 2, 'A');
+      const pushed = await cliSync(a);
+      expect(pushed.code).toBe(0);
+      expect(pushed.json['pushed']).toBe(true);
+      const b = cloneOf(daemon.url(name));
+      const idsB = await recordN(b, 1, 'B');
+      const r = await sync(b);
+      expect(r.code, JSON.stringify(r.json)).toBe(0);
+      expect(r.json['action']).toBe('merge');
+      expect((await sync(a)).code).toBe(0);
+      expect(new Set(await logIds(a))).toEqual(new Set([...ids, ...idsB]));
+      expect(await logIds(b)).toEqual(await logIds(a));
+      await expectVerifies(a);
+    } finally {
+      await daemon.stop();
+    }
+    expect(gitTry(base, 'ls-remote', daemon.url(name)).code).not.toBe(0);
+  });
+});
