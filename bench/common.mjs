@@ -29,7 +29,16 @@ const WORDS = (
   'close stream queue worker batch cache limit retry error problem hint field schema model result user ' +
   'config option flag command context state event handler request response session token scope module'
 ).split(' ');
-const TYPES = ['string', 'number', 'boolean', 'Uint8Array', 'Date', 'readonly string[]', 'Map<string, number>', 'unknown'];
+const TYPES = [
+  'string',
+  'number',
+  'boolean',
+  'Uint8Array',
+  'Date',
+  'readonly string[]',
+  'Map<string, number>',
+  'unknown',
+];
 
 function cap(w) {
   return w[0].toUpperCase() + w.slice(1);
@@ -53,29 +62,49 @@ export function sourceText(rand, size) {
     parts.push(s);
     length += s.length;
   };
-  for (let i = 0; i < 4; i++) push(`import { ${cap(ident())}, ${ident()} } from '../${pick(WORDS)}/${pick(WORDS)}.js';\n`);
+  for (let i = 0; i < 4; i++)
+    push(`import { ${cap(ident())}, ${ident()} } from '../${pick(WORDS)}/${pick(WORDS)}.js';\n`);
   push('\n');
   while (length < size) {
     const r = rand();
     if (r < 0.25) {
-      push(`/**\n * ${cap(ident())} ${ident(1)} the ${ident(2)} when ${ident(1)} is ${ident(1)}.\n * Returns ${Math.floor(rand() * 1000)} ${ident(1)} at most.\n */\n`);
+      push(
+        `/**\n * ${cap(ident())} ${ident(1)} the ${ident(2)} when ${ident(1)} is ${ident(1)}.\n * Returns ${Math.floor(rand() * 1000)} ${ident(1)} at most.\n */\n`,
+      );
     } else if (r < 0.5) {
       const name = cap(ident(2));
       push(`export interface ${name} {\n`);
       const n = 2 + Math.floor(rand() * 6);
-      for (let k = 0; k < n; k++) push(`  ${rand() < 0.3 ? 'readonly ' : ''}${ident()}${rand() < 0.3 ? '?' : ''}: ${pick(TYPES)};\n`);
+      for (let k = 0; k < n; k++)
+        push(
+          `  ${rand() < 0.3 ? 'readonly ' : ''}${ident()}${rand() < 0.3 ? '?' : ''}: ${pick(TYPES)};\n`,
+        );
       push('}\n\n');
     } else {
       const name = ident(2);
       const arg = ident(1);
-      push(`export function ${name}(${arg}: ${pick(TYPES)}, ${ident(1)}Limit = ${Math.floor(rand() * 4096)}): ${pick(TYPES)} {\n`);
+      push(
+        `export function ${name}(${arg}: ${pick(TYPES)}, ${ident(1)}Limit = ${Math.floor(rand() * 4096)}): ${pick(TYPES)} {\n`,
+      );
       const n = 2 + Math.floor(rand() * 8);
       for (let k = 0; k < n; k++) {
         const q = rand();
-        if (q < 0.3) push(`  const ${ident()} = ${arg}.${ident()}(${Math.floor(rand() * 100)}, '${ident(2)}');\n`);
-        else if (q < 0.55) push(`  if (${ident()} === undefined) throw new Error('${ident(1)} ${ident(1)}: ${ident(2)}');\n`);
-        else if (q < 0.75) push(`  for (const ${ident(1)} of ${ident()}) ${ident()}.push(${ident(1)} * ${Math.floor(rand() * 64)});\n`);
-        else push(`  // ${ident(1)} ${ident(1)} ${ident(1)} before the ${ident(2)} (${Math.floor(rand() * 0xffff).toString(16)})\n`);
+        if (q < 0.3)
+          push(
+            `  const ${ident()} = ${arg}.${ident()}(${Math.floor(rand() * 100)}, '${ident(2)}');\n`,
+          );
+        else if (q < 0.55)
+          push(
+            `  if (${ident()} === undefined) throw new Error('${ident(1)} ${ident(1)}: ${ident(2)}');\n`,
+          );
+        else if (q < 0.75)
+          push(
+            `  for (const ${ident(1)} of ${ident()}) ${ident()}.push(${ident(1)} * ${Math.floor(rand() * 64)});\n`,
+          );
+        else
+          push(
+            `  // ${ident(1)} ${ident(1)} ${ident(1)} before the ${ident(2)} (${Math.floor(rand() * 0xffff).toString(16)})\n`,
+          );
       }
       push(`  return ${ident()};\n}\n\n`);
     }
@@ -90,7 +119,10 @@ export function generateFiles({ count = 1000, size = 64 * 1024, seed = 20240611 
   const files = [];
   for (let i = 0; i < count; i++) {
     const dir = `src/gen/m${String(Math.floor(i / 100)).padStart(2, '0')}`;
-    files.push({ path: `${dir}/${WORDS[i % WORDS.length]}-${String(i).padStart(4, '0')}.ts`, bytes: sourceText(rand, size) });
+    files.push({
+      path: `${dir}/${WORDS[i % WORDS.length]}-${String(i).padStart(4, '0')}.ts`,
+      bytes: sourceText(rand, size),
+    });
   }
   return files;
 }
@@ -153,7 +185,12 @@ export function timed(cmd, args, options = {}) {
     child.on('error', reject);
     child.on('close', (code) => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      resolvePromise({ code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString(), seconds });
+      resolvePromise({
+        code,
+        stdout: Buffer.concat(out).toString(),
+        stderr: Buffer.concat(err).toString(),
+        seconds,
+      });
     });
   });
 }
@@ -161,7 +198,10 @@ export function timed(cmd, args, options = {}) {
 /** Like timed(), but throws with the command's stderr on a non-zero exit. */
 export async function timedOk(cmd, args, options = {}) {
   const r = await timed(cmd, args, options);
-  if (r.code !== 0) throw new Error(`${cmd} ${args.slice(0, 6).join(' ')}… failed (${r.code}): ${r.stderr.slice(0, 2000)}`);
+  if (r.code !== 0)
+    throw new Error(
+      `${cmd} ${args.slice(0, 6).join(' ')}… failed (${r.code}): ${r.stderr.slice(0, 2000)}`,
+    );
   return r;
 }
 

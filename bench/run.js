@@ -29,7 +29,11 @@ function table(rows) {
     r.target === undefined ? '' : r.ratio <= r.target ? 'met' : 'MISSED',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => String(b[i]).length)));
-  const line = (cells) => cells.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => String(c).padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
 
@@ -48,7 +52,9 @@ async function main() {
     oclifManifest: existsSync(join(ROOT, 'oclif.manifest.json')),
     bin: BIN,
   };
-  log(`bench: ${RUNS} runs each, median; ${meta.cpus} CPUs, load average ${meta.loadAverageBefore.map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `bench: ${RUNS} runs each, median; ${meta.cpus} CPUs, load average ${meta.loadAverageBefore.map((l) => l.toFixed(2)).join(' ')}`,
+  );
   const rows = [];
   const details = {};
   const notes = [];
@@ -57,7 +63,12 @@ async function main() {
   const record = await benchRecord({ log });
   rows.push(...record.rows);
   details.record = { samples: record.samples, sanity: record.sanity };
-  if (!record.sanity.fsckStrictClean) notes.push('the benchmarked ledger repository was NOT git fsck --strict clean');
+  if (!record.sanity.candidateTreeIsGits)
+    notes.push(
+      "ledger's candidate tree differed from git add -A && git write-tree of the same work tree",
+    );
+  if (!record.sanity.fsckStrictClean)
+    notes.push('the benchmarked ledger repository was NOT git fsck --strict clean');
 
   log('verify: a 1,000-record ledger');
   const verify = await benchVerify({ log });
@@ -86,7 +97,10 @@ async function main() {
 
   const outDir = join(ROOT, 'bench', 'out');
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify({ meta, rows, notes, details }, null, 2)}\n`);
+  writeFileSync(
+    join(outDir, 'latest.json'),
+    `${JSON.stringify({ meta, rows, notes, details }, null, 2)}\n`,
+  );
   log(`\nwritten: bench/out/latest.json`);
 }
 

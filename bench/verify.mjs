@@ -3,10 +3,22 @@
 // (appendRecord over an in-memory overlay, one pack at the end), so that generating it takes
 // seconds rather than 1,000 `ledger record` runs.
 import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, freshRepo, git, median, prng, removeScratch, RUNS, ROOT, sourceText, timedOk } from './common.mjs';
+import {
+  BIN,
+  freshRepo,
+  git,
+  median,
+  prng,
+  removeScratch,
+  RUNS,
+  ROOT,
+  sourceText,
+  timedOk,
+} from './common.mjs';
 
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
@@ -38,19 +50,29 @@ class Overlay {
 
 /** A repository whose ledger holds `count` records shaped like `ledger record` makes them. */
 export async function makeLedgerRepo(count = 1000) {
-  const [{ openRepo }, { GitStore }, { appendRecord }, canonical, objects, model, { deriveEffectiveStatus }, { LEDGER_VERSION }, { writeObjectsAsPack }, layout] =
-    await Promise.all([
-      dist('src/store/git/repo.js'),
-      dist('src/store/git/store.js'),
-      dist('src/ledger/append.js'),
-      dist('src/canonical/index.js'),
-      dist('src/store/objects.js'),
-      dist('src/model/record.js'),
-      dist('src/record/status.js'),
-      dist('src/model/version.js'),
-      dist('src/store/git/pack.js'),
-      dist('src/ledger/layout.js'),
-    ]);
+  const [
+    { openRepo },
+    { GitStore },
+    { appendRecord },
+    canonical,
+    objects,
+    model,
+    { deriveEffectiveStatus },
+    { LEDGER_VERSION },
+    { writeObjectsAsPack },
+    layout,
+  ] = await Promise.all([
+    dist('src/store/git/repo.js'),
+    dist('src/store/git/store.js'),
+    dist('src/ledger/append.js'),
+    dist('src/canonical/index.js'),
+    dist('src/store/objects.js'),
+    dist('src/model/record.js'),
+    dist('src/record/status.js'),
+    dist('src/model/version.js'),
+    dist('src/store/git/pack.js'),
+    dist('src/ledger/layout.js'),
+  ]);
   const { encodeTree, parseTree, parseCommit, hashObject, MODE } = objects;
   const dir = freshRepo();
   const repo = await openRepo(dir);
@@ -70,7 +92,10 @@ export async function makeLedgerRepo(count = 1000) {
     };
     for (let i = 0; i < count; i++) {
       // The agent's change: three new source files under work/, each with a claimed reference.
-      const files = ['a', 'b', 'c'].map((s) => ({ path: `work/t${i}-${s}.ts`, bytes: sourceText(rand, 2048 + Math.floor(rand() * 4096)) }));
+      const files = ['a', 'b', 'c'].map((s) => ({
+        path: `work/t${i}-${s}.ts`,
+        bytes: sourceText(rand, 2048 + Math.floor(rand() * 4096)),
+      }));
       const workEntries = [];
       const artifacts = [];
       for (const f of files) {
@@ -79,7 +104,10 @@ export async function makeLedgerRepo(count = 1000) {
         artifacts.push({ path: f.path, sha256: sha256(f.bytes), size: f.bytes.length, blob });
       }
       const work = await store.write('tree', encodeTree(workEntries));
-      const candidateTree = await store.write('tree', encodeTree([...baseEntries, { mode: MODE.tree, name: 'work', oid: work }]));
+      const candidateTree = await store.write(
+        'tree',
+        encodeTree([...baseEntries, { mode: MODE.tree, name: 'work', oid: work }]),
+      );
       const evidence = new Map();
       const witnesses = [
         {
@@ -121,7 +149,11 @@ export async function makeLedgerRepo(count = 1000) {
       };
       model.Record.parse(record);
       const recordBytes = canonical.encodeCanonical(record);
-      await appendRecord(store, { recordBytes, candidateTree, baseTree, baseCommitBytes, evidence }, now);
+      await appendRecord(
+        store,
+        { recordBytes, candidateTree, baseTree, baseCommitBytes, evidence },
+        now,
+      );
     }
     await writeObjectsAsPack(repo.objectsDir, [...store.objects.values()]);
     const tip = store.refs.get(layout.LOG_REF);
@@ -135,7 +167,9 @@ export async function makeLedgerRepo(count = 1000) {
 export async function benchVerify({ runs = RUNS, count = 1000, log = console.error } = {}) {
   const started = performance.now();
   const dir = await makeLedgerRepo(count);
-  log(`  generated a ${count}-record ledger in ${((performance.now() - started) / 1000).toFixed(1)} s (not timed)`);
+  log(
+    `  generated a ${count}-record ledger in ${((performance.now() - started) / 1000).toFixed(1)} s (not timed)`,
+  );
   const wall = { verify: [], fsck: [] };
   try {
     for (let run = 0; run < runs; run++) {
@@ -144,7 +178,8 @@ export async function benchVerify({ runs = RUNS, count = 1000, log = console.err
         if (name === 'verify') {
           const r = await timedOk(process.execPath, [BIN, 'verify', '--json'], { cwd: dir });
           const report = JSON.parse(r.stdout);
-          if (!report.ok || report.records.length !== count) throw new Error(`verify did not pass ${count} records`);
+          if (!report.ok || report.records.length !== count)
+            throw new Error(`verify did not pass ${count} records`);
           wall.verify.push(r.seconds);
         } else {
           const r = await timedOk('git', ['fsck', '--strict', '--no-progress'], { cwd: dir });
@@ -153,7 +188,10 @@ export async function benchVerify({ runs = RUNS, count = 1000, log = console.err
         log(`  verify run ${run + 1}/${runs} ${name}: ${wall[name].at(-1).toFixed(3)} s`);
       }
     }
-    const objects = spawnSync('git', ['count-objects', '-v'], { cwd: dir, encoding: 'utf8' }).stdout.match(/in-pack: (\d+)/)?.[1];
+    const objects = spawnSync('git', ['count-objects', '-v'], {
+      cwd: dir,
+      encoding: 'utf8',
+    }).stdout.match(/in-pack: (\d+)/)?.[1];
     const v = median(wall.verify);
     const f = median(wall.fsck);
     return {

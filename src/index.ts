@@ -5,6 +5,7 @@
 export { initRepository, type InitResult } from './app/init.js';
 export { recordHandoff, type RecordRequest, type RecordOutcome } from './app/record.js';
 export { verifyRepository, type VerifyRequest } from './app/verify.js';
+export { signRecord, type SignRequest, type SignOutcome } from './app/sign.js';
 export { syncRepository, type SyncRequest, type SyncResult } from './app/sync.js';
 export { listLog, loadRecord, resolveId, type LogItem } from './app/query.js';
 export { withRepo } from './app/repo.js';

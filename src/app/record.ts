@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
 import { detectFormat, formatModule } from '../formats/index.js';
 import { emptyHandoff } from '../formats/mainark.js';
@@ -283,7 +283,9 @@ async function checkArtifacts(paths: readonly string[], cwd: string, root: strin
   for (const [i, given] of paths.entries()) {
     const where = `artifact[${i}]`;
     const absolute = isAbsolute(given) ? given : resolve(cwd, given);
-    const rel = relative(root, absolute).split('\\').join('/');
+    // Only Windows separates with backslashes; on POSIX one is part of a name, and checkRepoPath
+    // refuses it rather than letting `a\b` silently name `a/b`.
+    const rel = sep === '\\' ? relative(root, absolute).split('\\').join('/') : relative(root, absolute);
     const checked = checkRepoPath(rel === '' ? '.' : rel);
     if (!checked.ok) {
       problems.push({ path: where, message: `${given}: ${checked.problem}`, got: given });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { decodeCanonical, encodeCanonical, type CborValue } from '../../src/canonical/index.js';
 import { appendRecord } from '../../src/ledger/append.js';
+import { recordHandoff, type RecordRequest } from '../../src/app/record.js';
 import { readLedgerIndex } from '../../src/ledger/read.js';
 import { lookupPath, readBlob } from '../../src/ledger/trees.js';
 import { GitStore } from '../../src/store/git/store.js';
@@ -91,16 +92,39 @@ export function safeRefs(cwd: string): string {
   return safeGit(cwd, 'for-each-ref', '--format=%(objectname) %(refname)');
 }
 
-/** A repository with one recorded record (via the CLI); returns its id. */
+/** Runs library code as `user` (their HOME, git config and XDG state), in this process. */
+export async function asUser<T>(user: User, work: () => Promise<T>): Promise<T> {
+  const saved: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(user.env)) {
+    saved[k] = process.env[k];
+    process.env[k] = v;
+  }
+  try {
+    return await work();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/**
+ * A repository with one record, made in-process through the same library call the CLI makes
+ * (setup only: the attack itself always goes through the real CLI).
+ */
 export async function repoWithRecord(
   user: User,
-  args: readonly string[] = ['--status', 'success', '--summary', 'first'],
+  request: Partial<RecordRequest> = { status: 'success', summary: 'first' },
   files?: Record<string, string>,
 ): Promise<{ dir: string; id: string }> {
   const dir = gitdir(files ? { files } : {});
-  const r = await cli(user, dir, ['record', ...args]);
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return { dir, id: r.json.id as string };
+  const outcome = await asUser(user, () => recordHandoff({ cwd: dir, ...request }));
+  return { dir, id: outcome.id };
+}
+
+export function record(user: User, dir: string, request: Partial<RecordRequest>) {
+  return asUser(user, () => recordHandoff({ cwd: dir, ...request }));
 }
 
 /** Reads a record's raw bytes and objects through the library, for crafting hostile variants. */

@@ -20,6 +20,7 @@ import {
   fsck,
   idPath,
   makeUser,
+  record,
   recordParts,
   repoWithRecord,
   rewriteLedger,
@@ -96,8 +97,7 @@ describe('adversarial: stored ledger data', () => {
   it('a record chain with a hole — protected by the sha256-chained log (exit 3, check chain)', async () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
-    const second = await cli(user, dir, ['record', '--status', 'success', '--summary', 'second']);
-    expect(second.code).toBe(0);
+    await record(user, dir, { status: 'success', summary: 'second' });
     const log = await cli(user, dir, ['log']);
     const firstEntry = log.json[1].entry as string;
     await rewriteLedger(dir, [{ path: idPath('log', firstEntry), leaf: undefined }]);
@@ -113,8 +113,7 @@ describe('adversarial: stored ledger data', () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
     const old = safeGit(dir, 'rev-parse', 'refs/ledger/log');
-    const second = await cli(user, dir, ['record', '--status', 'failed', '--summary', 'the bad news']);
-    expect(second.code).toBe(0);
+    await record(user, dir, { status: 'failed', summary: 'the bad news' });
     safeGit(dir, 'update-ref', 'refs/ledger/log', old);
     const before = safeRefs(dir);
     const r = await cli(user, dir, ['verify']);
@@ -199,6 +198,20 @@ describe('adversarial: stored ledger data', () => {
     expect(r.code).toBe(3);
     expect(failing(r.json, 'canonical')).toHaveLength(1);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(safeRefs(dir)).toBe(before);
+    expectFsckClean(dir);
+  });
+
+  it('a zlib bomb (80 MB of zeros, 80 KB deflated) as a record — protected by linear object reads and the decoder size limit (exit 3 within seconds)', async () => {
+    const user = makeUser();
+    const { dir, id } = await repoWithRecord(user);
+    const forged = await appendRaw(dir, await recordParts(dir, id), new Uint8Array(80 * 1024 * 1024));
+    const before = safeRefs(dir);
+    const t0 = performance.now();
+    const r = await cli(user, dir, ['verify', forged]);
+    expect(performance.now() - t0).toBeLessThan(30_000);
+    expect(r.code).toBe(3);
+    expect(failing(r.json, 'canonical')).toHaveLength(1);
     expect(safeRefs(dir)).toBe(before);
     expectFsckClean(dir);
   });

@@ -11,6 +11,7 @@ import { cleanup, git, gitdir, refs, runCli, writeFiles } from '../helpers/git.j
 
 afterAll(cleanup);
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON is checked field by field
 function jsonOf(stdout: string): any {
   return JSON.parse(stdout);
 }

@@ -4,11 +4,24 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeIdx, PackWriter, packEntry, packWorktreeFiles, writeObjectsAsPack } from '../../src/store/git/pack.js';
+import {
+  encodeIdx,
+  PackWriter,
+  packEntry,
+  packWorktreeFiles,
+  writeObjectsAsPack,
+} from '../../src/store/git/pack.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { encodeCommit, encodeTree, hashObject, MODE } from '../../src/store/objects.js';
@@ -40,17 +53,37 @@ function packFiles(repo: string): string[] {
 
 /** Blobs in a tree in a commit on a branch, so that fsck checks them as reachable objects. */
 function objectsWithCommit(contents: Buffer[]): { type: ObjectType; bytes: Uint8Array }[] {
-  const objects: { type: ObjectType; bytes: Uint8Array }[] = contents.map((bytes) => ({ type: 'blob', bytes }));
-  const entries = contents.map((bytes, i) => ({ mode: MODE.file, name: `f${String(i).padStart(4, '0')}`, oid: hashObject('blob', bytes) }));
+  const objects: { type: ObjectType; bytes: Uint8Array }[] = contents.map((bytes) => ({
+    type: 'blob',
+    bytes,
+  }));
+  const entries = contents.map((bytes, i) => ({
+    mode: MODE.file,
+    name: `f${String(i).padStart(4, '0')}`,
+    oid: hashObject('blob', bytes),
+  }));
   const tree = encodeTree(entries);
   objects.push({ type: 'tree', bytes: tree });
   const who = { name: 'T', email: 't@example.com', timestamp: 1700000000, timezone: '+0000' };
-  objects.push({ type: 'commit', bytes: encodeCommit({ tree: hashObject('tree', tree), parents: [], author: who, committer: who, message: 'packed\n' }) });
+  objects.push({
+    type: 'commit',
+    bytes: encodeCommit({
+      tree: hashObject('tree', tree),
+      parents: [],
+      author: who,
+      committer: who,
+      message: 'packed\n',
+    }),
+  });
   return objects;
 }
 
 describe('packs written by PackWriter', () => {
-  for (const [level, count] of [[1, 150], [0, 40], [6, 40]] as const) {
+  for (const [level, count] of [
+    [1, 150],
+    [0, 40],
+    [6, 40],
+  ] as const) {
     it(`are accepted by git verify-pack and fsck --strict, and read back with cat-file -p (zlib level ${level})`, async () => {
       const repo = gitdir();
       const contents = blobs(count);
@@ -60,7 +93,13 @@ describe('packs written by PackWriter', () => {
       expect(files.filter((f) => f.endsWith('.pack'))).toHaveLength(1);
       expect(files.filter((f) => f.endsWith('.idx'))).toHaveLength(1);
       expect(files.some((f) => f.startsWith('tmp_'))).toBe(false);
-      const idx = join(repo, '.git', 'objects', 'pack', files.find((f) => f.endsWith('.idx'))!);
+      const idx = join(
+        repo,
+        '.git',
+        'objects',
+        'pack',
+        files.find((f) => f.endsWith('.idx'))!,
+      );
       const verify = gitTry(repo, 'verify-pack', '-v', idx);
       expect(verify.code, verify.stderr).toBe(0);
       expect(verify.stdout).toContain(`non delta: ${objects.length} objects`);
@@ -73,8 +112,14 @@ describe('packs written by PackWriter', () => {
         expect(shown.status, shown.stderr?.toString()).toBe(0);
         if (i < contents.length) expect(Buffer.compare(shown.stdout, contents[i]!)).toBe(0);
       }
-      const check = spawnSync('git', ['cat-file', '--batch-check=%(objectname) %(objecttype)'], { cwd: repo, input: oids.join('\n') + '\n', encoding: 'utf8' });
-      expect(check.stdout.trim().split('\n')).toEqual(oids.map((oid, i) => `${oid} ${objects[i]!.type}`));
+      const check = spawnSync('git', ['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+        cwd: repo,
+        input: oids.join('\n') + '\n',
+        encoding: 'utf8',
+      });
+      expect(check.stdout.trim().split('\n')).toEqual(
+        oids.map((oid, i) => `${oid} ${objects[i]!.type}`),
+      );
       // Every object is in the pack, none loose.
       expect(git(repo, 'count-objects', '-v')).toContain(`in-pack: ${objects.length}`);
     });
@@ -89,7 +134,12 @@ describe('packs written by PackWriter', () => {
     writer.add(packEntry('blob', Buffer.from('two\n'), 1));
     const name = await writer.finish();
     expect(name).toMatch(/^pack-[0-9a-f]{40}$/);
-    const verify = gitTry(repo, 'verify-pack', '-v', join(repo, '.git', 'objects', 'pack', `${name}.idx`));
+    const verify = gitTry(
+      repo,
+      'verify-pack',
+      '-v',
+      join(repo, '.git', 'objects', 'pack', `${name}.idx`),
+    );
     expect(verify.code, verify.stderr).toBe(0);
     expect(verify.stdout).toContain('non delta: 2 objects');
     expect(git(repo, 'cat-file', '-p', a.oid)).toBe('one');
@@ -124,15 +174,25 @@ describe('packs written by PackWriter', () => {
     expect(idx.readBigUInt64BE(offsets + 12)).toBe(BigInt(0x80000005));
     expect(idx.readBigUInt64BE(offsets + 20)).toBe(BigInt(2 ** 33));
     expect(idx.length).toBe(offsets + 12 + 16 + 40);
-    expect(createHash('sha1').update(idx.subarray(0, idx.length - 20)).digest().equals(idx.subarray(idx.length - 20))).toBe(true);
+    expect(
+      createHash('sha1')
+        .update(idx.subarray(0, idx.length - 20))
+        .digest()
+        .equals(idx.subarray(idx.length - 20)),
+    ).toBe(true);
   });
 });
 
 describe('a kill between the pack and the index rename', () => {
   it('leaves the repository fsck-clean, the objects invisible, and a retry succeeds', async () => {
     const repo = gitdir();
-    const moduleUrl = pathToFileURL(join(PROJECT_ROOT, 'dist', 'src', 'store', 'git', 'pack.js')).href;
-    expect(existsSync(new URL(moduleUrl)), 'run `npm run build` first: the child process uses dist/').toBe(true);
+    const moduleUrl = pathToFileURL(
+      join(PROJECT_ROOT, 'dist', 'src', 'store', 'git', 'pack.js'),
+    ).href;
+    expect(
+      existsSync(new URL(moduleUrl)),
+      'run `npm run build` first: the child process uses dist/',
+    ).toBe(true);
     const script = `
       const { writeObjectsAsPack } = await import(${JSON.stringify(moduleUrl)});
       const objects = Array.from({ length: 120 }, (_, i) => ({ type: 'blob', bytes: Buffer.from('killed ' + i + '\\n') }));
@@ -152,7 +212,10 @@ describe('a kill between the pack and the index rename', () => {
     const oid = hashObject('blob', Buffer.from('killed 0\n'));
     expect(gitTry(repo, 'cat-file', '-e', oid).code).not.toBe(0);
 
-    const objects = Array.from({ length: 120 }, (_, i) => ({ type: 'blob' as const, bytes: Buffer.from(`killed ${i}\n`) }));
+    const objects = Array.from({ length: 120 }, (_, i) => ({
+      type: 'blob' as const,
+      bytes: Buffer.from(`killed ${i}\n`),
+    }));
     await writeObjectsAsPack(join(repo, '.git', 'objects'), objects, 1);
     expect(git(repo, 'cat-file', '-p', oid)).toBe('killed 0');
     expect(gitTry(repo, 'fsck', '--strict', '--full').code).toBe(0);
@@ -175,7 +238,10 @@ describe('packWorktreeFiles', () => {
     writeFileSync(join(repo, 'gone.txt'), 'soon gone');
     unlinkSync(join(repo, 'gone.txt'));
     paths.push('d/link', 'gone.txt', 'd');
-    const result = await packWorktreeFiles(repo, paths, join(repo, '.git', 'objects'), { level: 1, threads: 2 });
+    const result = await packWorktreeFiles(repo, paths, join(repo, '.git', 'objects'), {
+      level: 1,
+      threads: 2,
+    });
     expect(result.pack).toMatch(/^pack-/);
     expect(result.files.get('gone.txt')).toBeUndefined();
     expect(result.files.get('d')).toBeUndefined(); // a directory is not a blob
@@ -193,12 +259,20 @@ describe('packWorktreeFiles', () => {
   });
 
   // Root reads every file whatever its mode, so this only runs as a normal user.
-  it.skipIf(process.getuid?.() === 0)('rejects and leaves no pack when a file cannot be read', async () => {
-    const repo = gitdir();
-    writeFileSync(join(repo, 'secret'), 'x', { mode: 0o000 });
-    await expect(packWorktreeFiles(repo, ['secret'], join(repo, '.git', 'objects'), { level: 1, threads: 1 })).rejects.toThrow(/secret/);
-    expect(packFiles(repo)).toEqual([]);
-  });
+  it.skipIf(process.getuid?.() === 0)(
+    'rejects and leaves no pack when a file cannot be read',
+    async () => {
+      const repo = gitdir();
+      writeFileSync(join(repo, 'secret'), 'x', { mode: 0o000 });
+      await expect(
+        packWorktreeFiles(repo, ['secret'], join(repo, '.git', 'objects'), {
+          level: 1,
+          threads: 1,
+        }),
+      ).rejects.toThrow(/secret/);
+      expect(packFiles(repo)).toEqual([]);
+    },
+  );
 });
 
 describe('GitStore.writeMany', () => {
@@ -209,7 +283,10 @@ describe('GitStore.writeMany', () => {
       const few = await store.writeMany([{ type: 'blob', bytes: Buffer.from('few\n') }]);
       expect(packFiles(repo)).toEqual([]);
       expect(git(repo, 'cat-file', '-p', few[0]!)).toBe('few');
-      const many = Array.from({ length: 100 }, (_, i) => ({ type: 'blob' as const, bytes: Buffer.from(`many ${i}\n`) }));
+      const many = Array.from({ length: 100 }, (_, i) => ({
+        type: 'blob' as const,
+        bytes: Buffer.from(`many ${i}\n`),
+      }));
       const oids = await store.writeMany(many);
       expect(packFiles(repo).filter((f) => f.endsWith('.idx'))).toHaveLength(1);
       expect(Buffer.from((await store.read(oids[99]!))!.bytes).toString()).toBe('many 99\n');

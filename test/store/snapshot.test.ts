@@ -5,7 +5,17 @@
  * changed files (loose objects) and once with enough to go through the pack path.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRepo } from '../../src/store/git/repo.js';
@@ -17,7 +27,11 @@ import { spawnSync } from 'node:child_process';
 afterEach(cleanup);
 
 function gitEnv(cwd: string, env: Record<string, string>, ...args: string[]): string {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C', ...env } });
+  const r = spawnSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C', ...env },
+  });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -26,6 +40,10 @@ function gitEnv(cwd: string, env: Record<string, string>, ...args: string[]): st
 function gitsTree(repo: string, forced: string[]): string {
   const index = join(tempDir('ledger-index-'), 'index');
   copyFileSync(join(repo, '.git', 'index'), index);
+  // Keep the index's mtime: git's racy-clean check compares it with the files' mtimes, and a
+  // fresh copy would make a same-size edit in the same second look unchanged.
+  const { atime, mtime } = statSync(join(repo, '.git', 'index'));
+  utimesSync(index, atime, mtime);
   const env = { GIT_INDEX_FILE: index };
   gitEnv(repo, env, 'add', '-A');
   if (forced.length > 0) gitEnv(repo, env, 'add', '-f', '--', ...forced);
@@ -66,8 +84,15 @@ function scenario(extra: number): { repo: string; artifacts: string[] } {
   writeFileSync(join(repo, 'new', 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
   symlinkSync('dir/deep/file.ts', join(repo, 'new', 'link'));
   // Ignored: left out by git add -A — except one named as an artifact.
-  writeFiles(repo, { 'build/out.js': 'ignored\n', 'debug.log': 'ignored\n', 'build/artifact.bin': 'the ignored artifact\n' });
-  for (let i = 0; i < extra; i++) writeFiles(repo, { [`gen/m${i % 7}/f${i}.ts`]: `export const n${i} = ${i};\n`.repeat(1 + (i % 50)) });
+  writeFiles(repo, {
+    'build/out.js': 'ignored\n',
+    'debug.log': 'ignored\n',
+    'build/artifact.bin': 'the ignored artifact\n',
+  });
+  for (let i = 0; i < extra; i++)
+    writeFiles(repo, {
+      [`gen/m${i % 7}/f${i}.ts`]: `export const n${i} = ${i};\n`.repeat(1 + (i % 50)),
+    });
   return { repo, artifacts: ['build/artifact.bin', 'src/added.ts', 'new/dir/deep/file.ts'] };
 }
 
@@ -90,7 +115,9 @@ describe.each([
     expect(snapshot.tree).toBe(gitsTree(repo, ['build/artifact.bin']));
     // Without the forced artifact git's tree differs: the ignored file is there on purpose.
     expect(snapshot.tree).not.toBe(gitsTree(repo, []));
-    expect(git(repo, 'ls-tree', '-r', '--name-only', snapshot.tree).split('\n')).not.toContain('build/out.js');
+    expect(git(repo, 'ls-tree', '-r', '--name-only', snapshot.tree).split('\n')).not.toContain(
+      'build/out.js',
+    );
     // The user's index and HEAD are untouched.
     expect(readFileSync(join(repo, '.git', 'index')).equals(indexBefore)).toBe(true);
     expect(git(repo, 'rev-parse', 'HEAD')).toBe(headBefore);
@@ -105,7 +132,9 @@ describe.each([
     expect(snapshot.files.get('new/run.sh')?.mode).toBe('100755');
     expect(snapshot.files.get('bin/tool.sh')?.mode).toBe('100755');
     expect(snapshot.files.get('links/old')?.mode).toBe('120000');
-    const packs = readdirSync(join(repo, '.git', 'objects', 'pack')).filter((f) => f.endsWith('.pack'));
+    const packs = readdirSync(join(repo, '.git', 'objects', 'pack')).filter((f) =>
+      f.endsWith('.pack'),
+    );
     expect(packs).toHaveLength(extra >= PACK_MIN_OBJECTS ? 1 : 0);
     const fsck = gitTry(repo, 'fsck', '--strict');
     expect(fsck.code, fsck.stderr).toBe(0);
@@ -123,6 +152,32 @@ describe('snapshotWorktree with core.fileMode=false', () => {
       expect(snapshot.tree).toBe(gitsTree(repo, []));
     } finally {
       store.close();
+    }
+  });
+});
+
+describe('snapshotWorktree and the compression settings', () => {
+  it('follows pack.compression (0: entries stored, still a valid pack and the same tree)', async () => {
+    const { repo } = scenario(PACK_MIN_OBJECTS + 10);
+    git(repo, 'config', 'pack.compression', '0');
+    const paths = await openRepo(repo);
+    const store = new GitStore(paths);
+    try {
+      const snapshot = await snapshotWorktree(paths, store, { include: [] });
+      expect(snapshot.tree).toBe(gitsTree(repo, []));
+    } finally {
+      store.close();
+    }
+    const dir = join(repo, '.git', 'objects', 'pack');
+    const idx = readdirSync(dir).find((f) => f.endsWith('.idx'))!;
+    const verify = spawnSync('git', ['verify-pack', '-v', join(dir, idx)], { encoding: 'utf8' });
+    expect(verify.status, verify.stderr).toBe(0);
+    // "<oid> blob <size> <size-in-pack> <offset>": stored deflate is never smaller than the data.
+    const blobs = verify.stdout.split('\n').filter((l) => / blob /.test(l));
+    expect(blobs.length).toBeGreaterThan(PACK_MIN_OBJECTS);
+    for (const line of blobs) {
+      const [, , size, inPack] = line.split(/\s+/);
+      expect(Number(inPack)).toBeGreaterThan(Number(size));
     }
   });
 });

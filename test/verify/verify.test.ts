@@ -3,7 +3,7 @@ import { encodeCanonical, toRecordId } from '../../src/canonical/index.js';
 import { appendRecord } from '../../src/ledger/append.js';
 import { fanout, LOG_REF, RECORD_FILE } from '../../src/ledger/layout.js';
 import { readLedgerIndex } from '../../src/ledger/read.js';
-import { encodeCommit, encodeTree, MODE, parseCommit, parseTree } from '../../src/store/objects.js';
+import { encodeCommit, encodeTree, parseCommit, parseTree } from '../../src/store/objects.js';
 import type { MemoryStore } from '../../src/store/memory.js';
 import { MemoryStore as Store } from '../../src/store/memory.js';
 import { verifyLedger } from '../../src/verify/verify.js';

@@ -12,7 +12,16 @@
  * this writer only appends and hashes), so writing overlaps hashing and deflating.
  */
 import { randomBytes, createHash, type Hash } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readSync, rename, unlink, writeSync, writevSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readSync,
+  rename,
+  unlink,
+  writeSync,
+  writevSync,
+} from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -53,7 +62,12 @@ export function packEntryHeader(type: ObjectType, size: number): Buffer {
 }
 
 /** Encodes one object as a pack entry (in this thread). */
-export function packEntry(type: ObjectType, bytes: Uint8Array, level: number, oid = hashObject(type, bytes)): PackEntry {
+export function packEntry(
+  type: ObjectType,
+  bytes: Uint8Array,
+  level: number,
+  oid = hashObject(type, bytes),
+): PackEntry {
   const data = Buffer.concat([packEntryHeader(type, bytes.length), deflateSync(bytes, { level })]);
   return { oid, data, crc32: crc32(data) };
 }
@@ -164,7 +178,9 @@ export class PackWriter {
   }
 
   private async install(trailer: Buffer, fsync: boolean): Promise<string> {
-    const sorted = [...this.written.values()].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0));
+    const sorted = [...this.written.values()].sort((a, b) =>
+      a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0,
+    );
     const idx = encodeIdx(sorted, trailer);
     const name = `pack-${trailer.toString('hex')}`;
     const finalPack = join(this.packDir, `${name}.pack`);
@@ -239,7 +255,7 @@ function writeAll(fd: number, buffers: Uint8Array[]): void {
 function rehash(fd: number, length: number): Hash {
   const hash = createHash('sha1');
   const buffer = Buffer.alloc(1 << 20);
-  for (let at = 0; at < length; ) {
+  for (let at = 0; at < length;) {
     const n = readSync(fd, buffer, 0, Math.min(buffer.length, length - at), at);
     if (n <= 0) throw new Error('short read while hashing the pack');
     hash.update(buffer.subarray(0, n));
@@ -275,14 +291,21 @@ export function encodeIdx(sorted: readonly Written[], packChecksum: Buffer): Buf
       largeIndex++;
     }
     // fan-out[k] = number of ids whose first byte is <= k
-    for (let k = first; k < 256 && (i === n - 1 || k < parseInt(sorted[i + 1]!.oid.slice(0, 2), 16)); k++) {
+    for (
+      let k = first;
+      k < 256 && (i === n - 1 || k < parseInt(sorted[i + 1]!.oid.slice(0, 2), 16));
+      k++
+    ) {
       out.writeUInt32BE(i + 1, fanout + k * 4);
     }
   }
   // Leading fan-out slots before the first id stay zero (Buffer.alloc zero-fills).
   const trailer = bigOffsets + large.length * 8;
   packChecksum.copy(out, trailer);
-  createHash('sha1').update(out.subarray(0, trailer + 20)).digest().copy(out, trailer + 20);
+  createHash('sha1')
+    .update(out.subarray(0, trailer + 20))
+    .digest()
+    .copy(out, trailer + 20);
   return out;
 }
 
@@ -301,7 +324,10 @@ export async function writeObjectsAsPack(
   objects: ReadonlyArray<{ type: ObjectType; bytes: Uint8Array }>,
   level = 1,
 ): Promise<string[]> {
-  const writer = await PackWriter.open(objectsDir, new Set(objects.map((o) => hashObject(o.type, o.bytes))).size);
+  const writer = await PackWriter.open(
+    objectsDir,
+    new Set(objects.map((o) => hashObject(o.type, o.bytes))).size,
+  );
   const oids: string[] = [];
   try {
     for (const object of objects) {
@@ -442,7 +468,8 @@ type WorkerItem =
       crc32: number;
     };
 
-type WorkerMessage = { items: WorkerItem[]; kib: number } | { done: true } | { error: string; path: string };
+type WorkerMessage =
+  { items: WorkerItem[]; kib: number } | { done: true } | { error: string; path: string };
 
 /**
  * The worker, as plain CommonJS source run with `eval: true`: it needs only node built-ins, and

@@ -6,6 +6,10 @@
  * git tells us which paths differ from the index (`ls-files`, stat based, one spawn each);
  * only those are read and hashed here, and the tree is built by `git write-tree` on a
  * throw-away copy of the index, so unchanged subtrees come from git's cache-tree for free.
+ *
+ * A large change (PACK_MIN_OBJECTS paths or more) is read, hashed (SHA-1 and SHA-256 from one
+ * read) and deflated in worker threads and stored as one pack (pack.ts) instead of a loose file
+ * per object; a small one keeps to loose objects, so a pack per record does not pile up.
  */
 import { createHash } from 'node:crypto';
 import { copyFile, lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
@@ -39,12 +43,8 @@ export async function snapshotWorktree(
   store: ObjectStore,
   options: { include: readonly string[] },
 ): Promise<Snapshot> {
-  const [changes, fileMode] = await Promise.all([
-    listChanges(repo.root),
-    runGit(['config', '--bool', 'core.fileMode'], { cwd: repo.root }).then(
-      (r) => r.stdout.toString().trim() !== 'false',
-    ),
-  ]);
+  const [changes, config] = await Promise.all([listChanges(repo.root), readConfig(repo.root)]);
+  const fileMode = config.fileMode;
   for (const path of options.include) changes.changed.add(path);
   for (const path of changes.changed) changes.removed.delete(path);
 
@@ -58,13 +58,20 @@ export async function snapshotWorktree(
   if (paths.length >= PACK_MIN_OBJECTS) {
     // A large change: read, hash and deflate in worker threads, store as one pack.
     const packed = await packWorktreeFiles(repo.root, paths, repo.objectsDir, {
-      level: PACK_LEVEL,
+      level: config.packLevel,
       threads: packThreads(),
     });
     for (const path of paths) {
       const file = packed.files.get(path);
       if (file === undefined) changes.removed.add(path);
-      else files.set(path, { path, mode: modeOf(path, file.kind, file.executable), blob: file.oid, sha256: file.sha256, size: file.size });
+      else
+        files.set(path, {
+          path,
+          mode: modeOf(path, file.kind, file.executable),
+          blob: file.oid,
+          sha256: file.sha256,
+          size: file.size,
+        });
     }
   } else {
     const queue = [...paths];
@@ -119,7 +126,10 @@ interface Changes {
 async function listChanges(root: string): Promise<Changes> {
   // One spawn: -t tags each path (C changed, R removed, ? untracked; with -s also H, M, S for
   // every index entry), -s adds the index mode. A deleted path is listed as changed and removed.
-  const status = await runGit(['ls-files', '-z', '-t', '-s', '-m', '-d', '-o', '--exclude-standard'], { cwd: root });
+  const status = await runGit(
+    ['ls-files', '-z', '-t', '-s', '-m', '-d', '-o', '--exclude-standard'],
+    { cwd: root },
+  );
   if (status.code !== 0) throw new Error(`git ls-files failed: ${status.stderr.trim()}`);
   const changed = new Set<string>();
   const removed = new Set<string>();
@@ -179,9 +189,58 @@ async function storeFile(
  * cut-over for received objects, `transfer.unpackLimit`, is 100 too). */
 export const PACK_MIN_OBJECTS = 100;
 
-/** zlib level of snapshot packs. */
-export const PACK_LEVEL = Number(process.env['LEDGER_PACK_LEVEL'] ?? 1);
+/**
+ * zlib level of snapshot packs unless the repository sets pack.compression or core.compression:
+ * 1, git's own default for loose objects (core.looseCompression). git's pack default (6) costs
+ * about 3.5 times the CPU for about 10% less size on source text; level 0 is 6 times cheaper
+ * still but stores text uncompressed, and git keeps reusing such entries as they are (in its
+ * own commits of the same files, in gc, in pushes) — so it is the user's choice, not ours.
+ */
+export const DEFAULT_PACK_LEVEL = 1;
 
+interface SnapshotConfig {
+  fileMode: boolean;
+  packLevel: number;
+}
+
+/** The settings the snapshot follows, in one spawn (`git config` applies every config file). */
+async function readConfig(root: string): Promise<SnapshotConfig> {
+  const result = await runGit(
+    ['config', '-z', '--get-regexp', '^(core\\.filemode|core\\.compression|pack\\.compression)$'],
+    { cwd: root },
+  );
+  const values = new Map<string, string | undefined>();
+  if (result.code === 0) {
+    for (const item of result.stdout.toString('utf8').split('\0')) {
+      if (item === '') continue;
+      const newline = item.indexOf('\n');
+      // A key without "= value" is boolean true in git; last one wins, as in git.
+      if (newline < 0) values.set(item.toLowerCase(), undefined);
+      else values.set(item.slice(0, newline).toLowerCase(), item.slice(newline + 1));
+    }
+  }
+  const fileMode = values.has('core.filemode') ? parseBool(values.get('core.filemode')) : true;
+  let packLevel = DEFAULT_PACK_LEVEL;
+  for (const key of ['core.compression', 'pack.compression']) {
+    if (!values.has(key)) continue;
+    const level = Number.parseInt(values.get(key) ?? '', 10);
+    if (Number.isInteger(level) && level >= -1 && level <= 9) packLevel = level === -1 ? 6 : level;
+  }
+  return { fileMode, packLevel };
+}
+
+/** git's boolean spelling: true/yes/on/1 (or no value) and false/no/off/0/"". */
+function parseBool(value: string | undefined): boolean {
+  if (value === undefined) return true;
+  const v = value.trim().toLowerCase();
+  if (v === 'false' || v === 'no' || v === 'off' || v === '') return false;
+  if (v === 'true' || v === 'yes' || v === 'on') return true;
+  const n = Number.parseInt(v, 10);
+  return Number.isNaN(n) ? true : n !== 0;
+}
+
+/** One worker per CPU, at most 4 (the calling thread only appends to the pack); the
+ * LEDGER_PACK_THREADS environment variable overrides it, for measurements. */
 function packThreads(): number {
   const fromEnv = Number(process.env['LEDGER_PACK_THREADS']);
   if (Number.isInteger(fromEnv) && fromEnv > 0) return Math.min(fromEnv, 16);

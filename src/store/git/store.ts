@@ -36,12 +36,16 @@ export class GitStore implements ObjectStore {
    * loose; from BULK_PACK_MIN_OBJECTS on they go into one pack (temporary names, then renamed
    * pack first and index last, so a crash never leaves a half-visible pack).
    */
-  async writeMany(objects: ReadonlyArray<{ type: ObjectType; bytes: Uint8Array }>, options: { level?: number } = {}): Promise<string[]> {
+  async writeMany(
+    objects: ReadonlyArray<{ type: ObjectType; bytes: Uint8Array }>,
+    options: { level?: number } = {},
+  ): Promise<string[]> {
     if (objects.length >= BULK_PACK_MIN_OBJECTS) {
       return writeObjectsAsPack(this.repo.objectsDir, objects, options.level ?? 1);
     }
     const oids: string[] = [];
-    for (const o of objects) oids.push(await writeLooseObject(this.repo.objectsDir, o.type, o.bytes, options.level ?? 1));
+    for (const o of objects)
+      oids.push(await writeLooseObject(this.repo.objectsDir, o.type, o.bytes, options.level ?? 1));
     return oids;
   }
 
@@ -64,8 +68,16 @@ export class GitStore implements ObjectStore {
 
 const OID = /^[0-9a-f]{40}$/;
 
-async function readRefFile(commonDir: string, name: string, depth: number): Promise<string | undefined> {
-  if (depth > 5 || !/^refs\/[^\0\\]+$/.test(name) || name.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+async function readRefFile(
+  commonDir: string,
+  name: string,
+  depth: number,
+): Promise<string | undefined> {
+  if (
+    depth > 5 ||
+    !/^refs\/[^\0\\]+$/.test(name) ||
+    name.split('/').some((part) => part === '' || part === '.' || part === '..')
+  ) {
     return undefined;
   }
   let text: string | undefined;
@@ -86,7 +98,8 @@ async function readRefFile(commonDir: string, name: string, depth: number): Prom
     return undefined;
   }
   for (const line of packed.split('\n')) {
-    if (line.length < 42 || line[40] !== ' ' || line.startsWith('#') || line.startsWith('^')) continue;
+    if (line.length < 42 || line[40] !== ' ' || line.startsWith('#') || line.startsWith('^'))
+      continue;
     if (line.slice(41).trimEnd() === name) {
       const oid = line.slice(0, 40);
       return OID.test(oid) ? oid : undefined;

@@ -1,0 +1,142 @@
+/**
+ * SIGKILL at every write step of `record` and `sync` (LEDGER_TEST_KILL_AT, armed by the worker
+ * just before the operation under test), and at random moments of a record/sync loop. After each
+ * kill: no torn ref; at the end: no acknowledged record lost, verify passes, fsck is clean.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listLog, syncRepository, verifyRepository, withRepo } from '../../src/index.js';
+import { cleanup, gitdir, gitTry, ledgerTip, PROJECT_ROOT, remoteWithClones, runWorker } from '../helpers/git.js';
+
+const REPEAT = Number(process.env['LEDGER_CRASH_REPEAT'] ?? 10);
+const RANDOM_KILLS = Number(process.env['LEDGER_CRASH_RANDOM'] ?? 200);
+const PARALLEL = 4;
+const ENV = { LEDGER_LOCK_WAIT_MS: '5000' };
+
+beforeAll(() => {
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js'))) throw new Error('run npm run build first');
+});
+afterAll(cleanup);
+
+async function ledgerIds(cwd: string): Promise<string[]> {
+  return (await withRepo(cwd, ({ store }) => listLog(store))).map((i) => i.id);
+}
+
+/** The ref is absent or names a commit; a loose ref file holds exactly one object id. */
+function expectIntactRef(cwd: string, ref = 'refs/ledger/log'): void {
+  const file = join(cwd, '.git', ref);
+  if (existsSync(file)) expect(readFileSync(file, 'utf8')).toMatch(/^[0-9a-f]{40}\n$/);
+  const tip = ledgerTip(cwd, ref);
+  if (tip !== '') expect(gitTry(cwd, 'cat-file', '-t', tip).stdout.trim()).toBe('commit');
+}
+
+async function expectHealthy(cwd: string): Promise<void> {
+  expectIntactRef(cwd);
+  const report = await verifyRepository({ cwd });
+  expect(report.exitCode, JSON.stringify(report.ledger.filter((c) => c.verdict !== 'verified'))).toBe(0);
+  const fsck = gitTry(cwd, 'fsck', '--strict', '--no-progress', '--no-dangling');
+  expect(fsck.code, fsck.stderr).toBe(0);
+}
+
+const RECORD_STEPS = ['before-append', 'after-objects', 'after-commit-object', 'before-ref-update', 'after-ref-update'];
+const SYNC_STEPS = [
+  'sync-after-fetch',
+  'sync-after-merge-commit',
+  'sync-before-adopt',
+  'before-ref-update',
+  'after-ref-update',
+  'sync-after-adopt',
+  'sync-after-push',
+];
+
+describe('SIGKILL at every write step', () => {
+  it(`record: ${RECORD_STEPS.length} steps × ${REPEAT} kills leave the old or the new ledger`, async () => {
+    await Promise.all(
+      RECORD_STEPS.map(async (step) => {
+        const repo = gitdir();
+        const acked = (await runWorker(['record', '2', 'acked'], repo, { env: ENV })).acked;
+        expect(acked).toHaveLength(2);
+        for (let i = 0; i < REPEAT; i++) {
+          const before = ledgerTip(repo);
+          const r = await runWorker(['record', '1', step], repo, { env: { ...ENV, LEDGER_WORKER_KILL_AT: step } });
+          expect(r.signal, `${step}: ${r.stderr}`).toBe('SIGKILL');
+          expect(r.acked).toEqual([]);
+          expectIntactRef(repo);
+          const after = ledgerTip(repo);
+          if (step === 'after-ref-update') expect(gitTry(repo, 'rev-parse', `${after}^1`).stdout.trim()).toBe(before);
+          else expect(after).toBe(before);
+        }
+        const ids = new Set(await ledgerIds(repo));
+        for (const id of acked) expect(ids.has(id)).toBe(true);
+        expect(ids.size).toBe(2 + (step === 'after-ref-update' ? REPEAT : 0));
+        const next = await runWorker(['record', '1', 'after'], repo, { env: ENV });
+        expect(next.acked, next.stderr).toHaveLength(1);
+        await expectHealthy(repo);
+      }),
+    );
+  }, 600_000);
+
+  it(`sync: ${SYNC_STEPS.length} steps × ${REPEAT} kills leave the old or the new ledger, here and on the remote`, async () => {
+    await Promise.all(
+      SYNC_STEPS.map(async (step) => {
+        const { remote, clones } = remoteWithClones(2);
+        const [a, b] = clones as [string, string];
+        const acked: string[] = [];
+        for (let i = 0; i < REPEAT; i++) {
+          const before = ledgerTip(a);
+          const r = await runWorker(['prep-sync', b], a, { env: { ...ENV, LEDGER_WORKER_KILL_AT: step } });
+          expect(r.signal, `${step}: ${r.stderr}`).toBe('SIGKILL');
+          acked.push(...r.acked);
+          expectIntactRef(a);
+          expectIntactRef(a, 'refs/ledger-synced/origin/log');
+          expect(gitTry(remote, 'cat-file', '-t', ledgerTip(remote)).stdout.trim()).toBe('commit');
+          const after = ledgerTip(a);
+          if (['sync-after-fetch', 'sync-after-merge-commit', 'sync-before-adopt', 'before-ref-update'].includes(step)) {
+            // killed before the swap: still the state the preparation's own record left
+            expect(gitTry(a, 'rev-parse', `${after}`).stdout.trim()).not.toBe(before);
+            expect(gitTry(a, 'log', '-1', '--format=%s', after).stdout).toMatch(/^ledger: record/);
+          } else {
+            expect(gitTry(a, 'log', '-1', '--format=%s', after).stdout).toMatch(/^ledger: join/);
+          }
+        }
+        for (const cwd of [a, b, a]) await syncRepository({ cwd });
+        const [idsA, idsB] = [await ledgerIds(a), await ledgerIds(b)];
+        expect(idsA).toEqual(idsB);
+        expect(idsA).toHaveLength(2 * REPEAT);
+        for (const id of acked) expect(idsA).toContain(id);
+        await expectHealthy(a);
+        await expectHealthy(b);
+        expect(gitTry(remote, 'fsck', '--strict', '--no-progress', '--no-dangling').code).toBe(0);
+      }),
+    );
+  }, 600_000);
+
+  it(`${RANDOM_KILLS} kills at random moments of record/sync loops lose no acknowledged record`, async () => {
+    const { remote, clones } = remoteWithClones(2);
+    const acked: string[] = [];
+    let kills = 0;
+    while (kills < RANDOM_KILLS) {
+      const batch = Math.min(PARALLEL, RANDOM_KILLS - kills);
+      const runs = await Promise.all(
+        Array.from({ length: batch }, (_, i) =>
+          runWorker(['mix', '0', `rnd${kills + i}`], clones[(kills + i) % 2]!, { env: ENV, killAfterMs: Math.floor(Math.random() * 400) }),
+        ),
+      );
+      for (const r of runs) {
+        expect(r.signal, r.stderr).toBe('SIGKILL');
+        acked.push(...r.acked);
+      }
+      kills += batch;
+      for (const c of clones) expectIntactRef(c);
+    }
+    for (const cwd of [clones[0]!, clones[1]!, clones[0]!]) await syncRepository({ cwd });
+    const ids = await ledgerIds(clones[0]!);
+    expect(await ledgerIds(clones[1]!)).toEqual(ids);
+    const have = new Set(ids);
+    const lost = acked.filter((id) => !have.has(id));
+    expect(lost).toEqual([]);
+    for (const c of clones) await expectHealthy(c);
+    expect(gitTry(remote, 'fsck', '--strict', '--no-progress', '--no-dangling').code).toBe(0);
+  }, 900_000);
+});
