@@ -18,7 +18,12 @@ import { BIN, ROOT } from './common.mjs';
 const dist = (p) => import(join(ROOT, 'dist', 'src', p));
 
 function git(cwd, ...args) {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, LC_ALL: 'C' } });
+  const r = spawnSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+    env: { ...process.env, LC_ALL: 'C' },
+  });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -60,7 +65,11 @@ function writePack(repo, objects) {
   }
   const body = Buffer.concat(parts);
   const pack = Buffer.concat([body, createHash('sha1').update(body).digest()]);
-  const r = spawnSync('git', ['index-pack', '--stdin'], { cwd: repo, input: pack, maxBuffer: 1 << 30 });
+  const r = spawnSync('git', ['index-pack', '--stdin'], {
+    cwd: repo,
+    input: pack,
+    maxBuffer: 1 << 30,
+  });
   if (r.status !== 0) throw new Error(`git index-pack: ${r.stderr}`);
 }
 
@@ -97,7 +106,13 @@ async function generate(state, count) {
     };
     await appendRecord(
       store,
-      { recordBytes: encodeCanonical(record), candidateTree: state.tree, baseTree: state.tree, baseCommitBytes: state.baseBytes, evidence: new Map() },
+      {
+        recordBytes: encodeCanonical(record),
+        candidateTree: state.tree,
+        baseTree: state.tree,
+        baseCommitBytes: state.baseBytes,
+        evidence: new Map(),
+      },
       now,
     );
     state.n++;
@@ -121,7 +136,18 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
     git(scratch, 'init', '-q', '--bare', '-b', 'main', remote);
     const seed = join(scratch, 'seed');
     git(scratch, 'init', '-q', '-b', 'main', seed);
-    git(seed, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-q', '--allow-empty', '-m', 'seed');
+    git(
+      seed,
+      '-c',
+      'user.name=b',
+      '-c',
+      'user.email=b@b',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'seed',
+    );
     git(seed, 'push', '-q', remote, 'main');
     const base = git(seed, 'rev-parse', 'HEAD');
     const baseBytes = spawnSync('git', ['cat-file', 'commit', base], { cwd: seed }).stdout;
@@ -140,7 +166,14 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
     const big = await generate(state, total);
     log(`sync: generated ${total} records (${big.objects} objects) in ${big.seconds.toFixed(1)} s`);
 
-    const fetchArgs = ['fetch', '-q', '--no-tags', '--no-auto-maintenance', 'origin', '+refs/ledger/*:refs/ledger-remotes/origin/*'];
+    const fetchArgs = [
+      'fetch',
+      '-q',
+      '--no-tags',
+      '--no-auto-maintenance',
+      'origin',
+      '+refs/ledger/*:refs/ledger-remotes/origin/*',
+    ];
     const empty = join(scratch, 'empty');
     git(scratch, 'clone', '-q', remote, empty);
     const rows = [];
@@ -150,7 +183,13 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
     cpSync(empty, peerDir, { recursive: true });
     const peer1 = await timed('git', fetchArgs, peerDir);
     const ours1 = await timed(process.execPath, [BIN, 'sync', '--no-push'], empty);
-    rows.push({ name: `sync ${total.toLocaleString('en')} records into an empty clone`, seconds: ours1, peer: 'git fetch of refs/ledger/*', peerSeconds: peer1, ratio: ours1 / peer1 });
+    rows.push({
+      name: `sync ${total.toLocaleString('en')} records into an empty clone`,
+      seconds: ours1,
+      peer: 'git fetch of refs/ledger/*',
+      peerSeconds: peer1,
+      ratio: ours1 / peer1,
+    });
 
     log('sync: generating 100 more records');
     const small = await generate(state, 100);
@@ -173,7 +212,8 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
       rmSync(theirs, { recursive: true, force: true });
     }
     const startups = [];
-    for (let i = 0; i < 3; i++) startups.push(await timed(process.execPath, [BIN, '--version'], scratch));
+    for (let i = 0; i < 3; i++)
+      startups.push(await timed(process.execPath, [BIN, '--version'], scratch));
     const startup = median(startups);
     const [o, p] = [median(ours), median(peers)];
     rows.push({
@@ -191,6 +231,9 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await benchSync({ runs: Number(process.env.BENCH_RUNS ?? 3), log: (m) => process.stderr.write(`${m}\n`) });
+  const rows = await benchSync({
+    runs: Number(process.env.BENCH_RUNS ?? 3),
+    log: (m) => process.stderr.write(`${m}\n`),
+  });
   console.table(rows);
 }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { initRepository } from '../src/index.js';
+import { initRepository } from '../src/app/init.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Init extends LedgerCommand {
@@ -11,7 +11,10 @@ export default class Init extends LedgerCommand {
     '.git/ledger/policy.template.json. ledger never reads that file (the agent can write it): copy ' +
     'it outside the repository and name it with --policy or `git config --global ledger.policy FILE`. ' +
     'Safe to run again.';
-  static override examples = ['<%= config.bin %> init', '<%= config.bin %> init --remote origin --json'];
+  static override examples = [
+    '<%= config.bin %> init',
+    '<%= config.bin %> init --remote origin --json',
+  ];
   static override flags = {
     remote: Flags.string({ description: 'Only configure this remote (default: every remote).' }),
   };
@@ -24,10 +27,13 @@ export default class Init extends LedgerCommand {
       `  policy template: ${sanitizeLine(result.policy.path)}${result.policy.created ? ' (created)' : ' (kept)'} — not read by ledger; ` +
         'copy it outside the repository and run `git config --global ledger.policy FILE` (or pass --policy FILE)',
     );
-    if (result.remotes.length === 0) lines.push('  no remotes yet: run ledger init again after git remote add');
+    if (result.remotes.length === 0)
+      lines.push('  no remotes yet: run ledger init again after git remote add');
     for (const remote of result.remotes) {
       // Remote names come from the repository's config, which the agent can write.
-      lines.push(`  remote ${sanitizeLine(remote.name)}: ${remote.added.length === 0 ? 'already configured' : sanitizeLine(remote.added.join(', '))}`);
+      lines.push(
+        `  remote ${sanitizeLine(remote.name)}: ${remote.added.length === 0 ? 'already configured' : sanitizeLine(remote.added.join(', '))}`,
+      );
     }
     return { json: { ok: true, ...result }, text: lines.join('\n') };
   }

@@ -1,11 +1,16 @@
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { listLog, withRepo } from '../src/index.js';
+import { listLog } from '../src/app/query.js';
+import { withRepo } from '../src/app/repo.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Log extends LedgerCommand {
   static override summary = 'List records, newest first.';
-  static override examples = ['<%= config.bin %> log', '<%= config.bin %> log --task T-12 --json', '<%= config.bin %> log -n 5'];
+  static override examples = [
+    '<%= config.bin %> log',
+    '<%= config.bin %> log --task T-12 --json',
+    '<%= config.bin %> log -n 5',
+  ];
   static override flags = {
     task: Flags.string({ description: 'Only records of this task.' }),
     limit: Flags.integer({ char: 'n', description: 'At most this many records.', min: 1 }),
@@ -14,14 +19,20 @@ export default class Log extends LedgerCommand {
   protected async execute(): Promise<Output> {
     const { flags } = await this.parse(Log);
     const items = await withRepo(process.cwd(), ({ store }) =>
-      listLog(store, { ...(flags.task ? { task: flags.task } : {}), ...(flags.limit ? { limit: flags.limit } : {}) }),
+      listLog(store, {
+        ...(flags.task ? { task: flags.task } : {}),
+        ...(flags.limit ? { limit: flags.limit } : {}),
+      }),
     );
     const text =
       items.length === 0
         ? 'the ledger is empty (ledger record adds a record)'
         : items
             .map((i) => {
-              const status = i.claimedStatus === i.effectiveStatus ? i.effectiveStatus : `${i.effectiveStatus} (claimed ${i.claimedStatus})`;
+              const status =
+                i.claimedStatus === i.effectiveStatus
+                  ? i.effectiveStatus
+                  : `${i.effectiveStatus} (claimed ${i.claimedStatus})`;
               const head = `${i.id.slice(0, 19)}  ${i.recordedAt}  ${sanitizeLine(status)}  ${sanitizeLine(i.task ?? '-')}  [${i.format}]`;
               return i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head;
             })

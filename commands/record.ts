@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { recordHandoff } from '../src/index.js';
+import { recordHandoff } from '../src/app/record.js';
 import { LedgerError } from '../src/model/errors.js';
 import { FORMATS, STATUSES, type FormatName } from '../src/model/record.js';
 import { escapeForTerminal } from '../src/paths/index.js';
@@ -27,31 +27,64 @@ export default class RecordCommand extends LedgerCommand {
     summary: Flags.string({ description: 'One-paragraph summary, as the agent reported it.' }),
     intent: Flags.string({ description: 'What the handoff asks for next (e.g. request_review).' }),
     'rework-of': Flags.string({ description: 'Id of the handoff this run reworks.' }),
-    producer: Flags.string({ description: 'Who produced the handoff (agent or person); a claim until signed.' }),
-    artifact: Flags.string({ description: 'A file the run produced; digested and stored (repeatable).', multiple: true }),
-    witness: Flags.string({ description: 'A command whose exit code is evidence; ledger runs it (repeatable).', multiple: true }),
-    'witness-timeout': Flags.integer({ description: 'Seconds before a witness is killed.', default: 600, min: 1 }),
+    producer: Flags.string({
+      description: 'Who produced the handoff (agent or person); a claim until signed.',
+    }),
+    artifact: Flags.string({
+      description: 'A file the run produced; digested and stored (repeatable).',
+      multiple: true,
+    }),
+    witness: Flags.string({
+      description: 'A command whose exit code is evidence; ledger runs it (repeatable).',
+      multiple: true,
+    }),
+    'witness-timeout': Flags.integer({
+      description: 'Seconds before a witness is killed.',
+      default: 600,
+      min: 1,
+    }),
     base: Flags.string({ description: 'The commit the agent started from.', default: 'HEAD' }),
     from: Flags.string({ description: 'A handoff file (- for stdin).' }),
-    format: Flags.string({ description: `The handoff file's format (default: detected): ${FORMATS.join(', ')}.` }),
-    evidence: Flags.string({ description: 'Keep a file as named evidence: NAME=PATH (repeatable).', multiple: true }),
+    format: Flags.string({
+      description: `The handoff file's format (default: detected): ${FORMATS.join(', ')}.`,
+    }),
+    evidence: Flags.string({
+      description: 'Keep a file as named evidence: NAME=PATH (repeatable).',
+      multiple: true,
+    }),
     sign: Flags.boolean({
-      description: 'Sign the record id with your SSH key (default: `git config --global ledger.sign`).',
+      description:
+        'Sign the record id with your SSH key (default: `git config --global ledger.sign`).',
       allowNo: true,
     }),
     'signing-key': Flags.string({
-      description: "SSH key to sign with: a private key file, a .pub whose key is in ssh-agent, or key::ssh-… (default: git's user.signingKey).",
+      description:
+        "SSH key to sign with: a private key file, a .pub whose key is in ssh-agent, or key::ssh-… (default: git's user.signingKey).",
     }),
   };
 
   protected async execute(): Promise<Output> {
     const { flags } = await this.parse(RecordCommand);
     const problems = [];
-    if (flags.status !== undefined && !flags.from && !(STATUSES as readonly string[]).includes(flags.status)) {
-      problems.push({ path: 'status', message: 'unknown status', expected: STATUSES.join(' | '), got: flags.status });
+    if (
+      flags.status !== undefined &&
+      !flags.from &&
+      !(STATUSES as readonly string[]).includes(flags.status)
+    ) {
+      problems.push({
+        path: 'status',
+        message: 'unknown status',
+        expected: STATUSES.join(' | '),
+        got: flags.status,
+      });
     }
     if (flags.format !== undefined && !(FORMATS as readonly string[]).includes(flags.format)) {
-      problems.push({ path: 'format', message: 'unknown format', expected: FORMATS.join(' | '), got: flags.format });
+      problems.push({
+        path: 'format',
+        message: 'unknown format',
+        expected: FORMATS.join(' | '),
+        got: flags.format,
+      });
     }
     const evidence = new Map<string, string>();
     for (const item of flags.evidence ?? []) {
@@ -62,16 +95,26 @@ export default class RecordCommand extends LedgerCommand {
     let from: { bytes: Uint8Array; fileName: string } | undefined;
     if (flags.from !== undefined) {
       try {
-        from = { bytes: flags.from === '-' ? await readStdin() : await readFile(flags.from), fileName: flags.from };
+        from = {
+          bytes: flags.from === '-' ? await readStdin() : await readFile(flags.from),
+          fileName: flags.from,
+        };
       } catch (error) {
-        problems.push({ path: 'from', message: `cannot read ${flags.from}: ${(error as NodeJS.ErrnoException).code ?? error}` });
+        problems.push({
+          path: 'from',
+          message: `cannot read ${flags.from}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+        });
       }
     }
     if (problems.length > 0) {
-      throw new LedgerError('INVALID_INPUT', `cannot record: ${problems.length} problem(s) in the input`, {
-        problems,
-        hint: 'Nothing was written. See ledger record --help.',
-      });
+      throw new LedgerError(
+        'INVALID_INPUT',
+        `cannot record: ${problems.length} problem(s) in the input`,
+        {
+          problems,
+          hint: 'Nothing was written. See ledger record --help.',
+        },
+      );
     }
     const outcome = await recordHandoff({
       cwd: process.cwd(),
@@ -93,7 +136,9 @@ export default class RecordCommand extends LedgerCommand {
       evidence,
       witnessTimeoutMs: flags['witness-timeout'] * 1000,
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
-      ...(flags['signing-key'] === undefined ? {} : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
+      ...(flags['signing-key'] === undefined
+        ? {}
+        : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
     const { observed, claims } = outcome.record;
@@ -103,8 +148,11 @@ export default class RecordCommand extends LedgerCommand {
         claims.status === observed.effectiveStatus
           ? observed.effectiveStatus
           : `claimed ${claims.status}, effective ${observed.effectiveStatus}`;
-      process.stderr.write(`${outcome.added ? 'recorded' : 'already recorded'}: ${escapeForTerminal(status)}\n`);
-      for (const r of observed.reasons) process.stderr.write(`  ${r.code}: ${escapeForTerminal(r.message)}\n`);
+      process.stderr.write(
+        `${outcome.added ? 'recorded' : 'already recorded'}: ${escapeForTerminal(status)}\n`,
+      );
+      for (const r of observed.reasons)
+        process.stderr.write(`  ${r.code}: ${escapeForTerminal(r.message)}\n`);
     }
     return {
       json: {
@@ -118,16 +166,23 @@ export default class RecordCommand extends LedgerCommand {
         reasons: observed.reasons,
         candidateTree: observed.candidate.tree,
         baseCommit: observed.base.commit,
-        witnesses: observed.witnesses.map((w) => ({ command: w.command, exitCode: w.exitCode, timedOut: w.timedOut })),
+        witnesses: observed.witnesses.map((w) => ({
+          command: w.command,
+          exitCode: w.exitCode,
+          timedOut: w.timedOut,
+        })),
       },
       text: lines.join('\n'),
     };
   }
 }
 
-function definedOnly<T extends Record<string, string | undefined>>(values: T): { [K in keyof T]?: string } {
+function definedOnly<T extends Record<string, string | undefined>>(
+  values: T,
+): { [K in keyof T]?: string } {
   const out: { [K in keyof T]?: string } = {};
-  for (const [k, v] of Object.entries(values)) if (v !== undefined) (out as Record<string, string>)[k] = v;
+  for (const [k, v] of Object.entries(values))
+    if (v !== undefined) (out as Record<string, string>)[k] = v;
   return out;
 }
 

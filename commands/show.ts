@@ -21,18 +21,27 @@ export default class Show extends LedgerCommand {
   ];
   static override args = { id: Args.string({ description: 'Record id or unique prefix.' }) };
   static override flags = {
-    as: Flags.string({ description: `Print in this shape: ${EMITTERS.join(', ')} (kxm-doc: KXM's Markdown view).` }),
+    as: Flags.string({
+      description: `Print in this shape: ${EMITTERS.join(', ')} (kxm-doc: KXM's Markdown view).`,
+    }),
     latest: Flags.string({ description: 'The newest record of this task instead of an id.' }),
-    policy: Flags.string({ description: 'Policy file naming the trusted signers (default: git config --global ledger.policy).' }),
+    policy: Flags.string({
+      description:
+        'Policy file naming the trusted signers (default: git config --global ledger.policy).',
+    }),
   };
 
   protected async execute(): Promise<Output> {
     const { args, flags } = await this.parse(Show);
     if ((args.id === undefined) === (flags.latest === undefined)) {
-      throw new LedgerError('USAGE', 'give exactly one of a record id or --latest TASK', { hint: 'ledger log lists record ids.' });
+      throw new LedgerError('USAGE', 'give exactly one of a record id or --latest TASK', {
+        hint: 'ledger log lists record ids.',
+      });
     }
     if (flags.as !== undefined && !isEmitterName(flags.as)) {
-      throw new LedgerError('USAGE', `unknown format ${flags.as}`, { hint: `Formats: ${EMITTERS.join(', ')}` });
+      throw new LedgerError('USAGE', `unknown format ${flags.as}`, {
+        hint: `Formats: ${EMITTERS.join(', ')}`,
+      });
     }
     const shown = await showRecord({
       cwd: process.cwd(),
@@ -46,9 +55,12 @@ export default class Show extends LedgerCommand {
         // The original bytes, exactly, for a pipe or a file; escaped for a terminal, where an
         // agent's ESC sequences would otherwise run.
         process.stdout.write(
-          process.stdout.isTTY ? escapeForTerminal(Buffer.from(shown.emitted.bytes).toString('utf8')) : shown.emitted.bytes,
+          process.stdout.isTTY
+            ? escapeForTerminal(Buffer.from(shown.emitted.bytes).toString('utf8'))
+            : shown.emitted.bytes,
         );
-        for (const loss of shown.emitted.losses) process.stderr.write(`not carried by ${flags.as}: ${sanitizeLine(loss)}\n`);
+        for (const loss of shown.emitted.losses)
+          process.stderr.write(`not carried by ${flags.as}: ${sanitizeLine(loss)}\n`);
         return { json: null, text: '' };
       }
       return {

@@ -16,15 +16,24 @@ export default class Sign extends LedgerCommand {
     '<%= config.bin %> sign 3f2a --signing-key ~/.ssh/id_ed25519',
     'printf %s sha256:3f2a… | ssh-keygen -Y sign -n ledger -f ~/.ssh/id_ed25519 > sig && <%= config.bin %> sign 3f2a --signature sig',
   ];
-  static override args = { id: Args.string({ description: 'Record id or unique prefix (or an attestation id).' }) };
+  static override args = {
+    id: Args.string({ description: 'Record id or unique prefix (or an attestation id).' }),
+  };
   static override flags = {
-    signature: Flags.string({ description: 'An armored SSH signature file to add instead of signing.' }),
-    'signing-key': Flags.string({ description: 'SSH key to sign with (key file, .pub in ssh-agent, or key::…).' }),
+    signature: Flags.string({
+      description: 'An armored SSH signature file to add instead of signing.',
+    }),
+    'signing-key': Flags.string({
+      description: 'SSH key to sign with (key file, .pub in ssh-agent, or key::…).',
+    }),
   };
 
   protected async execute(): Promise<Output> {
     const { args, flags } = await this.parse(Sign);
-    if (args.id === undefined) throw new LedgerError('USAGE', 'give the record id to sign', { hint: 'ledger log lists record ids.' });
+    if (args.id === undefined)
+      throw new LedgerError('USAGE', 'give the record id to sign', {
+        hint: 'ledger log lists record ids.',
+      });
     const outcome = await signRecord({
       cwd: process.cwd(),
       id: args.id,

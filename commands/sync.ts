@@ -1,9 +1,9 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { syncRepository } from '../src/index.js';
+import { syncRepository } from '../src/app/sync.js';
 
 export default class Sync extends LedgerCommand {
-  static override summary = "Exchange ledger records with a git remote: fetch, verify, join, push.";
+  static override summary = 'Exchange ledger records with a git remote: fetch, verify, join, push.';
   static override description =
     "Fetches the remote's refs/ledger/* into refs/ledger-remotes/<remote>/*, verifies every record " +
     'that is new to this clone before adopting it, joins the two histories (records are content-' +
@@ -18,10 +18,16 @@ export default class Sync extends LedgerCommand {
     '<%= config.bin %> sync --no-push --json',
   ];
   static override args = {
-    remote: Args.string({ description: "Remote name (default: the current branch's upstream remote, else origin)." }),
+    remote: Args.string({
+      description: "Remote name (default: the current branch's upstream remote, else origin).",
+    }),
   };
   static override flags = {
-    push: Flags.boolean({ description: 'Push local records the remote lacks (--no-push: only fetch and adopt).', default: true, allowNo: true }),
+    push: Flags.boolean({
+      description: 'Push local records the remote lacks (--no-push: only fetch and adopt).',
+      default: true,
+      allowNo: true,
+    }),
   };
 
   protected async execute(): Promise<Output> {
@@ -39,8 +45,10 @@ export default class Sync extends LedgerCommand {
       `  received ${result.received.length} record(s)${result.pushed ? `, sent ${result.sent} log entr${result.sent === 1 ? 'y' : 'ies'}` : ''}`,
     ];
     if (result.after !== undefined) lines.push(`  refs/ledger/log ${result.after}`);
-    if (result.attempts > 1) lines.push(`  ${result.remote} moved during the sync; took ${result.attempts} rounds`);
-    if (result.shallow) lines.push('  shallow clone: the ledger history was checked to be complete');
+    if (result.attempts > 1)
+      lines.push(`  ${result.remote} moved during the sync; took ${result.attempts} rounds`);
+    if (result.shallow)
+      lines.push('  shallow clone: the ledger history was checked to be complete');
     return { json: { ok: true, ...result }, text: lines.join('\n') };
   }
 }

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { verifyRepository, type Check } from '../src/index.js';
+import { verifyRepository } from '../src/app/verify.js';
+import type { Check } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Verify extends LedgerCommand {
@@ -9,7 +10,7 @@ export default class Verify extends LedgerCommand {
     'Checks record ids against their bytes, canonical encoding, the log chain, anchors, artifact ' +
     'digests against the recorded candidate trees, claimed artifacts and file:line references. ' +
     'With --rerun, re-runs witnesses in a throw-away checkout of the candidate tree — only those ' +
-    "the policy allows (by default: records made in this clone). Verdicts: verified, contradicted, " +
+    'the policy allows (by default: records made in this clone). Verdicts: verified, contradicted, ' +
     'unverifiable, stale. Exit 0 ok, 1 a claim was contradicted (or, with --strict, unverifiable), ' +
     '3 the ledger data is damaged or was tampered with.';
   static override examples = [
@@ -18,19 +19,35 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify --json --strict',
   ];
   static override strict = false;
-  static override args = { ids: Args.string({ description: 'Record ids or unique prefixes (default: all).' }) };
+  static override args = {
+    ids: Args.string({ description: 'Record ids or unique prefixes (default: all).' }),
+  };
   static override flags = {
-    rerun: Flags.boolean({ description: 'Re-run allowed witnesses in a clean checkout.', default: false }),
-    strict: Flags.boolean({ description: 'Also fail when a claim is unverifiable.', default: false }),
+    rerun: Flags.boolean({
+      description: 'Re-run allowed witnesses in a clean checkout.',
+      default: false,
+    }),
+    strict: Flags.boolean({
+      description: 'Also fail when a claim is unverifiable.',
+      default: false,
+    }),
     policy: Flags.string({
-      description: 'Policy file: trusted signers, required signatures, witnesses that may re-run (default: git config --global ledger.policy).',
+      description:
+        'Policy file: trusted signers, required signatures, witnesses that may re-run (default: git config --global ledger.policy).',
     }),
     timeout: Flags.integer({ description: 'Seconds before a re-run witness is killed.', min: 1 }),
-    record: Flags.boolean({ description: 'Store the verdicts in the ledger as an attestation per record.', default: false }),
-    sign: Flags.boolean({ description: 'Sign the attestations (default: git config --global ledger.sign).', allowNo: true }),
+    record: Flags.boolean({
+      description: 'Store the verdicts in the ledger as an attestation per record.',
+      default: false,
+    }),
+    sign: Flags.boolean({
+      description: 'Sign the attestations (default: git config --global ledger.sign).',
+      allowNo: true,
+    }),
     'signing-key': Flags.string({ description: 'SSH key to sign attestations with.' }),
     'from-attestation': Flags.boolean({
-      description: 'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
+      description:
+        'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
       default: false,
     }),
   };
@@ -48,10 +65,17 @@ export default class Verify extends LedgerCommand {
       record: flags.record,
       fromAttestation: flags['from-attestation'],
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
-      ...(flags['signing-key'] === undefined ? {} : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
+      ...(flags['signing-key'] === undefined
+        ? {}
+        : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
-    const strip = (c: Check) => ({ check: c.check, subject: c.subject, verdict: c.verdict, detail: c.detail });
+    const strip = (c: Check) => ({
+      check: c.check,
+      subject: c.subject,
+      verdict: c.verdict,
+      detail: c.detail,
+    });
     const json = {
       ok: report.ok,
       exitCode: report.exitCode,
@@ -62,8 +86,14 @@ export default class Verify extends LedgerCommand {
       ...(report.attestations ? { attestations: report.attestations } : {}),
     };
     const lines: string[] = [];
-    const mark = { verified: 'ok  ', contradicted: 'FAIL', unverifiable: '??  ', stale: 'old ' } as const;
-    const show = (c: Check) => `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}`;
+    const mark = {
+      verified: 'ok  ',
+      contradicted: 'FAIL',
+      unverifiable: '??  ',
+      stale: 'old ',
+    } as const;
+    const show = (c: Check) =>
+      `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}`;
     for (const c of report.ledger) if (c.verdict !== 'verified') lines.push(show(c));
     let counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
     for (const r of report.records) {
@@ -79,7 +109,8 @@ export default class Verify extends LedgerCommand {
           ? 'some claims do not hold'
           : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
-    for (const a of report.attestations ?? []) lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
+    for (const a of report.attestations ?? [])
+      lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
     lines.push(
       `${report.records.length} record(s): ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
         `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,

@@ -42,7 +42,10 @@ try {
   git('config', 'user.name', 'Demo');
   git('config', 'user.email', 'demo@example.com');
   write('src/calc.js', 'export const add = (a, b) => a + b;\n');
-  write('test.js', "import { add } from './src/calc.js';\nif (add(2, 2) !== 4) process.exit(1);\nconsole.log('1 test passed');\n");
+  write(
+    'test.js',
+    "import { add } from './src/calc.js';\nif (add(2, 2) !== 4) process.exit(1);\nconsole.log('1 test passed');\n",
+  );
   write('package.json', '{ "type": "module" }\n');
   git('add', '-A');
   git('commit', '-q', '-m', 'initial');
@@ -50,7 +53,10 @@ try {
   ledger(['init']);
 
   step('An agent works: adds multiply(), then hands over a report claiming success');
-  write('src/calc.js', 'export const add = (a, b) => a + b;\nexport const multiply = (a, b) => a * b;\n');
+  write(
+    'src/calc.js',
+    'export const add = (a, b) => a + b;\nexport const multiply = (a, b) => a * b;\n',
+  );
   write(
     'handoff.json',
     JSON.stringify(
@@ -67,30 +73,64 @@ try {
       2,
     ),
   );
-  console.log('  handoff.json: status success, 1 artifact, 1 reference, claims `node test.js` passed');
+  console.log(
+    '  handoff.json: status success, 1 artifact, 1 reference, claims `node test.js` passed',
+  );
 
-  step('Record it: ledger observes the candidate tree, digests the artifact, runs the witness itself');
-  const recorded = ledger(['record', '--from', 'handoff.json', '--artifact', 'src/calc.js', '--witness', 'node test.js']);
+  step(
+    'Record it: ledger observes the candidate tree, digests the artifact, runs the witness itself',
+  );
+  const recorded = ledger([
+    'record',
+    '--from',
+    'handoff.json',
+    '--artifact',
+    'src/calc.js',
+    '--witness',
+    'node test.js',
+  ]);
   const id = recorded.stdout.trim();
 
   step('Who wrote what: the agent claims, ledger observes');
   ledger(['show', id.slice(0, 19)]);
 
-  step('Verify: recompute ids, the chain, digests, anchors, references; re-run the witness in a clean checkout');
+  step(
+    'Verify: recompute ids, the chain, digests, anchors, references; re-run the witness in a clean checkout',
+  );
   ledger(['verify', '--rerun']);
 
   step('A second agent run lies: claims success, but its own witness fails');
-  write('src/calc.js', 'export const add = (a, b) => a - b;\nexport const multiply = (a, b) => a * b;\n');
-  ledger(['record', '--task', 'CALC-8', '--status', 'success', '--summary', 'Refactored add()', '--witness', 'node test.js']);
+  write(
+    'src/calc.js',
+    'export const add = (a, b) => a - b;\nexport const multiply = (a, b) => a * b;\n',
+  );
+  ledger([
+    'record',
+    '--task',
+    'CALC-8',
+    '--status',
+    'success',
+    '--summary',
+    'Refactored add()',
+    '--witness',
+    'node test.js',
+  ]);
   ledger(['log']);
   ledger(['verify']);
   console.log('  → exit 1: the status claim is contradicted by what ledger observed.');
 
   step('Someone rewrites history: the first record gets a nicer summary, via git plumbing');
   const path = `records/${id.slice(7, 9)}/${id.slice(9)}/record`;
-  const original = execFileSync('git', ['cat-file', 'blob', `refs/ledger/log:${path}`], { cwd: repo });
-  const forged = Buffer.from(original.toString('latin1').replace('Added multiply()', 'Added multiply!!'), 'latin1');
-  const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo, input: forged }).toString().trim();
+  const original = execFileSync('git', ['cat-file', 'blob', `refs/ledger/log:${path}`], {
+    cwd: repo,
+  });
+  const forged = Buffer.from(
+    original.toString('latin1').replace('Added multiply()', 'Added multiply!!'),
+    'latin1',
+  );
+  const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo, input: forged })
+    .toString()
+    .trim();
   const env = { ...process.env, GIT_INDEX_FILE: join(repo, '.git', 'demo-index') };
   const plumb = (...args) => execFileSync('git', args, { cwd: repo, env, encoding: 'utf8' }).trim();
   plumb('read-tree', 'refs/ledger/log');
@@ -101,7 +141,9 @@ try {
   console.log(`  replaced the record blob under ${path.slice(0, 24)}… and moved refs/ledger/log`);
   ledger(['verify', id]);
   console.log('  → exit 3: the stored bytes no longer hash to the record id. Tampering detected.');
-  console.log(`\nDone. The scratch repository is removed; run the steps yourself with node ${bin}.`);
+  console.log(
+    `\nDone. The scratch repository is removed; run the steps yourself with node ${bin}.`,
+  );
 } finally {
   rmSync(repo, { recursive: true, force: true });
 }

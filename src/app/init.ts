@@ -25,7 +25,9 @@ export function initRepository(cwd: string, only?: string): Promise<InitResult> 
     const listed = await runGit(['remote'], { cwd: repo.root });
     const remotes = listed.stdout.toString().split('\n').filter(Boolean);
     if (only !== undefined && !remotes.includes(only)) {
-      throw new LedgerError('USAGE', `there is no remote named ${only}`, { hint: `Remotes here: ${remotes.join(', ') || '(none)'}` });
+      throw new LedgerError('USAGE', `there is no remote named ${only}`, {
+        hint: `Remotes here: ${remotes.join(', ') || '(none)'}`,
+      });
     }
     const result: InitResult = {
       root: repo.root,
@@ -34,12 +36,15 @@ export function initRepository(cwd: string, only?: string): Promise<InitResult> 
     };
     for (const name of only === undefined ? remotes : [only]) {
       const added: string[] = [];
-      if (await addConfigValue(repo.root, `remote.${name}.fetch`, ledgerFetchRefspec(name))) added.push(`fetch ${ledgerFetchRefspec(name)}`);
+      if (await addConfigValue(repo.root, `remote.${name}.fetch`, ledgerFetchRefspec(name)))
+        added.push(`fetch ${ledgerFetchRefspec(name)}`);
       // Once any push refspec is configured, a bare `git push` pushes only the configured ones;
       // `HEAD` keeps it pushing the current branch as well.
       const pushes = await getAll(repo.root, `remote.${name}.push`);
-      if (pushes.length === 0 && (await addConfigValue(repo.root, `remote.${name}.push`, 'HEAD'))) added.push('push HEAD');
-      if (await addConfigValue(repo.root, `remote.${name}.push`, LEDGER_PUSH_REFSPEC)) added.push(`push ${LEDGER_PUSH_REFSPEC}`);
+      if (pushes.length === 0 && (await addConfigValue(repo.root, `remote.${name}.push`, 'HEAD')))
+        added.push('push HEAD');
+      if (await addConfigValue(repo.root, `remote.${name}.push`, LEDGER_PUSH_REFSPEC))
+        added.push(`push ${LEDGER_PUSH_REFSPEC}`);
       result.remotes.push({ name, added });
     }
     return result;

@@ -18,7 +18,11 @@ import { loadRecord, resolveId } from './query.js';
 import { stripUndefined, type RecordOutcome } from './record.js';
 import { withRepo } from './repo.js';
 
-const STEP_STATUS: Record<string, Status> = { accepted: 'success', rejected: 'failed', superseded: 'partial' };
+const STEP_STATUS: Record<string, Status> = {
+  accepted: 'success',
+  rejected: 'failed',
+  superseded: 'partial',
+};
 
 export interface LifecycleChain {
   /** Oldest first: the handoff, then each lifecycle step. */
@@ -37,7 +41,11 @@ function linkOf(record: LedgerRecord): string | undefined {
 }
 
 /** The lifecycle chain that `id` belongs to, oldest first, and the state it leads to. */
-export async function lifecycleChain(store: ObjectStore, index: LedgerIndex, id: string): Promise<LifecycleChain> {
+export async function lifecycleChain(
+  store: ObjectStore,
+  index: LedgerIndex,
+  id: string,
+): Promise<LifecycleChain> {
   const ordered = orderEntries(await readAllEntries(store, index)).reverse(); // oldest first
   const records = new Map<string, LedgerRecord>();
   const next = new Map<string, string>();
@@ -49,12 +57,19 @@ export async function lifecycleChain(store: ObjectStore, index: LedgerIndex, id:
     if (of !== undefined && !next.has(of)) next.set(of, entry.record);
   }
   let root = id;
-  for (let of = linkOf(records.get(root)!); of !== undefined && records.has(of); of = linkOf(records.get(root)!)) root = of;
+  for (
+    let of = linkOf(records.get(root)!);
+    of !== undefined && records.has(of);
+    of = linkOf(records.get(root)!)
+  )
+    root = of;
   const ids = [root];
   for (let n = next.get(root); n !== undefined && !ids.includes(n); n = next.get(n)) ids.push(n);
   const chain = ids.map((i) => records.get(i)!);
   // A handoff that did not come from KXM starts its lifecycle as pending.
-  const asLifecycle = chain.map((r, i) => (i === 0 && r.format !== 'kxm' ? { ...r, claims: { ...r.claims, status: 'pending' } } : r));
+  const asLifecycle = chain.map((r, i) =>
+    i === 0 && r.format !== 'kxm' ? { ...r, claims: { ...r.claims, status: 'pending' } } : r,
+  );
   return { ids, records: chain, state: currentState(asLifecycle).state };
 }
 
@@ -66,7 +81,9 @@ export interface LifecycleRequest {
   now?: Date;
 }
 
-export function applyLifecycle(request: LifecycleRequest): Promise<RecordOutcome & { from: string; to: string }> {
+export function applyLifecycle(
+  request: LifecycleRequest,
+): Promise<RecordOutcome & { from: string; to: string }> {
   return withRepo(request.cwd, async ({ repo, store }) => {
     const now = request.now ?? new Date();
     const index = await readLedgerIndex(store);
@@ -74,7 +91,12 @@ export function applyLifecycle(request: LifecycleRequest): Promise<RecordOutcome
     const headId = chain.ids.at(-1)!;
     const head = chain.records.at(-1)!;
     const from = chain.state ?? 'pending';
-    const claims = nextLifecycleClaims({ ...head, claims: { ...head.claims, status: from } }, request.action, request.by, headId);
+    const claims = nextLifecycleClaims(
+      { ...head, claims: { ...head.claims, status: from } },
+      request.action,
+      request.by,
+      headId,
+    );
     const to = claims.status;
     const record: LedgerRecord = {
       schema: RECORD_SCHEMA,
@@ -96,7 +118,10 @@ export function applyLifecycle(request: LifecycleRequest): Promise<RecordOutcome
     };
     const headTree = index.records.get(headId)!;
     const baseCommit = await lookupPath(store, headTree, BASE_COMMIT_FILE);
-    if (!baseCommit) throw new LedgerError('CORRUPT', `record ${headId} has no base commit bytes`, { record: headId });
+    if (!baseCommit)
+      throw new LedgerError('CORRUPT', `record ${headId} has no base commit bytes`, {
+        record: headId,
+      });
     const appended = await appendRecord(
       store,
       {

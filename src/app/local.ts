@@ -90,12 +90,19 @@ async function readCapped(path: string, what: string): Promise<string> {
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new LedgerError('POLICY', `cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`, {
-      hint: 'Name an existing file with --policy, or fix `git config --global ledger.policy`.',
-    });
+    throw new LedgerError(
+      'POLICY',
+      `cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      {
+        hint: 'Name an existing file with --policy, or fix `git config --global ledger.policy`.',
+      },
+    );
   }
   if (bytes.length > MAX_POLICY_BYTES) {
-    throw new LedgerError('POLICY', `the ${what} ${path} is ${bytes.length} bytes; at most ${MAX_POLICY_BYTES} are read`);
+    throw new LedgerError(
+      'POLICY',
+      `the ${what} ${path} is ${bytes.length} bytes; at most ${MAX_POLICY_BYTES} are read`,
+    );
   }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -170,7 +177,9 @@ export async function loadPolicy(flagPath?: string): Promise<LoadedPolicy> {
   let allowedSigners: LoadedPolicy['allowedSigners'];
   if (policy.signatures !== undefined) {
     const given = policy.signatures.allowedSigners;
-    const file = isAbsolute(given) ? given : resolve(path === undefined ? '.' : dirname(path), given);
+    const file = isAbsolute(given)
+      ? given
+      : resolve(path === undefined ? '.' : dirname(path), given);
     allowedSigners = { path: file, text: await readCapped(file, 'allowed_signers file') };
   }
   const digest = createHash('sha256')
@@ -178,7 +187,9 @@ export async function loadPolicy(flagPath?: string): Promise<LoadedPolicy> {
       encodeCanonical({
         policy: stripUndefined(policy) as CborValue,
         allowedSigners:
-          allowedSigners === undefined ? null : createHash('sha256').update(allowedSigners.text).digest('hex'),
+          allowedSigners === undefined
+            ? null
+            : createHash('sha256').update(allowedSigners.text).digest('hex'),
       }),
     )
     .digest('hex');
@@ -204,13 +215,19 @@ function stripUndefined(value: unknown): unknown {
 /** A starting point for the auditor's policy; ledger never reads it back (see policyPath). */
 export const POLICY_TEMPLATE = {
   ...DEFAULT_POLICY,
-  signatures: { allowedSigners: 'allowed_signers', required: false, roles: { producer: ['*'], auditor: ['*'] } },
+  signatures: {
+    allowedSigners: 'allowed_signers',
+    required: false,
+    roles: { producer: ['*'], auditor: ['*'] },
+  },
 };
 
 export async function writeDefaultPolicy(repo: RepoPaths): Promise<boolean> {
   await mkdir(ledgerDir(repo), { recursive: true });
   try {
-    await writeFile(policyPath(repo), `${JSON.stringify(POLICY_TEMPLATE, null, 2)}\n`, { flag: 'wx' });
+    await writeFile(policyPath(repo), `${JSON.stringify(POLICY_TEMPLATE, null, 2)}\n`, {
+      flag: 'wx',
+    });
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
@@ -226,7 +243,8 @@ export async function writeDefaultPolicy(repo: RepoPaths): Promise<boolean> {
  */
 export async function stateDir(repo: RepoPaths): Promise<string> {
   const base = process.env['XDG_STATE_HOME'];
-  const root = base !== undefined && isAbsolute(base) ? base : join(homedirOrRoot(), '.local', 'state');
+  const root =
+    base !== undefined && isAbsolute(base) ? base : join(homedirOrRoot(), '.local', 'state');
   let real = repo.commonDir;
   try {
     real = await realpath(repo.commonDir);

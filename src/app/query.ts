@@ -19,9 +19,13 @@ export function resolveId(index: LedgerIndex, given: string): string {
   }
   const matches = [...index.records.keys()].filter((id) => id.slice(7).startsWith(prefix));
   if (matches.length === 0) {
-    throw new LedgerError('UNKNOWN_RECORD', `no record in the ledger has an id starting with ${prefix}`, {
-      hint: 'ledger log lists the records; ledger sync fetches others from a remote.',
-    });
+    throw new LedgerError(
+      'UNKNOWN_RECORD',
+      `no record in the ledger has an id starting with ${prefix}`,
+      {
+        hint: 'ledger log lists the records; ledger sync fetches others from a remote.',
+      },
+    );
   }
   if (matches.length > 1) {
     throw new LedgerError('AMBIGUOUS_ID', `${prefix} matches ${matches.length} records`, {
@@ -38,9 +42,14 @@ export interface LoadedRecord {
 }
 
 /** Reads and decodes one record; integrity problems are exit-3 errors naming the record. */
-export async function loadRecord(store: ObjectStore, index: LedgerIndex, id: string): Promise<LoadedRecord> {
+export async function loadRecord(
+  store: ObjectStore,
+  index: LedgerIndex,
+  id: string,
+): Promise<LoadedRecord> {
   const tree = index.records.get(id);
-  if (tree === undefined) throw new LedgerError('UNKNOWN_RECORD', `record ${id} is not in the ledger`);
+  if (tree === undefined)
+    throw new LedgerError('UNKNOWN_RECORD', `record ${id} is not in the ledger`);
   const entry = await lookupPath(store, tree, RECORD_FILE);
   if (!entry) throw new LedgerError('CORRUPT', `record ${id} has no record blob`, { record: id });
   const bytes = await readBlob(store, entry.oid);
@@ -48,14 +57,20 @@ export async function loadRecord(store: ObjectStore, index: LedgerIndex, id: str
   try {
     value = decodeCanonical(bytes);
   } catch (error) {
-    throw new LedgerError('INTEGRITY', `record ${id} is not canonical CBOR: ${(error as Error).message}`, {
-      record: id,
-      hint: 'Run ledger verify to see every damaged record.',
-    });
+    throw new LedgerError(
+      'INTEGRITY',
+      `record ${id} is not canonical CBOR: ${(error as Error).message}`,
+      {
+        record: id,
+        hint: 'Run ledger verify to see every damaged record.',
+      },
+    );
   }
   const parsed = RecordSchema.safeParse(value);
   if (!parsed.success) {
-    throw new LedgerError('INTEGRITY', `record ${id} does not match the record schema`, { record: id });
+    throw new LedgerError('INTEGRITY', `record ${id} does not match the record schema`, {
+      record: id,
+    });
   }
   return { id, record: parsed.data, bytes };
 }
@@ -73,7 +88,10 @@ export interface LogItem {
   summary: string | undefined;
 }
 
-export async function listLog(store: ObjectStore, options: { task?: string; limit?: number } = {}): Promise<LogItem[]> {
+export async function listLog(
+  store: ObjectStore,
+  options: { task?: string; limit?: number } = {},
+): Promise<LogItem[]> {
   const index = await readLedgerIndex(store);
   const entries = orderEntries(await readAllEntries(store, index));
   const items: LogItem[] = [];

@@ -85,18 +85,31 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     // 1. Everything the user gave us, checked before anything is written.
     const evidenceFiles = await readEvidenceFiles(request.evidence, request.cwd, problems);
     const handoff = parseInput(request, repo.root, now, evidenceFiles, problems);
-    const artifacts = await checkArtifacts(request.artifacts ?? [], request.cwd, repo.root, problems);
+    const artifacts = await checkArtifacts(
+      request.artifacts ?? [],
+      request.cwd,
+      repo.root,
+      problems,
+    );
     const witnesses = (request.witnesses ?? []).map((w, i) => {
-      if (w.trim() === '') problems.push({ path: `witness[${i}]`, message: 'empty witness command' });
+      if (w.trim() === '')
+        problems.push({ path: `witness[${i}]`, message: 'empty witness command' });
       return w;
     });
     const base = await resolveBase(repo.root, request.base ?? 'HEAD', problems);
-    const signer = (request.sign ?? (await signByDefault())) ? await resolveSigner(request.signingKey) : undefined;
+    const signer =
+      (request.sign ?? (await signByDefault()))
+        ? await resolveSigner(request.signingKey)
+        : undefined;
     if (problems.length > 0 || !handoff || !base) {
-      throw new LedgerError('INVALID_INPUT', `cannot record: ${problems.length} problem(s) in the input`, {
-        problems,
-        hint: 'Nothing was written. Fix the listed fields and run ledger record again.',
-      });
+      throw new LedgerError(
+        'INVALID_INPUT',
+        `cannot record: ${problems.length} problem(s) in the input`,
+        {
+          problems,
+          hint: 'Nothing was written. Fix the listed fields and run ledger record again.',
+        },
+      );
     }
 
     // 2. Observe: candidate tree first (what the agent handed over), then the witnesses.
@@ -142,7 +155,11 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     if (!baseObject) throw new Error(`base commit ${base} vanished`);
     const baseTree = parseCommit(baseObject.bytes).tree;
     const branch = await currentBranch(repo.root);
-    const { status, reasons } = deriveEffectiveStatus(handoff.status, handoff.reasons, observations);
+    const { status, reasons } = deriveEffectiveStatus(
+      handoff.status,
+      handoff.reasons,
+      observations,
+    );
 
     // 3. Seal.
     const record: LedgerRecord = {
@@ -177,7 +194,14 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     progress('writing the record');
     const appended = await appendRecord(
       store,
-      { recordBytes, candidateTree: snapshot.tree, baseTree, baseCommitBytes: baseObject.bytes, evidence, signatures },
+      {
+        recordBytes,
+        candidateTree: snapshot.tree,
+        baseTree,
+        baseCommitBytes: baseObject.bytes,
+        evidence,
+        signatures,
+      },
       now,
     );
     await noteRecordedHere(repo, appended.id);
@@ -212,17 +236,29 @@ function parseInput(
   if (request.from) {
     let module;
     try {
-      module = request.format ? formatModule(request.format) : detectFormat(request.from.bytes, request.from.fileName);
+      module = request.format
+        ? formatModule(request.format)
+        : detectFormat(request.from.bytes, request.from.fileName);
     } catch (error) {
       if (error instanceof LedgerError) {
-        problems.push({ path: 'from', message: error.message + (error.hint ? ` ${error.hint}` : '') });
+        problems.push({
+          path: 'from',
+          message: error.message + (error.hint ? ` ${error.hint}` : ''),
+        });
         return undefined;
       }
       throw error;
     }
-    const result = module.parse(request.from.bytes, { repoRoot, fileName: request.from.fileName, attachments, now });
+    const result = module.parse(request.from.bytes, {
+      repoRoot,
+      fileName: request.from.fileName,
+      attachments,
+      now,
+    });
     if (!result.ok) {
-      problems.push(...result.problems.map((p) => ({ ...p, path: p.path === '' ? 'from' : `from:${p.path}` })));
+      problems.push(
+        ...result.problems.map((p) => ({ ...p, path: p.path === '' ? 'from' : `from:${p.path}` })),
+      );
       return undefined;
     }
     handoff = { ...result.handoff, format: module.name };
@@ -230,7 +266,10 @@ function parseInput(
     // A Mainark run that left no partial still yields a record that says so.
     handoff = { ...emptyHandoff(request.task), format: 'mainark' };
   } else if (request.format !== undefined && request.format !== 'ledger') {
-    problems.push({ path: 'from', message: `--format ${request.format} needs a handoff file (--from FILE)` });
+    problems.push({
+      path: 'from',
+      message: `--format ${request.format} needs a handoff file (--from FILE)`,
+    });
     return undefined;
   } else {
     if (request.status === undefined) {
@@ -241,7 +280,12 @@ function parseInput(
       });
       return undefined;
     }
-    handoff = { format: 'ledger', claims: { status: request.status }, status: 'success', reasons: [] };
+    handoff = {
+      format: 'ledger',
+      claims: { status: request.status },
+      status: 'success',
+      reasons: [],
+    };
   }
   const claims: Record<string, unknown> = { ...handoff.claims };
   const fields = ['status', 'summary', 'task', 'run', 'attempt', 'intent', 'reworkOf'] as const;
@@ -260,13 +304,19 @@ function parseInput(
   }
   const parsed = Claims.safeParse(claims);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push({ path: issue.path.join('.'), message: issue.message });
+    for (const issue of parsed.error.issues)
+      problems.push({ path: issue.path.join('.'), message: issue.message });
     return undefined;
   }
   let status = handoff.status;
   if (handoff.format === 'ledger') {
     if (!(STATUSES as readonly string[]).includes(parsed.data.status)) {
-      problems.push({ path: 'status', message: 'unknown status', expected: STATUSES.join(' | '), got: parsed.data.status });
+      problems.push({
+        path: 'status',
+        message: 'unknown status',
+        expected: STATUSES.join(' | '),
+        got: parsed.data.status,
+      });
       return undefined;
     }
     status = parsed.data.status as Status;
@@ -278,14 +328,20 @@ function flagName(field: string): string {
   return field === 'reworkOf' ? 'rework-of' : field;
 }
 
-async function checkArtifacts(paths: readonly string[], cwd: string, root: string, problems: Problem[]): Promise<string[]> {
+async function checkArtifacts(
+  paths: readonly string[],
+  cwd: string,
+  root: string,
+  problems: Problem[],
+): Promise<string[]> {
   const out: string[] = [];
   for (const [i, given] of paths.entries()) {
     const where = `artifact[${i}]`;
     const absolute = isAbsolute(given) ? given : resolve(cwd, given);
     // Only Windows separates with backslashes; on POSIX one is part of a name, and checkRepoPath
     // refuses it rather than letting `a\b` silently name `a/b`.
-    const rel = sep === '\\' ? relative(root, absolute).split('\\').join('/') : relative(root, absolute);
+    const rel =
+      sep === '\\' ? relative(root, absolute).split('\\').join('/') : relative(root, absolute);
     const checked = checkRepoPath(rel === '' ? '.' : rel);
     if (!checked.ok) {
       problems.push({ path: where, message: `${given}: ${checked.problem}`, got: given });
@@ -311,14 +367,24 @@ async function readEvidenceFiles(
     try {
       out.set(name, await readFile(resolve(cwd, path)));
     } catch (error) {
-      problems.push({ path: `evidence.${name}`, message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? error}` });
+      problems.push({
+        path: `evidence.${name}`,
+        message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      });
     }
   }
   return out;
 }
 
-async function resolveBase(root: string, rev: string, problems: Problem[]): Promise<string | undefined> {
-  const result = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], { cwd: root });
+async function resolveBase(
+  root: string,
+  rev: string,
+  problems: Problem[],
+): Promise<string | undefined> {
+  const result = await runGit(
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
+    { cwd: root },
+  );
   const oid = result.stdout.toString().trim();
   if (result.code !== 0 || !/^[0-9a-f]{40}$/.test(oid)) {
     problems.push({

@@ -45,7 +45,9 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     if (request.latestOfTask !== undefined) {
       const [latest] = await listLog(store, { task: request.latestOfTask, limit: 1 });
       if (!latest) {
-        throw new LedgerError('UNKNOWN_RECORD', `no record of task ${request.latestOfTask}`, { hint: 'ledger log lists the tasks.' });
+        throw new LedgerError('UNKNOWN_RECORD', `no record of task ${request.latestOfTask}`, {
+          hint: 'ledger log lists the tasks.',
+        });
       }
       id = latest.id;
     } else {
@@ -59,8 +61,13 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
       .map((s) => judgeSignature(id, s.armored, trust, 'producer'));
     const source = async () => {
       if (!record.observed.source) return undefined;
-      const entry = await lookupPath(store, index.records.get(id)!, `${EVIDENCE_DIR}/${record.observed.source.sha256}`);
-      if (!entry) throw new LedgerError('CORRUPT', `record ${id} lost its source bytes`, { record: id });
+      const entry = await lookupPath(
+        store,
+        index.records.get(id)!,
+        `${EVIDENCE_DIR}/${record.observed.source.sha256}`,
+      );
+      if (!entry)
+        throw new LedgerError('CORRUPT', `record ${id} lost its source bytes`, { record: id });
       return readBlob(store, entry.oid);
     };
     const extra: Record<string, unknown> = {};
@@ -74,7 +81,12 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     }
     if (request.as === undefined) return { id, record, extra, signatures };
     if (request.as === record.format && record.observed.source) {
-      return { id, record, extra, emitted: { bytes: (await source())!, losses: [], original: true } };
+      return {
+        id,
+        record,
+        extra,
+        emitted: { bytes: (await source())!, losses: [], original: true },
+      };
     }
     const emitted = emitAs(request.as, record);
     return { id, record, extra, emitted: { ...emitted, original: false } };

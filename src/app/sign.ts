@@ -53,19 +53,36 @@ function resolveSubject(index: Awaited<ReturnType<typeof readLedgerIndex>>, give
   const full = given.startsWith('sha256:') ? given : `sha256:${given}`;
   if (index.attestations?.has(full)) return full;
   if (parseRecordIdPrefix(given) === undefined) {
-    throw new LedgerError('USAGE', `"${given}" is not a record id`, { hint: 'ledger log lists record ids.' });
+    throw new LedgerError('USAGE', `"${given}" is not a record id`, {
+      hint: 'ledger log lists record ids.',
+    });
   }
   return resolveId(index, given);
 }
 
-export async function addSignature(store: ObjectStore, subject: string, armored: string, now: Date): Promise<SignOutcome> {
+export async function addSignature(
+  store: ObjectStore,
+  subject: string,
+  armored: string,
+  now: Date,
+): Promise<SignOutcome> {
   const checked = verifySignature(armored, new TextEncoder().encode(subject), SIGNATURE_NAMESPACE);
   if (!checked.ok) {
-    throw new LedgerError('INVALID_INPUT', `the signature does not verify over ${subject}: ${checked.reason}`, {
-      hint: `Sign the id string itself, without a newline: printf %s ${subject} | ssh-keygen -Y sign -n ${SIGNATURE_NAMESPACE} -f KEY`,
-    });
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `the signature does not verify over ${subject}: ${checked.reason}`,
+      {
+        hint: `Sign the id string itself, without a newline: printf %s ${subject} | ssh-keygen -Y sign -n ${SIGNATURE_NAMESPACE} -f KEY`,
+      },
+    );
   }
   const value = signatureObject(subject, armored);
   const added = await appendLeaves(store, [{ dir: SIGNATURES_DIR, value }], `sign ${subject}`, now);
-  return { id: subject, signature: leafId(value), armored, added: added.added.length > 0, key: checked.fingerprint };
+  return {
+    id: subject,
+    signature: leafId(value),
+    armored,
+    added: added.added.length > 0,
+    key: checked.fingerprint,
+  };
 }

@@ -34,19 +34,30 @@ export function ledgerStats(cwd: string): Promise<LedgerStats> {
       lowered: 0,
       mainark: {
         runs: 0,
-        total: { handoffs_present: 0, claims_count: 0, uncertainty_count: 0, abandoned_approaches_count: 0, handoff_bytes: 0 },
+        total: {
+          handoffs_present: 0,
+          claims_count: 0,
+          uncertainty_count: 0,
+          abandoned_approaches_count: 0,
+          handoff_bytes: 0,
+        },
         perRecord: [],
       },
     };
     for (const item of items) {
       stats.byFormat[item.format] = (stats.byFormat[item.format] ?? 0) + 1;
-      stats.byEffectiveStatus[item.effectiveStatus] = (stats.byEffectiveStatus[item.effectiveStatus] ?? 0) + 1;
+      stats.byEffectiveStatus[item.effectiveStatus] =
+        (stats.byEffectiveStatus[item.effectiveStatus] ?? 0) + 1;
       if (item.format === 'ledger' && item.claimedStatus !== item.effectiveStatus) stats.lowered++;
       if (item.format !== 'mainark') continue;
       const { record } = await loadRecord(store, index, item.id);
       let bytes: Uint8Array | undefined;
       if (record.observed.source) {
-        const entry = await lookupPath(store, index.records.get(item.id)!, `${EVIDENCE_DIR}/${record.observed.source.sha256}`);
+        const entry = await lookupPath(
+          store,
+          index.records.get(item.id)!,
+          `${EVIDENCE_DIR}/${record.observed.source.sha256}`,
+        );
         if (entry) bytes = await readBlob(store, entry.oid);
       }
       const s = handoffStats(bytes);

@@ -33,9 +33,12 @@ export function policyNotes(loaded: LoadedPolicy, trust: Trust | undefined): str
         'signatures are checked but no signer is trusted, and only witnesses of records made in this clone re-run',
     );
   } else if (trust === undefined) {
-    notes.push('the policy names no allowed_signers file: signatures are checked but no signer is trusted');
+    notes.push(
+      'the policy names no allowed_signers file: signatures are checked but no signer is trusted',
+    );
   }
-  for (const p of trust?.problems ?? []) notes.push(`allowed_signers line ${p.line}: ${p.message} (line not trusted)`);
+  for (const p of trust?.problems ?? [])
+    notes.push(`allowed_signers line ${p.line}: ${p.message} (line not trusted)`);
   return notes;
 }
 
@@ -71,10 +74,16 @@ export async function readSignatureFile(path: string): Promise<string> {
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new LedgerError('INVALID_INPUT', `cannot read the signature file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`);
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `cannot read the signature file ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+    );
   }
   if (bytes.length > 64 * 1024) {
-    throw new LedgerError('INVALID_INPUT', `the signature file ${path} is ${bytes.length} bytes; an SSH signature is at most 64 KiB`);
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `the signature file ${path} is ${bytes.length} bytes; an SSH signature is at most 64 KiB`,
+    );
   }
   return bytes.toString('utf8');
 }

@@ -6,7 +6,14 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appendLeaves, bySubject, leafId, readAttestations, readSignatures, signatureObject } from '../ledger/leaves.js';
+import {
+  appendLeaves,
+  bySubject,
+  leafId,
+  readAttestations,
+  readSignatures,
+  signatureObject,
+} from '../ledger/leaves.js';
 import { ATTESTATIONS_DIR, LOG_REF, SIGNATURES_DIR } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { ATTESTATION_SCHEMA, type Attestation } from '../model/attestation.js';
@@ -51,18 +58,34 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     const notes = policyNotes(loaded, trust);
     // Resolve the signer before anything runs, so a missing key is a usage error up front.
     const signer: SignerSpec | undefined =
-      request.record && (request.sign ?? (await signByDefault())) ? await resolveSigner(request.signingKey) : undefined;
+      request.record && (request.sign ?? (await signByDefault()))
+        ? await resolveSigner(request.signingKey)
+        : undefined;
     const index = await readLedgerIndex(store);
     const ids = request.ids?.map((given) => resolveId(index, given));
 
-    const attested = request.fromAttestation ? await trustedAttestations(store, index, loaded.digest, trust) : new Map<string, TrustedAttestation>();
-    if (request.fromAttestation && trust === undefined) notes.push('--from-attestation: the policy trusts no signer, so no attestation is trusted');
+    const attested = request.fromAttestation
+      ? await trustedAttestations(store, index, loaded.digest, trust)
+      : new Map<string, TrustedAttestation>();
+    if (request.fromAttestation && trust === undefined)
+      notes.push('--from-attestation: the policy trusts no signer, so no attestation is trusted');
     let rerun: Rerunner | undefined;
     if (request.rerun) {
       const recordedHere = await readRecordedHere(repo);
-      const inner = makeRerunner(store, loaded.policy, recordedHere, request.timeoutMs, request.onProgress);
+      const inner = makeRerunner(
+        store,
+        loaded.policy,
+        recordedHere,
+        request.timeoutMs,
+        request.onProgress,
+      );
       rerun = (task) =>
-        attested.has(task.recordId) ? Promise.resolve({ ran: false as const, reason: 'not re-run: taken from a trusted attestation' }) : inner(task);
+        attested.has(task.recordId)
+          ? Promise.resolve({
+              ran: false as const,
+              reason: 'not re-run: taken from a trusted attestation',
+            })
+          : inner(task);
     }
     const refsBefore = request.rerun ? await ledgerRefs(repo.root) : undefined;
     const report = await verifyLedger(store, index, {
@@ -83,7 +106,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           subject: 'refs/ledger',
           verdict: 'contradicted',
           integrity: true,
-          detail: 'a ledger ref moved while witnesses were re-run; the verdicts above describe the ledger as it was before',
+          detail:
+            'a ledger ref moved while witnesses were re-run; the verdicts above describe the ledger as it was before',
         });
       }
     }
@@ -103,26 +127,45 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       const from = attested.get(r.id);
       if (from) r.checks = applyAttestation(r.checks, from);
     }
-    const exitCode = exitCodeOf([...report.ledger, ...report.records.flatMap((r) => r.checks)], request.strict ?? false);
+    const exitCode = exitCodeOf(
+      [...report.ledger, ...report.records.flatMap((r) => r.checks)],
+      request.strict ?? false,
+    );
     const final: VerifyReport = {
       ...report,
       ok: exitCode === 0,
       exitCode,
       notes,
-      policy: { source: loaded.source, ...(loaded.path === undefined ? {} : { path: loaded.path }), digest: loaded.digest },
+      policy: {
+        source: loaded.source,
+        ...(loaded.path === undefined ? {} : { path: loaded.path }),
+        digest: loaded.digest,
+      },
     };
-    if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0) await noteKnownEntry(repo, index.tipEntry);
+    if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
+      await noteKnownEntry(repo, index.tipEntry);
     if (request.record) {
-      final.attestations = await writeAttestations(store, final, loaded.digest, Boolean(request.rerun), signer, now);
+      final.attestations = await writeAttestations(
+        store,
+        final,
+        loaded.digest,
+        Boolean(request.rerun),
+        signer,
+        now,
+      );
       const after = await readLedgerIndex(store);
-      if (after.tipEntry !== undefined && exitCode !== 3) await noteKnownEntry(repo, after.tipEntry);
+      if (after.tipEntry !== undefined && exitCode !== 3)
+        await noteKnownEntry(repo, after.tipEntry);
     }
     return final;
   });
 }
 
 async function ledgerRefs(root: string): Promise<string> {
-  const result = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/ledger/'], { cwd: root });
+  const result = await runGit(
+    ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/ledger/'],
+    { cwd: root },
+  );
   return result.stdout.toString('utf8');
 }
 
@@ -144,14 +187,20 @@ async function trustedAttestations(
 ): Promise<Map<string, TrustedAttestation>> {
   const out = new Map<string, TrustedAttestation>();
   if (trust === undefined) return out;
-  const [attestations, signatures] = await Promise.all([readAttestations(store, index), readSignatures(store, index)]);
+  const [attestations, signatures] = await Promise.all([
+    readAttestations(store, index),
+    readSignatures(store, index),
+  ]);
   const signed = bySubject(signatures.leaves);
   for (const [id, attestation] of attestations.leaves) {
     if (attestation.policy !== digest) continue;
-    const signer = (signed.get(id) ?? []).map((s) => judgeSignature(id, s.armored, trust, 'auditor')).find((v) => v.verified)?.signer;
+    const signer = (signed.get(id) ?? [])
+      .map((s) => judgeSignature(id, s.armored, trust, 'auditor'))
+      .find((v) => v.verified)?.signer;
     if (signer === undefined || signer === null) continue;
     const before = out.get(attestation.subject);
-    if (!before || before.attestation.at < attestation.at) out.set(attestation.subject, { id, signer, attestation });
+    if (!before || before.attestation.at < attestation.at)
+      out.set(attestation.subject, { id, signer, attestation });
   }
   return out;
 }
@@ -161,9 +210,15 @@ function applyAttestation(checks: Check[], from: TrustedAttestation): Check[] {
   const RERUN = new Set(['witness', 'claim.check']);
   const out = checks.map((check) => {
     if (!RERUN.has(check.check) || check.verdict !== 'unverifiable') return check;
-    const prior = from.attestation.verdicts.find((v) => v.check === check.check && v.subject === check.subject);
+    const prior = from.attestation.verdicts.find(
+      (v) => v.check === check.check && v.subject === check.subject,
+    );
     if (!prior) return check;
-    return { ...check, verdict: prior.verdict, detail: `${prior.detail} (attested by ${from.signer} at ${from.attestation.at})` };
+    return {
+      ...check,
+      verdict: prior.verdict,
+      detail: `${prior.detail} (attested by ${from.signer} at ${from.attestation.at})`,
+    };
   });
   out.push({
     check: 'attestation',
@@ -183,9 +238,13 @@ async function writeAttestations(
   now: Date,
 ): Promise<{ record: string; id: string; signed: boolean }[]> {
   if (report.ledger.some((c) => c.integrity && c.verdict !== 'verified')) {
-    throw new LedgerError('INTEGRITY', 'not recording attestations: the ledger itself failed its integrity checks', {
-      hint: 'Run ledger verify without --record to see what is damaged.',
-    });
+    throw new LedgerError(
+      'INTEGRITY',
+      'not recording attestations: the ledger itself failed its integrity checks',
+      {
+        hint: 'Run ledger verify without --record to see what is damaged.',
+      },
+    );
   }
   const leaves: Parameters<typeof appendLeaves>[1][number][] = [];
   const written: { record: string; id: string; signed: boolean }[] = [];
@@ -196,15 +255,22 @@ async function writeAttestations(
       policy: policyDigest,
       ledgerVersion: LEDGER_VERSION,
       rerun,
-      verdicts: r.checks.map((c) => ({ check: c.check, subject: c.subject, verdict: c.verdict, detail: c.detail })),
+      verdicts: r.checks.map((c) => ({
+        check: c.check,
+        subject: c.subject,
+        verdict: c.verdict,
+        detail: c.detail,
+      })),
       at: now.toISOString(),
     };
     const id = leafId(attestation);
     leaves.push({ dir: ATTESTATIONS_DIR, value: attestation });
-    if (signer) leaves.push({ dir: SIGNATURES_DIR, value: signatureObject(id, await signId(id, signer)) });
+    if (signer)
+      leaves.push({ dir: SIGNATURES_DIR, value: signatureObject(id, await signId(id, signer)) });
     written.push({ record: r.id, id, signed: signer !== undefined });
   }
-  if (leaves.length > 0) await appendLeaves(store, leaves, `attest ${written.length} record(s)`, now);
+  if (leaves.length > 0)
+    await appendLeaves(store, leaves, `attest ${written.length} record(s)`, now);
   return written;
 }
 
@@ -217,7 +283,8 @@ function makeRerunner(
 ): Rerunner {
   return async ({ recordId, command, candidateTree }) => {
     const allowed =
-      policy.rerun.commands.includes(command) || (policy.rerun.recordedHere && recordedHere.has(recordId));
+      policy.rerun.commands.includes(command) ||
+      (policy.rerun.recordedHere && recordedHere.has(recordId));
     if (!allowed) {
       return {
         ran: false,

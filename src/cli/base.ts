@@ -41,19 +41,25 @@ export abstract class LedgerCommand extends Command {
       return;
     }
     if (this.wantsJson) process.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
-    else if (output.text !== '') process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
+    else if (output.text !== '')
+      process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
     process.exitCode = output.exitCode ?? EXIT.ok;
   }
 
   private fail(error: unknown): void {
     const ledgerError = toLedgerError(error);
     if (this.wantsJson) {
-      process.stdout.write(`${JSON.stringify({ ok: false, error: ledgerError.toJSON() }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ ok: false, error: ledgerError.toJSON() }, null, 2)}\n`,
+      );
     } else {
       const lines = [`ledger: ${ledgerError.message}`];
       for (const p of ledgerError.problems) {
         const where = p.path === '' ? '' : `${p.path}: `;
-        const expected = p.expected === undefined ? '' : ` (expected ${p.expected}${p.got === undefined ? '' : `, got ${p.got}`})`;
+        const expected =
+          p.expected === undefined
+            ? ''
+            : ` (expected ${p.expected}${p.got === undefined ? '' : `, got ${p.got}`})`;
         lines.push(`  - ${where}${p.message}${expected}`);
       }
       if (ledgerError.hint) lines.push(ledgerError.hint);
@@ -68,8 +74,14 @@ function toLedgerError(error: unknown): LedgerError {
   if (isLedgerError(error)) return error;
   const e = error as { message?: string; oclif?: { exit?: number }; name?: string };
   const message = (e?.message ?? String(error)).split('\nSee more help')[0]!.trim();
-  if (e?.oclif !== undefined || /flag|argument|Unexpected|Missing|Expected/i.test(e?.name ?? '') || /Nonexistent flag|Unexpected argument|Missing required|Expected .* to be one of/i.test(message)) {
-    return new LedgerError('USAGE', message, { hint: 'See ledger <command> --help for the flags and examples.' });
+  if (
+    e?.oclif !== undefined ||
+    /flag|argument|Unexpected|Missing|Expected/i.test(e?.name ?? '') ||
+    /Nonexistent flag|Unexpected argument|Missing required|Expected .* to be one of/i.test(message)
+  ) {
+    return new LedgerError('USAGE', message, {
+      hint: 'See ledger <command> --help for the flags and examples.',
+    });
   }
   return new LedgerError('USAGE', `unexpected failure: ${message}`, {
     hint: 'This is a bug in ledger; please report it with the command you ran.',

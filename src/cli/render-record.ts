@@ -6,7 +6,11 @@ import type { LedgerRecord } from '../model/record.js';
 import type { SignatureVerdict } from '../verify/signatures.js';
 import { escapeForTerminal, sanitizeLine } from '../paths/index.js';
 
-export function renderRecord(id: string, record: LedgerRecord, signatures: readonly SignatureVerdict[] = []): string {
+export function renderRecord(
+  id: string,
+  record: LedgerRecord,
+  signatures: readonly SignatureVerdict[] = [],
+): string {
   const { claims, observed } = record;
   const out: string[] = [];
   const line = (label: string, value: string) => out.push(`  ${label.padEnd(16)} ${value}`);
@@ -15,54 +19,101 @@ export function renderRecord(id: string, record: LedgerRecord, signatures: reado
   out.push(`record ${id}`);
   out.push(`format ${record.format}  ·  schema ${record.schema}`);
   out.push('');
-  out.push(`status: ${sanitizeLine(claims.status)} (claimed by the agent) → ${observed.effectiveStatus} (derived by ledger)`);
+  out.push(
+    `status: ${sanitizeLine(claims.status)} (claimed by the agent) → ${observed.effectiveStatus} (derived by ledger)`,
+  );
   for (const r of observed.reasons) out.push(`  ${r.code}: ${sanitizeLine(r.message)}`);
   out.push('');
   out.push('Authored by the agent (claims — untrusted until verified):');
-  for (const key of ['task', 'run', 'attempt', 'intent', 'reworkOf', 'summary', 'nextStep'] as const) {
+  for (const key of [
+    'task',
+    'run',
+    'attempt',
+    'intent',
+    'reworkOf',
+    'summary',
+    'nextStep',
+  ] as const) {
     const value = claims[key];
     if (value !== undefined) line(key, text(value));
   }
   if (claims.confidence) {
-    line('confidence', `${claims.confidence.value}${claims.confidence.justification ? ` — ${text(claims.confidence.justification)}` : ''}`);
+    line(
+      'confidence',
+      `${claims.confidence.value}${claims.confidence.justification ? ` — ${text(claims.confidence.justification)}` : ''}`,
+    );
   }
-  for (const d of claims.decisions ?? []) line('decision', text(d.reason ? `${d.text} (because ${d.reason})` : d.text));
+  for (const d of claims.decisions ?? [])
+    line('decision', text(d.reason ? `${d.text} (because ${d.reason})` : d.text));
   for (const a of claims.assumptions ?? []) line('assumption', text(a));
   for (const q of claims.openQuestions ?? []) line('open question', text(q));
-  for (const d of claims.deferred ?? []) line(`deferred [${sanitizeLine(d.category)}]`, text(d.description));
+  for (const d of claims.deferred ?? [])
+    line(`deferred [${sanitizeLine(d.category)}]`, text(d.description));
   for (const f of claims.findings ?? []) {
     const where = f.path ? ` ${sanitizeLine(f.path)}${f.line ? `:${f.line}` : ''}` : '';
     line(`finding ${sanitizeLine(f.severity)}`, `${text(f.summary)}${where}`);
   }
   for (const r of claims.references ?? []) {
-    line('reference', `${sanitizeLine(r.path)}${r.line ? `:${r.line}` : ''}${r.unverified ? ' [UNVERIFIED]' : ''}`);
+    line(
+      'reference',
+      `${sanitizeLine(r.path)}${r.line ? `:${r.line}` : ''}${r.unverified ? ' [UNVERIFIED]' : ''}`,
+    );
   }
-  for (const a of claims.artifacts ?? []) line(`artifact ${a.action}`, sanitizeLine(a.path) + (a.sha256 ? ` sha256:${a.sha256}` : ''));
-  for (const c of claims.checks ?? []) line(`check ${c.result}`, sanitizeLine(c.command ?? c.details ?? ''));
-  for (const i of claims.insights ?? []) line(`insight ${sanitizeLine(i.category)}`, text(i.content));
+  for (const a of claims.artifacts ?? [])
+    line(`artifact ${a.action}`, sanitizeLine(a.path) + (a.sha256 ? ` sha256:${a.sha256}` : ''));
+  for (const c of claims.checks ?? [])
+    line(`check ${c.result}`, sanitizeLine(c.command ?? c.details ?? ''));
+  for (const i of claims.insights ?? [])
+    line(`insight ${sanitizeLine(i.category)}`, text(i.content));
   if (claims.anchors) {
-    for (const [k, v] of Object.entries(claims.anchors)) if (v !== undefined) line(`claimed ${k}`, sanitizeLine(v));
+    for (const [k, v] of Object.entries(claims.anchors))
+      if (v !== undefined) line(`claimed ${k}`, sanitizeLine(v));
   }
-  if (claims.extra && Object.keys(claims.extra).length > 0) line('extra fields', Object.keys(claims.extra).map(sanitizeLine).join(', '));
+  if (claims.extra && Object.keys(claims.extra).length > 0)
+    line('extra fields', Object.keys(claims.extra).map(sanitizeLine).join(', '));
   out.push('');
   out.push('Observed by ledger:');
   line('recorded at', `${observed.recordedAt} by ledger ${sanitizeLine(observed.ledgerVersion)}`);
   const signers = signatures.filter((s) => s.verified).map((s) => sanitizeLine(s.signer ?? ''));
   if (observed.producer !== undefined) {
-    line('producer', `${sanitizeLine(observed.producer)} (claimed${signers.length > 0 ? `; signed by ${signers.join(', ')}` : ', no trusted signature'})`);
+    line(
+      'producer',
+      `${sanitizeLine(observed.producer)} (claimed${signers.length > 0 ? `; signed by ${signers.join(', ')}` : ', no trusted signature'})`,
+    );
   }
   for (const s of signatures) {
-    line('signature', s.verified ? `verified: ${sanitizeLine(s.signer ?? '')} (${s.key ?? ''})` : `not trusted: ${sanitizeLine(s.reason)}`);
+    line(
+      'signature',
+      s.verified
+        ? `verified: ${sanitizeLine(s.signer ?? '')} (${s.key ?? ''})`
+        : `not trusted: ${sanitizeLine(s.reason)}`,
+    );
   }
   line('base', `commit ${observed.base.commit} (tree ${observed.base.tree})`);
   line('candidate tree', observed.candidate.tree);
   if (observed.branch !== undefined) line('branch', sanitizeLine(observed.branch));
-  for (const a of observed.artifacts) line('artifact', `${sanitizeLine(a.path)}  sha256:${a.sha256}  ${a.size} bytes  blob ${a.blob.slice(0, 12)}`);
+  for (const a of observed.artifacts)
+    line(
+      'artifact',
+      `${sanitizeLine(a.path)}  sha256:${a.sha256}  ${a.size} bytes  blob ${a.blob.slice(0, 12)}`,
+    );
   for (const w of observed.witnesses) {
-    const result = w.timedOut ? 'timed out' : w.exitCode === null ? `killed by ${w.signal}` : `exit ${w.exitCode}`;
-    line('witness', `${sanitizeLine(w.command)} → ${result} in ${w.durationMs} ms (stdout ${w.stdout.size} B, stderr ${w.stderr.size} B)`);
+    const result = w.timedOut
+      ? 'timed out'
+      : w.exitCode === null
+        ? `killed by ${w.signal}`
+        : `exit ${w.exitCode}`;
+    line(
+      'witness',
+      `${sanitizeLine(w.command)} → ${result} in ${w.durationMs} ms (stdout ${w.stdout.size} B, stderr ${w.stderr.size} B)`,
+    );
   }
-  for (const e of observed.evidence) line('evidence', `${sanitizeLine(e.name)} sha256:${e.file.sha256} ${e.file.size} bytes`);
-  if (observed.source) line('source', `${record.format} handoff, ${observed.source.size} bytes, sha256:${observed.source.sha256}`);
+  for (const e of observed.evidence)
+    line('evidence', `${sanitizeLine(e.name)} sha256:${e.file.sha256} ${e.file.size} bytes`);
+  if (observed.source)
+    line(
+      'source',
+      `${record.format} handoff, ${observed.source.size} bytes, sha256:${observed.source.sha256}`,
+    );
   return out.join('\n');
 }

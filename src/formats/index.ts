@@ -51,9 +51,13 @@ export function detectFormat(bytes: Uint8Array, fileName?: string): FormatModule
     if (score > 0 && (!best || score > best.score)) best = { module, score };
   }
   if (!best || best.score < 0.2) {
-    throw new LedgerError('INVALID_INPUT', `could not tell which handoff format ${fileName ?? 'the input'} is in`, {
-      hint: `Name it with --format (one of ${FORMATS.join(', ')}).`,
-    });
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `could not tell which handoff format ${fileName ?? 'the input'} is in`,
+      {
+        hint: `Name it with --format (one of ${FORMATS.join(', ')}).`,
+      },
+    );
   }
   return best.module;
 }

@@ -8,19 +8,30 @@ export const MAX_HANDOFF_BYTES = 16 * 1024 * 1024;
 const MAX_DEPTH = 64;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-export type JsonResult = { ok: true; value: unknown; text: string } | { ok: false; problems: Problem[] };
+export type JsonResult =
+  { ok: true; value: unknown; text: string } | { ok: false; problems: Problem[] };
 
-export function decodeUtf8(bytes: Uint8Array): { ok: true; text: string } | { ok: false; problems: Problem[] } {
+export function decodeUtf8(
+  bytes: Uint8Array,
+): { ok: true; text: string } | { ok: false; problems: Problem[] } {
   if (bytes.length > MAX_HANDOFF_BYTES) {
     return {
       ok: false,
-      problems: [{ path: '', message: `the handoff is ${bytes.length} bytes; at most ${MAX_HANDOFF_BYTES} are accepted` }],
+      problems: [
+        {
+          path: '',
+          message: `the handoff is ${bytes.length} bytes; at most ${MAX_HANDOFF_BYTES} are accepted`,
+        },
+      ],
     };
   }
   try {
     return { ok: true, text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
   } catch {
-    return { ok: false, problems: [{ path: '', message: 'the handoff is not valid UTF-8 text', expected: 'UTF-8' }] };
+    return {
+      ok: false,
+      problems: [{ path: '', message: 'the handoff is not valid UTF-8 text', expected: 'UTF-8' }],
+    };
   }
 }
 
@@ -33,7 +44,13 @@ export function parseJson(bytes: Uint8Array): JsonResult {
   } catch (error) {
     return {
       ok: false,
-      problems: [{ path: '', message: `malformed JSON: ${(error as Error).message}`, expected: 'a JSON document' }],
+      problems: [
+        {
+          path: '',
+          message: `malformed JSON: ${(error as Error).message}`,
+          expected: 'a JSON document',
+        },
+      ],
     };
   }
   const problems: Problem[] = [];
@@ -62,7 +79,12 @@ function checkKeys(value: unknown, path: string, depth: number, problems: Proble
 
 /** zod issues → Problems with dotted field paths. */
 export function zodProblems(
-  issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[],
+  issues: readonly {
+    path: readonly PropertyKey[];
+    message: string;
+    code?: string;
+    keys?: readonly string[];
+  }[],
   prefix = '',
 ): Problem[] {
   const out: Problem[] = [];
@@ -70,7 +92,11 @@ export function zodProblems(
     const base = formatPath(prefix, issue.path);
     if (issue.code === 'unrecognized_keys' && issue.keys) {
       for (const key of issue.keys) {
-        out.push({ path: base === '' ? key : `${base}.${key}`, message: 'unknown field', expected: 'no such field' });
+        out.push({
+          path: base === '' ? key : `${base}.${key}`,
+          message: 'unknown field',
+          expected: 'no such field',
+        });
       }
     } else {
       out.push({ path: base, message: issue.message });

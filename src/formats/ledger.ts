@@ -31,7 +31,10 @@ export const ledger: FormatModule = {
     if (!parsed.ok) return parsed;
     const value = parsed.value;
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      return { ok: false, problems: [{ path: '', message: 'a handoff must be a JSON object', expected: 'object' }] };
+      return {
+        ok: false,
+        problems: [{ path: '', message: 'a handoff must be a JSON object', expected: 'object' }],
+      };
     }
     const problems: Problem[] = [];
     const rest: Record<string, unknown> = {};
@@ -57,11 +60,17 @@ export const ledger: FormatModule = {
       });
     }
     if (problems.length > 0 || !result.success) return { ok: false, problems };
-    return { ok: true, handoff: { claims: result.data, status: result.data.status as Status, reasons: [] } };
+    return {
+      ok: true,
+      handoff: { claims: result.data, status: result.data.status as Status, reasons: [] },
+    };
   },
 
   emit(record) {
     const text = `${JSON.stringify(record.claims, null, 2)}\n`;
-    return { bytes: new TextEncoder().encode(text), losses: ['observed (ledger-authored; see ledger show --json)'] };
+    return {
+      bytes: new TextEncoder().encode(text),
+      losses: ['observed (ledger-authored; see ledger show --json)'],
+    };
   },
 };

@@ -51,7 +51,11 @@ export interface Appended {
 
 const MAX_ATTEMPTS = 1000;
 
-export async function appendRecord(store: ObjectStore, objects: RecordObjects, now: Date): Promise<Appended> {
+export async function appendRecord(
+  store: ObjectStore,
+  objects: RecordObjects,
+  now: Date,
+): Promise<Appended> {
   const id = toRecordId(objects.recordBytes);
   const recordTree = await writeRecordTree(store, objects);
   const signatures = await Promise.all(
@@ -66,7 +70,10 @@ export async function appendRecord(store: ObjectStore, objects: RecordObjects, n
     const head = tip === undefined ? undefined : await readTip(store, tip);
     if (head && (await lookupPath(store, head.tree, [RECORDS_DIR, ...fanout(id)].join('/')))) {
       if (signatures.length > 0) {
-        const values = (objects.signatures ?? []).map((armored) => ({ dir: SIGNATURES_DIR as typeof SIGNATURES_DIR, value: signatureObject(id, armored) }));
+        const values = (objects.signatures ?? []).map((armored) => ({
+          dir: SIGNATURES_DIR as typeof SIGNATURES_DIR,
+          value: signatureObject(id, armored),
+        }));
         const signed = await appendLeaves(store, values, `sign ${id}`, now);
         return { id, entryId: '', commit: signed.commit ?? tip!, added: false };
       }
@@ -79,21 +86,39 @@ export async function appendRecord(store: ObjectStore, objects: RecordObjects, n
     const entryId = toRecordId(entryBytes);
     const entryBlob = await store.write('blob', entryBytes);
     let root = head?.tree;
-    root = await insertPath(store, root, [RECORDS_DIR, ...fanout(id)], { mode: MODE.tree, oid: recordTree });
-    root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], { mode: MODE.file, oid: entryBlob });
+    root = await insertPath(store, root, [RECORDS_DIR, ...fanout(id)], {
+      mode: MODE.tree,
+      oid: recordTree,
+    });
+    root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], {
+      mode: MODE.file,
+      oid: entryBlob,
+    });
     for (const signature of signatures) {
       const path = [SIGNATURES_DIR, ...fanout(signature.id)];
-      if (!(await lookupPath(store, root, path.join('/')))) root = await insertPath(store, root, path, { mode: MODE.file, oid: signature.blob });
+      if (!(await lookupPath(store, root, path.join('/'))))
+        root = await insertPath(store, root, path, { mode: MODE.file, oid: signature.blob });
     }
-    const commit = await store.write('commit', encodeCommit(ledgerCommit(root, tip, entryId, id, now)));
+    const commit = await store.write(
+      'commit',
+      encodeCommit(ledgerCommit(root, tip, entryId, id, now)),
+    );
     killPoint('after-commit-object');
     if (await store.updateRef(LOG_REF, commit, tip)) {
       return { id, entryId, commit, added: true };
     }
+    // Lost a race. Back off a random, growing while, so that many writers do not keep
+    // rebuilding against a tip that moves again before their swap.
+    await backoff(attempt);
   }
   throw new LedgerError('LOCKED', `could not append to ${LOG_REF} after ${MAX_ATTEMPTS} attempts`, {
     hint: 'Other writers keep moving the ledger ref; retry when they are done.',
   });
+}
+
+function backoff(attempt: number): Promise<void> {
+  const ceiling = Math.min(250, 4 * 2 ** Math.min(attempt, 6));
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
 }
 
 async function writeRecordTree(store: ObjectStore, objects: RecordObjects): Promise<string> {
@@ -106,8 +131,16 @@ async function writeRecordTree(store: ObjectStore, objects: RecordObjects): Prom
     { mode: MODE.file, name: BASE_COMMIT_FILE, oid: baseCommitBlob },
   ];
   if (objects.evidence.size > 0) {
-    const evidence = [...objects.evidence].map(([sha, oid]) => ({ mode: MODE.file, name: sha, oid }));
-    entries.push({ mode: MODE.tree, name: EVIDENCE_DIR, oid: await store.write('tree', encodeTree(evidence)) });
+    const evidence = [...objects.evidence].map(([sha, oid]) => ({
+      mode: MODE.file,
+      name: sha,
+      oid,
+    }));
+    entries.push({
+      mode: MODE.tree,
+      name: EVIDENCE_DIR,
+      oid: await store.write('tree', encodeTree(evidence)),
+    });
   }
   return store.write('tree', encodeTree(entries));
 }
@@ -120,7 +153,12 @@ export function ledgerCommit(
   now: Date,
   extraParents: string[] = [],
 ) {
-  const who = { name: 'ledger', email: 'ledger@localhost', timestamp: Math.floor(now.getTime() / 1000), timezone: '+0000' };
+  const who = {
+    name: 'ledger',
+    email: 'ledger@localhost',
+    timestamp: Math.floor(now.getTime() / 1000),
+    timezone: '+0000',
+  };
   return {
     tree,
     parents: [...(parent === undefined ? [] : [parent]), ...extraParents],

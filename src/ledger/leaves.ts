@@ -3,7 +3,12 @@
  * them. Adding one is a compare-and-swap loop like `appendRecord`, but the commit keeps the log
  * tip (its `Ledger-Entry` trailer names the current tip entry), since no record moved.
  */
-import { decodeCanonical, encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
+import {
+  decodeCanonical,
+  encodeCanonical,
+  toRecordId,
+  type CborValue,
+} from '../canonical/index.js';
 import {
   Attestation,
   ATTESTATION_SCHEMA,
@@ -49,7 +54,10 @@ export async function appendLeaves(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const tip = await store.readRef(LOG_REF);
     if (tip === undefined) {
-      throw new LedgerError('UNKNOWN_RECORD', 'the ledger is empty: there is no record to sign or attest');
+      throw new LedgerError(
+        'UNKNOWN_RECORD',
+        'the ledger is empty: there is no record to sign or attest',
+      );
     }
     const head = await readTip(store, tip);
     let root = head.tree;
@@ -62,7 +70,10 @@ export async function appendLeaves(
     }
     if (added.length === 0) return { added, commit: undefined };
     const base = ledgerCommit(root, tip, head.entryId, null, now);
-    const commit = await store.write('commit', encodeCommit({ ...base, message: leafCommitMessage(head.entryId, title) }));
+    const commit = await store.write(
+      'commit',
+      encodeCommit({ ...base, message: leafCommitMessage(head.entryId, title) }),
+    );
     if (await store.updateRef(LOG_REF, commit, tip)) return { added, commit };
   }
   throw new LedgerError('LOCKED', `could not add to ${LOG_REF} after ${MAX_ATTEMPTS} attempts`, {
@@ -118,7 +129,10 @@ async function readLeaves<T>(
     try {
       value = decodeCanonical(bytes, { maxBytes: 1024 * 1024 * 64 });
     } catch (error) {
-      damaged.push({ id, problem: `the ${what} ${id} is not canonical CBOR: ${(error as Error).message}` });
+      damaged.push({
+        id,
+        problem: `the ${what} ${id} is not canonical CBOR: ${(error as Error).message}`,
+      });
       continue;
     }
     const parsed = schema.safeParse(value);
@@ -131,16 +145,24 @@ async function readLeaves<T>(
   return { leaves, damaged };
 }
 
-export function readSignatures(store: ObjectReader, index: LedgerIndex): Promise<ReadLeaves<SignatureObject>> {
+export function readSignatures(
+  store: ObjectReader,
+  index: LedgerIndex,
+): Promise<ReadLeaves<SignatureObject>> {
   return readLeaves(store, index.signatures, 'signature', SignatureObject);
 }
 
-export function readAttestations(store: ObjectReader, index: LedgerIndex): Promise<ReadLeaves<Attestation>> {
+export function readAttestations(
+  store: ObjectReader,
+  index: LedgerIndex,
+): Promise<ReadLeaves<Attestation>> {
   return readLeaves(store, index.attestations, 'attestation', Attestation);
 }
 
 /** Signatures grouped by the id they sign. */
-export function bySubject(signatures: ReadonlyMap<string, SignatureObject>): Map<string, SignatureObject[]> {
+export function bySubject(
+  signatures: ReadonlyMap<string, SignatureObject>,
+): Map<string, SignatureObject[]> {
   const out = new Map<string, SignatureObject[]>();
   for (const signature of signatures.values()) {
     const list = out.get(signature.subject) ?? [];

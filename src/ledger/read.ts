@@ -45,17 +45,30 @@ export async function readLedgerIndex(
 ): Promise<LedgerIndex> {
   const tipCommit = await store.readRef(ref);
   if (tipCommit === undefined) {
-    return { tipCommit, tipTree: undefined, tipEntry: undefined, entries: new Map(), records: new Map() };
+    return {
+      tipCommit,
+      tipTree: undefined,
+      tipEntry: undefined,
+      entries: new Map(),
+      records: new Map(),
+    };
   }
   return readLedgerIndexAt(store, tipCommit);
 }
 
-export async function readLedgerIndexAt(store: ObjectReader, tipCommit: string): Promise<LedgerIndex> {
+export async function readLedgerIndexAt(
+  store: ObjectReader,
+  tipCommit: string,
+): Promise<LedgerIndex> {
   const object = await store.read(tipCommit);
   if (!object || object.type !== 'commit') {
-    throw new LedgerError('CORRUPT', `the ledger ref points at ${tipCommit}, which is not a commit in this repository`, {
-      hint: 'Restore refs/ledger/log from a clone (ledger sync) or a backup.',
-    });
+    throw new LedgerError(
+      'CORRUPT',
+      `the ledger ref points at ${tipCommit}, which is not a commit in this repository`,
+      {
+        hint: 'Restore refs/ledger/log from a clone (ledger sync) or a backup.',
+      },
+    );
   }
   const commit = parseCommit(object.bytes);
   const tipEntry = entryIdFromMessage(commit.message);
@@ -70,8 +83,10 @@ export async function readLedgerIndexAt(store: ObjectReader, tipCommit: string):
     }
     if (dir.name === LOG_DIR) await collect(store, dir.oid, MODE.file, entries, 'log entry');
     else if (dir.name === RECORDS_DIR) await collect(store, dir.oid, MODE.tree, records, 'record');
-    else if (dir.name === SIGNATURES_DIR) await collect(store, dir.oid, MODE.file, signatures, 'signature');
-    else if (dir.name === ATTESTATIONS_DIR) await collect(store, dir.oid, MODE.file, attestations, 'attestation');
+    else if (dir.name === SIGNATURES_DIR)
+      await collect(store, dir.oid, MODE.file, signatures, 'signature');
+    else if (dir.name === ATTESTATIONS_DIR)
+      await collect(store, dir.oid, MODE.file, attestations, 'attestation');
     else {
       throw new LedgerError('INTEGRITY', `the ledger tree holds an unexpected entry "${dir.name}"`);
     }
@@ -116,7 +131,10 @@ export interface Tip {
 export async function readTip(store: ObjectReader, commitOid: string): Promise<Tip> {
   const object = await store.read(commitOid);
   if (!object || object.type !== 'commit') {
-    throw new LedgerError('CORRUPT', `the ledger ref points at ${commitOid}, which is not a commit`);
+    throw new LedgerError(
+      'CORRUPT',
+      `the ledger ref points at ${commitOid}, which is not a commit`,
+    );
   }
   const commit = parseCommit(object.bytes);
   const entryId = entryIdFromMessage(commit.message);
@@ -125,9 +143,13 @@ export async function readTip(store: ObjectReader, commitOid: string): Promise<T
   }
   const blob = await lookupPath(store, commit.tree, [LOG_DIR, ...fanout(entryId)].join('/'));
   if (!blob) {
-    throw new LedgerError('INTEGRITY', `the ledger tip names log entry ${entryId}, which is not in its tree`, {
-      record: entryId,
-    });
+    throw new LedgerError(
+      'INTEGRITY',
+      `the ledger tip names log entry ${entryId}, which is not in its tree`,
+      {
+        record: entryId,
+      },
+    );
   }
   const { entry } = await readEntry(store, entryId, blob.oid);
   return { commit: commitOid, tree: commit.tree, entryId, entry };
@@ -139,29 +161,44 @@ export interface DecodedEntry {
 }
 
 /** Reads one log entry, checking that its bytes hash to its id and decode canonically. */
-export async function readEntry(store: ObjectReader, id: string, blob: string): Promise<DecodedEntry> {
+export async function readEntry(
+  store: ObjectReader,
+  id: string,
+  blob: string,
+): Promise<DecodedEntry> {
   const bytes = await readBlob(store, blob);
   const actual = toRecordId(bytes);
   if (actual !== id) {
-    throw new LedgerError('INTEGRITY', `log entry ${id} holds bytes whose sha256 is ${actual}`, { record: id });
+    throw new LedgerError('INTEGRITY', `log entry ${id} holds bytes whose sha256 is ${actual}`, {
+      record: id,
+    });
   }
   let value: unknown;
   try {
     value = decodeCanonical(bytes);
   } catch (error) {
-    throw new LedgerError('INTEGRITY', `log entry ${id} is not canonical CBOR: ${(error as Error).message}`, {
-      record: id,
-      cause: error,
-    });
+    throw new LedgerError(
+      'INTEGRITY',
+      `log entry ${id} is not canonical CBOR: ${(error as Error).message}`,
+      {
+        record: id,
+        cause: error,
+      },
+    );
   }
   const parsed = LogEntry.safeParse(value);
   if (!parsed.success) {
-    throw new LedgerError('INTEGRITY', `log entry ${id} does not match the log entry schema`, { record: id });
+    throw new LedgerError('INTEGRITY', `log entry ${id} does not match the log entry schema`, {
+      record: id,
+    });
   }
   return { id, entry: parsed.data };
 }
 
-export async function readAllEntries(store: ObjectReader, index: LedgerIndex): Promise<Map<string, LogEntry>> {
+export async function readAllEntries(
+  store: ObjectReader,
+  index: LedgerIndex,
+): Promise<Map<string, LogEntry>> {
   const out = new Map<string, LogEntry>();
   const decoded = await Promise.all(
     [...index.entries].map(([id, blob]) => readEntry(store, id, blob)),

@@ -52,7 +52,12 @@ export class LedgerError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    options: { problems?: readonly Problem[]; hint?: string; record?: string; cause?: unknown } = {},
+    options: {
+      problems?: readonly Problem[];
+      hint?: string;
+      record?: string;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'LedgerError';

@@ -19,11 +19,22 @@ export function deriveEffectiveStatus(
   const reasons = [...formatReasons];
   for (const w of witnesses) {
     if (w.timedOut) {
-      reasons.push({ code: 'WITNESS_TIMED_OUT', message: `witness timed out: ${w.command}`, subject: w.command });
+      reasons.push({
+        code: 'WITNESS_TIMED_OUT',
+        message: `witness timed out: ${w.command}`,
+        subject: w.command,
+      });
       status = lowerTo(status, 'failed');
     } else if (w.exitCode !== 0) {
-      const how = w.exitCode === null ? `was killed by ${w.signal ?? 'a signal'}` : `exited with ${w.exitCode}`;
-      reasons.push({ code: 'WITNESS_FAILED', message: `witness ${how}: ${w.command}`, subject: w.command });
+      const how =
+        w.exitCode === null
+          ? `was killed by ${w.signal ?? 'a signal'}`
+          : `exited with ${w.exitCode}`;
+      reasons.push({
+        code: 'WITNESS_FAILED',
+        message: `witness ${how}: ${w.command}`,
+        subject: w.command,
+      });
       status = lowerTo(status, 'failed');
     }
   }

@@ -26,7 +26,11 @@ export interface IncomingCheck {
  * @param remoteTip the remote's tip (its tree holds every entry and record the remote has)
  * @param incoming entries and records in the remote's tree that this clone does not have
  */
-export async function checkIncoming(store: ObjectReader, remoteTip: Tip, leaves: LeafSets): Promise<IncomingCheck> {
+export async function checkIncoming(
+  store: ObjectReader,
+  remoteTip: Tip,
+  leaves: LeafSets,
+): Promise<IncomingCheck> {
   const problems: Problem[] = [];
   const incoming = { entries: leavesIn(leaves, LOG_DIR), records: leavesIn(leaves, RECORDS_DIR) };
   const signatures = leavesIn(leaves, SIGNATURES_DIR);
@@ -53,7 +57,9 @@ export async function checkIncoming(store: ObjectReader, remoteTip: Tip, leaves:
   const oldHeight = async (id: string): Promise<number | undefined> => {
     if (heights.has(id)) return heights.get(id);
     const leaf = await lookupPath(store, remoteTip.tree, ledgerPath(LOG_DIR, id));
-    const height = leaf ? (await readEntry(store, id, leaf.oid).catch(() => undefined))?.entry.height : undefined;
+    const height = leaf
+      ? (await readEntry(store, id, leaf.oid).catch(() => undefined))?.entry.height
+      : undefined;
     heights.set(id, height);
     return height;
   };
@@ -62,18 +68,28 @@ export async function checkIncoming(store: ObjectReader, remoteTip: Tip, leaves:
     let height = 0;
     let complete = true;
     for (const prev of entry.prev) {
-      const before = entries.get(prev)?.height ?? (incoming.entries.has(prev) ? undefined : await oldHeight(prev));
+      const before =
+        entries.get(prev)?.height ??
+        (incoming.entries.has(prev) ? undefined : await oldHeight(prev));
       if (before === undefined) {
         complete = false;
         if (!incoming.entries.has(prev)) {
-          problems.push({ path: id, message: `log entry ${id} follows ${prev}, which is missing: the log has a hole` });
+          problems.push({
+            path: id,
+            message: `log entry ${id} follows ${prev}, which is missing: the log has a hole`,
+          });
         }
       } else {
         height = Math.max(height, before);
       }
     }
     if (complete && entry.height !== height + 1) {
-      problems.push({ path: id, message: `log entry ${id} has height ${entry.height}`, expected: String(height + 1), got: String(entry.height) });
+      problems.push({
+        path: id,
+        message: `log entry ${id} has height ${entry.height}`,
+        expected: String(height + 1),
+        got: String(entry.height),
+      });
     }
     if (entry.record !== null) {
       namedRecords.set(entry.record, (namedRecords.get(entry.record) ?? 0) + 1);
@@ -99,7 +115,11 @@ export async function checkIncoming(store: ObjectReader, remoteTip: Tip, leaves:
     for (const prev of entries.get(id)?.prev ?? []) stack.push(prev);
   }
   for (const id of entries.keys()) {
-    if (!reachable.has(id)) problems.push({ path: id, message: `log entry ${id} is not reachable from the remote's tip` });
+    if (!reachable.has(id))
+      problems.push({
+        path: id,
+        message: `log entry ${id} is not reachable from the remote's tip`,
+      });
   }
 
   // The records themselves (ids, canonical bytes, anchors, artifacts, evidence, signatures) and
@@ -117,22 +137,34 @@ export async function checkIncoming(store: ObjectReader, remoteTip: Tip, leaves:
       attestations,
     };
     const subjects = new Set<string>();
-    for (const leaf of (await readSignatures(store, index)).leaves.values()) subjects.add(leaf.subject);
-    for (const leaf of (await readAttestations(store, index)).leaves.values()) subjects.add(leaf.subject);
+    for (const leaf of (await readSignatures(store, index)).leaves.values())
+      subjects.add(leaf.subject);
+    for (const leaf of (await readAttestations(store, index)).leaves.values())
+      subjects.add(leaf.subject);
     for (const subject of subjects) {
       if (index.records.has(subject)) continue;
       const old = await lookupPath(store, remoteTip.tree, ledgerPath(RECORDS_DIR, subject));
       if (old) index.records.set(subject, old.oid);
     }
-    const report = await verifyLedger(store, index, { ids: [...incoming.records.keys()], chain: false });
-    const failed = (c: { integrity?: boolean; verdict: string }) => c.integrity === true && c.verdict !== 'verified';
-    for (const c of report.ledger.filter(failed)) problems.push({ path: `${c.check} ${c.subject}`, message: c.detail });
+    const report = await verifyLedger(store, index, {
+      ids: [...incoming.records.keys()],
+      chain: false,
+    });
+    const failed = (c: { integrity?: boolean; verdict: string }) =>
+      c.integrity === true && c.verdict !== 'verified';
+    for (const c of report.ledger.filter(failed))
+      problems.push({ path: `${c.check} ${c.subject}`, message: c.detail });
     for (const r of report.records) {
-      for (const c of r.checks.filter(failed)) problems.push({ path: `${r.id} ${c.check} ${c.subject}`, message: c.detail });
+      for (const c of r.checks.filter(failed))
+        problems.push({ path: `${r.id} ${c.check} ${c.subject}`, message: c.detail });
     }
   }
   for (const [record, count] of namedRecords) {
-    if (count > 1) problems.push({ path: record, message: `the new log entries name record ${record} ${count} times; expected once` });
+    if (count > 1)
+      problems.push({
+        path: record,
+        message: `the new log entries name record ${record} ${count} times; expected once`,
+      });
   }
   return { problems, entries };
 }
@@ -144,7 +176,9 @@ export function incomingError(remote: string, problems: readonly Problem[]): Led
     `what ${remote} sent does not verify (${problems.length} problem(s)${first ? `, first: ${first.message}` : ''}); nothing was adopted`,
     {
       problems,
-      ...(first && /^sha256:[0-9a-f]{64}/.test(first.path) ? { record: first.path.slice(0, 71) } : {}),
+      ...(first && /^sha256:[0-9a-f]{64}/.test(first.path)
+        ? { record: first.path.slice(0, 71) }
+        : {}),
       hint: `Your ledger is unchanged. The remote's ledger is damaged or was tampered with: inspect refs/ledger-remotes/${remote}/log and repair the remote from a good clone.`,
     },
   );

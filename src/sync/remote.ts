@@ -37,13 +37,17 @@ export async function resolveRemote(repo: RepoPaths, given: string | undefined):
   if (name === undefined) {
     const branch = await git.currentBranch({ fs, gitdir: repo.gitDir }).catch(() => undefined);
     const upstream = branch
-      ? ((await git.getConfig({ fs, gitdir: repo.commonDir, path: `branch.${branch}.remote` })) as string | undefined)
+      ? ((await git.getConfig({ fs, gitdir: repo.commonDir, path: `branch.${branch}.remote` })) as
+          string | undefined)
       : undefined;
     name = upstream !== undefined && names.includes(upstream) ? upstream : 'origin';
   }
   if (!names.includes(name)) {
     throw new LedgerError('USAGE', `there is no remote named ${name}`, {
-      hint: names.length === 0 ? 'Add one with git remote add origin URL, then run ledger sync.' : `Remotes here: ${names.join(', ')}.`,
+      hint:
+        names.length === 0
+          ? 'Add one with git remote add origin URL, then run ledger sync.'
+          : `Remotes here: ${names.join(', ')}.`,
     });
   }
   return name;
@@ -54,21 +58,30 @@ export async function resolveRemote(repo: RepoPaths, given: string | undefined):
  * missing, and either way the ledger could not be verified as complete.
  */
 export async function checkCloneKind(repo: RepoPaths): Promise<{ shallow: boolean }> {
-  const config = (path: string) => git.getConfig({ fs, gitdir: repo.commonDir, path }) as Promise<unknown>;
+  const config = (path: string) =>
+    git.getConfig({ fs, gitdir: repo.commonDir, path }) as Promise<unknown>;
   const partial = await config('extensions.partialclone');
   const remotes = await git.listRemotes({ fs, gitdir: repo.commonDir });
   const promisors = [];
-  for (const { remote } of remotes) if (String(await config(`remote.${remote}.promisor`)) === 'true') promisors.push(remote);
+  for (const { remote } of remotes)
+    if (String(await config(`remote.${remote}.promisor`)) === 'true') promisors.push(remote);
   if (partial !== undefined || promisors.length > 0) {
-    throw new LedgerError('UNSUPPORTED_REPOSITORY', `this is a partial clone (promisor remote ${String(partial ?? promisors[0])}): objects may be missing, so a synced ledger could not be verified as complete`, {
-      hint: 'Sync in a full clone (git clone without --filter), or turn this one into a full clone first (git fetch --refetch, git 2.36+, after removing the filter config).',
-    });
+    throw new LedgerError(
+      'UNSUPPORTED_REPOSITORY',
+      `this is a partial clone (promisor remote ${String(partial ?? promisors[0])}): objects may be missing, so a synced ledger could not be verified as complete`,
+      {
+        hint: 'Sync in a full clone (git clone without --filter), or turn this one into a full clone first (git fetch --refetch, git 2.36+, after removing the filter config).',
+      },
+    );
   }
   return { shallow: fs.existsSync(join(repo.commonDir, 'shallow')) };
 }
 
 /** Ledger commits at the shallow boundary: their history was cut, so it was never checked. */
-export async function shallowLedgerCommits(repo: RepoPaths, store: ObjectReader): Promise<string[]> {
+export async function shallowLedgerCommits(
+  repo: RepoPaths,
+  store: ObjectReader,
+): Promise<string[]> {
   let text: string;
   try {
     text = await readFile(join(repo.commonDir, 'shallow'), 'utf8');
@@ -78,7 +91,11 @@ export async function shallowLedgerCommits(repo: RepoPaths, store: ObjectReader)
   const out: string[] = [];
   for (const oid of text.split('\n').filter((l) => /^[0-9a-f]{40}$/.test(l))) {
     const object = await store.read(oid);
-    if (object?.type === 'commit' && entryIdFromMessage(parseCommit(object.bytes).message) !== undefined) out.push(oid);
+    if (
+      object?.type === 'commit' &&
+      entryIdFromMessage(parseCommit(object.bytes).message) !== undefined
+    )
+      out.push(oid);
   }
   return out;
 }
@@ -100,9 +117,13 @@ export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void
     { cwd: repo.root },
   );
   if (result.code !== 0) {
-    throw new LedgerError('REMOTE', `git fetch from ${remote} failed: ${lastLines(result.stderr)}`, {
-      hint: 'Nothing was changed. Check that the remote is reachable (git fetch works), then run ledger sync again.',
-    });
+    throw new LedgerError(
+      'REMOTE',
+      `git fetch from ${remote} failed: ${lastLines(result.stderr)}`,
+      {
+        hint: 'Nothing was changed. Check that the remote is reachable (git fetch works), then run ledger sync again.',
+      },
+    );
   }
 }
 
@@ -113,7 +134,12 @@ export type PushOutcome = { pushed: true } | { pushed: false; moved: true; detai
  * `expected` (undefined: no ledger there). A remote that moved is not an error: sync fetches
  * again and joins what arrived.
  */
-export async function pushLedger(repo: RepoPaths, remote: string, commit: string, expected: string | undefined): Promise<PushOutcome> {
+export async function pushLedger(
+  repo: RepoPaths,
+  remote: string,
+  commit: string,
+  expected: string | undefined,
+): Promise<PushOutcome> {
   const result = await runGit(
     [
       'push',
@@ -128,7 +154,11 @@ export async function pushLedger(repo: RepoPaths, remote: string, commit: string
   );
   if (result.code === 0) return { pushed: true };
   const text = `${result.stdout.toString('utf8')}\n${result.stderr}`;
-  if (/stale info|fetch first|non-fast-forward|cannot lock ref|failed to update ref|failed to lock|incorrect old value/i.test(text)) {
+  if (
+    /stale info|fetch first|non-fast-forward|cannot lock ref|failed to update ref|failed to lock|incorrect old value/i.test(
+      text,
+    )
+  ) {
     return { pushed: false, moved: true, detail: lastLines(text) };
   }
   throw new LedgerError('REMOTE', `git push to ${remote} failed: ${lastLines(text)}`, {
@@ -137,6 +167,9 @@ export async function pushLedger(repo: RepoPaths, remote: string, commit: string
 }
 
 function lastLines(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && l !== 'Done');
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && l !== 'Done');
   return lines.slice(-3).join(' / ') || '(no message)';
 }

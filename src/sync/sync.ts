@@ -24,7 +24,14 @@ import {
   syncedRef,
   trackingRef,
 } from './remote.js';
-import { countLeaves, diffLedgerTrees, leavesIn, unionLedgerTrees, type LeafSets, type LedgerDiff } from './trees.js';
+import {
+  countLeaves,
+  diffLedgerTrees,
+  leavesIn,
+  unionLedgerTrees,
+  type LeafSets,
+  type LedgerDiff,
+} from './trees.js';
 
 export interface SyncOptions {
   /** Remote name; default: the current branch's upstream remote, else `origin`. */
@@ -62,7 +69,11 @@ const MAX_ROUNDS = 8;
 /** Local compare-and-swap attempts per round (local records racing the sync). */
 const MAX_LOCAL_ATTEMPTS = 50;
 
-export async function syncLedger(repo: RepoPaths, store: ObjectStore, options: SyncOptions = {}): Promise<SyncResult> {
+export async function syncLedger(
+  repo: RepoPaths,
+  store: ObjectStore,
+  options: SyncOptions = {},
+): Promise<SyncResult> {
   const progress = options.onProgress ?? (() => undefined);
   const remote = await resolveRemote(repo, options.remote);
   const { shallow } = await checkCloneKind(repo);
@@ -79,7 +90,8 @@ export async function syncLedger(repo: RepoPaths, store: ObjectStore, options: S
     killPoint('sync-after-fetch');
     const remoteTip = await store.readRef(tracking);
     if (shallow) await refuseShallowLedger(repo, store, remote);
-    const remoteHead = remoteTip === undefined ? undefined : await readRemoteTip(store, remoteTip, remote);
+    const remoteHead =
+      remoteTip === undefined ? undefined : await readRemoteTip(store, remoteTip, remote);
 
     let anchor = await store.readRef(anchorRef);
     if (anchor !== undefined) await refuseRollback(store, remote, anchor, remoteHead);
@@ -90,18 +102,29 @@ export async function syncLedger(repo: RepoPaths, store: ObjectStore, options: S
     let roundAction: SyncAction = 'up-to-date';
     for (let attempt = 0; ; attempt++) {
       if (attempt >= MAX_LOCAL_ATTEMPTS) {
-        throw new LedgerError('LOCKED', `could not update ${LOG_REF} after ${MAX_LOCAL_ATTEMPTS} attempts`, {
-          hint: 'Other writers keep moving the ledger ref; run ledger sync again when they are done.',
-        });
+        throw new LedgerError(
+          'LOCKED',
+          `could not update ${LOG_REF} after ${MAX_LOCAL_ATTEMPTS} attempts`,
+          {
+            hint: 'Other writers keep moving the ledger ref; run ledger sync again when they are done.',
+          },
+        );
       }
       const localTip = await store.readRef(LOG_REF);
       const localHead = localTip === undefined ? undefined : await readTip(store, localTip);
       diff = await diffLedgerTrees(store, localHead?.tree, remoteHead?.tree);
       if (diff.conflicts.length > 0) {
-        throw new LedgerError('INTEGRITY', `${diff.conflicts.length} ledger path(s) hold different objects here and on ${remote}; nothing was adopted`, {
-          problems: diff.conflicts.map((path) => ({ path, message: 'different objects under one content-addressed path' })),
-          hint: 'A ledger path is its content hash: one side is damaged. Run ledger verify here, and in a fresh clone of the remote.',
-        });
+        throw new LedgerError(
+          'INTEGRITY',
+          `${diff.conflicts.length} ledger path(s) hold different objects here and on ${remote}; nothing was adopted`,
+          {
+            problems: diff.conflicts.map((path) => ({
+              path,
+              message: 'different objects under one content-addressed path',
+            })),
+            hint: 'A ledger path is its content hash: one side is damaged. Run ledger verify here, and in a fresh clone of the remote.',
+          },
+        );
       }
       const incoming = unchecked(diff.added, checked);
       if (countLeaves(incoming) > 0) {
@@ -118,7 +141,13 @@ export async function syncLedger(repo: RepoPaths, store: ObjectStore, options: S
         candidate = remoteTip;
         roundAction = 'fast-forward';
       } else if (adds) {
-        candidate = await writeJoin(store, localHead!, remoteHead!, diff, options.now ?? new Date());
+        candidate = await writeJoin(
+          store,
+          localHead!,
+          remoteHead!,
+          diff,
+          options.now ?? new Date(),
+        );
         roundAction = 'merge';
       }
       if (candidate === localTip) {
@@ -137,29 +166,60 @@ export async function syncLedger(repo: RepoPaths, store: ObjectStore, options: S
 
     // Everything the remote had is here now: remember it, so a later rollback is noticed.
     if (remoteTip !== undefined && remoteTip !== anchor) {
-      if (await store.updateRef(anchorRef, remoteTip, anchor).catch(() => false)) anchor = remoteTip;
+      if (await store.updateRef(anchorRef, remoteTip, anchor).catch(() => false))
+        anchor = remoteTip;
     }
 
     // Entries the remote lacks: ours, plus the join entry when we joined.
     const ours = leavesIn(diff.removed, LOG_DIR).size;
-    const behind = ours + (roundAction === 'merge' && ours > 0 && leavesIn(diff.added, LOG_DIR).size > 0 ? 1 : 0);
+    const behind =
+      ours +
+      (roundAction === 'merge' && ours > 0 && leavesIn(diff.added, LOG_DIR).size > 0 ? 1 : 0);
     const needsPush = next !== undefined && next !== remoteTip && countLeaves(diff.removed) > 0;
     if (!needsPush || options.push === false) {
-      return result({ remote, before, after: next, remoteBefore: remoteTip, remoteAfter: remoteTip, action, received, sent: 0, pushed: false, attempts: round, shallow });
+      return result({
+        remote,
+        before,
+        after: next,
+        remoteBefore: remoteTip,
+        remoteAfter: remoteTip,
+        action,
+        received,
+        sent: 0,
+        pushed: false,
+        attempts: round,
+        shallow,
+      });
     }
     progress(`pushing ${behind} log entr${behind === 1 ? 'y' : 'ies'} to ${remote}`);
     const pushed = await pushLedger(repo, remote, next!, remoteTip);
     killPoint('sync-after-push');
     if (pushed.pushed) {
       if (next !== anchor) await store.updateRef(anchorRef, next!, anchor).catch(() => false);
-      return result({ remote, before, after: next, remoteBefore: remoteTip, remoteAfter: next, action, received, sent: behind, pushed: true, attempts: round, shallow });
+      return result({
+        remote,
+        before,
+        after: next,
+        remoteBefore: remoteTip,
+        remoteAfter: next,
+        action,
+        received,
+        sent: behind,
+        pushed: true,
+        attempts: round,
+        shallow,
+      });
     }
     progress(`${remote} moved meanwhile (${pushed.detail}); fetching again`);
     await sleep(20 * 2 ** Math.min(round, 5) * (0.5 + Math.random()));
   }
-  throw new LedgerError('REMOTE', `${remote}'s ledger kept moving: gave up after ${MAX_ROUNDS} fetch-and-push rounds`, {
-    hint: 'What arrived was checked and adopted here. Run ledger sync again when the other writers are done.',
-  });
+  throw new LedgerError(
+    'REMOTE',
+    `${remote}'s ledger kept moving: gave up after ${MAX_ROUNDS} fetch-and-push rounds`,
+    {
+      hint: 'What arrived was checked and adopted here. Run ledger sync again when the other writers are done.',
+    },
+  );
 }
 
 function result(r: Omit<SyncResult, 'received'> & { received: Set<string> }): SyncResult {
@@ -177,10 +237,14 @@ async function readRemoteTip(store: ObjectStore, tip: string, remote: string): P
     return await readTip(store, tip);
   } catch (error) {
     if (error instanceof LedgerError) {
-      throw new LedgerError('INTEGRITY', `${remote}'s ledger tip ${tip} is unusable: ${error.message}; nothing was adopted`, {
-        cause: error,
-        hint: `Your ledger is unchanged. Repair ${remote}'s refs/ledger/log from a good clone.`,
-      });
+      throw new LedgerError(
+        'INTEGRITY',
+        `${remote}'s ledger tip ${tip} is unusable: ${error.message}; nothing was adopted`,
+        {
+          cause: error,
+          hint: `Your ledger is unchanged. Repair ${remote}'s refs/ledger/log from a good clone.`,
+        },
+      );
     }
     throw error;
   }
@@ -193,7 +257,13 @@ async function readRemoteTip(store: ObjectStore, tip: string, remote: string): P
  * logs agree on the order. When only one side added entries (the other only signatures or
  * attestations), that side's tip entry stays the tip: no log position is taken.
  */
-async function writeJoin(store: ObjectStore, local: Tip, remote: Tip, diff: LedgerDiff, now: Date): Promise<string> {
+async function writeJoin(
+  store: ObjectStore,
+  local: Tip,
+  remote: Tip,
+  diff: LedgerDiff,
+  now: Date,
+): Promise<string> {
   let root = await unionLedgerTrees(store, local.tree, remote.tree);
   const theirs = leavesIn(diff.added, LOG_DIR).size > 0;
   const ours = leavesIn(diff.removed, LOG_DIR).size > 0;
@@ -208,9 +278,15 @@ async function writeJoin(store: ObjectStore, local: Tip, remote: Tip, diff: Ledg
     const bytes = encodeCanonical(entry);
     entryId = toRecordId(bytes);
     const blob = await store.write('blob', bytes);
-    root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], { mode: MODE.file, oid: blob });
+    root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], {
+      mode: MODE.file,
+      oid: blob,
+    });
   }
-  const commit = { ...ledgerCommit(root!, local.commit, entryId, null, now, [remote.commit]), message: commitMessage(entryId, null) };
+  const commit = {
+    ...ledgerCommit(root!, local.commit, entryId, null, now, [remote.commit]),
+    message: commitMessage(entryId, null),
+  };
   const oid = await store.write('commit', encodeCommit(commit));
   killPoint('sync-after-merge-commit');
   return oid;
@@ -220,7 +296,12 @@ async function writeJoin(store: ObjectStore, local: Tip, remote: Tip, diff: Ledg
  * A remote whose ledger lacks anything this clone saw there before went backwards or was
  * rewritten. Refused, naming the records, before anything is adopted.
  */
-async function refuseRollback(store: ObjectStore, remote: string, anchor: string, remoteHead: Tip | undefined): Promise<void> {
+async function refuseRollback(
+  store: ObjectStore,
+  remote: string,
+  anchor: string,
+  remoteHead: Tip | undefined,
+): Promise<void> {
   const object = await store.read(anchor);
   if (!object || object.type !== 'commit') return; // a damaged marker only weakens detection
   const seenTree = parseCommit(object.bytes).tree;
@@ -235,7 +316,10 @@ async function refuseRollback(store: ObjectStore, remote: string, anchor: string
   }
   const problems: Problem[] = [
     ...[...records].sort().map((id) => ({ path: id, message: 'record missing from the remote' })),
-    ...diff.conflicts.map((path) => ({ path, message: 'rewritten: the remote holds a different object here' })),
+    ...diff.conflicts.map((path) => ({
+      path,
+      message: 'rewritten: the remote holds a different object here',
+    })),
   ];
   const named = [...records].sort();
   throw new LedgerError(
@@ -253,13 +337,19 @@ async function refuseRollback(store: ObjectStore, remote: string, anchor: string
   );
 }
 
-async function refuseShallowLedger(repo: RepoPaths, store: ObjectStore, remote: string): Promise<void> {
+async function refuseShallowLedger(
+  repo: RepoPaths,
+  store: ObjectStore,
+  remote: string,
+): Promise<void> {
   const cut = await shallowLedgerCommits(repo, store);
   if (cut.length === 0) return;
   throw new LedgerError(
     'UNSUPPORTED_REPOSITORY',
     `this shallow clone cut the ledger's history at ${cut.length} commit(s) (${cut[0]}): it cannot be checked as complete, so nothing was adopted`,
-    { hint: `Fetch the ledger's whole history: git fetch --unshallow ${remote} (or git fetch --depth=2147483647 ${remote} '+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}').` },
+    {
+      hint: `Fetch the ledger's whole history: git fetch --unshallow ${remote} (or git fetch --depth=2147483647 ${remote} '+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}').`,
+    },
   );
 }
 

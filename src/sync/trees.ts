@@ -41,7 +41,6 @@ export interface LedgerDiff {
   conflicts: string[];
 }
 
-
 /** What changed from tree `from` to tree `to` (either may be undefined: an empty ledger). */
 export async function diffLedgerTrees(
   store: ObjectReader,
@@ -55,7 +54,10 @@ export async function diffLedgerTrees(
     const left = a.get(kind.dir);
     const right = b.get(kind.dir);
     if (left === right) continue;
-    const [fansA, fansB] = await Promise.all([fanouts(store, left, kind.what), fanouts(store, right, kind.what)]);
+    const [fansA, fansB] = await Promise.all([
+      fanouts(store, left, kind.what),
+      fanouts(store, right, kind.what),
+    ]);
     const names = new Set([...fansA.keys(), ...fansB.keys()]);
     const changed = [...names].filter((n) => fansA.get(n) !== fansB.get(n));
     const opened = await Promise.all(
@@ -99,7 +101,12 @@ export async function unionLedgerTrees(
   for (const kind of LEDGER_KINDS) {
     const left = topA.get(kind.dir);
     const right = topB.get(kind.dir);
-    const joined = left === undefined || left === right ? right : right === undefined ? left : await unionKind(store, left, right, kind);
+    const joined =
+      left === undefined || left === right
+        ? right
+        : right === undefined
+          ? left
+          : await unionKind(store, left, right, kind);
     if (joined !== undefined) top.push({ mode: MODE.tree, name: kind.dir, oid: joined });
   }
   return store.write('tree', encodeTree(top));
@@ -111,7 +118,10 @@ async function unionKind(
   right: string,
   kind: Kind,
 ): Promise<string> {
-  const [fansA, fansB] = await Promise.all([fanouts(store, left, kind.what), fanouts(store, right, kind.what)]);
+  const [fansA, fansB] = await Promise.all([
+    fanouts(store, left, kind.what),
+    fanouts(store, right, kind.what),
+  ]);
   const out: TreeEntry[] = [];
   for (const name of new Set([...fansA.keys(), ...fansB.keys()])) {
     const x = fansA.get(name);
@@ -135,7 +145,10 @@ async function unionKind(
         throw new LedgerError(
           'INTEGRITY',
           `${kind.dir}/${name}/${rest} holds different objects in the two ledgers (${mine} here, ${oid} there)`,
-          { record: idFromFanout(name, rest), hint: 'A ledger path is its content hash: one side is damaged. Run ledger verify on both.' },
+          {
+            record: idFromFanout(name, rest),
+            hint: 'A ledger path is its content hash: one side is damaged. Run ledger verify on both.',
+          },
         );
       }
       merged.set(rest, oid);
@@ -146,24 +159,37 @@ async function unionKind(
   return store.write('tree', encodeTree(out));
 }
 
-async function topLevel(store: ObjectReader, tree: string | undefined): Promise<Map<string, string>> {
+async function topLevel(
+  store: ObjectReader,
+  tree: string | undefined,
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (tree === undefined) return out;
   for (const entry of await readTree(store, tree)) {
     if (entry.mode !== MODE.tree || !KIND_DIRS.has(entry.name)) {
-      throw new LedgerError('INTEGRITY', `the ledger tree ${tree} holds an unexpected entry "${entry.name}"`);
+      throw new LedgerError(
+        'INTEGRITY',
+        `the ledger tree ${tree} holds an unexpected entry "${entry.name}"`,
+      );
     }
     out.set(entry.name, entry.oid);
   }
   return out;
 }
 
-async function fanouts(store: ObjectReader, tree: string | undefined, what: string): Promise<Map<string, string>> {
+async function fanouts(
+  store: ObjectReader,
+  tree: string | undefined,
+  what: string,
+): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (tree === undefined) return out;
   for (const entry of await readTree(store, tree)) {
     if (entry.mode !== MODE.tree || !FANOUT.test(entry.name)) {
-      throw new LedgerError('INTEGRITY', `unexpected ${what} fan-out entry "${entry.name}" in tree ${tree}`);
+      throw new LedgerError(
+        'INTEGRITY',
+        `unexpected ${what} fan-out entry "${entry.name}" in tree ${tree}`,
+      );
     }
     out.set(entry.name, entry.oid);
   }

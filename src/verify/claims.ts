@@ -11,7 +11,17 @@ import type { Check } from './types.js';
 import type { VerifyOptions } from './verify.js';
 
 /** Claimed statuses that mean "done and good", across the seed formats' vocabularies. */
-const SUCCESS_WORDS = new Set(['success', 'succeeded', 'pass', 'passed', 'completed', 'complete', 'done', 'ok', 'accepted']);
+const SUCCESS_WORDS = new Set([
+  'success',
+  'succeeded',
+  'pass',
+  'passed',
+  'completed',
+  'complete',
+  'done',
+  'ok',
+  'accepted',
+]);
 
 /** Team-orchestration's rule: more than this share of bad references fails the whole result. */
 const MAX_BAD_REFERENCE_SHARE = 0.3;
@@ -36,7 +46,12 @@ function checkStatus(record: LedgerRecord, checks: Check[]) {
   const claimsSuccess = SUCCESS_WORDS.has(claimed.trim().toLowerCase());
   const why = record.observed.reasons.map((r) => `${r.code}: ${r.message}`).join('; ');
   if (claimsSuccess && effective !== 'success') {
-    checks.push({ check: 'status', subject: claimed, verdict: 'contradicted', detail: `claimed ${claimed}, effective ${effective}: ${why}` });
+    checks.push({
+      check: 'status',
+      subject: claimed,
+      verdict: 'contradicted',
+      detail: `claimed ${claimed}, effective ${effective}: ${why}`,
+    });
   } else {
     checks.push({
       check: 'status',
@@ -59,24 +74,49 @@ function checkClaimedAnchors(record: LedgerRecord, checks: Check[]) {
   if (anchors.baseCommit !== undefined) {
     checks.push(
       matchesOid(anchors.baseCommit, base.commit)
-        ? { check: 'claim.anchor', subject: 'baseCommit', verdict: 'verified', detail: `matches observed ${base.commit}` }
-        : { check: 'claim.anchor', subject: 'baseCommit', verdict: 'contradicted', detail: `claimed ${anchors.baseCommit}, observed ${base.commit}` },
+        ? {
+            check: 'claim.anchor',
+            subject: 'baseCommit',
+            verdict: 'verified',
+            detail: `matches observed ${base.commit}`,
+          }
+        : {
+            check: 'claim.anchor',
+            subject: 'baseCommit',
+            verdict: 'contradicted',
+            detail: `claimed ${anchors.baseCommit}, observed ${base.commit}`,
+          },
     );
   }
   if (anchors.candidateTree !== undefined) {
     checks.push(
       matchesOid(anchors.candidateTree, candidate.tree)
-        ? { check: 'claim.anchor', subject: 'candidateTree', verdict: 'verified', detail: `matches observed ${candidate.tree}` }
-        : { check: 'claim.anchor', subject: 'candidateTree', verdict: 'contradicted', detail: `claimed ${anchors.candidateTree}, observed ${candidate.tree}` },
+        ? {
+            check: 'claim.anchor',
+            subject: 'candidateTree',
+            verdict: 'verified',
+            detail: `matches observed ${candidate.tree}`,
+          }
+        : {
+            check: 'claim.anchor',
+            subject: 'candidateTree',
+            verdict: 'contradicted',
+            detail: `claimed ${anchors.candidateTree}, observed ${candidate.tree}`,
+          },
     );
   }
   if (anchors.branch !== undefined) {
-    const same = branch !== undefined && (anchors.branch === branch || anchors.branch === `refs/heads/${branch}`);
+    const same =
+      branch !== undefined &&
+      (anchors.branch === branch || anchors.branch === `refs/heads/${branch}`);
     checks.push({
       check: 'claim.anchor',
       subject: 'branch',
       verdict: branch === undefined ? 'unverifiable' : same ? 'verified' : 'contradicted',
-      detail: branch === undefined ? 'no branch was checked out at record time' : `claimed ${anchors.branch}, observed ${branch}`,
+      detail:
+        branch === undefined
+          ? 'no branch was checked out at record time'
+          : `claimed ${anchors.branch}, observed ${branch}`,
     });
   }
 }
@@ -87,32 +127,67 @@ async function checkClaimedArtifacts(store: ObjectReader, record: LedgerRecord, 
     const subject = artifact.path;
     const safe = checkRepoPath(artifact.path);
     if (!safe.ok) {
-      checks.push({ check: 'claim.artifact', subject: artifact.as ?? subject, verdict: 'unverifiable', detail: safe.problem });
+      checks.push({
+        check: 'claim.artifact',
+        subject: artifact.as ?? subject,
+        verdict: 'unverifiable',
+        detail: safe.problem,
+      });
       continue;
     }
     const entry = await lookupPath(store, tree, safe.path);
     if (artifact.action === 'deleted') {
       checks.push(
         entry
-          ? { check: 'claim.artifact', subject, verdict: 'contradicted', detail: 'claimed deleted, but present in the candidate tree' }
-          : { check: 'claim.artifact', subject, verdict: 'verified', detail: 'absent from the candidate tree, as claimed' },
+          ? {
+              check: 'claim.artifact',
+              subject,
+              verdict: 'contradicted',
+              detail: 'claimed deleted, but present in the candidate tree',
+            }
+          : {
+              check: 'claim.artifact',
+              subject,
+              verdict: 'verified',
+              detail: 'absent from the candidate tree, as claimed',
+            },
       );
       continue;
     }
     if (!entry) {
-      checks.push({ check: 'claim.artifact', subject, verdict: 'contradicted', detail: `claimed ${artifact.action}, but not in the candidate tree` });
+      checks.push({
+        check: 'claim.artifact',
+        subject,
+        verdict: 'contradicted',
+        detail: `claimed ${artifact.action}, but not in the candidate tree`,
+      });
       continue;
     }
     if (artifact.sha256 === undefined) {
-      checks.push({ check: 'claim.artifact', subject, verdict: 'verified', detail: `present in the candidate tree (${artifact.action})` });
+      checks.push({
+        check: 'claim.artifact',
+        subject,
+        verdict: 'verified',
+        detail: `present in the candidate tree (${artifact.action})`,
+      });
       continue;
     }
     const object = await store.read(entry.oid);
     const sha256 = object ? createHash('sha256').update(object.bytes).digest('hex') : undefined;
     checks.push(
       sha256 === artifact.sha256
-        ? { check: 'claim.artifact', subject, verdict: 'verified', detail: `sha256 ${sha256} as claimed` }
-        : { check: 'claim.artifact', subject, verdict: 'contradicted', detail: `claimed sha256 ${artifact.sha256}, candidate tree has ${sha256 ?? 'no blob'}` },
+        ? {
+            check: 'claim.artifact',
+            subject,
+            verdict: 'verified',
+            detail: `sha256 ${sha256} as claimed`,
+          }
+        : {
+            check: 'claim.artifact',
+            subject,
+            verdict: 'contradicted',
+            detail: `claimed sha256 ${artifact.sha256}, candidate tree has ${sha256 ?? 'no blob'}`,
+          },
     );
   }
 }
@@ -139,12 +214,29 @@ async function checkReferences(store: ObjectReader, record: LedgerRecord, checks
     const last = ref.endLine ?? ref.line;
     if (lines === undefined) {
       bad++;
-      checks.push({ check: 'reference', subject, verdict: 'contradicted', detail: 'no such file in the candidate tree' });
+      checks.push({
+        check: 'reference',
+        subject,
+        verdict: 'contradicted',
+        detail: 'no such file in the candidate tree',
+      });
     } else if (last !== undefined && last > lines) {
       bad++;
-      checks.push({ check: 'reference', subject, verdict: 'contradicted', detail: `line ${last} is past the end (${lines} lines)` });
+      checks.push({
+        check: 'reference',
+        subject,
+        verdict: 'contradicted',
+        detail: `line ${last} is past the end (${lines} lines)`,
+      });
     } else {
-      checks.push({ check: 'reference', subject, verdict: 'verified', detail: ref.unverified ? 'resolves (the agent marked it [UNVERIFIED])' : 'resolves in the candidate tree' });
+      checks.push({
+        check: 'reference',
+        subject,
+        verdict: 'verified',
+        detail: ref.unverified
+          ? 'resolves (the agent marked it [UNVERIFIED])'
+          : 'resolves in the candidate tree',
+      });
     }
   }
   if (record.format === 'team' && bad / references.length > MAX_BAD_REFERENCE_SHARE) {
@@ -164,12 +256,22 @@ function countLines(bytes: Uint8Array): number {
   return bytes[bytes.length - 1] === 0x0a ? n : n + 1;
 }
 
-async function checkClaimedCommands(record: LedgerRecord, options: VerifyOptions, id: string, checks: Check[]) {
+async function checkClaimedCommands(
+  record: LedgerRecord,
+  options: VerifyOptions,
+  id: string,
+  checks: Check[],
+) {
   const observed = new Map(record.observed.witnesses.map((w) => [w.command, w]));
   for (const claim of record.claims.checks ?? []) {
     const subject = claim.command ?? claim.details ?? '(unnamed check)';
     if (claim.command === undefined || claim.result === 'skipped') {
-      checks.push({ check: 'claim.check', subject, verdict: 'unverifiable', detail: claim.result === 'skipped' ? 'claimed skipped' : 'no command to re-run' });
+      checks.push({
+        check: 'claim.check',
+        subject,
+        verdict: 'unverifiable',
+        detail: claim.result === 'skipped' ? 'claimed skipped' : 'no command to re-run',
+      });
       continue;
     }
     const claimedPass = claim.result === 'passed';
@@ -185,12 +287,26 @@ async function checkClaimedCommands(record: LedgerRecord, options: VerifyOptions
       continue;
     }
     if (!options.rerun) {
-      checks.push({ check: 'claim.check', subject, verdict: 'unverifiable', detail: `claimed ${claim.result}; not re-run (use --rerun)` });
+      checks.push({
+        check: 'claim.check',
+        subject,
+        verdict: 'unverifiable',
+        detail: `claimed ${claim.result}; not re-run (use --rerun)`,
+      });
       continue;
     }
-    const outcome = await options.rerun({ recordId: id, command: claim.command, candidateTree: record.observed.candidate.tree });
+    const outcome = await options.rerun({
+      recordId: id,
+      command: claim.command,
+      candidateTree: record.observed.candidate.tree,
+    });
     if (!outcome.ran) {
-      checks.push({ check: 'claim.check', subject, verdict: 'unverifiable', detail: `claimed ${claim.result}; ${outcome.reason}` });
+      checks.push({
+        check: 'claim.check',
+        subject,
+        verdict: 'unverifiable',
+        detail: `claimed ${claim.result}; ${outcome.reason}`,
+      });
       continue;
     }
     const passed = outcome.result.exitCode === 0 && !outcome.result.timedOut;

@@ -34,7 +34,13 @@ export function parseTrust(
   options: { required: boolean; roles?: Partial<Record<Role, readonly string[]>>; now: Date },
 ): Trust {
   const { entries, problems } = parseAllowedSigners(allowedSignersText);
-  return { entries, problems, required: options.required, roles: options.roles ?? {}, now: options.now };
+  return {
+    entries,
+    problems,
+    required: options.required,
+    roles: options.roles ?? {},
+    now: options.now,
+  };
 }
 
 export interface SignatureVerdict {
@@ -55,10 +61,22 @@ export function judgeSignature(
   role: Role,
 ): SignatureVerdict {
   const crypto = verifySignature(armored, new TextEncoder().encode(subject), SIGNATURE_NAMESPACE);
-  if (!crypto.ok) return { armored, signer: null, verified: false, reason: `invalid signature: ${crypto.reason}` };
+  if (!crypto.ok)
+    return {
+      armored,
+      signer: null,
+      verified: false,
+      reason: `invalid signature: ${crypto.reason}`,
+    };
   const key = crypto.fingerprint;
   if (trust === undefined) {
-    return { armored, signer: null, verified: false, key, reason: `signed by key ${key}, but the policy names no allowed_signers file` };
+    return {
+      armored,
+      signer: null,
+      verified: false,
+      key,
+      reason: `signed by key ${key}, but the policy names no allowed_signers file`,
+    };
   }
   let found: ReturnType<typeof findSigner>;
   try {
@@ -67,7 +85,13 @@ export function judgeSignature(
     found = undefined;
   }
   if (found === undefined) {
-    return { armored, signer: null, verified: false, key, reason: `signed by key ${key}, which allowed_signers does not list for namespace ledger now` };
+    return {
+      armored,
+      signer: null,
+      verified: false,
+      key,
+      reason: `signed by key ${key}, which allowed_signers does not list for namespace ledger now`,
+    };
   }
   const patterns = trust.roles[role];
   const principal =
@@ -83,7 +107,13 @@ export function judgeSignature(
       reason: `signed by ${found.principal} (key ${key}), who is not trusted as ${role} by the policy`,
     };
   }
-  return { armored, signer: principal, verified: true, key, reason: `signed by ${principal} (key ${key})` };
+  return {
+    armored,
+    signer: principal,
+    verified: true,
+    key,
+    reason: `signed by ${principal} (key ${key})`,
+  };
 }
 
 /**
@@ -108,27 +138,51 @@ export function checkSignatures(
   });
   for (const v of verdicts) {
     if (v.reason.startsWith('invalid signature')) {
-      checks.push({ check: 'signature', subject: v.key ?? id, verdict: 'contradicted', detail: v.reason });
+      checks.push({
+        check: 'signature',
+        subject: v.key ?? id,
+        verdict: 'contradicted',
+        detail: v.reason,
+      });
     }
   }
   const trusted = verdicts.filter((v) => v.verified);
   if (trusted.length > 0) {
     for (const v of trusted) {
-      checks.push({ check: 'signature', subject: v.signer!, verdict: 'verified', detail: `${v.reason}: the producer's verified identity` });
+      checks.push({
+        check: 'signature',
+        subject: v.signer!,
+        verdict: 'verified',
+        detail: `${v.reason}: the producer's verified identity`,
+      });
     }
   } else if (verdicts.length === 0) {
     // Unsigned and nothing claimed about who made it: nothing to check unless signatures are required.
     if (required) checks.push(missing('the record is not signed'));
   } else {
-    const why = verdicts.filter((v) => !v.reason.startsWith('invalid signature')).map((v) => v.reason);
+    const why = verdicts
+      .filter((v) => !v.reason.startsWith('invalid signature'))
+      .map((v) => v.reason);
     if (why.length > 0) checks.push(missing(why.join('; ')));
     else if (required) checks.push(missing('no valid signature'));
   }
   if (producer !== undefined) {
     if (trusted.length === 0) {
-      checks.push({ check: 'producer', subject: producer, verdict: 'unverifiable', detail: 'claimed, not proven: no trusted signature' });
-    } else if (trusted.some((v) => v.signer === producer || matchPatternList(producer, v.signer!))) {
-      checks.push({ check: 'producer', subject: producer, verdict: 'verified', detail: `signed by ${producer}` });
+      checks.push({
+        check: 'producer',
+        subject: producer,
+        verdict: 'unverifiable',
+        detail: 'claimed, not proven: no trusted signature',
+      });
+    } else if (
+      trusted.some((v) => v.signer === producer || matchPatternList(producer, v.signer!))
+    ) {
+      checks.push({
+        check: 'producer',
+        subject: producer,
+        verdict: 'verified',
+        detail: `signed by ${producer}`,
+      });
     } else {
       checks.push({
         check: 'producer',

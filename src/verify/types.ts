@@ -38,6 +38,8 @@ export interface RerunResult {
 }
 
 /** Decides and performs re-runs; undefined result = not allowed (the reason is returned). */
-export type Rerunner = (
-  request: { recordId: string; command: string; candidateTree: string },
-) => Promise<{ ran: true; result: RerunResult } | { ran: false; reason: string }>;
+export type Rerunner = (request: {
+  recordId: string;
+  command: string;
+  candidateTree: string;
+}) => Promise<{ ran: true; result: RerunResult } | { ran: false; reason: string }>;

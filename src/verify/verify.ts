@@ -58,22 +58,42 @@ export async function verifyLedger(
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
   const ledger: Check[] = [];
-  const entries = await checkChain(store, options.chain === false ? { ...index, tipCommit: undefined } : index, ledger);
+  const entries = await checkChain(
+    store,
+    options.chain === false ? { ...index, tipCommit: undefined } : index,
+    ledger,
+  );
   const recordsInLog = new Map<string, number>();
   for (const entry of entries.values()) {
-    if (entry.record !== null) recordsInLog.set(entry.record, (recordsInLog.get(entry.record) ?? 0) + 1);
+    if (entry.record !== null)
+      recordsInLog.set(entry.record, (recordsInLog.get(entry.record) ?? 0) + 1);
   }
   const signed = await readSignatures(store, index);
   const attested = await readAttestations(store, index);
-  for (const damaged of [...signed.damaged, ...attested.damaged]) ledger.push(fail('leaf', damaged.id, damaged.problem, true));
+  for (const damaged of [...signed.damaged, ...attested.damaged])
+    ledger.push(fail('leaf', damaged.id, damaged.problem, true));
   for (const [leaf, signature] of signed.leaves) {
     if (!index.records.has(signature.subject) && !attested.leaves.has(signature.subject)) {
-      ledger.push(fail('leaf', leaf, `signature ${leaf} signs ${signature.subject}, which is not in the ledger`, true));
+      ledger.push(
+        fail(
+          'leaf',
+          leaf,
+          `signature ${leaf} signs ${signature.subject}, which is not in the ledger`,
+          true,
+        ),
+      );
     }
   }
   for (const [leaf, attestation] of attested.leaves) {
     if (!index.records.has(attestation.subject)) {
-      ledger.push(fail('leaf', leaf, `attestation ${leaf} is about ${attestation.subject}, which is not in the ledger`, true));
+      ledger.push(
+        fail(
+          'leaf',
+          leaf,
+          `attestation ${leaf} is about ${attestation.subject}, which is not in the ledger`,
+          true,
+        ),
+      );
     }
   }
   const context: RecordContext = { ...options, signatures: bySubject(signed.leaves) };
@@ -95,7 +115,10 @@ export async function verifyLedger(
     }
     records.push({ id, checks });
   }
-  const exitCode = exitCodeOf([...ledger, ...records.flatMap((r) => r.checks)], options.strict ?? false);
+  const exitCode = exitCodeOf(
+    [...ledger, ...records.flatMap((r) => r.checks)],
+    options.strict ?? false,
+  );
   return { ok: exitCode === 0, exitCode, ledger, records };
 }
 
@@ -117,7 +140,11 @@ function fail(check: string, subject: string, detail: string, integrity = false)
 
 /** The log: every entry hashes to its id and decodes; every `prev` exists; heights add up;
  * every entry is reachable from the tip; every record is named by the log. */
-async function checkChain(store: ObjectReader, index: LedgerIndex, out: Check[]): Promise<Map<string, LogEntry>> {
+async function checkChain(
+  store: ObjectReader,
+  index: LedgerIndex,
+  out: Check[],
+): Promise<Map<string, LogEntry>> {
   const entries = new Map<string, LogEntry>();
   let damaged = false;
   for (const [id, blob] of index.entries) {
@@ -130,7 +157,14 @@ async function checkChain(store: ObjectReader, index: LedgerIndex, out: Check[])
   }
   if (index.tipCommit === undefined) return entries;
   if (index.tipEntry === undefined || !entries.has(index.tipEntry)) {
-    out.push(fail('chain', 'tip', `the ledger tip names log entry ${index.tipEntry ?? '(none)'}, which is not in the log`, true));
+    out.push(
+      fail(
+        'chain',
+        'tip',
+        `the ledger tip names log entry ${index.tipEntry ?? '(none)'}, which is not in the log`,
+        true,
+      ),
+    );
     return entries;
   }
   for (const [id, entry] of entries) {
@@ -140,18 +174,39 @@ async function checkChain(store: ObjectReader, index: LedgerIndex, out: Check[])
       if (!before) {
         if (index.entries.has(prev)) continue; // already reported as damaged
         damaged = true;
-        out.push(fail('chain', id, `log entry ${id} follows ${prev}, which is missing: the log has a hole`, true));
+        out.push(
+          fail(
+            'chain',
+            id,
+            `log entry ${id} follows ${prev}, which is missing: the log has a hole`,
+            true,
+          ),
+        );
       } else {
         height = Math.max(height, before.height);
       }
     }
     if (entry.prev.every((p) => entries.has(p)) && entry.height !== height + 1) {
       damaged = true;
-      out.push(fail('chain', id, `log entry ${id} has height ${entry.height}; expected ${height + 1}`, true));
+      out.push(
+        fail(
+          'chain',
+          id,
+          `log entry ${id} has height ${entry.height}; expected ${height + 1}`,
+          true,
+        ),
+      );
     }
     if (entry.record !== null && !index.records.has(entry.record)) {
       damaged = true;
-      out.push(fail('chain', id, `log entry ${id} names record ${entry.record}, which is missing from the ledger`, true));
+      out.push(
+        fail(
+          'chain',
+          id,
+          `log entry ${id} names record ${entry.record}, which is missing from the ledger`,
+          true,
+        ),
+      );
     }
   }
   const reachable = new Set<string>();
@@ -172,10 +227,13 @@ async function checkChain(store: ObjectReader, index: LedgerIndex, out: Check[])
   for (const id of index.records.keys()) {
     if (!named.has(id)) {
       damaged = true;
-      out.push(fail('chain', id, `record ${id} is in the ledger tree but no log entry names it`, true));
+      out.push(
+        fail('chain', id, `record ${id} is in the ledger tree but no log entry names it`, true),
+      );
     }
   }
-  if (!damaged) out.push(pass('chain', 'ledger', `${entries.size} log entries chain from the tip`, true));
+  if (!damaged)
+    out.push(pass('chain', 'ledger', `${entries.size} log entries chain from the tip`, true));
   return entries;
 }
 
@@ -214,7 +272,14 @@ async function verifyRecord(
   const parsed = RecordSchema.safeParse(value);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    checks.push(fail('schema', id, `does not match ${'ledger.record/v1'}: ${first?.path.join('.')}: ${first?.message}`, true));
+    checks.push(
+      fail(
+        'schema',
+        id,
+        `does not match ${'ledger.record/v1'}: ${first?.path.join('.')}: ${first?.message}`,
+        true,
+      ),
+    );
     return;
   }
   checks.push(pass('canonical', id, 'canonical CBOR of a ledger.record/v1', true));
@@ -224,7 +289,13 @@ async function verifyRecord(
   await checkEvidence(store, record, files, checks);
   await checkWitnesses(id, record, options, checks);
   await checkClaims(store, record, options, id, checks);
-  checkSignatures(id, record.observed.producer, options.signatures.get(id) ?? [], options.trust, checks);
+  checkSignatures(
+    id,
+    record.observed.producer,
+    options.signatures.get(id) ?? [],
+    options.trust,
+    checks,
+  );
   await checkClock(store, record, options.now ?? new Date(), checks);
 }
 
@@ -236,36 +307,77 @@ async function verifyRecord(
 async function checkClock(store: ObjectReader, record: LedgerRecord, now: Date, checks: Check[]) {
   const at = Date.parse(record.observed.recordedAt);
   const baseObject = await store.read(record.observed.base.commit);
-  const committer = baseObject?.type === 'commit'
-    ? /^committer .* (\d{1,15}) [+-]\d{4}$/m.exec(Buffer.from(baseObject.bytes).toString('utf8').split('\n\n')[0] ?? '')
-    : null;
+  const committer =
+    baseObject?.type === 'commit'
+      ? /^committer .* (\d{1,15}) [+-]\d{4}$/m.exec(
+          Buffer.from(baseObject.bytes).toString('utf8').split('\n\n')[0] ?? '',
+        )
+      : null;
   const baseTime = committer?.[1] === undefined ? undefined : Number(committer[1]) * 1000;
   if (at > now.getTime() + CLOCK_SKEW_MS) {
-    checks.push({ check: 'clock', subject: record.observed.recordedAt, verdict: 'unverifiable', detail: `recorded ${Math.round((at - now.getTime()) / 86_400_000)} day(s) after the verify time: the recording clock was wrong, or the record was not made by ledger` });
+    checks.push({
+      check: 'clock',
+      subject: record.observed.recordedAt,
+      verdict: 'unverifiable',
+      detail: `recorded ${Math.round((at - now.getTime()) / 86_400_000)} day(s) after the verify time: the recording clock was wrong, or the record was not made by ledger`,
+    });
   } else if (baseTime !== undefined && at < baseTime - CLOCK_SKEW_MS) {
-    checks.push({ check: 'clock', subject: record.observed.recordedAt, verdict: 'unverifiable', detail: `recorded ${Math.round((baseTime - at) / 86_400_000)} day(s) before its base commit was made: one of the two clocks was wrong` });
+    checks.push({
+      check: 'clock',
+      subject: record.observed.recordedAt,
+      verdict: 'unverifiable',
+      detail: `recorded ${Math.round((baseTime - at) / 86_400_000)} day(s) before its base commit was made: one of the two clocks was wrong`,
+    });
   }
 }
 
-async function checkAnchors(store: ObjectReader, record: LedgerRecord, files: Map<string, TreeEntry>, checks: Check[]) {
+async function checkAnchors(
+  store: ObjectReader,
+  record: LedgerRecord,
+  files: Map<string, TreeEntry>,
+  checks: Check[],
+) {
   const { base, candidate } = record.observed;
   const baseCommit = files.get(BASE_COMMIT_FILE);
   const raw = baseCommit ? (await store.read(baseCommit.oid))?.bytes : undefined;
   if (!raw) {
     checks.push(fail('anchor', 'base', 'the base commit bytes are missing', true));
   } else if (hashObject('commit', raw) !== base.commit) {
-    checks.push(fail('anchor', 'base', `the stored base commit does not hash to ${base.commit}`, true));
+    checks.push(
+      fail('anchor', 'base', `the stored base commit does not hash to ${base.commit}`, true),
+    );
   } else if (parseCommit(raw).tree !== base.tree || files.get(BASE_TREE)?.oid !== base.tree) {
     checks.push(fail('anchor', 'base', `the base tree does not match commit ${base.commit}`, true));
   } else {
-    checks.push(pass('anchor', 'base', `base commit ${base.commit.slice(0, 12)} with tree ${base.tree.slice(0, 12)}`, true));
+    checks.push(
+      pass(
+        'anchor',
+        'base',
+        `base commit ${base.commit.slice(0, 12)} with tree ${base.tree.slice(0, 12)}`,
+        true,
+      ),
+    );
   }
   const cand = files.get(CANDIDATE_TREE);
   const candObject = cand ? await store.read(cand.oid) : undefined;
-  if (!cand || cand.oid !== candidate.tree || cand.mode !== MODE.tree || candObject?.type !== 'tree') {
-    checks.push(fail('anchor', 'candidate', `the candidate tree ${candidate.tree} is not the one stored`, true));
+  if (
+    !cand ||
+    cand.oid !== candidate.tree ||
+    cand.mode !== MODE.tree ||
+    candObject?.type !== 'tree'
+  ) {
+    checks.push(
+      fail(
+        'anchor',
+        'candidate',
+        `the candidate tree ${candidate.tree} is not the one stored`,
+        true,
+      ),
+    );
   } else {
-    checks.push(pass('anchor', 'candidate', `candidate tree ${candidate.tree.slice(0, 12)} is stored`, true));
+    checks.push(
+      pass('anchor', 'candidate', `candidate tree ${candidate.tree.slice(0, 12)} is stored`, true),
+    );
   }
 }
 
@@ -278,17 +390,38 @@ async function checkArtifacts(store: ObjectReader, record: LedgerRecord, checks:
       continue;
     }
     const sha256 = createHash('sha256').update(object.bytes).digest('hex');
-    if (entry.oid !== artifact.blob || sha256 !== artifact.sha256 || object.bytes.length !== artifact.size) {
+    if (
+      entry.oid !== artifact.blob ||
+      sha256 !== artifact.sha256 ||
+      object.bytes.length !== artifact.size
+    ) {
       checks.push(
-        fail('artifact', artifact.path, `expected sha256 ${artifact.sha256} (${artifact.size} bytes), got ${sha256} (${object.bytes.length} bytes)`, true),
+        fail(
+          'artifact',
+          artifact.path,
+          `expected sha256 ${artifact.sha256} (${artifact.size} bytes), got ${sha256} (${object.bytes.length} bytes)`,
+          true,
+        ),
       );
     } else {
-      checks.push(pass('artifact', artifact.path, `sha256 ${sha256.slice(0, 16)}… ${artifact.size} bytes`, true));
+      checks.push(
+        pass(
+          'artifact',
+          artifact.path,
+          `sha256 ${sha256.slice(0, 16)}… ${artifact.size} bytes`,
+          true,
+        ),
+      );
     }
   }
 }
 
-async function checkEvidence(store: ObjectReader, record: LedgerRecord, files: Map<string, TreeEntry>, checks: Check[]) {
+async function checkEvidence(
+  store: ObjectReader,
+  record: LedgerRecord,
+  files: Map<string, TreeEntry>,
+  checks: Check[],
+) {
   const kept = [
     ...record.observed.witnesses.flatMap((w) => [
       { name: `${w.command} (stdout)`, file: w.stdout },
@@ -310,26 +443,68 @@ async function checkEvidence(store: ObjectReader, record: LedgerRecord, files: M
     const sha256 = object ? createHash('sha256').update(object.bytes).digest('hex') : undefined;
     if (sha256 !== file.sha256) {
       bad++;
-      checks.push(fail('evidence', name, object ? `kept bytes hash to ${sha256}, expected ${file.sha256}` : 'the kept bytes are missing', true));
+      checks.push(
+        fail(
+          'evidence',
+          name,
+          object
+            ? `kept bytes hash to ${sha256}, expected ${file.sha256}`
+            : 'the kept bytes are missing',
+          true,
+        ),
+      );
     }
   }
-  if (bad === 0) checks.push(pass('evidence', 'kept files', `${kept.length} evidence file(s) hash to their recorded digests`, true));
+  if (bad === 0)
+    checks.push(
+      pass(
+        'evidence',
+        'kept files',
+        `${kept.length} evidence file(s) hash to their recorded digests`,
+        true,
+      ),
+    );
 }
 
-async function checkWitnesses(id: string, record: LedgerRecord, options: VerifyOptions, checks: Check[]) {
+async function checkWitnesses(
+  id: string,
+  record: LedgerRecord,
+  options: VerifyOptions,
+  checks: Check[],
+) {
   for (const witness of record.observed.witnesses) {
     const recorded = witness.timedOut ? 'timed out' : `exit ${witness.exitCode ?? witness.signal}`;
     if (!options.rerun) {
-      checks.push({ check: 'witness', subject: witness.command, verdict: 'unverifiable', detail: `recorded ${recorded}; not re-run (use --rerun)` });
+      checks.push({
+        check: 'witness',
+        subject: witness.command,
+        verdict: 'unverifiable',
+        detail: `recorded ${recorded}; not re-run (use --rerun)`,
+      });
       continue;
     }
-    const outcome = await options.rerun({ recordId: id, command: witness.command, candidateTree: record.observed.candidate.tree });
+    const outcome = await options.rerun({
+      recordId: id,
+      command: witness.command,
+      candidateTree: record.observed.candidate.tree,
+    });
     if (!outcome.ran) {
-      checks.push({ check: 'witness', subject: witness.command, verdict: 'unverifiable', detail: `recorded ${recorded}; ${outcome.reason}` });
+      checks.push({
+        check: 'witness',
+        subject: witness.command,
+        verdict: 'unverifiable',
+        detail: `recorded ${recorded}; ${outcome.reason}`,
+      });
       continue;
     }
     const now = outcome.result.timedOut ? 'timed out' : `exit ${outcome.result.exitCode}`;
-    const same = outcome.result.timedOut === witness.timedOut && (witness.timedOut || outcome.result.exitCode === witness.exitCode);
-    checks.push(same ? pass('witness', witness.command, `re-run: ${now}, as recorded`) : fail('witness', witness.command, `recorded ${recorded}, re-run gave ${now}`));
+    const same =
+      outcome.result.timedOut === witness.timedOut &&
+      (witness.timedOut || outcome.result.exitCode === witness.exitCode);
+    checks.push(
+      same
+        ? pass('witness', witness.command, `re-run: ${now}, as recorded`)
+        : fail('witness', witness.command, `recorded ${recorded}, re-run gave ${now}`),
+    );
   }
 }

@@ -47,7 +47,12 @@ export interface Json {
 }
 
 /** The CLI with `--json`, parsed. */
-export async function cli(user: User, cwd: string, args: readonly string[], env: Record<string, string> = {}): Promise<Json> {
+export async function cli(
+  user: User,
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<Json> {
   const result: CliResult = await runCli([...args, '--json'], cwd, { ...user.env, ...env });
   let json: unknown;
   try {
@@ -58,27 +63,48 @@ export async function cli(user: User, cwd: string, args: readonly string[], env:
   return { code: result.code, json, stdout: result.stdout, stderr: result.stderr };
 }
 
-export function cliText(user: User, cwd: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function cliText(
+  user: User,
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   return runCli(args, cwd, { ...user.env, ...env });
 }
 
 /** git with every setting that could run planted code switched off (for test plumbing only). */
 export function safeGit(cwd: string, ...args: string[]): string {
-  const r = spawnSync('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1' },
-  });
+  const r = spawnSync(
+    'git',
+    ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args],
+    {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, LC_ALL: 'C', GIT_NO_REPLACE_OBJECTS: '1' },
+    },
+  );
   if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   return r.stdout.trim();
 }
 
 export function fsck(cwd: string): { code: number; output: string } {
-  const r = spawnSync('git', ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', 'fsck', '--strict', '--no-progress'], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, LC_ALL: 'C' },
-  });
+  const r = spawnSync(
+    'git',
+    [
+      '-c',
+      'core.hooksPath=/dev/null',
+      '-c',
+      'core.fsmonitor=false',
+      'fsck',
+      '--strict',
+      '--no-progress',
+    ],
+    {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, LC_ALL: 'C' },
+    },
+  );
   return { code: r.status ?? 128, output: `${r.stdout}${r.stderr}` };
 }
 
@@ -178,7 +204,9 @@ export function writeFile(path: string, text: string | Uint8Array): void {
 export { refs };
 
 /** Every check of every record (and the ledger's) in a `verify --json` answer. */
-export function allChecks(json: any): { check: string; subject: string; verdict: string; detail: string }[] {
+export function allChecks(
+  json: any,
+): { check: string; subject: string; verdict: string; detail: string }[] {
   return [...(json.ledger ?? []), ...(json.records ?? []).flatMap((r: any) => r.checks)];
 }
 
@@ -187,7 +215,12 @@ import { entryIdFromMessage, LOG_REF } from '../../src/ledger/layout.js';
 import { encodeCommit, encodeTree, parseCommit, parseTree } from '../../src/store/objects.js';
 import type { ObjectStore } from '../../src/store/port.js';
 
-async function setPath(store: ObjectStore, root: string, path: readonly string[], leaf: { mode: string; oid: string } | undefined): Promise<string> {
+async function setPath(
+  store: ObjectStore,
+  root: string,
+  path: readonly string[],
+  leaf: { mode: string; oid: string } | undefined,
+): Promise<string> {
   const [head, ...rest] = path;
   const object = await store.read(root);
   const entries = parseTree(object!.bytes);
@@ -217,10 +250,15 @@ export async function rewriteLedger(
     const commit = parseCommit((await store.read(tip))!.bytes);
     let root = commit.tree;
     for (const edit of edits) {
-      const leaf = edit.bytes ? { mode: '100644', oid: await store.write('blob', edit.bytes) } : edit.leaf;
+      const leaf = edit.bytes
+        ? { mode: '100644', oid: await store.write('blob', edit.bytes) }
+        : edit.leaf;
       root = await setPath(store, root, edit.path.split('/'), leaf);
     }
-    const next = await store.write('commit', encodeCommit(ledgerCommit(root, tip, entryIdFromMessage(commit.message)!, null, new Date())));
+    const next = await store.write(
+      'commit',
+      encodeCommit(ledgerCommit(root, tip, entryIdFromMessage(commit.message)!, null, new Date())),
+    );
     safeGit(dir, 'update-ref', LOG_REF, next, tip);
   } finally {
     store.close();

@@ -8,7 +8,19 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ledger } from '../../src/formats/ledger.js';
 import { cleanup, gitdir, tempDir } from '../helpers/git.js';
-import { allChecks, appendRaw, cli, cliText, encode, expectFsckClean, makeUser, record, recordParts, repoWithRecord, safeRefs } from './helpers.js';
+import {
+  allChecks,
+  appendRaw,
+  cli,
+  cliText,
+  encode,
+  expectFsckClean,
+  makeUser,
+  record,
+  recordParts,
+  repoWithRecord,
+  safeRefs,
+} from './helpers.js';
 
 afterEach(cleanup);
 
@@ -23,8 +35,21 @@ describe('adversarial: hostile inputs', () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
     const before = safeRefs(dir);
-    const fields = { recordedAt: '2020-01-01T00:00:00Z', id: 'sha256:' + '0'.repeat(64), parent: 'x', prev: [], verdicts: [], observed: {}, signatures: [], producer: 'alice' };
-    const r = await cli(user, dir, ['record', '--from', handoff(dir, { status: 'success', ...fields })]);
+    const fields = {
+      recordedAt: '2020-01-01T00:00:00Z',
+      id: 'sha256:' + '0'.repeat(64),
+      parent: 'x',
+      prev: [],
+      verdicts: [],
+      observed: {},
+      signatures: [],
+      producer: 'alice',
+    };
+    const r = await cli(user, dir, [
+      'record',
+      '--from',
+      handoff(dir, { status: 'success', ...fields }),
+    ]);
     expect(r.code).toBe(2);
     expect(r.json.error.code).toBe('INVALID_INPUT');
     const paths = r.json.error.problems.map((p: { path: string }) => p.path);
@@ -46,17 +71,20 @@ describe('adversarial: hostile inputs', () => {
     ['a zero-width space in a name', 'src/\u200bapp.ts'],
     ['a backslash path', 'src\\app.ts'],
     ['a control character', 'src/app\u001b.ts'],
-  ])('hostile artifact path: %s — refused by checkRepoPath, nothing written (exit 2, INVALID_INPUT)', async (_name, path) => {
-    const user = makeUser();
-    const { dir } = await repoWithRecord(user);
-    const before = safeRefs(dir);
-    const r = await cli(user, dir, ['record', '--status', 'success', '--artifact', path]);
-    expect(r.code).toBe(2);
-    expect(r.json.error.code).toBe('INVALID_INPUT');
-    expect(r.json.error.problems[0].path).toBe('artifact[0]');
-    expect(safeRefs(dir)).toBe(before);
-    expectFsckClean(dir);
-  });
+  ])(
+    'hostile artifact path: %s — refused by checkRepoPath, nothing written (exit 2, INVALID_INPUT)',
+    async (_name, path) => {
+      const user = makeUser();
+      const { dir } = await repoWithRecord(user);
+      const before = safeRefs(dir);
+      const r = await cli(user, dir, ['record', '--status', 'success', '--artifact', path]);
+      expect(r.code).toBe(2);
+      expect(r.json.error.code).toBe('INVALID_INPUT');
+      expect(r.json.error.problems[0].path).toBe('artifact[0]');
+      expect(safeRefs(dir)).toBe(before);
+      expectFsckClean(dir);
+    },
+  );
 
   it('symlinked artifacts pointing at a secret file — the bytes of a file outside the repository never enter an object', async () => {
     const user = makeUser();
@@ -76,20 +104,28 @@ describe('adversarial: hostile inputs', () => {
     // Untracked symlinks are snapshotted as links (their target path), never as the target's bytes.
     const ok = await cli(user, dir, ['record', '--status', 'success']);
     expect(ok.code).toBe(0);
-    const all = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: dir, maxBuffer: 1 << 28 });
+    const all = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+      cwd: dir,
+      maxBuffer: 1 << 28,
+    });
     expect(all.includes(Buffer.from(secret))).toBe(false);
     expectFsckClean(dir);
   });
 
   it('__proto__ keys in a JSON handoff — refused, no prototype pollution (exit 2, INVALID_INPUT)', async () => {
-    const text = '{"status":"success","__proto__":{"polluted":1},"findings":[{"severity":"x","summary":"y","constructor":{"prototype":{"polluted":2}}}]}';
+    const text =
+      '{"status":"success","__proto__":{"polluted":1},"findings":[{"severity":"x","summary":"y","constructor":{"prototype":{"polluted":2}}}]}';
     const parsed = ledger.parse(new TextEncoder().encode(text), { repoRoot: '/', now: new Date() });
     expect(parsed.ok).toBe(false);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['record', '--from', handoff(dir, new TextEncoder().encode(text))]);
+    const r = await cli(user, dir, [
+      'record',
+      '--from',
+      handoff(dir, new TextEncoder().encode(text)),
+    ]);
     expect(r.code).toBe(2);
     expect(r.json.error.code).toBe('INVALID_INPUT');
     expect(safeRefs(dir)).toBe(before);
@@ -101,7 +137,11 @@ describe('adversarial: hostile inputs', () => {
     const { dir } = await repoWithRecord(user);
     const before = safeRefs(dir);
     const deep = `{"status":"success","extra":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
-    const r = await cli(user, dir, ['record', '--from', handoff(dir, new TextEncoder().encode(deep))]);
+    const r = await cli(user, dir, [
+      'record',
+      '--from',
+      handoff(dir, new TextEncoder().encode(deep)),
+    ]);
     expect(r.code).toBe(2);
     expect(r.json.error.code).toBe('INVALID_INPUT');
     expect(safeRefs(dir)).toBe(before);
@@ -112,7 +152,12 @@ describe('adversarial: hostile inputs', () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
     const before = safeRefs(dir);
-    const bytes = new Uint8Array([...Buffer.from('{"status":"success","summary":"bad '), 0xff, 0xfe, ...Buffer.from('"}')]);
+    const bytes = new Uint8Array([
+      ...Buffer.from('{"status":"success","summary":"bad '),
+      0xff,
+      0xfe,
+      ...Buffer.from('"}'),
+    ]);
     const r = await cli(user, dir, ['record', '--from', handoff(dir, bytes)]);
     expect(r.code).toBe(2);
     expect(r.json.error.code).toBe('INVALID_INPUT');
@@ -124,7 +169,16 @@ describe('adversarial: hostile inputs', () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
     const evil = 'done\u001b[2J\u001b]0;pwned\u0007\u009b31m \u202etxt.exe';
-    const made = await cli(user, dir, ['record', '--from', handoff(dir, { status: 'success', summary: evil, task: evil, references: [{ path: `src/${evil}` }] })]);
+    const made = await cli(user, dir, [
+      'record',
+      '--from',
+      handoff(dir, {
+        status: 'success',
+        summary: evil,
+        task: evil,
+        references: [{ path: `src/${evil}` }],
+      }),
+    ]);
     expect(made.code).toBe(0);
     const before = safeRefs(dir);
     for (const args of [['show', made.json.id], ['log'], ['verify']]) {
@@ -140,7 +194,16 @@ describe('adversarial: hostile inputs', () => {
   it('a claimed exit 0 for a failing command — contradicted by the observed witness (exit 1, check claim.check)', async () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
-    const made = await cli(user, dir, ['record', '--witness', 'false', '--from', handoff(dir, { status: 'success', checks: [{ command: 'false', result: 'passed', exitCode: 0 }] })]);
+    const made = await cli(user, dir, [
+      'record',
+      '--witness',
+      'false',
+      '--from',
+      handoff(dir, {
+        status: 'success',
+        checks: [{ command: 'false', result: 'passed', exitCode: 0 }],
+      }),
+    ]);
     expect(made.code).toBe(0);
     expect(made.json.effectiveStatus).not.toBe('success');
     const before = safeRefs(dir);
@@ -154,27 +217,50 @@ describe('adversarial: hostile inputs', () => {
   it('a claimed candidate tree hash that does not match — contradicted by the observed anchor (exit 1, check claim.anchor)', async () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
-    const made = await cli(user, dir, ['record', '--from', handoff(dir, { status: 'success', anchors: { candidateTree: 'deadbeefdeadbeefdeadbeefdeadbeefdeadbeef' } })]);
+    const made = await cli(user, dir, [
+      'record',
+      '--from',
+      handoff(dir, {
+        status: 'success',
+        anchors: { candidateTree: 'deadbeefdeadbeefdeadbeefdeadbeefdeadbeef' },
+      }),
+    ]);
     expect(made.code).toBe(0);
     const before = safeRefs(dir);
     const r = await cli(user, dir, ['verify', made.json.id]);
     expect(r.code).toBe(1);
-    expect(allChecks(r.json).find((c) => c.check === 'claim.anchor')).toMatchObject({ subject: 'candidateTree', verdict: 'contradicted' });
+    expect(allChecks(r.json).find((c) => c.check === 'claim.anchor')).toMatchObject({
+      subject: 'candidateTree',
+      verdict: 'contradicted',
+    });
     expect(safeRefs(dir)).toBe(before);
     expectFsckClean(dir);
   });
 
   it('a clock ten years off — order comes from the log, not the clock; the record is flagged (check clock; --strict exit 1)', async () => {
     const user = makeUser();
-    const { dir, id } = await repoWithRecord(user, { status: 'success', task: 'T-1', summary: 'old' });
+    const { dir, id } = await repoWithRecord(user, {
+      status: 'success',
+      task: 'T-1',
+      summary: 'old',
+    });
     const parts = await recordParts(dir, id);
     const future = new Date(Date.now() + 10 * 365 * 86_400_000);
-    const forged = await appendRaw(dir, parts, encode({
-      ...parts.value,
-      claims: { ...parts.value.claims, summary: 'from the future' },
-      observed: { ...parts.value.observed, recordedAt: future.toISOString() },
-    }), future);
-    const latest = await record(user, dir, { status: 'success', task: 'T-1', summary: 'really the latest' });
+    const forged = await appendRaw(
+      dir,
+      parts,
+      encode({
+        ...parts.value,
+        claims: { ...parts.value.claims, summary: 'from the future' },
+        observed: { ...parts.value.observed, recordedAt: future.toISOString() },
+      }),
+      future,
+    );
+    const latest = await record(user, dir, {
+      status: 'success',
+      task: 'T-1',
+      summary: 'really the latest',
+    });
     const before = safeRefs(dir);
     const log = await cli(user, dir, ['log']);
     expect(log.json[0].id).toBe(latest.id);
@@ -191,24 +277,42 @@ describe('adversarial: hostile inputs', () => {
 
   it('a witness result copied from another record — caught by required signatures and by a re-run (exit 1)', async () => {
     const user = makeUser();
-    const { dir, id } = await repoWithRecord(user, { status: 'success', witnesses: ['test -f ok.txt'] }, { 'ok.txt': 'ok\n', 'README.md': 'x\n' });
+    const { dir, id } = await repoWithRecord(
+      user,
+      { status: 'success', witnesses: ['test -f ok.txt'] },
+      { 'ok.txt': 'ok\n', 'README.md': 'x\n' },
+    );
     const parts = await recordParts(dir, id);
     // The forger reuses A's observed witness (exit 0) on a candidate tree without ok.txt.
     const empty = execFileSync('git', ['mktree'], { cwd: dir, input: '' }).toString().trim();
-    const forged = await appendRaw(dir, { ...parts, candidateTree: empty }, encode({
-      ...parts.value,
-      claims: { ...parts.value.claims, summary: 'copied' },
-      observed: { ...parts.value.observed, candidate: { tree: empty } },
-    }));
+    const forged = await appendRaw(
+      dir,
+      { ...parts, candidateTree: empty },
+      encode({
+        ...parts.value,
+        claims: { ...parts.value.claims, summary: 'copied' },
+        observed: { ...parts.value.observed, candidate: { tree: empty } },
+      }),
+    );
     const allowed = join(user.home, 'allowed_signers');
     writeFileSync(allowed, '');
     const policy = join(user.home, 'policy.json');
-    writeFileSync(policy, JSON.stringify({ version: 1, rerun: { recordedHere: false, commands: ['test -f ok.txt'] }, witnessTimeoutSeconds: 10, signatures: { allowedSigners: allowed, required: true } }));
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: false, commands: ['test -f ok.txt'] },
+        witnessTimeoutSeconds: 10,
+        signatures: { allowedSigners: allowed, required: true },
+      }),
+    );
     mkdirSync(join(user.home, 'x'), { recursive: true });
     const before = safeRefs(dir);
     const signed = await cli(user, dir, ['verify', forged, '--policy', policy]);
     expect(signed.code).not.toBe(0);
-    expect(allChecks(signed.json).find((c) => c.check === 'signature')?.verdict).toBe('contradicted');
+    expect(allChecks(signed.json).find((c) => c.check === 'signature')?.verdict).toBe(
+      'contradicted',
+    );
     const rerun = await cli(user, dir, ['verify', forged, '--rerun', '--policy', policy]);
     expect(allChecks(rerun.json).find((c) => c.check === 'witness')?.verdict).toBe('contradicted');
     expect(safeRefs(dir)).toBe(before);

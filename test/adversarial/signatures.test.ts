@@ -10,7 +10,16 @@ import { appendLeaves, signatureObject } from '../../src/ledger/leaves.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { cleanup, tempDir } from '../helpers/git.js';
-import { allChecks, cli, expectFsckClean, makeUser, record, repoWithRecord, safeRefs, type User } from './helpers.js';
+import {
+  allChecks,
+  cli,
+  expectFsckClean,
+  makeUser,
+  record,
+  repoWithRecord,
+  safeRefs,
+  type User,
+} from './helpers.js';
 
 afterEach(cleanup);
 
@@ -21,9 +30,18 @@ function keypair(dir: string, name: string): { key: string; pub: string } {
 }
 
 /** A policy and allowed_signers outside the repository, as an auditor keeps them. */
-function auditorPolicy(user: User, signers: Record<string, string>, options: { required?: boolean; commands?: string[] } = {}): string {
+function auditorPolicy(
+  user: User,
+  signers: Record<string, string>,
+  options: { required?: boolean; commands?: string[] } = {},
+): string {
   const allowed = join(user.home, 'allowed_signers');
-  writeFileSync(allowed, Object.entries(signers).map(([who, pub]) => `${who} namespaces="ledger" ${pub}\n`).join(''));
+  writeFileSync(
+    allowed,
+    Object.entries(signers)
+      .map(([who, pub]) => `${who} namespaces="ledger" ${pub}\n`)
+      .join(''),
+  );
   const policy = join(user.home, 'policy.json');
   writeFileSync(
     policy,
@@ -31,7 +49,14 @@ function auditorPolicy(user: User, signers: Record<string, string>, options: { r
       version: 1,
       rerun: { recordedHere: false, commands: options.commands ?? [] },
       witnessTimeoutSeconds: 30,
-      signatures: { allowedSigners: allowed, required: options.required ?? false, roles: { producer: ['alice@example.com', 'agent@example.com'], auditor: ['auditor@example.com'] } },
+      signatures: {
+        allowedSigners: allowed,
+        required: options.required ?? false,
+        roles: {
+          producer: ['alice@example.com', 'agent@example.com'],
+          auditor: ['auditor@example.com'],
+        },
+      },
     }),
   );
   return policy;
@@ -40,7 +65,13 @@ function auditorPolicy(user: User, signers: Record<string, string>, options: { r
 function sshVerify(allowed: string, principal: string, id: string, armored: string): number {
   const sig = join(tempDir(), 'sig');
   writeFileSync(sig, armored);
-  return spawnSync('ssh-keygen', ['-Y', 'verify', '-n', 'ledger', '-I', principal, '-f', allowed, '-s', sig], { input: id }).status ?? 1;
+  return (
+    spawnSync(
+      'ssh-keygen',
+      ['-Y', 'verify', '-n', 'ledger', '-I', principal, '-f', allowed, '-s', sig],
+      { input: id },
+    ).status ?? 1
+  );
 }
 
 describe('adversarial: signatures and producers', () => {
@@ -49,7 +80,16 @@ describe('adversarial: signatures and producers', () => {
     const alice = keypair(user.home, 'alice');
     const { dir } = await repoWithRecord(user, { status: 'success' });
     const policy = auditorPolicy(user, { 'alice@example.com': alice.pub }, { required: true });
-    const made = await cli(user, dir, ['record', '--status', 'success', '--producer', 'alice@example.com', '--sign', '--signing-key', alice.key]);
+    const made = await cli(user, dir, [
+      'record',
+      '--status',
+      'success',
+      '--producer',
+      'alice@example.com',
+      '--sign',
+      '--signing-key',
+      alice.key,
+    ]);
     expect(made.code, made.stdout).toBe(0);
     const id = made.json.id as string;
     const shown = await cli(user, dir, ['show', id, '--policy', policy]);
@@ -57,13 +97,30 @@ describe('adversarial: signatures and producers', () => {
     expect(shown.json.signatures[0]).toMatchObject({ signer: 'alice@example.com', verified: true });
     expect(shown.json.signatures[0].armored).toMatch(/^-----BEGIN SSH SIGNATURE-----/);
     expect(shown.json.producer.status).toBe('verified');
-    expect(sshVerify(join(user.home, 'allowed_signers'), 'alice@example.com', id, shown.json.signatures[0].armored)).toBe(0);
+    expect(
+      sshVerify(
+        join(user.home, 'allowed_signers'),
+        'alice@example.com',
+        id,
+        shown.json.signatures[0].armored,
+      ),
+    ).toBe(0);
     // ssh-keygen refuses the same signature over another id: the signature is bound to the record.
-    expect(sshVerify(join(user.home, 'allowed_signers'), 'alice@example.com', id.replace(/.$/, (c) => (c === '0' ? '1' : '0')), shown.json.signatures[0].armored)).not.toBe(0);
+    expect(
+      sshVerify(
+        join(user.home, 'allowed_signers'),
+        'alice@example.com',
+        id.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+        shown.json.signatures[0].armored,
+      ),
+    ).not.toBe(0);
     const r = await cli(user, dir, ['verify', id, '--policy', policy]);
     expect(r.code).toBe(0);
     const checks = allChecks(r.json);
-    expect(checks.find((c) => c.check === 'signature')).toMatchObject({ subject: 'alice@example.com', verdict: 'verified' });
+    expect(checks.find((c) => c.check === 'signature')).toMatchObject({
+      subject: 'alice@example.com',
+      verdict: 'verified',
+    });
     expect(checks.find((c) => c.check === 'producer')?.verdict).toBe('verified');
     expectFsckClean(dir);
   });
@@ -71,29 +128,56 @@ describe('adversarial: signatures and producers', () => {
   it('an ssh-keygen -Y sign signature added with `ledger sign --signature` verifies with ledger; the record bytes do not change', async () => {
     const user = makeUser();
     const alice = keypair(user.home, 'alice');
-    const { dir, id } = await repoWithRecord(user, { status: 'success', producer: 'alice@example.com' });
+    const { dir, id } = await repoWithRecord(user, {
+      status: 'success',
+      producer: 'alice@example.com',
+    });
     const policy = auditorPolicy(user, { 'alice@example.com': alice.pub }, { required: true });
     const unsigned = await cli(user, dir, ['verify', id, '--policy', policy]);
     expect(unsigned.code).toBe(1);
-    const armored = execFileSync('ssh-keygen', ['-Y', 'sign', '-n', 'ledger', '-f', alice.key, '-q'], { input: id }).toString();
+    const armored = execFileSync(
+      'ssh-keygen',
+      ['-Y', 'sign', '-n', 'ledger', '-f', alice.key, '-q'],
+      { input: id },
+    ).toString();
     const file = join(user.home, 'sig');
     writeFileSync(file, armored);
-    const blobBefore = execFileSync('git', ['rev-parse', `refs/ledger/log:records/${id.slice(7, 9)}/${id.slice(9)}`], { cwd: dir }).toString();
+    const blobBefore = execFileSync(
+      'git',
+      ['rev-parse', `refs/ledger/log:records/${id.slice(7, 9)}/${id.slice(9)}`],
+      { cwd: dir },
+    ).toString();
     const signed = await cli(user, dir, ['sign', id, '--signature', file]);
     expect(signed.code, signed.stdout).toBe(0);
-    expect(execFileSync('git', ['rev-parse', `refs/ledger/log:records/${id.slice(7, 9)}/${id.slice(9)}`], { cwd: dir }).toString()).toBe(blobBefore);
+    expect(
+      execFileSync(
+        'git',
+        ['rev-parse', `refs/ledger/log:records/${id.slice(7, 9)}/${id.slice(9)}`],
+        { cwd: dir },
+      ).toString(),
+    ).toBe(blobBefore);
     const r = await cli(user, dir, ['verify', id, '--policy', policy]);
     expect(r.code).toBe(0);
-    expect(allChecks(r.json).find((c) => c.check === 'signature')).toMatchObject({ subject: 'alice@example.com', verdict: 'verified' });
+    expect(allChecks(r.json).find((c) => c.check === 'signature')).toMatchObject({
+      subject: 'alice@example.com',
+      verdict: 'verified',
+    });
     expectFsckClean(dir);
   });
 
   it('a tampered signature — refused by `ledger sign` (exit 2, INVALID_INPUT, nothing written) and contradicted by verify when planted (exit 1)', async () => {
     const user = makeUser();
     const alice = keypair(user.home, 'alice');
-    const { dir, id } = await repoWithRecord(user, { status: 'success', producer: 'alice@example.com' });
+    const { dir, id } = await repoWithRecord(user, {
+      status: 'success',
+      producer: 'alice@example.com',
+    });
     const policy = auditorPolicy(user, { 'alice@example.com': alice.pub });
-    const armored = execFileSync('ssh-keygen', ['-Y', 'sign', '-n', 'ledger', '-f', alice.key, '-q'], { input: id }).toString();
+    const armored = execFileSync(
+      'ssh-keygen',
+      ['-Y', 'sign', '-n', 'ledger', '-f', alice.key, '-q'],
+      { input: id },
+    ).toString();
     const lines = armored.split('\n');
     // flip one base64 character in the signature bytes near the end
     const i = lines.length - 3;
@@ -108,12 +192,19 @@ describe('adversarial: signatures and producers', () => {
     expect(safeRefs(dir)).toBe(before);
     // An attacker with .git access plants it anyway.
     const store = new GitStore(await openRepo(dir));
-    await appendLeaves(store, [{ dir: 'signatures', value: signatureObject(id, tampered) }], 'plant', new Date());
+    await appendLeaves(
+      store,
+      [{ dir: 'signatures', value: signatureObject(id, tampered) }],
+      'plant',
+      new Date(),
+    );
     store.close();
     const after = safeRefs(dir);
     const r = await cli(user, dir, ['verify', id, '--policy', policy]);
     expect(r.code).toBe(1);
-    expect(allChecks(r.json).some((c) => c.check === 'signature' && c.verdict === 'contradicted')).toBe(true);
+    expect(
+      allChecks(r.json).some((c) => c.check === 'signature' && c.verdict === 'contradicted'),
+    ).toBe(true);
     expect(allChecks(r.json).find((c) => c.check === 'producer')?.verdict).toBe('unverifiable');
     expect(safeRefs(dir)).toBe(after);
     expectFsckClean(dir);
@@ -123,20 +214,46 @@ describe('adversarial: signatures and producers', () => {
     const user = makeUser();
     const alice = keypair(user.home, 'alice');
     const agent = keypair(user.home, 'agent');
-    const { dir, id } = await repoWithRecord(user, { status: 'success', producer: 'alice@example.com' });
-    const lenient = auditorPolicy(user, { 'alice@example.com': alice.pub, 'agent@example.com': agent.pub });
+    const { dir, id } = await repoWithRecord(user, {
+      status: 'success',
+      producer: 'alice@example.com',
+    });
+    const lenient = auditorPolicy(user, {
+      'alice@example.com': alice.pub,
+      'agent@example.com': agent.pub,
+    });
     const before = safeRefs(dir);
     const shown = await cli(user, dir, ['show', id, '--policy', lenient]);
-    expect(shown.json.producer).toMatchObject({ claimed: 'alice@example.com', verified: null, status: 'claimed' });
+    expect(shown.json.producer).toMatchObject({
+      claimed: 'alice@example.com',
+      verified: null,
+      status: 'claimed',
+    });
     const r = await cli(user, dir, ['verify', id, '--policy', lenient]);
     expect(r.code).toBe(0);
     expect(allChecks(r.json).find((c) => c.check === 'producer')?.verdict).toBe('unverifiable');
-    expect(allChecks(r.json).some((c) => c.verdict === 'verified' && c.check === 'producer')).toBe(false);
-    const strict = auditorPolicy(user, { 'alice@example.com': alice.pub, 'agent@example.com': agent.pub }, { required: true });
+    expect(allChecks(r.json).some((c) => c.verdict === 'verified' && c.check === 'producer')).toBe(
+      false,
+    );
+    const strict = auditorPolicy(
+      user,
+      { 'alice@example.com': alice.pub, 'agent@example.com': agent.pub },
+      { required: true },
+    );
     expect((await cli(user, dir, ['verify', id, '--policy', strict])).code).toBe(1);
     expect(safeRefs(dir)).toBe(before);
     // The agent signs with its own key but names alice: contradicted.
-    const forged = await cli(user, dir, ['record', '--status', 'success', '--summary', 'x', '--producer', 'alice@example.com', '--signing-key', agent.key]);
+    const forged = await cli(user, dir, [
+      'record',
+      '--status',
+      'success',
+      '--summary',
+      'x',
+      '--producer',
+      'alice@example.com',
+      '--signing-key',
+      agent.key,
+    ]);
     expect(forged.code).toBe(0);
     const v = await cli(user, dir, ['verify', forged.json.id, '--policy', lenient]);
     expect(v.code).toBe(1);
@@ -147,16 +264,33 @@ describe('adversarial: signatures and producers', () => {
   it('a policy in the repository cannot widen trust — .git/ledger/policy.json and a local ledger.policy are never read', async () => {
     const user = makeUser();
     const agent = keypair(user.home, 'agent');
-    const { dir, id } = await repoWithRecord(user, { status: 'success', producer: 'alice@example.com' });
+    const { dir, id } = await repoWithRecord(user, {
+      status: 'success',
+      producer: 'alice@example.com',
+    });
     const evil = join(dir, '.git', 'ledger', 'policy.json');
     const allowed = join(dir, '.git', 'ledger', 'allowed_signers');
     mkdirSync(join(dir, '.git', 'ledger'), { recursive: true });
     writeFileSync(allowed, `alice@example.com ${agent.pub}\n`);
-    writeFileSync(evil, JSON.stringify({ version: 1, rerun: { recordedHere: true, commands: [] }, witnessTimeoutSeconds: 1, signatures: { allowedSigners: allowed, required: false } }));
+    writeFileSync(
+      evil,
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: true, commands: [] },
+        witnessTimeoutSeconds: 1,
+        signatures: { allowedSigners: allowed, required: false },
+      }),
+    );
     execFileSync('git', ['config', 'ledger.policy', evil], { cwd: dir });
-    const armored = execFileSync('ssh-keygen', ['-Y', 'sign', '-n', 'ledger', '-f', agent.key, '-q'], { input: id }).toString();
+    const armored = execFileSync(
+      'ssh-keygen',
+      ['-Y', 'sign', '-n', 'ledger', '-f', agent.key, '-q'],
+      { input: id },
+    ).toString();
     writeFileSync(join(user.home, 'sig'), armored);
-    expect((await cli(user, dir, ['sign', id, '--signature', join(user.home, 'sig')])).code).toBe(0);
+    expect((await cli(user, dir, ['sign', id, '--signature', join(user.home, 'sig')])).code).toBe(
+      0,
+    );
     const before = safeRefs(dir);
     const r = await cli(user, dir, ['verify', id]);
     expect(r.code).toBe(0);
@@ -173,15 +307,36 @@ describe('adversarial: signatures and producers', () => {
     const marker = join(tempDir(), 'ran');
     const command = `touch ${marker}`;
     const { dir, id } = await repoWithRecord(user, { status: 'success', witnesses: [command] });
-    const policy = auditorPolicy(user, { 'auditor@example.com': auditor.pub }, { commands: [command] });
-    const first = await cli(user, dir, ['verify', id, '--rerun', '--record', '--sign', '--signing-key', auditor.key, '--policy', policy]);
+    const policy = auditorPolicy(
+      user,
+      { 'auditor@example.com': auditor.pub },
+      { commands: [command] },
+    );
+    const first = await cli(user, dir, [
+      'verify',
+      id,
+      '--rerun',
+      '--record',
+      '--sign',
+      '--signing-key',
+      auditor.key,
+      '--policy',
+      policy,
+    ]);
     expect(first.code, first.stdout).toBe(0);
     expect(first.json.attestations).toHaveLength(1);
     expect(first.json.attestations[0].signed).toBe(true);
     expect(existsSync(marker)).toBe(true);
     execFileSync('rm', [marker]);
     const before = safeRefs(dir);
-    const second = await cli(user, dir, ['verify', id, '--rerun', '--from-attestation', '--policy', policy]);
+    const second = await cli(user, dir, [
+      'verify',
+      id,
+      '--rerun',
+      '--from-attestation',
+      '--policy',
+      policy,
+    ]);
     expect(second.code).toBe(0);
     expect(existsSync(marker)).toBe(false);
     const checks = allChecks(second.json);
@@ -189,17 +344,31 @@ describe('adversarial: signatures and producers', () => {
     expect(checks.find((c) => c.check === 'witness')).toMatchObject({ verdict: 'verified' });
     expect(safeRefs(dir)).toBe(before);
     // Under another policy the attestation is not trusted: the witness runs again.
-    const other = auditorPolicy(user, { 'auditor@example.com': auditor.pub }, { commands: [command, 'true'] });
-    const third = await cli(user, dir, ['verify', id, '--rerun', '--from-attestation', '--policy', other]);
+    const other = auditorPolicy(
+      user,
+      { 'auditor@example.com': auditor.pub },
+      { commands: [command, 'true'] },
+    );
+    const third = await cli(user, dir, [
+      'verify',
+      id,
+      '--rerun',
+      '--from-attestation',
+      '--policy',
+      other,
+    ]);
     expect(third.code).toBe(0);
     expect(existsSync(marker)).toBe(true);
     expectFsckClean(dir);
   });
 
-  it('records ledger signs by default when the user\'s global git config says ledger.sign=true (the repository config cannot turn it on)', async () => {
+  it("records ledger signs by default when the user's global git config says ledger.sign=true (the repository config cannot turn it on)", async () => {
     const user = makeUser();
     const alice = keypair(user.home, 'alice');
-    writeFileSync(user.env['GIT_CONFIG_GLOBAL']!, `[ledger]\n\tsign = true\n[user]\n\tsigningKey = ${alice.key}\n`);
+    writeFileSync(
+      user.env['GIT_CONFIG_GLOBAL']!,
+      `[ledger]\n\tsign = true\n[user]\n\tsigningKey = ${alice.key}\n`,
+    );
     const { dir } = await repoWithRecord(user, { status: 'success' });
     const made = await record(user, dir, { status: 'success', summary: 'signed by default' });
     const shown = await cli(user, dir, ['show', made.id]);

@@ -30,14 +30,18 @@ import {
 
 afterEach(cleanup);
 
-const failing = (json: any, check: string) => allChecks(json).filter((c) => c.check === check && c.verdict !== 'verified');
+const failing = (json: any, check: string) =>
+  allChecks(json).filter((c) => c.check === check && c.verdict !== 'verified');
 
 describe('adversarial: stored ledger data', () => {
   it('tampered record blob — protected by sha256 ids over the record bytes (verify exit 3, check id)', async () => {
     const user = makeUser();
     const { dir, id } = await repoWithRecord(user);
     const parts = await recordParts(dir, id);
-    const forged = encode({ ...parts.value, claims: { ...parts.value.claims, summary: 'all good, trust me' } });
+    const forged = encode({
+      ...parts.value,
+      claims: { ...parts.value.claims, summary: 'all good, trust me' },
+    });
     await rewriteLedger(dir, [{ path: `${idPath('records', id)}/record`, bytes: forged }]);
     const before = safeRefs(dir);
     const r = await cli(user, dir, ['verify']);
@@ -55,7 +59,9 @@ describe('adversarial: stored ledger data', () => {
     const blob = safeGit(dir, 'rev-parse', `refs/ledger/log:${idPath('records', id)}/record`);
     const packDir = join(dir, '.git', 'objects', 'pack');
     const idx = readdirSync(packDir).find((f) => f.endsWith('.idx'))!;
-    const listing = execFileSync('git', ['verify-pack', '-v', join(packDir, idx)], { encoding: 'utf8' });
+    const listing = execFileSync('git', ['verify-pack', '-v', join(packDir, idx)], {
+      encoding: 'utf8',
+    });
     const line = listing.split('\n').find((l) => l.startsWith(blob))!;
     const [, , , packedSize, offset] = line.split(/\s+/);
     const pack = join(packDir, idx.replace(/\.idx$/, '.pack'));
@@ -129,10 +135,14 @@ describe('adversarial: stored ledger data', () => {
     const parts = await recordParts(dir, id);
     // The record names one candidate tree; the ledger stores another under it.
     const empty = execFileSync('git', ['mktree'], { cwd: dir, input: '' }).toString().trim();
-    const forged = await appendRaw(dir, { ...parts, candidateTree: empty }, encode({
-      ...parts.value,
-      claims: { ...parts.value.claims, summary: 'forged' },
-    }));
+    const forged = await appendRaw(
+      dir,
+      { ...parts, candidateTree: empty },
+      encode({
+        ...parts.value,
+        claims: { ...parts.value.claims, summary: 'forged' },
+      }),
+    );
     const before = safeRefs(dir);
     const r = await cli(user, dir, ['verify', forged]);
     expect(r.code).toBe(3);
@@ -145,7 +155,12 @@ describe('adversarial: stored ledger data', () => {
     const user = makeUser();
     const { dir, id } = await repoWithRecord(user);
     const blob = safeGit(dir, 'rev-parse', `refs/ledger/log:${idPath('records', id)}/record`);
-    const fake = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: 'not a record' }).toString().trim();
+    const fake = execFileSync('git', ['hash-object', '-w', '--stdin'], {
+      cwd: dir,
+      input: 'not a record',
+    })
+      .toString()
+      .trim();
     safeGit(dir, 'replace', '-f', blob, fake);
     const tip = safeGit(dir, 'rev-parse', 'refs/ledger/log');
     const base = safeGit(dir, 'rev-parse', 'HEAD');
@@ -176,7 +191,9 @@ describe('adversarial: stored ledger data', () => {
     const before = safeRefs(dir);
     const t0 = performance.now();
     // The whole CLI under a 256 MB heap: an allocation of 4 billion slots would die here.
-    const r = await cli(user, dir, ['verify', forged], { NODE_OPTIONS: '--max-old-space-size=256' });
+    const r = await cli(user, dir, ['verify', forged], {
+      NODE_OPTIONS: '--max-old-space-size=256',
+    });
     expect(performance.now() - t0).toBeLessThan(10_000);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'canonical')).toHaveLength(1);
@@ -185,10 +202,22 @@ describe('adversarial: stored ledger data', () => {
   });
 
   it.each([
-    ['deep nesting (100,000 nested arrays) — protected by the decoder depth limit', () => new Uint8Array([...new Array(100_000).fill(0x81), 0x00])],
-    ['duplicate map keys — protected by strict canonical decoding', () => new Uint8Array([0xa2, 0x61, 0x61, 0x00, 0x61, 0x61, 0x01])],
-    ['a __proto__ key in CBOR — protected by the decoder refusing prototype keys', () => new Uint8Array([0xa1, 0x69, ...Buffer.from('__proto__'), 0x01])],
-    ['an unknown CBOR tag — protected by the decoder refusing tags', () => new Uint8Array([0xd8, 0x20, 0x60])],
+    [
+      'deep nesting (100,000 nested arrays) — protected by the decoder depth limit',
+      () => new Uint8Array([...new Array(100_000).fill(0x81), 0x00]),
+    ],
+    [
+      'duplicate map keys — protected by strict canonical decoding',
+      () => new Uint8Array([0xa2, 0x61, 0x61, 0x00, 0x61, 0x61, 0x01]),
+    ],
+    [
+      'a __proto__ key in CBOR — protected by the decoder refusing prototype keys',
+      () => new Uint8Array([0xa1, 0x69, ...Buffer.from('__proto__'), 0x01]),
+    ],
+    [
+      'an unknown CBOR tag — protected by the decoder refusing tags',
+      () => new Uint8Array([0xd8, 0x20, 0x60]),
+    ],
   ])('%s (exit 3, check canonical)', async (_name, make) => {
     const user = makeUser();
     const { dir, id } = await repoWithRecord(user);
@@ -205,7 +234,11 @@ describe('adversarial: stored ledger data', () => {
   it('a zlib bomb (80 MB of zeros, 80 KB deflated) as a record — protected by linear object reads and the decoder size limit (exit 3 within seconds)', async () => {
     const user = makeUser();
     const { dir, id } = await repoWithRecord(user);
-    const forged = await appendRaw(dir, await recordParts(dir, id), new Uint8Array(80 * 1024 * 1024));
+    const forged = await appendRaw(
+      dir,
+      await recordParts(dir, id),
+      new Uint8Array(80 * 1024 * 1024),
+    );
     const before = safeRefs(dir);
     const t0 = performance.now();
     const r = await cli(user, dir, ['verify', forged]);

@@ -6,7 +6,17 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, tempDir } from '../helpers/git.js';
-import { allChecks, cli, cliText, expectFsckClean, makeUser, record, repoWithRecord, safeGit, safeRefs } from './helpers.js';
+import {
+  allChecks,
+  cli,
+  cliText,
+  expectFsckClean,
+  makeUser,
+  record,
+  repoWithRecord,
+  safeGit,
+  safeRefs,
+} from './helpers.js';
 
 afterEach(cleanup);
 
@@ -14,7 +24,10 @@ describe('adversarial: witnesses', () => {
   it('a witness from a pulled record never runs (`touch ~/pwned`) — protected by "recorded here" kept outside the repository', async () => {
     const alice = makeUser();
     const marker = join(tempDir(), 'pwned');
-    const { dir: origin, id } = await repoWithRecord(alice, { status: 'success', witnesses: [`touch ${marker} ~/pwned`] });
+    const { dir: origin, id } = await repoWithRecord(alice, {
+      status: 'success',
+      witnesses: [`touch ${marker} ~/pwned`],
+    });
     expect(existsSync(marker)).toBe(true); // it ran at record time, on alice's machine
     const bob = makeUser();
     const clone = join(tempDir(), 'clone');
@@ -23,7 +36,14 @@ describe('adversarial: witnesses', () => {
     // The agent plants the id in the old, in-repository list, and a local policy allowing all.
     mkdirSync(join(clone, '.git', 'ledger'), { recursive: true });
     writeFileSync(join(clone, '.git', 'ledger', 'recorded'), `${id}\n`);
-    writeFileSync(join(clone, '.git', 'ledger', 'policy.json'), JSON.stringify({ version: 1, rerun: { recordedHere: true, commands: [`touch ${marker} ~/pwned`] }, witnessTimeoutSeconds: 5 }));
+    writeFileSync(
+      join(clone, '.git', 'ledger', 'policy.json'),
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: true, commands: [`touch ${marker} ~/pwned`] },
+        witnessTimeoutSeconds: 5,
+      }),
+    );
     safeGit(clone, 'config', 'ledger.policy', join(clone, '.git', 'ledger', 'policy.json'));
     const { rmSync } = await import('node:fs');
     rmSync(marker);
@@ -32,7 +52,9 @@ describe('adversarial: witnesses', () => {
     expect(r.code).toBe(0);
     expect(existsSync(marker)).toBe(false);
     expect(existsSync(join(bob.home, 'pwned'))).toBe(false);
-    expect(allChecks(r.json).find((c) => c.check === 'witness')).toMatchObject({ verdict: 'unverifiable' });
+    expect(allChecks(r.json).find((c) => c.check === 'witness')).toMatchObject({
+      verdict: 'unverifiable',
+    });
     expect(safeRefs(clone)).toBe(before);
     expectFsckClean(clone);
   });
@@ -60,7 +82,8 @@ describe('adversarial: witnesses', () => {
   it('a witness that deletes .git and moves a ref in its checkout cannot touch the ledger — protected by a checkout outside any repository and GIT_CEILING_DIRECTORIES', async () => {
     const user = makeUser();
     // Harmless at record time (there is a .git), hostile in a checkout without one.
-    const command = 'test -d .git && exit 0; rm -rf .git; git update-ref refs/ledger/log HEAD; git update-ref -d refs/ledger/log; exit 0';
+    const command =
+      'test -d .git && exit 0; rm -rf .git; git update-ref refs/ledger/log HEAD; git update-ref -d refs/ledger/log; exit 0';
     const { dir, id } = await repoWithRecord(user, { status: 'success', witnesses: [command] });
     // TMPDIR inside the audited repository: without the ceiling, git in the checkout would find it.
     const inside = join(dir, '.scratch');
@@ -79,10 +102,16 @@ describe('adversarial: witnesses', () => {
     const { dir } = await repoWithRecord(user, { status: 'success' });
     const first = safeGit(dir, 'rev-parse', 'refs/ledger/log');
     const command = `test -d .git && exit 0; git -C ${dir} update-ref refs/ledger/log ${first}; exit 0`;
-    const made = await record(user, dir, { status: 'success', summary: 'second', witnesses: [command] });
+    const made = await record(user, dir, {
+      status: 'success',
+      summary: 'second',
+      witnesses: [command],
+    });
     const r = await cli(user, dir, ['verify', made.id, '--rerun']);
     expect(r.code).toBe(3);
-    expect(allChecks(r.json).some((c) => c.check === 'refs' && c.verdict === 'contradicted')).toBe(true);
+    expect(allChecks(r.json).some((c) => c.check === 'refs' && c.verdict === 'contradicted')).toBe(
+      true,
+    );
     expectFsckClean(dir);
   });
 
@@ -92,7 +121,12 @@ describe('adversarial: witnesses', () => {
     const markers = tempDir();
     const hooks = join(dir, '.git', 'evil-hooks');
     mkdirSync(hooks);
-    for (const hook of ['reference-transaction', 'post-index-change', 'pre-commit', 'post-checkout']) {
+    for (const hook of [
+      'reference-transaction',
+      'post-index-change',
+      'pre-commit',
+      'post-checkout',
+    ]) {
       for (const where of [hooks, join(dir, '.git', 'hooks')]) {
         writeFileSync(join(where, hook), `#!/bin/sh\ntouch ${markers}/${hook}\n`);
         chmodSync(join(where, hook), 0o755);

@@ -11,7 +11,7 @@ import { cleanup, git, gitdir, refs, runCli, writeFiles } from '../helpers/git.j
 
 afterAll(cleanup);
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- CLI JSON is checked field by field
+ 
 function jsonOf(stdout: string): any {
   return JSON.parse(stdout);
 }
@@ -25,7 +25,19 @@ describe('record → fsck → gc → verify', () => {
     writeFiles(repo, { 'dist/report.txt': 'all good\n', '.gitignore': 'flag\n' });
     writeFileSync(join(repo, 'flag'), 'present at record time only\n');
     const result = await runCli(
-      ['record', '--task', 'T-1', '--status', 'success', '--summary', 'Add the report', '--artifact', 'dist/report.txt', '--witness', 'test -f flag && echo witnessed'],
+      [
+        'record',
+        '--task',
+        'T-1',
+        '--status',
+        'success',
+        '--summary',
+        'Add the report',
+        '--artifact',
+        'dist/report.txt',
+        '--witness',
+        'test -f flag && echo witnessed',
+      ],
       repo,
     );
     expect(result.stderr).toBe('');
@@ -46,7 +58,10 @@ describe('record → fsck → gc → verify', () => {
 
   it('stores a blob reachable from refs/ledger/ whose sha256 is the printed id', () => {
     const listing = git(repo, 'ls-tree', '-r', 'refs/ledger/log');
-    const blobs = listing.split('\n').filter((l) => l.includes(' blob ')).map((l) => l.split(/\s+/)[2]!);
+    const blobs = listing
+      .split('\n')
+      .filter((l) => l.includes(' blob '))
+      .map((l) => l.split(/\s+/)[2]!);
     const hashes = blobs.map((oid) => {
       const bytes = execFileSync('git', ['cat-file', 'blob', oid], { cwd: repo });
       return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -63,7 +78,14 @@ describe('record → fsck → gc → verify', () => {
     const shown = await runCli(['show', id.slice(7, 15), '--json'], repo);
     expect(shown.code).toBe(0);
     const json = jsonOf(shown.stdout);
-    expect(json).toMatchObject({ id, format: 'ledger', claimedStatus: 'success', effectiveStatus: 'success', reasons: [], authors: { claims: 'agent', observed: 'ledger' } });
+    expect(json).toMatchObject({
+      id,
+      format: 'ledger',
+      claimedStatus: 'success',
+      effectiveStatus: 'success',
+      reasons: [],
+      authors: { claims: 'agent', observed: 'ledger' },
+    });
     expect(json.observed.artifacts[0]).toMatchObject({ path: 'dist/report.txt', size: 9 });
     const human = await runCli(['show', id], repo);
     expect(human.stdout).toContain('Authored by the agent');
@@ -72,7 +94,14 @@ describe('record → fsck → gc → verify', () => {
 
   it('log --json lists id, task, effectiveStatus, recordedAt', async () => {
     const log = await runCli(['log', '--json'], repo);
-    expect(jsonOf(log.stdout)).toEqual([expect.objectContaining({ id, task: 'T-1', effectiveStatus: 'success', recordedAt: expect.any(String) })]);
+    expect(jsonOf(log.stdout)).toEqual([
+      expect.objectContaining({
+        id,
+        task: 'T-1',
+        effectiveStatus: 'success',
+        recordedAt: expect.any(String),
+      }),
+    ]);
   });
 
   it('a witness that passed at record time but fails on --rerun: exit 1, the command contradicted', async () => {
@@ -82,23 +111,40 @@ describe('record → fsck → gc → verify', () => {
     const json = jsonOf(result.stdout);
     expect(json.ok).toBe(false);
     const witness = json.records[0].checks.find((c: { check: string }) => c.check === 'witness');
-    expect(witness).toMatchObject({ subject: 'test -f flag && echo witnessed', verdict: 'contradicted' });
+    expect(witness).toMatchObject({
+      subject: 'test -f flag && echo witnessed',
+      verdict: 'contradicted',
+    });
   });
 });
 
 describe('tampering', () => {
   it('a record blob rewritten with plumbing (changed summary, new tree and commit, update-ref) → verify exits 3', async () => {
     const repo = gitdir();
-    const recorded = await runCli(['record', '--status', 'success', '--summary', 'honest summary'], repo);
+    const recorded = await runCli(
+      ['record', '--status', 'success', '--summary', 'honest summary'],
+      repo,
+    );
     expect(recorded.code).toBe(0);
     const id = recorded.stdout.trim();
     const path = `records/${id.slice(7, 9)}/${id.slice(9)}/record`;
-    const original = execFileSync('git', ['cat-file', 'blob', `refs/ledger/log:${path}`], { cwd: repo }) as Buffer;
-    const tampered = Buffer.from(original.toString('latin1').replace('honest summary', 'better summary'), 'latin1');
-    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo, input: tampered }).toString().trim();
+    const original = execFileSync('git', ['cat-file', 'blob', `refs/ledger/log:${path}`], {
+      cwd: repo,
+    }) as Buffer;
+    const tampered = Buffer.from(
+      original.toString('latin1').replace('honest summary', 'better summary'),
+      'latin1',
+    );
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], {
+      cwd: repo,
+      input: tampered,
+    })
+      .toString()
+      .trim();
     // Rebuild the tree with the new blob through a temporary index.
     const env = { ...process.env, GIT_INDEX_FILE: join(repo, '.git', 'tamper-index') };
-    const run = (args: string[], input?: string) => execFileSync('git', args, { cwd: repo, env, input }).toString().trim();
+    const run = (args: string[], input?: string) =>
+      execFileSync('git', args, { cwd: repo, env, input }).toString().trim();
     run(['read-tree', 'refs/ledger/log']);
     run(['update-index', '--cacheinfo', `100644,${blob},${path}`]);
     const tree = run(['write-tree']);
@@ -108,7 +154,9 @@ describe('tampering', () => {
     expect(result.code).toBe(3);
     const json = jsonOf(result.stdout);
     expect(json.records[0]).toMatchObject({ id });
-    expect(json.records[0].checks).toContainEqual(expect.objectContaining({ check: 'id', verdict: 'contradicted' }));
+    expect(json.records[0].checks).toContainEqual(
+      expect.objectContaining({ check: 'id', verdict: 'contradicted' }),
+    );
     const human = await runCli(['verify'], repo);
     expect(human.code).toBe(3);
     expect(human.stdout).toContain(id);
@@ -120,12 +168,17 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
   let before: string;
   beforeAll(async () => {
     repo = gitdir();
-    expect((await runCli(['record', '--status', 'partial', '--summary', 'first'], repo)).code).toBe(0);
+    expect((await runCli(['record', '--status', 'partial', '--summary', 'first'], repo)).code).toBe(
+      0,
+    );
     before = refs(repo);
   });
 
   it('--artifact naming a missing file', async () => {
-    const result = await runCli(['record', '--status', 'success', '--artifact', 'nope.txt', '--artifact', 'also/missing.md'], repo);
+    const result = await runCli(
+      ['record', '--status', 'success', '--artifact', 'nope.txt', '--artifact', 'also/missing.md'],
+      repo,
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('artifact[0]');
     expect(result.stderr).toContain('artifact[1]');
@@ -136,10 +189,15 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
   it('an invalid --status, in text and in --json', async () => {
     const result = await runCli(['record', '--status', 'done'], repo);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/status: unknown status \(expected success \| partial \| blocked \| failed, got done\)/);
+    expect(result.stderr).toMatch(
+      /status: unknown status \(expected success \| partial \| blocked \| failed, got done\)/,
+    );
     const json = await runCli(['record', '--status', 'done', '--json'], repo);
     expect(json.code).toBe(2);
-    expect(jsonOf(json.stdout)).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT', problems: [expect.objectContaining({ path: 'status' })] } });
+    expect(jsonOf(json.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_INPUT', problems: [expect.objectContaining({ path: 'status' })] },
+    });
     expect(refs(repo)).toBe(before);
   });
 
@@ -148,10 +206,23 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
     const malformed = await runCli(['record', '--from', 'bad.json', '--format', 'ledger'], repo);
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toMatch(/malformed JSON/);
-    writeFileSync(join(repo, 'forged.json'), JSON.stringify({ status: 'success', recordedAt: '2000-01-01T00:00:00Z', effectiveStatus: 'success', summaryy: 'x' }));
-    const forged = await runCli(['record', '--from', 'forged.json', '--format', 'ledger', '--json'], repo);
+    writeFileSync(
+      join(repo, 'forged.json'),
+      JSON.stringify({
+        status: 'success',
+        recordedAt: '2000-01-01T00:00:00Z',
+        effectiveStatus: 'success',
+        summaryy: 'x',
+      }),
+    );
+    const forged = await runCli(
+      ['record', '--from', 'forged.json', '--format', 'ledger', '--json'],
+      repo,
+    );
     expect(forged.code).toBe(2);
-    const paths = jsonOf(forged.stdout).error.problems.map((p: { path: string }) => p.path).sort();
+    const paths = jsonOf(forged.stdout)
+      .error.problems.map((p: { path: string }) => p.path)
+      .sort();
     expect(paths).toEqual(['from:effectiveStatus', 'from:recordedAt', 'from:summaryy']);
     expect(refs(repo)).toBe(before);
   });
@@ -186,7 +257,10 @@ describe('init', () => {
     git(repo, 'remote', 'add', 'origin', remote);
     const first = await runCli(['init', '--json'], repo);
     expect(first.code).toBe(0);
-    const config = () => git(repo, 'config', '--get-all', 'remote.origin.fetch') + '\n' + git(repo, 'config', '--get-all', 'remote.origin.push');
+    const config = () =>
+      git(repo, 'config', '--get-all', 'remote.origin.fetch') +
+      '\n' +
+      git(repo, 'config', '--get-all', 'remote.origin.push');
     const after = config();
     expect(after).toContain('+refs/ledger/*:refs/ledger-remotes/origin/*');
     expect(after).toContain('refs/ledger/*:refs/ledger/*');
@@ -203,7 +277,18 @@ describe('concurrency', () => {
     const worker = async (w: number) => {
       const ids: string[] = [];
       for (let i = 0; i < 10; i++) {
-        const r = await runCli(['record', '--status', 'success', '--task', `W${w}`, '--summary', `worker ${w} record ${i}`], repo);
+        const r = await runCli(
+          [
+            'record',
+            '--status',
+            'success',
+            '--task',
+            `W${w}`,
+            '--summary',
+            `worker ${w} record ${i}`,
+          ],
+          repo,
+        );
         expect(r.code, r.stderr).toBe(0);
         ids.push(r.stdout.trim());
       }
@@ -215,5 +300,5 @@ describe('concurrency', () => {
     expect(new Set(log.map((l) => l.id))).toEqual(new Set(printed));
     expect(git(repo, 'fsck', '--strict', '--no-dangling')).toBe('');
     expect((await runCli(['verify'], repo)).code).toBe(0);
-  }, 300_000);
+  }, 900_000);
 });

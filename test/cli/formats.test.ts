@@ -30,7 +30,8 @@ function leaves(value: unknown, key = '', out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
   else if (typeof value === 'number' || typeof value === 'boolean') out.push(String(value));
   else if (Array.isArray(value)) value.forEach((v) => leaves(v, key, out));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) leaves(v, k, out);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) leaves(v, k, out);
   return out;
 }
 
@@ -45,14 +46,23 @@ for (const format of readdirSync(ROOT)) {
   describe(`${format} handoffs`, () => {
     const files = readdirSync(join(ROOT, format)).filter((f) => !f.endsWith('.expected.json'));
     for (const file of files) {
-      const expected = JSON.parse(readFileSync(join(ROOT, format, file.replace(/\.(json|md)$/, '.expected.json')), 'utf8')) as Expected;
+      const expected = JSON.parse(
+        readFileSync(join(ROOT, format, file.replace(/\.(json|md)$/, '.expected.json')), 'utf8'),
+      ) as Expected;
       it(`${file}: ${expected.outcome}${expected.status ? ` as ${expected.status}` : ''}`, async () => {
         const input = join(ROOT, format, file);
         const bytes = readFileSync(input);
         const before = refs(repo);
-        const attempt = recordHandoff({ cwd: repo, from: { bytes, fileName: file }, format: format as FormatName });
+        const attempt = recordHandoff({
+          cwd: repo,
+          from: { bytes, fileName: file },
+          format: format as FormatName,
+        });
         if (expected.outcome === 'refused') {
-          const error = await attempt.then(() => undefined, (e: unknown) => e);
+          const error = await attempt.then(
+            () => undefined,
+            (e: unknown) => e,
+          );
           expect(isLedgerError(error, 'INVALID_INPUT'), String(error)).toBe(true);
           expect(refs(repo)).toBe(before);
           const paths = (error as LedgerError).problems.map((p) => p.path.replace(/^from:?/, ''));
@@ -64,8 +74,16 @@ for (const format of readdirSync(ROOT)) {
         if (expected.status) expect(recorded.record.observed.effectiveStatus).toBe(expected.status);
         // Fixtures with absolute paths were written for a repository at another root; here
         // those paths are outside the repository, which each format notes without a status change.
-        const codes = new Set(recorded.record.observed.reasons.map((r) => r.code).filter((c) => !c.endsWith('_PATH_OUTSIDE_REPO')));
-        expect([...codes].sort()).toEqual([...new Set(expected.reasonCodes ?? [])].filter((c) => !c.endsWith('_PATH_OUTSIDE_REPO')).sort());
+        const codes = new Set(
+          recorded.record.observed.reasons
+            .map((r) => r.code)
+            .filter((c) => !c.endsWith('_PATH_OUTSIDE_REPO')),
+        );
+        expect([...codes].sort()).toEqual(
+          [...new Set(expected.reasonCodes ?? [])]
+            .filter((c) => !c.endsWith('_PATH_OUTSIDE_REPO'))
+            .sort(),
+        );
 
         // Same format back: the original bytes, identical.
         const back = await showRecord({ cwd: repo, id: recorded.id, as: format as FormatName });
@@ -93,8 +111,17 @@ describe('through the CLI', () => {
     const back = await runCli(['show', id, '--as', 'structured'], repo);
     expect(back.stdout).toBe(readFileSync(input, 'utf8'));
     const shown = JSON.parse((await runCli(['show', id, '--json'], repo)).stdout);
-    expect(shown).toMatchObject({ id, format: 'structured', claimedStatus: 'completed', effectiveStatus, reasons });
-    const refused = await runCli(['record', '--from', join(ROOT, 'structured', 'unknown-enums.json'), '--json'], repo);
+    expect(shown).toMatchObject({
+      id,
+      format: 'structured',
+      claimedStatus: 'completed',
+      effectiveStatus,
+      reasons,
+    });
+    const refused = await runCli(
+      ['record', '--from', join(ROOT, 'structured', 'unknown-enums.json'), '--json'],
+      repo,
+    );
     expect(refused.code).toBe(2);
     expect(JSON.parse(refused.stdout).error.problems.length).toBeGreaterThan(0);
   });
@@ -107,41 +134,75 @@ describe('claims become checks', () => {
     writeFileSync(
       join(work, 'HANDOFF.md'),
       [
-        '### Key Decisions', '- Chose A over B because it is simpler', '',
-        '### Artifacts', `- Created: ${work}/src/new.ts`, `- Created: ${work}/src/ghost.ts`, '- Deleted: old.ts', '',
-        '### Status', 'PASS', '', 'Evidence:', '- CLAIM: tests pass', '- EVIDENCE: `npm test`', '- OUTPUT: 3 passed', '- VERDICT: PASS', '',
-        '### Deferred Items', 'None', '',
+        '### Key Decisions',
+        '- Chose A over B because it is simpler',
+        '',
+        '### Artifacts',
+        `- Created: ${work}/src/new.ts`,
+        `- Created: ${work}/src/ghost.ts`,
+        '- Deleted: old.ts',
+        '',
+        '### Status',
+        'PASS',
+        '',
+        'Evidence:',
+        '- CLAIM: tests pass',
+        '- EVIDENCE: `npm test`',
+        '- OUTPUT: 3 passed',
+        '- VERDICT: PASS',
+        '',
+        '### Deferred Items',
+        'None',
+        '',
       ].join('\n'),
     );
     const recorded = await runCli(['record', '--from', 'HANDOFF.md', '--json'], work);
     expect(recorded.code, recorded.stdout).toBe(0);
     const verify = await runCli(['verify', '--json'], work);
     expect(verify.code).toBe(1);
-    const checks = JSON.parse(verify.stdout).records[0].checks.filter((c: { check: string }) => c.check === 'claim.artifact');
-    expect(checks.map((c: { subject: string; verdict: string }) => `${c.subject} ${c.verdict}`).sort()).toEqual([
-      'old.ts contradicted',
-      'src/ghost.ts contradicted',
-      'src/new.ts verified',
-    ]);
+    const checks = JSON.parse(verify.stdout).records[0].checks.filter(
+      (c: { check: string }) => c.check === 'claim.artifact',
+    );
+    expect(
+      checks.map((c: { subject: string; verdict: string }) => `${c.subject} ${c.verdict}`).sort(),
+    ).toEqual(['old.ts contradicted', 'src/ghost.ts contradicted', 'src/new.ts verified']);
   });
 
   it('a KXM digest the repository contradicts is contradicted, with the path as subject', async () => {
     const work = gitdir();
     writeFiles(work, { 'out/report.md': 'report\n' });
     const manifest = JSON.parse(readFileSync(join(ROOT, 'kxm', 'accepted-minimal.json'), 'utf8'));
-    manifest.deliverables = { ...(manifest.deliverables ?? {}), reports: [`artifact:out/report.md@sha256:${'ab'.repeat(32)}`] };
+    manifest.deliverables = {
+      ...(manifest.deliverables ?? {}),
+      reports: [`artifact:out/report.md@sha256:${'ab'.repeat(32)}`],
+    };
     writeFileSync(join(work, 'manifest.json'), JSON.stringify(manifest, null, 2));
     const recorded = await runCli(['record', '--from', 'manifest.json', '--json'], work);
     expect(recorded.code, recorded.stdout).toBe(0);
     const verify = JSON.parse((await runCli(['verify', '--json'], work)).stdout);
-    expect(verify.records[0].checks).toContainEqual(expect.objectContaining({ check: 'claim.artifact', subject: 'out/report.md', verdict: 'contradicted' }));
+    expect(verify.records[0].checks).toContainEqual(
+      expect.objectContaining({
+        check: 'claim.artifact',
+        subject: 'out/report.md',
+        verdict: 'contradicted',
+      }),
+    );
   });
 });
 
 describe('kxm and mainark extras', () => {
   it('show --as kxm of a record made from flags is a manifest the KXM schema accepts', async () => {
-    const recorded = JSON.parse((await runCli(['record', '--status', 'success', '--summary', 'flags only', '--task', 'T-9', '--json'], repo)).stdout);
-    const shown = JSON.parse((await runCli(['show', recorded.id, '--as', 'kxm', '--json'], repo)).stdout);
+    const recorded = JSON.parse(
+      (
+        await runCli(
+          ['record', '--status', 'success', '--summary', 'flags only', '--task', 'T-9', '--json'],
+          repo,
+        )
+      ).stdout,
+    );
+    const shown = JSON.parse(
+      (await runCli(['show', recorded.id, '--as', 'kxm', '--json'], repo)).stdout,
+    );
     expect(shown.original).toBe(false);
     const result = validateKxmManifest(JSON.parse(shown.text));
     expect(result.ok, JSON.stringify(result)).toBe(true);
@@ -150,7 +211,10 @@ describe('kxm and mainark extras', () => {
   });
 
   it('lifecycle: accept a pending handoff, then rejecting it is refused; the state is derived from the chain', async () => {
-    const recorded = JSON.parse((await runCli(['record', '--status', 'success', '--summary', 'to review', '--json'], repo)).stdout);
+    const recorded = JSON.parse(
+      (await runCli(['record', '--status', 'success', '--summary', 'to review', '--json'], repo))
+        .stdout,
+    );
     const accepted = await runCli(['accept', recorded.id, '--by', 'reviewer', '--json'], repo);
     expect(accepted.code, accepted.stdout).toBe(0);
     expect(JSON.parse(accepted.stdout)).toMatchObject({ from: 'pending', to: 'accepted' });
@@ -158,14 +222,24 @@ describe('kxm and mainark extras', () => {
     const rejected = await runCli(['reject', recorded.id], repo);
     expect(rejected.code).toBe(2);
     expect(refs(repo)).toBe(before);
-    const shown = JSON.parse((await runCli(['show', JSON.parse(accepted.stdout).id, '--json'], repo)).stdout);
-    expect(shown.lifecycle).toEqual({ state: 'accepted', chain: [recorded.id, JSON.parse(accepted.stdout).id] });
+    const shown = JSON.parse(
+      (await runCli(['show', JSON.parse(accepted.stdout).id, '--json'], repo)).stdout,
+    );
+    expect(shown.lifecycle).toEqual({
+      state: 'accepted',
+      chain: [recorded.id, JSON.parse(accepted.stdout).id],
+    });
   });
 
   it('a Mainark run with no partial still yields a record that says so; stats count it', async () => {
-    const recorded = await runCli(['record', '--format', 'mainark', '--task', 'MAI-1', '--json'], repo);
+    const recorded = await runCli(
+      ['record', '--format', 'mainark', '--task', 'MAI-1', '--json'],
+      repo,
+    );
     expect(recorded.code, recorded.stdout).toBe(0);
-    expect(JSON.parse(recorded.stdout).reasons.map((r: { code: string }) => r.code)).toContain('MAINARK_NO_PARTIAL');
+    expect(JSON.parse(recorded.stdout).reasons.map((r: { code: string }) => r.code)).toContain(
+      'MAINARK_NO_PARTIAL',
+    );
     const shown = JSON.parse((await runCli(['show', '--latest', 'MAI-1', '--json'], repo)).stdout);
     expect(shown.handoffStats).toMatchObject({ handoff_present: false, claims_count: 0 });
     expect(shown.validation).toEqual({ status: 'not_run' });
@@ -176,9 +250,14 @@ describe('kxm and mainark extras', () => {
   it('Mainark validation evidence comes only from a log named on the command line, with its digest', async () => {
     writeFileSync(join(repo, 'validate.log'), 'lint ok\ntests ok\n');
     const partial = join(ROOT, 'mainark', 'handoff-MAI-36.partial.json');
-    const recorded = await runCli(['record', '--from', partial, '--evidence', 'validate=validate.log', '--json'], repo);
+    const recorded = await runCli(
+      ['record', '--from', partial, '--evidence', 'validate=validate.log', '--json'],
+      repo,
+    );
     expect(recorded.code, recorded.stdout).toBe(0);
-    const shown = JSON.parse((await runCli(['show', JSON.parse(recorded.stdout).id, '--json'], repo)).stdout);
+    const shown = JSON.parse(
+      (await runCli(['show', JSON.parse(recorded.stdout).id, '--json'], repo)).stdout,
+    );
     expect(shown.validation).toMatchObject({ status: 'from_log', log: 'validate' });
     expect(shown.observed.evidence[0].file.sha256).toMatch(/^[0-9a-f]{64}$/);
   });

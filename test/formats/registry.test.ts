@@ -29,7 +29,9 @@ function fixtures(): { format: string; file: string; outcome: string }[] {
 describe('format detection', () => {
   const all = fixtures();
   it('has fixtures for every seed format', () => {
-    expect(new Set(all.map((f) => f.format))).toEqual(new Set(FORMATS.filter((f) => f !== 'ledger')));
+    expect(new Set(all.map((f) => f.format))).toEqual(
+      new Set(FORMATS.filter((f) => f !== 'ledger')),
+    );
   });
 
   for (const { format, file } of all.filter((f) => f.outcome === 'recorded')) {
@@ -60,7 +62,11 @@ describe('format detection', () => {
   it('every recorded fixture can be emitted in every shape, with a loss report', () => {
     for (const { format, file } of all.filter((f) => f.outcome === 'recorded')) {
       const bytes = readFileSync(join(ROOT, format, file));
-      const parsed = formatModule(format as never).parse(bytes, { repoRoot: '/repo', fileName: file, now: new Date('2026-01-01T00:00:00Z') });
+      const parsed = formatModule(format as never).parse(bytes, {
+        repoRoot: '/repo',
+        fileName: file,
+        now: new Date('2026-01-01T00:00:00Z'),
+      });
       expect(parsed.ok, `${format}/${file}`).toBe(true);
       if (!parsed.ok) continue;
       const record = {

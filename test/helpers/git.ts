@@ -32,7 +32,10 @@ export function git(cwd: string, ...args: string[]): string {
 }
 
 /** git that may fail: returns status and output. */
-export function gitTry(cwd: string, ...args: string[]): { code: number; stdout: string; stderr: string } {
+export function gitTry(
+  cwd: string,
+  ...args: string[]
+): { code: number; stdout: string; stderr: string } {
   const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
   return { code: r.status ?? 128, stdout: r.stdout, stderr: r.stderr };
 }
@@ -45,7 +48,10 @@ export function gitdir(options: { empty?: boolean; files?: Record<string, string
   git(dir, 'config', 'user.email', 'test@example.com');
   git(dir, 'config', 'commit.gpgsign', 'false');
   if (!options.empty) {
-    writeFiles(dir, options.files ?? { 'README.md': '# scratch\n', 'src/app.ts': 'export const x = 1;\n' });
+    writeFiles(
+      dir,
+      options.files ?? { 'README.md': '# scratch\n', 'src/app.ts': 'export const x = 1;\n' },
+    );
     git(dir, 'add', '-A');
     git(dir, 'commit', '-q', '-m', 'initial');
   }
@@ -66,7 +72,11 @@ export interface CliResult {
 }
 
 /** Runs the built CLI (`node bin/run.js`) as a real child process. */
-export function runCli(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd,
@@ -189,7 +199,16 @@ export async function startDaemon(basePath: string, probe: string): Promise<Daem
     const port = await freePort();
     const child = spawn(
       'git',
-      ['daemon', '--reuseaddr', `--base-path=${basePath}`, '--export-all', '--enable=receive-pack', '--listen=127.0.0.1', `--port=${port}`, basePath],
+      [
+        'daemon',
+        '--reuseaddr',
+        `--base-path=${basePath}`,
+        '--export-all',
+        '--enable=receive-pack',
+        '--listen=127.0.0.1',
+        `--port=${port}`,
+        basePath,
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let exited = false;

@@ -18,7 +18,8 @@ const { recordHandoff, syncRepository } = await import(join(root, 'dist', 'src',
 const [mode, a, b] = process.argv.slice(2);
 const cwd = process.cwd();
 const arm = () => {
-  if (process.env.LEDGER_WORKER_KILL_AT) process.env.LEDGER_TEST_KILL_AT = process.env.LEDGER_WORKER_KILL_AT;
+  if (process.env.LEDGER_WORKER_KILL_AT)
+    process.env.LEDGER_TEST_KILL_AT = process.env.LEDGER_WORKER_KILL_AT;
 };
 const record = async (dir, summary) => {
   const outcome = await recordHandoff({ cwd: dir, status: 'success', summary });

@@ -17,7 +17,10 @@ export interface Built {
   ids: string[];
 }
 
-export async function candidate(store: MemoryStore, files: Record<string, string>): Promise<string> {
+export async function candidate(
+  store: MemoryStore,
+  files: Record<string, string>,
+): Promise<string> {
   // Nested paths: build directory trees bottom-up.
   const root: Record<string, unknown> = {};
   for (const [path, content] of Object.entries(files)) {
@@ -29,8 +32,10 @@ export async function candidate(store: MemoryStore, files: Record<string, string
   const write = async (node: Record<string, unknown>): Promise<string> => {
     const entries = [];
     for (const [name, value] of Object.entries(node)) {
-      if (typeof value === 'string') entries.push({ mode: MODE.file, name, oid: await store.write('blob', enc.encode(value)) });
-      else entries.push({ mode: MODE.tree, name, oid: await write(value as Record<string, unknown>) });
+      if (typeof value === 'string')
+        entries.push({ mode: MODE.file, name, oid: await store.write('blob', enc.encode(value)) });
+      else
+        entries.push({ mode: MODE.tree, name, oid: await write(value as Record<string, unknown>) });
     }
     return store.write('tree', encodeTree(entries));
   };
@@ -39,13 +44,30 @@ export async function candidate(store: MemoryStore, files: Record<string, string
 
 export async function makeRecord(
   store: MemoryStore,
-  options: { claims?: Partial<Claims>; files?: Record<string, string>; artifacts?: string[]; at?: Date } = {},
-): Promise<{ record: LedgerRecord; bytes: Uint8Array; baseCommitBytes: Uint8Array; baseTree: string; candidateTree: string }> {
+  options: {
+    claims?: Partial<Claims>;
+    files?: Record<string, string>;
+    artifacts?: string[];
+    at?: Date;
+  } = {},
+): Promise<{
+  record: LedgerRecord;
+  bytes: Uint8Array;
+  baseCommitBytes: Uint8Array;
+  baseTree: string;
+  candidateTree: string;
+}> {
   const files = options.files ?? { 'src/a.ts': 'one\ntwo\nthree\n' };
   const candidateTree = await candidate(store, files);
   const baseTree = await candidate(store, { 'README.md': '# base\n' });
   const who = { name: 'T', email: 't@example.com', timestamp: 1_700_000_000, timezone: '+0000' };
-  const baseCommitBytes = encodeCommit({ tree: baseTree, parents: [], author: who, committer: who, message: 'base\n' });
+  const baseCommitBytes = encodeCommit({
+    tree: baseTree,
+    parents: [],
+    author: who,
+    committer: who,
+    message: 'base\n',
+  });
   const baseCommit = await store.write('commit', baseCommitBytes);
   const artifacts = [];
   for (const path of options.artifacts ?? []) {
@@ -80,10 +102,19 @@ export async function makeRecord(
 export async function buildLedger(count: number, store = new MemoryStore()): Promise<Built> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const made = await makeRecord(store, { claims: { task: `T-${i}`, summary: `record ${i}` }, at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)) });
+    const made = await makeRecord(store, {
+      claims: { task: `T-${i}`, summary: `record ${i}` },
+      at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+    });
     const appended = await appendRecord(
       store,
-      { recordBytes: made.bytes, candidateTree: made.candidateTree, baseTree: made.baseTree, baseCommitBytes: made.baseCommitBytes, evidence: new Map() },
+      {
+        recordBytes: made.bytes,
+        candidateTree: made.candidateTree,
+        baseTree: made.baseTree,
+        baseCommitBytes: made.baseCommitBytes,
+        evidence: new Map(),
+      },
       new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
     );
     ids.push(appended.id);

@@ -3,10 +3,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listLog, recordHandoff, verifyRepository, withRepo } from '../../src/index.js';
 import { readTip } from '../../src/ledger/read.js';
-import { cleanup, git, gitdir, gitTry, ledgerTip, PROJECT_ROOT, runCli, tempDir } from '../helpers/git.js';
+import {
+  cleanup,
+  git,
+  gitdir,
+  gitTry,
+  ledgerTip,
+  PROJECT_ROOT,
+  runCli,
+  tempDir,
+} from '../helpers/git.js';
 
 beforeAll(() => {
-  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js'))) throw new Error('run npm run build first');
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
+    throw new Error('run npm run build first');
 });
 afterAll(cleanup);
 
@@ -17,7 +27,13 @@ async function tipEntry(cwd: string) {
 describe('after git maintenance', () => {
   it('gc --aggressive --prune=now, repack -adf, pack-refs --all: verify passes and the next record chains onto the tip', async () => {
     const repo = gitdir();
-    for (let i = 0; i < 3; i++) await recordHandoff({ cwd: repo, status: 'success', summary: `before #${i}`, artifacts: ['src/app.ts'] });
+    for (let i = 0; i < 3; i++)
+      await recordHandoff({
+        cwd: repo,
+        status: 'success',
+        summary: `before #${i}`,
+        artifacts: ['src/app.ts'],
+      });
     // the candidate trees must survive even when the branch no longer reaches them
     git(repo, 'checkout', '-q', '--orphan', 'elsewhere');
     git(repo, 'rm', '-rq', '--cached', '.');
@@ -35,7 +51,11 @@ describe('after git maintenance', () => {
       const report = await verifyRepository({ cwd: repo });
       expect(report.exitCode, `${step.join(' ')}: ${JSON.stringify(report.ledger)}`).toBe(0);
       const before = await tipEntry(repo);
-      const added = await recordHandoff({ cwd: repo, status: 'success', summary: `after ${step[0]}` });
+      const added = await recordHandoff({
+        cwd: repo,
+        status: 'success',
+        summary: `after ${step[0]}`,
+      });
       count++;
       const after = await tipEntry(repo);
       expect(after.entry.record).toBe(added.id);
@@ -52,7 +72,18 @@ describe('after git maintenance', () => {
   it('refuses a sha256 object-format repository with a clear message', async () => {
     const repo = tempDir();
     git(repo, 'init', '-q', '--object-format=sha256');
-    git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'i');
+    git(
+      repo,
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@t',
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      'i',
+    );
     const r = await runCli(['record', '--json', '--status', 'success'], repo);
     expect(r.code).toBe(2);
     const error = (JSON.parse(r.stdout) as { error: { code: string; message: string } }).error;

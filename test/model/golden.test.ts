@@ -5,11 +5,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeCanonical, encodeCanonical, toRecordId, type CborValue } from '../../src/canonical/index.js';
+import {
+  decodeCanonical,
+  encodeCanonical,
+  toRecordId,
+  type CborValue,
+} from '../../src/canonical/index.js';
 import { LogEntry, Record } from '../../src/model/record.js';
 import { PROJECT_ROOT } from '../helpers/git.js';
 
-const vectors = JSON.parse(readFileSync(join(PROJECT_ROOT, 'fixtures', 'canonical', 'schemas-v1.json'), 'utf8')) as {
+const vectors = JSON.parse(
+  readFileSync(join(PROJECT_ROOT, 'fixtures', 'canonical', 'schemas-v1.json'), 'utf8'),
+) as {
   name: string;
   schema: string;
   value: CborValue;

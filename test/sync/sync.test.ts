@@ -5,7 +5,14 @@ import { encodeCanonical } from '../../src/canonical/index.js';
 import { appendRecord } from '../../src/ledger/append.js';
 import { openLedgerRepo } from '../../src/app/repo.js';
 import { parseCommit } from '../../src/store/objects.js';
-import { initRepository, listLog, recordHandoff, syncRepository, verifyRepository, withRepo } from '../../src/index.js';
+import {
+  initRepository,
+  listLog,
+  recordHandoff,
+  syncRepository,
+  verifyRepository,
+  withRepo,
+} from '../../src/index.js';
 import { isLedgerError } from '../../src/model/errors.js';
 import {
   cleanup,
@@ -22,7 +29,8 @@ import {
 } from '../helpers/git.js';
 
 beforeAll(() => {
-  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js'))) throw new Error('run npm run build first');
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
+    throw new Error('run npm run build first');
 });
 afterAll(cleanup);
 
@@ -30,11 +38,15 @@ afterAll(cleanup);
 // loaded 2-core box); the CLI itself is exercised where exit codes and output matter.
 async function recordN(cwd: string, n: number, tag: string): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push((await recordHandoff({ cwd, status: 'success', summary: `${tag} #${i}` })).id);
+  for (let i = 0; i < n; i++)
+    ids.push((await recordHandoff({ cwd, status: 'success', summary: `${tag} #${i}` })).id);
   return ids;
 }
 
-type SyncOutcome = { code: number; json: Record<string, unknown> & { error?: { code: string; message: string } } };
+type SyncOutcome = {
+  code: number;
+  json: Record<string, unknown> & { error?: { code: string; message: string } };
+};
 
 async function sync(cwd: string, remote?: string): Promise<SyncOutcome> {
   try {
@@ -42,7 +54,10 @@ async function sync(cwd: string, remote?: string): Promise<SyncOutcome> {
     return { code: 0, json: { ok: true, ...result } };
   } catch (error) {
     if (!isLedgerError(error)) throw error;
-    return { code: error.exitCode, json: { ok: false, error: { code: error.code, message: error.message } } };
+    return {
+      code: error.exitCode,
+      json: { ok: false, error: { code: error.code, message: error.message } },
+    };
   }
 }
 
@@ -61,7 +76,10 @@ async function expectVerifies(cwd: string): Promise<void> {
 }
 
 describe('ledger sync', () => {
-  for (const order of [['A', 'B', 'A'], ['B', 'A', 'B']] as const) {
+  for (const order of [
+    ['A', 'B', 'A'],
+    ['B', 'A', 'B'],
+  ] as const) {
     it(`two clones × 5 records converge, syncing ${order.join(' → ')}`, async () => {
       const { clones } = remoteWithClones(2);
       const byName = { A: clones[0]!, B: clones[1]! };
@@ -112,14 +130,22 @@ describe('ledger sync', () => {
     const a = clones[0]!;
     const ids = await recordN(a, 5, 'A');
     expect((await sync(a)).code).toBe(0);
-    const before = refs(a).split('\n').filter((l) => l.endsWith('refs/ledger/log')).join();
+    const before = refs(a)
+      .split('\n')
+      .filter((l) => l.endsWith('refs/ledger/log'))
+      .join();
     git(remote, 'update-ref', 'refs/ledger/log', git(remote, 'rev-parse', 'refs/ledger/log~2'));
     const r = await cliSync(a);
     expect(r.code).toBe(3);
     expect(r.json.error?.code).toBe('ROLLBACK');
     for (const id of ids.slice(3)) expect(r.json.error?.message).toContain(id);
     for (const id of ids.slice(0, 3)) expect(r.json.error?.message).not.toContain(id);
-    expect(refs(a).split('\n').filter((l) => l.endsWith('refs/ledger/log')).join()).toBe(before);
+    expect(
+      refs(a)
+        .split('\n')
+        .filter((l) => l.endsWith('refs/ledger/log'))
+        .join(),
+    ).toBe(before);
     expect(await logIds(a)).toHaveLength(5);
     // the same again through the CLI's human output
     const text = await runCli(['sync'], a);
@@ -150,7 +176,13 @@ describe('ledger sync', () => {
       const tree = parseCommit(headBytes).tree;
       await appendRecord(
         opened.store,
-        { recordBytes: encodeCanonical({ hello: 'not a record' }), candidateTree: tree, baseTree: tree, baseCommitBytes: headBytes, evidence: new Map() },
+        {
+          recordBytes: encodeCanonical({ hello: 'not a record' }),
+          candidateTree: tree,
+          baseTree: tree,
+          baseCommitBytes: headBytes,
+          evidence: new Map(),
+        },
         new Date(),
       );
     } finally {
@@ -188,7 +220,15 @@ describe('ledger sync', () => {
     await expectVerifies(shallow);
 
     const cut = cloneOf(`file://${remote}`, '--depth', '1');
-    git(cut, 'fetch', '-q', '--depth', '1', 'origin', '+refs/ledger/*:refs/ledger-remotes/origin/*');
+    git(
+      cut,
+      'fetch',
+      '-q',
+      '--depth',
+      '1',
+      'origin',
+      '+refs/ledger/*:refs/ledger-remotes/origin/*',
+    );
     const refused = await sync(cut);
     expect(refused.code).toBe(2);
     expect(refused.json.error?.code).toBe('UNSUPPORTED_REPOSITORY');

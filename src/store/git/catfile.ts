@@ -64,7 +64,13 @@ export class CatFileBatch {
     child.on('close', (code) => {
       // git dies on an object it cannot inflate (a damaged pack): that is damaged ledger data
       // (exit 3), not a crash of ours.
-      if (this.pending.length > 0) this.fail(new LedgerError('CORRUPT', `git cat-file exited with ${code} while reading ${this.pending[0]!.oid}: the object database is damaged`));
+      if (this.pending.length > 0)
+        this.fail(
+          new LedgerError(
+            'CORRUPT',
+            `git cat-file exited with ${code} while reading ${this.pending[0]!.oid}: the object database is damaged`,
+          ),
+        );
       this.child = undefined;
     });
     child.stdin.on('error', (error) => this.fail(error));

@@ -503,6 +503,20 @@ function post() {
   parentPort.postMessage({ items, kib }, transfer);
   items = []; transfer = []; bytes = 0;
 }
+// O_NOFOLLOW plus a real-path check of the opened file: a symlink swapped in after lstat
+// cannot make us read bytes from outside the repository (see readRegularFileInside).
+const realRoot = fs.realpathSync(root);
+function readInside(abs) {
+  let fd;
+  try { fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW); } catch (e) { if (e.code === 'ELOOP' || e.code === 'ENOENT') return undefined; throw e; }
+  try {
+    if (!fs.fstatSync(fd).isFile()) return undefined;
+    let real;
+    try { real = fs.realpathSync('/proc/self/fd/' + fd); } catch { real = fs.realpathSync(abs); }
+    if (!real.startsWith(realRoot.endsWith('/') ? realRoot : realRoot + '/')) return undefined;
+    return fs.readFileSync(fd);
+  } finally { fs.closeSync(fd); }
+}
 let current = '';
 try {
   for (;;) {
@@ -520,7 +534,7 @@ try {
     let content;
     let kind;
     if (st.isSymbolicLink()) { content = fs.readlinkSync(abs, { encoding: 'buffer' }); kind = 'symlink'; }
-    else if (st.isFile()) { content = fs.readFileSync(abs); kind = 'file'; }
+    else if (st.isFile()) { content = readInside(abs); kind = 'file'; if (content === undefined) { items.push({ i, kind: 'gone' }); continue; } }
     else { items.push({ i, kind: 'gone' }); continue; }
     const oid = createHash('sha1').update('blob ' + content.length + '\\0').update(content).digest('hex');
     const sha256 = createHash('sha256').update(content).digest('hex');

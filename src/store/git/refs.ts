@@ -51,7 +51,11 @@ export async function updateRefCas(
           `running (it was killed), remove that file and retry.`,
       });
     }
-    if (/is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(message)) {
+    if (
+      /is at .* but expected|reference already exists|unable to resolve reference|cannot lock ref/i.test(
+        message,
+      )
+    ) {
       return false;
     }
     throw new Error(`git update-ref failed: ${message.trim()}`);

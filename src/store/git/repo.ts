@@ -1,9 +1,7 @@
 /**
  * Opening a repository: where it is, and whether the ledger can work in it at all.
  */
-import fs from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import git from 'isomorphic-git';
 import { LedgerError } from '../../model/errors.js';
 import { runGit } from './exec.js';
 
@@ -18,16 +16,23 @@ export interface RepoPaths {
 }
 
 export async function openRepo(cwd: string): Promise<RepoPaths> {
-  const result = await runGit(
-    ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'],
-    { cwd },
-  );
+  // Both in parallel: one spawn's latency for the two questions every command asks first.
+  const [result, extensions] = await Promise.all([
+    runGit(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], { cwd }),
+    runGit(['config', '--get-regexp', '^extensions\\.'], { cwd }),
+  ]);
   if (result.code !== 0) {
     // An older git refuses a repository that needs an extension it does not know (reftable
     // refs on git < 2.45): say so, rather than "not a repository".
-    const unknown = /unknown repository extensions? found:\s*([^\n]+(?:\n\t[^\n]+)*)/i.exec(result.stderr);
+    const unknown = /unknown repository extensions? found:\s*([^\n]+(?:\n\t[^\n]+)*)/i.exec(
+      result.stderr,
+    );
     if (unknown) {
-      const names = unknown[1]!.split('\n').map((l) => l.trim()).filter(Boolean).join(', ');
+      const names = unknown[1]!
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join(', ');
       throw new LedgerError(
         'UNSUPPORTED_REPOSITORY',
         `this repository needs git extension(s) ${names}${/refstorage/i.test(names) ? ' (a reftable ref store)' : ''}, which the installed git cannot read; ledger supports the files ref store and sha1 objects only`,
@@ -45,7 +50,7 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
     });
   }
   const commonDir = isAbsolute(common) ? common : resolve(root, common);
-  await checkSupported(commonDir);
+  checkSupported(extensions.stdout.toString('utf8'));
   return { root, gitDir, commonDir, objectsDir: join(commonDir, 'objects') };
 }
 
@@ -54,10 +59,17 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
  * format would get objects git rejects (isomorphic-git writes SHA-1 ones silently), and a
  * reftable ref store has no lock files to take: refuse both up front.
  */
-async function checkSupported(commonDir: string): Promise<void> {
-  const read = async (path: string) =>
-    (await git.getConfig({ fs, gitdir: commonDir, path })) as string | undefined;
-  const objectFormat = (await read('extensions.objectFormat'))?.toLowerCase();
+function checkSupported(extensionLines: string): void {
+  // git prints config keys lowercased: `extensions.objectformat sha256`.
+  const config = new Map(
+    extensionLines
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/, 2))
+      .filter((kv): kv is [string, string] => kv.length === 2)
+      .map(([k, v]) => [k.toLowerCase(), v]),
+  );
+  const read = (key: string) => config.get(key.toLowerCase());
+  const objectFormat = read('extensions.objectFormat')?.toLowerCase();
   if (objectFormat !== undefined && objectFormat !== 'sha1') {
     throw new LedgerError(
       'UNSUPPORTED_REPOSITORY',
@@ -65,7 +77,7 @@ async function checkSupported(commonDir: string): Promise<void> {
       { hint: 'Use ledger in a repository created with the default object format.' },
     );
   }
-  const refStorage = (await read('extensions.refStorage'))?.toLowerCase();
+  const refStorage = read('extensions.refStorage')?.toLowerCase();
   if (refStorage !== undefined && refStorage !== 'files') {
     throw new LedgerError(
       'UNSUPPORTED_REPOSITORY',

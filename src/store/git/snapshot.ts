@@ -12,7 +12,8 @@
  * per object; a small one keeps to loose objects, so a pack per record does not pile up.
  */
 import { createHash } from 'node:crypto';
-import { copyFile, lstat, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, lstat, mkdtemp, open, readlink, realpath, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
@@ -175,7 +176,9 @@ async function storeFile(
     bytes = await readlink(abs, { encoding: 'buffer' });
     mode = modeOf(path, 'symlink', false);
   } else if (stat.isFile()) {
-    bytes = await readFile(abs);
+    const read = await readRegularFileInside(abs, root);
+    if (read === undefined) return undefined;
+    bytes = read;
     mode = modeOf(path, 'file', (stat.mode & 0o100) !== 0);
   } else {
     return undefined;
@@ -245,4 +248,30 @@ function packThreads(): number {
   const fromEnv = Number(process.env['LEDGER_PACK_THREADS']);
   if (Number.isInteger(fromEnv) && fromEnv > 0) return Math.min(fromEnv, 16);
   return Math.max(1, Math.min(4, availableParallelism()));
+}
+
+/**
+ * Reads a regular file without following a symlink planted after ls-files/lstat looked: the
+ * final component is opened O_NOFOLLOW, and the opened file's real path (through
+ * /proc/self/fd on Linux) must still lie inside the repository. So the bytes of a file outside
+ * the repository never enter an object, even if the agent swaps a path while we read.
+ */
+async function readRegularFileInside(abs: string, root: string): Promise<Buffer | undefined> {
+  let handle;
+  try {
+    handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOENT') return undefined; // now a symlink, or gone
+    throw error;
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return undefined;
+    const real = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => realpath(abs));
+    const realRoot = await realpath(root);
+    if (!real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`)) return undefined;
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }

@@ -16,15 +16,24 @@ import type { RepoPaths } from './repo.js';
  * `transfer.unpackLimit` default draws the same line for received objects). */
 export const BULK_PACK_MIN_OBJECTS = 100;
 
+/** Trees and commits are immutable and small, and verify walks the same ones over and over. */
+const CACHE_LIMIT = 100_000;
+
 export class GitStore implements ObjectStore {
   private readonly batch: CatFileBatch;
+  private readonly cache = new Map<string, GitObject>();
 
   constructor(readonly repo: RepoPaths) {
     this.batch = new CatFileBatch(repo.root);
   }
 
-  read(oid: string): Promise<GitObject | undefined> {
-    return this.batch.read(oid);
+  async read(oid: string): Promise<GitObject | undefined> {
+    const cached = this.cache.get(oid);
+    if (cached) return cached;
+    const object = await this.batch.read(oid);
+    if (object && object.type !== 'blob' && this.cache.size < CACHE_LIMIT)
+      this.cache.set(oid, object);
+    return object;
   }
 
   write(type: ObjectType, bytes: Uint8Array): Promise<string> {
