@@ -11,7 +11,6 @@ import { cleanup, git, gitdir, refs, runCli, writeFiles } from '../helpers/git.j
 
 afterAll(cleanup);
 
- 
 function jsonOf(stdout: string): any {
   return JSON.parse(stdout);
 }

@@ -30,7 +30,6 @@ describe('escapeForTerminal', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (text) => {
         const out = escapeForTerminal(text);
         expect(out).not.toMatch(
-           
           /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]|\p{Cs}/u,
         );
       }),
