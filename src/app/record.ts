@@ -334,8 +334,8 @@ async function checkArtifacts(
   root: string,
   problems: Problem[],
 ): Promise<string[]> {
-  const out: string[] = [];
-  for (const [i, given] of paths.entries()) {
+  // Checked concurrently (a record may name thousands of artifacts); reported in input order.
+  const check = async (given: string, i: number): Promise<string | Problem> => {
     const where = `artifact[${i}]`;
     const absolute = isAbsolute(given) ? given : resolve(cwd, given);
     // Only Windows separates with backslashes; on POSIX one is part of a name, and checkRepoPath
@@ -343,18 +343,22 @@ async function checkArtifacts(
     const rel =
       sep === '\\' ? relative(root, absolute).split('\\').join('/') : relative(root, absolute);
     const checked = checkRepoPath(rel === '' ? '.' : rel);
-    if (!checked.ok) {
-      problems.push({ path: where, message: `${given}: ${checked.problem}`, got: given });
-      continue;
-    }
+    if (!checked.ok) return { path: where, message: `${given}: ${checked.problem}`, got: given };
     const inside = await resolveInside(root, checked.path);
-    if (!inside.ok) {
-      problems.push({ path: where, message: `${given}: ${inside.problem}`, got: given });
-      continue;
-    }
-    if (!out.includes(checked.path)) out.push(checked.path);
+    if (!inside.ok) return { path: where, message: `${given}: ${inside.problem}`, got: given };
+    return checked.path;
+  };
+  const results: (string | Problem)[] = [];
+  for (let start = 0; start < paths.length; start += 64) {
+    const chunk = paths.slice(start, start + 64);
+    results.push(...(await Promise.all(chunk.map((given, j) => check(given, start + j)))));
   }
-  return out;
+  const out = new Set<string>();
+  for (const result of results) {
+    if (typeof result === 'string') out.add(result);
+    else problems.push(result);
+  }
+  return [...out];
 }
 
 async function readEvidenceFiles(
