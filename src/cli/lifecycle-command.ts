@@ -1,0 +1,54 @@
+/**
+ * `accept`, `reject` and `supersede` differ only in the step they take: one command class,
+ * made per action.
+ */
+import { Args, Flags } from '@oclif/core';
+import { applyLifecycle } from '../app/lifecycle.js';
+import type { LifecycleAction } from '../formats/kxm.js';
+import { sanitizeLine } from '../paths/index.js';
+import { LedgerCommand, type Output } from './base.js';
+
+const SUMMARY: Record<LifecycleAction, string> = {
+  accept: 'Accept a pending handoff',
+  reject: 'Reject a pending handoff',
+  supersede: 'Supersede a pending or accepted handoff',
+};
+
+export function lifecycleCommand(action: LifecycleAction): typeof LedgerCommand {
+  return class Lifecycle extends LedgerCommand {
+    static override summary = `${SUMMARY[action]}: append a lifecycle record (the original is never changed).`;
+    static override description =
+      'KXM lifecycle: pending → accepted | rejected; pending | accepted → superseded. The new record ' +
+      'links to the previous step; the current state is derived from the chain (ledger show ID).';
+    static override examples = [
+      `<%= config.bin %> ${action} sha256:3f2a`,
+      `<%= config.bin %> ${action} 3f2a --by reviewer-arch --json`,
+    ];
+    static override args = {
+      id: Args.string({ description: 'Record id or unique prefix.', required: true }),
+    };
+    static override flags = {
+      by: Flags.string({ description: 'Who takes this step (a claim until signed).' }),
+    };
+
+    protected async execute(): Promise<Output> {
+      const { args, flags } = await this.parse(Lifecycle);
+      const result = await applyLifecycle({
+        cwd: process.cwd(),
+        id: args.id,
+        action,
+        ...(flags.by ? { by: flags.by } : {}),
+      });
+      return {
+        json: {
+          ok: true,
+          id: result.id,
+          from: result.from,
+          to: result.to,
+          of: result.record.claims.extra?.['lifecycle'],
+        },
+        text: `${result.id}\n${sanitizeLine(result.from)} → ${sanitizeLine(result.to)}`,
+      };
+    }
+  };
+}
