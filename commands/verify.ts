@@ -17,6 +17,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify',
     '<%= config.bin %> verify sha256:3f2a --rerun',
     '<%= config.bin %> verify --json --strict',
+    '<%= config.bin %> verify --worktree',
   ];
   static override strict = false;
   static override args = {
@@ -29,6 +30,10 @@ export default class Verify extends LedgerCommand {
     }),
     strict: Flags.boolean({
       description: 'Also fail when a claim is unverifiable.',
+      default: false,
+    }),
+    worktree: Flags.boolean({
+      description: 'Also compare recorded artifacts with the work tree now (stale when changed).',
       default: false,
     }),
     policy: Flags.string({
@@ -60,6 +65,7 @@ export default class Verify extends LedgerCommand {
       ...(ids.length > 0 ? { ids } : {}),
       rerun: flags.rerun,
       strict: flags.strict,
+      worktree: flags.worktree,
       ...(flags.policy ? { policyFile: flags.policy } : {}),
       ...(flags.timeout ? { timeoutMs: flags.timeout * 1000 } : {}),
       record: flags.record,

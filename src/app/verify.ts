@@ -29,6 +29,7 @@ import { materializeTree, runWitness, scrubbedEnv } from '../witness/index.js';
 import type { Policy } from './local.js';
 import { loadPolicy, noteKnownEntry, readKnownEntries, readRecordedHere } from './local.js';
 import { resolveId } from './query.js';
+import { addWorktreeChecks } from './worktree.js';
 import { withRepo } from './repo.js';
 import { policyNotes, resolveSigner, signByDefault, signId, trustFrom } from './trust.js';
 
@@ -39,6 +40,8 @@ export interface VerifyRequest {
   strict?: boolean;
   policyFile?: string;
   timeoutMs?: number;
+  /** Also compare each recorded artifact with the work tree now (`stale` when it changed). */
+  worktree?: boolean;
   /** Store the verdicts of each verified record as an attestation in the ledger. */
   record?: boolean;
   /** Sign the attestations (`--record`); undefined: the user's `ledger.sign` git config decides. */
@@ -123,6 +126,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         detail: `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} seen here before ${lost.length === 1 ? 'is' : 'are'} missing (first: ${lost[0]}): the ledger ref was rolled back or replaced`,
       });
     }
+    if (request.worktree) await addWorktreeChecks(store, index, repo.root, report.records);
     for (const r of report.records) {
       const from = attested.get(r.id);
       if (from) r.checks = applyAttestation(r.checks, from);

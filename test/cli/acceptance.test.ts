@@ -301,3 +301,30 @@ describe('concurrency', () => {
     expect((await runCli(['verify'], repo)).code).toBe(0);
   }, 900_000);
 });
+
+describe('stale: true when recorded, no longer true of the work tree', () => {
+  it('verify --worktree marks a changed artifact stale, keeps an unchanged one verified, exits 0', async () => {
+    const { verifyRepository } = await import('../../src/app/verify.js');
+    const { recordHandoff } = await import('../../src/app/record.js');
+    const repo = gitdir();
+    writeFiles(repo, { 'out/a.txt': 'a\n', 'out/b.txt': 'b\n' });
+    const recorded = await recordHandoff({
+      cwd: repo,
+      status: 'success',
+      artifacts: ['out/a.txt', 'out/b.txt'],
+    });
+    writeFileSync(join(repo, 'out', 'b.txt'), 'b, edited later\n');
+    const report = await verifyRepository({ cwd: repo, worktree: true });
+    expect(report.exitCode).toBe(0);
+    const checks = report.records
+      .find((r) => r.id === recorded.id)!
+      .checks.filter((c) => c.check === 'artifact.worktree');
+    expect(checks.map((c) => `${c.subject} ${c.verdict}`)).toEqual([
+      'out/a.txt verified',
+      'out/b.txt stale',
+    ]);
+    // Without --worktree the record is judged on the candidate tree it sealed: all verified.
+    const plain = await verifyRepository({ cwd: repo });
+    expect(plain.records[0]!.checks.some((c) => c.verdict === 'stale')).toBe(false);
+  });
+});

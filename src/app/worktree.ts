@@ -1,0 +1,57 @@
+/**
+ * `verify --worktree`: which recorded artifacts still hold in the work tree. A record is about
+ * the candidate tree it sealed; a file changed since is `stale` — true when recorded, no longer
+ * true now — which is information, not a failure.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, readlink } from 'node:fs/promises';
+import type { LedgerIndex } from '../ledger/read.js';
+import { resolveInside } from '../paths/index.js';
+import type { ObjectStore } from '../store/port.js';
+import type { RecordReport } from '../verify/types.js';
+import { loadRecord } from './query.js';
+
+export async function addWorktreeChecks(
+  store: ObjectStore,
+  index: LedgerIndex,
+  root: string,
+  reports: RecordReport[],
+): Promise<void> {
+  for (const report of reports) {
+    if (!index.records.has(report.id)) continue;
+    // A record that does not decode already carries its integrity verdict; nothing to compare.
+    const loaded = await loadRecord(store, index, report.id).catch(() => undefined);
+    for (const artifact of loaded?.record.observed.artifacts ?? []) {
+      const check = 'artifact.worktree';
+      const inside = await resolveInside(root, artifact.path);
+      if (!inside.ok) {
+        report.checks.push({
+          check,
+          subject: artifact.path,
+          verdict: 'stale',
+          detail: `recorded sha256 ${artifact.sha256}; in the work tree now: ${inside.problem}`,
+        });
+        continue;
+      }
+      const bytes = inside.isSymlink
+        ? Buffer.from(await readlink(inside.abs))
+        : await readFile(inside.abs);
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      report.checks.push(
+        sha256 === artifact.sha256
+          ? {
+              check,
+              subject: artifact.path,
+              verdict: 'verified',
+              detail: 'unchanged in the work tree',
+            }
+          : {
+              check,
+              subject: artifact.path,
+              verdict: 'stale',
+              detail: `changed in the work tree since it was recorded (sha256 ${artifact.sha256} then, ${sha256} now)`,
+            },
+      );
+    }
+  }
+}
