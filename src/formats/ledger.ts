@@ -4,7 +4,8 @@
  */
 import type { Problem } from '../model/errors.js';
 import { Claims, LEDGER_AUTHORED_FIELDS, STATUSES, type Status } from '../model/record.js';
-import { parseJson, zodProblems } from './json.js';
+import { parseJson } from './json.js';
+import { issuesToProblems } from './markdown.js';
 import type { FormatModule, ParseResult } from './types.js';
 
 const LEDGER_FIELDS = new Set<string>(LEDGER_AUTHORED_FIELDS);
@@ -50,7 +51,7 @@ export const ledger: FormatModule = {
       }
     }
     const result = Claims.safeParse(rest);
-    if (!result.success) problems.push(...zodProblems(result.error.issues));
+    if (!result.success) problems.push(...issuesToProblems(result.error.issues, rest));
     if (result.success && !isLedgerStatus(result.data.status)) {
       problems.push({
         path: 'status',

@@ -4,10 +4,10 @@
  * reads them. Objects come through the store port and are checked against their ids, so a
  * store that hands back other bytes is caught here rather than run.
  */
-import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../model/errors.js';
+import { hashObject } from '../store/objects.js';
 import type { GitObject, ObjectReader, ObjectType } from '../store/port.js';
 
 const CONCURRENCY = 16;
@@ -110,10 +110,6 @@ export function parseTreeEntries(bytes: Uint8Array, tree: string): Entry[] {
   return entries;
 }
 
-function objectId(type: ObjectType, bytes: Uint8Array): string {
-  return createHash('sha1').update(`${type} ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
 async function readObject(reader: ObjectReader, oid: string, type: ObjectType): Promise<GitObject> {
   const object = await reader.read(oid);
   if (object === undefined) {
@@ -122,7 +118,7 @@ async function readObject(reader: ObjectReader, oid: string, type: ObjectType): 
   if (object.type !== type) {
     throw corrupt(`object ${oid} is a ${object.type}, expected a ${type}`, oid, `a ${type}`);
   }
-  const actual = objectId(object.type, object.bytes);
+  const actual = hashObject(object.type, object.bytes);
   if (actual !== oid) {
     throw corrupt(`object ${oid} has content whose id is ${actual}`, oid, oid);
   }
