@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
 import { detectFormat, formatModule } from '../formats/index.js';
 import { emptyHandoff } from '../formats/mainark.js';
@@ -177,6 +177,9 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
         witnesses: observations,
         evidence: keptEvidence,
         ...(source === undefined ? {} : { source }),
+        ...(request.from === undefined
+          ? {}
+          : { input: { ...sourceName(request.from.fileName), root: repo.root } }),
         effectiveStatus: status,
         reasons,
       },
@@ -251,7 +254,7 @@ function parseInput(
     }
     const result = module.parse(request.from.bytes, {
       repoRoot,
-      fileName: request.from.fileName,
+      ...sourceName(request.from.fileName),
       attachments,
       now,
     });
@@ -322,6 +325,16 @@ function parseInput(
     status = parsed.data.status as Status;
   }
   return { ...handoff, claims: parsed.data, status };
+}
+
+/**
+ * The handoff's file name as the formats see it, and as the record keeps it so that `verify`
+ * parses the kept bytes exactly as `record` did: the last component only (formats read
+ * meaning from the name, never from where the file lay), and none for standard input.
+ */
+function sourceName(given: string): { fileName?: string } {
+  const name = basename(given);
+  return given === '-' || name === '' ? {} : { fileName: name };
 }
 
 function flagName(field: string): string {

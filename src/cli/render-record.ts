@@ -97,6 +97,10 @@ export function renderRecord(
       'artifact',
       `${sanitizeLine(a.path)}  sha256:${a.sha256}  ${a.size} bytes  blob ${a.blob.slice(0, 12)}`,
     );
+  const outputSizes = (w: (typeof observed.witnesses)[number]) =>
+    w.stdout === undefined && w.stderr === undefined
+      ? 'output not kept'
+      : `stdout ${w.stdout?.size ?? '-'} B, stderr ${w.stderr?.size ?? '-'} B`;
   for (const w of observed.witnesses) {
     const result = w.timedOut
       ? 'timed out'
@@ -105,7 +109,7 @@ export function renderRecord(
         : `exit ${w.exitCode}`;
     line(
       'witness',
-      `${sanitizeLine(w.command)} → ${result} in ${w.durationMs} ms (stdout ${w.stdout.size} B, stderr ${w.stderr.size} B)`,
+      `${sanitizeLine(w.command)} → ${result} in ${w.durationMs} ms (${outputSizes(w)})`,
     );
   }
   for (const e of observed.evidence)

@@ -1,5 +1,6 @@
 /**
- * The record model, schema version 1.
+ * The record model, schema versions 1 and 2. New records are written as v2; v1 records stay
+ * readable (and verifiable) forever, since their bytes are their ids.
  *
  * A record has two halves and every field's author follows from the half it lives in:
  *   - `claims`   — authored by the agent (or relayed for it on the command line). Untrusted.
@@ -9,7 +10,10 @@
  */
 import { z } from 'zod';
 
-export const RECORD_SCHEMA = 'ledger.record/v1';
+/** The schema new records are written in. */
+export const RECORD_SCHEMA = 'ledger.record/v2';
+export const RECORD_SCHEMA_V1 = 'ledger.record/v1';
+export const RECORD_SCHEMAS = [RECORD_SCHEMA_V1, RECORD_SCHEMA] as const;
 export const LOG_ENTRY_SCHEMA = 'ledger.log/v1';
 
 /** The ledger's own status vocabulary; format-specific statuses map onto it. */
@@ -123,13 +127,18 @@ export type Claims = z.infer<typeof Claims>;
 // ---------------------------------------------------------------------------------------------
 
 /** Bytes `ledger` kept as evidence: stored as a git blob, named by its sha256. */
-export const Evidence = z.strictObject({
+const EvidenceV1 = z.strictObject({
   sha256,
   size: z.number().int().nonnegative(),
   blob: oid,
   /** Set when the producer's output went past the cap and was cut. */
   truncated: z.boolean().optional(),
 });
+/**
+ * v2 adds `masked`: the names of the environment variables whose values were replaced in
+ * these bytes before they were hashed and stored (a witness that printed a secret).
+ */
+export const Evidence = EvidenceV1.extend({ masked: z.array(short).max(4096).optional() });
 export type Evidence = z.infer<typeof Evidence>;
 
 export const ObservedArtifact = z.strictObject({
@@ -140,14 +149,19 @@ export const ObservedArtifact = z.strictObject({
 });
 export type ObservedArtifact = z.infer<typeof ObservedArtifact>;
 
-export const WitnessObservation = z.strictObject({
+const WitnessObservationV1 = z.strictObject({
   command: short,
   exitCode: z.number().int().nullable(),
   signal: short.nullable(),
   timedOut: z.boolean(),
   durationMs: z.number().int().nonnegative(),
-  stdout: Evidence,
-  stderr: Evidence,
+  stdout: EvidenceV1,
+  stderr: EvidenceV1,
+});
+/** v2: the output is absent when the user chose not to keep it (`--no-keep-output`). */
+export const WitnessObservation = WitnessObservationV1.extend({
+  stdout: Evidence.optional(),
+  stderr: Evidence.optional(),
 });
 export type WitnessObservation = z.infer<typeof WitnessObservation>;
 
@@ -159,7 +173,7 @@ export const Reason = z.strictObject({
 });
 export type Reason = z.infer<typeof Reason>;
 
-export const Observed = z.strictObject({
+const ObservedV1 = z.strictObject({
   recordedAt: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/),
   ledgerVersion: short,
   /** Who produced the handoff, as given on the command line: a claim until a signature proves it. */
@@ -168,23 +182,57 @@ export const Observed = z.strictObject({
   candidate: z.strictObject({ tree: oid }),
   branch: short.optional(),
   artifacts: z.array(ObservedArtifact),
-  witnesses: z.array(WitnessObservation),
+  witnesses: z.array(WitnessObservationV1),
   /** Other evidence files kept (validation logs named on the command line…), by name. */
-  evidence: z.array(z.strictObject({ name: short, file: Evidence })),
+  evidence: z.array(z.strictObject({ name: short, file: EvidenceV1 })),
   /** The handoff bytes exactly as received, so `show --as <format>` can give them back. */
-  source: Evidence.optional(),
+  source: EvidenceV1.optional(),
   effectiveStatus: z.enum(STATUSES),
   reasons: z.array(Reason),
 });
+
+/**
+ * v2 changes, all so that `verify` can re-derive what v1 could only store:
+ *   - `base.commit` may be null: a record made in a repository with no commit yet has the
+ *     empty tree as its base;
+ *   - witness output may be absent (not kept) and evidence may say what was masked in it;
+ *   - `input` keeps how the handoff was read (its file name as given, the work tree's path that
+ *     absolute paths in it were mapped against), so `verify` can parse the kept source again
+ *     exactly as `record` did and recompute the effective status and reasons.
+ */
+export const Observed = ObservedV1.extend({
+  base: z.strictObject({ commit: oid.nullable(), tree: oid }),
+  witnesses: z.array(WitnessObservation),
+  evidence: z.array(z.strictObject({ name: short, file: Evidence })),
+  source: Evidence.optional(),
+  input: z.strictObject({ fileName: short.optional(), root: short.optional() }).optional(),
+});
 export type Observed = z.infer<typeof Observed>;
 
-export const Record = z.strictObject({
+export const RecordV1 = z.strictObject({
+  schema: z.literal(RECORD_SCHEMA_V1),
+  format: z.enum(FORMATS),
+  claims: Claims,
+  observed: ObservedV1,
+});
+
+export const RecordV2 = z.strictObject({
   schema: z.literal(RECORD_SCHEMA),
   format: z.enum(FORMATS),
   claims: Claims,
   observed: Observed,
 });
-export type LedgerRecord = z.infer<typeof Record>;
+
+/** Any stored record: every version ever written stays readable, each by its own rules. */
+export const Record = z.discriminatedUnion('schema', [RecordV1, RecordV2]);
+/**
+ * A record of any version, as the code sees it: v2's shape is a superset of v1's (a v1 record
+ * is a v2 record whose base has a commit, whose output was kept and that has no `input`), so
+ * one type serves both and `schema` says which rules its bytes were written under.
+ */
+export type LedgerRecord = Omit<z.infer<typeof RecordV2>, 'schema'> & {
+  schema: (typeof RECORD_SCHEMAS)[number];
+};
 
 /**
  * One position in the log: which record, after which earlier entries. Chained by sha256 ids so

@@ -13,6 +13,9 @@ export function hashObject(type: ObjectType, bytes: Uint8Array): string {
   return createHash('sha1').update(`${type} ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
+/** The id of the tree with no entries: the base of a record made before the first commit. */
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+
 export const MODE = {
   file: '100644',
   executable: '100755',

@@ -73,7 +73,7 @@ function checkClaimedAnchors(record: LedgerRecord, checks: Check[]) {
   const { base, candidate, branch } = record.observed;
   if (anchors.baseCommit !== undefined) {
     checks.push(
-      matchesOid(anchors.baseCommit, base.commit)
+      base.commit !== null && matchesOid(anchors.baseCommit, base.commit)
         ? {
             check: 'claim.anchor',
             subject: 'baseCommit',
@@ -84,7 +84,7 @@ function checkClaimedAnchors(record: LedgerRecord, checks: Check[]) {
             check: 'claim.anchor',
             subject: 'baseCommit',
             verdict: 'contradicted',
-            detail: `claimed ${anchors.baseCommit}, observed ${base.commit}`,
+            detail: `claimed ${anchors.baseCommit}, observed ${base.commit ?? 'no base commit (the repository had none)'}`,
           },
     );
   }

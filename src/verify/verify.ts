@@ -17,7 +17,14 @@ import { readEntry } from '../ledger/read.js';
 import { lookupPath } from '../ledger/trees.js';
 import { isLedgerError } from '../model/errors.js';
 import { Record as RecordSchema, type LedgerRecord, type LogEntry } from '../model/record.js';
-import { hashObject, MODE, parseCommit, parseTree, type TreeEntry } from '../store/objects.js';
+import {
+  EMPTY_TREE,
+  hashObject,
+  MODE,
+  parseCommit,
+  parseTree,
+  type TreeEntry,
+} from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { bySubject, readAttestations, readSignatures } from '../ledger/leaves.js';
 import type { SignatureObject } from '../model/attestation.js';
@@ -276,14 +283,14 @@ async function verifyRecord(
       fail(
         'schema',
         id,
-        `does not match ${'ledger.record/v1'}: ${first?.path.join('.')}: ${first?.message}`,
+        `does not match ${schemaName(value)}: ${first?.path.join('.')}: ${first?.message}`,
         true,
       ),
     );
     return;
   }
-  checks.push(pass('canonical', id, 'canonical CBOR of a ledger.record/v1', true));
-  const record = parsed.data;
+  const record: LedgerRecord = parsed.data;
+  checks.push(pass('canonical', id, `canonical CBOR of a ${record.schema}`, true));
   await checkAnchors(store, record, files, checks);
   await checkArtifacts(store, record, checks);
   await checkEvidence(store, record, files, checks);
@@ -299,6 +306,14 @@ async function verifyRecord(
   await checkClock(store, record, options.now ?? new Date(), checks);
 }
 
+/** The schema a stored value claims to follow, for a message about why it does not. */
+function schemaName(value: unknown): string {
+  const schema = (value as { schema?: unknown } | null)?.schema;
+  return typeof schema === 'string' && /^ledger\.record\/v\d+$/.test(schema)
+    ? schema
+    : 'any ledger.record schema';
+}
+
 /**
  * `recordedAt` comes from the recording machine's clock. Nothing orders by it (the log height
  * does), but a record dated after the verify time or before its own base commit says the clock
@@ -306,7 +321,10 @@ async function verifyRecord(
  */
 async function checkClock(store: ObjectReader, record: LedgerRecord, now: Date, checks: Check[]) {
   const at = Date.parse(record.observed.recordedAt);
-  const baseObject = await store.read(record.observed.base.commit);
+  const baseObject =
+    record.observed.base.commit === null
+      ? undefined
+      : await store.read(record.observed.base.commit);
   const committer =
     baseObject?.type === 'commit'
       ? /^committer .* (\d{1,15}) [+-]\d{4}$/m.exec(
@@ -340,7 +358,19 @@ async function checkAnchors(
   const { base, candidate } = record.observed;
   const baseCommit = files.get(BASE_COMMIT_FILE);
   const raw = baseCommit ? (await store.read(baseCommit.oid))?.bytes : undefined;
-  if (!raw) {
+  if (base.commit === null) {
+    // A record made before the repository's first commit: its base is the empty tree.
+    checks.push(
+      base.tree === EMPTY_TREE && files.get(BASE_TREE)?.oid === EMPTY_TREE && !baseCommit
+        ? pass('anchor', 'base', 'no base commit: the empty tree', true)
+        : fail(
+            'anchor',
+            'base',
+            'a record without a base commit must have the empty tree as its base',
+            true,
+          ),
+    );
+  } else if (!raw) {
     checks.push(fail('anchor', 'base', 'the base commit bytes are missing', true));
   } else if (hashObject('commit', raw) !== base.commit) {
     checks.push(
@@ -424,8 +454,8 @@ async function checkEvidence(
 ) {
   const kept = [
     ...record.observed.witnesses.flatMap((w) => [
-      { name: `${w.command} (stdout)`, file: w.stdout },
-      { name: `${w.command} (stderr)`, file: w.stderr },
+      ...(w.stdout ? [{ name: `${w.command} (stdout)`, file: w.stdout }] : []),
+      ...(w.stderr ? [{ name: `${w.command} (stderr)`, file: w.stderr }] : []),
     ]),
     ...record.observed.evidence,
     ...(record.observed.source ? [{ name: 'source', file: record.observed.source }] : []),

@@ -14,7 +14,8 @@ import { readLedgerIndex } from '../../src/ledger/read.js';
 import { lookupPath, readBlob } from '../../src/ledger/trees.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
-import { gitdir, refs, runCli, tempDir, type CliResult } from '../helpers/git.js';
+import { makeHome } from '../helpers/env.js';
+import { gitdir, refs, runCli, type CliResult } from '../helpers/git.js';
 
 export interface User {
   home: string;
@@ -23,20 +24,7 @@ export interface User {
 
 /** A user of their own: nothing of the real HOME, git config or state leaks into a test. */
 export function makeUser(): User {
-  const home = tempDir('ledger-home-');
-  const gitconfig = join(home, '.gitconfig');
-  writeFileSync(gitconfig, '');
-  return {
-    home,
-    env: {
-      HOME: home,
-      XDG_STATE_HOME: join(home, 'state'),
-      XDG_CONFIG_HOME: join(home, '.config'),
-      GIT_CONFIG_GLOBAL: gitconfig,
-      GIT_CONFIG_NOSYSTEM: '1',
-      SSH_AUTH_SOCK: '',
-    },
-  };
+  return makeHome();
 }
 
 export interface Json {

@@ -2,27 +2,16 @@
  * Real git repositories in temp folders for tests, and the CLI as a child process.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDir } from './env.js';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(PROJECT_ROOT, 'bin', 'run.js');
 
-const made: string[] = [];
-
-/** A fresh temp directory, removed by cleanup(). */
-export function tempDir(prefix = 'ledger-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  made.push(dir);
-  return dir;
-}
-
-export function cleanup(): void {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
+export { cleanup, tempDir } from './env.js';
 
 /** Runs git synchronously; throws with git's stderr on failure. */
 export function git(cwd: string, ...args: string[]): string {

@@ -1,6 +1,7 @@
 /**
- * The v1 schemas pinned by golden vectors: these bytes and ids must never change. A change in
- * canonical bytes is a new schema version (ledger.record/v2), never an edit of this file.
+ * The schemas pinned by golden vectors: these bytes and ids must never change. A change in
+ * canonical bytes is a new schema version, never an edit of a vector file: v1 records stay
+ * readable beside v2 ones forever, each judged by its own version's rules.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,23 +12,26 @@ import {
   toRecordId,
   type CborValue,
 } from '../../src/canonical/index.js';
-import { LogEntry, Record } from '../../src/model/record.js';
+import { LogEntry, Record, RecordV1 } from '../../src/model/record.js';
 import { PROJECT_ROOT } from '../helpers/git.js';
 
-const vectors = JSON.parse(
-  readFileSync(join(PROJECT_ROOT, 'fixtures', 'canonical', 'schemas-v1.json'), 'utf8'),
-) as {
+interface Vector {
   name: string;
   schema: string;
   value: CborValue;
   hex: string;
   id: string;
-}[];
+}
 
-describe('schema v1 golden vectors', () => {
-  for (const v of vectors) {
+const read = (file: string) =>
+  JSON.parse(readFileSync(join(PROJECT_ROOT, 'fixtures', 'canonical', file), 'utf8')) as Vector[];
+const v1 = read('schemas-v1.json');
+const v2 = read('schemas-v2.json');
+
+describe('schema golden vectors', () => {
+  for (const v of [...v1, ...v2]) {
     it(`${v.name}: the schema accepts it, bytes and id are pinned, decoding gives it back`, () => {
-      const schema = v.schema === 'ledger.record/v1' ? Record : LogEntry;
+      const schema = v.schema.startsWith('ledger.record/') ? Record : LogEntry;
       expect(schema.safeParse(v.value).success).toBe(true);
       const bytes = encodeCanonical(v.value);
       expect(Buffer.from(bytes).toString('hex')).toBe(v.hex);
@@ -36,7 +40,19 @@ describe('schema v1 golden vectors', () => {
     });
   }
 
-  it('covers both v1 schemas', () => {
-    expect(vectors.map((v) => v.schema).sort()).toEqual(['ledger.log/v1', 'ledger.record/v1']);
+  it('covers every schema', () => {
+    expect([...new Set([...v1, ...v2].map((v) => v.schema))].sort()).toEqual([
+      'ledger.log/v1',
+      'ledger.record/v1',
+      'ledger.record/v2',
+    ]);
+  });
+
+  it('a v1 record keeps v1 rules: what only v2 allows is refused under the v1 schema name', () => {
+    for (const v of v2) {
+      const asV1 = { ...(v.value as object), schema: 'ledger.record/v1' };
+      expect(RecordV1.safeParse(asV1).success).toBe(false);
+      expect(Record.safeParse(asV1).success).toBe(false);
+    }
   });
 });

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/env.js';
 import { resolveInside } from '../../src/paths/index.js';
 
 let base: string;
@@ -10,7 +10,7 @@ let root: string;
 let outside: string;
 
 beforeAll(() => {
-  base = realpathSync(mkdtempSync(join(tmpdir(), 'ledger-paths-')));
+  base = tempDir('ledger-paths-');
   root = join(base, 'repo');
   outside = join(base, 'outside');
   mkdirSync(join(root, 'src/deep'), { recursive: true });
@@ -30,8 +30,6 @@ beforeAll(() => {
   symlinkSync('../outside/secret', join(root, 'inside-hop'));
   execFileSync('mkfifo', [join(root, 'fifo')]);
 });
-
-afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 describe('resolveInside', () => {
   it('resolves a plain file', async () => {

@@ -4,9 +4,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir as makeTempDir } from '../helpers/env.js';
 
 export interface Run {
   status: number | null;
@@ -31,7 +31,7 @@ export function run(
 }
 
 export async function tempDir(): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'ledger-sign-'));
+  const dir = makeTempDir('ledger-sign-');
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -1,11 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/env.js';
 import { runWitness, scrubbedEnv, type WitnessRun } from '../../src/witness/index.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'ledger-witness-'));
-afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const cwd = tempDir('ledger-witness-');
 
 const env = scrubbedEnv(process.env);
 
