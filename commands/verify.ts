@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { verifyRepository } from '../src/app/verify.js';
-import type { Check } from '../src/verify/types.js';
+import type { Check, VerifyScope } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Verify extends LedgerCommand {
@@ -77,6 +77,7 @@ export default class Verify extends LedgerCommand {
       onProgress: this.progress,
     });
     const strip = (c: Check) => ({
+      id: c.id,
       check: c.check,
       subject: c.subject,
       verdict: c.verdict,
@@ -85,6 +86,7 @@ export default class Verify extends LedgerCommand {
     const json = {
       ok: report.ok,
       exitCode: report.exitCode,
+      ...(report.scope ? { scope: report.scope } : {}),
       ledger: report.ledger.map(strip),
       records: report.records.map((r) => ({ id: r.id, checks: r.checks.map(strip) })),
       notes: report.notes ?? [],
@@ -92,6 +94,7 @@ export default class Verify extends LedgerCommand {
       ...(report.attestations ? { attestations: report.attestations } : {}),
     };
     const lines: string[] = [];
+    if (report.scope) lines.push(describeScope(report.scope));
     const mark = {
       verified: 'ok  ',
       contradicted: 'FAIL',
@@ -113,7 +116,9 @@ export default class Verify extends LedgerCommand {
         ? 'INTEGRITY FAILURE: ledger data is damaged or was tampered with'
         : report.exitCode === 1
           ? 'some claims do not hold'
-          : 'all checks passed';
+          : report.records.length === 0
+            ? 'nothing was verified'
+            : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
     for (const a of report.attestations ?? [])
       lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
@@ -123,4 +128,17 @@ export default class Verify extends LedgerCommand {
     );
     return { json, text: lines.join('\n'), exitCode: report.exitCode };
   }
+}
+
+/** The first line: which ledger this report is about, so a wrong repository shows at once. */
+function describeScope(scope: VerifyScope): string {
+  const repository = sanitizeLine(scope.repository);
+  if (scope.commit === null) return `no ledger in ${repository}: ${scope.ref} does not exist`;
+  const where = `${scope.ref} in ${repository}`;
+  const tip = `tip ${scope.commit}${scope.entry === null ? '' : `, log entry ${scope.entry}`}`;
+  const which =
+    scope.verified === scope.records
+      ? `${scope.records} record(s)`
+      : `${scope.verified} of ${scope.records} record(s)`;
+  return `ledger ${where} (${tip}): verifying ${which}`;
 }

@@ -10,19 +10,13 @@ import { BASE_COMMIT_FILE } from '../ledger/layout.js';
 import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
-import { RECORD_SCHEMA, type LedgerRecord, type Status } from '../model/record.js';
+import { RECORD_SCHEMA, type LedgerRecord } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
 import { noteRecordedHere } from './local.js';
 import { loadRecord, resolveId } from './query.js';
-import { stripUndefined, type RecordOutcome } from './record.js';
+import { sealedStatus, stripUndefined, type RecordOutcome } from './record.js';
 import { withRepo } from './repo.js';
-
-const STEP_STATUS: Record<string, Status> = {
-  accepted: 'success',
-  rejected: 'failed',
-  superseded: 'partial',
-};
 
 export interface LifecycleChain {
   /** Oldest first: the handoff, then each lifecycle step. */
@@ -98,12 +92,18 @@ export function applyLifecycle(
       headId,
     );
     const to = claims.status;
+    const recordedAt = now.toISOString();
+    // The same derivation `verify` re-derives with: a step's status follows from the step.
+    const { status, reasons } = sealedStatus(
+      { schema: RECORD_SCHEMA, format: 'kxm', claims, observed: { recordedAt, witnesses: [] } },
+      { attachments: new Map() },
+    );
     const record: LedgerRecord = {
       schema: RECORD_SCHEMA,
       format: 'kxm',
       claims,
       observed: {
-        recordedAt: now.toISOString(),
+        recordedAt,
         ledgerVersion: LEDGER_VERSION,
         ...(request.by === undefined ? {} : { producer: request.by }),
         base: head.observed.base,
@@ -112,8 +112,8 @@ export function applyLifecycle(
         artifacts: [],
         witnesses: [],
         evidence: [],
-        effectiveStatus: STEP_STATUS[to] ?? head.observed.effectiveStatus,
-        reasons: [],
+        effectiveStatus: status,
+        reasons,
       },
     };
     const headTree = index.records.get(headId)!;

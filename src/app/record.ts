@@ -22,12 +22,13 @@ import {
   type FormatName,
   type LedgerRecord,
   type ObservedArtifact,
+  type Reason,
   type Status,
   type WitnessObservation,
 } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import { checkRepoPath, resolveInside } from '../paths/index.js';
-import { deriveEffectiveStatus } from '../record/status.js';
+import { deriveStatus, type DerivableRecord, type KeptInputs } from '../record/derive.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
@@ -155,10 +156,22 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     if (!baseObject) throw new Error(`base commit ${base} vanished`);
     const baseTree = parseCommit(baseObject.bytes).tree;
     const branch = await currentBranch(repo.root);
-    const { status, reasons } = deriveEffectiveStatus(
-      handoff.status,
-      handoff.reasons,
-      observations,
+    const input =
+      request.from === undefined
+        ? undefined
+        : { ...sourceName(request.from.fileName), root: repo.root };
+    const { status, reasons } = sealedStatus(
+      {
+        schema: RECORD_SCHEMA,
+        format: handoff.format,
+        claims: handoff.claims,
+        observed: {
+          recordedAt: now.toISOString(),
+          witnesses: observations,
+          ...(input === undefined ? {} : { input }),
+        },
+      },
+      { source: request.from?.bytes, attachments: evidenceFiles },
     );
 
     // 3. Seal.
@@ -177,9 +190,7 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
         witnesses: observations,
         evidence: keptEvidence,
         ...(source === undefined ? {} : { source }),
-        ...(request.from === undefined
-          ? {}
-          : { input: { ...sourceName(request.from.fileName), root: repo.root } }),
+        ...(input === undefined ? {} : { input }),
         effectiveStatus: status,
         reasons,
       },
@@ -211,6 +222,25 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     if (appended.entryId !== '') await noteKnownEntry(repo, appended.entryId);
     return { ...appended, id: toRecordId(recordBytes), record };
   });
+}
+
+/**
+ * The effective status a record is sealed with: exactly what `verify` re-derives from the
+ * record later (same function, same bytes, same context), so the two cannot disagree.
+ */
+export function sealedStatus(
+  record: DerivableRecord,
+  kept: KeptInputs,
+): { status: Status; reasons: Reason[] } {
+  const derived = deriveStatus(record, kept);
+  if (!derived.ok || derived.caveat !== undefined) {
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `cannot derive the effective status: ${derived.ok ? derived.caveat : derived.problem}`,
+      { hint: 'Nothing was written. This is a bug in ledger; please report it with the input.' },
+    );
+  }
+  return { status: derived.status, reasons: derived.reasons };
 }
 
 /** zod output may carry explicit `undefined` for absent optionals; CBOR has no such value. */

@@ -16,7 +16,7 @@ import {
 } from '../ledger/leaves.js';
 import { ATTESTATIONS_DIR, LOG_REF, SIGNATURES_DIR } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
-import { ATTESTATION_SCHEMA, type Attestation } from '../model/attestation.js';
+import { ATTESTATION_SCHEMA, type Attestation, type AttestedCheck } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { SignerSpec } from '../sign/index.js';
@@ -97,6 +97,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       ...(request.strict ? { strict: true } : {}),
       ...(trust ? { trust } : {}),
       now,
+      root: repo.root,
     });
 
     // A witness runs as this user: it cannot be kept from the repository by file permissions,
@@ -105,6 +106,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       const refsAfter = await ledgerRefs(repo.root);
       if (refsAfter !== refsBefore) {
         report.ledger.push({
+          id: 'refs',
           check: 'refs',
           subject: 'refs/ledger',
           verdict: 'contradicted',
@@ -119,6 +121,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     const lost = [...known].filter((entry) => !index.entries.has(entry));
     if (lost.length > 0) {
       report.ledger.push({
+        id: 'rollback',
         check: 'rollback',
         subject: LOG_REF,
         verdict: 'contradicted',
@@ -140,6 +143,14 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       ok: exitCode === 0,
       exitCode,
       notes,
+      scope: {
+        repository: repo.root,
+        ref: LOG_REF,
+        commit: index.tipCommit ?? null,
+        entry: index.tipEntry ?? null,
+        records: index.records.size,
+        verified: report.records.length,
+      },
       policy: {
         source: loaded.source,
         ...(loaded.path === undefined ? {} : { path: loaded.path }),
@@ -173,7 +184,7 @@ async function ledgerRefs(root: string): Promise<string> {
   return result.stdout.toString('utf8');
 }
 
-interface TrustedAttestation {
+export interface TrustedAttestation {
   id: string;
   signer: string;
   attestation: Attestation;
@@ -199,7 +210,7 @@ async function trustedAttestations(
   for (const [id, attestation] of attestations.leaves) {
     if (attestation.policy !== digest) continue;
     const signer = (signed.get(id) ?? [])
-      .map((s) => judgeSignature(id, s.armored, trust, 'auditor'))
+      .map((s) => judgeSignature(id, s.signature.armored, trust, 'auditor'))
       .find((v) => v.verified)?.signer;
     if (signer === undefined || signer === null) continue;
     const before = out.get(attestation.subject);
@@ -209,27 +220,69 @@ async function trustedAttestations(
   return out;
 }
 
-/** Re-run verdicts (witness, claim.check) come from the attestation; everything else is recomputed. */
-function applyAttestation(checks: Check[], from: TrustedAttestation): Check[] {
+/**
+ * Re-run verdicts (witness, claim.check) come from the attestation; everything else is
+ * recomputed. A verdict is found by the check's id (v2), never by "the first with this check
+ * and subject": a record that repeats a witness command has two such checks, and a recorded
+ * contradiction of the second must not be read as the first one's pass. A v1 attestation has
+ * no ids: its verdict is used only where (check, subject) names exactly one check on both sides.
+ */
+export function applyAttestation(checks: Check[], from: TrustedAttestation): Check[] {
   const RERUN = new Set(['witness', 'claim.check']);
+  const prior = attestedVerdicts(checks, from.attestation);
   const out = checks.map((check) => {
     if (!RERUN.has(check.check) || check.verdict !== 'unverifiable') return check;
-    const prior = from.attestation.verdicts.find(
-      (v) => v.check === check.check && v.subject === check.subject,
-    );
-    if (!prior) return check;
+    const found = prior.get(check.id);
+    if (!found || found.check !== check.check || found.subject !== check.subject) return check;
     return {
       ...check,
-      verdict: prior.verdict,
-      detail: `${prior.detail} (attested by ${from.signer} at ${from.attestation.at})`,
+      verdict: found.verdict,
+      detail: `${found.detail} (attested by ${from.signer} at ${from.attestation.at})`,
     };
   });
   out.push({
+    id: 'attestation',
     check: 'attestation',
     subject: from.id,
     verdict: 'verified',
     detail: `started from an attestation signed by ${from.signer} under this policy (${from.attestation.at})`,
   });
+  return out;
+}
+
+/** The attestation's verdicts by check id; ids that are ambiguous are left out. */
+function attestedVerdicts(
+  checks: readonly Check[],
+  attestation: Attestation,
+): Map<string, Omit<AttestedCheck, 'id'>> {
+  const out = new Map<string, Omit<AttestedCheck, 'id'>>();
+  const ambiguous = new Set<string>();
+  const add = (key: string, verdict: Omit<AttestedCheck, 'id'>) => {
+    if (out.has(key) || ambiguous.has(key)) {
+      ambiguous.add(key);
+      out.delete(key);
+    } else out.set(key, verdict);
+  };
+  if (attestation.schema === ATTESTATION_SCHEMA) {
+    for (const v of attestation.verdicts) add(v.id, v);
+    return out;
+  }
+  // v1: by (check, subject), and only where that pair is unique among this record's checks.
+  const pair = (c: { check: string; subject: string }) => JSON.stringify([c.check, c.subject]);
+  const byPair = new Map<string, Omit<AttestedCheck, 'id'>>();
+  for (const v of attestation.verdicts) {
+    const key = pair(v);
+    if (byPair.has(key) || ambiguous.has(key)) {
+      ambiguous.add(key);
+      byPair.delete(key);
+    } else byPair.set(key, v);
+  }
+  const counts = new Map<string, number>();
+  for (const c of checks) counts.set(pair(c), (counts.get(pair(c)) ?? 0) + 1);
+  for (const c of checks) {
+    const found = byPair.get(pair(c));
+    if (found && counts.get(pair(c)) === 1) out.set(c.id, found);
+  }
   return out;
 }
 
@@ -260,6 +313,7 @@ async function writeAttestations(
       ledgerVersion: LEDGER_VERSION,
       rerun,
       verdicts: r.checks.map((c) => ({
+        id: c.id,
         check: c.check,
         subject: c.subject,
         verdict: c.verdict,

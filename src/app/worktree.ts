@@ -21,11 +21,13 @@ export async function addWorktreeChecks(
     if (!index.records.has(report.id)) continue;
     // A record that does not decode already carries its integrity verdict; nothing to compare.
     const loaded = await loadRecord(store, index, report.id).catch(() => undefined);
-    for (const artifact of loaded?.record.observed.artifacts ?? []) {
+    for (const [i, artifact] of (loaded?.record.observed.artifacts ?? []).entries()) {
+      const id = `observed.artifacts[${i}].worktree`;
       const check = 'artifact.worktree';
       const inside = await resolveInside(root, artifact.path);
       if (!inside.ok) {
         report.checks.push({
+          id,
           check,
           subject: artifact.path,
           verdict: 'stale',
@@ -40,12 +42,14 @@ export async function addWorktreeChecks(
       report.checks.push(
         sha256 === artifact.sha256
           ? {
+              id,
               check,
               subject: artifact.path,
               verdict: 'verified',
               detail: 'unchanged in the work tree',
             }
           : {
+              id,
               check,
               subject: artifact.path,
               verdict: 'stale',

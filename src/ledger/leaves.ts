@@ -159,14 +159,14 @@ export function readAttestations(
   return readLeaves(store, index.attestations, 'attestation', Attestation);
 }
 
-/** Signatures grouped by the id they sign. */
+/** Signatures grouped by the id they sign, each with its own leaf id (findings name it). */
 export function bySubject(
   signatures: ReadonlyMap<string, SignatureObject>,
-): Map<string, SignatureObject[]> {
-  const out = new Map<string, SignatureObject[]>();
-  for (const signature of signatures.values()) {
+): Map<string, { id: string; signature: SignatureObject }[]> {
+  const out = new Map<string, { id: string; signature: SignatureObject }[]>();
+  for (const [id, signature] of signatures) {
     const list = out.get(signature.subject) ?? [];
-    list.push(signature);
+    list.push({ id, signature });
     out.set(signature.subject, list);
   }
   return out;

@@ -25,6 +25,40 @@ export async function readBlob(store: ObjectReader, oid: string): Promise<Uint8A
   return object.bytes;
 }
 
+/**
+ * Parsed trees by id, per reader: a tree is immutable, and `verify` looks up every artifact of
+ * a record in the same directories. Parsing a 10,000-entry directory again for each of its
+ * 10,000 artifacts made verify quadratic (65 s); with the parsed entries kept by name each
+ * lookup is a map access. Bounded: past MAX_CACHED_ENTRIES the cache starts over.
+ */
+type TreeIndex = ReadonlyMap<string, TreeEntry>;
+const parsedTrees = new WeakMap<ObjectReader, { entries: number; trees: Map<string, TreeIndex> }>();
+const MAX_CACHED_ENTRIES = 2_000_000;
+
+async function treeIndex(store: ObjectReader, oid: string): Promise<TreeIndex | undefined> {
+  let cache = parsedTrees.get(store);
+  if (cache === undefined) {
+    cache = { entries: 0, trees: new Map() };
+    parsedTrees.set(store, cache);
+  }
+  const cached = cache.trees.get(oid);
+  if (cached) return cached;
+  const object = await store.read(oid);
+  // Not cached when absent: the object may still be written or fetched by this command.
+  if (!object || object.type !== 'tree') return undefined;
+  const index = new Map<string, TreeEntry>();
+  // A well-formed tree never repeats a name; if one does, the first wins, as before.
+  for (const entry of parseTree(object.bytes))
+    if (!index.has(entry.name)) index.set(entry.name, entry);
+  if (cache.entries + index.size > MAX_CACHED_ENTRIES) {
+    cache.trees.clear();
+    cache.entries = 0;
+  }
+  cache.trees.set(oid, index);
+  cache.entries += index.size;
+  return index;
+}
+
 /** Follows `path` (split on '/') from a tree; undefined when any component is missing. */
 export async function lookupPath(
   store: ObjectReader,
@@ -35,9 +69,9 @@ export async function lookupPath(
   let current = treeOid;
   const parts = path.split('/');
   for (let i = 0; i < parts.length; i++) {
-    const object = await store.read(current);
-    if (!object || object.type !== 'tree') return undefined;
-    entry = parseTree(object.bytes).find((e) => e.name === parts[i]);
+    const index = await treeIndex(store, current);
+    if (index === undefined) return undefined;
+    entry = index.get(parts[i]!);
     if (!entry) return undefined;
     if (i < parts.length - 1) {
       if (entry.mode !== MODE.tree) return undefined;

@@ -7,7 +7,9 @@ import { z } from 'zod';
 import { RECORD_ID } from './record.js';
 
 export const SIGNATURE_SCHEMA = 'ledger.signature/v1';
-export const ATTESTATION_SCHEMA = 'ledger.attestation/v1';
+/** The schema new attestations are written in. */
+export const ATTESTATION_SCHEMA = 'ledger.attestation/v2';
+export const ATTESTATION_SCHEMA_V1 = 'ledger.attestation/v1';
 /** SSHSIG namespace of every ledger signature; the signed message is the subject id string. */
 export const SIGNATURE_NAMESPACE = 'ledger';
 
@@ -22,16 +24,18 @@ export const SignatureObject = z.strictObject({
 });
 export type SignatureObject = z.infer<typeof SignatureObject>;
 
-export const AttestedCheck = z.strictObject({
+/** A v1 verdict: found again by (check, subject) — ambiguous when a record repeats one. */
+export const AttestedCheckV1 = z.strictObject({
   check: short,
   subject: short,
   verdict: z.enum(['verified', 'contradicted', 'unverifiable', 'stale']),
   detail: z.string().max(65536),
 });
+/** A v2 verdict carries the check's stable id (unique within its record): found again by it. */
+export const AttestedCheck = AttestedCheckV1.extend({ id: short });
 export type AttestedCheck = z.infer<typeof AttestedCheck>;
 
-export const Attestation = z.strictObject({
-  schema: z.literal(ATTESTATION_SCHEMA),
+const attestationFields = {
   /** The record the verdicts are about. */
   subject: id,
   /** sha256 hex of the policy (and allowed_signers bytes) the verdicts were reached under. */
@@ -39,7 +43,24 @@ export const Attestation = z.strictObject({
   ledgerVersion: short,
   /** Whether witnesses were re-run for these verdicts. */
   rerun: z.boolean(),
-  verdicts: z.array(AttestedCheck).max(100_000),
   at: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/),
+};
+
+export const AttestationV1 = z.strictObject({
+  schema: z.literal(ATTESTATION_SCHEMA_V1),
+  ...attestationFields,
+  verdicts: z.array(AttestedCheckV1).max(100_000),
 });
+
+export const AttestationV2 = z.strictObject({
+  schema: z.literal(ATTESTATION_SCHEMA),
+  ...attestationFields,
+  verdicts: z.array(AttestedCheck).max(100_000),
+});
+
+/**
+ * Any stored attestation. v1 stays readable (its bytes are its id); new ones are v2, whose
+ * verdicts are looked up by check id, never by (check, subject).
+ */
+export const Attestation = z.discriminatedUnion('schema', [AttestationV1, AttestationV2]);
 export type Attestation = z.infer<typeof Attestation>;

@@ -4,6 +4,7 @@
  * pure tests. Object ids are git's (SHA-1, 40 hex); the ledger's own ids are sha256 and live
  * in the record model, not here.
  */
+import { LedgerError } from '../model/errors.js';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
 
@@ -12,15 +13,45 @@ export interface GitObject {
   bytes: Uint8Array;
 }
 
+/** What a streamed read reports once every chunk was handed over. */
+export interface ObjectInfo {
+  type: ObjectType;
+  size: number;
+}
+
+/**
+ * The largest object `read` hands over whole. Records, log entries, trees and commits are far
+ * smaller; an artifact blob can be anything a repository holds (a planted 1.5 GiB of zeros
+ * deflates to 1.7 MB), so blobs of unknown size are streamed with `readChunks`, never read
+ * whole. A larger object asked for whole is refused as damaged data (LedgerError `CORRUPT`)
+ * rather than allocated.
+ */
+export const MAX_WHOLE_OBJECT_BYTES = 64 * 1024 * 1024;
+
 export interface ObjectReader {
-  /** The object, or undefined when the store does not have it. */
+  /**
+   * The object, or undefined when the store does not have it. Throws LedgerError `CORRUPT`
+   * for an object larger than the store's whole-read cap (MAX_WHOLE_OBJECT_BYTES by default).
+   */
   read(oid: string): Promise<GitObject | undefined>;
+  /**
+   * Hands the object's bytes to `onChunk` piece by piece, in order, and resolves with its type
+   * and size once all were handed over (undefined, and no chunk, when the store does not have
+   * it). Memory stays bounded whatever the object's size. A chunk is only valid during the
+   * call: copy it to keep it. When `onChunk` throws, the rest is skipped and the read rejects
+   * with that error.
+   */
+  readChunks(oid: string, onChunk: (chunk: Uint8Array) => void): Promise<ObjectInfo | undefined>;
 }
 
 export interface ObjectStore extends ObjectReader {
   /** Stores an object (idempotent) and returns its git object id. */
   write(type: ObjectType, bytes: Uint8Array): Promise<string>;
-  /** The object id a ref points at, or undefined when the ref does not exist. */
+  /**
+   * The object id a ref points at, or undefined when the ref does not exist. A ref that exists
+   * but cannot be read (not an object id, unreadable file) throws LedgerError `CORRUPT`: it
+   * must never look like an empty ledger.
+   */
   readRef(name: string): Promise<string | undefined>;
   /**
    * Compare-and-swap: moves `name` from `expected` (undefined: the ref must not exist) to
@@ -28,4 +59,15 @@ export interface ObjectStore extends ObjectReader {
    * (without throwing) when the ref no longer has the expected value.
    */
   updateRef(name: string, next: string, expected: string | undefined): Promise<boolean>;
+}
+
+/** The error every store gives for an object past its whole-read cap. */
+export function tooLargeToRead(oid: string, size: number, cap: number): Error {
+  return new LedgerError(
+    'CORRUPT',
+    `object ${oid} is ${size} bytes, more than the ${cap} bytes ledger reads whole`,
+    {
+      hint: 'No ledger object is that large: the repository holds a planted or damaged object. Run ledger verify to see which record names it.',
+    },
+  );
 }

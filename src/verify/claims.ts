@@ -6,8 +6,8 @@ import { checkRepoPath } from '../paths/index.js';
 import { lookupPath } from '../ledger/trees.js';
 import type { LedgerRecord } from '../model/record.js';
 import type { ObjectReader } from '../store/port.js';
-import { createHash } from 'node:crypto';
-import type { Check } from './types.js';
+import { countLines as countBlobLines, digestObject } from './blobs.js';
+import type { CheckDraft as Check } from './types.js';
 import type { VerifyOptions } from './verify.js';
 
 /** Claimed statuses that mean "done and good", across the seed formats' vocabularies. */
@@ -172,8 +172,7 @@ async function checkClaimedArtifacts(store: ObjectReader, record: LedgerRecord, 
       });
       continue;
     }
-    const object = await store.read(entry.oid);
-    const sha256 = object ? createHash('sha256').update(object.bytes).digest('hex') : undefined;
+    const sha256 = (await digestObject(store, entry.oid))?.sha256;
     checks.push(
       sha256 === artifact.sha256
         ? {
@@ -207,8 +206,8 @@ async function checkReferences(store: ObjectReader, record: LedgerRecord, checks
     }
     if (!lineCounts.has(safe.path)) {
       const entry = await lookupPath(store, record.observed.candidate.tree, safe.path);
-      const object = entry ? await store.read(entry.oid) : undefined;
-      lineCounts.set(safe.path, object?.type === 'blob' ? countLines(object.bytes) : undefined);
+      const counted = entry ? await countBlobLines(store, entry.oid) : undefined;
+      lineCounts.set(safe.path, counted?.type === 'blob' ? counted.lines : undefined);
     }
     const lines = lineCounts.get(safe.path);
     const last = ref.endLine ?? ref.line;
@@ -247,13 +246,6 @@ async function checkReferences(store: ObjectReader, record: LedgerRecord, checks
       detail: `${bad} of ${references.length} references do not resolve (more than ${MAX_BAD_REFERENCE_SHARE * 100}%)`,
     });
   }
-}
-
-function countLines(bytes: Uint8Array): number {
-  if (bytes.length === 0) return 0;
-  let n = 0;
-  for (const b of bytes) if (b === 0x0a) n++;
-  return bytes[bytes.length - 1] === 0x0a ? n : n + 1;
 }
 
 async function checkClaimedCommands(

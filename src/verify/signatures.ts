@@ -13,7 +13,7 @@ import {
   type AllowedSigner,
   type AllowedSignersProblem,
 } from '../sign/index.js';
-import type { Check } from './types.js';
+import type { Check, CheckSink } from './types.js';
 
 export type Role = 'producer' | 'auditor';
 
@@ -116,80 +116,89 @@ export function judgeSignature(
   };
 }
 
+/** A signature leaf of the ledger: its own id, and what it holds. */
+export interface SignatureLeaf {
+  id: string;
+  signature: SignatureObject;
+}
+
 /**
- * The `signature` and `producer` checks of one record. A signature that does not verify is a
- * contradiction (someone forged or damaged it); a missing or untrusted one leaves the producer
- * a claim — `unverifiable`, or `contradicted` when the policy requires signatures.
+ * The `signature` and `producer` checks of one record. Anyone who can push to a shared remote
+ * can add a signature leaf, so a signature that does not verify proves nothing about anyone:
+ * it is a finding about that leaf (`unverifiable`, named by the leaf's id), never a verdict on
+ * the record. A missing or untrusted signature leaves the producer a claim — `unverifiable`,
+ * or `contradicted` when the policy requires signatures.
  */
 export function checkSignatures(
   id: string,
   producer: string | undefined,
-  signatures: readonly SignatureObject[],
+  signatures: readonly SignatureLeaf[],
   trust: Trust | undefined,
-  checks: Check[],
+  checks: CheckSink,
 ): SignatureVerdict[] {
-  const verdicts = signatures.map((s) => judgeSignature(id, s.armored, trust, 'producer'));
+  const verdicts = signatures.map((s) =>
+    judgeSignature(id, s.signature.armored, trust, 'producer'),
+  );
   const required = trust?.required ?? false;
   const missing = (detail: string): Check => ({
+    id: 'signatures',
     check: 'signature',
     subject: id,
     verdict: required ? 'contradicted' : 'unverifiable',
     detail: required ? `${detail}; the policy requires a trusted signature` : detail,
   });
-  for (const v of verdicts) {
+  verdicts.forEach((v, i) => {
+    const leaf = signatures[i]!.id;
     if (v.reason.startsWith('invalid signature')) {
       checks.push({
+        id: `signatures[${leaf}]`,
         check: 'signature',
-        subject: v.key ?? id,
-        verdict: 'contradicted',
-        detail: v.reason,
+        subject: leaf,
+        verdict: 'unverifiable',
+        detail: `signature leaf ${leaf}${v.key === undefined ? '' : ` (key ${v.key})`} does not verify over this record, so it is ignored: ${v.reason}`,
       });
-    }
-  }
-  const trusted = verdicts.filter((v) => v.verified);
-  if (trusted.length > 0) {
-    for (const v of trusted) {
+    } else if (v.verified) {
       checks.push({
+        id: `signatures[${leaf}]`,
         check: 'signature',
         subject: v.signer!,
         verdict: 'verified',
         detail: `${v.reason}: the producer's verified identity`,
       });
     }
-  } else if (verdicts.length === 0) {
-    // Unsigned and nothing claimed about who made it: nothing to check unless signatures are required.
-    if (required) checks.push(missing('the record is not signed'));
-  } else {
+  });
+  const trusted = verdicts.filter((v) => v.verified);
+  if (trusted.length === 0) {
     const why = verdicts
       .filter((v) => !v.reason.startsWith('invalid signature'))
       .map((v) => v.reason);
     if (why.length > 0) checks.push(missing(why.join('; ')));
-    else if (required) checks.push(missing('no valid signature'));
+    else if (required)
+      checks.push(
+        missing(verdicts.length === 0 ? 'the record is not signed' : 'no valid signature'),
+      );
   }
   if (producer !== undefined) {
+    const check = (verdict: Check['verdict'], detail: string): Check => ({
+      id: 'observed.producer',
+      check: 'producer',
+      subject: producer,
+      verdict,
+      detail,
+    });
     if (trusted.length === 0) {
-      checks.push({
-        check: 'producer',
-        subject: producer,
-        verdict: 'unverifiable',
-        detail: 'claimed, not proven: no trusted signature',
-      });
+      checks.push(check('unverifiable', 'claimed, not proven: no trusted signature'));
     } else if (
       trusted.some((v) => v.signer === producer || matchPatternList(producer, v.signer!))
     ) {
-      checks.push({
-        check: 'producer',
-        subject: producer,
-        verdict: 'verified',
-        detail: `signed by ${producer}`,
-      });
+      checks.push(check('verified', `signed by ${producer}`));
     } else {
-      checks.push({
-        check: 'producer',
-        subject: producer,
-        verdict: 'contradicted',
-        detail: `claimed ${producer}, but signed by ${trusted.map((v) => v.signer).join(', ')}`,
-      });
+      checks.push(
+        check(
+          'contradicted',
+          `claimed ${producer}, but signed by ${trusted.map((v) => v.signer).join(', ')}`,
+        ),
+      );
     }
   }
   return verdicts;

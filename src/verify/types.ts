@@ -2,6 +2,14 @@ export const VERDICTS = ['verified', 'contradicted', 'unverifiable', 'stale'] as
 export type Verdict = (typeof VERDICTS)[number];
 
 export interface Check {
+  /**
+   * Which check this is, stable and unique within its record (ledger checks: within the
+   * ledger), so that a verdict can be found again — by an attestation, a CI annotation, a diff
+   * of two runs. It names the field it is about where there is one: `observed.artifacts[3]`,
+   * `observed.witnesses[1]`, `observed.effectiveStatus`, `claims.artifacts[0]`; else the check:
+   * `id`, `canonical`, `chain`, `signatures[<leaf id>]`.
+   */
+  id: string;
   /** What was checked: `id`, `chain`, `artifact`, `witness`, `reference`… */
   check: string;
   /** Which thing: an artifact path, a command, a `file:line`, the record id. */
@@ -12,9 +20,34 @@ export interface Check {
   integrity?: boolean;
 }
 
+/**
+ * A check as a checker outside this folder may still produce it, before `verifyLedger` gives
+ * it an id from its position (see `identifyChecks`).
+ */
+export type CheckDraft = Omit<Check, 'id'> & { id?: string };
+
+/** Where checkers put their checks: a list of drafts or of complete checks alike. */
+export interface CheckSink {
+  push(...checks: Check[]): number;
+}
+
 export interface RecordReport {
   id: string;
   checks: Check[];
+}
+
+/** What a verify run looked at: a person must be able to tell the ledger they meant was seen. */
+export interface VerifyScope {
+  /** The repository's work tree (absolute path). */
+  repository: string;
+  ref: string;
+  /** The commit the ref points at; null when the ref does not exist (nothing to verify). */
+  commit: string | null;
+  /** The log entry that commit names as the tip. */
+  entry: string | null;
+  /** How many records the ledger holds, and how many this run verified. */
+  records: number;
+  verified: number;
 }
 
 export interface VerifyReport {
@@ -28,6 +61,8 @@ export interface VerifyReport {
   policy?: { source: 'flag' | 'git-config' | 'default'; path?: string; digest: string };
   /** Attestations written by `verify --record`, by record id. */
   attestations?: { record: string; id: string; signed: boolean }[];
+  /** The repository, ref and tip this report is about (set by `verify`, not the pure core). */
+  scope?: VerifyScope;
 }
 
 /** What a re-run of a witness in a throw-away checkout observed. */

@@ -1,36 +1,32 @@
 /**
  * `verify`: recompute everything a record asserts, through the store port only. Integrity
  * checks cover what `ledger` itself wrote (ids, canonical bytes, the chain, observations
- * against the stored objects); claim checks cover what the agent asserted.
+ * against the stored objects, the effective status re-derived from what the record kept);
+ * claim checks cover what the agent asserted. Every check has an id unique within its record.
  */
-import { createHash } from 'node:crypto';
-import { decodeCanonical, toRecordId } from '../canonical/index.js';
-import {
-  BASE_COMMIT_FILE,
-  BASE_TREE,
-  CANDIDATE_TREE,
-  EVIDENCE_DIR,
-  RECORD_FILE,
-} from '../ledger/layout.js';
+import { decodeCanonical } from '../canonical/index.js';
+import { LOG_REF, RECORD_FILE } from '../ledger/layout.js';
 import type { LedgerIndex } from '../ledger/read.js';
-import { readEntry } from '../ledger/read.js';
-import { lookupPath } from '../ledger/trees.js';
-import { isLedgerError } from '../model/errors.js';
-import { Record as RecordSchema, type LedgerRecord, type LogEntry } from '../model/record.js';
-import {
-  EMPTY_TREE,
-  hashObject,
-  MODE,
-  parseCommit,
-  parseTree,
-  type TreeEntry,
-} from '../store/objects.js';
-import type { ObjectReader } from '../store/port.js';
 import { bySubject, readAttestations, readSignatures } from '../ledger/leaves.js';
-import type { SignatureObject } from '../model/attestation.js';
+import { isLedgerError } from '../model/errors.js';
+import { Record as RecordSchema, type LedgerRecord } from '../model/record.js';
+import { parseTree, type TreeEntry } from '../store/objects.js';
+import { MAX_WHOLE_OBJECT_BYTES, type ObjectReader } from '../store/port.js';
+import { readCapped } from './blobs.js';
+import { checkChain } from './chain.js';
+import { fail, identifyChecks, pass, unverifiable } from './checks.js';
 import { checkClaims } from './claims.js';
-import { checkSignatures, type Trust } from './signatures.js';
-import type { Check, RecordReport, Rerunner, VerifyReport } from './types.js';
+import { checkDerivedStatus } from './derived.js';
+import {
+  checkAnchors,
+  checkArtifacts,
+  checkBaseInRepository,
+  checkClock,
+  checkEvidence,
+} from './observed.js';
+import { checkSignatures, type SignatureLeaf, type Trust } from './signatures.js';
+import type { Check, CheckDraft, RecordReport, Rerunner, VerifyReport } from './types.js';
+import { checkWitnesses } from './witnesses.js';
 
 export interface VerifyOptions {
   /** Records to verify (full ids); all when undefined. The chain is always checked. */
@@ -50,13 +46,18 @@ export interface VerifyOptions {
   trust?: Trust;
   /** The verify time, for clock checks. Default: now. */
   now?: Date;
+  /**
+   * The work tree's path, to parse the kept source of a v1 record (which did not keep the path
+   * it was recorded in) the way it most likely was. v2 records carry their own.
+   */
+  root?: string;
 }
 
-/** Records dated further than this after the verify time, or before their base commit, are flagged. */
-const CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
+/** Larger record blobs are not decoded (the canonical decoder's own limit). */
+const MAX_RECORD_BYTES = MAX_WHOLE_OBJECT_BYTES;
 
 interface RecordContext extends VerifyOptions {
-  signatures: Map<string, SignatureObject[]>;
+  signatures: Map<string, SignatureLeaf[]>;
 }
 
 export async function verifyLedger(
@@ -78,170 +79,95 @@ export async function verifyLedger(
   const signed = await readSignatures(store, index);
   const attested = await readAttestations(store, index);
   for (const damaged of [...signed.damaged, ...attested.damaged])
-    ledger.push(fail('leaf', damaged.id, damaged.problem, true));
+    ledger.push(fail(`leaves[${damaged.id}]`, 'leaf', damaged.id, damaged.problem, true));
+  // A leaf about nothing in the ledger is junk anyone with push access could add: a finding
+  // about that leaf, never an integrity failure of the ledger (a removed record shows in the
+  // chain, which names every record).
   for (const [leaf, signature] of signed.leaves) {
-    if (!index.records.has(signature.subject) && !attested.leaves.has(signature.subject)) {
+    if (!index.records.has(signature.subject) && !attested.leaves.has(signature.subject))
       ledger.push(
-        fail(
+        unverifiable(
+          `leaves[${leaf}]`,
           'leaf',
           leaf,
-          `signature ${leaf} signs ${signature.subject}, which is not in the ledger`,
-          true,
+          `signature ${leaf} signs ${signature.subject}, which is not in the ledger: ignored`,
         ),
       );
-    }
   }
   for (const [leaf, attestation] of attested.leaves) {
-    if (!index.records.has(attestation.subject)) {
+    if (!index.records.has(attestation.subject))
       ledger.push(
-        fail(
+        unverifiable(
+          `leaves[${leaf}]`,
           'leaf',
           leaf,
-          `attestation ${leaf} is about ${attestation.subject}, which is not in the ledger`,
-          true,
+          `attestation ${leaf} is about ${attestation.subject}, which is not in the ledger: ignored`,
         ),
       );
-    }
   }
+  if (index.tipCommit === undefined && options.ids === undefined)
+    ledger.push(
+      unverifiable(
+        'records',
+        'ledger',
+        LOG_REF,
+        `${LOG_REF} does not exist: there are no records, so nothing was verified`,
+      ),
+    );
   const context: RecordContext = { ...options, signatures: bySubject(signed.leaves) };
   const ids = options.ids ?? [...index.records.keys()];
   const records: RecordReport[] = [];
   for (const id of ids) {
-    const checks: Check[] = [];
+    const drafts: CheckDraft[] = [];
     const tree = index.records.get(id);
     if (tree === undefined) {
-      checks.push(fail('record', id, `record ${id} is not in the ledger`, true));
+      drafts.push(fail('record', 'record', id, `record ${id} is not in the ledger`, true));
     } else {
       const logged = recordsInLog.get(id) ?? 0;
-      checks.push(
+      drafts.push(
         logged === 1
-          ? pass('chain', id, 'the log names this record once')
-          : fail('chain', id, `the log names this record ${logged} times; expected once`, true),
+          ? pass('chain', 'chain', id, 'the log names this record once')
+          : fail(
+              'chain',
+              'chain',
+              id,
+              `the log names this record ${logged} times; expected once`,
+              true,
+            ),
       );
-      await verifyRecord(store, id, tree, context, checks);
+      try {
+        await verifyRecord(store, id, tree, context, drafts);
+      } catch (error) {
+        // Damaged objects under this record (a tree that is a 2 GiB blob, a pack git cannot
+        // inflate): the record's integrity verdict, naming it, rather than the end of the run.
+        if (!isLedgerError(error)) throw error;
+        drafts.push(
+          fail(
+            'record',
+            'record',
+            id,
+            `reading the record's objects failed: ${error.message}`,
+            true,
+          ),
+        );
+      }
     }
-    records.push({ id, checks });
+    records.push({ id, checks: identifyChecks(drafts) });
   }
+  const ledgerChecks = identifyChecks(ledger);
   const exitCode = exitCodeOf(
-    [...ledger, ...records.flatMap((r) => r.checks)],
+    [...ledgerChecks, ...records.flatMap((r) => r.checks)],
     options.strict ?? false,
   );
-  return { ok: exitCode === 0, exitCode, ledger, records };
+  return { ok: exitCode === 0, exitCode, ledger: ledgerChecks, records };
 }
 
 /** 3 when an integrity check failed, 1 when a claim was contradicted (or, strict, unverifiable). */
-export function exitCodeOf(all: readonly Check[], strict: boolean): 0 | 1 | 3 {
+export function exitCodeOf(all: readonly CheckDraft[], strict: boolean): 0 | 1 | 3 {
   const integrity = all.some((c) => c.integrity && c.verdict !== 'verified');
   const contradicted = all.some((c) => c.verdict === 'contradicted');
   const unverifiable = all.some((c) => c.verdict === 'unverifiable');
   return integrity ? 3 : contradicted || (strict && unverifiable) ? 1 : 0;
-}
-
-function pass(check: string, subject: string, detail: string, integrity = false): Check {
-  return { check, subject, verdict: 'verified', detail, ...(integrity ? { integrity } : {}) };
-}
-
-function fail(check: string, subject: string, detail: string, integrity = false): Check {
-  return { check, subject, verdict: 'contradicted', detail, ...(integrity ? { integrity } : {}) };
-}
-
-/** The log: every entry hashes to its id and decodes; every `prev` exists; heights add up;
- * every entry is reachable from the tip; every record is named by the log. */
-async function checkChain(
-  store: ObjectReader,
-  index: LedgerIndex,
-  out: Check[],
-): Promise<Map<string, LogEntry>> {
-  const entries = new Map<string, LogEntry>();
-  let damaged = false;
-  for (const [id, blob] of index.entries) {
-    try {
-      entries.set(id, (await readEntry(store, id, blob)).entry);
-    } catch (error) {
-      damaged = true;
-      out.push(fail('chain', id, isLedgerError(error) ? error.message : String(error), true));
-    }
-  }
-  if (index.tipCommit === undefined) return entries;
-  if (index.tipEntry === undefined || !entries.has(index.tipEntry)) {
-    out.push(
-      fail(
-        'chain',
-        'tip',
-        `the ledger tip names log entry ${index.tipEntry ?? '(none)'}, which is not in the log`,
-        true,
-      ),
-    );
-    return entries;
-  }
-  for (const [id, entry] of entries) {
-    let height = 0;
-    for (const prev of entry.prev) {
-      const before = entries.get(prev);
-      if (!before) {
-        if (index.entries.has(prev)) continue; // already reported as damaged
-        damaged = true;
-        out.push(
-          fail(
-            'chain',
-            id,
-            `log entry ${id} follows ${prev}, which is missing: the log has a hole`,
-            true,
-          ),
-        );
-      } else {
-        height = Math.max(height, before.height);
-      }
-    }
-    if (entry.prev.every((p) => entries.has(p)) && entry.height !== height + 1) {
-      damaged = true;
-      out.push(
-        fail(
-          'chain',
-          id,
-          `log entry ${id} has height ${entry.height}; expected ${height + 1}`,
-          true,
-        ),
-      );
-    }
-    if (entry.record !== null && !index.records.has(entry.record)) {
-      damaged = true;
-      out.push(
-        fail(
-          'chain',
-          id,
-          `log entry ${id} names record ${entry.record}, which is missing from the ledger`,
-          true,
-        ),
-      );
-    }
-  }
-  const reachable = new Set<string>();
-  const stack = [index.tipEntry];
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (reachable.has(id)) continue;
-    reachable.add(id);
-    for (const prev of entries.get(id)?.prev ?? []) stack.push(prev);
-  }
-  for (const id of entries.keys()) {
-    if (!reachable.has(id)) {
-      damaged = true;
-      out.push(fail('chain', id, `log entry ${id} is not reachable from the tip`, true));
-    }
-  }
-  const named = new Set([...entries.values()].map((e) => e.record));
-  for (const id of index.records.keys()) {
-    if (!named.has(id)) {
-      damaged = true;
-      out.push(
-        fail('chain', id, `record ${id} is in the ledger tree but no log entry names it`, true),
-      );
-    }
-  }
-  if (!damaged)
-    out.push(pass('chain', 'ledger', `${entries.size} log entries chain from the tip`, true));
-  return entries;
 }
 
 async function verifyRecord(
@@ -249,31 +175,47 @@ async function verifyRecord(
   id: string,
   recordTree: string,
   options: RecordContext,
-  checks: Check[],
+  checks: CheckDraft[],
 ): Promise<void> {
   const treeObject = await store.read(recordTree);
   if (!treeObject || treeObject.type !== 'tree') {
-    checks.push(fail('id', id, `the record's tree ${recordTree} is missing`, true));
+    checks.push(fail('id', 'id', id, `the record's tree ${recordTree} is missing`, true));
     return;
   }
   const files = new Map<string, TreeEntry>(parseTree(treeObject.bytes).map((e) => [e.name, e]));
   const blob = files.get(RECORD_FILE);
-  const bytes = blob ? (await store.read(blob.oid))?.bytes : undefined;
-  if (!bytes) {
-    checks.push(fail('id', id, 'the record blob is missing', true));
+  const read = blob ? await readCapped(store, blob.oid, MAX_RECORD_BYTES) : undefined;
+  if (!read) {
+    checks.push(fail('id', 'id', id, 'the record blob is missing', true));
     return;
   }
-  const actual = toRecordId(bytes);
+  const actual = `sha256:${read.sha256}`;
   if (actual !== id) {
-    checks.push(fail('id', id, `the stored bytes hash to ${actual}, not to the record's id`, true));
+    checks.push(
+      fail('id', 'id', id, `the stored bytes hash to ${actual}, not to the record's id`, true),
+    );
     return;
   }
-  checks.push(pass('id', id, 'sha256 of the stored bytes is the id', true));
+  checks.push(pass('id', 'id', id, 'sha256 of the stored bytes is the id', true));
+  if (read.bytes === undefined) {
+    checks.push(
+      fail(
+        'canonical',
+        'canonical',
+        id,
+        `not canonical CBOR: ${read.size} bytes, over the ${MAX_RECORD_BYTES}-byte limit for a record`,
+        true,
+      ),
+    );
+    return;
+  }
   let value: unknown;
   try {
-    value = decodeCanonical(bytes);
+    value = decodeCanonical(read.bytes);
   } catch (error) {
-    checks.push(fail('canonical', id, `not canonical CBOR: ${(error as Error).message}`, true));
+    checks.push(
+      fail('canonical', 'canonical', id, `not canonical CBOR: ${(error as Error).message}`, true),
+    );
     return;
   }
   const parsed = RecordSchema.safeParse(value);
@@ -281,6 +223,7 @@ async function verifyRecord(
     const first = parsed.error.issues[0];
     checks.push(
       fail(
+        'schema',
         'schema',
         id,
         `does not match ${schemaName(value)}: ${first?.path.join('.')}: ${first?.message}`,
@@ -290,11 +233,18 @@ async function verifyRecord(
     return;
   }
   const record: LedgerRecord = parsed.data;
-  checks.push(pass('canonical', id, `canonical CBOR of a ${record.schema}`, true));
-  await checkAnchors(store, record, files, checks);
+  checks.push(pass('canonical', 'canonical', id, `canonical CBOR of a ${record.schema}`, true));
+  const baseCommitBytes = await checkAnchors(store, record, files, checks);
+  await checkBaseInRepository(store, record, checks);
   await checkArtifacts(store, record, checks);
-  await checkEvidence(store, record, files, checks);
-  await checkWitnesses(id, record, options, checks);
+  const kept = await checkEvidence(store, record, files, checks);
+  checkDerivedStatus(
+    record,
+    kept,
+    checks,
+    options.root === undefined ? {} : { fallbackRoot: options.root },
+  );
+  await checkWitnesses(id, record, options.rerun, checks);
   await checkClaims(store, record, options, id, checks);
   checkSignatures(
     id,
@@ -303,7 +253,7 @@ async function verifyRecord(
     options.trust,
     checks,
   );
-  await checkClock(store, record, options.now ?? new Date(), checks);
+  checkClock(record, baseCommitBytes, options.now ?? new Date(), checks);
 }
 
 /** The schema a stored value claims to follow, for a message about why it does not. */
@@ -312,229 +262,4 @@ function schemaName(value: unknown): string {
   return typeof schema === 'string' && /^ledger\.record\/v\d+$/.test(schema)
     ? schema
     : 'any ledger.record schema';
-}
-
-/**
- * `recordedAt` comes from the recording machine's clock. Nothing orders by it (the log height
- * does), but a record dated after the verify time or before its own base commit says the clock
- * was wrong or the record was made by hand: flagged, never trusted.
- */
-async function checkClock(store: ObjectReader, record: LedgerRecord, now: Date, checks: Check[]) {
-  const at = Date.parse(record.observed.recordedAt);
-  const baseObject =
-    record.observed.base.commit === null
-      ? undefined
-      : await store.read(record.observed.base.commit);
-  const committer =
-    baseObject?.type === 'commit'
-      ? /^committer .* (\d{1,15}) [+-]\d{4}$/m.exec(
-          Buffer.from(baseObject.bytes).toString('utf8').split('\n\n')[0] ?? '',
-        )
-      : null;
-  const baseTime = committer?.[1] === undefined ? undefined : Number(committer[1]) * 1000;
-  if (at > now.getTime() + CLOCK_SKEW_MS) {
-    checks.push({
-      check: 'clock',
-      subject: record.observed.recordedAt,
-      verdict: 'unverifiable',
-      detail: `recorded ${Math.round((at - now.getTime()) / 86_400_000)} day(s) after the verify time: the recording clock was wrong, or the record was not made by ledger`,
-    });
-  } else if (baseTime !== undefined && at < baseTime - CLOCK_SKEW_MS) {
-    checks.push({
-      check: 'clock',
-      subject: record.observed.recordedAt,
-      verdict: 'unverifiable',
-      detail: `recorded ${Math.round((baseTime - at) / 86_400_000)} day(s) before its base commit was made: one of the two clocks was wrong`,
-    });
-  }
-}
-
-async function checkAnchors(
-  store: ObjectReader,
-  record: LedgerRecord,
-  files: Map<string, TreeEntry>,
-  checks: Check[],
-) {
-  const { base, candidate } = record.observed;
-  const baseCommit = files.get(BASE_COMMIT_FILE);
-  const raw = baseCommit ? (await store.read(baseCommit.oid))?.bytes : undefined;
-  if (base.commit === null) {
-    // A record made before the repository's first commit: its base is the empty tree.
-    checks.push(
-      base.tree === EMPTY_TREE && files.get(BASE_TREE)?.oid === EMPTY_TREE && !baseCommit
-        ? pass('anchor', 'base', 'no base commit: the empty tree', true)
-        : fail(
-            'anchor',
-            'base',
-            'a record without a base commit must have the empty tree as its base',
-            true,
-          ),
-    );
-  } else if (!raw) {
-    checks.push(fail('anchor', 'base', 'the base commit bytes are missing', true));
-  } else if (hashObject('commit', raw) !== base.commit) {
-    checks.push(
-      fail('anchor', 'base', `the stored base commit does not hash to ${base.commit}`, true),
-    );
-  } else if (parseCommit(raw).tree !== base.tree || files.get(BASE_TREE)?.oid !== base.tree) {
-    checks.push(fail('anchor', 'base', `the base tree does not match commit ${base.commit}`, true));
-  } else {
-    checks.push(
-      pass(
-        'anchor',
-        'base',
-        `base commit ${base.commit.slice(0, 12)} with tree ${base.tree.slice(0, 12)}`,
-        true,
-      ),
-    );
-  }
-  const cand = files.get(CANDIDATE_TREE);
-  const candObject = cand ? await store.read(cand.oid) : undefined;
-  if (
-    !cand ||
-    cand.oid !== candidate.tree ||
-    cand.mode !== MODE.tree ||
-    candObject?.type !== 'tree'
-  ) {
-    checks.push(
-      fail(
-        'anchor',
-        'candidate',
-        `the candidate tree ${candidate.tree} is not the one stored`,
-        true,
-      ),
-    );
-  } else {
-    checks.push(
-      pass('anchor', 'candidate', `candidate tree ${candidate.tree.slice(0, 12)} is stored`, true),
-    );
-  }
-}
-
-async function checkArtifacts(store: ObjectReader, record: LedgerRecord, checks: Check[]) {
-  for (const artifact of record.observed.artifacts) {
-    const entry = await lookupPath(store, record.observed.candidate.tree, artifact.path);
-    const object = entry ? await store.read(entry.oid) : undefined;
-    if (!entry || !object) {
-      checks.push(fail('artifact', artifact.path, 'not found in the candidate tree', true));
-      continue;
-    }
-    const sha256 = createHash('sha256').update(object.bytes).digest('hex');
-    if (
-      entry.oid !== artifact.blob ||
-      sha256 !== artifact.sha256 ||
-      object.bytes.length !== artifact.size
-    ) {
-      checks.push(
-        fail(
-          'artifact',
-          artifact.path,
-          `expected sha256 ${artifact.sha256} (${artifact.size} bytes), got ${sha256} (${object.bytes.length} bytes)`,
-          true,
-        ),
-      );
-    } else {
-      checks.push(
-        pass(
-          'artifact',
-          artifact.path,
-          `sha256 ${sha256.slice(0, 16)}… ${artifact.size} bytes`,
-          true,
-        ),
-      );
-    }
-  }
-}
-
-async function checkEvidence(
-  store: ObjectReader,
-  record: LedgerRecord,
-  files: Map<string, TreeEntry>,
-  checks: Check[],
-) {
-  const kept = [
-    ...record.observed.witnesses.flatMap((w) => [
-      ...(w.stdout ? [{ name: `${w.command} (stdout)`, file: w.stdout }] : []),
-      ...(w.stderr ? [{ name: `${w.command} (stderr)`, file: w.stderr }] : []),
-    ]),
-    ...record.observed.evidence,
-    ...(record.observed.source ? [{ name: 'source', file: record.observed.source }] : []),
-  ];
-  if (kept.length === 0) return;
-  const dir = files.get(EVIDENCE_DIR);
-  const listed = new Map<string, string>();
-  if (dir) {
-    const object = await store.read(dir.oid);
-    if (object?.type === 'tree') for (const e of parseTree(object.bytes)) listed.set(e.name, e.oid);
-  }
-  let bad = 0;
-  for (const { name, file } of kept) {
-    const object = listed.get(file.sha256) === file.blob ? await store.read(file.blob) : undefined;
-    const sha256 = object ? createHash('sha256').update(object.bytes).digest('hex') : undefined;
-    if (sha256 !== file.sha256) {
-      bad++;
-      checks.push(
-        fail(
-          'evidence',
-          name,
-          object
-            ? `kept bytes hash to ${sha256}, expected ${file.sha256}`
-            : 'the kept bytes are missing',
-          true,
-        ),
-      );
-    }
-  }
-  if (bad === 0)
-    checks.push(
-      pass(
-        'evidence',
-        'kept files',
-        `${kept.length} evidence file(s) hash to their recorded digests`,
-        true,
-      ),
-    );
-}
-
-async function checkWitnesses(
-  id: string,
-  record: LedgerRecord,
-  options: VerifyOptions,
-  checks: Check[],
-) {
-  for (const witness of record.observed.witnesses) {
-    const recorded = witness.timedOut ? 'timed out' : `exit ${witness.exitCode ?? witness.signal}`;
-    if (!options.rerun) {
-      checks.push({
-        check: 'witness',
-        subject: witness.command,
-        verdict: 'unverifiable',
-        detail: `recorded ${recorded}; not re-run (use --rerun)`,
-      });
-      continue;
-    }
-    const outcome = await options.rerun({
-      recordId: id,
-      command: witness.command,
-      candidateTree: record.observed.candidate.tree,
-    });
-    if (!outcome.ran) {
-      checks.push({
-        check: 'witness',
-        subject: witness.command,
-        verdict: 'unverifiable',
-        detail: `recorded ${recorded}; ${outcome.reason}`,
-      });
-      continue;
-    }
-    const now = outcome.result.timedOut ? 'timed out' : `exit ${outcome.result.exitCode}`;
-    const same =
-      outcome.result.timedOut === witness.timedOut &&
-      (witness.timedOut || outcome.result.exitCode === witness.exitCode);
-    checks.push(
-      same
-        ? pass('witness', witness.command, `re-run: ${now}, as recorded`)
-        : fail('witness', witness.command, `recorded ${recorded}, re-run gave ${now}`),
-    );
-  }
 }

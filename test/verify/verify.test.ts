@@ -279,6 +279,10 @@ describe('verifyLedger', () => {
       ...made.record,
       observed: {
         ...made.record.observed,
+        // A witness that failed at record time (its output not kept: v2 allows that).
+        witnesses: [
+          { command: 'npm test', exitCode: 1, signal: null, timedOut: false, durationMs: 5 },
+        ],
         effectiveStatus: 'failed' as const,
         reasons: [
           {
@@ -303,6 +307,7 @@ describe('verifyLedger', () => {
     const report = await verify(store);
     expect(report.exitCode).toBe(1);
     expect(bad(report.records[0]!.checks)).toEqual([
+      expect.objectContaining({ check: 'witness', verdict: 'unverifiable' }),
       expect.objectContaining({ check: 'status', verdict: 'contradicted' }),
     ]);
   });

@@ -20,6 +20,18 @@ import { materializeTree } from '../../src/witness/index.js';
 
 const temp = tempDir;
 
+/** A reader with the port's streamed read on top of `read` (these fakes hold small objects). */
+function reader(read: ObjectReader['read']): ObjectReader {
+  return {
+    read,
+    async readChunks(oid, onChunk) {
+      const object = await read(oid);
+      if (object) onChunk(object.bytes);
+      return object && { type: object.type, size: object.bytes.length };
+    },
+  };
+}
+
 function git(cwd: string, args: string[], input?: string): string {
   const result = spawnSync('git', args, {
     cwd,
@@ -33,18 +45,16 @@ function git(cwd: string, args: string[], input?: string): string {
 
 /** A test-only reader over real git: one `git cat-file --batch` per object. */
 function gitReader(repo: string): ObjectReader {
-  return {
-    read(oid: string): Promise<GitObject | undefined> {
-      const result = spawnSync('git', ['cat-file', '--batch'], { cwd: repo, input: `${oid}\n` });
-      const out = result.stdout;
-      const eol = out.indexOf(0x0a);
-      const header = out.toString('utf8', 0, eol).split(' ');
-      if (header[1] === 'missing') return Promise.resolve(undefined);
-      const size = Number(header[2]);
-      const bytes = out.subarray(eol + 1, eol + 1 + size);
-      return Promise.resolve({ type: header[1] as ObjectType, bytes: new Uint8Array(bytes) });
-    },
-  };
+  return reader((oid: string): Promise<GitObject | undefined> => {
+    const result = spawnSync('git', ['cat-file', '--batch'], { cwd: repo, input: `${oid}\n` });
+    const out = result.stdout;
+    const eol = out.indexOf(0x0a);
+    const header = out.toString('utf8', 0, eol).split(' ');
+    if (header[1] === 'missing') return Promise.resolve(undefined);
+    const size = Number(header[2]);
+    const bytes = out.subarray(eol + 1, eol + 1 + size);
+    return Promise.resolve({ type: header[1] as ObjectType, bytes: new Uint8Array(bytes) });
+  });
 }
 
 function oidOf(type: ObjectType, bytes: Uint8Array): string {
@@ -71,6 +81,7 @@ class MemoryReader implements ObjectReader {
     );
     return this.add('tree', Buffer.concat(parts));
   }
+  readChunks = reader((oid) => this.read(oid)).readChunks;
   read(oid: string): Promise<GitObject | undefined> {
     return Promise.resolve(this.objects.get(oid));
   }
@@ -255,13 +266,11 @@ describe('materializeTree with hostile trees', () => {
     const outside = temp('ledger-mat-outside-');
     const out = temp('ledger-mat-out-');
     const tree = mem.tree([['100644', 'f', blob]]);
-    const planting: ObjectReader = {
-      read: async (oid) => {
-        if (oid === blob && !existsSync(join(out, 'f')))
-          symlinkSync(join(outside, 'f'), join(out, 'f'));
-        return mem.read(oid);
-      },
-    };
+    const planting = reader(async (oid) => {
+      if (oid === blob && !existsSync(join(out, 'f')))
+        symlinkSync(join(outside, 'f'), join(out, 'f'));
+      return mem.read(oid);
+    });
     const error = await refusal(materializeTree(planting, tree, out));
     expect(isLedgerError(error, 'CORRUPT')).toBe(true);
     expect(readdirSync(outside)).toEqual([]);
@@ -269,10 +278,9 @@ describe('materializeTree with hostile trees', () => {
 
   it('refuses an object whose bytes do not match its id (a lying store)', async () => {
     const tree = mem.tree([['100644', 'f', blob]]);
-    const lying: ObjectReader = {
-      read: async (oid) =>
-        oid === blob ? { type: 'blob', bytes: Buffer.from('other') } : mem.read(oid),
-    };
+    const lying = reader(async (oid) =>
+      oid === blob ? { type: 'blob', bytes: Buffer.from('other') } : mem.read(oid),
+    );
     const error = await refusal(materializeTree(lying, tree, temp('ledger-mat-out-')));
     expect(isLedgerError(error, 'CORRUPT')).toBe(true);
   });
@@ -305,15 +313,13 @@ describe('materializeTree with hostile trees', () => {
     const entries: [string, string, string][] = [];
     for (let i = 0; i < 100; i++) entries.push(['100644', `f${i}`, mem.add('blob', `${i}`)]);
     const tree = mem.tree(entries);
-    const slow: ObjectReader = {
-      read: async (oid) => {
-        inFlight++;
-        peak = Math.max(peak, inFlight);
-        await new Promise((r) => setTimeout(r, 2));
-        inFlight--;
-        return mem.read(oid);
-      },
-    };
+    const slow = reader(async (oid) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setTimeout(r, 2));
+      inFlight--;
+      return mem.read(oid);
+    });
     const out = temp('ledger-mat-out-');
     expect(await materializeTree(slow, tree, out)).toEqual({ files: 100 });
     expect(peak).toBeGreaterThan(1);

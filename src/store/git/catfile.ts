@@ -3,45 +3,73 @@
  * per object costs 7–15 ms; a batch answers in tens of microseconds and reads every object
  * format git itself can (packs, deltas, alternates), which is why reads do not go through
  * isomorphic-git (see docs/design.md).
+ *
+ * Object bodies are never joined chunk by chunk (that is O(n²): an 80 MB blob that deflates to
+ * 80 KB — a zlib bomb in a pulled ledger — kept `verify` busy for minutes) and never held whole
+ * past a cap: a whole read is copied once into a buffer of the announced size, and only when
+ * that size is under the cap; a streamed read hands each piece on as it arrives. A planted
+ * 1.5 GiB blob of zeros therefore costs `verify` a 64 KiB pipe buffer, not 4.8 GB.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { LedgerError } from '../../model/errors.js';
-import type { GitObject, ObjectType } from '../port.js';
+import {
+  MAX_WHOLE_OBJECT_BYTES,
+  tooLargeToRead,
+  type GitObject,
+  type ObjectInfo,
+  type ObjectType,
+} from '../port.js';
 import { gitEnv, SAFE_CONFIG } from './exec.js';
 
+/** A read waiting for its answer: whole (bytes collected) or streamed (`onChunk`). */
 interface Pending {
   oid: string;
-  resolve: (object: GitObject | undefined) => void;
-  reject: (error: Error) => void;
+  onChunk: ((chunk: Uint8Array) => void) | undefined;
+  resolve: (answer: { info: ObjectInfo; bytes: Uint8Array | undefined } | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The object whose bytes are arriving now. */
+interface Body {
+  pending: Pending;
+  info: ObjectInfo;
+  /** Bytes still to come, the newline cat-file prints after every object included. */
+  remaining: number;
+  /** A whole read's bytes, filled in place (allocated once, at the announced size). */
+  whole: Uint8Array | undefined;
+  filled: number;
+  /** Set when this read failed (too large, or `onChunk` threw): the rest is skipped. */
+  error: unknown;
+  settled: boolean;
 }
 
 const OID = /^[0-9a-f]{40}$/;
+const TYPES: ReadonlySet<string> = new Set(['blob', 'tree', 'commit', 'tag']);
+/** cat-file's header line is `<oid> <type> <size>`; anything much longer is not one. */
+const MAX_HEADER_BYTES = 1024;
 
 export class CatFileBatch {
   private child: ChildProcessWithoutNullStreams | undefined;
   private readonly pending: Pending[] = [];
-  private buffer: Buffer = Buffer.alloc(0);
-  /**
-   * While a large object streams in, chunks wait here until all of it has arrived: joining
-   * each 64 KiB chunk onto the buffer would cost O(n²), so an 80 MB blob that deflates to
-   * 80 KB (a zlib bomb in a pulled ledger) would keep `verify` busy for minutes.
-   */
-  private waiting: Buffer[] = [];
-  private waitingBytes = 0;
-  private need = 0;
+  private header: Buffer = Buffer.alloc(0);
+  private body: Body | undefined;
   private failure: Error | undefined;
 
-  constructor(private readonly cwd: string) {}
+  constructor(
+    private readonly cwd: string,
+    private readonly maxWholeBytes = MAX_WHOLE_OBJECT_BYTES,
+  ) {}
 
-  read(oid: string): Promise<GitObject | undefined> {
-    // An id that is not 40 hex would be taken as a revision expression by cat-file.
-    if (!OID.test(oid)) return Promise.resolve(undefined);
-    if (this.failure) return Promise.reject(this.failure);
-    const child = this.start();
-    return new Promise((resolve, reject) => {
-      this.pending.push({ oid, resolve, reject });
-      child.stdin.write(`${oid}\n`);
-    });
+  async read(oid: string): Promise<GitObject | undefined> {
+    const answer = await this.request(oid, undefined);
+    return answer && { type: answer.info.type, bytes: answer.bytes! };
+  }
+
+  async readChunks(
+    oid: string,
+    onChunk: (chunk: Uint8Array) => void,
+  ): Promise<ObjectInfo | undefined> {
+    return (await this.request(oid, onChunk))?.info;
   }
 
   close(): void {
@@ -49,6 +77,20 @@ export class CatFileBatch {
       this.child.stdin.end();
       this.child = undefined;
     }
+  }
+
+  private request(
+    oid: string,
+    onChunk: ((chunk: Uint8Array) => void) | undefined,
+  ): Promise<{ info: ObjectInfo; bytes: Uint8Array | undefined } | undefined> {
+    // An id that is not 40 hex would be taken as a revision expression by cat-file.
+    if (!OID.test(oid)) return Promise.resolve(undefined);
+    if (this.failure) return Promise.reject(this.failure);
+    const child = this.start();
+    return new Promise((resolve, reject) => {
+      this.pending.push({ oid, onChunk, resolve, reject });
+      child.stdin.write(`${oid}\n`);
+    });
   }
 
   private start(): ChildProcessWithoutNullStreams {
@@ -64,11 +106,12 @@ export class CatFileBatch {
     child.on('close', (code) => {
       // git dies on an object it cannot inflate (a damaged pack): that is damaged ledger data
       // (exit 3), not a crash of ours.
-      if (this.pending.length > 0)
+      const waiting = this.body?.pending ?? this.pending[0];
+      if (waiting)
         this.fail(
           new LedgerError(
             'CORRUPT',
-            `git cat-file exited with ${code} while reading ${this.pending[0]!.oid}: the object database is damaged`,
+            `git cat-file exited with ${code} while reading ${waiting.oid}: the object database is damaged`,
           ),
         );
       this.child = undefined;
@@ -80,47 +123,97 @@ export class CatFileBatch {
 
   private fail(error: Error): void {
     this.failure = error;
+    const body = this.body;
+    this.body = undefined;
+    if (body && !body.settled) body.pending.reject(error);
     for (const p of this.pending.splice(0)) p.reject(error);
   }
 
   private onData(chunk: Buffer): void {
-    if (this.need > 0) {
-      this.waiting.push(chunk);
-      this.waitingBytes += chunk.length;
-      if (this.buffer.length + this.waitingBytes < this.need) return;
-      this.buffer = Buffer.concat([this.buffer, ...this.waiting]);
-      this.waiting = [];
-      this.waitingBytes = 0;
-      this.need = 0;
-    } else {
-      this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
-    }
-    while (this.pending.length > 0) {
-      const newline = this.buffer.indexOf(0x0a);
-      if (newline < 0) return;
-      const header = this.buffer.toString('latin1', 0, newline);
-      const head = this.pending[0]!;
-      if (header.endsWith(' missing') || header.endsWith(' ambiguous')) {
-        this.buffer = this.buffer.subarray(newline + 1);
-        this.pending.shift();
-        head.resolve(undefined);
+    let data = chunk;
+    while (data.length > 0 && this.failure === undefined) {
+      if (this.body) {
+        data = this.feedBody(this.body, data);
         continue;
       }
-      const [, type, sizeText] = header.split(' ');
-      const size = Number(sizeText);
-      if (!Number.isInteger(size)) {
-        this.fail(new Error(`unexpected cat-file output: ${header}`));
+      const newline = data.indexOf(0x0a);
+      if (newline < 0) {
+        this.header = Buffer.concat([this.header, data]);
+        if (this.header.length > MAX_HEADER_BYTES) this.fail(unexpected(this.header));
         return;
       }
-      const end = newline + 1 + size;
-      if (this.buffer.length < end + 1) {
-        this.need = end + 1;
-        return;
-      }
-      const bytes = Uint8Array.prototype.slice.call(this.buffer, newline + 1, end);
-      this.buffer = this.buffer.subarray(end + 1);
-      this.pending.shift();
-      head.resolve({ type: type as ObjectType, bytes });
+      const line = Buffer.concat([this.header, data.subarray(0, newline)]);
+      this.header = Buffer.alloc(0);
+      data = data.subarray(newline + 1);
+      this.startBody(line);
     }
   }
+
+  private startBody(line: Buffer): void {
+    const head = this.pending.shift();
+    if (!head) return this.fail(unexpected(line));
+    const text = line.toString('latin1');
+    if (text.endsWith(' missing') || text.endsWith(' ambiguous')) return head.resolve(undefined);
+    const [, type, sizeText] = text.split(' ');
+    const size = Number(sizeText);
+    if (type === undefined || !TYPES.has(type) || !Number.isSafeInteger(size) || size < 0)
+      return this.fail(unexpected(line));
+    const body: Body = {
+      pending: head,
+      info: { type: type as ObjectType, size },
+      remaining: size + 1,
+      whole: undefined,
+      filled: 0,
+      error: undefined,
+      settled: false,
+    };
+    if (head.onChunk === undefined) {
+      if (size > this.maxWholeBytes) {
+        // Refused at once; its bytes still have to be read off the pipe (and are dropped).
+        body.error = tooLargeToRead(head.oid, size, this.maxWholeBytes);
+        body.settled = true;
+        head.reject(body.error);
+      } else {
+        body.whole = new Uint8Array(size);
+      }
+    }
+    this.body = body;
+  }
+
+  /** Takes this object's share of `data` and returns what is left for the next answer. */
+  private feedBody(body: Body, data: Buffer): Buffer {
+    const take = Math.min(body.remaining, data.length);
+    const payload = Math.min(take, body.remaining - 1); // the trailing newline is not content
+    if (payload > 0 && body.error === undefined) {
+      const piece = data.subarray(0, payload);
+      if (body.whole) {
+        body.whole.set(piece, body.filled);
+        body.filled += payload;
+      } else {
+        try {
+          body.pending.onChunk!(piece);
+        } catch (error) {
+          body.error = error;
+        }
+      }
+    }
+    body.remaining -= take;
+    if (body.remaining === 0) this.finishBody(body);
+    return data.subarray(take);
+  }
+
+  private finishBody(body: Body): void {
+    this.body = undefined;
+    if (body.settled) return;
+    body.settled = true;
+    if (body.error !== undefined) body.pending.reject(body.error);
+    else body.pending.resolve({ info: body.info, bytes: body.whole });
+  }
+}
+
+function unexpected(line: Buffer): LedgerError {
+  return new LedgerError(
+    'CORRUPT',
+    `unexpected git cat-file output: ${JSON.stringify(line.subarray(0, 80).toString('latin1'))}`,
+  );
 }

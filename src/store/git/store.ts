@@ -5,7 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { GitObject, ObjectStore, ObjectType } from '../port.js';
+import { LedgerError } from '../../model/errors.js';
+import type { GitObject, ObjectInfo, ObjectStore, ObjectType } from '../port.js';
 import { CatFileBatch } from './catfile.js';
 import { writeLooseObject } from './loose.js';
 import { writeObjectsAsPack } from './pack.js';
@@ -34,6 +35,11 @@ export class GitStore implements ObjectStore {
     if (object && object.type !== 'blob' && this.cache.size < CACHE_LIMIT)
       this.cache.set(oid, object);
     return object;
+  }
+
+  /** Streamed, never cached: this is how blobs of any size are hashed. */
+  readChunks(oid: string, onChunk: (chunk: Uint8Array) => void): Promise<ObjectInfo | undefined> {
+    return this.batch.readChunks(oid, onChunk);
   }
 
   write(type: ObjectType, bytes: Uint8Array): Promise<string> {
@@ -92,18 +98,22 @@ async function readRefFile(
   let text: string | undefined;
   try {
     text = (await readFile(join(commonDir, name), 'utf8')).trim();
-  } catch {
-    text = undefined; // not loose (or a directory): look in packed-refs
+  } catch (error) {
+    // Not loose (absent, or a directory of refs below it): look in packed-refs. Any other
+    // failure means the ref is there but cannot be read, which must never pass for "no ref".
+    if (!isAbsent(error)) throw unreadableRef(name, describeError(error));
+    text = undefined;
   }
   if (text !== undefined) {
     if (OID.test(text)) return text;
     if (text.startsWith('ref: ')) return readRefFile(commonDir, text.slice(5).trim(), depth + 1);
-    return undefined;
+    throw unreadableRef(name, `it holds ${JSON.stringify(text.slice(0, 60))}, not an object id`);
   }
   let packed: string;
   try {
     packed = await readFile(join(commonDir, 'packed-refs'), 'utf8');
-  } catch {
+  } catch (error) {
+    if (!isAbsent(error)) throw unreadableRef(name, `packed-refs: ${describeError(error)}`);
     return undefined;
   }
   for (const line of packed.split('\n')) {
@@ -111,8 +121,24 @@ async function readRefFile(
       continue;
     if (line.slice(41).trimEnd() === name) {
       const oid = line.slice(0, 40);
-      return OID.test(oid) ? oid : undefined;
+      if (OID.test(oid)) return oid;
+      throw unreadableRef(name, `packed-refs names it with ${JSON.stringify(oid)}`);
     }
   }
   return undefined;
+}
+
+function isAbsent(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
+}
+
+function describeError(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
+}
+
+function unreadableRef(name: string, why: string): LedgerError {
+  return new LedgerError('CORRUPT', `${name} exists but cannot be read: ${why}`, {
+    hint: `Inspect it with git rev-parse --verify ${name}; restore it from a clone (ledger sync) or a backup.`,
+  });
 }

@@ -1,0 +1,159 @@
+/**
+ * The stored effective status and reasons, re-derived (src/record/derive.ts) from what the
+ * record kept — never taken on its word. A stored value that differs from the derivation is an
+ * integrity failure (exit 3) naming the field: `ledger` wrote it, so someone else changed it.
+ * A signature over such a record does not help: signatures say who, re-derivation says what.
+ *
+ * Where the derivation cannot be exact (a v1 record kept no input context), a difference is
+ * `unverifiable` — except what the witnesses alone decide, which needs no context: a failed
+ * or timed-out witness under a stored status above `failed` is an integrity failure whatever
+ * the record's version.
+ */
+import { deriveStatus, type Derivation, type KeptInputs } from '../record/derive.js';
+import { deriveEffectiveStatus } from '../record/status.js';
+import type { LedgerRecord, Reason, Status } from '../model/record.js';
+import { fail, pass, unverifiable } from './checks.js';
+import type { CheckSink } from './types.js';
+
+const STATUS_ID = 'observed.effectiveStatus';
+const REASONS_ID = 'observed.reasons';
+const RANK: Record<Status, number> = { success: 3, partial: 2, blocked: 1, failed: 0 };
+
+export function checkDerivedStatus(
+  record: LedgerRecord,
+  kept: KeptInputs | { unavailable: string },
+  checks: CheckSink,
+  options: { fallbackRoot?: string } = {},
+): void {
+  const stored = record.observed;
+  if ('unavailable' in kept) {
+    if (!holdsWitnessFloor(record, checks))
+      checks.push(
+        unverifiable(
+          STATUS_ID,
+          'derive',
+          STATUS_ID,
+          `stored ${stored.effectiveStatus}; not re-derived: ${kept.unavailable}`,
+        ),
+      );
+    return;
+  }
+  const derived: Derivation = deriveStatus(record, kept, options);
+  if (!derived.ok) {
+    if (derived.caveat !== undefined) {
+      if (!holdsWitnessFloor(record, checks))
+        checks.push(
+          unverifiable(
+            STATUS_ID,
+            'derive',
+            STATUS_ID,
+            `stored ${stored.effectiveStatus}; not re-derived (${derived.caveat}): ${derived.problem}`,
+          ),
+        );
+    } else {
+      checks.push(
+        fail(
+          STATUS_ID,
+          'derive',
+          STATUS_ID,
+          `stored ${stored.effectiveStatus}, which cannot be re-derived: ${derived.problem}`,
+          true,
+        ),
+      );
+    }
+    return;
+  }
+  const from = `${record.observed.source ? `the kept ${record.format} source` : `the record's ${record.format} claims`} and ${record.observed.witnesses.length} witness result(s)`;
+  const sameStatus = derived.status === stored.effectiveStatus;
+  const sameReasons = sameReasonList(derived.reasons, stored.reasons);
+  if (sameStatus && sameReasons) {
+    checks.push(
+      pass(STATUS_ID, 'derive', STATUS_ID, `${derived.status}, re-derived from ${from}`, true),
+      pass(
+        REASONS_ID,
+        'derive',
+        REASONS_ID,
+        `${derived.reasons.length} reason(s), re-derived from ${from}`,
+        true,
+      ),
+    );
+    return;
+  }
+  if (derived.caveat !== undefined) {
+    if (!holdsWitnessFloor(record, checks))
+      checks.push(
+        unverifiable(
+          STATUS_ID,
+          'derive',
+          STATUS_ID,
+          `stored ${stored.effectiveStatus} (${describe(stored.reasons)}), re-derived ${derived.status} (${describe(derived.reasons)}); the difference may come from what the record did not keep: ${derived.caveat}`,
+        ),
+      );
+    return;
+  }
+  checks.push(
+    sameStatus
+      ? pass(STATUS_ID, 'derive', STATUS_ID, `${derived.status}, re-derived from ${from}`, true)
+      : fail(
+          STATUS_ID,
+          'derive',
+          STATUS_ID,
+          `stored ${stored.effectiveStatus}, but ${from} give ${derived.status}: ${describe(derived.reasons)}`,
+          true,
+        ),
+    sameReasons
+      ? pass(
+          REASONS_ID,
+          'derive',
+          REASONS_ID,
+          `${derived.reasons.length} reason(s), re-derived`,
+          true,
+        )
+      : fail(
+          REASONS_ID,
+          'derive',
+          REASONS_ID,
+          `stored ${describe(stored.reasons)}; re-derived from ${from}: ${describe(derived.reasons)}`,
+          true,
+        ),
+  );
+}
+
+/**
+ * What the witnesses decide on their own: the status is at most what they allow, with a
+ * reason for each failed one. Pushes an integrity failure and returns true when the stored
+ * values break it; returns false (nothing pushed) when they hold.
+ */
+function holdsWitnessFloor(record: LedgerRecord, checks: CheckSink): boolean {
+  const floor = deriveEffectiveStatus('success', [], record.observed.witnesses);
+  const stored = record.observed;
+  const missing = floor.reasons.filter(
+    (r) => !stored.reasons.some((s) => s.code === r.code && s.subject === r.subject),
+  );
+  if (RANK[stored.effectiveStatus] <= RANK[floor.status] && missing.length === 0) return false;
+  checks.push(
+    fail(
+      STATUS_ID,
+      'derive',
+      STATUS_ID,
+      `stored ${stored.effectiveStatus}, but the record's own witness results allow at most ${floor.status}: ${describe(missing.length > 0 ? missing : floor.reasons)}`,
+      true,
+    ),
+  );
+  return true;
+}
+
+function sameReasonList(a: readonly Reason[], b: readonly Reason[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every(
+      (r, i) => r.code === b[i]!.code && r.message === b[i]!.message && r.subject === b[i]!.subject,
+    )
+  );
+}
+
+function describe(reasons: readonly Reason[]): string {
+  if (reasons.length === 0) return 'no reasons';
+  const shown = reasons.slice(0, 6).map((r) => `${r.code}: ${r.message}`);
+  return shown.join('; ') + (reasons.length > 6 ? `; and ${reasons.length - 6} more` : '');
+}
