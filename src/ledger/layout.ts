@@ -12,7 +12,8 @@
  *   signatures/<2 hex>/<62 hex>            one signature object (canonical CBOR
  *                                          `ledger.signature/v1` {subject, armored}, path = its id)
  *   attestations/<2 hex>/<62 hex>          one verify attestation (canonical CBOR
- *                                          `ledger.attestation/v1`, path = its id)
+ *                                          `ledger.attestation/v2`, or v1 from older
+ *                                          versions; path = its id)
  *
  * Signatures and attestations are leaves of their own, not files inside a record's tree: a
  * record's tree never changes once written, so two clones that signed the same record

@@ -33,7 +33,7 @@ export async function readBlob(store: ObjectReader, oid: string): Promise<Uint8A
  */
 type TreeIndex = ReadonlyMap<string, TreeEntry>;
 const parsedTrees = new WeakMap<ObjectReader, { entries: number; trees: Map<string, TreeIndex> }>();
-const MAX_CACHED_ENTRIES = 2_000_000;
+const MAX_CACHED_ENTRIES = 200_000;
 
 async function treeIndex(store: ObjectReader, oid: string): Promise<TreeIndex | undefined> {
   let cache = parsedTrees.get(store);
