@@ -207,7 +207,10 @@ describe('adversarial: signatures and producers', () => {
     expect(r.code).toBe(0);
     const planted = allChecks(r.json).filter((c) => c.check === 'signature');
     expect(planted).toEqual([
-      expect.objectContaining({ verdict: 'unverifiable', detail: expect.stringMatching(/ignored/) }),
+      expect.objectContaining({
+        verdict: 'unverifiable',
+        detail: expect.stringMatching(/ignored/),
+      }),
     ]);
     expect(allChecks(r.json).some((c) => c.verdict === 'contradicted')).toBe(false);
     expect(allChecks(r.json).find((c) => c.check === 'producer')?.verdict).toBe('unverifiable');
