@@ -3,6 +3,7 @@ import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { verifyRepository } from '../src/app/verify.js';
 import type { Check } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
+import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -18,6 +19,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify sha256:3f2a --rerun',
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
+    '<%= config.bin %> verify --strict --annotations github   # in a CI job',
   ];
   static override strict = false;
   static override args = {
@@ -50,6 +52,11 @@ export default class Verify extends LedgerCommand {
       allowNo: true,
     }),
     'signing-key': Flags.string({ description: 'SSH key to sign attestations with.' }),
+    annotations: Flags.string({
+      description:
+        'Also print one CI annotation per claim that did not hold, on its file and line (github: ::error file=…,line=…::…).',
+      options: [...ANNOTATION_FORMATS],
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -91,7 +98,10 @@ export default class Verify extends LedgerCommand {
       ...(report.policy ? { policy: report.policy } : {}),
       ...(report.attestations ? { attestations: report.attestations } : {}),
     };
-    const lines: string[] = [];
+    const annotations =
+      flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
+    if (annotations) Object.assign(json, { annotations });
+    const lines: string[] = [...(annotations ?? [])];
     const mark = {
       verified: 'ok  ',
       contradicted: 'FAIL',

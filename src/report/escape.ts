@@ -53,11 +53,12 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
 
 /**
  * Text for one line of GitHub-flavoured Markdown (a table cell, a list item): one line, every
- * ASCII punctuation character backslash-escaped (CommonMark allows that for all of them), and
- * `&`, `<`, `>` as entities, so no link, emphasis, HTML, mention or cell break survives.
+ * ASCII punctuation character but `/` backslash-escaped (CommonMark allows that for all of
+ * them; `/` means nothing on its own and paths stay readable), and `&`, `<`, `>` as entities, so
+ * no link, emphasis, HTML, mention or cell break survives.
  */
 export function escapeMarkdown(text: string): string {
-  return sanitizeLine(text).replace(/[!-/:-@[-`{-~]/g, (c) =>
+  return sanitizeLine(text).replace(/[!-.:-@[-`{-~]/g, (c) =>
     c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : `\\${c}`,
   );
 }
