@@ -92,7 +92,10 @@ export function toStatement(input: {
         ledgerVersion: verification.ledgerVersion,
         policy: verification.policy,
         exitCode: verification.exitCode,
+        // The fields `verify --json` gives for each check (its stable `id` where the verifier
+        // assigns one), so a consumer can match a verdict here with one from verify.
         verdicts: verification.checks.map((c) => ({
+          ...('id' in c ? { id: c.id } : {}),
           check: c.check,
           subject: c.subject,
           verdict: c.verdict,

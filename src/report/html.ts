@@ -185,7 +185,11 @@ function checksTable(checks: readonly Check[], rowClass: string): SafeHtml {
     <tbody>
       ${checks.map(
         (c) =>
-          html`<tr class="${rowClass}" data-verdict="${c.verdict}">
+          html`<tr
+            class="${rowClass}"
+            data-verdict="${c.verdict}"
+            data-check-id="${'id' in c ? String(c.id) : ''}"
+          >
             <td class="c-check"><code>${c.check}</code></td>
             <td class="c-subject"><bdi>${c.subject}</bdi></td>
             <td class="c-verdict">

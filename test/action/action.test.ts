@@ -14,11 +14,18 @@ import {
   locationOf,
   toGithubAnnotations,
 } from '../../src/cli/annotations.js';
+import type { Check } from '../../src/verify/types.js';
 import { cli, makeUser, record } from '../adversarial/helpers.js';
 import { bareRemote, cloneOf, git, gitTry, tempDir, writeFiles } from '../helpers/git.js';
 import { parseAnnotations, readAction, runAction } from './runner.js';
 
 type User = ReturnType<typeof makeUser>;
+
+/** A check as verify reports it (with an id, where the verifier gives one). */
+function asCheck(check: string, subject: string, verdict: Check['verdict'], detail: string): Check {
+  const made = { id: 'claims.references[0]', check, subject, verdict, detail };
+  return made;
+}
 
 /** An agent's clone that recorded and pushed its ledger, and a fresh CI checkout of the remote. */
 async function pushedLedger(user: User, lie: boolean) {
@@ -185,27 +192,14 @@ describe('verify --annotations github', () => {
   });
 
   it('places a check on a file only when its subject is a safe repository path', () => {
-    expect(
-      locationOf({
-        check: 'reference',
-        subject: 'src/a.ts:7',
-        verdict: 'contradicted',
-        detail: '',
-      }),
-    ).toEqual({ file: 'src/a.ts', line: 7 });
-    expect(
-      locationOf({ check: 'reference', subject: 'src/a.ts', verdict: 'contradicted', detail: '' }),
-    ).toEqual({ file: 'src/a.ts' });
-    expect(
-      locationOf({
-        check: 'claim.artifact',
-        subject: '../etc/passwd',
-        verdict: 'contradicted',
-        detail: '',
-      }),
-    ).toEqual({});
-    expect(
-      locationOf({ check: 'status', subject: 'src/a.ts', verdict: 'contradicted', detail: '' }),
-    ).toEqual({});
+    expect(locationOf(asCheck('reference', 'src/a.ts:7', 'contradicted', ''))).toEqual({
+      file: 'src/a.ts',
+      line: 7,
+    });
+    expect(locationOf(asCheck('reference', 'src/a.ts', 'contradicted', ''))).toEqual({
+      file: 'src/a.ts',
+    });
+    expect(locationOf(asCheck('claim.artifact', '../etc/passwd', 'contradicted', ''))).toEqual({});
+    expect(locationOf(asCheck('status', 'src/a.ts', 'contradicted', ''))).toEqual({});
   });
 });

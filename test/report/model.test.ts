@@ -9,12 +9,12 @@ import { toAuditReport } from '../../src/report/model.js';
 import type { Check, VerifyReport } from '../../src/verify/types.js';
 
 const id = (n: number) => `sha256:${String(n).repeat(64).slice(0, 64)}`;
-const check = (verdict: Check['verdict'], subject = 's', detail = 'd'): Check => ({
-  check: 'claim.artifact',
-  subject,
-  verdict,
-  detail,
-});
+let checkCount = 0;
+/** A check as verify reports it (with an id, where the verifier gives one). */
+function check(verdict: Check['verdict'], subject = 's', detail = 'd'): Check {
+  const made = { id: `c${checkCount++}`, check: 'claim.artifact', subject, verdict, detail };
+  return made;
+}
 
 function verifyReport(records: { id: string; checks: Check[] }[]): VerifyReport {
   return { ok: false, exitCode: 1, ledger: [], records, notes: [] };
