@@ -50,7 +50,7 @@ export interface ExportResult {
   subjects?: number;
   /** Base-tree entries that are not files (symlinks, submodules): not materials. */
   skipped: string[];
-  /** The export-time verification: exit code as `verify` gives it, and the contradicted checks. */
+  /** The export-time verification: exit code as `verify` gives it, and how many checks failed. */
   verification: { exitCode: number; contradicted: number; unverifiable: number };
 }
 

@@ -7,6 +7,7 @@
  * Chromium is the one real counterpart this test needs; .ci/run installs it. Without it the
  * test fails (it never skips).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -72,11 +73,18 @@ describe('ledger report --html in Chromium', () => {
     const user = makeUser();
     const dir = gitdir({ files: { 'README.md': '# base\n', 'src/app.ts': 'one\ntwo\n' } });
     writeFiles(dir, { 'src/app.ts': 'one\ntwo\nthree\n' });
+    const key = join(tempDir('ledger-key-'), 'id_ed25519');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'agent', '-f', key]);
+    const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${key}.pub`], {
+      encoding: 'utf8',
+    }).split(' ')[1]!;
     const good = await record(user, dir, {
       status: 'success',
       summary: 'add three',
       task: 'T-good',
       artifacts: ['src/app.ts'],
+      sign: true,
+      signingKey: key,
     });
     writeFiles(dir, { [HOSTILE_FILE]: 'boom\n' });
     const hostile = await record(user, dir, {
@@ -164,6 +172,15 @@ describe('ledger report --html in Chromium', () => {
         })),
       );
     }
+    // The signature of the signed record: its key, not trusted (no policy names a signer).
+    const signature = page.locator(
+      `article[data-record="${good.id}"] table.signatures tbody tr td`,
+    );
+    expect((await signature.allTextContents()).slice(0, 3)).toEqual(['—', 'no', fingerprint]);
+    expect(
+      await page.locator(`article[data-record="${hostile.id}"] table.signatures`).count(),
+    ).toBe(0);
+
     const ledgerRows = await page.locator('tr.ledger-check td.c-verdict').allTextContents();
     expect(ledgerRows.map((t) => t.trim())).toEqual(
       verified.json.ledger.map((c: any) => c.verdict),
