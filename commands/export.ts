@@ -16,7 +16,7 @@ export default class Export extends LedgerCommand {
     'anchors; with --key it is wrapped in a signed DSSE envelope. The record is verified first ' +
     'under your policy; one whose ledger data fails an integrity check is not exported (exit 3).';
   static override examples = [
-    'in-toto-keygen -t ed25519 agent-key && <%= config.bin %> export 3f2a --in-toto-link --key agent-key',
+    '<%= config.bin %> export 3f2a --in-toto-link --key agent-key   # key made by: in-toto-keygen -t ed25519 agent-key',
     '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --step implement --out links/',
     '<%= config.bin %> export 3f2a --in-toto-statement --out statement.json',
     '<%= config.bin %> export 3f2a --in-toto-statement --key agent-key --out - | jq .payload',
