@@ -8,7 +8,8 @@
  * and `agent_transcript_path` (the subagent's own transcript).
  */
 import { z } from 'zod';
-import { LedgerError, type Problem } from '../../model/errors.js';
+import { issuesToProblems } from '../../formats/markdown.js';
+import { LedgerError } from '../../model/errors.js';
 
 /** Hook input larger than this is refused; a final message is far smaller. */
 export const MAX_HOOK_INPUT_BYTES = 16 * 1024 * 1024;
@@ -60,10 +61,7 @@ export function parseHookInput(bytes: Uint8Array): HookInput {
   }
   const parsed = HookInput.safeParse(value);
   if (!parsed.success) {
-    const problems: Problem[] = parsed.error.issues.map((issue) => ({
-      path: issue.path.join('.'),
-      message: issue.message,
-    }));
+    const problems = issuesToProblems(parsed.error.issues, value);
     throw new LedgerError('INVALID_INPUT', 'the hook input does not look like Claude Code’s', {
       problems,
       hint: 'Expected at least hook_event_name, and transcript_path or last_assistant_message.',
