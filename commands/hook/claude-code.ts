@@ -19,6 +19,7 @@ export default class HookClaudeCode extends LedgerCommand {
     'because of a stop hook, the stop goes through and the user is told. A message with no ' +
     'handoff in it records nothing. Always exits 0 when it answered; a failure of ledger itself ' +
     'exits 1 (or 3 for a damaged ledger), never 2, which Claude Code would read as "block". ' +
+    'With --json it prints the whole outcome instead of the answer (to try it by hand). ' +
     'Installed by ledger init --claude-code.';
   static override examples = [
     '<%= config.bin %> hook claude-code < hook-input.json',
@@ -37,7 +38,7 @@ export default class HookClaudeCode extends LedgerCommand {
       min: 1,
     }),
     block: Flags.string({
-      description: `When to block the stop: ${BLOCK_MODES.join(', ')}.`,
+      description: `When to block the stop: ${BLOCK_MODES.join(', ')} (default: never).`,
     }),
     format: Flags.string({
       description: `Parse every final message as this format: ${FORMATS.join(', ')} (default: detected).`,

@@ -5,6 +5,10 @@
 import { LedgerError, type Problem } from '../../model/errors.js';
 import { FORMATS, type FormatName } from '../../model/record.js';
 
+/** The hook events at which an agent hands over: the main agent's and a subagent's stop. */
+export const STOP_EVENTS = ['Stop', 'SubagentStop'] as const;
+export type StopEvent = (typeof STOP_EVENTS)[number];
+
 export const BLOCK_MODES = ['never', 'refused', 'lowered'] as const;
 /** `refused`: block a handoff ledger refuses; `lowered`: also one whose evidence lowers its status. */
 export type BlockMode = (typeof BLOCK_MODES)[number];

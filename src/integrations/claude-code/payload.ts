@@ -10,12 +10,10 @@
 import { z } from 'zod';
 import { issuesToProblems } from '../../formats/markdown.js';
 import { LedgerError } from '../../model/errors.js';
+import { STOP_EVENTS, type StopEvent } from './options.js';
 
 /** Hook input larger than this is refused; a final message is far smaller. */
 export const MAX_HOOK_INPUT_BYTES = 16 * 1024 * 1024;
-
-export const STOP_EVENTS = ['Stop', 'SubagentStop'] as const;
-export type StopEvent = (typeof STOP_EVENTS)[number];
 
 const path = z.string().min(1).max(4096);
 

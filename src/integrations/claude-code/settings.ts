@@ -12,8 +12,7 @@ import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { openRepo } from '../../store/git/repo.js';
-import type { HookOptions } from './options.js';
-import { STOP_EVENTS } from './payload.js';
+import { STOP_EVENTS, type HookOptions } from './options.js';
 
 export const SETTINGS_PATH = '.claude/settings.json';
 
