@@ -77,7 +77,7 @@ export default class HookClaudeCode extends LedgerCommand {
             cause: error,
           },
         );
-    const exitCode: ExitCode = failure.exitCode === EXIT.integrity ? EXIT.integrity : 1;
+    const exitCode: ExitCode = failure.exitCode === EXIT.usage ? 1 : failure.exitCode;
     const lines = [`ledger hook claude-code: ${failure.message}`];
     for (const p of failure.problems)
       lines.push(`  - ${p.path === '' ? '' : `${p.path}: `}${p.message}`);

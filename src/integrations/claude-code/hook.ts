@@ -67,7 +67,6 @@ export async function runClaudeCodeHook(
   const mode = options.block ?? 'never';
   const retrying = payload.stop_hook_active === true;
   const base = { event, message: final.source, format: handoff.format };
-  let record: RecordJson;
   try {
     const outcome = await recordHandoff({
       cwd: payload.cwd ?? fallbackCwd,
@@ -79,7 +78,7 @@ export async function runClaudeCodeHook(
         ? {}
         : { witnessTimeoutMs: options.witnessTimeoutSeconds * 1000 }),
     });
-    record = toRecordJson(outcome);
+    const record = toRecordJson(outcome);
     const claimed = genericStatus(outcome.record);
     const lowered = lowerTo(claimed, outcome.record.observed.effectiveStatus) !== claimed;
     const block = lowered && mode === 'lowered' && !retrying;

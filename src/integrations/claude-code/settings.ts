@@ -109,8 +109,8 @@ export async function installClaudeCodeHook(
 }
 
 /**
- * Puts `entry` into the event's matcher groups: replaces ledger's own entry where there is
- * one (the first; later duplicates are dropped), else appends a group of its own.
+ * Puts `entry` into the event's matcher groups: where ledger's own entry is already there, one
+ * of them is updated in place and any other copy dropped; else a group of its own is appended.
  */
 function mergeEntry(
   groups: unknown[],
