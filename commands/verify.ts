@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { verifyRepository } from '../src/app/verify.js';
+import { toVerifyJson } from '../src/app/views.js';
 import type { Check } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
 import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
@@ -83,24 +84,9 @@ export default class Verify extends LedgerCommand {
         : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
-    const strip = (c: Check) => ({
-      check: c.check,
-      subject: c.subject,
-      verdict: c.verdict,
-      detail: c.detail,
-    });
-    const json = {
-      ok: report.ok,
-      exitCode: report.exitCode,
-      ledger: report.ledger.map(strip),
-      records: report.records.map((r) => ({ id: r.id, checks: r.checks.map(strip) })),
-      notes: report.notes ?? [],
-      ...(report.policy ? { policy: report.policy } : {}),
-      ...(report.attestations ? { attestations: report.attestations } : {}),
-    };
     const annotations =
       flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
-    if (annotations) Object.assign(json, { annotations });
+    const json = { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) };
     const lines: string[] = [...(annotations ?? [])];
     const mark = {
       verified: 'ok  ',
