@@ -29,11 +29,13 @@ export async function readBlob(store: ObjectReader, oid: string): Promise<Uint8A
  * Parsed trees by id, per reader: a tree is immutable, and `verify` looks up every artifact of
  * a record in the same directories. Parsing a 10,000-entry directory again for each of its
  * 10,000 artifacts made verify quadratic (65 s); with the parsed entries kept by name each
- * lookup is a map access. Bounded: past MAX_CACHED_ENTRIES the cache starts over.
+ * lookup is a map access. Bounded, least recently used first out — but the last few trees
+ * always stay, so that a directory larger than the bound is not parsed again per lookup.
  */
 type TreeIndex = ReadonlyMap<string, TreeEntry>;
 const parsedTrees = new WeakMap<ObjectReader, { entries: number; trees: Map<string, TreeIndex> }>();
 const MAX_CACHED_ENTRIES = 200_000;
+const ALWAYS_KEPT_TREES = 8;
 
 async function treeIndex(store: ObjectReader, oid: string): Promise<TreeIndex | undefined> {
   let cache = parsedTrees.get(store);
@@ -42,7 +44,11 @@ async function treeIndex(store: ObjectReader, oid: string): Promise<TreeIndex | 
     parsedTrees.set(store, cache);
   }
   const cached = cache.trees.get(oid);
-  if (cached) return cached;
+  if (cached) {
+    cache.trees.delete(oid); // most recently used goes last
+    cache.trees.set(oid, cached);
+    return cached;
+  }
   const object = await store.read(oid);
   // Not cached when absent: the object may still be written or fetched by this command.
   if (!object || object.type !== 'tree') return undefined;
@@ -50,9 +56,11 @@ async function treeIndex(store: ObjectReader, oid: string): Promise<TreeIndex | 
   // A well-formed tree never repeats a name; if one does, the first wins, as before.
   for (const entry of parseTree(object.bytes))
     if (!index.has(entry.name)) index.set(entry.name, entry);
-  if (cache.entries + index.size > MAX_CACHED_ENTRIES) {
-    cache.trees.clear();
-    cache.entries = 0;
+  for (const [old, tree] of cache.trees) {
+    if (cache.entries + index.size <= MAX_CACHED_ENTRIES) break;
+    if (cache.trees.size < ALWAYS_KEPT_TREES) break;
+    cache.trees.delete(old);
+    cache.entries -= tree.size;
   }
   cache.trees.set(oid, index);
   cache.entries += index.size;
