@@ -81,6 +81,7 @@ export default class Verify extends LedgerCommand {
       subject: c.subject,
       verdict: c.verdict,
       detail: c.detail,
+      ...(c.rerun ? { rerun: c.rerun } : {}),
     });
     const json = {
       ok: report.ok,
@@ -90,6 +91,7 @@ export default class Verify extends LedgerCommand {
       notes: report.notes ?? [],
       ...(report.policy ? { policy: report.policy } : {}),
       ...(report.attestations ? { attestations: report.attestations } : {}),
+      ...(report.rerun ? { rerun: report.rerun } : {}),
     };
     const lines: string[] = [];
     const mark = {
@@ -99,7 +101,8 @@ export default class Verify extends LedgerCommand {
       stale: 'old ',
     } as const;
     const show = (c: Check) =>
-      `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}`;
+      `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}` +
+      rerunTail(c);
     for (const c of report.ledger) if (c.verdict !== 'verified') lines.push(show(c));
     let counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
     for (const r of report.records) {
@@ -123,4 +126,28 @@ export default class Verify extends LedgerCommand {
     );
     return { json, text: lines.join('\n'), exitCode: report.exitCode };
   }
+}
+
+/**
+ * Why a re-run did not confirm a claim: its exit and the last lines it printed (or those of the
+ * setup step that failed), indented under the check. Output is the command's: escaped.
+ */
+function rerunTail(c: Check): string {
+  const r = c.rerun;
+  if (r === undefined || c.verdict === 'verified') return '';
+  const how = r.timedOut
+    ? 'timed out'
+    : r.exitCode === null
+      ? `ended by ${r.signal}`
+      : `exit ${r.exitCode}`;
+  const out = [
+    `\n         ${r.setup === undefined ? 're-run' : `setup \`${sanitizeLine(r.setup)}\``}: ${how} (isolation: ${r.isolation})`,
+  ];
+  for (const stream of ['stderr', 'stdout'] as const) {
+    const tail = r.tail[stream];
+    if (tail.length === 0) continue;
+    out.push(`\n         last lines of ${stream}:`);
+    for (const line of tail) out.push(`\n           | ${sanitizeLine(line)}`);
+  }
+  return out.join('');
 }
