@@ -1,0 +1,173 @@
+/**
+ * The isolation a re-run gets, checked from inside the witness: its own PID namespace (it
+ * cannot see the test process), only its checkout writable, the repository and other temp
+ * directories invisible, no capabilities, no network unless allowed, and no daemon that
+ * outlives it. Run for every mechanism that works here (bubblewrap, and unshare by switching
+ * bubblewrap off), and `none` is reported as such.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gitdir, tempDir } from '../helpers/git.js';
+import {
+  forgetIsolationProbe,
+  probeIsolation,
+  runWitness,
+  scrubbedEnv,
+  type IsolationMode,
+  type WitnessRun,
+} from '../../src/witness/index.js';
+import { sandboxArgv } from '../../src/witness/sandbox.js';
+
+async function probeWith(forced: string | undefined) {
+  if (forced === undefined) delete process.env['LEDGER_TEST_ISOLATION'];
+  else process.env['LEDGER_TEST_ISOLATION'] = forced;
+  forgetIsolationProbe();
+  try {
+    return await probeIsolation();
+  } finally {
+    delete process.env['LEDGER_TEST_ISOLATION'];
+    forgetIsolationProbe();
+  }
+}
+
+/** Processes on this host whose command line contains `marker`. */
+function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (cmdline.includes(marker) && !/^\d+ \(.*\) Z/s.test(state)) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+async function eventually(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (condition()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`still not true after waiting: ${what}`);
+}
+
+let server: Server;
+let port = 0;
+const working: IsolationMode[] = [];
+
+beforeAll(async () => {
+  server = createServer((socket) => socket.end('hello\n'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as { port: number }).port;
+  const best = await probeWith(undefined);
+  if (best.mode === 'bwrap') working.push('bwrap');
+  if ((await probeWith('unshare')).mode === 'unshare') working.push('unshare');
+});
+
+afterAll(() => {
+  server.close();
+});
+
+async function sandboxed(
+  mode: IsolationMode,
+  command: string,
+  options: { network?: boolean; readOnly?: string[]; hidden?: string[] } = {},
+): Promise<{ run: WitnessRun; writable: string }> {
+  const base = tempDir('ledger-rerun-');
+  const writable = join(base, 't0');
+  const work = join(writable, 'work');
+  mkdirSync(work, { recursive: true });
+  mkdirSync(join(base, 'root'));
+  const argv = await sandboxArgv(
+    mode,
+    {
+      writable,
+      cwd: work,
+      hidden: options.hidden ?? [],
+      readOnly: options.readOnly ?? [],
+      network: options.network ?? false,
+    },
+    command,
+    join(base, 'root'),
+  );
+  const run = await runWitness({
+    command,
+    cwd: work,
+    env: scrubbedEnv(process.env, { HOME: writable }),
+    timeoutMs: 20_000,
+    maxOutputBytes: 1 << 20,
+    ...(argv ? { argv } : {}),
+  });
+  return { run, writable };
+}
+
+describe('isolation probe', () => {
+  it('reports none, with the reason for each mechanism, when both are switched off', async () => {
+    const isolation = await probeWith('none');
+    expect(isolation.mode).toBe('none');
+    expect(isolation.namespaces).toEqual([]);
+    expect(isolation.unavailable.map((u) => u.mode)).toEqual(['bwrap', 'unshare']);
+  });
+
+  it('finds at least one working mechanism on this machine (bubblewrap is installed by .ci/run; root can unshare)', () => {
+    expect(working.length).toBeGreaterThan(0);
+  });
+});
+
+describe.each(['bwrap', 'unshare'] as const)('a witness isolated with %s', (mode) => {
+  it('sees only its own processes, cannot write outside its checkout, cannot see the repository, has no capabilities and no network', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const repo = gitdir();
+    const other = tempDir();
+    writeFileSync(join(other, 'secret.txt'), 'do not read\n');
+    const script = [
+      'fail() { echo "FAIL: $*"; exit 1; }',
+      'n=$(ls -d /proc/[0-9]* | wc -l); [ "$n" -lt 20 ] || fail "sees $n processes"',
+      `test ! -e /proc/${process.pid}/environ || fail "sees the parent's /proc entry"`,
+      `test ! -e '${repo}' || fail "sees the repository"`,
+      `test ! -e '${other}/secret.txt' || fail "sees another temp directory"`,
+      'touch /usr/ledger-probe 2>/dev/null && fail "can write /usr"',
+      'touch /ledger-probe 2>/dev/null && fail "can write /"',
+      'touch ./checkout-is-writable || fail "cannot write its checkout"',
+      'grep -Eq "^CapEff:[[:space:]]+0+$" /proc/self/status || fail "has capabilities"',
+      `node -e "const s=require('net').connect(${port},'127.0.0.1');s.on('connect',()=>process.exit(0));s.on('error',()=>process.exit(7))"; [ $? -eq 7 ] || fail "reaches the network"`,
+      'echo pid $$',
+    ].join('\n');
+    const { run, writable } = await sandboxed(mode, script, { hidden: [repo] });
+    expect(run.stdout.toString() + run.stderr.toString()).not.toMatch(/FAIL/);
+    expect(run.exitCode).toBe(0);
+    expect(run.sandboxFailed).toBe(false);
+    expect(readdirSync(join(writable, 'work'))).toContain('checkout-is-writable');
+    if (mode === 'bwrap') expect(run.stdout.toString()).toMatch(/^pid 2$/m);
+  });
+
+  it('reaches the network only when allowed', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const connect = `node -e "const s=require('net').connect(${port},'127.0.0.1');s.on('data',()=>process.exit(0));s.on('error',()=>process.exit(7))"`;
+    const { run } = await sandboxed(mode, connect, { network: true });
+    expect(run.exitCode).toBe(0);
+  });
+
+  it('leaves no setsid daemon behind: it dies with the namespace when the witness ends', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const marker = `61.80${mode === 'bwrap' ? 3 : 4}`;
+    const { run } = await sandboxed(
+      mode,
+      `setsid sh -c 'exec sleep ${marker}' >/dev/null 2>&1 & sleep 0.2; ls /proc/*/cmdline >/dev/null; exit 0`,
+    );
+    expect(run.exitCode).toBe(0);
+    await eventually(() => processesWith(marker).length === 0, `sleep ${marker} is gone`);
+  });
+
+  it('reports a sandbox that cannot be set up as sandboxFailed, never as a failing command', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const { run } = await sandboxed(mode, 'exit 0', { readOnly: [join(tempDir(), 'missing')] });
+    expect(run.sandboxFailed).toBe(true);
+    expect(run.exitCode).not.toBe(0);
+  });
+});
