@@ -148,9 +148,9 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
     return run;
   };
 
-  const prepare = async (tree: string): Promise<Prepared> => {
+  const prepare = async (tree: string, index: number): Promise<Prepared> => {
     const base = await sessionDir();
-    const dir = join(base, `t${prepared.size}`);
+    const dir = join(base, `t${index}`);
     const work = join(dir, 'work');
     const home = join(dir, 'home');
     await mkdir(join(dir, 'tmp'), { recursive: true });
@@ -187,7 +187,7 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
   const runOnce = async (tree: string, command: string): Promise<RerunOutcome> => {
     let checkout = prepared.get(tree);
     if (checkout === undefined) {
-      checkout = prepare(tree);
+      checkout = prepare(tree, prepared.size);
       prepared.set(tree, checkout);
     }
     const ready = await checkout;

@@ -5,14 +5,13 @@
  * why — exit code and last lines in text, digests and sizes in JSON.
  */
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyRepository } from '../../src/app/verify.js';
 import { recordHandoff } from '../../src/app/record.js';
 import { forgetIsolationProbe, probeIsolation } from '../../src/witness/index.js';
 import { makeHome } from '../helpers/env.js';
-import { gitdir, runCli, tempDir, writeFiles } from '../helpers/git.js';
+import { gitdir, runCli, writeFiles } from '../helpers/git.js';
+import { policyFile } from './helpers.js';
 import { asUser } from '../adversarial/helpers.js';
 
 const MISSING = 'deps/lib.txt is missing: run the setup first';
@@ -27,19 +26,6 @@ function project(): string {
   });
   writeFiles(dir, { 'deps/lib.txt': 'installed\n' });
   return dir;
-}
-
-function policyFile(rerun: Record<string, unknown>): string {
-  const path = join(tempDir(), 'policy.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      version: 1,
-      rerun: { recordedHere: true, commands: [], ...rerun },
-      witnessTimeoutSeconds: 60,
-    }),
-  );
-  return path;
 }
 
 const user = makeHome();

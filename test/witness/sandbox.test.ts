@@ -5,11 +5,12 @@
  * outlives it. Run for every mechanism that works here (bubblewrap, and unshare by switching
  * bubblewrap off), and `none` is reported as such.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitdir, tempDir } from '../helpers/git.js';
+import { eventually, processesRunning } from './helpers.js';
 import {
   forgetIsolationProbe,
   probeIsolation,
@@ -30,30 +31,6 @@ async function probeWith(forced: string | undefined) {
     delete process.env['LEDGER_TEST_ISOLATION'];
     forgetIsolationProbe();
   }
-}
-
-/** Processes on this host whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      const state = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (cmdline.includes(marker) && !/^\d+ \(.*\) Z/s.test(state)) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-async function eventually(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (condition()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`still not true after waiting: ${what}`);
 }
 
 let server: Server;
@@ -158,10 +135,14 @@ describe.each(['bwrap', 'unshare'] as const)('a witness isolated with %s', (mode
     const marker = `61.80${mode === 'bwrap' ? 3 : 4}`;
     const { run } = await sandboxed(
       mode,
-      `setsid sh -c 'exec sleep ${marker}' >/dev/null 2>&1 & sleep 0.2; ls /proc/*/cmdline >/dev/null; exit 0`,
+      // exits only once the daemon's sleep runs
+      `setsid sh -c 'sleep ${marker} & touch up; wait' >/dev/null 2>&1 & while [ ! -e up ]; do sleep 0.01; done; exit 0`,
     );
     expect(run.exitCode).toBe(0);
-    await eventually(() => processesWith(marker).length === 0, `sleep ${marker} is gone`);
+    await eventually(
+      () => processesRunning('sleep', marker).length === 0,
+      `sleep ${marker} is gone`,
+    );
   });
 
   it('reports a sandbox that cannot be set up as sandboxFailed, never as a failing command', async (ctx) => {
