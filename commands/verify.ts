@@ -10,7 +10,9 @@ export default class Verify extends LedgerCommand {
     'Checks record ids against their bytes, canonical encoding, the log chain, anchors, artifact ' +
     'digests against the recorded candidate trees, claimed artifacts and file:line references. ' +
     'With --rerun, re-runs witnesses in a throw-away checkout of the candidate tree — only those ' +
-    'the policy allows (by default: records made in this clone). Verdicts: verified, contradicted, ' +
+    'the policy allows (by default: the --witness commands of records made in this clone, never ' +
+    'commands the agent wrote) — isolated with bubblewrap or unshare where possible (the report ' +
+    'says which). Verdicts: verified, contradicted, ' +
     'unverifiable, stale. Exit 0 ok, 1 a claim was contradicted (or, with --strict, unverifiable), ' +
     '3 the ledger data is damaged or was tampered with.';
   static override examples = [
