@@ -355,6 +355,7 @@ async function prepareReruns(
     execPath: process.execPath,
     policy: policyReadOnly(policy.rerun),
     never,
+    personal,
   });
   const setup = setupSteps(policy.rerun, policy.witnessTimeoutSeconds);
   const session = createRerunSession({
@@ -387,7 +388,7 @@ async function prepareReruns(
       statement,
       ...refused.map(
         (path) =>
-          `policy rerun.isolation.readOnly: ${path} is not shown to witnesses (it must be an absolute path that exists and neither contains nor lies inside the repository)`,
+          `policy rerun.isolation.readOnly: ${path} is not shown to witnesses (it must be an absolute path that exists, neither contains nor lies inside the repository, and does not contain your home)`,
       ),
     ],
   };

@@ -24,8 +24,10 @@
  * daemons included.
  */
 import { access, constants, lstat, mkdir, mkdtemp, readlink, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { onInterrupt } from './interrupt.js';
 import { runWitness } from './run.js';
 
 export const ISOLATION_MODES = ['bwrap', 'unshare', 'none'] as const;
@@ -135,18 +137,21 @@ async function systemView(): Promise<({ dir: string } | { link: string; target: 
  * The directories a witness may read besides the system ones: the auditor's PATH entries and
  * the Node installation `ledger` runs on (a witness like `npm test` needs them, and they may
  * live under HOME, as with nvm), plus what the policy names. An entry is dropped when it does
- * not exist, or when it contains or lies inside a path that must stay invisible (`never`: the
- * repository, its git directory, ledger's working directory). Returns what is dropped from the
- * policy's list too, so the report can say so.
+ * not exist, when it contains or lies inside a path that must stay invisible (`never`: the
+ * repository, its git directories, ledger's working directory), or when it contains a
+ * `personal` one (HOME, the XDG directories: `~/.nvm/…/bin` may be shown, `~` may not).
+ * Returns what is dropped from the policy's list too, so the report can say so.
  */
 export async function readOnlyPaths(options: {
   env: NodeJS.ProcessEnv;
   execPath: string;
   policy: readonly string[];
   never: readonly string[];
+  personal: readonly string[];
 }): Promise<{ paths: string[]; refused: string[] }> {
   const clash = (path: string) =>
-    options.never.some((never) => isInside(path, never) || isInside(never, path));
+    options.never.some((never) => isInside(path, never) || isInside(never, path)) ||
+    options.personal.some((personal) => isInside(personal, path));
   const covered = (path: string) => SYSTEM_DIRS.some((dir) => isInside(path, dir));
   const paths: string[] = [];
   const refused: string[] = [];
@@ -209,7 +214,9 @@ async function bwrapArgv(bwrap: string, spec: SandboxSpec, command: string): Pro
  * builds the view in a tmpfs, pivots into it, and runs the command as a child of a shell that
  * has no capabilities left (PID 1 stays, so the command is PID 2 and its daemons die with it).
  * Arguments: new root, writable dir, cwd, command, then `-s DIR`, `-l LINK TARGET`, `-h DIR`,
- * `-r DIR` in that order. Every path is an argument, never part of the script text.
+ * `-r PATH` in that order (the same order as bubblewrap's: system, an empty /tmp, hidden,
+ * read-only, and the writable directory last). Every path is an argument, never part of the
+ * script text.
  */
 const UNSHARE_SCRIPT = `set -eu
 root=$1 rw=$2 cwd=$3 cmd=$4
@@ -218,8 +225,15 @@ wpath=\${PATH:-}
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 mount -t tmpfs -o mode=0755,nosuid,nodev ledger-root "$root"
+mkdir -p "$root/proc" "$root/dev" "$root/tmp"
+mount -t tmpfs -o mode=1777,nosuid,nodev ledger-tmp "$root/tmp"
 robind() {
-  mkdir -p "$root$1"
+  if [ -d "$1" ]; then
+    mkdir -p "$root$1"
+  else
+    mkdir -p "$root$(dirname "$1")"
+    [ -e "$root$1" ] || touch "$root$1"
+  fi
   mount --bind "$1" "$root$1"
   mount -o remount,bind,ro,nosuid,nodev "$root$1"
 }
@@ -232,7 +246,6 @@ while [ $# -gt 0 ]; do
     *) echo "ledger sandbox: unexpected argument $1" >&2; exit 1 ;;
   esac
 done
-mkdir -p "$root/proc" "$root/dev" "$root/tmp"
 mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
 for p in sys sysrq-trigger irq bus; do
   if [ -e "$root/proc/$p" ]; then
@@ -251,7 +264,6 @@ ln -s /proc/self/fd/1 "$root/dev/stdout"
 ln -s /proc/self/fd/2 "$root/dev/stderr"
 mkdir "$root/dev/shm"
 mount -t tmpfs -o nosuid,nodev ledger-shm "$root/dev/shm"
-mount -t tmpfs -o mode=1777,nosuid,nodev ledger-tmp "$root/tmp"
 mkdir -p "$root$rw"
 mount --bind "$rw" "$root$rw"
 cd "$root"
@@ -373,6 +385,7 @@ async function tryMode(mode: 'bwrap' | 'unshare'): Promise<string | undefined> {
   if (mode === 'unshare' && (await findExecutable('setpriv')) === undefined)
     return 'setpriv (util-linux) is not installed';
   const dir = await mkdtemp(join(tmpdir(), 'ledger-probe-'));
+  const release = onInterrupt(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5 }));
   try {
     const work = join(dir, 'work');
     await mkdir(work);
@@ -398,6 +411,7 @@ async function tryMode(mode: 'bwrap' | 'unshare'): Promise<string | undefined> {
     return `${tool} failed here: ${said || `exit ${run.exitCode ?? run.signal}`}`;
   } finally {
     await rm(dir, { recursive: true, force: true });
+    release();
   }
 }
 

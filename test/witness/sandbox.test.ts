@@ -19,7 +19,7 @@ import {
   type IsolationMode,
   type WitnessRun,
 } from '../../src/witness/index.js';
-import { sandboxArgv } from '../../src/witness/sandbox.js';
+import { readOnlyPaths, sandboxArgv } from '../../src/witness/sandbox.js';
 
 async function probeWith(forced: string | undefined) {
   if (forced === undefined) delete process.env['LEDGER_TEST_ISOLATION'];
@@ -145,10 +145,48 @@ describe.each(['bwrap', 'unshare'] as const)('a witness isolated with %s', (mode
     );
   });
 
+  it('shows a directory and a file the policy names, read-only', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const shared = tempDir();
+    writeFileSync(join(shared, 'cache.txt'), 'cached\n');
+    const single = join(tempDir(), 'npmrc');
+    writeFileSync(single, 'offline=true\n');
+    const { run } = await sandboxed(
+      mode,
+      `cat '${shared}/cache.txt' '${single}' && ! touch '${shared}/new' 2>/dev/null && ! (echo x >> '${single}') 2>/dev/null`,
+      { readOnly: [shared, single] },
+    );
+    expect(run.stderr.toString()).toBe('');
+    expect(run.stdout.toString()).toBe('cached\noffline=true\n');
+    expect(run.exitCode).toBe(0);
+  });
+
   it('reports a sandbox that cannot be set up as sandboxFailed, never as a failing command', async (ctx) => {
     if (!working.includes(mode)) ctx.skip();
     const { run } = await sandboxed(mode, 'exit 0', { readOnly: [join(tempDir(), 'missing')] });
     expect(run.sandboxFailed).toBe(true);
     expect(run.exitCode).not.toBe(0);
+  });
+});
+
+describe('readOnlyPaths', () => {
+  it('shows toolchain directories from PATH, never the repository, HOME itself or what contains them', async () => {
+    const home = tempDir('ledger-home-');
+    const repo = join(home, 'work', 'repo');
+    const nvmBin = join(home, '.nvm', 'versions', 'node', 'v20', 'bin');
+    const repoBin = join(repo, 'node_modules', '.bin');
+    const outside = tempDir();
+    for (const dir of [nvmBin, repoBin]) mkdirSync(dir, { recursive: true });
+    const { paths, refused } = await readOnlyPaths({
+      env: {
+        PATH: [nvmBin, repoBin, home, join(home, 'work'), '/usr/bin', 'relative/bin'].join(':'),
+      },
+      execPath: '/usr/bin/node',
+      policy: [outside, 'relative', join(home, 'missing'), join(home, 'work')],
+      never: [repo],
+      personal: [home],
+    });
+    expect(paths).toEqual([nvmBin, outside]);
+    expect(refused).toEqual(['relative', join(home, 'missing'), join(home, 'work')]);
   });
 });
