@@ -129,8 +129,9 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       await reruns?.session.close();
     }
 
-    // A witness runs as this user: it cannot be kept from the repository by file permissions,
-    // only from finding it. If a ledger ref moved while witnesses ran, say so loudly.
+    // Isolated, a witness cannot see the repository; without isolation it runs as this user
+    // and is only kept from finding it. Either way, if a ledger ref moved while witnesses ran,
+    // say so loudly.
     if (refsBefore !== undefined) {
       const refsAfter = await ledgerRefs(repo.root);
       if (refsAfter !== refsBefore) {
