@@ -326,8 +326,8 @@ export function namespacesOf(mode: IsolationMode, network: boolean): string[] {
 
 /**
  * The argv that runs `command` under `mode`, or undefined for `none` (a plain `/bin/sh -c`).
- * `scratch` is an empty directory inside `spec.writable`'s parent that `unshare` mounts its
- * new root on (inside its own mount namespace: nothing shows outside).
+ * `scratch` is an empty directory outside `spec.writable` that `unshare` mounts its new root
+ * on (inside its own mount namespace: nothing shows outside, and several runs can share it).
  */
 export async function sandboxArgv(
   mode: IsolationMode,
