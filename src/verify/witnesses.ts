@@ -3,9 +3,23 @@
  * compared with what `ledger` observed when it was recorded. The decision to run and the
  * sandbox are the caller's (`Rerunner`); without one a witness is `unverifiable`.
  */
+import { constants } from 'node:os';
 import type { LedgerRecord } from '../model/record.js';
 import { fail, pass, unverifiable } from './checks.js';
-import type { CheckSink, Rerunner } from './types.js';
+import type { Check, CheckSink, Rerunner } from './types.js';
+
+const SIGNAL_NUMBERS: Readonly<Record<string, number>> = constants.signals;
+
+/**
+ * An exit as a shell reports it (`$?`): the exit code, or 128 + n for signal n. A sandbox
+ * reports a command killed by a signal that way, so a witness killed by SIGTERM at record time
+ * and one that exits 143 in a re-run are the same outcome.
+ */
+function shellStatus(exitCode: number | null, signal: string | null): number | null {
+  if (exitCode !== null) return exitCode;
+  const number = signal === null ? undefined : SIGNAL_NUMBERS[signal];
+  return number === undefined ? null : 128 + number;
+}
 
 export async function checkWitnesses(
   recordId: string,
@@ -31,21 +45,27 @@ export async function checkWitnesses(
       recordId,
       command: witness.command,
       candidateTree: record.observed.candidate.tree,
+      origin: 'witness',
     });
     if (!outcome.ran) {
-      checks.push(
-        unverifiable(id, 'witness', witness.command, `recorded ${recorded}; ${outcome.reason}`),
+      const check = unverifiable(
+        id,
+        'witness',
+        witness.command,
+        `recorded ${recorded}; ${outcome.reason}`,
       );
+      checks.push(outcome.output ? { ...check, rerun: outcome.output } : check);
       continue;
     }
     const now = outcome.result.timedOut ? 'timed out' : `exit ${outcome.result.exitCode}`;
     const same =
       outcome.result.timedOut === witness.timedOut &&
-      (witness.timedOut || outcome.result.exitCode === witness.exitCode);
-    checks.push(
-      same
-        ? pass(id, 'witness', witness.command, `re-run: ${now}, as recorded`)
-        : fail(id, 'witness', witness.command, `recorded ${recorded}, re-run gave ${now}`),
-    );
+      (witness.timedOut ||
+        shellStatus(outcome.result.exitCode, outcome.result.signal ?? null) ===
+          shellStatus(witness.exitCode, witness.signal));
+    const check: Check = same
+      ? pass(id, 'witness', witness.command, `re-run: ${now}, as recorded`)
+      : fail(id, 'witness', witness.command, `recorded ${recorded}, re-run gave ${now}`);
+    checks.push(outcome.result.output ? { ...check, rerun: outcome.result.output } : check);
   }
 }
