@@ -33,7 +33,7 @@ import type { ObjectStore } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
 import { snapshotWorktree } from '../store/git/snapshot.js';
 import { runWitness } from '../witness/index.js';
-import { noteKnownEntry, noteRecordedHere } from './local.js';
+import { openLocalState } from './local-state.js';
 import { resolveSigner, signByDefault, signId } from './trust.js';
 import { withRepo } from './repo.js';
 
@@ -207,8 +207,9 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
       },
       now,
     );
-    await noteRecordedHere(repo, appended.id);
-    if (appended.entryId !== '') await noteKnownEntry(repo, appended.entryId);
+    const local = openLocalState(repo, store);
+    await local.noteRecordedHere(appended.id);
+    if (appended.entryId !== '') await local.noteKnownEntry(appended.entryId);
     return { ...appended, id: toRecordId(recordBytes), record };
   });
 }

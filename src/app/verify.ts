@@ -27,7 +27,8 @@ import type { Check, Rerunner, VerifyReport } from '../verify/types.js';
 import { exitCodeOf, verifyLedger } from '../verify/verify.js';
 import { materializeTree, runWitness, scrubbedEnv } from '../witness/index.js';
 import type { Policy } from './local.js';
-import { loadPolicy, noteKnownEntry, readKnownEntries, readRecordedHere } from './local.js';
+import { loadPolicy } from './local.js';
+import { openLocalState } from './local-state.js';
 import { resolveId } from './query.js';
 import { addWorktreeChecks } from './worktree.js';
 import { withRepo } from './repo.js';
@@ -65,6 +66,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ? await resolveSigner(request.signingKey)
         : undefined;
     const index = await readLedgerIndex(store);
+    const local = openLocalState(repo, store);
+    notes.push(...(await local.notes()));
     const ids = request.ids?.map((given) => resolveId(index, given));
 
     const attested = request.fromAttestation
@@ -74,7 +77,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       notes.push('--from-attestation: the policy trusts no signer, so no attestation is trusted');
     let rerun: Rerunner | undefined;
     if (request.rerun) {
-      const recordedHere = await readRecordedHere(repo);
+      const recordedHere = await local.readRecordedHere();
       const inner = makeRerunner(
         store,
         loaded.policy,
@@ -115,7 +118,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       }
     }
     // The log only grows: an entry this user saw before and that is gone now means a rollback.
-    const known = await readKnownEntries(repo);
+    const known = await local.readKnownEntries();
     const lost = [...known].filter((entry) => !index.entries.has(entry));
     if (lost.length > 0) {
       report.ledger.push({
@@ -123,7 +126,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         subject: LOG_REF,
         verdict: 'contradicted',
         integrity: true,
-        detail: `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} seen here before ${lost.length === 1 ? 'is' : 'are'} missing (first: ${lost[0]}): the ledger ref was rolled back or replaced`,
+        detail: `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} seen here before ${lost.length === 1 ? 'is' : 'are'} missing (first: ${lost[0]}): the ledger ref was rolled back or replaced (if you replaced this clone on purpose, remove ${await local.cloneDir()} to forget what it held)`,
       });
     }
     if (request.worktree) await addWorktreeChecks(store, index, repo.root, report.records);
@@ -147,7 +150,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       },
     };
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
-      await noteKnownEntry(repo, index.tipEntry);
+      await local.noteKnownEntry(index.tipEntry);
     if (request.record) {
       final.attestations = await writeAttestations(
         store,
@@ -159,7 +162,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       );
       const after = await readLedgerIndex(store);
       if (after.tipEntry !== undefined && exitCode !== 3)
-        await noteKnownEntry(repo, after.tipEntry);
+        await local.noteKnownEntry(after.tipEntry);
     }
     return final;
   });

@@ -49,7 +49,12 @@ async function rewriteTip(
     const tip = (await store.readRef(LOG_REF))!;
     const head = await readTip(store, tip);
     const entries = await readAllEntries(store, await readLedgerIndex(store));
-    const { tree, entryId } = await edit({ store, tree: head.tree, entries, tipEntry: head.entryId });
+    const { tree, entryId } = await edit({
+      store,
+      tree: head.tree,
+      entries,
+      tipEntry: head.entryId,
+    });
     const commit = await store.write(
       'commit',
       encodeCommit({
