@@ -6,3 +6,10 @@ export {
   type ResolveResult,
 } from './repo-path.js';
 export { escapeForTerminal, sanitizeLine } from './terminal.js';
+export {
+  readRegularFile,
+  sha256RegularFile,
+  type HashFileResult,
+  type ReadFileOptions,
+  type ReadFileResult,
+} from './read-file.js';
