@@ -3,7 +3,6 @@ import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { MAX_HANDOFF_FILE_BYTES, recordHandoff, type RecordRequest } from '../src/app/record.js';
 import { LedgerError } from '../src/model/errors.js';
 import { FORMATS, STATUSES, type FormatName } from '../src/model/record.js';
-import { escapeForTerminal } from '../src/paths/index.js';
 
 export default class RecordCommand extends LedgerCommand {
   static override summary = "Seal an agent's handoff into the ledger.";
@@ -142,17 +141,12 @@ export default class RecordCommand extends LedgerCommand {
     });
     const { observed, claims } = outcome.record;
     const lines = [outcome.id];
-    if (!this.wantsJson && process.stderr.isTTY) {
-      const status =
-        claims.status === observed.effectiveStatus
-          ? observed.effectiveStatus
-          : `claimed ${claims.status}, effective ${observed.effectiveStatus}`;
-      process.stderr.write(
-        `${outcome.added ? 'recorded' : 'already recorded'}: ${escapeForTerminal(status)}\n`,
-      );
-      for (const r of observed.reasons)
-        process.stderr.write(`  ${r.code}: ${escapeForTerminal(r.message)}\n`);
-    }
+    const status =
+      claims.status === observed.effectiveStatus
+        ? observed.effectiveStatus
+        : `claimed ${claims.status}, effective ${observed.effectiveStatus}`;
+    this.remark(`${outcome.added ? 'recorded' : 'already recorded'}: ${status}`);
+    for (const r of observed.reasons) this.remark(`  ${r.code}: ${r.message}`);
     return {
       json: {
         ok: true,

@@ -5,7 +5,7 @@ export {
   type RepoPathResult,
   type ResolveResult,
 } from './repo-path.js';
-export { escapeForTerminal, sanitizeLine } from './terminal.js';
+export { escapeForTerminal, sanitizeLine, toTerminalJson } from './terminal.js';
 export {
   readRegularFile,
   sha256RegularFile,
