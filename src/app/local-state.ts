@@ -253,8 +253,9 @@ async function migratePathKeyed(
   const known = [...(await readIdLines(join(legacyDir, KNOWN_ENTRIES)))];
   const recorded = [...(await readIdLines(join(legacyDir, RECORDED)))];
   if (known.length === 0 && recorded.length === 0) return;
+  // Newest first: the last entries noted are the likeliest to still be there.
   let mine = false;
-  for (const entry of known.reverse()) {
+  for (const entry of [...known].reverse()) {
     if (await holds(entry)) {
       mine = true;
       break;
@@ -263,7 +264,7 @@ async function migratePathKeyed(
   if (!mine) return;
   const ledgerDir = join(stateRoot(), 'ledgers', sha256(binding.ledger).slice(0, 32));
   await appendIds(ledgerDir, RECORDED, recorded);
-  await appendIds(join(ledgerDir, 'clones', binding.clone), KNOWN_ENTRIES, known.reverse());
+  await appendIds(join(ledgerDir, 'clones', binding.clone), KNOWN_ENTRIES, known);
   await rename(legacyDir, `${legacyDir}.migrated`).catch(() => undefined);
 }
 

@@ -153,7 +153,7 @@ export function judgeSignature(
     );
   return untrusted(
     claimed === undefined || claimed === ''
-      ? `signed by key ${key}, which allowed_signers binds only to the patterns ${found.principals.join(',')}: they name no one, and the record claims no producer`
+      ? `signed by key ${key}, which allowed_signers binds only to the patterns ${found.principals.join(',')}: they name no one, and no principal is claimed`
       : `signed by key ${key}, which allowed_signers binds to ${found.principals.join(',')}: ${claimed} is not among them`,
   );
 }
