@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { MAX_HANDOFF_FILE_BYTES, recordHandoff, type RecordRequest } from '../src/app/record.js';
+import { toRecordJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
 import { FORMATS, STATUSES, type FormatName } from '../src/model/record.js';
 
@@ -148,23 +149,7 @@ export default class RecordCommand extends LedgerCommand {
     this.remark(`${outcome.added ? 'recorded' : 'already recorded'}: ${status}`);
     for (const r of observed.reasons) this.remark(`  ${r.code}: ${r.message}`);
     return {
-      json: {
-        ok: true,
-        id: outcome.id,
-        added: outcome.added,
-        commit: outcome.commit,
-        format: outcome.record.format,
-        claimedStatus: claims.status,
-        effectiveStatus: observed.effectiveStatus,
-        reasons: observed.reasons,
-        candidateTree: observed.candidate.tree,
-        baseCommit: observed.base.commit,
-        witnesses: observed.witnesses.map((w) => ({
-          command: w.command,
-          exitCode: w.exitCode,
-          timedOut: w.timedOut,
-        })),
-      },
+      json: toRecordJson(outcome),
       text: lines.join('\n'),
     };
   }

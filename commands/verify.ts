@@ -1,8 +1,10 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { verifyRepository } from '../src/app/verify.js';
+import { toVerifyJson } from '../src/app/views.js';
 import type { Check } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
+import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -18,6 +20,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify sha256:3f2a --rerun',
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
+    '<%= config.bin %> verify --strict --annotations github   # in a CI job',
   ];
   static override strict = false;
   static override args = {
@@ -50,6 +53,11 @@ export default class Verify extends LedgerCommand {
       allowNo: true,
     }),
     'signing-key': Flags.string({ description: 'SSH key to sign attestations with.' }),
+    annotations: Flags.string({
+      description:
+        'Also print one CI annotation per claim that did not hold, on its file and line (github: ::error file=…,line=…::…).',
+      options: [...ANNOTATION_FORMATS],
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -76,22 +84,10 @@ export default class Verify extends LedgerCommand {
         : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
-    const strip = (c: Check) => ({
-      check: c.check,
-      subject: c.subject,
-      verdict: c.verdict,
-      detail: c.detail,
-    });
-    const json = {
-      ok: report.ok,
-      exitCode: report.exitCode,
-      ledger: report.ledger.map(strip),
-      records: report.records.map((r) => ({ id: r.id, checks: r.checks.map(strip) })),
-      notes: report.notes ?? [],
-      ...(report.policy ? { policy: report.policy } : {}),
-      ...(report.attestations ? { attestations: report.attestations } : {}),
-    };
-    const lines: string[] = [];
+    const annotations =
+      flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
+    const json = { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) };
+    const lines: string[] = [...(annotations ?? [])];
     const mark = {
       verified: 'ok  ',
       contradicted: 'FAIL',
