@@ -76,7 +76,7 @@ describe('adversarial: no output path prints agent, remote or config text raw', 
     expectClean('record --json', fromFile.stdout);
 
     const rerun = await cliInTerminal(user, dir, ['verify', '--rerun']);
-    expect(rerun).toMatch(/re-running in a clean checkout: exit 1 # /);
+    expect(rerun).toMatch(/re-running[^\n]*: exit 1 # \\x1b\]0;pwned/); // the command, escaped
     expect(rerun).toMatch(/FAIL/);
     expectClean('verify --rerun (terminal)', rerun);
 
