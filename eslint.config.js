@@ -16,6 +16,34 @@ export default tseslint.config(
     },
   },
   {
+    // Everything a command prints goes through the command base, which escapes it for the
+    // terminal (src/paths/terminal.ts): no other code in the product writes to stdout/stderr.
+    files: ['src/**/*.ts', 'commands/**/*.ts'],
+    ignores: ['src/cli/base.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "MemberExpression[object.object.name='process'][object.property.name=/^(stdout|stderr)$/][property.name=/^(write|end)$/]",
+          message:
+            'Print through the command base (src/cli/base.ts: output text, progress, remark, warnLine), which escapes agent-written text.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='console']",
+          message:
+            'Print through the command base (src/cli/base.ts), which escapes agent-written text.',
+        },
+        {
+          selector:
+            "MemberExpression[object.type='ThisExpression'][property.name=/^(log|logToStderr|logJson|warn)$/]",
+          message:
+            "oclif's writers do not escape: print through the command base (src/cli/base.ts).",
+        },
+      ],
+    },
+  },
+  {
     // Tests read the CLI's JSON output field by field, and look for raw escape bytes on purpose.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-control-regex': 'off' },

@@ -1,11 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { recordHandoff } from '../src/app/record.js';
+import { MAX_HANDOFF_FILE_BYTES, recordHandoff, type RecordRequest } from '../src/app/record.js';
 import { toRecordJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
 import { FORMATS, STATUSES, type FormatName } from '../src/model/record.js';
-import { escapeForTerminal } from '../src/paths/index.js';
 
 export default class RecordCommand extends LedgerCommand {
   static override summary = "Seal an agent's handoff into the ledger.";
@@ -100,19 +98,19 @@ export default class RecordCommand extends LedgerCommand {
       if (eq <= 0) problems.push({ path: 'evidence', message: 'expected NAME=PATH', got: item });
       else evidence.set(item.slice(0, eq), item.slice(eq + 1));
     }
-    let from: { bytes: Uint8Array; fileName: string } | undefined;
-    if (flags.from !== undefined) {
-      try {
-        from = {
-          bytes: flags.from === '-' ? await readStdin() : await readFile(flags.from),
-          fileName: flags.from,
-        };
-      } catch (error) {
+    // A file is read by recordHandoff (a regular file inside the repository's reach, capped);
+    // standard input here, capped the same way.
+    let from: RecordRequest['from'];
+    if (flags.from === '-') {
+      const bytes = await readStdin(MAX_HANDOFF_FILE_BYTES);
+      if (bytes === undefined)
         problems.push({
           path: 'from',
-          message: `cannot read ${flags.from}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+          message: `standard input holds more than ${MAX_HANDOFF_FILE_BYTES} bytes; at most that many are read`,
         });
-      }
+      else from = { bytes, fileName: '-' };
+    } else if (flags.from !== undefined) {
+      from = { path: flags.from };
     }
     if (problems.length > 0) {
       throw new LedgerError(
@@ -152,17 +150,12 @@ export default class RecordCommand extends LedgerCommand {
     });
     const { observed, claims } = outcome.record;
     const lines = [outcome.id];
-    if (!this.wantsJson && process.stderr.isTTY) {
-      const status =
-        claims.status === observed.effectiveStatus
-          ? observed.effectiveStatus
-          : `claimed ${claims.status}, effective ${observed.effectiveStatus}`;
-      process.stderr.write(
-        `${outcome.added ? 'recorded' : 'already recorded'}: ${escapeForTerminal(status)}\n`,
-      );
-      for (const r of observed.reasons)
-        process.stderr.write(`  ${r.code}: ${escapeForTerminal(r.message)}\n`);
-    }
+    const status =
+      claims.status === observed.effectiveStatus
+        ? observed.effectiveStatus
+        : `claimed ${claims.status}, effective ${observed.effectiveStatus}`;
+    this.remark(`${outcome.added ? 'recorded' : 'already recorded'}: ${status}`);
+    for (const r of observed.reasons) this.remark(`  ${r.code}: ${r.message}`);
     return {
       json: toRecordJson(outcome),
       text: lines.join('\n'),
@@ -179,8 +172,17 @@ function definedOnly<T extends Record<string, string | undefined>>(
   return out;
 }
 
-async function readStdin(): Promise<Uint8Array> {
+/** Standard input up to `max` bytes; undefined when there is more (nothing more is read). */
+async function readStdin(max: number): Promise<Uint8Array | undefined> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  let total = 0;
+  for await (const chunk of process.stdin) {
+    total += (chunk as Buffer).length;
+    if (total > max) {
+      process.stdin.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks);
 }

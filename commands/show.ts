@@ -4,7 +4,6 @@ import { renderRecord } from '../src/cli/render-record.js';
 import { showRecord } from '../src/app/show.js';
 import { toEmittedJson, toShowJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
-import { escapeForTerminal, sanitizeLine } from '../src/paths/index.js';
 import { EMITTERS, isEmitterName } from '../src/formats/index.js';
 
 export default class Show extends LedgerCommand {
@@ -52,15 +51,9 @@ export default class Show extends LedgerCommand {
     });
     if (shown.emitted) {
       if (!this.wantsJson) {
-        // The original bytes, exactly, for a pipe or a file; escaped for a terminal, where an
-        // agent's ESC sequences would otherwise run.
-        process.stdout.write(
-          process.stdout.isTTY
-            ? escapeForTerminal(Buffer.from(shown.emitted.bytes).toString('utf8'))
-            : shown.emitted.bytes,
-        );
+        this.writeOriginal(shown.emitted.bytes);
         for (const loss of shown.emitted.losses)
-          process.stderr.write(`not carried by ${flags.as}: ${sanitizeLine(loss)}\n`);
+          this.warnLine(`not carried by ${flags.as}: ${loss}`);
         return { json: null, text: '' };
       }
       return { json: toEmittedJson(shown, flags.as ?? shown.record.format), text: '' };

@@ -4,7 +4,6 @@ import { runClaudeCodeHook } from '../../src/integrations/claude-code/hook.js';
 import { BLOCK_MODES, hookOptionsFrom } from '../../src/integrations/claude-code/options.js';
 import { EXIT, isLedgerError, LedgerError, type ExitCode } from '../../src/model/errors.js';
 import { FORMATS } from '../../src/model/record.js';
-import { escapeForTerminal } from '../../src/paths/index.js';
 import { MAX_HOOK_INPUT_BYTES } from '../../src/integrations/claude-code/payload.js';
 
 export default class HookClaudeCode extends LedgerCommand {
@@ -82,7 +81,7 @@ export default class HookClaudeCode extends LedgerCommand {
     for (const p of failure.problems)
       lines.push(`  - ${p.path === '' ? '' : `${p.path}: `}${p.message}`);
     if (failure.hint) lines.push(failure.hint);
-    if (!this.wantsJson) process.stderr.write(`${escapeForTerminal(lines.join('\n'))}\n`);
+    if (!this.wantsJson) for (const line of lines) this.warnLine(line);
     return { json: { ok: false, error: failure.toJSON() }, text: '', exitCode };
   }
 }

@@ -13,7 +13,7 @@ import { LedgerError } from '../model/errors.js';
 import { RECORD_SCHEMA, type LedgerRecord } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
-import { noteRecordedHere } from './local.js';
+import { openLocalState } from './local-state.js';
 import { loadRecord, resolveId } from './query.js';
 import { sealedStatus, stripUndefined, type RecordOutcome } from './record.js';
 import { withRepo } from './repo.js';
@@ -133,7 +133,9 @@ export function applyLifecycle(
       },
       now,
     );
-    await noteRecordedHere(repo, appended.id);
+    const local = openLocalState(repo, store);
+    await local.noteRecordedHere(appended.id);
+    if (appended.entryId !== '') await local.noteKnownEntry(appended.entryId);
     return { ...appended, record, from, to };
   });
 }

@@ -6,12 +6,11 @@
  *     user's own *global or system* git config (never the repository's config), else the
  *     built-in default. `.git/ledger/policy.template.json` (from `ledger init`) is a template
  *     for people to copy; ledger never reads it.
- *   - the list of records made in this clone (whose witnesses `verify --rerun` may run by
- *     default) and the last ledger tip this user saw (to notice a rolled-back ref) live under
- *     the user's XDG state directory, keyed by the repository's real path.
+ *   - the records this user made and the log entries a clone has held live under the user's
+ *     XDG state directory, keyed by the ledger's identity (`local-state.ts`).
  */
 import { createHash } from 'node:crypto';
-import { appendFile, mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -230,65 +229,4 @@ export async function writeDefaultPolicy(repo: RepoPaths): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
   }
-}
-
-/**
- * This user's state for one repository: `$XDG_STATE_HOME/ledger/<sha256 of the repository's
- * real common dir>/`, default `~/.local/state/ledger/…`. Outside the repository, so an agent
- * confined to the repository cannot add a pulled record to "recorded here" (and so get its
- * witness run) or erase what the last tip was.
- */
-export async function stateDir(repo: RepoPaths): Promise<string> {
-  const base = process.env['XDG_STATE_HOME'];
-  const root =
-    base !== undefined && isAbsolute(base) ? base : join(homedirOrRoot(), '.local', 'state');
-  let real = repo.commonDir;
-  try {
-    real = await realpath(repo.commonDir);
-  } catch {
-    // keep the path as given
-  }
-  const key = createHash('sha256').update(real).digest('hex').slice(0, 32);
-  return join(root, 'ledger', key);
-}
-
-const RECORDED = 'recorded';
-const KNOWN_ENTRIES = 'known-entries';
-
-export async function noteRecordedHere(repo: RepoPaths, id: string): Promise<void> {
-  const dir = await stateDir(repo);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  // O_APPEND writes of one short line are atomic, so concurrent records never interleave.
-  await appendFile(join(dir, RECORDED), `${id}\n`);
-}
-
-async function readIdLines(path: string): Promise<Set<string>> {
-  try {
-    const text = await readFile(path, 'utf8');
-    return new Set(text.split('\n').filter((l) => /^sha256:[0-9a-f]{64}$/.test(l)));
-  } catch {
-    return new Set();
-  }
-}
-
-/** Records made in this clone by this user. `.git/ledger/recorded` (agent-writable) is ignored. */
-export async function readRecordedHere(repo: RepoPaths): Promise<Set<string>> {
-  return readIdLines(join(await stateDir(repo), RECORDED));
-}
-
-/**
- * Log entries this user has seen in the ledger (the tip after each record and verify). The log
- * only grows, so an entry seen once and missing now means the ref was rolled back.
- */
-export async function readKnownEntries(repo: RepoPaths): Promise<Set<string>> {
-  return readIdLines(join(await stateDir(repo), KNOWN_ENTRIES));
-}
-
-export async function noteKnownEntry(repo: RepoPaths, entryId: string): Promise<void> {
-  if (!/^sha256:[0-9a-f]{64}$/.test(entryId)) return;
-  const known = await readKnownEntries(repo);
-  if (known.has(entryId)) return;
-  const dir = await stateDir(repo);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await appendFile(join(dir, KNOWN_ENTRIES), `${entryId}\n`);
 }

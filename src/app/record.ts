@@ -4,7 +4,6 @@
  * record into the ledger.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
 import { detectFormat, formatModule } from '../formats/index.js';
@@ -27,21 +26,31 @@ import {
   type WitnessObservation,
 } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
-import { checkRepoPath, resolveInside, sanitizeLine } from '../paths/index.js';
+import { checkRepoPath, readRegularFile, resolveInside, sanitizeLine } from '../paths/index.js';
 import { deriveStatus, type DerivableRecord, type KeptInputs } from '../record/derive.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
 import { snapshotWorktree } from '../store/git/snapshot.js';
 import { maskSecrets, runWitness, secretsOf } from '../witness/index.js';
-import { noteKnownEntry, noteRecordedHere } from './local.js';
+import { openLocalState } from './local-state.js';
 import { resolveSigner, signByDefault, signId } from './trust.js';
 import { withRepo } from './repo.js';
 
+/** A handoff already read (standard input, a library caller): its bytes and its name as given. */
+export interface HandoffBytes {
+  bytes: Uint8Array;
+  fileName: string;
+}
+
 export interface RecordRequest {
   cwd: string;
-  /** A handoff file: its bytes and its name as given. */
-  from?: { bytes: Uint8Array; fileName: string };
+  /**
+   * The handoff: a file to read (`path`, relative to `cwd`; read as a regular file only, within
+   * `MAX_HANDOFF_FILE_BYTES`, never through a link that leaves the repository), or bytes
+   * already read.
+   */
+  from?: HandoffBytes | { path: string };
   format?: FormatName;
   status?: string;
   summary?: string;
@@ -78,16 +87,36 @@ export interface RecordOutcome {
 
 export const DEFAULT_WITNESS_TIMEOUT_MS = 10 * 60 * 1000;
 export const DEFAULT_WITNESS_OUTPUT_CAP = 1024 * 1024;
+/** The largest handoff file read (the formats refuse larger ones anyway). */
+export const MAX_HANDOFF_FILE_BYTES = 16 * 1024 * 1024;
+/** The largest `--evidence` file read: a validation log, not a data set. */
+export const MAX_EVIDENCE_FILE_BYTES = 64 * 1024 * 1024;
 
-export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
-  return withRepo(request.cwd, async ({ repo, store }) => {
-    const now = request.now ?? new Date();
-    const progress = request.onProgress ?? (() => undefined);
+/** A request whose handoff, if any, has been read. */
+type ReadRequest = Omit<RecordRequest, 'from'> & { from?: HandoffBytes };
+
+export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
+  return withRepo(given.cwd, async ({ repo, store }) => {
+    const now = given.now ?? new Date();
+    const progress = given.onProgress ?? (() => undefined);
     const problems: Problem[] = [];
 
     // 1. Everything the user gave us, checked before anything is written.
-    const evidenceFiles = await readEvidenceFiles(request.evidence, request.cwd, problems);
-    const handoff = parseInput(request, repo.root, now, evidenceFiles, problems);
+    const { from: named, ...rest } = given;
+    const from = await readHandoff(named, given.cwd, repo.root, problems);
+    const request: ReadRequest = from === undefined ? rest : { ...rest, from };
+    const evidenceFiles = await readEvidenceFiles(
+      request.evidence,
+      request.cwd,
+      repo.root,
+      problems,
+    );
+    // A handoff file that could not be read is already a problem; parsing nothing would only
+    // add a misleading one ("a status is required").
+    const handoff =
+      named !== undefined && from === undefined
+        ? undefined
+        : parseInput(request, repo.root, now, evidenceFiles, problems);
     const artifacts = await checkArtifacts(
       request.artifacts ?? [],
       request.cwd,
@@ -201,8 +230,9 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
       },
       now,
     );
-    await noteRecordedHere(repo, appended.id);
-    if (appended.entryId !== '') await noteKnownEntry(repo, appended.entryId);
+    const local = openLocalState(repo, store);
+    await local.noteRecordedHere(appended.id);
+    if (appended.entryId !== '') await local.noteKnownEntry(appended.entryId);
     return { ...appended, id: toRecordId(recordBytes), record };
   });
 }
@@ -307,7 +337,7 @@ interface Handoff extends ParsedHandoff {
 }
 
 function parseInput(
-  request: RecordRequest,
+  request: ReadRequest,
   repoRoot: string,
   now: Date,
   attachments: ReadonlyMap<string, Uint8Array>,
@@ -337,8 +367,12 @@ function parseInput(
       now,
     });
     if (!result.ok) {
+      const recognised = request.format === undefined || looksLike(module.name, request.from);
       problems.push(
-        ...result.problems.map((p) => ({ ...p, path: p.path === '' ? 'from' : `from:${p.path}` })),
+        ...result.problems.map((p) => ({
+          ...withoutFileContent(p, recognised),
+          path: p.path === '' ? 'from' : `from:${p.path}`,
+        })),
       );
       return undefined;
     }
@@ -405,6 +439,35 @@ function parseInput(
   return { ...handoff, claims: parsed.data, status };
 }
 
+/** Whether detection, too, would read these bytes as `format`: the file is such a handoff. */
+function looksLike(format: FormatName, from: HandoffBytes): boolean {
+  try {
+    return detectFormat(from.bytes, from.fileName).name === format;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A parse problem that quotes nothing of the file, when the file may not be a handoff at all
+ * (`--from ~/.aws/credentials --format kxm` must not print the keys): the whole-document
+ * problems ("no handoff section found, got <the first line>") never quote it, field problems
+ * quote it only when the file is recognisably a handoff of that format, and a JSON syntax
+ * error never carries the snippet V8 puts in its message.
+ */
+function withoutFileContent(problem: Problem, recognised: boolean): Problem {
+  const wholeDocument = problem.path === '' || problem.path === '(document)';
+  const { got, ...rest } = problem;
+  const kept = got !== undefined && recognised && !wholeDocument ? { ...rest, got } : rest;
+  return {
+    ...kept,
+    message: kept.message.replace(
+      /Unexpected token .*? is not valid JSON/s,
+      'an unexpected character: not valid JSON',
+    ),
+  };
+}
+
 /**
  * The handoff's file name as the formats see it, and as the record keeps it so that `verify`
  * parses the kept bytes exactly as `record` did: the last component only (formats read
@@ -455,20 +518,41 @@ async function checkArtifacts(
 async function readEvidenceFiles(
   files: ReadonlyMap<string, string> | undefined,
   cwd: string,
+  root: string,
   problems: Problem[],
 ): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   for (const [name, path] of files ?? []) {
-    try {
-      out.set(name, await readFile(resolve(cwd, path)));
-    } catch (error) {
-      problems.push({
-        path: `evidence.${name}`,
-        message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      });
-    }
+    const read = await readRegularFile(resolve(cwd, path), {
+      root,
+      maxBytes: MAX_EVIDENCE_FILE_BYTES,
+    });
+    if (read.ok) out.set(name, read.bytes);
+    else
+      problems.push({ path: `evidence.${name}`, message: `cannot read ${path}: ${read.problem}` });
   }
   return out;
+}
+
+/**
+ * The handoff file, read as a regular file only (no FIFO, device or directory), within
+ * `MAX_HANDOFF_FILE_BYTES`, and never through a symlink that leads out of the repository: an
+ * agent's `HANDOFF.md -> ~/.ssh/id_ed25519` must not be stored and pushed.
+ */
+async function readHandoff(
+  from: RecordRequest['from'],
+  cwd: string,
+  root: string,
+  problems: Problem[],
+): Promise<HandoffBytes | undefined> {
+  if (from === undefined || !('path' in from)) return from;
+  const read = await readRegularFile(resolve(cwd, from.path), {
+    root,
+    maxBytes: MAX_HANDOFF_FILE_BYTES,
+  });
+  if (read.ok) return { bytes: read.bytes, fileName: from.path };
+  problems.push({ path: 'from', message: `cannot read ${from.path}: ${read.problem}` });
+  return undefined;
 }
 
 async function resolveBase(

@@ -58,7 +58,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     const trust = trustFrom(loaded, new Date());
     const signatures = [...(await readSignatures(store, index)).leaves.values()]
       .filter((s) => s.subject === id)
-      .map((s) => judgeSignature(id, s.armored, trust, 'producer'));
+      .map((s) => judgeSignature(id, s.armored, trust, 'producer', record.observed.producer));
     const source = async () => {
       if (!record.observed.source) return undefined;
       const entry = await lookupPath(

@@ -11,7 +11,7 @@ import { SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { verifySignature } from '../sign/index.js';
 import type { ObjectStore } from '../store/port.js';
-import { noteKnownEntry } from './local.js';
+import { openLocalState } from './local-state.js';
 import { resolveId } from './query.js';
 import { withRepo } from './repo.js';
 import { readSignatureFile, resolveSigner, signId } from './trust.js';
@@ -43,7 +43,7 @@ export function signRecord(request: SignRequest): Promise<SignOutcome> {
         : await signId(id, await resolveSigner(request.signingKey));
     const outcome = await addSignature(store, id, armored, request.now ?? new Date());
     const tip = await readLedgerIndex(store);
-    if (tip.tipEntry !== undefined) await noteKnownEntry(repo, tip.tipEntry);
+    if (tip.tipEntry !== undefined) await openLocalState(repo, store).noteKnownEntry(tip.tipEntry);
     return outcome;
   });
 }

@@ -42,7 +42,8 @@ import {
 import { sanitizeLine } from '../paths/index.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { Policy } from './local.js';
-import { loadPolicy, noteKnownEntry, readKnownEntries, readRecordedHere } from './local.js';
+import { loadPolicy } from './local.js';
+import { openLocalState } from './local-state.js';
 import { resolveId } from './query.js';
 import { addWorktreeChecks } from './worktree.js';
 import { withRepo } from './repo.js';
@@ -81,6 +82,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ? await resolveSigner(request.signingKey)
         : undefined;
     const index = await readLedgerIndex(store);
+    const local = openLocalState(repo, store);
+    notes.push(...(await local.notes()));
     const ids = request.ids?.map((given) => resolveId(index, given));
 
     const attested = request.fromAttestation
@@ -99,7 +102,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         request.onProgress,
       );
       notes.push(...reruns.notes);
-      const recordedHere = await readRecordedHere(repo);
+      const recordedHere = await local.readRecordedHere();
       const inner = makeRerunner(
         reruns.session,
         loaded.policy,
@@ -148,7 +151,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       }
     }
     // The log only grows: an entry this user saw before and that is gone now means a rollback.
-    const known = await readKnownEntries(repo);
+    const known = await local.readKnownEntries();
     const lost = [...known].filter((entry) => !index.entries.has(entry));
     if (lost.length > 0) {
       report.ledger.push({
@@ -157,7 +160,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         subject: LOG_REF,
         verdict: 'contradicted',
         integrity: true,
-        detail: `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} seen here before ${lost.length === 1 ? 'is' : 'are'} missing (first: ${lost[0]}): the ledger ref was rolled back or replaced`,
+        detail: `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} seen here before ${lost.length === 1 ? 'is' : 'are'} missing (first: ${lost[0]}): the ledger ref was rolled back or replaced (if you replaced this clone on purpose, remove ${await local.cloneDir()} to forget what it held)`,
       });
     }
     if (request.worktree) await addWorktreeChecks(store, index, repo.root, report.records);
@@ -190,7 +193,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       ...(reruns ? { rerun: reruns.info } : {}),
     };
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
-      await noteKnownEntry(repo, index.tipEntry);
+      await local.noteKnownEntry(index.tipEntry);
     if (request.record) {
       final.attestations = await writeAttestations(
         store,
@@ -202,7 +205,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       );
       const after = await readLedgerIndex(store);
       if (after.tipEntry !== undefined && exitCode !== 3)
-        await noteKnownEntry(repo, after.tipEntry);
+        await local.noteKnownEntry(after.tipEntry);
     }
     return final;
   });

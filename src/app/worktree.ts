@@ -4,9 +4,9 @@
  * true now — which is information, not a failure.
  */
 import { createHash } from 'node:crypto';
-import { readFile, readlink } from 'node:fs/promises';
+import { readlink } from 'node:fs/promises';
 import type { LedgerIndex } from '../ledger/read.js';
-import { resolveInside } from '../paths/index.js';
+import { resolveInside, sha256RegularFile } from '../paths/index.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RecordReport } from '../verify/types.js';
 import { loadRecord } from './query.js';
@@ -35,10 +35,27 @@ export async function addWorktreeChecks(
         });
         continue;
       }
-      const bytes = inside.isSymlink
-        ? Buffer.from(await readlink(inside.abs))
-        : await readFile(inside.abs);
-      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      // Only ever a regular file, opened without blocking: a FIFO swapped in after the check
+      // above must not hang verify (the link itself is what a symlink artifact recorded).
+      let sha256: string;
+      if (inside.isSymlink) {
+        sha256 = createHash('sha256')
+          .update(Buffer.from(await readlink(inside.abs)))
+          .digest('hex');
+      } else {
+        const hashed = await sha256RegularFile(inside.abs, root);
+        if (!hashed.ok) {
+          report.checks.push({
+            id,
+            check,
+            subject: artifact.path,
+            verdict: 'stale',
+            detail: `recorded sha256 ${artifact.sha256}; in the work tree now: ${hashed.problem}`,
+          });
+          continue;
+        }
+        sha256 = hashed.sha256;
+      }
       report.checks.push(
         sha256 === artifact.sha256
           ? {

@@ -6,7 +6,7 @@
  */
 import { Command, Flags } from '@oclif/core';
 import { EXIT, isLedgerError, LedgerError, type ExitCode } from '../model/errors.js';
-import { escapeForTerminal } from '../paths/index.js';
+import { escapeForTerminal, sanitizeLine, toTerminalJson } from '../paths/index.js';
 
 export interface Output {
   /** What `--json` prints. */
@@ -27,10 +27,36 @@ export abstract class LedgerCommand extends Command {
     return this.argv.includes('--json');
   }
 
-  /** Progress for long work: on stderr, only for a person at a terminal. */
+  // Every byte a command prints goes through one of the writers below, and each escapes what
+  // it prints (src/paths/terminal.ts): progress lines carry witness commands and remote names,
+  // text carries record fields — all of it may come from an agent, a collaborator or the
+  // repository's config. The linter refuses process.stdout/stderr writes anywhere else.
+
+  /** Progress for long work: on stderr, one escaped line, only for a person at a terminal. */
   protected progress = (message: string): void => {
-    if (!this.wantsJson && process.stderr.isTTY) process.stderr.write(`… ${message}\n`);
+    if (!this.wantsJson && process.stderr.isTTY)
+      process.stderr.write(`… ${sanitizeLine(message)}\n`);
   };
+
+  /** A one-line remark for a person at a terminal (on stderr, escaped), never part of the output. */
+  protected remark(message: string): void {
+    if (!this.wantsJson && process.stderr.isTTY) process.stderr.write(`${sanitizeLine(message)}\n`);
+  }
+
+  /** A line on stderr whatever the output mode (a loss report, a warning), escaped. */
+  protected warnLine(message: string): void {
+    process.stderr.write(`${sanitizeLine(message)}\n`);
+  }
+
+  /**
+   * Bytes exactly as stored, for a pipe or a file; escaped for a terminal, where an agent's
+   * escape sequences would otherwise run.
+   */
+  protected writeOriginal(bytes: Uint8Array): void {
+    process.stdout.write(
+      process.stdout.isTTY ? escapeForTerminal(Buffer.from(bytes).toString('utf8')) : bytes,
+    );
+  }
 
   async run(): Promise<void> {
     let output: Output;
@@ -40,18 +66,18 @@ export abstract class LedgerCommand extends Command {
       this.fail(error);
       return;
     }
-    if (this.wantsJson) process.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
-    else if (output.text !== '')
-      process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
+    if (this.wantsJson) process.stdout.write(`${toTerminalJson(output.json)}\n`);
+    else if (output.text !== '') {
+      const text = escapeForTerminal(output.text);
+      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    }
     process.exitCode = output.exitCode ?? EXIT.ok;
   }
 
   private fail(error: unknown): void {
     const ledgerError = toLedgerError(error);
     if (this.wantsJson) {
-      process.stdout.write(
-        `${JSON.stringify({ ok: false, error: ledgerError.toJSON() }, null, 2)}\n`,
-      );
+      process.stdout.write(`${toTerminalJson({ ok: false, error: ledgerError.toJSON() })}\n`);
     } else {
       const lines = [`ledger: ${ledgerError.message}`];
       for (const p of ledgerError.problems) {

@@ -5,4 +5,11 @@ export {
   type RepoPathResult,
   type ResolveResult,
 } from './repo-path.js';
-export { escapeForTerminal, sanitizeLine } from './terminal.js';
+export { escapeForTerminal, sanitizeLine, toTerminalJson } from './terminal.js';
+export {
+  readRegularFile,
+  sha256RegularFile,
+  type HashFileResult,
+  type ReadFileOptions,
+  type ReadFileResult,
+} from './read-file.js';

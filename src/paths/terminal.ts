@@ -6,6 +6,11 @@
  *
  * Backslashes are left alone, so text that already contains `\x1b` literally looks the same
  * as an escaped ESC: the output is safe to show, not a reversible encoding.
+ *
+ * This is the one place that decides what may reach a terminal. The command base
+ * (`src/cli/base.ts`) sends everything it prints through it — text, progress, errors, JSON —
+ * and the linter forbids writing to stdout or stderr anywhere else, so a new output path
+ * cannot forget to escape.
  */
 
 /**
@@ -39,4 +44,17 @@ export function escapeForTerminal(text: string): string {
 /** `escapeForTerminal`, and newlines and tabs escaped too: for one-line fields (a status, a path). */
 export function sanitizeLine(text: string): string {
   return escapeForTerminal(text).replace(UNSAFE_LINE, escapeChar);
+}
+
+/**
+ * JSON for a terminal or a pipe: `JSON.stringify`, with every character `escapeForTerminal`
+ * would escape written as a `\uXXXX` escape instead. JSON.stringify leaves DEL, C1 controls
+ * (CSI U+009B among them), bidi overrides and zero-width characters raw; as escapes the output
+ * is the same JSON value, byte-for-byte safe to print.
+ */
+export function toTerminalJson(value: unknown): string {
+  return (JSON.stringify(value, null, 2) ?? 'null').replace(
+    UNSAFE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -281,20 +281,41 @@ export function parseTime(text: string): Date | undefined {
 }
 
 /**
- * OpenSSH's match_pattern_list: comma-separated `*`/`?` patterns; a matching `!pattern`
- * vetoes the whole list. Case-sensitive.
+ * OpenSSH's match_pattern_list (match.c), byte for byte: comma-separated `*`/`?` patterns over
+ * the UTF-8 bytes (so `?` is one byte, as in C), a leading `!` negates a pattern and a matching
+ * negated pattern vetoes the whole list, a pattern of 1023 bytes or more makes the whole list
+ * fail, and a NUL ends the string as it would in C. Case-sensitive. This is what `ssh-keygen -Y
+ * verify -I principal` applies to a line's principals, and to `namespaces=`.
  */
 export function matchPatternList(value: string, list: string): boolean {
+  const string = cString(value);
+  const pattern = cString(list);
   let positive = false;
-  for (const item of list.split(',')) {
-    const negated = item.startsWith('!');
-    const pattern = negated ? item.slice(1) : item;
-    if (matchPattern(value, pattern)) {
+  let i = 0;
+  while (i < pattern.length) {
+    const negated = pattern[i] === '!';
+    if (negated) i++;
+    let end = i;
+    while (end < pattern.length && end - i < MAX_SUBPATTERN && pattern[end] !== ',') end++;
+    if (end - i >= MAX_SUBPATTERN) return false;
+    const sub = pattern.slice(i, end);
+    i = end < pattern.length && pattern[end] === ',' ? end + 1 : end;
+    if (matchPattern(string, sub)) {
       if (negated) return false;
       positive = true;
     }
   }
   return positive;
+}
+
+/** OpenSSH copies a subpattern into `char sub[1024]` and gives up at 1023 bytes. */
+const MAX_SUBPATTERN = 1023;
+
+/** The bytes C would see: UTF-8, one character per byte (latin1), up to the first NUL. */
+function cString(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  const nul = bytes.indexOf(0);
+  return (nul < 0 ? bytes : bytes.subarray(0, nul)).toString('latin1');
 }
 
 /** Glob match with `*` and `?`, linear backtracking (no exponential blow-up on `*a*a*a…`). */
@@ -360,6 +381,31 @@ export function findSigner(
   if (first === undefined) return undefined;
   const principals = [...new Set(matches.flatMap((entry) => entry.principals.split(',')))];
   return { principal: first.principals, principals, lines: matches.map((entry) => entry.line) };
+}
+
+/**
+ * The principals `entries` name for `publicKey` in `namespace` at `at`: every literal principal
+ * (no `*` or `?`, not negated) on a matching line that the line's own pattern list admits —
+ * each one that `ssh-keygen -Y verify -I <it>` would accept. A line of patterns only
+ * (`*@agents.example.com`) names no one: it admits a principal someone claims, it does not say
+ * who signed. In file order, without repeats.
+ */
+export function namedPrincipals(
+  entries: readonly AllowedSigner[],
+  publicKey: string | Uint8Array,
+  namespace: string,
+  at: Date,
+): string[] {
+  const key = toBlob(publicKey);
+  const out = new Set<string>();
+  for (const entry of entries) {
+    if (!entryAllows(entry, key, namespace, at)) continue;
+    for (const item of entry.principals.split(',')) {
+      if (item === '' || item.startsWith('!') || /[*?]/.test(item)) continue;
+      if (matchPatternList(item, entry.principals)) out.add(item);
+    }
+  }
+  return [...out];
 }
 
 /**

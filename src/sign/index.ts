@@ -21,6 +21,7 @@ export {
   findSigner,
   isAllowedSigner,
   matchPatternList,
+  namedPrincipals,
   parseAllowedSigners,
   type AllowedSigner,
   type AllowedSignersProblem,

@@ -169,6 +169,32 @@ export async function checkIncoming(
   return { problems, entries };
 }
 
+/**
+ * Whether adopting `newTip` as the ledger's tip keeps every log entry this clone has on the
+ * chain. Every old entry is reachable from the old tip (the invariant `verify` checks), and no
+ * other old entry can lead to the old tip (entries are chained by hash, so there are no
+ * cycles): the old chain survives exactly when the old tip is reached from the new tip through
+ * new entries alone. A re-parented entry (one that follows an older entry instead of the tip)
+ * or a tip commit that names an old entry breaks exactly this. The walk reads only the new
+ * entries, already decoded by `checkIncoming`.
+ */
+export function descendsFrom(
+  newTip: string,
+  oldTip: string,
+  newEntries: ReadonlyMap<string, LogEntry>,
+): boolean {
+  const seen = new Set<string>();
+  const stack = [newTip];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (id === oldTip) return true;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    for (const prev of newEntries.get(id)?.prev ?? []) stack.push(prev);
+  }
+  return false;
+}
+
 export function incomingError(remote: string, problems: readonly Problem[]): LedgerError {
   const first = problems[0];
   return new LedgerError(

@@ -14,7 +14,7 @@ import { LOG_ENTRY_SCHEMA, type LogEntry } from '../model/record.js';
 import { encodeCommit, MODE, parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
-import { checkIncoming, incomingError } from './check.js';
+import { checkIncoming, descendsFrom, incomingError } from './check.js';
 import {
   checkCloneKind,
   fetchLedger,
@@ -82,6 +82,8 @@ export async function syncLedger(
   const before = await store.readRef(LOG_REF);
   const received = new Set<string>();
   const checked = new Set<string>();
+  /** Every new log entry checked so far, decoded (for the descent check of the adopted tip). */
+  const newEntries = new Map<string, LogEntry>();
   let action: SyncAction = 'up-to-date';
 
   for (let round = 1; round <= MAX_ROUNDS; round++) {
@@ -132,9 +134,15 @@ export async function syncLedger(
         const result = await checkIncoming(store, remoteHead!, incoming);
         if (result.problems.length > 0) throw incomingError(remote, result.problems);
         for (const m of incoming.values()) for (const id of m.keys()) checked.add(id);
+        for (const [id, entry] of result.entries) newEntries.set(id, entry);
       }
       const adds = countLeaves(diff.added) > 0;
       const lacks = countLeaves(diff.removed) > 0;
+      // The remote's tip entry becomes ours unless we join with a new entry over both tips
+      // (only when both sides added entries): then it must descend from our tip.
+      const theirsOnly = leavesIn(diff.removed, LOG_DIR).size === 0;
+      if (adds && theirsOnly && localHead !== undefined && remoteHead !== undefined)
+        refuseBrokenDescent(remote, remoteHead.entryId, localHead.entryId, newEntries);
       let candidate: string | undefined = localTip;
       roundAction = 'up-to-date';
       if (adds && !lacks) {
@@ -335,6 +343,23 @@ async function refuseRollback(
         `To accept the rewrite, delete the marker: git update-ref -d ${syncedRef(remote)}.`,
     },
   );
+}
+
+function refuseBrokenDescent(
+  remote: string,
+  remoteEntry: string,
+  localEntry: string,
+  newEntries: ReadonlyMap<string, LogEntry>,
+): void {
+  if (descendsFrom(remoteEntry, localEntry, newEntries)) return;
+  throw incomingError(remote, [
+    {
+      path: remoteEntry,
+      message: `${remote}'s ledger tip (log entry ${remoteEntry}) does not descend from this clone's tip ${localEntry}: its log was re-parented, and the entries in between would no longer chain from the tip`,
+      expected: `a chain through ${localEntry}`,
+      got: `a tip that skips it`,
+    },
+  ]);
 }
 
 async function refuseShallowLedger(

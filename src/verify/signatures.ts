@@ -1,13 +1,15 @@
 /**
  * Signature checks: pure, over trust material the caller read from files the auditor controls
  * (the policy and its allowed_signers file). The cryptography is `verifySignature`; trust is
- * `findSigner` plus the policy's principal patterns for the role. A producer name is only ever
- * `verified` through a trusted signature.
+ * the allowed_signers file and the policy's role patterns, both read as `ssh-keygen -Y verify`
+ * reads principal patterns. A producer name is only ever `verified` through a trusted signature.
  */
 import { SIGNATURE_NAMESPACE, type SignatureObject } from '../model/attestation.js';
 import {
   findSigner,
+  isAllowedSigner,
   matchPatternList,
+  namedPrincipals,
   parseAllowedSigners,
   verifySignature,
   type AllowedSigner,
@@ -53,12 +55,32 @@ export interface SignatureVerdict {
   reason: string;
 }
 
-/** One signature over `subject`, judged for `role`. Never throws. */
+/**
+ * Whether the policy's patterns for `role` admit `principal`: the role's list read as one
+ * OpenSSH pattern list, exactly as the principals field of an `allowed_signers` line — so a
+ * `!pattern` anywhere in it excludes what it matches (`["*@agents.example.com",
+ * "!mallory@agents.example.com"]`). No list for the role: every principal of the file.
+ */
+export function roleAdmits(trust: Trust, role: Role, principal: string): boolean {
+  const patterns = trust.roles[role];
+  return patterns === undefined || matchPatternList(principal, patterns.join(','));
+}
+
+/**
+ * One signature over `subject`, judged for `role`. Never throws.
+ *
+ * `claimed` is who the record says made it (its producer): trusted exactly when `ssh-keygen -Y
+ * verify -n ledger -I <claimed>` would accept the signature with the policy's allowed_signers
+ * file, and the role admits that principal. Otherwise the signer is a principal the file names
+ * for the key (`namedPrincipals`), never a pattern: a line `*@agents.example.com` admits a
+ * claimed `alice@agents.example.com` but, with nothing claimed, says nobody's name.
+ */
 export function judgeSignature(
   subject: string,
   armored: string,
   trust: Trust | undefined,
   role: Role,
+  claimed?: string,
 ): SignatureVerdict {
   const crypto = verifySignature(armored, new TextEncoder().encode(subject), SIGNATURE_NAMESPACE);
   if (!crypto.ok)
@@ -78,42 +100,62 @@ export function judgeSignature(
       reason: `signed by key ${key}, but the policy names no allowed_signers file`,
     };
   }
+  const untrusted = (reason: string): SignatureVerdict => ({
+    armored,
+    signer: null,
+    verified: false,
+    key,
+    reason,
+  });
   let found: ReturnType<typeof findSigner>;
+  let named: string[] = [];
+  let claimedAllowed = false;
   try {
     found = findSigner(trust.entries, crypto.publicKey, SIGNATURE_NAMESPACE, trust.now);
+    named = namedPrincipals(trust.entries, crypto.publicKey, SIGNATURE_NAMESPACE, trust.now);
+    claimedAllowed =
+      claimed !== undefined &&
+      claimed !== '' &&
+      isAllowedSigner(trust.entries, claimed, crypto.publicKey, SIGNATURE_NAMESPACE, trust.now);
   } catch {
     found = undefined;
   }
-  if (found === undefined) {
+  if (found === undefined)
+    return untrusted(
+      `signed by key ${key}, which allowed_signers does not list for namespace ledger now`,
+    );
+  if (claimedAllowed && roleAdmits(trust, role, claimed!)) {
     return {
       armored,
-      signer: null,
-      verified: false,
+      signer: claimed!,
+      verified: true,
       key,
-      reason: `signed by key ${key}, which allowed_signers does not list for namespace ledger now`,
+      reason: `signed by ${claimed} (key ${key})`,
     };
   }
-  const patterns = trust.roles[role];
-  const principal =
-    patterns === undefined
-      ? found.principals[0]
-      : found.principals.find((p) => patterns.some((pattern) => matchPatternList(p, pattern)));
-  if (principal === undefined) {
+  const principal = named.find((p) => roleAdmits(trust, role, p));
+  if (principal !== undefined) {
     return {
       armored,
-      signer: null,
-      verified: false,
+      signer: principal,
+      verified: true,
       key,
-      reason: `signed by ${found.principal} (key ${key}), who is not trusted as ${role} by the policy`,
+      reason: `signed by ${principal} (key ${key})`,
     };
   }
-  return {
-    armored,
-    signer: principal,
-    verified: true,
-    key,
-    reason: `signed by ${principal} (key ${key})`,
-  };
+  if (claimedAllowed)
+    return untrusted(
+      `signed by ${claimed} (key ${key}), who is not trusted as ${role} by the policy`,
+    );
+  if (named.length > 0)
+    return untrusted(
+      `signed by ${named.join(', ')} (key ${key}), who ${named.length === 1 ? 'is' : 'are'} not trusted as ${role} by the policy`,
+    );
+  return untrusted(
+    claimed === undefined || claimed === ''
+      ? `signed by key ${key}, which allowed_signers binds only to the patterns ${found.principals.join(',')}: they name no one, and no principal is claimed`
+      : `signed by key ${key}, which allowed_signers binds to ${found.principals.join(',')}: ${claimed} is not among them`,
+  );
 }
 
 /** A signature leaf of the ledger: its own id, and what it holds. */
@@ -137,7 +179,7 @@ export function checkSignatures(
   checks: CheckSink,
 ): SignatureVerdict[] {
   const verdicts = signatures.map((s) =>
-    judgeSignature(id, s.signature.armored, trust, 'producer'),
+    judgeSignature(id, s.signature.armored, trust, 'producer', producer),
   );
   const required = trust?.required ?? false;
   const missing = (detail: string): Check => ({
@@ -188,9 +230,7 @@ export function checkSignatures(
     });
     if (trusted.length === 0) {
       checks.push(check('unverifiable', 'claimed, not proven: no trusted signature'));
-    } else if (
-      trusted.some((v) => v.signer === producer || matchPatternList(producer, v.signer!))
-    ) {
+    } else if (trusted.some((v) => v.signer === producer)) {
       checks.push(check('verified', `signed by ${producer}`));
     } else {
       checks.push(

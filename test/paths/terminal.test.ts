@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeForTerminal, sanitizeLine } from '../../src/paths/index.js';
+import { escapeForTerminal, sanitizeLine, toTerminalJson } from '../../src/paths/index.js';
 
 describe('escapeForTerminal', () => {
   it.each([
@@ -47,6 +47,29 @@ describe('sanitizeLine', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (text) => {
         expect(sanitizeLine(text)).not.toMatch(/[\n\r\t\u2028\u2029]/u);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('toTerminalJson', () => {
+  it('writes DEL, C1, bidi and zero-width characters as \\u escapes: the same JSON value, nothing raw', () => {
+    const value = { remote: 'x\u202eevil\u009b31m', s: 'a\x7fb\u200b', n: [1, null] };
+    const out = toTerminalJson(value);
+    expect(out).toContain('x\\u202eevil\\u009b31m');
+    expect(JSON.parse(out)).toEqual(value);
+  });
+
+  it('round-trips any value and never holds a raw control, bidi or invisible character', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.string({ unit: 'binary', maxLength: 40 }), (value, text) => {
+        const input = { value, text };
+        const out = toTerminalJson(input);
+        expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(input)));
+        expect(out).not.toMatch(
+          /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]|\p{Cs}/u,
+        );
       }),
       { numRuns: 1000 },
     );

@@ -1,0 +1,315 @@
+/**
+ * This user's memory of a ledger, kept outside the repository (an agent can write anything in
+ * `.git/`): the records this user made (whose witnesses `verify --rerun` may re-run by default)
+ * and the log entries this clone has held (a rollback erases what the repository remembers;
+ * the user's state does not).
+ *
+ * Keyed by identity, not by path: a repository created where an old one was is a different
+ * repository and must not inherit the old one's memory (that was a false rollback, exit 3),
+ * while a moved clone keeps its memory. Under `$XDG_STATE_HOME/ledger/` (default
+ * `~/.local/state/ledger/`):
+ *
+ *   ledgers/<sha256 of the root entry id>/recorded                 records made by this user, any clone
+ *   ledgers/<…>/clones/<clone id>/known-entries                     log entries this clone held
+ *   clones/by-path/<sha256 of the real common dir>                  binding: path → ledger and clone
+ *   clones/by-inode/<dev>-<inode of the common dir>                 binding: the same, for a moved clone
+ *
+ * A ledger is identified by its root log entry (the first entry, `prev: []`): it never changes,
+ * it travels with every clone, and a new repository's ledger has another one. A clone is
+ * identified by where its git directory is (path, else inode): the entries a clone has held
+ * are its own — a second clone of the same ledger that lags behind has not been rolled back.
+ *
+ * Which ledger is this? The binding for this path (else inode) names a root entry; if that
+ * entry is still in the ledger, it is the same ledger. If it is not, but the root entry's
+ * object is still in this repository's object database, it is the same repository whose
+ * ledger ref was rolled back, replaced or deleted: the old memory applies and `verify` reports
+ * the lost entries. Otherwise it is a different repository (or one whose old ledger objects
+ * are gone too): a new memory is started and the notes say so.
+ */
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+import { fanout, LOG_DIR, LOG_REF } from '../ledger/layout.js';
+import { readEntry, readTip } from '../ledger/read.js';
+import { lookupPath } from '../ledger/trees.js';
+import type { ObjectReader } from '../store/port.js';
+import type { RepoPaths } from '../store/git/repo.js';
+
+type Store = ObjectReader & { readRef(name: string): Promise<string | undefined> };
+
+const ID = /^sha256:[0-9a-f]{64}$/;
+const RECORDED = 'recorded';
+const KNOWN_ENTRIES = 'known-entries';
+
+interface Binding {
+  version: 1;
+  /** The ledger's root log entry id. */
+  ledger: string;
+  /** The git blob id of that entry: still in the object database ⇒ the same repository. */
+  rootBlob: string;
+  clone: string;
+}
+
+export interface LocalState {
+  /** Records this user made in this ledger, in any of their clones. */
+  readRecordedHere(): Promise<Set<string>>;
+  noteRecordedHere(id: string): Promise<void>;
+  /** Log entries this clone has held. */
+  readKnownEntries(): Promise<Set<string>>;
+  noteKnownEntry(entryId: string): Promise<void>;
+  /** What the user should know about this memory (e.g. another ledger was here before). */
+  notes(): Promise<string[]>;
+  /** This clone's state directory, when the ledger is known (for messages). */
+  cloneDir(): Promise<string | undefined>;
+}
+
+/** `$XDG_STATE_HOME/ledger`, default `~/.local/state/ledger`. */
+export function stateRoot(): string {
+  const base = process.env['XDG_STATE_HOME'];
+  let home = '/';
+  try {
+    home = homedir() || '/';
+  } catch {
+    // no home: fall back to /
+  }
+  return join(
+    base !== undefined && isAbsolute(base) ? base : join(home, '.local', 'state'),
+    'ledger',
+  );
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * The memory of the ledger in `repo`. Resolved on first use and again after the ledger
+ * changes from empty to non-empty (a first record creates the root).
+ */
+export function openLocalState(repo: RepoPaths, store: Store): LocalState {
+  let resolved: Resolved | undefined;
+  const resolve = async (): Promise<Resolved> => {
+    if (resolved === undefined || resolved.ledger === undefined)
+      resolved = await resolveLedger(repo, store);
+    return resolved;
+  };
+  const ledgerDir = (r: Resolved) =>
+    r.ledger === undefined
+      ? undefined
+      : join(stateRoot(), 'ledgers', sha256(r.ledger).slice(0, 32));
+  const cloneDir = (r: Resolved) => {
+    const dir = ledgerDir(r);
+    return dir === undefined || r.clone === undefined ? undefined : join(dir, 'clones', r.clone);
+  };
+  return {
+    async readRecordedHere() {
+      const dir = ledgerDir(await resolve());
+      return dir === undefined ? new Set() : readIdLines(join(dir, RECORDED));
+    },
+    async noteRecordedHere(id) {
+      const dir = ledgerDir(await resolve());
+      if (dir !== undefined) await appendIds(dir, RECORDED, [id]);
+    },
+    async readKnownEntries() {
+      const dir = cloneDir(await resolve());
+      return dir === undefined ? new Set() : readIdLines(join(dir, KNOWN_ENTRIES));
+    },
+    async noteKnownEntry(entryId) {
+      const dir = cloneDir(await resolve());
+      if (dir === undefined || !ID.test(entryId)) return;
+      if ((await readIdLines(join(dir, KNOWN_ENTRIES))).has(entryId)) return;
+      await appendIds(dir, KNOWN_ENTRIES, [entryId]);
+    },
+    async notes() {
+      return (await resolve()).notes;
+    },
+    async cloneDir() {
+      return cloneDir(await resolve());
+    },
+  };
+}
+
+interface Resolved {
+  ledger: string | undefined;
+  clone: string | undefined;
+  notes: string[];
+}
+
+async function resolveLedger(repo: RepoPaths, store: Store): Promise<Resolved> {
+  const where = await cloneLocation(repo);
+  const byPath = join(stateRoot(), 'clones', 'by-path', where.pathKey);
+  const byInode = where.inodeKey && join(stateRoot(), 'clones', 'by-inode', where.inodeKey);
+  const candidates: Binding[] = [];
+  for (const file of [byPath, byInode]) {
+    if (file === undefined) continue;
+    const binding = await readBinding(file);
+    if (binding && !candidates.some((c) => c.clone === binding.clone)) candidates.push(binding);
+  }
+  const tipCommit = await store.readRef(LOG_REF);
+  const tip =
+    tipCommit === undefined ? undefined : await readTip(store, tipCommit).catch(() => undefined);
+  const holds = async (entryId: string) =>
+    tip !== undefined &&
+    (await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(entryId)].join('/')).catch(
+      () => undefined,
+    )) !== undefined;
+
+  // The same ledger as last time (at this path, or moved here): keep both bindings current.
+  for (const binding of candidates) {
+    if (await holds(binding.ledger)) {
+      await writeBinding(byPath, binding);
+      if (byInode !== undefined) await writeBinding(byInode, binding);
+      return { ledger: binding.ledger, clone: binding.clone, notes: [] };
+    }
+  }
+  // The same repository (its old root entry is still in the object database), but the ledger
+  // no longer holds it: rolled back, replaced or deleted. The old memory applies.
+  for (const binding of candidates) {
+    const object = await store.read(binding.rootBlob).catch(() => undefined);
+    if (object?.type === 'blob') return { ledger: binding.ledger, clone: binding.clone, notes: [] };
+  }
+  const notes =
+    candidates.length === 0
+      ? []
+      : [
+          `this repository's path (or git directory) held another ledger before (first log entry ${candidates[0]!.ledger}), whose objects are not in this repository: it is treated as a new repository, and the old ledger's rollback memory does not apply`,
+        ];
+  if (tip === undefined) return { ledger: undefined, clone: undefined, notes };
+
+  // A ledger met for the first time: bind it, and take over the old path-keyed state if it
+  // was this ledger's.
+  const root = await findRoot(store, tip.entryId, tip.tree);
+  const clone = sha256(`${root.id}\0${where.real}\0${where.inodeKey ?? ''}`).slice(0, 32);
+  const binding: Binding = { version: 1, ledger: root.id, rootBlob: root.blob, clone };
+  await migratePathKeyed(where.legacyDir, binding, holds);
+  await writeBinding(byPath, binding);
+  if (byInode !== undefined) await writeBinding(byInode, binding);
+  return { ledger: root.id, clone, notes };
+}
+
+interface CloneLocation {
+  /** The real path of the common git dir. */
+  real: string;
+  pathKey: string;
+  inodeKey: string | undefined;
+  /** Where state lived before it was keyed by identity. */
+  legacyDir: string;
+}
+
+async function cloneLocation(repo: RepoPaths): Promise<CloneLocation> {
+  let real = repo.commonDir;
+  try {
+    real = await realpath(repo.commonDir);
+  } catch {
+    // keep the path as given
+  }
+  const info = await stat(real).catch(() => undefined);
+  const key = sha256(real);
+  return {
+    real,
+    pathKey: key,
+    inodeKey: info === undefined ? undefined : `${info.dev}-${info.ino}`,
+    legacyDir: join(stateRoot(), key.slice(0, 32)),
+  };
+}
+
+/**
+ * The ledger's root entry: follow the smallest `prev` down to an entry without one. Read once
+ * per clone (then the binding names it); a damaged chain ends the walk at the last entry that
+ * could be read, which still names this ledger consistently.
+ */
+async function findRoot(
+  store: Store,
+  tipEntry: string,
+  tree: string,
+): Promise<{ id: string; blob: string }> {
+  let id = tipEntry;
+  let blob = '';
+  for (;;) {
+    const leaf = await lookupPath(store, tree, [LOG_DIR, ...fanout(id)].join('/')).catch(
+      () => undefined,
+    );
+    if (leaf === undefined) break;
+    blob = leaf.oid;
+    const decoded = await readEntry(store, id, leaf.oid).catch(() => undefined);
+    const next = decoded?.entry.prev.slice().sort()[0];
+    if (next === undefined) break;
+    id = next;
+  }
+  return { id, blob };
+}
+
+/**
+ * State from before identity keys (`ledger/<sha256 of the path>/`) is taken over only when it
+ * describes this ledger — one of its known entries is in it — else it belonged to an earlier
+ * repository at this path and is left where it was. Taken-over state is renamed aside, kept.
+ */
+async function migratePathKeyed(
+  legacyDir: string,
+  binding: Binding,
+  holds: (entryId: string) => Promise<boolean>,
+): Promise<void> {
+  const known = [...(await readIdLines(join(legacyDir, KNOWN_ENTRIES)))];
+  const recorded = [...(await readIdLines(join(legacyDir, RECORDED)))];
+  if (known.length === 0 && recorded.length === 0) return;
+  // Newest first: the last entries noted are the likeliest to still be there.
+  let mine = false;
+  for (const entry of [...known].reverse()) {
+    if (await holds(entry)) {
+      mine = true;
+      break;
+    }
+  }
+  if (!mine) return;
+  const ledgerDir = join(stateRoot(), 'ledgers', sha256(binding.ledger).slice(0, 32));
+  await appendIds(ledgerDir, RECORDED, recorded);
+  await appendIds(join(ledgerDir, 'clones', binding.clone), KNOWN_ENTRIES, known);
+  await rename(legacyDir, `${legacyDir}.migrated`).catch(() => undefined);
+}
+
+async function readBinding(file: string): Promise<Binding | undefined> {
+  try {
+    const value = JSON.parse(await readFile(file, 'utf8')) as Partial<Binding>;
+    if (
+      value.version === 1 &&
+      typeof value.ledger === 'string' &&
+      ID.test(value.ledger) &&
+      typeof value.rootBlob === 'string' &&
+      /^[0-9a-f]{40}$/.test(value.rootBlob) &&
+      typeof value.clone === 'string' &&
+      /^[0-9a-f]{32}$/.test(value.clone)
+    )
+      return value as Binding;
+  } catch {
+    // missing or unreadable: no binding
+  }
+  return undefined;
+}
+
+/** Written to a temporary file and renamed: a reader never sees half a binding. */
+async function writeBinding(file: string, binding: Binding): Promise<void> {
+  const text = `${JSON.stringify(binding)}\n`;
+  if ((await readFile(file, 'utf8').catch(() => undefined)) === text) return;
+  await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(temp, text, { mode: 0o600 });
+  await rename(temp, file);
+}
+
+async function readIdLines(path: string): Promise<Set<string>> {
+  try {
+    const text = await readFile(path, 'utf8');
+    return new Set(text.split('\n').filter((l) => ID.test(l)));
+  } catch {
+    return new Set();
+  }
+}
+
+/** O_APPEND writes of short lines are atomic, so concurrent commands never interleave. */
+async function appendIds(dir: string, file: string, ids: readonly string[]): Promise<void> {
+  const lines = ids.filter((id) => ID.test(id));
+  if (lines.length === 0) return;
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await appendFile(join(dir, file), lines.map((id) => `${id}\n`).join(''));
+}

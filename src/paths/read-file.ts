@@ -1,0 +1,197 @@
+/**
+ * Reading a file someone else may have prepared: a handoff (`record --from`), an evidence log
+ * (`--evidence`), an artifact in the work tree (`verify --worktree`). The agent can put a
+ * symlink to `~/.ssh/id_ed25519` there (its bytes would be stored and pushed), a FIFO (the
+ * read blocks forever) or a link to `/dev/zero` (the read never ends). So: only a regular
+ * file, opened without following a final symlink and without blocking, checked to be the file
+ * that was looked at, and read up to a cap — never more.
+ *
+ * The answer is a result, not an exception, and never quotes the file's content: callers put
+ * `problem` into an error message as it is.
+ */
+import { constants } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { sep } from 'node:path';
+
+export interface ReadFileOptions {
+  /** Read at most this many bytes; a larger file is refused, not truncated. */
+  maxBytes: number;
+  /**
+   * The repository: a symlink (the file itself or a directory on its way inside the
+   * repository) must lead to a file inside it. A path outside the repository that the user
+   * named directly, with no link, is read as named.
+   */
+  root?: string;
+}
+
+export type ReadFileResult =
+  | { ok: true; bytes: Buffer; real: string }
+  | {
+      ok: false;
+      reason: 'missing' | 'not-regular' | 'too-large' | 'outside' | 'unreadable';
+      problem: string;
+    };
+
+function isInside(root: string, abs: string): boolean {
+  return abs === root || abs.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+function code(error: unknown): string {
+  return (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
+}
+
+type Failure = Extract<ReadFileResult, { ok: false }>;
+
+/** The regular file at `abs`, opened: checked as the module comment says, not yet read. */
+async function openRegular(
+  abs: string,
+  root: string | undefined,
+): Promise<{ ok: true; handle: FileHandle; real: string; size: number } | Failure> {
+  let link;
+  try {
+    link = await lstat(abs);
+  } catch (error) {
+    const c = code(error);
+    return c === 'ENOENT' || c === 'ENOTDIR'
+      ? { ok: false, reason: 'missing', problem: 'no such file' }
+      : { ok: false, reason: 'unreadable', problem: `cannot read it: ${c}` };
+  }
+  let real: string;
+  try {
+    real = await realpath(abs);
+  } catch (error) {
+    return link.isSymbolicLink()
+      ? { ok: false, reason: 'missing', problem: 'a symbolic link whose target does not exist' }
+      : { ok: false, reason: 'unreadable', problem: `cannot read it: ${code(error)}` };
+  }
+  if (root !== undefined) {
+    const realRoot = await realpath(root).catch(() => root);
+    const named = isInside(root, abs) || isInside(realRoot, abs);
+    if ((link.isSymbolicLink() || named) && !isInside(realRoot, real)) {
+      return {
+        ok: false,
+        reason: 'outside',
+        problem: link.isSymbolicLink()
+          ? `a symbolic link to ${real}, outside the repository; name the file itself, or copy it into the repository`
+          : `it leads through a symbolic link to ${real}, outside the repository`,
+      };
+    }
+  }
+  // What we looked at; the opened file must be the same one (no swap in between).
+  const seen = await stat(real).catch(() => undefined);
+  if (seen === undefined) return { ok: false, reason: 'missing', problem: 'no such file' };
+  if (!seen.isFile()) return notRegular(seen);
+  let handle: FileHandle;
+  try {
+    // O_NONBLOCK: opening a FIFO swapped in after the stat returns at once instead of waiting
+    // for a writer; O_NOFOLLOW: a final symlink swapped in is refused (ELOOP).
+    handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const c = code(error);
+    return c === 'ELOOP'
+      ? { ok: false, reason: 'outside', problem: 'it was replaced by a symbolic link' }
+      : c === 'ENOENT'
+        ? { ok: false, reason: 'missing', problem: 'no such file' }
+        : { ok: false, reason: 'unreadable', problem: `cannot open it: ${c}` };
+  }
+  let failure: Failure;
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile()) failure = notRegular(opened);
+    else if (opened.dev !== seen.dev || opened.ino !== seen.ino)
+      failure = { ok: false, reason: 'outside', problem: 'it was replaced by another file' };
+    else return { ok: true, handle, real, size: opened.size };
+  } catch (error) {
+    failure = { ok: false, reason: 'unreadable', problem: `cannot read it: ${code(error)}` };
+  }
+  await handle.close();
+  return failure;
+}
+
+/**
+ * Reads the regular file at absolute path `abs` (see the module comment). Never blocks on a
+ * FIFO or a device: anything but a regular file is refused before a byte is read.
+ */
+export async function readRegularFile(
+  abs: string,
+  options: ReadFileOptions,
+): Promise<ReadFileResult> {
+  const opened = await openRegular(abs, options.root);
+  if (!opened.ok) return opened;
+  const { handle, real, size } = opened;
+  try {
+    if (size > options.maxBytes) return tooLarge(size, options.maxBytes);
+    // Read up to the cap plus one byte, growing the buffer as the file does: a file that grows
+    // past the cap while we read is refused, never cut, and never read further.
+    const limit = options.maxBytes + 1;
+    let buffer = Buffer.alloc(Math.min(limit, size + 1));
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) {
+        if (buffer.length >= limit) break;
+        const bigger = Buffer.alloc(Math.min(limit, buffer.length * 2));
+        buffer.copy(bigger, 0, 0, length);
+        buffer = bigger;
+      }
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > options.maxBytes) return tooLarge(undefined, options.maxBytes);
+    return { ok: true, bytes: buffer.subarray(0, length), real };
+  } catch (error) {
+    return { ok: false, reason: 'unreadable', problem: `cannot read it: ${code(error)}` };
+  } finally {
+    await handle.close();
+  }
+}
+
+export type HashFileResult = { ok: true; sha256: string; size: number } | Failure;
+
+/**
+ * The sha256 of the regular file at `abs`, opened as `readRegularFile` opens it and hashed as
+ * a stream (an artifact may be larger than memory). Only a regular file: a FIFO or device in
+ * its place is refused, never waited on.
+ */
+export async function sha256RegularFile(abs: string, root?: string): Promise<HashFileResult> {
+  const opened = await openRegular(abs, root);
+  if (!opened.ok) return opened;
+  const { handle } = opened;
+  try {
+    const hash = createHash('sha256');
+    const buffer = Buffer.alloc(1024 * 1024);
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, size);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      size += bytesRead;
+    }
+    return { ok: true, sha256: hash.digest('hex'), size };
+  } catch (error) {
+    return { ok: false, reason: 'unreadable', problem: `cannot read it: ${code(error)}` };
+  } finally {
+    await handle.close();
+  }
+}
+
+function notRegular(info: { isDirectory(): boolean; isFIFO(): boolean }): Failure {
+  return {
+    ok: false,
+    reason: 'not-regular',
+    problem: info.isDirectory()
+      ? 'a directory; expected a regular file'
+      : info.isFIFO()
+        ? 'a FIFO; expected a regular file (a FIFO would block the read)'
+        : 'not a regular file (a socket or a device); expected a regular file',
+  };
+}
+
+function tooLarge(size: number | undefined, max: number): Failure {
+  return {
+    ok: false,
+    reason: 'too-large',
+    problem: `${size === undefined ? `more than ${max} bytes (it grew while being read)` : `${size} bytes`}; at most ${max} are read`,
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The rollback memory (`$XDG_STATE_HOME/ledger/…`) is keyed by the ledger's identity, not by
+ * the repository's path: a new repository where an old one was is not a rollback, a moved
+ * clone still catches one, and state from before identity keys is taken over only when it
+ * describes the ledger found here.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, gitdir, remoteWithClones, tempDir } from '../helpers/git.js';
+import { allChecks, cli, makeUser, record, repoWithRecord, safeGit, type User } from './helpers.js';
+
+afterEach(cleanup);
+
+function rollbacks(json: any) {
+  return allChecks(json).filter((c) => c.check === 'rollback');
+}
+
+describe('adversarial: rollback memory follows the ledger, not the path', () => {
+  it('a new repository created where an old one was — no false rollback (verify exit 0, a note says another ledger was here)', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    await record(user, dir, { status: 'success', summary: 'second' });
+    expect((await cli(user, dir, ['verify'])).code).toBe(0); // remembers both entries
+    rmSync(dir, { recursive: true, force: true });
+    const again = gitdir();
+    renameSync(again, dir); // a new repository at the same path
+    const empty = await cli(user, dir, ['verify']);
+    expect(empty.code, empty.stdout).toBe(0);
+    expect(rollbacks(empty.json)).toEqual([]);
+    expect(empty.json.notes.join('\n')).toMatch(/held another ledger before/);
+    await record(user, dir, { status: 'success', summary: 'new repository' });
+    const r = await cli(user, dir, ['verify']);
+    expect(r.code, r.stdout).toBe(0);
+    expect(rollbacks(r.json)).toEqual([]);
+    // and the new repository has a memory of its own: a rollback in it is caught
+    const old = safeGit(dir, 'rev-parse', 'refs/ledger/log');
+    await record(user, dir, { status: 'failed', summary: 'bad news' });
+    expect((await cli(user, dir, ['verify'])).code).toBe(0);
+    safeGit(dir, 'update-ref', 'refs/ledger/log', old);
+    const rolled = await cli(user, dir, ['verify']);
+    expect(rolled.code).toBe(3);
+    expect(rollbacks(rolled.json)).toHaveLength(1);
+  });
+
+  it('a moved repository keeps its memory — a rollback after the move is still caught (exit 3, check rollback)', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const old = safeGit(dir, 'rev-parse', 'refs/ledger/log');
+    await record(user, dir, { status: 'failed', summary: 'the bad news' });
+    expect((await cli(user, dir, ['verify'])).code).toBe(0);
+    const moved = join(tempDir(), 'moved');
+    renameSync(dir, moved);
+    safeGit(moved, 'update-ref', 'refs/ledger/log', old);
+    const r = await cli(user, moved, ['verify']);
+    expect(r.code, r.stdout).toBe(3);
+    expect(rollbacks(r.json)).toHaveLength(1);
+  });
+
+  it('a ledger ref deleted or replaced by a fresh ledger in the same repository — still a rollback (exit 3): the old root entry is still in the object database', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    expect((await cli(user, dir, ['verify'])).code).toBe(0);
+    safeGit(dir, 'update-ref', '-d', 'refs/ledger/log');
+    const deleted = await cli(user, dir, ['verify']);
+    expect(deleted.code).toBe(3);
+    expect(rollbacks(deleted.json)).toHaveLength(1);
+    // a brand-new ledger written over it, in the same repository
+    await record(user, dir, { status: 'success', summary: 'a fresh start' });
+    const replaced = await cli(user, dir, ['verify']);
+    expect(replaced.code).toBe(3);
+    expect(rollbacks(replaced.json)).toHaveLength(1);
+  });
+
+  it('a second clone of the same ledger that is behind is not rolled back (verify exit 0 in it)', async () => {
+    const user = makeUser();
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    await record(user, a, { status: 'success', summary: 'one' });
+    expect((await cli(user, a, ['sync'])).code).toBe(0);
+    expect((await cli(user, b, ['sync'])).code).toBe(0);
+    await record(user, a, { status: 'success', summary: 'two, not pushed' });
+    expect((await cli(user, a, ['verify'])).code).toBe(0);
+    const r = await cli(user, b, ['verify']);
+    expect(r.code, r.stdout).toBe(0);
+    expect(rollbacks(r.json)).toEqual([]);
+  });
+
+  it('state kept by path before identity keys is taken over when it is this ledger’s (a rollback is still caught), and ignored when it is not', async () => {
+    const legacy = (u: User, dir: string) =>
+      join(
+        u.env.XDG_STATE_HOME!,
+        'ledger',
+        createHash('sha256')
+          .update(realpathSync(join(dir, '.git')))
+          .digest('hex')
+          .slice(0, 32),
+      );
+    /** Only the state an older ledger kept: known entries under the path's hash. */
+    const legacyOnly = (u: User, dir: string, entries: string[]) => {
+      rmSync(join(u.env.XDG_STATE_HOME!, 'ledger'), { recursive: true, force: true });
+      mkdirSync(legacy(u, dir), { recursive: true });
+      writeFileSync(join(legacy(u, dir), 'known-entries'), entries.map((e) => `${e}\n`).join(''));
+    };
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const old = safeGit(dir, 'rev-parse', 'refs/ledger/log');
+    const first = /Ledger-Entry: (\S+)/.exec(safeGit(dir, 'log', '-1', '--format=%B', old))![1]!;
+    const { entryId } = await record(user, dir, { status: 'failed', summary: 'the bad news' });
+    legacyOnly(user, dir, [first, entryId]); // the tips an older ledger noted after each record
+    safeGit(dir, 'update-ref', 'refs/ledger/log', old);
+    const r = await cli(user, dir, ['verify']);
+    expect(r.code, r.stdout).toBe(3);
+    expect(rollbacks(r.json)).toHaveLength(1);
+
+    // The path-keyed state of another repository that was at this path is not taken over.
+    const other = makeUser();
+    const { dir: fresh } = await repoWithRecord(other);
+    legacyOnly(other, fresh, [entryId]);
+    const clean = await cli(other, fresh, ['verify']);
+    expect(clean.code, clean.stdout).toBe(0);
+    expect(rollbacks(clean.json)).toEqual([]);
+  });
+});
