@@ -6,6 +6,7 @@
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
 import { policyPath, writeDefaultPolicy } from './local.js';
+import { listRemotes } from '../sync/remote.js';
 import { withRepo } from './repo.js';
 
 export const LEDGER_PUSH_REFSPEC = 'refs/ledger/*:refs/ledger/*';
@@ -22,8 +23,8 @@ export interface InitResult {
 
 export function initRepository(cwd: string, only?: string): Promise<InitResult> {
   return withRepo(cwd, async ({ repo }) => {
-    const listed = await runGit(['remote'], { cwd: repo.root });
-    const remotes = listed.stdout.toString().split('\n').filter(Boolean);
+    // As git sees them: a remote defined in an included config file counts too.
+    const remotes = listRemotes(repo);
     if (only !== undefined && !remotes.includes(only)) {
       throw new LedgerError('USAGE', `there is no remote named ${only}`, {
         hint: `Remotes here: ${remotes.join(', ') || '(none)'}`,
@@ -36,14 +37,18 @@ export function initRepository(cwd: string, only?: string): Promise<InitResult> 
     };
     for (const name of only === undefined ? remotes : [only]) {
       const added: string[] = [];
-      if (await addConfigValue(repo.root, `remote.${name}.fetch`, ledgerFetchRefspec(name)))
+      // What git applies now (an included file's values count), read when the repository opened.
+      const values = (key: string) => repo.config.all(key).map((e) => e.value ?? '');
+      const add = (key: string, value: string) =>
+        addConfigValue(repo.root, values(key), key, value);
+      if (await add(`remote.${name}.fetch`, ledgerFetchRefspec(name)))
         added.push(`fetch ${ledgerFetchRefspec(name)}`);
       // Once any push refspec is configured, a bare `git push` pushes only the configured ones;
       // `HEAD` keeps it pushing the current branch as well.
-      const pushes = await getAll(repo.root, `remote.${name}.push`);
-      if (pushes.length === 0 && (await addConfigValue(repo.root, `remote.${name}.push`, 'HEAD')))
+      const pushes = values(`remote.${name}.push`);
+      if (pushes.length === 0 && (await add(`remote.${name}.push`, 'HEAD')))
         added.push('push HEAD');
-      if (await addConfigValue(repo.root, `remote.${name}.push`, LEDGER_PUSH_REFSPEC))
+      if (await add(`remote.${name}.push`, LEDGER_PUSH_REFSPEC))
         added.push(`push ${LEDGER_PUSH_REFSPEC}`);
       result.remotes.push({ name, added });
     }
@@ -51,14 +56,22 @@ export function initRepository(cwd: string, only?: string): Promise<InitResult> 
   });
 }
 
-async function getAll(root: string, key: string): Promise<string[]> {
-  const r = await runGit(['config', '--local', '--get-all', key], { cwd: root });
-  return r.stdout.toString().split('\n').filter(Boolean);
-}
-
-async function addConfigValue(root: string, key: string, value: string): Promise<boolean> {
-  if ((await getAll(root, key)).includes(value)) return false;
+async function addConfigValue(
+  root: string,
+  present: readonly string[],
+  key: string,
+  value: string,
+): Promise<boolean> {
+  if (present.includes(value)) return false;
   const r = await runGit(['config', '--local', '--add', key, value], { cwd: root });
-  if (r.code !== 0) throw new Error(`git config --add ${key} failed: ${r.stderr.trim()}`);
+  if (r.code !== 0) {
+    throw new LedgerError(
+      'UNSUPPORTED_REPOSITORY',
+      `git config --add ${key} failed: ${r.stderr.trim()}`,
+      {
+        hint: 'Check that the repository config is writable (git config --local --list).',
+      },
+    );
+  }
   return true;
 }

@@ -31,11 +31,12 @@ import { deriveEffectiveStatus } from '../record/status.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
+import type { RepoPaths } from '../store/git/repo.js';
 import { snapshotWorktree } from '../store/git/snapshot.js';
 import { runWitness } from '../witness/index.js';
 import { noteKnownEntry, noteRecordedHere } from './local.js';
 import { resolveSigner, signByDefault, signId } from './trust.js';
-import { withRepo } from './repo.js';
+import { requireWorkTree, withRepo } from './repo.js';
 
 export interface RecordRequest {
   cwd: string;
@@ -78,25 +79,21 @@ export const DEFAULT_WITNESS_OUTPUT_CAP = 1024 * 1024;
 
 export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
   return withRepo(request.cwd, async ({ repo, store }) => {
+    const root = requireWorkTree(repo, 'ledger record');
     const now = request.now ?? new Date();
     const progress = request.onProgress ?? (() => undefined);
     const problems: Problem[] = [];
 
     // 1. Everything the user gave us, checked before anything is written.
     const evidenceFiles = await readEvidenceFiles(request.evidence, request.cwd, problems);
-    const handoff = parseInput(request, repo.root, now, evidenceFiles, problems);
-    const artifacts = await checkArtifacts(
-      request.artifacts ?? [],
-      request.cwd,
-      repo.root,
-      problems,
-    );
+    const handoff = parseInput(request, root, now, evidenceFiles, problems);
+    const artifacts = await checkArtifacts(request.artifacts ?? [], request.cwd, root, problems);
     const witnesses = (request.witnesses ?? []).map((w, i) => {
       if (w.trim() === '')
         problems.push({ path: `witness[${i}]`, message: 'empty witness command' });
       return w;
     });
-    const base = await resolveBase(repo.root, request.base ?? 'HEAD', problems);
+    const base = await resolveBase(repo, request.base, problems);
     const signer =
       (request.sign ?? (await signByDefault()))
         ? await resolveSigner(request.signingKey)
@@ -132,7 +129,7 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
       progress(`running witness: ${command}`);
       const run = await runWitness({
         command,
-        cwd: repo.root,
+        cwd: root,
         env: process.env,
         timeoutMs: request.witnessTimeoutMs ?? DEFAULT_WITNESS_TIMEOUT_MS,
         maxOutputBytes: request.witnessOutputCap ?? DEFAULT_WITNESS_OUTPUT_CAP,
@@ -151,10 +148,15 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     const keptEvidence = [];
     for (const [name, bytes] of evidenceFiles) keptEvidence.push({ name, file: await keep(bytes) });
 
-    const baseObject = await store.read(base);
-    if (!baseObject) throw new Error(`base commit ${base} vanished`);
-    const baseTree = parseCommit(baseObject.bytes).tree;
-    const branch = await currentBranch(repo.root);
+    const baseCommitBytes =
+      base.commit === null ? undefined : await readBaseCommit(store, base.commit);
+    // Before the first commit the base is the empty tree, written so that it is a real object
+    // of the ledger's tree like any other base.
+    const baseTree =
+      baseCommitBytes === undefined
+        ? await store.write('tree', new Uint8Array())
+        : parseCommit(baseCommitBytes).tree;
+    const branch = await currentBranch(repo);
     const { status, reasons } = deriveEffectiveStatus(
       handoff.status,
       handoff.reasons,
@@ -170,7 +172,7 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
         recordedAt: now.toISOString(),
         ledgerVersion: LEDGER_VERSION,
         ...(request.producer === undefined ? {} : { producer: request.producer }),
-        base: { commit: base, tree: baseTree },
+        base: { commit: base.commit, tree: baseTree },
         candidate: { tree: snapshot.tree },
         ...(branch === undefined ? {} : { branch }),
         artifacts: observedArtifacts,
@@ -179,7 +181,7 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
         ...(source === undefined ? {} : { source }),
         ...(request.from === undefined
           ? {}
-          : { input: { ...sourceName(request.from.fileName), root: repo.root } }),
+          : { input: { ...sourceName(request.from.fileName), root } }),
         effectiveStatus: status,
         reasons,
       },
@@ -201,7 +203,7 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
         recordBytes,
         candidateTree: snapshot.tree,
         baseTree,
-        baseCommitBytes: baseObject.bytes,
+        baseCommitBytes,
         evidence,
         signatures,
       },
@@ -393,33 +395,66 @@ async function readEvidenceFiles(
   return out;
 }
 
+/**
+ * The base commit: `--base REV`, else HEAD. In a repository with no commit yet (HEAD names a
+ * branch that does not exist) the base is `null` — the empty tree — so an agent's first run in
+ * a new project can be recorded. A `--base` that names no commit is an input problem.
+ */
 async function resolveBase(
-  root: string,
-  rev: string,
+  repo: RepoPaths,
+  given: string | undefined,
   problems: Problem[],
-): Promise<string | undefined> {
+): Promise<{ commit: string | null } | undefined> {
+  const rev = given ?? 'HEAD';
   const result = await runGit(
     ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
-    { cwd: root },
+    { cwd: repo.root, guard: repo.guard },
   );
   const oid = result.stdout.toString().trim();
-  if (result.code !== 0 || !/^[0-9a-f]{40}$/.test(oid)) {
-    problems.push({
-      path: 'base',
-      message:
-        rev === 'HEAD'
-          ? 'the repository has no commit yet to use as the base'
-          : `${rev} does not name a commit in this repository`,
-      expected: 'a commit (branch, tag or object id)',
-      got: rev,
-    });
-    return undefined;
-  }
-  return oid;
+  if (result.code === 0 && /^[0-9a-f]{40}$/.test(oid)) return { commit: oid };
+  if (given === undefined && (await isUnborn(repo))) return { commit: null };
+  problems.push({
+    path: 'base',
+    message:
+      given === undefined
+        ? 'HEAD does not name a commit'
+        : `${rev} does not name a commit in this repository`,
+    expected: 'a commit (branch, tag or object id)',
+    got: rev,
+  });
+  return undefined;
 }
 
-async function currentBranch(root: string): Promise<string | undefined> {
-  const result = await runGit(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: root });
+/** HEAD names a branch with no commit yet (a new repository, or `git checkout --orphan`). */
+async function isUnborn(repo: RepoPaths): Promise<boolean> {
+  const head = await runGit(['symbolic-ref', '--quiet', 'HEAD'], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
+  const ref = head.stdout.toString().trim();
+  if (head.code !== 0 || ref === '') return false;
+  const exists = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
+  return exists.code !== 0;
+}
+
+async function readBaseCommit(store: ObjectStore, oid: string): Promise<Uint8Array> {
+  const object = await store.read(oid);
+  if (object?.type !== 'commit') {
+    throw new LedgerError('CORRUPT', `the base commit ${oid} cannot be read from the repository`, {
+      hint: 'Check the repository with git fsck.',
+    });
+  }
+  return object.bytes;
+}
+
+async function currentBranch(repo: RepoPaths): Promise<string | undefined> {
+  const result = await runGit(['symbolic-ref', '-q', '--short', 'HEAD'], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
   const name = result.stdout.toString().trim();
   return result.code === 0 && name !== '' ? name : undefined;
 }

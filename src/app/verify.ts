@@ -30,7 +30,7 @@ import type { Policy } from './local.js';
 import { loadPolicy, noteKnownEntry, readKnownEntries, readRecordedHere } from './local.js';
 import { resolveId } from './query.js';
 import { addWorktreeChecks } from './worktree.js';
-import { withRepo } from './repo.js';
+import { requireWorkTree, withRepo } from './repo.js';
 import { policyNotes, resolveSigner, signByDefault, signId, trustFrom } from './trust.js';
 
 export interface VerifyRequest {
@@ -55,6 +55,8 @@ export interface VerifyRequest {
 
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
   return withRepo(request.cwd, async ({ repo, store }) => {
+    // A bare repository verifies; only comparing with a work tree needs one.
+    const workTree = request.worktree ? requireWorkTree(repo, 'verify --worktree') : undefined;
     const now = request.now ?? new Date();
     const loaded = await loadPolicy(request.policyFile);
     const trust = trustFrom(loaded, now);
@@ -126,7 +128,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         detail: `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} seen here before ${lost.length === 1 ? 'is' : 'are'} missing (first: ${lost[0]}): the ledger ref was rolled back or replaced`,
       });
     }
-    if (request.worktree) await addWorktreeChecks(store, index, repo.root, report.records);
+    if (workTree !== undefined) await addWorktreeChecks(store, index, workTree, report.records);
     for (const r of report.records) {
       const from = attested.get(r.id);
       if (from) r.checks = applyAttestation(r.checks, from);

@@ -8,6 +8,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { LedgerError } from '../../model/errors.js';
 import type { GitObject, ObjectType } from '../port.js';
 import { gitEnv, SAFE_CONFIG } from './exec.js';
+import type { ConfigGuard } from './guard.js';
 
 interface Pending {
   oid: string;
@@ -31,7 +32,11 @@ export class CatFileBatch {
   private need = 0;
   private failure: Error | undefined;
 
-  constructor(private readonly cwd: string) {}
+  /** `guard`: the repository's (RepoPaths.guard) — a partial clone fetches missing objects. */
+  constructor(
+    private readonly cwd: string,
+    private readonly guard?: ConfigGuard,
+  ) {}
 
   read(oid: string): Promise<GitObject | undefined> {
     // An id that is not 40 hex would be taken as a revision expression by cat-file.
@@ -55,7 +60,7 @@ export class CatFileBatch {
     if (this.child) return this.child;
     const child = spawn('git', [...SAFE_CONFIG, 'cat-file', '--batch'], {
       cwd: this.cwd,
-      env: gitEnv(),
+      env: gitEnv(this.guard?.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
