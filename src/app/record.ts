@@ -396,9 +396,9 @@ async function readEvidenceFiles(
 }
 
 /**
- * The base commit: `--base REV`, else HEAD. In a repository with no commit yet (HEAD names a
- * branch that does not exist) the base is `null` — the empty tree — so an agent's first run in
- * a new project can be recorded. A `--base` that names no commit is an input problem.
+ * The base commit: `--base REV`, else HEAD. When HEAD names a branch with no commit yet (a new
+ * repository) the base is `null` — the empty tree — so an agent's first run in a new project
+ * can be recorded. Any other revision that names no commit is an input problem.
  */
 async function resolveBase(
   repo: RepoPaths,
@@ -412,11 +412,12 @@ async function resolveBase(
   );
   const oid = result.stdout.toString().trim();
   if (result.code === 0 && /^[0-9a-f]{40}$/.test(oid)) return { commit: oid };
-  if (given === undefined && (await isUnborn(repo))) return { commit: null };
+  // `--base HEAD` (the CLI's default) on an unborn branch means the same: no commit yet.
+  if (rev === 'HEAD' && (await isUnborn(repo))) return { commit: null };
   problems.push({
     path: 'base',
     message:
-      given === undefined
+      rev === 'HEAD'
         ? 'HEAD does not name a commit'
         : `${rev} does not name a commit in this repository`,
     expected: 'a commit (branch, tag or object id)',

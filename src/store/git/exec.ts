@@ -70,7 +70,22 @@ const UNGUARDED = new Set(['config']);
 export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
   const guard =
     options.guard ?? (UNGUARDED.has(args[0] ?? '') ? undefined : await readGuard(options.cwd));
-  return spawnGit(args, options, guard);
+  return spawnGit(withPackPrograms(args, guard), options, guard);
+}
+
+/** `--upload-pack` / `--receive-pack` where the repository named its own (see ConfigGuard). */
+function withPackPrograms(
+  args: readonly string[],
+  guard: ConfigGuard | undefined,
+): readonly string[] {
+  const [command, ...rest] = args;
+  const program =
+    command === 'fetch' || command === 'ls-remote'
+      ? guard?.uploadPack && `--upload-pack=${guard.uploadPack}`
+      : command === 'push'
+        ? guard?.receivePack && `--receive-pack=${guard.receivePack}`
+        : undefined;
+  return program ? [command!, program, ...rest] : args;
 }
 
 function spawnGit(

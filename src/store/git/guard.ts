@@ -16,7 +16,14 @@
  * subsection, unlike `-c`).
  */
 import { LedgerError } from '../../model/errors.js';
-import { GitConfig, splitKey, TRUSTED_SCOPES, type ConfigEntry, type ConfigKey } from './config.js';
+import {
+  GitConfig,
+  parseGitBool,
+  splitKey,
+  TRUSTED_SCOPES,
+  type ConfigEntry,
+  type ConfigKey,
+} from './config.js';
 
 export interface ConfigOverride {
   key: string;
@@ -26,6 +33,13 @@ export interface ConfigOverride {
 export interface ConfigGuard {
   /** Variables for git's environment: the overrides, and GIT_PROXY_COMMAND when needed. */
   env: Readonly<Record<string, string>>;
+  /**
+   * `remote.<name>.uploadpack` / `receivepack` take the *first* value git reads, so no later
+   * override works: when the repository sets one, these are passed as `--upload-pack` /
+   * `--receive-pack` to every fetch, ls-remote and push (exec.ts).
+   */
+  uploadPack?: string;
+  receivePack?: string;
   /** What the repository's config set and git will not see, with where it was set. */
   ignored: readonly { key: string; origin: string }[];
 }
@@ -57,35 +71,26 @@ const RULES: readonly Rule[] = [
     variables: ['askpass'],
     neutral: (_k, env) => env['SSH_ASKPASS'] ?? '',
   },
+  // ":" is git's own "no editor"; an empty pager is no pager.
+  { section: 'core', subsection: false, variables: ['editor'], neutral: () => ':' },
   {
     section: 'core',
     subsection: false,
-    variables: ['editor', 'pager', 'alternaterefscommand'],
+    variables: ['pager', 'alternaterefscommand'],
     neutral: none,
   },
   // core.hooksPath and core.fsmonitor are forced for every git ledger runs (exec.ts); listed
   // here so that a planted value is reported as ignored.
   { section: 'core', subsection: false, variables: ['hookspath'], neutral: () => '/dev/null' },
   { section: 'core', subsection: false, variables: ['fsmonitor'], neutral: () => 'false' },
-  { section: 'sequence', subsection: false, variables: ['editor'], neutral: none },
+  { section: 'sequence', subsection: false, variables: ['editor'], neutral: () => ':' },
+  { section: 'pager', subsection: false, variables: [], neutral: none },
   { section: 'diff', subsection: false, variables: ['external'], neutral: none },
   { section: 'diff', subsection: true, variables: ['command', 'textconv'], neutral: none },
   { section: 'merge', subsection: true, variables: ['driver'], neutral: none },
   { section: 'interactive', subsection: false, variables: ['difffilter'], neutral: none },
   { section: 'gpg', subsection: false, variables: ['program'], neutral: none },
   { section: 'gpg', subsection: true, variables: ['program', 'defaultkeycommand'], neutral: none },
-  {
-    section: 'remote',
-    subsection: true,
-    variables: ['uploadpack'],
-    neutral: () => 'git-upload-pack',
-  },
-  {
-    section: 'remote',
-    subsection: true,
-    variables: ['receivepack'],
-    neutral: () => 'git-receive-pack',
-  },
   { section: 'web', subsection: false, variables: ['browser'], neutral: none },
   { section: 'help', subsection: false, variables: ['browser'], neutral: none },
   { section: 'instaweb', subsection: false, variables: ['browser'], neutral: none },
@@ -149,6 +154,7 @@ export function guardConfig(config: GitConfig, env: NodeJS.ProcessEnv): ConfigGu
   };
   let credentials = false;
   let gitProxy = false;
+  const packPrograms = new Set<'uploadpack' | 'receivepack'>();
   for (const entry of untrusted) {
     const key = splitKey(entry.key);
     if (
@@ -166,6 +172,12 @@ export function guardConfig(config: GitConfig, env: NodeJS.ProcessEnv): ConfigGu
       key.subsection === undefined
     ) {
       gitProxy = true;
+    } else if (
+      key.section === 'remote' &&
+      key.subsection !== undefined &&
+      (key.variable === 'uploadpack' || key.variable === 'receivepack')
+    ) {
+      packPrograms.add(key.variable);
     } else if (key.section === 'protocol' && key.variable === 'allow') {
       protocolOverrides(key, trusted, override);
     } else {
@@ -173,7 +185,8 @@ export function guardConfig(config: GitConfig, env: NodeJS.ProcessEnv): ConfigGu
         (r) =>
           r.section === key.section &&
           r.subsection === (key.subsection !== undefined) &&
-          r.variables.includes(key.variable),
+          // `pager.<command>`: every variable of the section.
+          (r.variables.length === 0 || r.variables.includes(key.variable)),
       );
       if (rule === undefined) continue;
       override(entry.key, rule.neutral(key, env));
@@ -193,17 +206,31 @@ export function guardConfig(config: GitConfig, env: NodeJS.ProcessEnv): ConfigGu
   if (gitProxy && env['GIT_PROXY_COMMAND'] === undefined) {
     // git takes the first core.gitProxy that matches the host, reading the user's config
     // before the repository's; GIT_PROXY_COMMAND, when set, replaces them all.
-    const own = trusted.all('core.gitproxy');
-    if (own.length > 0) {
-      throw new LedgerError(
-        'UNSUPPORTED_REPOSITORY',
-        `this repository's config sets core.gitProxy (${describe(untrusted, 'core.gitproxy')}), and so does yours; ledger runs no program that a repository's config names, and cannot switch this one off without switching off yours`,
-        {
-          hint: 'Remove core.gitProxy from the repository config (git config --local --unset-all core.gitProxy), or set GIT_PROXY_COMMAND in your environment.',
-        },
-      );
-    }
+    if (trusted.all('core.gitproxy').length > 0) throw firstWins(untrusted, 'core.gitProxy');
     out['GIT_PROXY_COMMAND'] = '';
+  }
+  const pack: { uploadPack?: string; receivePack?: string } = {};
+  for (const variable of packPrograms) {
+    // The user's own value for some remote would come first and win there; we cannot tell
+    // which remote a git run will use, so that mix is refused rather than guessed.
+    const own = trusted.entries.filter((e) => {
+      const k = splitKey(e.key);
+      return k.section === 'remote' && k.variable === variable;
+    });
+    if (own.length > 0) throw firstWins(untrusted, `remote.*.${variable}`);
+    if (variable === 'uploadpack') pack.uploadPack = 'git-upload-pack';
+    else pack.receivePack = 'git-receive-pack';
+  }
+  if (pack.uploadPack !== undefined && isPartialClone(config)) {
+    // A partial clone fetches missing objects by itself (git fetch, inside any git ledger
+    // runs), where no option of ours reaches.
+    throw new LedgerError(
+      'UNSUPPORTED_REPOSITORY',
+      `this partial clone's config sets remote.<name>.uploadpack (${describe(untrusted, 'uploadpack')}): git would run that program to fetch missing objects; ledger runs no program that a repository's config names`,
+      {
+        hint: 'Remove the setting (git config --local --unset remote.<name>.uploadpack), or use a full clone.',
+      },
+    );
   }
   if (overrides.length > 0) {
     out['GIT_CONFIG_COUNT'] = String(overrides.length);
@@ -212,7 +239,7 @@ export function guardConfig(config: GitConfig, env: NodeJS.ProcessEnv): ConfigGu
       out[`GIT_CONFIG_VALUE_${i}`] = o.value;
     });
   }
-  return { env: out, ignored };
+  return { env: out, ignored, ...pack };
 }
 
 function protocolOverrides(
@@ -250,9 +277,35 @@ function canonicalKey(key: string): string {
   return `${k.section}\0${k.subsection ?? ''}\0${k.variable}`;
 }
 
-function describe(entries: readonly ConfigEntry[], key: string): string {
+/** Where the repository set keys ending in `variable` (`core.gitproxy`, `uploadpack`). */
+function describe(entries: readonly ConfigEntry[], variable: string): string {
+  const wanted = variable.toLowerCase();
   return entries
-    .filter((e) => e.key.toLowerCase() === key)
-    .map((e) => e.origin)
+    .filter((e) => e.key.toLowerCase() === wanted || splitKey(e.key).variable === wanted)
+    .map((e) => `${e.key} in ${e.origin}`)
     .join(', ');
+}
+
+/**
+ * A setting git reads first-come (the user's config before the repository's), set by both:
+ * an override cannot switch the repository's off without switching the user's off too.
+ */
+function firstWins(untrusted: readonly ConfigEntry[], key: string): LedgerError {
+  const variable = key.slice(key.lastIndexOf('.') + 1);
+  return new LedgerError(
+    'UNSUPPORTED_REPOSITORY',
+    `this repository's config sets ${key} (${describe(untrusted, variable)}), and so does your own git config; git takes the first value it reads, so ledger cannot switch off the repository's (which would run a program it names) while keeping yours`,
+    {
+      hint: `Remove ${key} from the repository config (git config --local --unset-all KEY), or from your global config.`,
+    },
+  );
+}
+
+/** A partial clone: git marks its promisor remotes (and, for older clones, the extension). */
+export function isPartialClone(config: GitConfig): boolean {
+  if (config.get('extensions.partialclone') !== undefined) return true;
+  return config.entries.some((e) => {
+    const k = splitKey(e.key);
+    return k.section === 'remote' && k.variable === 'promisor' && parseGitBool(e.value ?? 'true');
+  });
 }
