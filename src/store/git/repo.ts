@@ -83,7 +83,7 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
       ...paths,
       root: gitDir,
       workTree: undefined,
-      noWorkTree: `${cwd} is inside the git directory ${gitDir}, not in a work tree`,
+      noWorkTree: `${cwd} is not inside the repository's work tree (it is in or under ${gitDir})`,
     };
   }
   const top = await realpath(resolve(cwd, cdup ?? ''));
