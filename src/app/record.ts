@@ -60,7 +60,7 @@ export interface RecordRequest {
   witnessOutputCap?: number;
   /** Sign the record id with the user's SSH key; undefined: `ledger.sign` in the user's git config decides. */
   sign?: boolean;
-  /** A key file, a `.pub` in ssh-agent or `key::…`; else the user's `user.signingKey`, else ssh-agent. */
+  /** As git's user.signingKey: a key file, a `.pub`, or `key::…` (in ssh-agent); else user.signingKey, else the agent's first key. */
   signingKey?: string;
   now?: Date;
   onProgress?: (message: string) => void;
@@ -95,8 +95,8 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     });
     const base = await resolveBase(repo, request.base, problems);
     const signer =
-      (request.sign ?? (await signByDefault()))
-        ? await resolveSigner(request.signingKey)
+      (request.sign ?? signByDefault(repo))
+        ? await resolveSigner(repo, request.signingKey, request.cwd)
         : undefined;
     if (problems.length > 0 || !handoff || !base) {
       throw new LedgerError(

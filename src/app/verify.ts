@@ -19,7 +19,7 @@ import { readLedgerIndex } from '../ledger/read.js';
 import { ATTESTATION_SCHEMA, type Attestation } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { LEDGER_VERSION } from '../model/version.js';
-import type { SignerSpec } from '../sign/index.js';
+import type { SshKeygenSigner } from '../sign/index.js';
 import { runGit } from '../store/git/exec.js';
 import type { ObjectReader } from '../store/port.js';
 import { judgeSignature, type Trust } from '../verify/signatures.js';
@@ -62,9 +62,9 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     const trust = trustFrom(loaded, now);
     const notes = policyNotes(loaded, trust);
     // Resolve the signer before anything runs, so a missing key is a usage error up front.
-    const signer: SignerSpec | undefined =
-      request.record && (request.sign ?? (await signByDefault()))
-        ? await resolveSigner(request.signingKey)
+    const signer: SshKeygenSigner | undefined =
+      request.record && (request.sign ?? signByDefault(repo))
+        ? await resolveSigner(repo, request.signingKey, request.cwd)
         : undefined;
     const index = await readLedgerIndex(store);
     const ids = request.ids?.map((given) => resolveId(index, given));
@@ -240,7 +240,7 @@ async function writeAttestations(
   report: VerifyReport,
   policyDigest: string,
   rerun: boolean,
-  signer: SignerSpec | undefined,
+  signer: SshKeygenSigner | undefined,
   now: Date,
 ): Promise<{ record: string; id: string; signed: boolean }[]> {
   if (report.ledger.some((c) => c.integrity && c.verdict !== 'verified')) {
