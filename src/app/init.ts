@@ -1,11 +1,15 @@
 /**
  * `ledger init`: make plain `git fetch` / `git push` carry the ledger, and write a policy
- * template (never read back: see app/local.ts). Idempotent: running it twice changes nothing
- * the second time.
+ * template with an allowed_signers template beside it (never read back: see app/local.ts),
+ * together with the commands that install both where ledger reads a policy from.
+ * Idempotent: running it twice changes nothing the second time.
  */
+import { writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
-import { policyPath, writeDefaultPolicy } from './local.js';
+import { ledgerDir, policyPath, POLICY_TEMPLATE, writeDefaultPolicy } from './local.js';
 import { listRemotes } from '../sync/remote.js';
 import { withRepo } from './repo.js';
 
@@ -17,7 +21,15 @@ export function ledgerFetchRefspec(remote: string): string {
 export interface InitResult {
   root: string;
   /** A template for the auditor's policy; never read by ledger (it lives where the agent can write). */
-  policy: { path: string; created: boolean; trusted: false };
+  policy: {
+    path: string;
+    created: boolean;
+    trusted: false;
+    /** The allowed_signers template the policy names (relative to the policy: copy both). */
+    allowedSigners: string;
+    /** Shell commands that install both outside the repository and make git config name it. */
+    install: string[];
+  };
   remotes: { name: string; added: string[] }[];
 }
 
@@ -30,9 +42,22 @@ export function initRepository(cwd: string, only?: string): Promise<InitResult> 
         hint: `Remotes here: ${remotes.join(', ') || '(none)'}`,
       });
     }
+    const created = await writeDefaultPolicy(repo);
+    const signers = join(ledgerDir(repo), 'allowed_signers.template');
+    await writeFile(signers, ALLOWED_SIGNERS_TEMPLATE, { flag: 'wx' }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      },
+    );
     const result: InitResult = {
       root: repo.root,
-      policy: { path: policyPath(repo), created: await writeDefaultPolicy(repo), trusted: false },
+      policy: {
+        path: policyPath(repo),
+        created,
+        trusted: false,
+        allowedSigners: signers,
+        install: installCommands(policyPath(repo), signers),
+      },
       remotes: [],
     };
     for (const name of only === undefined ? remotes : [only]) {
@@ -74,4 +99,40 @@ async function addConfigValue(
     );
   }
   return true;
+}
+
+/** Comments only: it trusts nobody until the auditor adds lines (git's allowed_signers format). */
+const ALLOWED_SIGNERS_TEMPLATE = `# allowed_signers for ledger: who may sign records (role "producer") and attestations
+# ("auditor"), in git's format (ssh-keygen(1), ALLOWED SIGNERS). One line per key:
+#
+#   alice@example.com namespaces="ledger" ssh-ed25519 AAAA...
+#   *@agents.example.com,!mallory@agents.example.com namespaces="ledger" ssh-ed25519 AAAA...
+#
+# The policy's signatures.roles pick principals from this file. Keep it where the agent cannot
+# write, next to the policy that names it.
+`;
+
+/**
+ * Where the policy goes: the user's config directory ($XDG_CONFIG_HOME/ledger, else
+ * ~/.config/ledger), outside every repository. The policy names its allowed_signers by a
+ * relative path, so the two are copied side by side.
+ */
+function installCommands(policy: string, signers: string): string[] {
+  const xdg = process.env['XDG_CONFIG_HOME'];
+  const dir = join(
+    xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.config'),
+    'ledger',
+  );
+  const target = join(dir, 'policy.json');
+  return [
+    `mkdir -p ${shellQuote(dir)}`,
+    // -n: never over a policy the user already has.
+    `cp -n ${shellQuote(policy)} ${shellQuote(target)}`,
+    `cp -n ${shellQuote(signers)} ${shellQuote(join(dir, POLICY_TEMPLATE.signatures.allowedSigners))}`,
+    `git config --global ledger.policy ${shellQuote(target)}`,
+  ];
+}
+
+function shellQuote(text: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
