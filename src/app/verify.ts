@@ -21,6 +21,7 @@ import { LedgerError } from '../model/errors.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { SshKeygenSigner } from '../sign/index.js';
 import { runGit } from '../store/git/exec.js';
+import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import { judgeSignature, type Trust } from '../verify/signatures.js';
 import type { Check, Rerunner, VerifyReport } from '../verify/types.js';
@@ -92,7 +93,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
             })
           : inner(task);
     }
-    const refsBefore = request.rerun ? await ledgerRefs(repo.root) : undefined;
+    const refsBefore = request.rerun ? await ledgerRefs(repo) : undefined;
     const report = await verifyLedger(store, index, {
       ...(ids ? { ids } : {}),
       ...(rerun ? { rerun } : {}),
@@ -104,7 +105,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     // A witness runs as this user: it cannot be kept from the repository by file permissions,
     // only from finding it. If a ledger ref moved while witnesses ran, say so loudly.
     if (refsBefore !== undefined) {
-      const refsAfter = await ledgerRefs(repo.root);
+      const refsAfter = await ledgerRefs(repo);
       if (refsAfter !== refsBefore) {
         report.ledger.push({
           check: 'refs',
@@ -167,10 +168,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
   });
 }
 
-async function ledgerRefs(root: string): Promise<string> {
+async function ledgerRefs(repo: RepoPaths): Promise<string> {
   const result = await runGit(
     ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/ledger/'],
-    { cwd: root },
+    { cwd: repo.root, guard: repo.guard },
   );
   return result.stdout.toString('utf8');
 }
