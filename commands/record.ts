@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { recordHandoff } from '../src/app/record.js';
+import { toRecordJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
 import { FORMATS, STATUSES, type FormatName } from '../src/model/record.js';
 import { escapeForTerminal } from '../src/paths/index.js';
@@ -18,6 +19,7 @@ export default class RecordCommand extends LedgerCommand {
     '<%= config.bin %> record --from handoff.json',
     '<%= config.bin %> record --from HANDOFF.md --format maxsim --witness "npm run build"',
     '<%= config.bin %> record --from .mainark/handoff-42.partial.json --task 42 --evidence validate=.reviews/pr-7.validate.log',
+    '<%= config.bin %> record --status success --witness "npm test" --no-keep-output',
   ];
   static override flags = {
     task: Flags.string({ description: 'Task id the run worked on.' }),
@@ -37,6 +39,12 @@ export default class RecordCommand extends LedgerCommand {
     witness: Flags.string({
       description: 'A command whose exit code is evidence; ledger runs it (repeatable).',
       multiple: true,
+    }),
+    'keep-output': Flags.boolean({
+      description:
+        "Keep the witnesses' stdout/stderr in the record (values of secret-looking environment variables masked); --no-keep-output keeps only exit codes.",
+      default: true,
+      allowNo: true,
     }),
     'witness-timeout': Flags.integer({
       description: 'Seconds before a witness is killed.',
@@ -135,6 +143,7 @@ export default class RecordCommand extends LedgerCommand {
       witnesses: flags.witness ?? [],
       evidence,
       witnessTimeoutMs: flags['witness-timeout'] * 1000,
+      keepOutput: flags['keep-output'],
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
       ...(flags['signing-key'] === undefined
         ? {}
@@ -155,23 +164,7 @@ export default class RecordCommand extends LedgerCommand {
         process.stderr.write(`  ${r.code}: ${escapeForTerminal(r.message)}\n`);
     }
     return {
-      json: {
-        ok: true,
-        id: outcome.id,
-        added: outcome.added,
-        commit: outcome.commit,
-        format: outcome.record.format,
-        claimedStatus: claims.status,
-        effectiveStatus: observed.effectiveStatus,
-        reasons: observed.reasons,
-        candidateTree: observed.candidate.tree,
-        baseCommit: observed.base.commit,
-        witnesses: observed.witnesses.map((w) => ({
-          command: w.command,
-          exitCode: w.exitCode,
-          timedOut: w.timedOut,
-        })),
-      },
+      json: toRecordJson(outcome),
       text: lines.join('\n'),
     };
   }

@@ -1,8 +1,10 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { verifyRepository } from '../src/app/verify.js';
+import { toVerifyJson } from '../src/app/views.js';
 import type { Check } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
+import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -10,7 +12,9 @@ export default class Verify extends LedgerCommand {
     'Checks record ids against their bytes, canonical encoding, the log chain, anchors, artifact ' +
     'digests against the recorded candidate trees, claimed artifacts and file:line references. ' +
     'With --rerun, re-runs witnesses in a throw-away checkout of the candidate tree — only those ' +
-    'the policy allows (by default: records made in this clone). Verdicts: verified, contradicted, ' +
+    'the policy allows (by default: the --witness commands of records made in this clone, never ' +
+    'commands the agent wrote) — isolated with bubblewrap or unshare where possible (the report ' +
+    'says which). Verdicts: verified, contradicted, ' +
     'unverifiable, stale. Exit 0 ok, 1 a claim was contradicted (or, with --strict, unverifiable), ' +
     '3 the ledger data is damaged or was tampered with.';
   static override examples = [
@@ -18,6 +22,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify sha256:3f2a --rerun',
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
+    '<%= config.bin %> verify --strict --annotations github   # in a CI job',
   ];
   static override strict = false;
   static override args = {
@@ -50,6 +55,11 @@ export default class Verify extends LedgerCommand {
       allowNo: true,
     }),
     'signing-key': Flags.string({ description: 'SSH key to sign attestations with.' }),
+    annotations: Flags.string({
+      description:
+        'Also print one CI annotation per claim that did not hold, on its file and line (github: ::error file=…,line=…::…).',
+      options: [...ANNOTATION_FORMATS],
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -76,22 +86,10 @@ export default class Verify extends LedgerCommand {
         : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
-    const strip = (c: Check) => ({
-      check: c.check,
-      subject: c.subject,
-      verdict: c.verdict,
-      detail: c.detail,
-    });
-    const json = {
-      ok: report.ok,
-      exitCode: report.exitCode,
-      ledger: report.ledger.map(strip),
-      records: report.records.map((r) => ({ id: r.id, checks: r.checks.map(strip) })),
-      notes: report.notes ?? [],
-      ...(report.policy ? { policy: report.policy } : {}),
-      ...(report.attestations ? { attestations: report.attestations } : {}),
-    };
-    const lines: string[] = [];
+    const annotations =
+      flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
+    const json = { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) };
+    const lines: string[] = [...(annotations ?? [])];
     const mark = {
       verified: 'ok  ',
       contradicted: 'FAIL',
@@ -99,7 +97,8 @@ export default class Verify extends LedgerCommand {
       stale: 'old ',
     } as const;
     const show = (c: Check) =>
-      `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}`;
+      `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}` +
+      rerunTail(c);
     for (const c of report.ledger) if (c.verdict !== 'verified') lines.push(show(c));
     let counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
     for (const r of report.records) {
@@ -123,4 +122,28 @@ export default class Verify extends LedgerCommand {
     );
     return { json, text: lines.join('\n'), exitCode: report.exitCode };
   }
+}
+
+/**
+ * Why a re-run did not confirm a claim: its exit and the last lines it printed (or those of the
+ * setup step that failed), indented under the check. Output is the command's: escaped.
+ */
+function rerunTail(c: Check): string {
+  const r = c.rerun;
+  if (r === undefined || c.verdict === 'verified') return '';
+  const how = r.timedOut
+    ? 'timed out'
+    : r.exitCode === null
+      ? `ended by ${r.signal}`
+      : `exit ${r.exitCode}`;
+  const out = [
+    `\n         ${r.setup === undefined ? 're-run' : `setup \`${sanitizeLine(r.setup)}\``}: ${how} (isolation: ${r.isolation})`,
+  ];
+  for (const stream of ['stderr', 'stdout'] as const) {
+    const tail = r.tail[stream];
+    if (tail.length === 0) continue;
+    out.push(`\n         last lines of ${stream}:`);
+    for (const line of tail) out.push(`\n           | ${sanitizeLine(line)}`);
+  }
+  return out.join('');
 }
