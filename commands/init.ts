@@ -16,9 +16,10 @@ export default class Init extends LedgerCommand {
   static override summary = 'Prepare this repository for the ledger.';
   static override description =
     'Adds refspecs so that plain `git fetch` and `git push` carry refs/ledger/* (fetched into ' +
-    'refs/ledger-remotes/<remote>/*, never over your own ledger), and writes a policy template to ' +
-    '.git/ledger/policy.template.json. ledger never reads that file (the agent can write it): copy ' +
-    'it outside the repository and name it with --policy or `git config --global ledger.policy FILE`. ' +
+    'refs/ledger-remotes/<remote>/*, never over your own ledger), and writes a policy template and ' +
+    'an allowed_signers template to .git/ledger/. ledger never reads those files (the agent can ' +
+    'write them): init prints the commands that copy both outside the repository (the policy names ' +
+    'its allowed_signers relative to itself) and set `git config --global ledger.policy`. ' +
     'Safe to run again.';
   static override examples = [
     '<%= config.bin %> init',
@@ -57,8 +58,9 @@ export default class Init extends LedgerCommand {
     const claudeCode = hook && (await hook.write());
     const lines = [`ledger initialised in ${sanitizeLine(result.root)}`];
     lines.push(
-      `  policy template: ${sanitizeLine(result.policy.path)}${result.policy.created ? ' (created)' : ' (kept)'} — not read by ledger; ` +
-        'copy it outside the repository and run `git config --global ledger.policy FILE` (or pass --policy FILE)',
+      `  policy template: ${sanitizeLine(result.policy.path)}${result.policy.created ? ' (created)' : ' (kept)'}, allowed_signers template beside it — not read by ledger`,
+      '  to use them as your policy (outside the repository), run:',
+      ...result.policy.install.map((command) => `    ${sanitizeLine(command)}`),
     );
     if (result.remotes.length === 0)
       lines.push('  no remotes yet: run ledger init again after git remote add');

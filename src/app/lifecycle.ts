@@ -117,8 +117,12 @@ export function applyLifecycle(
       },
     };
     const headTree = index.records.get(headId)!;
-    const baseCommit = await lookupPath(store, headTree, BASE_COMMIT_FILE);
-    if (!baseCommit)
+    // A record made before the first commit has no base commit (its base is the empty tree).
+    const baseCommit =
+      head.observed.base.commit === null
+        ? undefined
+        : await lookupPath(store, headTree, BASE_COMMIT_FILE);
+    if (head.observed.base.commit !== null && !baseCommit)
       throw new LedgerError('CORRUPT', `record ${headId} has no base commit bytes`, {
         record: headId,
       });
@@ -128,7 +132,8 @@ export function applyLifecycle(
         recordBytes: encodeCanonical(stripUndefined(record) as CborValue),
         candidateTree: head.observed.candidate.tree,
         baseTree: head.observed.base.tree,
-        baseCommitBytes: await readBlob(store, baseCommit.oid),
+        baseCommitBytes:
+          baseCommit === undefined ? undefined : await readBlob(store, baseCommit.oid),
         evidence: new Map(),
       },
       now,

@@ -81,16 +81,23 @@ export function policyPath(repo: RepoPaths): string {
   return join(ledgerDir(repo), 'policy.template.json');
 }
 
-async function readCapped(path: string, what: string): Promise<string> {
+/**
+ * Reads a policy or allowed_signers file. `namedBy` says where its name came from, so that an
+ * error names both the file tried and the setting to fix.
+ */
+async function readCapped(path: string, what: string, namedBy: string): Promise<string> {
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
   } catch (error) {
     throw new LedgerError(
       'POLICY',
-      `cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      `cannot read the ${what} ${path} (named by ${namedBy}): ${(error as NodeJS.ErrnoException).code ?? error}`,
       {
-        hint: 'Name an existing file with --policy, or fix `git config --global ledger.policy`.',
+        hint:
+          what === 'policy file'
+            ? 'Name an existing file with --policy, or fix `git config --global ledger.policy`.'
+            : 'Create that file (ledger init writes a template to start from), or change signatures.allowedSigners in the policy; a relative path is relative to the policy file.',
       },
     );
   }
@@ -119,14 +126,14 @@ export function parsePolicy(text: string, where = 'the policy'): Policy {
   if (!parsed.success) {
     throw new LedgerError('POLICY', `${where} is not a ledger policy`, {
       problems: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-      hint: 'See docs/threat-model.md for the policy fields.',
+      hint: 'ledger init writes a policy template with every field; the README (Signatures and policy) explains them.',
     });
   }
   return parsed.data;
 }
 
-export async function readPolicyFile(path: string): Promise<Policy> {
-  return parsePolicy(await readCapped(path, 'policy file'), `the policy file ${path}`);
+export async function readPolicyFile(path: string, namedBy = '--policy'): Promise<Policy> {
+  return parsePolicy(await readCapped(path, 'policy file', namedBy), `the policy file ${path}`);
 }
 
 /**
@@ -169,14 +176,27 @@ export async function loadPolicy(flagPath?: string): Promise<LoadedPolicy> {
       source = 'git-config';
     }
   }
-  const policy = path === undefined ? DEFAULT_POLICY : await readPolicyFile(path);
+  const policy =
+    path === undefined
+      ? DEFAULT_POLICY
+      : await readPolicyFile(path, source === 'flag' ? '--policy' : 'git config ledger.policy');
   let allowedSigners: LoadedPolicy['allowedSigners'];
   if (policy.signatures !== undefined) {
     const given = policy.signatures.allowedSigners;
-    const file = isAbsolute(given)
-      ? given
-      : resolve(path === undefined ? '.' : dirname(path), given);
-    allowedSigners = { path: file, text: await readCapped(file, 'allowed_signers file') };
+    // Relative to the policy file, so a policy and its allowed_signers travel together.
+    const file = given.startsWith('~/')
+      ? join(homedirOrRoot(), given.slice(2))
+      : isAbsolute(given)
+        ? given
+        : resolve(path === undefined ? '.' : dirname(path), given);
+    allowedSigners = {
+      path: file,
+      text: await readCapped(
+        file,
+        'allowed_signers file',
+        `signatures.allowedSigners in the policy file ${path ?? '(built-in)'}`,
+      ),
+    };
   }
   const digest = createHash('sha256')
     .update(

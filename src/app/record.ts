@@ -31,11 +31,12 @@ import { deriveStatus, type DerivableRecord, type KeptInputs } from '../record/d
 import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
+import type { RepoPaths } from '../store/git/repo.js';
 import { snapshotWorktree } from '../store/git/snapshot.js';
 import { maskSecrets, runWitness, secretsOf } from '../witness/index.js';
 import { openLocalState } from './local-state.js';
 import { resolveSigner, signByDefault, signId } from './trust.js';
-import { withRepo } from './repo.js';
+import { requireWorkTree, withRepo } from './repo.js';
 
 /** A handoff already read (standard input, a library caller): its bytes and its name as given. */
 export interface HandoffBytes {
@@ -71,7 +72,7 @@ export interface RecordRequest {
   keepOutput?: boolean;
   /** Sign the record id with the user's SSH key; undefined: `ledger.sign` in the user's git config decides. */
   sign?: boolean;
-  /** A key file, a `.pub` in ssh-agent or `key::…`; else the user's `user.signingKey`, else ssh-agent. */
+  /** As git's user.signingKey: a key file, a `.pub`, or `key::…` (in ssh-agent); else user.signingKey, else the agent's first key. */
   signingKey?: string;
   now?: Date;
   onProgress?: (message: string) => void;
@@ -97,41 +98,32 @@ type ReadRequest = Omit<RecordRequest, 'from'> & { from?: HandoffBytes };
 
 export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
   return withRepo(given.cwd, async ({ repo, store }) => {
+    const root = requireWorkTree(repo, 'ledger record');
     const now = given.now ?? new Date();
     const progress = given.onProgress ?? (() => undefined);
     const problems: Problem[] = [];
 
     // 1. Everything the user gave us, checked before anything is written.
     const { from: named, ...rest } = given;
-    const from = await readHandoff(named, given.cwd, repo.root, problems);
+    const from = await readHandoff(named, given.cwd, root, problems);
     const request: ReadRequest = from === undefined ? rest : { ...rest, from };
-    const evidenceFiles = await readEvidenceFiles(
-      request.evidence,
-      request.cwd,
-      repo.root,
-      problems,
-    );
+    const evidenceFiles = await readEvidenceFiles(request.evidence, request.cwd, root, problems);
     // A handoff file that could not be read is already a problem; parsing nothing would only
     // add a misleading one ("a status is required").
     const handoff =
       named !== undefined && from === undefined
         ? undefined
-        : parseInput(request, repo.root, now, evidenceFiles, problems);
-    const artifacts = await checkArtifacts(
-      request.artifacts ?? [],
-      request.cwd,
-      repo.root,
-      problems,
-    );
+        : parseInput(request, root, now, evidenceFiles, problems);
+    const artifacts = await checkArtifacts(request.artifacts ?? [], request.cwd, root, problems);
     const witnesses = (request.witnesses ?? []).map((w, i) => {
       if (w.trim() === '')
         problems.push({ path: `witness[${i}]`, message: 'empty witness command' });
       return w;
     });
-    const base = await resolveBase(repo.root, request.base ?? 'HEAD', problems);
+    const base = await resolveBase(repo, request.base, problems);
     const signer =
-      (request.sign ?? (await signByDefault()))
-        ? await resolveSigner(request.signingKey)
+      (request.sign ?? signByDefault(repo))
+        ? await resolveSigner(repo, request.signingKey, request.cwd)
         : undefined;
     if (problems.length > 0 || !handoff || !base) {
       throw new LedgerError(
@@ -159,19 +151,22 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       evidence.set(sha256, blob);
       return { sha256, size: bytes.length, blob, ...(truncated ? { truncated } : {}) };
     };
-    const observations = await observeWitnesses(witnesses, repo.root, request, keep, progress);
+    const observations = await observeWitnesses(witnesses, root, request, keep, progress);
     const source = request.from ? await keep(request.from.bytes) : undefined;
     const keptEvidence = [];
     for (const [name, bytes] of evidenceFiles) keptEvidence.push({ name, file: await keep(bytes) });
 
-    const baseObject = await store.read(base);
-    if (!baseObject) throw new Error(`base commit ${base} vanished`);
-    const baseTree = parseCommit(baseObject.bytes).tree;
-    const branch = await currentBranch(repo.root);
+    const baseCommitBytes =
+      base.commit === null ? undefined : await readBaseCommit(store, base.commit);
+    // Before the first commit the base is the empty tree, written so that it is a real object
+    // of the ledger's tree like any other base.
+    const baseTree =
+      baseCommitBytes === undefined
+        ? await store.write('tree', new Uint8Array())
+        : parseCommit(baseCommitBytes).tree;
+    const branch = await currentBranch(repo);
     const input =
-      request.from === undefined
-        ? undefined
-        : { ...sourceName(request.from.fileName), root: repo.root };
+      request.from === undefined ? undefined : { ...sourceName(request.from.fileName), root };
     const { status, reasons } = sealedStatus(
       {
         schema: RECORD_SCHEMA,
@@ -195,7 +190,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         recordedAt: now.toISOString(),
         ledgerVersion: LEDGER_VERSION,
         ...(request.producer === undefined ? {} : { producer: request.producer }),
-        base: { commit: base, tree: baseTree },
+        base: { commit: base.commit, tree: baseTree },
         candidate: { tree: snapshot.tree },
         ...(branch === undefined ? {} : { branch }),
         artifacts: observedArtifacts,
@@ -224,7 +219,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         recordBytes,
         candidateTree: snapshot.tree,
         baseTree,
-        baseCommitBytes: baseObject.bytes,
+        baseCommitBytes,
         evidence,
         signatures,
       },
@@ -555,33 +550,67 @@ async function readHandoff(
   return undefined;
 }
 
+/**
+ * The base commit: `--base REV`, else HEAD. When HEAD names a branch with no commit yet (a new
+ * repository) the base is `null` — the empty tree — so an agent's first run in a new project
+ * can be recorded. Any other revision that names no commit is an input problem.
+ */
 async function resolveBase(
-  root: string,
-  rev: string,
+  repo: RepoPaths,
+  given: string | undefined,
   problems: Problem[],
-): Promise<string | undefined> {
+): Promise<{ commit: string | null } | undefined> {
+  const rev = given ?? 'HEAD';
   const result = await runGit(
     ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
-    { cwd: root },
+    { cwd: repo.root, guard: repo.guard },
   );
   const oid = result.stdout.toString().trim();
-  if (result.code !== 0 || !/^[0-9a-f]{40}$/.test(oid)) {
-    problems.push({
-      path: 'base',
-      message:
-        rev === 'HEAD'
-          ? 'the repository has no commit yet to use as the base'
-          : `${rev} does not name a commit in this repository`,
-      expected: 'a commit (branch, tag or object id)',
-      got: rev,
-    });
-    return undefined;
-  }
-  return oid;
+  if (result.code === 0 && /^[0-9a-f]{40}$/.test(oid)) return { commit: oid };
+  // `--base HEAD` (the CLI's default) on an unborn branch means the same: no commit yet.
+  if (rev === 'HEAD' && (await isUnborn(repo))) return { commit: null };
+  problems.push({
+    path: 'base',
+    message:
+      rev === 'HEAD'
+        ? 'HEAD does not name a commit'
+        : `${rev} does not name a commit in this repository`,
+    expected: 'a commit (branch, tag or object id)',
+    got: rev,
+  });
+  return undefined;
 }
 
-async function currentBranch(root: string): Promise<string | undefined> {
-  const result = await runGit(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: root });
+/** HEAD names a branch with no commit yet (a new repository, or `git checkout --orphan`). */
+async function isUnborn(repo: RepoPaths): Promise<boolean> {
+  const head = await runGit(['symbolic-ref', '--quiet', 'HEAD'], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
+  const ref = head.stdout.toString().trim();
+  if (head.code !== 0 || ref === '') return false;
+  const exists = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
+  return exists.code !== 0;
+}
+
+async function readBaseCommit(store: ObjectStore, oid: string): Promise<Uint8Array> {
+  const object = await store.read(oid);
+  if (object?.type !== 'commit') {
+    throw new LedgerError('CORRUPT', `the base commit ${oid} cannot be read from the repository`, {
+      hint: 'Check the repository with git fsck.',
+    });
+  }
+  return object.bytes;
+}
+
+async function currentBranch(repo: RepoPaths): Promise<string | undefined> {
+  const result = await runGit(['symbolic-ref', '-q', '--short', 'HEAD'], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
   const name = result.stdout.toString().trim();
   return result.code === 0 && name !== '' ? name : undefined;
 }

@@ -40,7 +40,7 @@ export function signRecord(request: SignRequest): Promise<SignOutcome> {
     const armored =
       request.signatureFile !== undefined
         ? await readSignatureFile(request.signatureFile)
-        : await signId(id, await resolveSigner(request.signingKey));
+        : await signId(id, await resolveSigner(repo, request.signingKey, request.cwd));
     const outcome = await addSignature(store, id, armored, request.now ?? new Date());
     const tip = await readLedgerIndex(store);
     if (tip.tipEntry !== undefined) await openLocalState(repo, store).noteKnownEntry(tip.tipEntry);

@@ -2,14 +2,18 @@
  * From the loaded policy to the pure verifier's trust material, and signing with the user's
  * key the way git does for `gpg.format=ssh`.
  */
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
-import { signMessage, type SignerSpec } from '../sign/index.js';
+import { sanitizeLine } from '../paths/index.js';
+import { parsePublicKeyLine, signWithSshKeygen, type SshKeygenSigner } from '../sign/index.js';
+import { parseGitBool, USER_SCOPES } from '../store/git/config.js';
+import type { RepoPaths } from '../store/git/repo.js';
 import { parseTrust, type Trust } from '../verify/signatures.js';
-import { readUserGitConfig, type LoadedPolicy } from './local.js';
+import type { LoadedPolicy } from './local.js';
 
 export function trustFrom(loaded: LoadedPolicy, now: Date): Trust | undefined {
   const signatures = loaded.policy.signatures;
@@ -43,29 +47,86 @@ export function policyNotes(loaded: LoadedPolicy, trust: Trust | undefined): str
 }
 
 /**
- * The signer, as git picks it for `gpg.format=ssh`: `--signing-key` first, else `user.signingKey`
- * from the user's global or system git config (a key file, a `.pub` whose private half is in
- * ssh-agent, or a `key::ssh-… ` literal), else the first key of ssh-agent. Never the
- * repository's config, which the agent can write.
+ * The signer, picked as `git commit -S` picks it for `gpg.format=ssh`:
+ *   - the key: `--signing-key`, else `user.signingKey` read as git reads it — every scope, the
+ *     repository's own included (a repository may name its signing key; which key signs is no
+ *     question of trust: verify trusts a signature only through the auditor's allowed_signers);
+ *     `key::…` (or a line starting `ssh-`) is a public key the agent must hold, anything else a
+ *     file path (`~/` expanded; relative to the work tree's top, as git runs; a flag's value
+ *     relative to where the user is). Without one: the first key of `gpg.ssh.defaultKeyCommand`,
+ *     else of `ssh-add -L`.
+ *   - the program: `gpg.ssh.program`, else `ssh-keygen`. It and `gpg.ssh.defaultKeyCommand` name
+ *     programs, so only the user's own (global/system) config may set them.
  */
-export async function resolveSigner(flagKey: string | undefined): Promise<SignerSpec> {
-  const given = flagKey ?? (await readUserGitConfig('user.signingkey'));
-  if (given === undefined || given === '') return { agent: true };
-  if (given.startsWith('key::')) return { agent: true, publicKey: given.slice(5).trim() };
-  if (/^(ssh-|ecdsa-|sk-)/.test(given)) return { agent: true, publicKey: given.trim() };
-  const path = given.startsWith('~/') ? resolve(homedir(), given.slice(2)) : resolve(given);
-  return { keyFile: path };
+export async function resolveSigner(
+  repo: RepoPaths,
+  flagKey: string | undefined,
+  cwd: string,
+): Promise<SshKeygenSigner> {
+  const program = repo.config.get('gpg.ssh.program', USER_SCOPES) ?? 'ssh-keygen';
+  const given = flagKey ?? repo.config.get('user.signingkey');
+  if (given === undefined || given.trim() === '') {
+    return { program, key: { literal: await defaultKey(repo) } };
+  }
+  if (given.startsWith('key::')) return { program, key: { literal: given.slice(5).trim() } };
+  if (given.startsWith('ssh-')) return { program, key: { literal: given.trim() } };
+  const base = flagKey === undefined ? repo.root : cwd;
+  const path = given.startsWith('~/') ? resolve(homedir(), given.slice(2)) : resolve(base, given);
+  return { program, key: { file: path } };
+}
+
+/** git's gpg.ssh.defaultKeyCommand (split on spaces, as git does), else `ssh-add -L`. */
+async function defaultKey(repo: RepoPaths): Promise<string> {
+  const configured = repo.config.get('gpg.ssh.defaultkeycommand', USER_SCOPES);
+  const [command, ...args] = (configured ?? 'ssh-add -L').split(/\s+/).filter(Boolean);
+  const output = await new Promise<{ code: number | null; stdout: string }>((done) => {
+    const child = spawn(command ?? 'ssh-add', args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.on('error', () => done({ code: null, stdout: '' }));
+    child.on('close', (code) => done({ code, stdout }));
+  });
+  const first =
+    output.stdout
+      .split('\n')[0]
+      ?.replace(/^key::/, '')
+      .trim() ?? '';
+  let valid = false;
+  try {
+    parsePublicKeyLine(first);
+    valid = output.code === 0;
+  } catch {
+    valid = false;
+  }
+  if (!valid) {
+    throw new LedgerError(
+      'USAGE',
+      `no signing key: user.signingKey is not set, and ${configured === undefined ? 'ssh-agent offers no key (ssh-add -L)' : `gpg.ssh.defaultKeyCommand (${configured}) gave none`}`,
+      {
+        hint: 'Name a key with --signing-key FILE or git config user.signingKey FILE (as for git commit -S), or add one to ssh-agent with ssh-add.',
+      },
+    );
+  }
+  return first;
 }
 
 /** Whether `ledger.sign` in the user's global/system git config asks for signing by default. */
-export async function signByDefault(): Promise<boolean> {
-  const value = (await readUserGitConfig('ledger.sign'))?.toLowerCase();
-  return value === 'true' || value === 'yes' || value === 'on' || value === '1';
+export function signByDefault(repo: RepoPaths): boolean {
+  return parseGitBool(repo.config.get('ledger.sign', USER_SCOPES)) === true;
 }
 
 /** Signs a ledger id (`sha256:<hex>`, no newline) in namespace `ledger`: armored SSHSIG text. */
-export function signId(id: string, signer: SignerSpec): Promise<string> {
-  return signMessage(new TextEncoder().encode(id), SIGNATURE_NAMESPACE, signer);
+export function signId(id: string, signer: SshKeygenSigner): Promise<string> {
+  return signWithSshKeygen(new TextEncoder().encode(id), SIGNATURE_NAMESPACE, signer, {
+    // A FIDO key asks for a touch: say so on the terminal, escaped (the key's comment is text
+    // from a file the repository's config may have named).
+    onNotice: (line) => {
+      // Escaped here; signing runs below the command base (record, sign, verify --record) and a
+      // FIDO touch prompt must reach the terminal while ssh-keygen waits.
+      // eslint-disable-next-line no-restricted-syntax
+      if (process.stderr.isTTY) process.stderr.write(`${sanitizeLine(line)}\n`);
+    },
+  });
 }
 
 /** Reads an armored signature file given on the command line (`ledger sign --signature FILE`). */

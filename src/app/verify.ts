@@ -19,8 +19,9 @@ import { readLedgerIndex } from '../ledger/read.js';
 import { ATTESTATION_SCHEMA, type Attestation, type AttestedCheck } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { LEDGER_VERSION } from '../model/version.js';
-import type { SignerSpec } from '../sign/index.js';
+import type { SshKeygenSigner } from '../sign/index.js';
 import { runGit } from '../store/git/exec.js';
+import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import { judgeSignature, type Trust } from '../verify/signatures.js';
 import type { Check, Rerunner, RerunOutput, VerifyReport } from '../verify/types.js';
@@ -40,13 +41,12 @@ import {
   type WitnessRun,
 } from '../witness/index.js';
 import { sanitizeLine } from '../paths/index.js';
-import type { RepoPaths } from '../store/git/repo.js';
 import type { Policy } from './local.js';
 import { loadPolicy } from './local.js';
 import { openLocalState } from './local-state.js';
 import { resolveId } from './query.js';
 import { addWorktreeChecks } from './worktree.js';
-import { withRepo } from './repo.js';
+import { requireWorkTree, withRepo } from './repo.js';
 import { policyNotes, resolveSigner, signByDefault, signId, trustFrom } from './trust.js';
 import { policyReadOnly, rerunDecision, setupSteps } from './rerun-policy.js';
 
@@ -72,14 +72,16 @@ export interface VerifyRequest {
 
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
   return withRepo(request.cwd, async ({ repo, store }) => {
+    // A bare repository verifies; only comparing with a work tree needs one.
+    const workTree = request.worktree ? requireWorkTree(repo, 'verify --worktree') : undefined;
     const now = request.now ?? new Date();
     const loaded = await loadPolicy(request.policyFile);
     const trust = trustFrom(loaded, now);
     const notes = policyNotes(loaded, trust);
     // Resolve the signer before anything runs, so a missing key is a usage error up front.
-    const signer: SignerSpec | undefined =
-      request.record && (request.sign ?? (await signByDefault()))
-        ? await resolveSigner(request.signingKey)
+    const signer: SshKeygenSigner | undefined =
+      request.record && (request.sign ?? signByDefault(repo))
+        ? await resolveSigner(repo, request.signingKey, request.cwd)
         : undefined;
     const index = await readLedgerIndex(store);
     const local = openLocalState(repo, store);
@@ -117,7 +119,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
             })
           : inner(task);
     }
-    const refsBefore = request.rerun ? await ledgerRefs(repo.root) : undefined;
+    const refsBefore = request.rerun ? await ledgerRefs(repo) : undefined;
     let report: VerifyReport;
     try {
       report = await verifyLedger(store, index, {
@@ -137,7 +139,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     // and is only kept from finding it. Either way, if a ledger ref moved while witnesses ran,
     // say so loudly.
     if (refsBefore !== undefined) {
-      const refsAfter = await ledgerRefs(repo.root);
+      const refsAfter = await ledgerRefs(repo);
       if (refsAfter !== refsBefore) {
         report.ledger.push({
           id: 'refs',
@@ -163,7 +165,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         detail: `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} seen here before ${lost.length === 1 ? 'is' : 'are'} missing (first: ${lost[0]}): the ledger ref was rolled back or replaced (if you replaced this clone on purpose, remove ${await local.cloneDir()} to forget what it held)`,
       });
     }
-    if (request.worktree) await addWorktreeChecks(store, index, repo.root, report.records);
+    if (workTree !== undefined) await addWorktreeChecks(store, index, workTree, report.records);
     for (const r of report.records) {
       const from = attested.get(r.id);
       if (from) r.checks = applyAttestation(r.checks, from);
@@ -211,10 +213,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
   });
 }
 
-async function ledgerRefs(root: string): Promise<string> {
+async function ledgerRefs(repo: RepoPaths): Promise<string> {
   const result = await runGit(
     ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/ledger/'],
-    { cwd: root },
+    { cwd: repo.root, guard: repo.guard },
   );
   return result.stdout.toString('utf8');
 }
@@ -326,7 +328,7 @@ async function writeAttestations(
   report: VerifyReport,
   policyDigest: string,
   rerun: boolean,
-  signer: SignerSpec | undefined,
+  signer: SshKeygenSigner | undefined,
   now: Date,
 ): Promise<{ record: string; id: string; signed: boolean }[]> {
   if (report.ledger.some((c) => c.integrity && c.verdict !== 'verified')) {

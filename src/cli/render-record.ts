@@ -89,7 +89,12 @@ export function renderRecord(
         : `not trusted: ${sanitizeLine(s.reason)}`,
     );
   }
-  line('base', `commit ${observed.base.commit} (tree ${observed.base.tree})`);
+  line(
+    'base',
+    observed.base.commit === null
+      ? `no commit yet (the empty tree ${observed.base.tree})`
+      : `commit ${observed.base.commit} (tree ${observed.base.tree})`,
+  );
   line('candidate tree', observed.candidate.tree);
   if (observed.branch !== undefined) line('branch', sanitizeLine(observed.branch));
   for (const a of observed.artifacts)

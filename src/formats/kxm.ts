@@ -1234,8 +1234,16 @@ export function toKxmManifest(record: LedgerRecord): { manifest: KxmManifest; lo
     losses.push(`claims.status (${c.status} is not a KXM lifecycle status: emitted as pending)`);
 
   const baseClaim = c.anchors?.baseCommit;
+  // KXM requires a base commit; a record made before the repository's first commit has none,
+  // which git itself spells as the all-zero object id.
+  if (baseClaim === undefined && o.base.commit === null)
+    losses.push(
+      'observed.base.commit (none: recorded before the first commit; emitted as the zero id)',
+    );
   const baseCommit =
-    baseClaim !== undefined && codePoints(baseClaim) <= 64 ? baseClaim : o.base.commit;
+    baseClaim !== undefined && codePoints(baseClaim) <= 64
+      ? baseClaim
+      : (o.base.commit ?? '0'.repeat(40));
   const treeClaim = c.anchors?.candidateTree;
   // A KXM handoff that stated no candidate tree gets none back; any other record gets the observed one.
   const candidateTreeHash =

@@ -30,8 +30,11 @@ export interface RecordObjects {
   recordBytes: Uint8Array;
   candidateTree: string;
   baseTree: string;
-  /** Raw bytes of the base commit object, so its id stays checkable after it is gc'd. */
-  baseCommitBytes: Uint8Array;
+  /**
+   * Raw bytes of the base commit object, so its id stays checkable after it is gc'd. Absent
+   * for a record made before the repository's first commit (its base is the empty tree).
+   */
+  baseCommitBytes: Uint8Array | undefined;
   /** Evidence blobs already written, by their sha256 hex. */
   evidence: ReadonlyMap<string, string>;
   /**
@@ -123,13 +126,15 @@ function backoff(attempt: number): Promise<void> {
 
 async function writeRecordTree(store: ObjectStore, objects: RecordObjects): Promise<string> {
   const recordBlob = await store.write('blob', objects.recordBytes);
-  const baseCommitBlob = await store.write('blob', objects.baseCommitBytes);
   const entries: TreeEntry[] = [
     { mode: MODE.file, name: RECORD_FILE, oid: recordBlob },
     { mode: MODE.tree, name: CANDIDATE_TREE, oid: objects.candidateTree },
     { mode: MODE.tree, name: BASE_TREE, oid: objects.baseTree },
-    { mode: MODE.file, name: BASE_COMMIT_FILE, oid: baseCommitBlob },
   ];
+  if (objects.baseCommitBytes !== undefined) {
+    const baseCommitBlob = await store.write('blob', objects.baseCommitBytes);
+    entries.push({ mode: MODE.file, name: BASE_COMMIT_FILE, oid: baseCommitBlob });
+  }
   if (objects.evidence.size > 0) {
     const evidence = [...objects.evidence].map(([sha, oid]) => ({
       mode: MODE.file,

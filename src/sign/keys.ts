@@ -1,33 +1,19 @@
 /**
- * OpenSSH keys: public key blobs and `type base64 comment` lines, unencrypted `openssh-key-v1`
- * private key files, and the raw per-algorithm signatures (the `string type, string sig`
- * structure) that SSHSIG wraps. Supported: ssh-ed25519, ecdsa-sha2-nistp256/384/521, ssh-rsa
- * (signing with rsa-sha2-512). Only `readKeyFile` touches the filesystem.
+ * OpenSSH public keys for verification: key blobs and `type base64 comment` lines, and the raw
+ * per-algorithm signatures (the `string type, string sig` structure) that SSHSIG wraps.
+ * Supported: ssh-ed25519, ecdsa-sha2-nistp256/384/521, ssh-rsa (rsa-sha2-512/256). Signing is
+ * ssh-keygen's job (ssh-keygen.ts); no private key is ever read here. Pure.
  */
 import {
   createHash,
-  createPrivateKey,
   createPublicKey,
-  sign as cryptoSign,
   verify as cryptoVerify,
   constants,
   type JsonWebKey,
   type KeyObject,
 } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { LedgerError } from '../model/errors.js';
-import {
-  SshReader,
-  bytesEqual,
-  concat,
-  decodeBase64,
-  encodeBase64,
-  fixedLength,
-  fromBase64Url,
-  sshMpint,
-  sshString,
-  toBase64Url,
-} from './wire.js';
+import { SshReader, concat, decodeBase64, encodeBase64, fixedLength, toBase64Url } from './wire.js';
 
 export const KEY_TYPES = [
   'ssh-ed25519',
@@ -102,7 +88,7 @@ export function parsePublicKeyBlob(blob: Uint8Array): SshPublicKey {
   }
   const jwk = readPublicJwk(type, reader);
   reader.end();
-  return { type, blob, key: importKey(jwk, 'public', 'INVALID_INPUT') };
+  return { type, blob, key: importKey(jwk) };
 }
 
 function readPublicJwk(type: KeyType, reader: SshReader): JsonWebKey {
@@ -146,43 +132,18 @@ function checkRsaModulus(n: Uint8Array, reader: SshReader): void {
   }
 }
 
-function importKey(
-  jwk: JsonWebKey,
-  kind: 'public' | 'private',
-  code: 'INVALID_INPUT' | 'USAGE',
-): KeyObject {
+function importKey(jwk: JsonWebKey): KeyObject {
   try {
-    return kind === 'public'
-      ? createPublicKey({ key: jwk, format: 'jwk' })
-      : createPrivateKey({ key: jwk, format: 'jwk' });
+    return createPublicKey({ key: jwk, format: 'jwk' });
   } catch (cause) {
-    throw new LedgerError(code, `invalid ${jwk.kty ?? ''} ${kind} key: ${String(cause)}`, {
-      cause,
-    });
-  }
-}
-
-/** The wire blob of a node:crypto key (public or private; the public half is used). */
-export function toPublicKeyBlob(key: KeyObject): Uint8Array {
-  const jwk = (key.type === 'private' ? createPublicKey(key) : key).export({ format: 'jwk' });
-  if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519' && jwk.x !== undefined) {
-    return concat(sshString('ssh-ed25519'), sshString(fromBase64Url(jwk.x)));
-  }
-  if (jwk.kty === 'EC' && jwk.x !== undefined && jwk.y !== undefined) {
-    for (const [type, curve] of Object.entries(CURVES)) {
-      if (curve.jwk !== jwk.crv) continue;
-      const point = concat(new Uint8Array([4]), fromBase64Url(jwk.x), fromBase64Url(jwk.y));
-      return concat(sshString(type), sshString(curve.name), sshString(point));
-    }
-  }
-  if (jwk.kty === 'RSA' && jwk.n !== undefined && jwk.e !== undefined) {
-    return concat(
-      sshString('ssh-rsa'),
-      sshMpint(fromBase64Url(jwk.e)),
-      sshMpint(fromBase64Url(jwk.n)),
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `invalid ${jwk.kty ?? ''} public key: ${String(cause)}`,
+      {
+        cause,
+      },
     );
   }
-  throw new LedgerError('USAGE', `unsupported key: ${jwk.kty ?? 'unknown'} ${jwk.crv ?? ''}`);
 }
 
 /** `type base64` — the form allowed_signers and `ssh-keygen -y` use (no comment). */
@@ -226,33 +187,6 @@ export function parsePublicKeyLine(line: string): { blob: Uint8Array; comment?: 
 // ---------------------------------------------------------------------------------------------
 // Raw signatures: `string algorithm, string signature` (RFC 4253 §6.6, RFC 5656, RFC 8332)
 // ---------------------------------------------------------------------------------------------
-
-/** Whatever can produce a raw SSH signature for one public key: a key file or ssh-agent. */
-export interface RawSigner {
-  /** The public key's wire blob. */
-  readonly publicKey: Uint8Array;
-  /** Signs `data`, returning the `string algorithm, string signature` blob. */
-  sign(data: Uint8Array): Promise<Uint8Array>;
-}
-
-/** Signs with a private key the way ssh-keygen does for SSHSIG (RSA uses rsa-sha2-512). */
-export function signRaw(type: KeyType, privateKey: KeyObject, data: Uint8Array): Uint8Array {
-  if (type === 'ssh-ed25519') {
-    return concat(sshString(type), sshString(cryptoSign(null, data, privateKey)));
-  }
-  if (isEcdsa(type)) {
-    const curve = CURVES[type];
-    const sig = cryptoSign(curve.hash, data, { key: privateKey, dsaEncoding: 'ieee-p1363' });
-    const r = sig.subarray(0, curve.size);
-    const s = sig.subarray(curve.size);
-    return concat(sshString(type), sshString(concat(sshMpint(r), sshMpint(s))));
-  }
-  const sig = cryptoSign('sha512', data, {
-    key: privateKey,
-    padding: constants.RSA_PKCS1_PADDING,
-  });
-  return concat(sshString('rsa-sha2-512'), sshString(sig));
-}
 
 /**
  * Checks a raw signature blob over `data`. Returns undefined when it verifies, else the reason.
@@ -310,181 +244,4 @@ export function verifyRaw(
   } catch (error) {
     return error instanceof LedgerError ? error.message : `signature check failed: ${error}`;
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// openssh-key-v1 private key files (PROTOCOL.key)
-// ---------------------------------------------------------------------------------------------
-
-export interface SshPrivateKey {
-  type: KeyType;
-  publicKey: Uint8Array;
-  privateKey: KeyObject;
-  comment: string;
-}
-
-/** What a key file holds: git's `user.signingKey` may name a private key or a `.pub`. */
-export type KeyFile =
-  | { kind: 'private'; key: SshPrivateKey }
-  /** A passphrase-protected key: only its public half is readable without the agent. */
-  | { kind: 'encrypted'; publicKey: Uint8Array; cipher: string }
-  | { kind: 'public'; publicKey: Uint8Array; comment?: string };
-
-const PRIVATE_BEGIN = '-----BEGIN OPENSSH PRIVATE KEY-----';
-const PRIVATE_END = '-----END OPENSSH PRIVATE KEY-----';
-const AUTH_MAGIC = new TextEncoder().encode('openssh-key-v1\0');
-const MAX_KEY_FILE = 1 << 20;
-
-/** Reads a key file (private key or `.pub`). Throws USAGE when it cannot be used. */
-export async function readKeyFile(path: string): Promise<KeyFile> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (cause) {
-    throw new LedgerError('USAGE', `cannot read signing key ${path}: ${String(cause)}`, {
-      cause,
-      hint: 'set the signing key to a private key file, a .pub file, or use ssh-agent',
-    });
-  }
-  if (bytes.length > MAX_KEY_FILE) {
-    throw new LedgerError(
-      'USAGE',
-      `signing key ${path} is ${bytes.length} bytes, expected a key file under 1 MiB`,
-    );
-  }
-  try {
-    return parseKeyFile(new TextDecoder().decode(bytes));
-  } catch (error) {
-    if (error instanceof LedgerError) {
-      throw new LedgerError('USAGE', `signing key ${path}: ${error.message}`, {
-        cause: error,
-        ...(error.hint === undefined ? {} : { hint: error.hint }),
-      });
-    }
-    throw error;
-  }
-}
-
-/** Parses the text of a key file. Throws USAGE for anything that is not a usable key. */
-export function parseKeyFile(text: string): KeyFile {
-  const trimmed = text.trim();
-  if (trimmed.startsWith(PRIVATE_BEGIN)) return parsePrivateKeyFile(trimmed);
-  if (/^-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(trimmed)) {
-    throw new LedgerError('USAGE', 'a PEM private key; only OpenSSH-format keys are supported', {
-      hint: 'convert it with `ssh-keygen -p -f KEY` (rewrites it in OpenSSH format) or load it into ssh-agent',
-    });
-  }
-  const firstLine = trimmed.split(/\r?\n/, 1)[0] ?? '';
-  try {
-    const { blob, comment } = parsePublicKeyLine(firstLine);
-    return comment === undefined
-      ? { kind: 'public', publicKey: blob }
-      : { kind: 'public', publicKey: blob, comment };
-  } catch (cause) {
-    throw new LedgerError('USAGE', 'not an OpenSSH private key or public key file', { cause });
-  }
-}
-
-function parsePrivateKeyFile(text: string): KeyFile {
-  const end = text.indexOf(PRIVATE_END);
-  if (end < 0) throw new LedgerError('USAGE', `private key: missing "${PRIVATE_END}"`);
-  const body = text.slice(PRIVATE_BEGIN.length, end).replace(/\s+/g, '');
-  const bytes = decodeBase64(body);
-  if (bytes === undefined) throw new LedgerError('USAGE', 'private key: invalid base64');
-  const reader = new SshReader(bytes, 'private key', 'USAGE');
-  if (!bytesEqual(reader.raw(AUTH_MAGIC.length), AUTH_MAGIC)) {
-    throw reader.error('not an openssh-key-v1 key');
-  }
-  const cipher = reader.text();
-  const kdf = reader.text();
-  reader.string(); // kdf options
-  const count = reader.uint32();
-  if (count !== 1) throw reader.error(`${count} keys in one file, expected 1`);
-  const publicKey = reader.string();
-  const sealed = reader.string();
-  reader.end();
-  if (cipher !== 'none' || kdf !== 'none') {
-    return { kind: 'encrypted', publicKey, cipher };
-  }
-  return { kind: 'private', key: parsePrivateSection(publicKey, sealed) };
-}
-
-function parsePrivateSection(publicKey: Uint8Array, section: Uint8Array): SshPrivateKey {
-  const reader = new SshReader(section, 'private key', 'USAGE');
-  if (reader.uint32() !== reader.uint32()) {
-    throw reader.error('check bytes differ (corrupt key or wrong decryption)');
-  }
-  const type = reader.text();
-  if (!isSupportedKeyType(type)) {
-    throw new LedgerError(
-      'USAGE',
-      `private key type ${type} is not supported, expected one of ${KEY_TYPES.join(', ')}`,
-      { hint: 'load the key into ssh-agent or use an ed25519, ecdsa or rsa key' },
-    );
-  }
-  const jwk = readPrivateJwk(type, reader);
-  const comment = reader.text();
-  // Padding is 1, 2, 3, … up to the cipher block size; anything else means a damaged file.
-  for (let i = 1; reader.remaining > 0; i++) {
-    if (reader.byte() !== (i & 0xff)) throw reader.error('bad padding');
-  }
-  const privateKey = importKey(jwk, 'private', 'USAGE');
-  if (!bytesEqual(toPublicKeyBlob(privateKey), publicKey)) {
-    throw new LedgerError('USAGE', 'private key: the private half does not match the public key');
-  }
-  return { type, publicKey, privateKey, comment };
-}
-
-function readPrivateJwk(type: KeyType, reader: SshReader): JsonWebKey {
-  if (type === 'ssh-ed25519') {
-    const pk = reader.string();
-    const sk = reader.string();
-    if (pk.length !== 32 || sk.length !== 64 || !bytesEqual(sk.subarray(32), pk)) {
-      throw reader.error('malformed ed25519 private key');
-    }
-    return {
-      kty: 'OKP',
-      crv: 'Ed25519',
-      x: toBase64Url(pk),
-      d: toBase64Url(sk.subarray(0, 32)),
-    };
-  }
-  if (isEcdsa(type)) {
-    const curve = CURVES[type];
-    const name = reader.text();
-    if (name !== curve.name) throw reader.error(`curve ${name} in a ${type} key`);
-    const jwk = ecPointJwk(curve, reader.string(), reader);
-    const d = fixedLength(reader.mpint(), curve.size);
-    if (d === undefined) throw reader.error('ecdsa private scalar out of range');
-    return { ...jwk, d: toBase64Url(d) };
-  }
-  const n = reader.mpint();
-  const e = reader.mpint();
-  const d = reader.mpint();
-  const iqmp = reader.mpint();
-  const p = reader.mpint();
-  const q = reader.mpint();
-  checkRsaModulus(n, reader);
-  const [bd, bp, bq] = [d, p, q].map(toBigInt) as [bigint, bigint, bigint];
-  if (bp < 3n || bq < 3n) throw reader.error('malformed RSA private key');
-  return {
-    kty: 'RSA',
-    n: toBase64Url(n),
-    e: toBase64Url(e),
-    d: toBase64Url(d),
-    p: toBase64Url(p),
-    q: toBase64Url(q),
-    dp: toBase64Url(fromBigInt(bd % (bp - 1n))),
-    dq: toBase64Url(fromBigInt(bd % (bq - 1n))),
-    qi: toBase64Url(iqmp),
-  };
-}
-
-function toBigInt(bytes: Uint8Array): bigint {
-  return bytes.length === 0 ? 0n : BigInt(`0x${Buffer.from(bytes).toString('hex')}`);
-}
-
-function fromBigInt(value: bigint): Uint8Array {
-  const hex = value.toString(16);
-  return new Uint8Array(Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex'));
 }

@@ -9,7 +9,6 @@ import {
   formatPublicKey,
   parsePublicKeyBlob,
   verifyRaw,
-  type RawSigner,
   type SshPublicKey,
 } from './keys.js';
 import {
@@ -30,7 +29,7 @@ const LINE = 70;
 /** Far above any real signature (an RSA-16384 one armors to about 5 KiB). */
 const MAX_ARMORED = 64 * 1024;
 
-/** The hash ssh-keygen uses by default and the one we sign with. */
+/** The hash ssh-keygen signs with by default. */
 export const SIGN_HASH = 'sha512';
 const HASHES: ReadonlySet<string> = new Set(['sha256', 'sha512']);
 
@@ -125,37 +124,6 @@ export function toSignedData(
     sshString(hashAlgorithm),
     sshString(digest),
   );
-}
-
-/**
- * Signs `message` in `namespace` and returns armored SSHSIG text. The signature is checked
- * against the signer's public key before it is returned, so a misbehaving agent cannot hand
- * back something that will only fail later at verify time.
- */
-export async function createSignature(
-  message: Uint8Array,
-  namespace: string,
-  signer: RawSigner,
-): Promise<string> {
-  if (namespace === '') throw new LedgerError('USAGE', 'an SSH signature needs a namespace');
-  const data = toSignedData(message, namespace, SIGN_HASH);
-  const raw = await signer.sign(data);
-  const armored = armorSignature(
-    toSignatureBlob({
-      publicKey: signer.publicKey,
-      namespace,
-      hashAlgorithm: SIGN_HASH,
-      signature: raw,
-    }),
-  );
-  const check = verifySignature(armored, message, namespace);
-  if (!check.ok) {
-    throw new LedgerError(
-      'USAGE',
-      `the signer produced a signature that does not verify: ${check.reason}`,
-    );
-  }
-  return armored;
 }
 
 /**

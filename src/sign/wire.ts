@@ -1,7 +1,7 @@
 /**
  * The SSH wire encoding (RFC 4251 §5): uint32, length-prefixed strings and mpints. Every
- * structure in this folder (public keys, signatures, SSHSIG blobs, private key files, agent
- * messages) is built from these, so the bounds checks live here once.
+ * structure in this folder (public keys, signatures, SSHSIG blobs) is read with these, so the
+ * bounds checks live here once.
  */
 import { LedgerError, type ErrorCode } from '../model/errors.js';
 
@@ -90,15 +90,6 @@ export function sshString(value: Uint8Array | string): Uint8Array {
   return concat(uint32(bytes.length), bytes);
 }
 
-/** Encodes an unsigned big-endian magnitude as a (positive) mpint. */
-export function sshMpint(magnitude: Uint8Array): Uint8Array {
-  let start = 0;
-  while (start < magnitude.length && magnitude[start] === 0) start++;
-  const trimmed = magnitude.subarray(start);
-  const needsZero = trimmed.length > 0 && (trimmed[0]! & 0x80) !== 0;
-  return sshString(needsZero ? concat(new Uint8Array([0]), trimmed) : trimmed);
-}
-
 export function concat(...parts: Uint8Array[]): Uint8Array {
   let length = 0;
   for (const part of parts) length += part.length;
@@ -143,8 +134,4 @@ export function encodeBase64(bytes: Uint8Array): string {
 
 export function toBase64Url(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
-}
-
-export function fromBase64Url(text: string): Uint8Array {
-  return new Uint8Array(Buffer.from(text, 'base64url'));
 }

@@ -1,15 +1,17 @@
 /**
  * The network half of sync, through the `git` CLI: which remote, fetch, push, and whether this
- * clone can hold a complete ledger at all. isomorphic-git cannot fetch wildcard refspecs nor
- * speak git:// or file remotes, and the CLI brings the user's credential helpers, ssh config
- * and connectivity checks for free (see docs/design.md, "Sync").
+ * clone can hold a complete ledger at all. Remotes and upstreams are read from git's own
+ * configuration listing (every scope, includes followed: RepoPaths.config), so a remote defined
+ * in an included file is as visible as one in .git/config. The CLI brings the user's credential
+ * helpers, ssh config and connectivity checks (see docs/design.md, "Sync"); the repository's own
+ * config cannot make it run a program (store/git/guard.ts).
  */
-import fs from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import git from 'isomorphic-git';
 import { entryIdFromMessage, LOG_REF } from '../ledger/layout.js';
 import { LedgerError } from '../model/errors.js';
+import { parseGitBool } from '../store/git/config.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
@@ -29,17 +31,18 @@ export function syncedRef(remote: string): string {
   return `refs/ledger-synced/${remote}/log`;
 }
 
+/** The remotes git knows here: every `remote.<name>.url`, from any scope or included file. */
+export function listRemotes(repo: RepoPaths): string[] {
+  return repo.config.subsections('remote', 'url');
+}
+
 /** The remote to sync with: the one given, else the current branch's upstream, else origin. */
 export async function resolveRemote(repo: RepoPaths, given: string | undefined): Promise<string> {
-  const remotes = await git.listRemotes({ fs, gitdir: repo.commonDir });
-  const names = remotes.map((r) => r.remote);
+  const names = listRemotes(repo);
   let name = given;
   if (name === undefined) {
-    const branch = await git.currentBranch({ fs, gitdir: repo.gitDir }).catch(() => undefined);
-    const upstream = branch
-      ? ((await git.getConfig({ fs, gitdir: repo.commonDir, path: `branch.${branch}.remote` })) as
-          string | undefined)
-      : undefined;
+    const branch = await currentBranch(repo);
+    const upstream = branch === undefined ? undefined : repo.config.get(`branch.${branch}.remote`);
     name = upstream !== undefined && names.includes(upstream) ? upstream : 'origin';
   }
   if (!names.includes(name)) {
@@ -53,28 +56,32 @@ export async function resolveRemote(repo: RepoPaths, given: string | undefined):
   return name;
 }
 
+/** The branch this work tree (or bare repository) is on: HEAD read as git reads it, in-process. */
+async function currentBranch(repo: RepoPaths): Promise<string | undefined> {
+  const head = await readFile(join(repo.gitDir, 'HEAD'), 'utf8').catch(() => '');
+  const match = /^ref: refs\/heads\/(\S+)\s*$/.exec(head);
+  return match?.[1];
+}
+
 /**
  * Refuses a partial clone: objects it lacks would be fetched lazily while we verify, or be
  * missing, and either way the ledger could not be verified as complete.
  */
 export async function checkCloneKind(repo: RepoPaths): Promise<{ shallow: boolean }> {
-  const config = (path: string) =>
-    git.getConfig({ fs, gitdir: repo.commonDir, path }) as Promise<unknown>;
-  const partial = await config('extensions.partialclone');
-  const remotes = await git.listRemotes({ fs, gitdir: repo.commonDir });
-  const promisors = [];
-  for (const { remote } of remotes)
-    if (String(await config(`remote.${remote}.promisor`)) === 'true') promisors.push(remote);
+  const partial = repo.config.get('extensions.partialClone');
+  const promisors = listRemotes(repo).filter(
+    (remote) => parseGitBool(repo.config.get(`remote.${remote}.promisor`)) === true,
+  );
   if (partial !== undefined || promisors.length > 0) {
     throw new LedgerError(
       'UNSUPPORTED_REPOSITORY',
-      `this is a partial clone (promisor remote ${String(partial ?? promisors[0])}): objects may be missing, so a synced ledger could not be verified as complete`,
+      `this is a partial clone (promisor remote ${partial ?? promisors[0]!}): objects may be missing, so a synced ledger could not be verified as complete`,
       {
         hint: 'Sync in a full clone (git clone without --filter), or turn this one into a full clone first (git fetch --refetch, git 2.36+, after removing the filter config).',
       },
     );
   }
-  return { shallow: fs.existsSync(join(repo.commonDir, 'shallow')) };
+  return { shallow: existsSync(join(repo.commonDir, 'shallow')) };
 }
 
 /** Ledger commits at the shallow boundary: their history was cut, so it was never checked. */
@@ -114,7 +121,7 @@ export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void
       remote,
       `+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}`,
     ],
-    { cwd: repo.root },
+    { cwd: repo.root, guard: repo.guard },
   );
   if (result.code !== 0) {
     throw new LedgerError(
@@ -145,12 +152,14 @@ export async function pushLedger(
       'push',
       '--porcelain',
       '--no-verify',
+      // push.gpgSign in the repository's config would run gpg for a push certificate.
+      '--no-signed',
       '--no-recurse-submodules',
       `--force-with-lease=${LOG_REF}:${expected ?? ''}`,
       remote,
       `${commit}:${LOG_REF}`,
     ],
-    { cwd: repo.root },
+    { cwd: repo.root, guard: repo.guard },
   );
   if (result.code === 0) return { pushed: true };
   const text = `${result.stdout.toString('utf8')}\n${result.stderr}`;

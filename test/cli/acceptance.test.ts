@@ -245,7 +245,7 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
     const { tempDir } = await import('../helpers/git.js');
     const result = await runCli(['log'], tempDir());
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('not inside a git work tree');
+    expect(result.stderr).toContain('not inside a git repository');
   });
 });
 

@@ -43,7 +43,7 @@ async function streamed(reader: ObjectReader, oid: string) {
 describe('git cat-file batch: streamed and capped reads', () => {
   it('streams a blob in pieces, byte for byte, and serves the reads queued behind it in order', async () => {
     const { dir, oid, sha256 } = repoWithBlob(3 * 1024 * 1024 + 17);
-    const batch = new CatFileBatch(dir, 1024 * 1024);
+    const batch = new CatFileBatch(dir, undefined, 1024 * 1024);
     try {
       const head = git(dir, 'rev-parse', 'HEAD');
       const [big, commit, missing] = await Promise.all([
@@ -67,7 +67,7 @@ describe('git cat-file batch: streamed and capped reads', () => {
 
   it('refuses a whole read past the cap (CORRUPT) and keeps serving the next read', async () => {
     const { dir, oid } = repoWithBlob(2 * 1024 * 1024);
-    const batch = new CatFileBatch(dir, 1024 * 1024);
+    const batch = new CatFileBatch(dir, undefined, 1024 * 1024);
     try {
       const tree = git(dir, 'rev-parse', 'HEAD^{tree}');
       const [refused, next] = await Promise.allSettled([batch.read(oid), batch.read(tree)]);

@@ -11,6 +11,7 @@
 import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
+import { requireWorkTree } from '../../app/repo.js';
 import { openRepo } from '../../store/git/repo.js';
 import { STOP_EVENTS, type HookOptions } from './options.js';
 
@@ -63,7 +64,8 @@ export async function prepareClaudeCodeHook(
   cwd: string,
   options: InstallOptions = {},
 ): Promise<PreparedInstall> {
-  const { root } = await openRepo(cwd);
+  // The settings live in the work tree (a bare repository has none: said, exit 2).
+  const root = requireWorkTree(await openRepo(cwd), 'ledger init --claude-code');
   const dir = join(root, '.claude');
   const path = join(root, SETTINGS_PATH);
   await refuseLinks(dir, path);

@@ -20,6 +20,7 @@ import {
   type ObjectType,
 } from '../port.js';
 import { gitEnv, SAFE_CONFIG } from './exec.js';
+import type { ConfigGuard } from './guard.js';
 
 /** A read waiting for its answer: whole (bytes collected) or streamed (`onChunk`). */
 interface Pending {
@@ -55,8 +56,10 @@ export class CatFileBatch {
   private body: Body | undefined;
   private failure: Error | undefined;
 
+  /** `guard`: the repository's (RepoPaths.guard) — a partial clone fetches missing objects. */
   constructor(
     private readonly cwd: string,
+    private readonly guard?: ConfigGuard,
     private readonly maxWholeBytes = MAX_WHOLE_OBJECT_BYTES,
   ) {}
 
@@ -97,7 +100,7 @@ export class CatFileBatch {
     if (this.child) return this.child;
     const child = spawn('git', [...SAFE_CONFIG, 'cat-file', '--batch'], {
       cwd: this.cwd,
-      env: gitEnv(),
+      env: gitEnv(this.guard?.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));

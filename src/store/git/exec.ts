@@ -1,11 +1,19 @@
 /**
  * Spawning `git`. Every call goes through here so that no setting from the audited repository
- * can run code or change what we read: hooks and fsmonitor are switched off, replace refs and
+ * can run code or change what we read: hooks and fsmonitor are switched off, every setting of
+ * the repository's own config that names a program is overridden (guard.ts), replace refs and
  * grafts are ignored, and git's own environment steering variables are dropped.
  */
 import { spawn } from 'node:child_process';
+import { LedgerError } from '../../model/errors.js';
+import { GitConfig, parseConfigListing } from './config.js';
+import { guardConfig, type ConfigGuard } from './guard.js';
 
-/** Config that must hold for every git we run, whatever the repository's config says. */
+/**
+ * Config that must hold for every git we run, whatever any config file says: ledger's git runs
+ * are plumbing, and no hook, fsmonitor or `ext::` transport (a URL that is a shell command)
+ * has any business in them — the user's own included.
+ */
 export const SAFE_CONFIG = [
   '-c',
   'core.hooksPath=/dev/null',
@@ -15,14 +23,12 @@ export const SAFE_CONFIG = [
   'core.untrackedCache=false',
   '-c',
   'protocol.ext.allow=never',
-  '-c',
-  'core.sshCommand=ssh',
 ];
 
 const DROPPED_ENV =
   /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES|COMMON_DIR|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|REPLACE_REF_BASE|GRAFT_FILE|SHALLOW_FILE|EXTERNAL_DIFF|EXEC_PATH|TRACE.*)$/;
 
-export function gitEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+export function gitEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!DROPPED_ENV.test(key)) env[key] = value;
@@ -47,14 +53,50 @@ export interface GitOptions {
   cwd: string;
   input?: string | Uint8Array;
   env?: Record<string, string>;
+  /**
+   * The repository's guard (RepoPaths.guard), read once when the repository was opened.
+   * Without one, the configuration of `cwd` is read before the run (one more spawn).
+   */
+  guard?: ConfigGuard;
 }
 
-/** Runs git to completion. Never throws for a non-zero exit: callers decide what it means. */
-export function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+/** `git config` only reads configuration: it runs no program, so it needs no guard. */
+const UNGUARDED = new Set(['config']);
+
+/**
+ * Runs git to completion. Never throws for a non-zero exit: callers decide what it means.
+ * Throws LedgerError when the repository's config cannot be made safe (guard.ts).
+ */
+export async function runGit(args: readonly string[], options: GitOptions): Promise<GitResult> {
+  const guard =
+    options.guard ?? (UNGUARDED.has(args[0] ?? '') ? undefined : await readGuard(options.cwd));
+  return spawnGit(withPackPrograms(args, guard), options, guard);
+}
+
+/** `--upload-pack` / `--receive-pack` where the repository named its own (see ConfigGuard). */
+function withPackPrograms(
+  args: readonly string[],
+  guard: ConfigGuard | undefined,
+): readonly string[] {
+  const [command, ...rest] = args;
+  const program =
+    command === 'fetch' || command === 'ls-remote'
+      ? guard?.uploadPack && `--upload-pack=${guard.uploadPack}`
+      : command === 'push'
+        ? guard?.receivePack && `--receive-pack=${guard.receivePack}`
+        : undefined;
+  return program ? [command!, program, ...rest] : args;
+}
+
+function spawnGit(
+  args: readonly string[],
+  options: GitOptions,
+  guard: ConfigGuard | undefined,
+): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', [...SAFE_CONFIG, ...args], {
       cwd: options.cwd,
-      env: gitEnv(options.env),
+      env: gitEnv({ ...guard?.env, ...options.env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const out: Buffer[] = [];
@@ -76,11 +118,30 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
   });
 }
 
-/** Runs git and returns trimmed stdout, throwing a plain Error with git's message on failure. */
-export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
-  const result = await runGit(args, options);
-  if (result.code !== 0) {
-    throw new Error(`git ${args.join(' ')} failed (${result.code}): ${result.stderr.trim()}`);
+/**
+ * Every configuration value git would apply in `cwd`, with its scope and origin: system,
+ * global, the repository's (local, worktree) and every file they include. Outside a
+ * repository, only the user's own. Throws LedgerError when git cannot list it (then git
+ * cannot be made safe to run there either).
+ */
+export async function readGitConfig(cwd: string): Promise<GitConfig> {
+  const result = await spawnGit(
+    ['config', '--list', '--show-scope', '--show-origin', '-z'],
+    { cwd },
+    undefined,
+  );
+  // Exit 1 with no output: no configuration at all.
+  if (result.code !== 0 && !(result.code === 1 && result.stdout.length === 0)) {
+    throw new LedgerError(
+      'UNSUPPORTED_REPOSITORY',
+      `cannot read the git configuration in ${cwd}: ${result.stderr.trim() || `git config exited with ${result.code}`}`,
+      { hint: 'Check the configuration with git config --list --show-origin, fix it, and retry.' },
+    );
   }
-  return result.stdout.toString('utf8').trim();
+  return new GitConfig(parseConfigListing(result.stdout));
+}
+
+/** The guard for `cwd`, read now. */
+export async function readGuard(cwd: string): Promise<ConfigGuard> {
+  return guardConfig(await readGitConfig(cwd), process.env);
 }

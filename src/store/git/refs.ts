@@ -7,6 +7,7 @@
 import { LedgerError } from '../../model/errors.js';
 import { killPoint } from '../../model/faults.js';
 import { runGit } from './exec.js';
+import type { ConfigGuard } from './guard.js';
 
 const ZERO = '0'.repeat(40);
 
@@ -26,6 +27,7 @@ export async function updateRefCas(
   next: string,
   expected: string | undefined,
   lockDir: string,
+  guard?: ConfigGuard,
 ): Promise<boolean> {
   const started = Date.now();
   const waitMs = lockWaitMs();
@@ -33,6 +35,7 @@ export async function updateRefCas(
     killPoint('before-ref-update');
     const result = await runGit(['update-ref', '--stdin', '-z'], {
       cwd,
+      ...(guard === undefined ? {} : { guard }),
       input: `update ${ref}\0${next}\0${expected ?? ZERO}\0`,
     });
     if (result.code === 0) {

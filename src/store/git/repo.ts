@@ -1,75 +1,157 @@
 /**
- * Opening a repository: where it is, and whether the ledger can work in it at all.
+ * Opening a repository: where it is — from any subdirectory, a linked worktree, a repository
+ * nested in another, or a bare repository — what its configuration says, and whether the ledger
+ * can work in it at all.
  */
-import { isAbsolute, join, resolve } from 'node:path';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
-import { runGit } from './exec.js';
+import type { GitConfig } from './config.js';
+import { readGitConfig, runGit } from './exec.js';
+import { guardConfig, NO_GUARD, type ConfigGuard } from './guard.js';
 
 export interface RepoPaths {
-  /** The work tree's top level. */
+  /**
+   * Where git runs for this repository: the work tree's top level, or — when there is no work
+   * tree (a bare repository) — the git dir. Use `workTree` for anything about files.
+   */
   root: string;
+  /** The work tree's top level; undefined in a bare repository or from inside the git dir. */
+  workTree: string | undefined;
+  /** Why there is no work tree, said so that a command needing one can tell the user. */
+  noWorkTree?: string;
+  bare: boolean;
   /** This work tree's git dir (`.git`, or `.git/worktrees/x` for a linked work tree). */
   gitDir: string;
   /** Where objects and refs live (the main `.git`). */
   commonDir: string;
   objectsDir: string;
+  /** Every setting git applies in this repository, with the scope it came from. */
+  config: GitConfig;
+  /** What every git run in this repository gets, so that nothing its config planted runs. */
+  guard: ConfigGuard;
 }
 
 export async function openRepo(cwd: string): Promise<RepoPaths> {
   // Both in parallel: one spawn's latency for the two questions every command asks first.
-  const [result, extensions] = await Promise.all([
-    runGit(['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir'], { cwd }),
-    runGit(['config', '--get-regexp', '^extensions\\.'], { cwd }),
+  // This rev-parse reads no object and runs no program, so it needs no guard; the config
+  // listing it runs beside is what the guard is made from.
+  const [located, config] = await Promise.all([
+    runGit(
+      [
+        'rev-parse',
+        '--is-bare-repository',
+        '--is-inside-work-tree',
+        '--absolute-git-dir',
+        // Without this, git prints the common dir relative to the current directory.
+        '--path-format=absolute',
+        '--git-common-dir',
+        '--show-cdup',
+      ],
+      { cwd, guard: NO_GUARD },
+    ),
+    readGitConfig(cwd).catch((error: unknown) => error as Error),
   ]);
-  if (result.code !== 0) {
-    // An older git refuses a repository that needs an extension it does not know (reftable
-    // refs on git < 2.45): say so, rather than "not a repository".
-    const unknown = /unknown repository extensions? found:\s*([^\n]+(?:\n\t[^\n]+)*)/i.exec(
-      result.stderr,
+  if (located.code !== 0) throw notARepository(cwd, located.stderr);
+  if (config instanceof Error) throw config;
+  const [bare, inside, gitDir, commonDir, cdup] = located.stdout.toString('utf8').split('\n');
+  if (!gitDir || !commonDir) {
+    throw new LedgerError('NOT_A_REPOSITORY', `git did not say where the repository at ${cwd} is`, {
+      hint: 'Run ledger inside a git repository.',
+    });
+  }
+  checkSupported(config);
+  const guard = guardConfig(config, process.env);
+  const paths = {
+    gitDir,
+    commonDir,
+    objectsDir: join(commonDir, 'objects'),
+    bare: bare === 'true',
+    config,
+    guard,
+  };
+  if (bare === 'true') {
+    return {
+      ...paths,
+      root: gitDir,
+      workTree: undefined,
+      noWorkTree: `${gitDir} is a bare repository (it has no work tree)`,
+    };
+  }
+  if (inside !== 'true') {
+    return {
+      ...paths,
+      root: gitDir,
+      workTree: undefined,
+      noWorkTree: `${cwd} is not inside the repository's work tree (it is in or under ${gitDir})`,
+    };
+  }
+  const top = await realpath(resolve(cwd, cdup ?? ''));
+  const problem = await checkWorkTreeHoldsRepo(top, gitDir);
+  if (problem !== undefined) {
+    return { ...paths, root: gitDir, workTree: undefined, noWorkTree: problem };
+  }
+  return { ...paths, root: top, workTree: top };
+}
+
+function notARepository(cwd: string, stderr: string): LedgerError {
+  // An older git refuses a repository that needs an extension it does not know (reftable
+  // refs on git < 2.45): say so, rather than "not a repository".
+  const unknown = /unknown repository extensions? found:\s*([^\n]+(?:\n\t[^\n]+)*)/i.exec(stderr);
+  if (unknown) {
+    const names = unknown[1]!
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .join(', ');
+    return new LedgerError(
+      'UNSUPPORTED_REPOSITORY',
+      `this repository needs git extension(s) ${names}${/refstorage/i.test(names) ? ' (a reftable ref store)' : ''}, which the installed git cannot read; ledger supports the files ref store and sha1 objects only`,
+      { hint: 'Use ledger in a repository with the default ref store and object format.' },
     );
-    if (unknown) {
-      const names = unknown[1]!
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .join(', ');
-      throw new LedgerError(
-        'UNSUPPORTED_REPOSITORY',
-        `this repository needs git extension(s) ${names}${/refstorage/i.test(names) ? ' (a reftable ref store)' : ''}, which the installed git cannot read; ledger supports the files ref store and sha1 objects only`,
-        { hint: 'Use ledger in a repository with the default ref store and object format.' },
-      );
+  }
+  const said = stderr
+    .split('\n')
+    .map((l) => l.replace(/^fatal:\s*/, '').trim())
+    .find((l) => l !== '');
+  return new LedgerError(
+    'NOT_A_REPOSITORY',
+    `${cwd} is not inside a git repository${said === undefined ? '' : ` (git: ${said})`}`,
+    { hint: 'Run ledger inside a git repository (git init, or cd into one).' },
+  );
+}
+
+/**
+ * The work tree git reports must be the one this repository lives in: its `.git` (a directory,
+ * or a `gitdir:` file for linked work trees and submodules) must lead back to our git dir. A
+ * `core.worktree` in the repository's config — which the agent can write — could otherwise
+ * point the "work tree" at the user's home, and `record` would snapshot files from there.
+ */
+async function checkWorkTreeHoldsRepo(top: string, gitDir: string): Promise<string | undefined> {
+  const dotGit = join(top, '.git');
+  let target: string | undefined;
+  try {
+    const info = await stat(dotGit);
+    if (info.isDirectory()) target = dotGit;
+    else if (info.isFile() && info.size < 4096) {
+      const line = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8'));
+      if (line) target = resolve(top, line[1]!.trim());
     }
-    throw new LedgerError('NOT_A_REPOSITORY', `${cwd} is not inside a git work tree`, {
-      hint: 'Run ledger inside a git repository (git init, or cd into one).',
-    });
+  } catch {
+    target = undefined;
   }
-  const [root, gitDir, common] = result.stdout.toString('utf8').trim().split('\n');
-  if (!root || !gitDir || !common) {
-    throw new LedgerError('NOT_A_REPOSITORY', `${cwd} has no work tree (a bare repository?)`, {
-      hint: 'Run ledger in a clone with a work tree.',
-    });
-  }
-  const commonDir = isAbsolute(common) ? common : resolve(root, common);
-  checkSupported(extensions.stdout.toString('utf8'));
-  return { root, gitDir, commonDir, objectsDir: join(commonDir, 'objects') };
+  const real = async (path: string) => realpath(path).catch(() => path);
+  if (target !== undefined && (await real(target)) === (await real(gitDir))) return undefined;
+  return `the work tree git reports (${top}, from core.worktree) does not contain this repository's git directory ${gitDir}`;
 }
 
 /**
  * The ledger writes SHA-1 objects and loose refs through git's lock files. A sha256 object
- * format would get objects git rejects (isomorphic-git writes SHA-1 ones silently), and a
- * reftable ref store has no lock files to take: refuse both up front.
+ * format would get objects git rejects, and a reftable ref store has no lock files to take:
+ * refuse both up front.
  */
-function checkSupported(extensionLines: string): void {
-  // git prints config keys lowercased: `extensions.objectformat sha256`.
-  const config = new Map(
-    extensionLines
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/, 2))
-      .filter((kv): kv is [string, string] => kv.length === 2)
-      .map(([k, v]) => [k.toLowerCase(), v]),
-  );
-  const read = (key: string) => config.get(key.toLowerCase());
-  const objectFormat = read('extensions.objectFormat')?.toLowerCase();
+function checkSupported(config: GitConfig): void {
+  const objectFormat = config.get('extensions.objectFormat')?.toLowerCase();
   if (objectFormat !== undefined && objectFormat !== 'sha1') {
     throw new LedgerError(
       'UNSUPPORTED_REPOSITORY',
@@ -77,7 +159,7 @@ function checkSupported(extensionLines: string): void {
       { hint: 'Use ledger in a repository created with the default object format.' },
     );
   }
-  const refStorage = read('extensions.refStorage')?.toLowerCase();
+  const refStorage = config.get('extensions.refStorage')?.toLowerCase();
   if (refStorage !== undefined && refStorage !== 'files') {
     throw new LedgerError(
       'UNSUPPORTED_REPOSITORY',

@@ -44,7 +44,8 @@ export async function snapshotWorktree(
   store: ObjectStore,
   options: { include: readonly string[] },
 ): Promise<Snapshot> {
-  const [changes, config] = await Promise.all([listChanges(repo.root), readConfig(repo.root)]);
+  const changes = await listChanges(repo);
+  const config = snapshotConfig(repo);
   const fileMode = config.fileMode;
   for (const path of options.include) changes.changed.add(path);
   for (const path of changes.changed) changes.removed.delete(path);
@@ -101,12 +102,13 @@ export async function snapshotWorktree(
       // Unmerged entries (stages 1–3) are replaced by the work-tree file at stage 0.
       const update = await runGit(['update-index', '-z', '--index-info'], {
         cwd: repo.root,
+        guard: repo.guard,
         env,
         input: lines.map((l) => `${l}\0`).join(''),
       });
       if (update.code !== 0) throw new Error(`git update-index failed: ${update.stderr.trim()}`);
     }
-    const write = await runGit(['write-tree'], { cwd: repo.root, env });
+    const write = await runGit(['write-tree'], { cwd: repo.root, env, guard: repo.guard });
     if (write.code !== 0) {
       throw new LedgerError('USAGE', `could not snapshot the work tree: ${write.stderr.trim()}`, {
         hint: 'Resolve merge conflicts (git status) and retry.',
@@ -124,12 +126,13 @@ interface Changes {
   indexModes: Map<string, string>;
 }
 
-async function listChanges(root: string): Promise<Changes> {
+async function listChanges(repo: RepoPaths): Promise<Changes> {
   // One spawn: -t tags each path (C changed, R removed, ? untracked; with -s also H, M, S for
   // every index entry), -s adds the index mode. A deleted path is listed as changed and removed.
   const status = await runGit(
     ['ls-files', '-z', '-t', '-s', '-m', '-d', '-o', '--exclude-standard'],
-    { cwd: root },
+    // ls-files runs clean filters on racily clean files: the guard keeps planted ones out.
+    { cwd: repo.root, guard: repo.guard },
   );
   if (status.code !== 0) throw new Error(`git ls-files failed: ${status.stderr.trim()}`);
   const changed = new Set<string>();
@@ -206,27 +209,16 @@ interface SnapshotConfig {
   packLevel: number;
 }
 
-/** The settings the snapshot follows, in one spawn (`git config` applies every config file). */
-async function readConfig(root: string): Promise<SnapshotConfig> {
-  const result = await runGit(
-    ['config', '-z', '--get-regexp', '^(core\\.filemode|core\\.compression|pack\\.compression)$'],
-    { cwd: root },
-  );
-  const values = new Map<string, string | undefined>();
-  if (result.code === 0) {
-    for (const item of result.stdout.toString('utf8').split('\0')) {
-      if (item === '') continue;
-      const newline = item.indexOf('\n');
-      // A key without "= value" is boolean true in git; last one wins, as in git.
-      if (newline < 0) values.set(item.toLowerCase(), undefined);
-      else values.set(item.slice(0, newline).toLowerCase(), item.slice(newline + 1));
-    }
-  }
-  const fileMode = values.has('core.filemode') ? parseBool(values.get('core.filemode')) : true;
+/** The settings the snapshot follows, as git applies them (every scope, includes). */
+function snapshotConfig(repo: RepoPaths): SnapshotConfig {
+  const fileModeValue = repo.config.get('core.filemode');
+  const fileMode = fileModeValue === undefined ? true : parseBool(fileModeValue);
   let packLevel = DEFAULT_PACK_LEVEL;
+  // pack.compression wins over core.compression, as in git.
   for (const key of ['core.compression', 'pack.compression']) {
-    if (!values.has(key)) continue;
-    const level = Number.parseInt(values.get(key) ?? '', 10);
+    const value = repo.config.get(key);
+    if (value === undefined) continue;
+    const level = Number.parseInt(value, 10);
     if (Number.isInteger(level) && level >= -1 && level <= 9) packLevel = level === -1 ? 6 : level;
   }
   return { fileMode, packLevel };

@@ -25,7 +25,7 @@ export class GitStore implements ObjectStore {
   private readonly cache = new Map<string, GitObject>();
 
   constructor(readonly repo: RepoPaths) {
-    this.batch = new CatFileBatch(repo.root);
+    this.batch = new CatFileBatch(repo.root, repo.guard);
   }
 
   async read(oid: string): Promise<GitObject | undefined> {
@@ -73,7 +73,7 @@ export class GitStore implements ObjectStore {
   }
 
   updateRef(name: string, next: string, expected: string | undefined): Promise<boolean> {
-    return updateRefCas(this.repo.root, name, next, expected, this.repo.commonDir);
+    return updateRefCas(this.repo.root, name, next, expected, this.repo.commonDir, this.repo.guard);
   }
 
   close(): void {

@@ -228,7 +228,7 @@ describe('ledger hook claude-code, Stop', () => {
     );
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('not inside a git work tree');
+    expect(result.stderr).toContain('not inside a git repository');
   });
 });
 
