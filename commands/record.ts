@@ -3,7 +3,7 @@ import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { recordHandoff } from '../src/app/record.js';
 import { LedgerError } from '../src/model/errors.js';
-import { FORMATS, STATUSES, type FormatName } from '../src/model/record.js';
+import { FORMATS, STATUSES, type FormatName } from '../src/model/vocabulary.js';
 import { escapeForTerminal } from '../src/paths/index.js';
 
 export default class RecordCommand extends LedgerCommand {

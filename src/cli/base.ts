@@ -1,12 +1,17 @@
 /**
- * The shared base of every command: owns `--json`, error rendering and exit codes, so that the
- * product's promise (0 ok, 1 contradicted, 2 bad usage or input, 3 integrity) holds in both
- * output modes. oclif's own JSON mode turns `this.error(msg, {exit: 3})` into exit 1 and dumps
- * its whole config on an unknown flag; neither reaches the user from here.
+ * The shared base of every command: owns `--json`, progress, error rendering and exit codes, so
+ * that the product's promise (0 ok, 1 contradicted, 2 bad usage or input, 3 integrity, 4 a bug
+ * in ledger) holds in both output modes. oclif's own JSON mode turns `this.error(msg, {exit: 3})`
+ * into exit 1 and dumps its whole config on an unknown flag; neither reaches the user from here.
+ *
+ * A new command: extend LedgerCommand, implement `execute()` returning `{json, text}`, and add
+ * one line for its JSON output to `src/cli/json/index.ts`.
  */
 import { Command, Flags } from '@oclif/core';
-import { EXIT, isLedgerError, LedgerError, type ExitCode } from '../model/errors.js';
-import { escapeForTerminal } from '../paths/index.js';
+import { EXIT, type ExitCode } from '../model/errors.js';
+import { reportFailure, toFailure } from './errors.js';
+import { wantsJson } from './argv.js';
+import { Progress } from './progress.js';
 
 export interface Output {
   /** What `--json` prints. */
@@ -24,12 +29,21 @@ export abstract class LedgerCommand extends Command {
   protected abstract execute(): Promise<Output>;
 
   protected get wantsJson(): boolean {
-    return this.argv.includes('--json');
+    return wantsJson(this.argv);
   }
 
-  /** Progress for long work: on stderr, only for a person at a terminal. */
+  private progressLine: Progress | undefined;
+
+  /**
+   * Progress for long work, for `onProgress` options: each call says what is running now. On a
+   * terminal it shows on stderr with the time it has been running; otherwise it is silent.
+   */
   protected progress = (message: string): void => {
-    if (!this.wantsJson && process.stderr.isTTY) process.stderr.write(`… ${message}\n`);
+    this.progressLine ??= new Progress({
+      stream: process.stderr,
+      enabled: !this.wantsJson && process.stderr.isTTY === true,
+    });
+    this.progressLine.report(message);
   };
 
   async run(): Promise<void> {
@@ -37,54 +51,23 @@ export abstract class LedgerCommand extends Command {
     try {
       output = await this.execute();
     } catch (error) {
-      this.fail(error);
+      this.progressLine?.done();
+      process.exitCode = reportFailure(
+        toFailure(error, { command: this.id ?? '', flagNames: this.flagNames() }),
+        this.wantsJson,
+      );
       return;
     }
+    this.progressLine?.done();
     if (this.wantsJson) process.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
     else if (output.text !== '')
       process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
     process.exitCode = output.exitCode ?? EXIT.ok;
   }
 
-  private fail(error: unknown): void {
-    const ledgerError = toLedgerError(error);
-    if (this.wantsJson) {
-      process.stdout.write(
-        `${JSON.stringify({ ok: false, error: ledgerError.toJSON() }, null, 2)}\n`,
-      );
-    } else {
-      const lines = [`ledger: ${ledgerError.message}`];
-      for (const p of ledgerError.problems) {
-        const where = p.path === '' ? '' : `${p.path}: `;
-        const expected =
-          p.expected === undefined
-            ? ''
-            : ` (expected ${p.expected}${p.got === undefined ? '' : `, got ${p.got}`})`;
-        lines.push(`  - ${where}${p.message}${expected}`);
-      }
-      if (ledgerError.hint) lines.push(ledgerError.hint);
-      process.stderr.write(`${escapeForTerminal(lines.join('\n'))}\n`);
-    }
-    process.exitCode = ledgerError.exitCode;
+  /** The command's flags by name, for "did you mean" on a misspelt one. */
+  private flagNames(): string[] {
+    const ctor = this.constructor as typeof LedgerCommand;
+    return Object.keys({ ...ctor.baseFlags, ...ctor.flags });
   }
-}
-
-/** oclif's parse errors are usage errors; anything unexpected is reported, not dumped. */
-function toLedgerError(error: unknown): LedgerError {
-  if (isLedgerError(error)) return error;
-  const e = error as { message?: string; oclif?: { exit?: number }; name?: string };
-  const message = (e?.message ?? String(error)).split('\nSee more help')[0]!.trim();
-  if (
-    e?.oclif !== undefined ||
-    /flag|argument|Unexpected|Missing|Expected/i.test(e?.name ?? '') ||
-    /Nonexistent flag|Unexpected argument|Missing required|Expected .* to be one of/i.test(message)
-  ) {
-    return new LedgerError('USAGE', message, {
-      hint: 'See ledger <command> --help for the flags and examples.',
-    });
-  }
-  return new LedgerError('USAGE', `unexpected failure: ${message}`, {
-    hint: 'This is a bug in ledger; please report it with the command you ran.',
-    cause: error,
-  });
 }

@@ -5,7 +5,8 @@
  */
 import { decodeCanonical, toRecordId } from '../canonical/index.js';
 import { LedgerError } from '../model/errors.js';
-import { LogEntry } from '../model/record.js';
+import type { LogEntry } from '../model/record.js';
+import { recordSchemas } from '../model/schemas.js';
 import { MODE, parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import {
@@ -186,7 +187,7 @@ export async function readEntry(
       },
     );
   }
-  const parsed = LogEntry.safeParse(value);
+  const parsed = (await recordSchemas()).LogEntry.safeParse(value);
   if (!parsed.success) {
     throw new LedgerError('INTEGRITY', `log entry ${id} does not match the log entry schema`, {
       record: id,
