@@ -16,6 +16,21 @@ export default tseslint.config(
     },
   },
   {
+    // Library and command code throws only coded LedgerErrors (src/model/errors.ts): a plain
+    // Error has no exit code, so it would surface as a bug (exit 4) whatever really happened.
+    files: ['src/**/*.ts', 'commands/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Error']",
+          message:
+            'Throw a LedgerError with a code (src/model/errors.ts), or internalError() for a bug.',
+        },
+      ],
+    },
+  },
+  {
     // Tests read the CLI's JSON output field by field, and look for raw escape bytes on purpose.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', 'no-control-regex': 'off' },

@@ -4,7 +4,7 @@ import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { recordHandoff } from '../src/app/record.js';
 import { LedgerError } from '../src/model/errors.js';
 import { FORMATS, STATUSES, type FormatName } from '../src/model/vocabulary.js';
-import { escapeForTerminal } from '../src/paths/index.js';
+import { sanitizeLine } from '../src/paths/index.js';
 
 export default class RecordCommand extends LedgerCommand {
   static override summary = "Seal an agent's handoff into the ledger.";
@@ -142,17 +142,21 @@ export default class RecordCommand extends LedgerCommand {
       onProgress: this.progress,
     });
     const { observed, claims } = outcome.record;
-    const lines = [outcome.id];
-    if (!this.wantsJson && process.stderr.isTTY) {
-      const status =
-        claims.status === observed.effectiveStatus
-          ? observed.effectiveStatus
-          : `claimed ${claims.status}, effective ${observed.effectiveStatus}`;
-      process.stderr.write(
-        `${outcome.added ? 'recorded' : 'already recorded'}: ${escapeForTerminal(status)}\n`,
-      );
-      for (const r of observed.reasons)
-        process.stderr.write(`  ${r.code}: ${escapeForTerminal(r.message)}\n`);
+    if (!this.wantsJson) {
+      // stdout carries only the id (scripts capture it); what a person must know goes to stderr.
+      const lines: string[] = [];
+      const lowered =
+        observed.reasons.length > 0 ||
+        ((STATUSES as readonly string[]).includes(claims.status) &&
+          claims.status !== observed.effectiveStatus);
+      if (lowered) {
+        lines.push(
+          `effective status: ${observed.effectiveStatus} (claimed ${sanitizeLine(claims.status)})`,
+        );
+        for (const r of observed.reasons) lines.push(`  ${r.code}: ${sanitizeLine(r.message)}`);
+      }
+      if (!outcome.added) lines.push('already recorded: the ledger holds this exact record');
+      if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
     }
     return {
       json: {
@@ -172,7 +176,7 @@ export default class RecordCommand extends LedgerCommand {
           timedOut: w.timedOut,
         })),
       },
-      text: lines.join('\n'),
+      text: outcome.id,
     };
   }
 }

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { verifyRepository } from '../src/app/verify.js';
 import type { Check } from '../src/verify/types.js';
+import { recordVerdict } from '../src/verify/verdict.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Verify extends LedgerCommand {
@@ -86,7 +87,11 @@ export default class Verify extends LedgerCommand {
       ok: report.ok,
       exitCode: report.exitCode,
       ledger: report.ledger.map(strip),
-      records: report.records.map((r) => ({ id: r.id, checks: r.checks.map(strip) })),
+      records: report.records.map((r) => ({
+        id: r.id,
+        verdict: recordVerdict(r.checks),
+        checks: r.checks.map(strip),
+      })),
       notes: report.notes ?? [],
       ...(report.policy ? { policy: report.policy } : {}),
       ...(report.attestations ? { attestations: report.attestations } : {}),

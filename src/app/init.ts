@@ -59,6 +59,10 @@ async function getAll(root: string, key: string): Promise<string[]> {
 async function addConfigValue(root: string, key: string, value: string): Promise<boolean> {
   if ((await getAll(root, key)).includes(value)) return false;
   const r = await runGit(['config', '--local', '--add', key, value], { cwd: root });
-  if (r.code !== 0) throw new Error(`git config --add ${key} failed: ${r.stderr.trim()}`);
+  if (r.code !== 0) {
+    throw new LedgerError('GIT_FAILED', `git config --add ${key} failed: ${r.stderr.trim()}`, {
+      hint: 'Is .git/config writable? Fix what git says, then run ledger init again (it is safe to repeat).',
+    });
+  }
   return true;
 }

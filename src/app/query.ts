@@ -89,6 +89,11 @@ export interface LogItem {
   summary: string | undefined;
 }
 
+/** True when the ledger has no record at all (not even one that a filter left out). */
+export async function ledgerIsEmpty(store: ObjectStore): Promise<boolean> {
+  return (await readLedgerIndex(store)).records.size === 0;
+}
+
 export async function listLog(
   store: ObjectStore,
   options: { task?: string; limit?: number } = {},

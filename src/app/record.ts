@@ -117,7 +117,16 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     const snapshot = await snapshotWorktree(repo, store, { include: artifacts });
     const observedArtifacts: ObservedArtifact[] = artifacts.map((path) => {
       const file = snapshot.files.get(path);
-      if (!file) throw new Error(`artifact ${path} vanished during the snapshot`);
+      if (!file) {
+        throw new LedgerError(
+          'ARTIFACT_NOT_FOUND',
+          `artifact ${path} disappeared while the work tree was read`,
+          {
+            problems: [{ path: 'artifact', message: 'removed during the snapshot', got: path }],
+            hint: 'Something changed the work tree while ledger record ran; nothing was written. Run it again.',
+          },
+        );
+      }
       return { path, sha256: file.sha256, size: file.size, blob: file.blob };
     });
     const evidence = new Map<string, string>();
@@ -152,8 +161,12 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     for (const [name, bytes] of evidenceFiles) keptEvidence.push({ name, file: await keep(bytes) });
 
     const baseObject = await store.read(base);
-    if (!baseObject) throw new Error(`base commit ${base} vanished`);
-    const baseTree = parseCommit(baseObject.bytes).tree;
+    if (!baseObject) {
+      throw new LedgerError('CORRUPT', `the base commit ${base} cannot be read any more`, {
+        hint: 'It was resolved a moment ago; the object database is damaged or was pruned meanwhile (git fsck). Nothing was written.',
+      });
+    }
+    const baseTree = parseCommit(baseObject.bytes, base).tree;
     const branch = await currentBranch(repo.root);
     const { status, reasons } = deriveEffectiveStatus(
       handoff.status,

@@ -51,6 +51,9 @@ export abstract class LedgerCommand extends Command {
     try {
       output = await this.execute();
     } catch (error) {
+      // A parse failure was handled here; oclif would otherwise warn (outside production) that
+      // the command "did not parse its arguments".
+      this.parsed = true;
       this.progressLine?.done();
       process.exitCode = reportFailure(
         toFailure(error, { command: this.id ?? '', flagNames: this.flagNames() }),

@@ -9,13 +9,7 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import { Errors } from '@oclif/core';
-import {
-  EXIT,
-  internalError,
-  isLedgerError,
-  LedgerError,
-  type Problem,
-} from '../model/errors.js';
+import { EXIT, internalError, isLedgerError, LedgerError, type Problem } from '../model/errors.js';
 import { escapeForTerminal } from '../paths/index.js';
 import { closestFlag } from './suggest.js';
 
@@ -36,10 +30,14 @@ export function toFailure(error: unknown, context: FailureContext = {}): Failure
   if (error instanceof Errors.ExitError) return { exit: error.oclif.exit ?? EXIT.ok };
   if (error instanceof Errors.ModuleLoadError) {
     return {
-      error: new LedgerError('INTERNAL', `ledger could not load one of its modules: ${plain(error)}`, {
-        hint: 'The installation is incomplete or damaged: reinstall handoff-ledger (npm ci), then retry.',
-        cause: error,
-      }),
+      error: new LedgerError(
+        'INTERNAL',
+        `ledger could not load one of its modules: ${plain(error)}`,
+        {
+          hint: 'The installation is incomplete or damaged: reinstall handoff-ledger (npm ci), then retry.',
+          cause: error,
+        },
+      ),
     };
   }
   if (error instanceof Errors.CLIError) return { error: fromOclifUsageError(error, context) };
@@ -100,9 +98,7 @@ function isSystemError(
   error: unknown,
 ): error is NodeJS.ErrnoException & { syscall: string; code: string } {
   const e = error as NodeJS.ErrnoException | null;
-  return (
-    e instanceof Error && typeof e.code === 'string' && typeof e.syscall === 'string'
-  );
+  return e instanceof Error && typeof e.code === 'string' && typeof e.syscall === 'string';
 }
 
 /** Shows a failure on stderr (a person) or as JSON on stdout (`--json`), returns the exit code. */

@@ -76,7 +76,10 @@ export class Progress {
     // Cut by code points, never inside a surrogate pair.
     const points = Array.from(`… ${this.step.label}`);
     const room = Math.max(1, width - suffix.length - 1);
-    const label = points.length + suffix.length > width ? `${points.slice(0, room).join('')}…` : points.join('');
+    const label =
+      points.length + suffix.length > width
+        ? `${points.slice(0, room).join('')}…`
+        : points.join('');
     this.options.stream.write(`${CLEAR_LINE}${label}${suffix}`);
     this.drawn = true;
   }

@@ -71,7 +71,7 @@ export async function readLedgerIndexAt(
       },
     );
   }
-  const commit = parseCommit(object.bytes);
+  const commit = parseCommit(object.bytes, tipCommit);
   const tipEntry = entryIdFromMessage(commit.message);
   const top = await readTree(store, commit.tree);
   const entries = new Map<string, string>();
@@ -137,7 +137,7 @@ export async function readTip(store: ObjectReader, commitOid: string): Promise<T
       `the ledger ref points at ${commitOid}, which is not a commit`,
     );
   }
-  const commit = parseCommit(object.bytes);
+  const commit = parseCommit(object.bytes, commitOid);
   const entryId = entryIdFromMessage(commit.message);
   if (entryId === undefined) {
     throw new LedgerError('INTEGRITY', `ledger commit ${commitOid} does not name its log entry`);

@@ -1,7 +1,7 @@
 /**
  * Small helpers for reading and rewriting nested trees through the store port.
  */
-import { LedgerError } from '../model/errors.js';
+import { internalError, LedgerError } from '../model/errors.js';
 import { encodeTree, MODE, parseTree, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
 
@@ -10,11 +10,7 @@ export async function readTree(store: ObjectReader, oid: string): Promise<TreeEn
   if (!object || object.type !== 'tree') {
     throw new LedgerError('CORRUPT', `tree ${oid} is missing from the object database`);
   }
-  try {
-    return parseTree(object.bytes);
-  } catch (error) {
-    throw new LedgerError('CORRUPT', `tree ${oid} cannot be parsed`, { cause: error });
-  }
+  return parseTree(object.bytes, oid);
 }
 
 export async function readBlob(store: ObjectReader, oid: string): Promise<Uint8Array> {
@@ -37,7 +33,7 @@ export async function lookupPath(
   for (let i = 0; i < parts.length; i++) {
     const object = await store.read(current);
     if (!object || object.type !== 'tree') return undefined;
-    entry = parseTree(object.bytes).find((e) => e.name === parts[i]);
+    entry = parseTree(object.bytes, current).find((e) => e.name === parts[i]);
     if (!entry) return undefined;
     if (i < parts.length - 1) {
       if (entry.mode !== MODE.tree) return undefined;
@@ -59,7 +55,7 @@ export async function insertPath(
   leaf: { mode: string; oid: string },
 ): Promise<string> {
   const [head, ...rest] = path;
-  if (head === undefined) throw new Error('empty path');
+  if (head === undefined) throw internalError('insertPath was given an empty path');
   const entries = rootOid === undefined ? [] : await readTree(store, rootOid);
   const index = entries.findIndex((e) => e.name === head);
   const existing = index >= 0 ? entries[index] : undefined;

@@ -118,7 +118,16 @@ export async function verifyLedger(
           ? pass('chain', id, 'the log names this record once')
           : fail('chain', id, `the log names this record ${logged} times; expected once`, true),
       );
-      await verifyRecord(store, id, tree, context, checks);
+      try {
+        await verifyRecord(store, id, tree, context, checks);
+      } catch (error) {
+        // A stored object under this record that does not even parse (a malformed tree, a
+        // commit without a tree) is damaged ledger data: an integrity verdict naming the record.
+        if (!isLedgerError(error) || error.exitCode !== 3) throw error;
+        checks.push(
+          fail('record', id, `the record's stored objects are damaged: ${error.message}`, true),
+        );
+      }
     }
     records.push({ id, checks });
   }
@@ -256,7 +265,9 @@ async function verifyRecord(
     checks.push(fail('id', id, `the record's tree ${recordTree} is missing`, true));
     return;
   }
-  const files = new Map<string, TreeEntry>(parseTree(treeObject.bytes).map((e) => [e.name, e]));
+  const files = new Map<string, TreeEntry>(
+    parseTree(treeObject.bytes, recordTree).map((e) => [e.name, e]),
+  );
   const blob = files.get(RECORD_FILE);
   const bytes = blob ? (await store.read(blob.oid))?.bytes : undefined;
   if (!bytes) {
@@ -465,7 +476,8 @@ async function checkEvidence(
   const listed = new Map<string, string>();
   if (dir) {
     const object = await store.read(dir.oid);
-    if (object?.type === 'tree') for (const e of parseTree(object.bytes)) listed.set(e.name, e.oid);
+    if (object?.type === 'tree')
+      for (const e of parseTree(object.bytes, dir.oid)) listed.set(e.name, e.oid);
   }
   let bad = 0;
   for (const { name, file } of kept) {

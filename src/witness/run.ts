@@ -145,7 +145,7 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
       child.stdout?.destroy();
       child.stderr?.destroy();
       if (!exited && child.pid === undefined) {
-        resolve(spawnFailure(command, spawnError ?? new Error('spawn failed'), started));
+        resolve(spawnFailure(command, spawnError ?? 'the process did not start', started));
         return;
       }
       resolve({

@@ -5,7 +5,7 @@
  * isomorphic-git (see docs/design.md).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { LedgerError } from '../../model/errors.js';
+import { internalError, LedgerError } from '../../model/errors.js';
 import type { GitObject, ObjectType } from '../port.js';
 import { gitEnv, SAFE_CONFIG } from './exec.js';
 
@@ -109,7 +109,7 @@ export class CatFileBatch {
       const [, type, sizeText] = header.split(' ');
       const size = Number(sizeText);
       if (!Number.isInteger(size)) {
-        this.fail(new Error(`unexpected cat-file output: ${header}`));
+        this.fail(internalError(`git cat-file --batch answered ${JSON.stringify(header)}`));
         return;
       }
       const end = newline + 1 + size;

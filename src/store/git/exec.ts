@@ -4,6 +4,7 @@
  * grafts are ignored, and git's own environment steering variables are dropped.
  */
 import { spawn } from 'node:child_process';
+import { LedgerError } from '../../model/errors.js';
 
 /** Config that must hold for every git we run, whatever the repository's config says. */
 export const SAFE_CONFIG = [
@@ -76,11 +77,15 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
   });
 }
 
-/** Runs git and returns trimmed stdout, throwing a plain Error with git's message on failure. */
+/** Runs git and returns trimmed stdout; a failure is GIT_FAILED with git's own message. */
 export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
   const result = await runGit(args, options);
   if (result.code !== 0) {
-    throw new Error(`git ${args.join(' ')} failed (${result.code}): ${result.stderr.trim()}`);
+    throw new LedgerError(
+      'GIT_FAILED',
+      `git ${args.join(' ')} failed (exit ${result.code}): ${result.stderr.trim()}`,
+      { hint: 'Fix what git says above, then retry.' },
+    );
   }
   return result.stdout.toString('utf8').trim();
 }

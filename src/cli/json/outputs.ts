@@ -1,0 +1,280 @@
+/**
+ * What every command prints under `--json`, as zod schemas: the single description from which
+ * the published JSON Schemas (`ledger schema NAME`, `dist/schemas/`) are generated and against
+ * which the tests check every command's real output.
+ *
+ * Scripts already parse these shapes: fields may be added, never renamed or removed. A field
+ * added to a command's output is added here too (the tests fail until it is).
+ */
+import { z } from 'zod';
+import { ERROR_CODES } from '../../model/errors.js';
+import { Claims, Observed, Reason } from '../../model/record.js';
+import { FORMATS, STATUSES } from '../../model/vocabulary.js';
+import { VERDICTS } from '../../verify/types.js';
+
+const recordId = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/)
+  .describe('a record id, sha256:<hex>');
+const gitOid = z
+  .string()
+  .regex(/^[0-9a-f]{40}$/)
+  .describe('a git object id');
+const okTrue = z.literal(true);
+
+/** `{ok: false, …}`: what every command prints under `--json` when it fails (exit 2, 3 or 4). */
+export const ErrorOutput = z
+  .object({
+    ok: z.literal(false),
+    exitCode: z.number().int().min(1).max(4).describe('the process exit code'),
+    error: z.object({
+      code: z.enum(ERROR_CODES).describe('stable error code; tests and scripts match on it'),
+      message: z.string(),
+      record: z.string().optional().describe('the record an integrity failure is about'),
+      problems: z
+        .array(
+          z.object({
+            path: z.string().describe('where in the input: a field path, a flag, `command`'),
+            message: z.string(),
+            expected: z.string().optional(),
+            got: z.string().optional(),
+          }),
+        )
+        .optional(),
+      hint: z.string().optional().describe('what to do about it'),
+    }),
+  })
+  .describe('A failure: exit code 2 (usage or input), 3 (integrity) or 4 (a bug in ledger).');
+
+export const RecordOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId,
+    added: z.boolean().describe('false when the ledger already held these exact bytes'),
+    commit: gitOid.describe('the ledger commit that holds the record'),
+    format: z.enum(FORMATS),
+    claimedStatus: z.string().describe('the status exactly as the agent wrote it'),
+    effectiveStatus: z.enum(STATUSES).describe('derived by ledger from what it observed'),
+    reasons: z.array(Reason).describe('why the effective status is lower than the claim'),
+    candidateTree: gitOid,
+    baseCommit: gitOid.nullable().describe('null before the repository has a first commit'),
+    witnesses: z.array(
+      z.object({
+        command: z.string(),
+        exitCode: z.number().int().nullable(),
+        timedOut: z.boolean(),
+      }),
+    ),
+  })
+  .describe('ledger record --json');
+
+export const LogOutput = z
+  .array(
+    z.object({
+      id: recordId,
+      entry: recordId.describe('the log entry that places the record'),
+      height: z.number().int().positive(),
+      task: z.string().optional(),
+      run: z.string().optional(),
+      format: z.enum(FORMATS),
+      claimedStatus: z.string(),
+      effectiveStatus: z.enum(STATUSES),
+      recordedAt: z.string(),
+      summary: z.string().optional(),
+    }),
+  )
+  .describe('ledger log --json: records, newest first (empty when none matches)');
+
+const Signature = z.object({
+  armored: z.string(),
+  signer: z.string().nullable(),
+  verified: z.boolean(),
+  key: z.string().optional(),
+  detail: z.string(),
+});
+
+const ShowRecord = z.object({
+  id: recordId,
+  format: z.enum(FORMATS),
+  claimedStatus: z.string(),
+  effectiveStatus: z.enum(STATUSES),
+  reasons: z.array(Reason),
+  authors: z.object({ claims: z.literal('agent'), observed: z.literal('ledger') }),
+  claims: Claims,
+  observed: Observed,
+  producer: z.object({
+    claimed: z.string().nullable(),
+    verified: z.array(z.string()).nullable(),
+    status: z.enum(['claimed', 'verified']),
+  }),
+  signatures: z.array(Signature),
+  handoffStats: z
+    .object({
+      handoff_present: z.boolean(),
+      claims_count: z.number().int(),
+      uncertainty_count: z.number().int(),
+      abandoned_approaches_count: z.number().int(),
+      handoff_bytes: z.number().int(),
+    })
+    .optional()
+    .describe('Mainark records: the seed’s per-run metrics'),
+  validation: z
+    .object({
+      status: z.string(),
+      log: z.string().optional(),
+      sha256: z.string().optional(),
+    })
+    .optional()
+    .describe('Mainark records: where the validation evidence came from'),
+  lifecycle: z
+    .object({ state: z.string(), chain: z.array(recordId) })
+    .optional()
+    .describe('KXM records: the lifecycle state derived from the chain of steps'),
+});
+
+const ShowEmitted = z.object({
+  id: recordId,
+  format: z.string().describe('the shape asked for with --as'),
+  original: z.boolean().describe('true: the bytes the record was made from, unchanged'),
+  text: z.string(),
+  losses: z.array(z.string()).describe('fields the format cannot carry'),
+});
+
+export const ShowOutput = z
+  .union([ShowRecord, ShowEmitted])
+  .describe('ledger show --json (with --as FORMAT: the re-emitted text)');
+
+const CheckOutput = z.object({
+  check: z.string().describe('what was checked: id, chain, artifact, witness, reference…'),
+  subject: z.string(),
+  verdict: z.enum(VERDICTS),
+  detail: z.string(),
+});
+
+export const VerifyOutput = z
+  .object({
+    ok: z.boolean(),
+    exitCode: z.union([z.literal(0), z.literal(1), z.literal(3)]),
+    ledger: z.array(CheckOutput).describe('checks of the ledger as a whole (the chain, leaves)'),
+    records: z.array(
+      z.object({
+        id: recordId,
+        verdict: z
+          .enum(VERDICTS)
+          .describe(
+            'the record as a whole: contradicted if any check is, else unverifiable, else stale, else verified',
+          ),
+        checks: z.array(CheckOutput),
+      }),
+    ),
+    notes: z.array(z.string()).describe('what this run could not check, and why'),
+    policy: z
+      .object({
+        source: z.enum(['flag', 'git-config', 'default']),
+        path: z.string().optional(),
+        digest: z.string(),
+      })
+      .optional(),
+    attestations: z
+      .array(z.object({ record: recordId, id: recordId, signed: z.boolean() }))
+      .optional(),
+  })
+  .describe('ledger verify --json');
+
+export const SyncOutput = z
+  .object({
+    ok: okTrue,
+    remote: z.string(),
+    before: gitOid.optional(),
+    after: gitOid.optional(),
+    remoteBefore: gitOid.optional(),
+    remoteAfter: gitOid.optional(),
+    action: z.enum(['up-to-date', 'fast-forward', 'merge']),
+    received: z.array(recordId),
+    sent: z.number().int().nonnegative(),
+    pushed: z.boolean(),
+    attempts: z.number().int().positive(),
+    shallow: z.boolean(),
+  })
+  .describe('ledger sync --json');
+
+export const SignOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId.describe('the signed record (or attestation)'),
+    signature: recordId.describe('the signature leaf'),
+    armored: z.string(),
+    added: z.boolean(),
+    key: z.string(),
+  })
+  .describe('ledger sign --json');
+
+export const InitOutput = z
+  .object({
+    ok: okTrue,
+    root: z.string(),
+    policy: z.object({ path: z.string(), created: z.boolean(), trusted: z.literal(false) }),
+    remotes: z.array(z.object({ name: z.string(), added: z.array(z.string()) })),
+  })
+  .describe('ledger init --json');
+
+const counts = z.record(z.string(), z.number().int().nonnegative());
+export const StatsOutput = z
+  .object({
+    records: z.number().int().nonnegative(),
+    byFormat: counts,
+    byEffectiveStatus: counts,
+    lowered: z.number().int().nonnegative(),
+    mainark: z.object({
+      runs: z.number().int().nonnegative(),
+      total: z.object({
+        handoffs_present: z.number().int(),
+        claims_count: z.number().int(),
+        uncertainty_count: z.number().int(),
+        abandoned_approaches_count: z.number().int(),
+        handoff_bytes: z.number().int(),
+      }),
+      perRecord: z.array(
+        z.object({
+          id: recordId,
+          task: z.string().optional(),
+          handoff_present: z.boolean(),
+          claims_count: z.number().int(),
+          uncertainty_count: z.number().int(),
+          abandoned_approaches_count: z.number().int(),
+          handoff_bytes: z.number().int(),
+        }),
+      ),
+    }),
+  })
+  .describe('ledger stats --json');
+
+export const LifecycleOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId.describe('the new lifecycle record'),
+    from: z.string().describe('the state before'),
+    to: z.string().describe('the state after'),
+    of: z.unknown().describe('the lifecycle link as stored in the record'),
+  })
+  .describe('ledger accept|reject|supersede --json');
+
+export const VersionOutput = z
+  .object({
+    name: z.string(),
+    version: z.string(),
+    platform: z.string(),
+    arch: z.string(),
+    node: z.string(),
+    line: z.string().describe('what ledger --version prints'),
+  })
+  .describe('ledger version --json');
+
+export const SchemaOutput = z
+  .union([
+    z.object({
+      schemas: z.array(z.object({ name: z.string(), description: z.string(), file: z.string() })),
+    }),
+    z.record(z.string(), z.unknown()).describe('a JSON Schema document (ledger schema NAME)'),
+  ])
+  .describe('ledger schema --json: the list of schemas, or one schema');
