@@ -5,11 +5,11 @@
 // publishes them (dist/ is in "files").
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { outputDescription, outputJsonSchema, schemaNames } = await import(
-  new URL('../dist/src/cli/json/index.js', import.meta.url).href
+  pathToFileURL(join(root, 'dist', 'src', 'cli', 'json', 'index.js')).href
 );
 const dir = join(root, 'dist', 'schemas');
 rmSync(dir, { recursive: true, force: true });

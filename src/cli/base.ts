@@ -9,6 +9,7 @@
  */
 import { Command, Flags } from '@oclif/core';
 import { EXIT, type ExitCode } from '../model/errors.js';
+import { bugPoint } from '../model/faults.js';
 import { reportFailure, toFailure } from './errors.js';
 import { wantsJson } from './argv.js';
 import { Progress } from './progress.js';
@@ -49,6 +50,7 @@ export abstract class LedgerCommand extends Command {
   async run(): Promise<void> {
     let output: Output;
     try {
+      bugPoint('command');
       output = await this.execute();
     } catch (error) {
       // A parse failure was handled here; oclif would otherwise warn (outside production) that

@@ -54,13 +54,16 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-/** The first argument, when it names neither a command nor a topic (undefined otherwise). */
+/**
+ * The command the arguments name when it does not exist (undefined otherwise): the first
+ * argument, or the one after `help` (`ledger help verfy`).
+ */
 function unknownCommand(config: Config, argv: readonly string[]): string | undefined {
-  const first = argv[0];
-  if (first === undefined || first.startsWith('-')) return undefined;
-  if (config.findCommand(first) !== undefined || config.findTopic(first) !== undefined)
+  const named = argv[0] === 'help' ? argv[1] : argv[0];
+  if (named === undefined || named.startsWith('-')) return undefined;
+  if (config.findCommand(named) !== undefined || config.findTopic(named) !== undefined)
     return undefined;
-  return first;
+  return named;
 }
 
 function unknownCommandError(config: Config, id: string): LedgerError {

@@ -43,7 +43,8 @@ export function closest(input: string, candidates: readonly string[]): string | 
     }
   }
   const allowed = Math.max(2, Math.floor(word.length / 3));
-  return bestDistance > 0 && bestDistance <= allowed ? best : undefined;
+  // `VERIFY` means `verify`; `verify` itself is no typo to correct.
+  return best !== input && bestDistance <= allowed ? best : undefined;
 }
 
 /**

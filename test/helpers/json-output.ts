@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { OUTPUT_SCHEMAS, outputJsonSchema } from '../../src/cli/json/index.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
