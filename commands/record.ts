@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { recordHandoff } from '../src/app/record.js';
+import { toRecordJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
 import { FORMATS, STATUSES, type FormatName } from '../src/model/vocabulary.js';
 import { sanitizeLine } from '../src/paths/index.js';
@@ -159,23 +160,7 @@ export default class RecordCommand extends LedgerCommand {
       if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
     }
     return {
-      json: {
-        ok: true,
-        id: outcome.id,
-        added: outcome.added,
-        commit: outcome.commit,
-        format: outcome.record.format,
-        claimedStatus: claims.status,
-        effectiveStatus: observed.effectiveStatus,
-        reasons: observed.reasons,
-        candidateTree: observed.candidate.tree,
-        baseCommit: observed.base.commit,
-        witnesses: observed.witnesses.map((w) => ({
-          command: w.command,
-          exitCode: w.exitCode,
-          timedOut: w.timedOut,
-        })),
-      },
+      json: toRecordJson(outcome),
       text: outcome.id,
     };
   }

@@ -24,17 +24,25 @@ export default class Schema extends LedgerCommand {
     '<%= config.bin %> schema error > error.schema.json',
   ];
   static override args = {
-    name: Args.string({ description: 'A command name (record, verify, log…) or error.' }),
+    name: Args.string({
+      description: 'A command (record, verify, log, hook claude-code…) or error.',
+    }),
   };
+  // `ledger schema hook claude-code`: a command name of several words.
+  static override strict = false;
 
   protected async execute(): Promise<Output> {
-    const { args } = await this.parse(Schema);
+    const { argv } = await this.parse(Schema);
+    const words = (argv as string[]).filter((a) => a !== '');
+    const args = { name: words.length === 0 ? undefined : words.join(':') };
     const index = JSON.parse(readFileSync(new URL('index.json', SCHEMAS), 'utf8')) as SchemaIndex;
     if (args.name === undefined) {
       const width = Math.max(...index.schemas.map((s) => s.name.length));
       return {
         json: index,
-        text: index.schemas.map((s) => `${s.name.padEnd(width)}  ${s.description}`).join('\n'),
+        text: index.schemas
+          .map((s) => `${s.name.replace(/:/g, ' ').padEnd(width)}  ${s.description}`)
+          .join('\n'),
       };
     }
     const entry = index.schemas.find((s) => s.name === args.name);

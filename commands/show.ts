@@ -2,9 +2,9 @@ import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { renderRecord } from '../src/cli/render-record.js';
 import { showRecord } from '../src/app/show.js';
+import { toEmittedJson, toShowJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
 import { escapeForTerminal, sanitizeLine } from '../src/paths/index.js';
-import type { SignatureVerdict } from '../src/verify/signatures.js';
 import { EMITTERS, isEmitterName } from '../src/formats/index.js';
 
 export default class Show extends LedgerCommand {
@@ -63,49 +63,11 @@ export default class Show extends LedgerCommand {
           process.stderr.write(`not carried by ${flags.as}: ${sanitizeLine(loss)}\n`);
         return { json: null, text: '' };
       }
-      return {
-        json: {
-          id: shown.id,
-          format: flags.as,
-          original: shown.emitted.original,
-          text: Buffer.from(shown.emitted.bytes).toString('utf8'),
-          losses: shown.emitted.losses,
-        },
-        text: '',
-      };
+      return { json: toEmittedJson(shown, flags.as ?? shown.record.format), text: '' };
     }
-    const { record } = shown;
     return {
-      json: {
-        id: shown.id,
-        format: record.format,
-        claimedStatus: record.claims.status,
-        effectiveStatus: record.observed.effectiveStatus,
-        reasons: record.observed.reasons,
-        authors: { claims: 'agent', observed: 'ledger' },
-        claims: record.claims,
-        observed: record.observed,
-        producer: producerView(record.observed.producer, shown.signatures ?? []),
-        signatures: (shown.signatures ?? []).map((s) => ({
-          armored: s.armored,
-          signer: s.signer,
-          verified: s.verified,
-          ...(s.key === undefined ? {} : { key: s.key }),
-          detail: s.reason,
-        })),
-        ...shown.extra,
-      },
-      text: renderRecord(shown.id, record, shown.signatures ?? []),
+      json: toShowJson(shown),
+      text: renderRecord(shown.id, shown.record, shown.signatures ?? []),
     };
   }
-}
-
-/** Who made the record: a verified principal only through a trusted signature, else a claim. */
-function producerView(claimed: string | undefined, signatures: readonly SignatureVerdict[]) {
-  const signers = signatures.filter((s) => s.verified).map((s) => s.signer!);
-  return {
-    claimed: claimed ?? null,
-    verified: signers.length > 0 ? signers : null,
-    status: signers.length === 0 ? 'claimed' : 'verified',
-  };
 }

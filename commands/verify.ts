@@ -1,8 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { verifyRepository } from '../src/app/verify.js';
+import { toVerifyJson } from '../src/app/views.js';
 import type { Check } from '../src/verify/types.js';
-import { recordVerdict } from '../src/verify/verdict.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Verify extends LedgerCommand {
@@ -77,25 +77,7 @@ export default class Verify extends LedgerCommand {
         : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
-    const strip = (c: Check) => ({
-      check: c.check,
-      subject: c.subject,
-      verdict: c.verdict,
-      detail: c.detail,
-    });
-    const json = {
-      ok: report.ok,
-      exitCode: report.exitCode,
-      ledger: report.ledger.map(strip),
-      records: report.records.map((r) => ({
-        id: r.id,
-        verdict: recordVerdict(r.checks),
-        checks: r.checks.map(strip),
-      })),
-      notes: report.notes ?? [],
-      ...(report.policy ? { policy: report.policy } : {}),
-      ...(report.attestations ? { attestations: report.attestations } : {}),
-    };
+    const json = toVerifyJson(report);
     const lines: string[] = [];
     const mark = {
       verified: 'ok  ',

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { outputDescription, outputJsonSchema, schemaNames } = await import(
+const { outputDescription, outputJsonSchema, schemaFileName, schemaNames } = await import(
   pathToFileURL(join(root, 'dist', 'src', 'cli', 'json', 'index.js')).href
 );
 const dir = join(root, 'dist', 'schemas');
@@ -17,7 +17,7 @@ mkdirSync(dir, { recursive: true });
 const index = [];
 for (const name of schemaNames()) {
   const schema = outputJsonSchema(name);
-  const file = `${name}.schema.json`;
+  const file = schemaFileName(name);
   writeFileSync(join(dir, file), `${JSON.stringify(schema, null, 2)}\n`);
   index.push({ name, description: outputDescription(name), file });
 }

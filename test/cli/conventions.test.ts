@@ -10,6 +10,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { recordHandoff } from '../../src/app/record.js';
 import { bareRemote, git, gitdir, PROJECT_ROOT, runCli, tempDir } from '../helpers/git.js';
 import { keygen } from '../sign/ssh.js';
+import { OUTPUT_SCHEMAS, schemaFileName, WITHOUT_JSON } from '../../src/cli/json/index.js';
+import { jsonOutputProblems } from '../helpers/json-output.js';
 
 const json = (stdout: string): any => JSON.parse(stdout);
 
@@ -204,6 +206,36 @@ describe('errors keep the exit-code promise', () => {
 });
 
 describe('every command with --json matches its published JSON Schema', () => {
+  it('every command has an output schema (or prints no JSON), and a file in dist/schemas', () => {
+    const manifest = json(readFileSync(join(PROJECT_ROOT, 'oclif.manifest.json'), 'utf8'));
+    const missing = Object.keys(manifest.commands).filter(
+      (id) => !(id in OUTPUT_SCHEMAS) && !(WITHOUT_JSON as readonly string[]).includes(id),
+    );
+    expect(missing, 'add one line to src/cli/json/index.ts per command').toEqual([]);
+    for (const name of [...Object.keys(OUTPUT_SCHEMAS), 'error'])
+      expect(() =>
+        readFileSync(join(PROJECT_ROOT, 'dist', 'schemas', schemaFileName(name))),
+      ).not.toThrow();
+  });
+
+  it('the schemas can fail: a verify report without verdicts, or with an undescribed field', () => {
+    const report = {
+      ok: true,
+      exitCode: 0,
+      ledger: [],
+      records: [{ id: `sha256:${'a'.repeat(64)}`, verdict: 'verified', checks: [] }],
+      notes: [],
+    };
+    const problems = (value: unknown) =>
+      jsonOutputProblems(PROJECT_ROOT, ['verify', '--json'], JSON.stringify(value));
+    expect(problems(report)).toEqual([]);
+    const withoutVerdict = { ...report, records: [{ id: report.records[0]!.id, checks: [] }] };
+    expect(problems(withoutVerdict).join('\n')).toMatch(/published schema .*verdict/);
+    // An undescribed field passes the published (open) schema but not the closed one.
+    const added = { ...report, surprise: 1 };
+    expect(problems(added)).toEqual([expect.stringMatching(/closed schema/)]);
+  });
+
   it('ledger schema lists the schemas and prints each one as published in dist/schemas', async () => {
     const repo = gitdir();
     const list = await runCli(['schema', '--json'], repo);

@@ -7,26 +7,32 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { OUTPUT_SCHEMAS, outputJsonSchema } from '../../src/cli/json/index.js';
+import { OUTPUT_SCHEMAS, outputJsonSchema, schemaFileName } from '../../src/cli/json/index.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const compiled = new Map<string, { published: ValidateFunction; closed: ValidateFunction }>();
 
-/** The command a CLI run names: its first argument that is not a flag. */
-export function commandOf(args: readonly string[]): string | undefined {
-  return args.find((a) => !a.startsWith('-'));
-}
-
-/** The schema that applies to a run: the command's, or the error shape for anything else. */
+/**
+ * The schema that applies to a run: the command's (its id is the longest run of leading words
+ * that names one: `hook claude-code` → `hook:claude-code`), or the error shape otherwise.
+ */
 export function schemaNameFor(args: readonly string[]): string {
-  const command = commandOf(args);
-  return command !== undefined && command in OUTPUT_SCHEMAS ? command : 'error';
+  const words: string[] = [];
+  for (const a of args) {
+    if (a.startsWith('-')) break;
+    words.push(a);
+  }
+  for (let n = words.length; n > 0; n--) {
+    const id = words.slice(0, n).join(':');
+    if (id in OUTPUT_SCHEMAS) return id;
+  }
+  return 'error';
 }
 
 function validators(root: string, name: string) {
   let v = compiled.get(name);
   if (v === undefined) {
-    const file = join(root, 'dist', 'schemas', `${name}.schema.json`);
+    const file = join(root, 'dist', 'schemas', schemaFileName(name));
     const published = JSON.parse(readFileSync(file, 'utf8')) as object;
     v = {
       published: ajv.compile(published),

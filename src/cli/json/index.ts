@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import {
   ErrorOutput,
+  HookClaudeCodeOutput,
   InitOutput,
   LifecycleOutput,
   LogOutput,
@@ -26,6 +27,7 @@ import {
 /** Command id → the schema of what it prints on success under `--json`. */
 export const OUTPUT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   accept: LifecycleOutput,
+  'hook:claude-code': HookClaudeCodeOutput,
   init: InitOutput,
   log: LogOutput,
   record: RecordOutput,
@@ -40,8 +42,16 @@ export const OUTPUT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   version: VersionOutput,
 };
 
-/** Commands that come from oclif's plugins and print no JSON. */
-export const WITHOUT_JSON = ['help', 'autocomplete'] as const;
+/**
+ * Commands without JSON output: oclif's plugins (help, shell completion), and `mcp`, whose
+ * stdout is the MCP protocol itself.
+ */
+export const WITHOUT_JSON = ['help', 'autocomplete', 'mcp'] as const;
+
+/** `hook:claude-code` → `hook-claude-code`: the name of its file in dist/schemas/. */
+export function schemaFileName(name: string): string {
+  return `${name.replace(/:/g, '-')}.schema.json`;
+}
 
 export { ErrorOutput };
 

@@ -215,6 +215,17 @@ export const InitOutput = z
     root: z.string(),
     policy: z.object({ path: z.string(), created: z.boolean(), trusted: z.literal(false) }),
     remotes: z.array(z.object({ name: z.string(), added: z.array(z.string()) })),
+    claudeCode: z
+      .object({
+        path: z.string().describe('the Claude Code settings file'),
+        command: z.string().describe('the hook command written for each event'),
+        events: z.array(
+          z.object({ event: z.string(), change: z.enum(['added', 'updated', 'unchanged']) }),
+        ),
+        created: z.boolean(),
+      })
+      .optional()
+      .describe('with --claude-code: what was written to .claude/settings.json'),
   })
   .describe('ledger init --json');
 
@@ -278,3 +289,37 @@ export const SchemaOutput = z
     z.record(z.string(), z.unknown()).describe('a JSON Schema document (ledger schema NAME)'),
   ])
   .describe('ledger schema --json: the list of schemas, or one schema');
+
+export const HookClaudeCodeOutput = z
+  .union([
+    z.object({
+      ok: okTrue,
+      response: z
+        .object({
+          decision: z.literal('block').optional(),
+          reason: z.string().optional(),
+          systemMessage: z.string().optional(),
+        })
+        .describe('the hook-protocol answer printed without --json'),
+      event: z.string(),
+      outcome: z.enum(['recorded', 'refused', 'no-handoff', 'ignored']),
+      message: z.enum(['last_assistant_message', 'transcript']).optional(),
+      format: z.enum(FORMATS).optional(),
+      record: RecordOutput.optional(),
+      problems: z
+        .array(
+          z.object({
+            path: z.string(),
+            message: z.string(),
+            expected: z.string().optional(),
+            got: z.string().optional(),
+          }),
+        )
+        .optional()
+        .describe('why the handoff was refused (nothing was written)'),
+      lowered: z.boolean().optional(),
+      blocked: z.boolean(),
+    }),
+    ErrorOutput,
+  ])
+  .describe('ledger hook claude-code --json: the whole outcome instead of the hook answer');

@@ -1,0 +1,47 @@
+import { Flags } from '@oclif/core';
+import { LedgerCommand, type Output } from '../src/cli/base.js';
+import { LedgerError } from '../src/model/errors.js';
+
+export default class Mcp extends LedgerCommand {
+  static override summary = 'Serve the ledger to agents over the Model Context Protocol (stdio).';
+  static override description =
+    'Runs an MCP server on stdin/stdout with four tools: record (a handoff, like ledger record), ' +
+    'verify, show and log. Results carry the CLI JSON and exit code; failures are tool errors ' +
+    '(isError) with the error code and exit code. The agent cannot name witness commands: the ' +
+    'record tool runs only the --witness commands given here. Add it to Claude Code with: ' +
+    'claude mcp add ledger -- ledger mcp';
+  static override examples = [
+    '<%= config.bin %> mcp',
+    '<%= config.bin %> mcp --witness "npm test"',
+    'claude mcp add ledger -- <%= config.bin %> mcp --witness "npm test"',
+  ];
+  static override flags = {
+    witness: Flags.string({
+      description: 'A command the record tool runs as a witness (repeatable).',
+      multiple: true,
+    }),
+    'witness-timeout': Flags.integer({
+      description: 'Seconds before a witness is killed.',
+      default: 600,
+      min: 1,
+    }),
+  };
+
+  protected async execute(): Promise<Output> {
+    const { flags } = await this.parse(Mcp);
+    const witnesses = flags.witness ?? [];
+    const empty = witnesses.flatMap((w, i) =>
+      w.trim() === '' ? [{ path: `witness[${i}]`, message: 'empty witness command' }] : [],
+    );
+    if (empty.length > 0)
+      throw new LedgerError('USAGE', 'cannot serve: empty witness command', { problems: empty });
+    // Loaded here, not at the top: the SDK costs start-up time no other command should pay.
+    const { serveMcp } = await import('../src/mcp/server.js');
+    await serveMcp({
+      cwd: process.cwd(),
+      witnesses,
+      witnessTimeoutSeconds: flags['witness-timeout'],
+    });
+    return { json: null, text: '' };
+  }
+}

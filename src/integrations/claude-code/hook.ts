@@ -1,0 +1,189 @@
+/**
+ * `ledger hook claude-code`: when a Claude Code agent or subagent stops, record its handoff and
+ * answer in the hook protocol.
+ *
+ * The answer is what Claude Code reads from the hook's standard output (exit 0):
+ * `{"decision": "block", "reason": …}` keeps the agent working and hands it the reason;
+ * `{"systemMessage": …}` only tells the user. Nothing is blocked unless the hook was installed
+ * asking for it (`--block refused|lowered`), and never twice in a row: when the agent is
+ * already continuing because of a stop hook (`stop_hook_active`), the stop goes through and
+ * the user is told what still does not hold — a gate that can loop is worse than none.
+ *
+ * Trust: everything this reads from the repository or the transcript is the agent's. The
+ * witnesses and the blocking rule come only from the hook's own command line, which lives in
+ * Claude Code's settings — the file Claude Code snapshots at start-up and asks the user to
+ * review when it changes — never from a file the agent could edit during the run.
+ */
+import { genericStatus } from '../../formats/markdown.js';
+import { isLedgerError, LedgerError, type Problem } from '../../model/errors.js';
+import type { FormatName } from '../../model/record.js';
+import { escapeForTerminal, sanitizeLine } from '../../paths/index.js';
+import { lowerTo } from '../../record/status.js';
+import { recordHandoff } from '../../app/record.js';
+import { toRecordJson, type RecordJson } from '../../app/views.js';
+import { pickHandoff } from './handoff.js';
+import type { HookOptions } from './options.js';
+import { isStopEvent, parseHookInput, type HookInput } from './payload.js';
+import { readFinalMessage } from './transcript.js';
+
+/** What Claude Code reads from a Stop/SubagentStop hook's standard output. */
+export interface HookResponse {
+  decision?: 'block';
+  reason?: string;
+  systemMessage?: string;
+}
+
+export interface HookResult {
+  /** The hook-protocol answer: printed as JSON on stdout (nothing when empty). */
+  response: HookResponse;
+  event: string;
+  outcome: 'recorded' | 'refused' | 'no-handoff' | 'ignored';
+  /** Where the final message came from. */
+  message?: 'last_assistant_message' | 'transcript';
+  format?: FormatName;
+  record?: RecordJson;
+  /** Why the handoff was refused (nothing was written). */
+  problems?: Problem[];
+  /** The effective status is lower than the status the handoff claims. */
+  lowered?: boolean;
+  blocked: boolean;
+}
+
+export async function runClaudeCodeHook(
+  input: Uint8Array,
+  options: HookOptions = { witnesses: [] },
+  fallbackCwd: string = process.cwd(),
+): Promise<HookResult> {
+  const payload = parseHookInput(input);
+  const event = payload.hook_event_name;
+  if (!isStopEvent(event)) return { response: {}, event, outcome: 'ignored', blocked: false };
+
+  const final = await finalMessage(payload);
+  if (final === undefined) return { response: {}, event, outcome: 'no-handoff', blocked: false };
+  const handoff = pickHandoff(final.text, options.format);
+  if (handoff === undefined)
+    return { response: {}, event, outcome: 'no-handoff', message: final.source, blocked: false };
+
+  const mode = options.block ?? 'never';
+  const retrying = payload.stop_hook_active === true;
+  const base = { event, message: final.source, format: handoff.format };
+  try {
+    const outcome = await recordHandoff({
+      cwd: payload.cwd ?? fallbackCwd,
+      from: { bytes: handoff.bytes, fileName: '-' },
+      format: handoff.format,
+      producer: producerOf(payload),
+      witnesses: options.witnesses,
+      ...(options.witnessTimeoutSeconds === undefined
+        ? {}
+        : { witnessTimeoutMs: options.witnessTimeoutSeconds * 1000 }),
+    });
+    const record = toRecordJson(outcome);
+    const claimed = genericStatus(outcome.record);
+    const lowered = lowerTo(claimed, outcome.record.observed.effectiveStatus) !== claimed;
+    const block = lowered && mode === 'lowered' && !retrying;
+    const response: HookResponse = block
+      ? { decision: 'block', reason: loweredReason(record) }
+      : { systemMessage: recordedMessage(record, lowered, lowered && mode === 'lowered') };
+    return { ...base, response, outcome: 'recorded', record, lowered, blocked: block };
+  } catch (error) {
+    const problems = handoffProblems(error);
+    if (problems === undefined) throw error;
+    const block = mode !== 'never' && !retrying;
+    const response: HookResponse = block
+      ? { decision: 'block', reason: refusedReason(handoff.format, problems) }
+      : { systemMessage: refusedMessage(handoff.format, problems, mode !== 'never') };
+    return { ...base, response, outcome: 'refused', problems, blocked: block };
+  }
+}
+
+/**
+ * The final message: Claude Code's own copy in the input when it sends one (it can call a
+ * Stop hook before the transcript has the message on disk), else the transcript's last
+ * assistant message — a subagent's own transcript when it has one.
+ */
+async function finalMessage(
+  payload: HookInput,
+): Promise<{ text: string; source: 'last_assistant_message' | 'transcript' } | undefined> {
+  const given = payload.last_assistant_message;
+  if (typeof given === 'string' && given.trim() !== '')
+    return { text: given, source: 'last_assistant_message' };
+  const subagent = payload.hook_event_name === 'SubagentStop';
+  const path = (subagent ? payload.agent_transcript_path : undefined) ?? payload.transcript_path;
+  if (path === undefined) {
+    throw new LedgerError('INVALID_INPUT', 'the hook input names no transcript', {
+      problems: [{ path: 'transcript_path', message: 'missing', expected: 'a file path' }],
+    });
+  }
+  // The main session's transcript holds subagents' entries as sidechains; a subagent's own
+  // transcript (or, in older versions, the shared one at SubagentStop) is all sidechain.
+  const text = await readFinalMessage(path, { sidechain: subagent });
+  return text === undefined ? undefined : { text, source: 'transcript' };
+}
+
+/** Problems with the handoff itself (a refusal), or undefined for any other failure. */
+function handoffProblems(error: unknown): Problem[] | undefined {
+  if (!isLedgerError(error) || error.code !== 'INVALID_INPUT') return undefined;
+  const all = error.problems;
+  if (all.length === 0 || !all.every((p) => p.path === 'from' || p.path.startsWith('from:')))
+    return undefined;
+  return all.map((p) => ({ ...p, path: p.path.replace(/^from:?/, '') }));
+}
+
+function producerOf(payload: HookInput): string {
+  const session = payload.session_id === undefined ? '' : ` session ${payload.session_id}`;
+  return payload.hook_event_name === 'SubagentStop'
+    ? `claude-code subagent ${payload.agent_type ?? payload.agent_id ?? 'unknown'}${session}`
+    : `claude-code${session}`;
+}
+
+function problemLines(problems: readonly Problem[]): string[] {
+  return problems.slice(0, 20).map((p) => {
+    const where = p.path === '' ? '' : `${p.path}: `;
+    const expected =
+      p.expected === undefined
+        ? ''
+        : ` (expected ${p.expected}${p.got === undefined ? '' : `, got ${p.got}`})`;
+    return `- ${sanitizeLine(`${where}${p.message}${expected}`)}`;
+  });
+}
+
+function reasonLines(record: RecordJson): string[] {
+  return record.reasons.map((r) => `- ${r.code}: ${sanitizeLine(r.message)}`);
+}
+
+function refusedReason(format: string, problems: readonly Problem[]): string {
+  return [
+    `ledger refused your handoff (${format} format), so nothing was recorded:`,
+    ...problemLines(problems),
+    'Fix these and end your turn with the corrected handoff.',
+  ].join('\n');
+}
+
+function refusedMessage(format: string, problems: readonly Problem[], retried: boolean): string {
+  return [
+    `ledger: handoff refused (${format} format), nothing recorded${retried ? ' (the agent already had one retry)' : ''}:`,
+    ...problemLines(problems),
+  ].join('\n');
+}
+
+function loweredReason(record: RecordJson): string {
+  return [
+    `ledger recorded your handoff as ${record.id}, but the evidence does not support it: you ` +
+      `claimed ${sanitizeLine(record.claimedStatus)}, the effective status is ${record.effectiveStatus}.`,
+    ...reasonLines(record),
+    'Address these, then end your turn with an updated handoff.',
+  ].join('\n');
+}
+
+function recordedMessage(record: RecordJson, lowered: boolean, retried: boolean): string {
+  const status = lowered
+    ? `claimed ${sanitizeLine(record.claimedStatus)}, effective ${record.effectiveStatus}`
+    : record.effectiveStatus;
+  return escapeForTerminal(
+    [
+      `ledger: recorded ${record.id} (${status})${retried ? ' — still lowered after one retry' : ''}`,
+      ...(lowered ? reasonLines(record) : []),
+    ].join('\n'),
+  );
+}

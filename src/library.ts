@@ -1,0 +1,238 @@
+/**
+ * The package's entry point (`import { openLedger } from 'handoff-ledger'`): `record`,
+ * `verify`, `show` and `log` for one repository, typed, with the CLI's semantics — the same
+ * functions run underneath, and each returns exactly what the command prints under `--json`.
+ * Failures throw `LedgerError` with the CLI's code and exit code (`error.code`,
+ * `error.exitCode`, `error.problems`); a verification that finds contradicted claims is not a
+ * failure of the call: its result says so (`ok: false`, `exitCode: 1`).
+ *
+ * Nothing here loads the MCP SDK or oclif.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { recordHandoff, type RecordRequest } from './app/record.js';
+import { listLog, type LogItem } from './app/query.js';
+import { withRepo } from './app/repo.js';
+import { showRecord } from './app/show.js';
+import { verifyRepository } from './app/verify.js';
+import {
+  toEmittedJson,
+  toRecordJson,
+  toShowJson,
+  toVerifyJson,
+  type EmittedJson,
+  type RecordJson,
+  type ShowJson,
+  type VerifyJson,
+} from './app/views.js';
+import { isEmitterName, isFormatName, type EmitterName } from './formats/index.js';
+import { LedgerError, type Problem } from './model/errors.js';
+import { FORMATS, type FormatName } from './model/record.js';
+
+export { LedgerError, isLedgerError, EXIT } from './model/errors.js';
+export type { ErrorCode, ExitCode, Problem } from './model/errors.js';
+export { FORMATS, STATUSES } from './model/record.js';
+export type { FormatName, LedgerRecord, Reason, Status } from './model/record.js';
+export type { Verdict } from './verify/types.js';
+export type { EmitterName } from './formats/index.js';
+export type { LogItem } from './app/query.js';
+export type { CheckJson, EmittedJson, RecordJson, ShowJson, VerifyJson } from './app/views.js';
+
+export interface OpenLedgerOptions {
+  /** A directory inside the repository's work tree (default: the process's working directory). */
+  cwd?: string | undefined;
+}
+
+/** What `ledger record` takes as flags. */
+export interface RecordInput {
+  /** The handoff's text or bytes (as `ledger record --from -` reads them). */
+  handoff?: string | Uint8Array | undefined;
+  /** The handoff's file name, for formats that read meaning from it (`INS-….json`). */
+  fileName?: string | undefined;
+  /** A handoff file, relative to `cwd` (`--from FILE`). */
+  from?: string | undefined;
+  /** The handoff's format (default: detected). */
+  format?: FormatName | undefined;
+  status?: string | undefined;
+  summary?: string | undefined;
+  task?: string | undefined;
+  run?: string | undefined;
+  attempt?: string | undefined;
+  intent?: string | undefined;
+  reworkOf?: string | undefined;
+  /** Who produced the handoff: a claim until signed. */
+  producer?: string | undefined;
+  /** The commit the agent started from (default `HEAD`). */
+  base?: string | undefined;
+  artifacts?: readonly string[] | undefined;
+  /** Commands whose exit codes are evidence; ledger runs them in the work tree. */
+  witnesses?: readonly string[] | undefined;
+  witnessTimeoutSeconds?: number | undefined;
+  /** Files kept as named evidence: name → path. */
+  evidence?: Readonly<Record<string, string>> | undefined;
+  /** Sign the record id (default: `ledger.sign` in your global git config). */
+  sign?: boolean | undefined;
+  signingKey?: string | undefined;
+}
+
+/** What `ledger verify` takes as flags. */
+export interface VerifyInput {
+  /** Record ids or unique prefixes (default: every record). */
+  ids?: readonly string[] | undefined;
+  rerun?: boolean | undefined;
+  strict?: boolean | undefined;
+  worktree?: boolean | undefined;
+  /** The auditor's policy file (default: `ledger.policy` in your global git config). */
+  policyFile?: string | undefined;
+  timeoutSeconds?: number | undefined;
+}
+
+export interface ShowOptions {
+  policyFile?: string | undefined;
+}
+
+export interface LogOptions {
+  task?: string | undefined;
+  limit?: number | undefined;
+}
+
+export interface Ledger {
+  /** The directory the ledger was opened in. */
+  readonly cwd: string;
+  /** `ledger record --json`. */
+  record(input: RecordInput): Promise<RecordJson>;
+  /** `ledger verify --json`; the result's `exitCode` is the CLI's. */
+  verify(input?: VerifyInput): Promise<VerifyJson>;
+  /** `ledger show ID --json` (`{ latest: TASK }` for `--latest TASK`). */
+  show(ref: string | { latest: string }, options?: ShowOptions): Promise<ShowJson>;
+  /** `ledger show ID --as FORMAT --json`: the record in a seed system's shape. */
+  showAs(ref: string | { latest: string }, as: EmitterName): Promise<EmittedJson>;
+  /** `ledger log --json`: newest first. */
+  log(options?: LogOptions): Promise<LogItem[]>;
+}
+
+/**
+ * A ledger handle for the repository at (or above) `cwd`. Opening checks nothing yet: each
+ * call opens the repository, works, and releases its git processes.
+ */
+export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
+  const cwd = resolve(typeof options === 'string' ? options : (options.cwd ?? process.cwd()));
+  const show = async (
+    ref: string | { latest: string },
+    as: EmitterName | undefined,
+    policyFile: string | undefined,
+  ) => {
+    if (as !== undefined && !isEmitterName(as))
+      throw new LedgerError('USAGE', `unknown format ${String(as)}`);
+    return showRecord({
+      cwd,
+      ...(typeof ref === 'string' ? { id: ref } : { latestOfTask: ref.latest }),
+      ...(policyFile === undefined ? {} : { policyFile }),
+      ...(as === undefined ? {} : { as }),
+    });
+  };
+  return {
+    cwd,
+    async record(input) {
+      return toRecordJson(await recordHandoff(await recordRequest(cwd, input)));
+    },
+    async verify(input = {}) {
+      const report = await verifyRepository({
+        cwd,
+        ...(input.ids && input.ids.length > 0 ? { ids: input.ids } : {}),
+        rerun: input.rerun ?? false,
+        strict: input.strict ?? false,
+        worktree: input.worktree ?? false,
+        ...(input.policyFile === undefined ? {} : { policyFile: input.policyFile }),
+        ...(input.timeoutSeconds === undefined ? {} : { timeoutMs: input.timeoutSeconds * 1000 }),
+      });
+      return toVerifyJson(report);
+    },
+    async show(ref, options = {}) {
+      return toShowJson(await show(ref, undefined, options.policyFile));
+    },
+    async showAs(ref, as) {
+      const shown = await show(ref, as, undefined);
+      return toEmittedJson(shown, as)!;
+    },
+    log(options = {}) {
+      return withRepo(cwd, ({ store }) =>
+        listLog(store, {
+          ...(options.task === undefined ? {} : { task: options.task }),
+          ...(options.limit === undefined ? {} : { limit: options.limit }),
+        }),
+      );
+    },
+  };
+}
+
+/** The library's input as `recordHandoff` takes it, checked like the CLI's flags. */
+async function recordRequest(cwd: string, input: RecordInput): Promise<RecordRequest> {
+  const problems: Problem[] = [];
+  if (input.format !== undefined && !isFormatName(input.format)) {
+    problems.push({
+      path: 'format',
+      message: 'unknown format',
+      expected: FORMATS.join(' | '),
+      got: String(input.format),
+    });
+  }
+  if (input.handoff !== undefined && input.from !== undefined)
+    problems.push({ path: 'from', message: 'give either handoff or from, not both' });
+  let from: RecordRequest['from'];
+  if (input.handoff !== undefined) {
+    const bytes =
+      typeof input.handoff === 'string'
+        ? new Uint8Array(Buffer.from(input.handoff, 'utf8'))
+        : input.handoff;
+    from = { bytes, fileName: input.fileName ?? '-' };
+  } else if (input.from !== undefined) {
+    try {
+      from = { bytes: await readFile(resolve(cwd, input.from)), fileName: input.from };
+    } catch (error) {
+      problems.push({
+        path: 'from',
+        message: `cannot read ${input.from}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+      });
+    }
+  }
+  if (problems.length > 0) {
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `cannot record: ${problems.length} problem(s) in the input`,
+      {
+        problems,
+        hint: 'Nothing was written.',
+      },
+    );
+  }
+  const claims = [
+    'status',
+    'summary',
+    'task',
+    'run',
+    'attempt',
+    'intent',
+    'reworkOf',
+    'producer',
+  ] as const;
+  const given: Partial<Record<(typeof claims)[number], string>> = {};
+  for (const name of claims) if (input[name] !== undefined) given[name] = input[name];
+  return {
+    cwd,
+    ...(from === undefined ? {} : { from }),
+    ...(input.format === undefined ? {} : { format: input.format }),
+    ...given,
+    ...(input.base === undefined ? {} : { base: input.base }),
+    artifacts: input.artifacts ?? [],
+    witnesses: input.witnesses ?? [],
+    evidence: new Map(Object.entries(input.evidence ?? {})),
+    ...(input.witnessTimeoutSeconds === undefined
+      ? {}
+      : { witnessTimeoutMs: input.witnessTimeoutSeconds * 1000 }),
+    ...(input.sign === undefined ? {} : { sign: input.sign }),
+    ...(input.signingKey === undefined
+      ? {}
+      : { signingKey: input.signingKey, sign: input.sign ?? true }),
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * `ledger mcp`: a Model Context Protocol server over stdio, so an agent can record its own
+ * handoffs and read the ledger through tool calls. The SDK is loaded only here (and this
+ * module only by `ledger mcp`), so no other command pays for it at start-up.
+ *
+ * Standard output belongs to the protocol: nothing else may write there while it runs.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { openLedger } from '../library.js';
+import { LEDGER_VERSION } from '../model/version.js';
+import { callTool, listTools, type ToolContext } from './tools.js';
+
+export interface McpServerOptions {
+  cwd: string;
+  /** Witness commands the record tool runs (the user's, from the server's command line). */
+  witnesses: readonly string[];
+  witnessTimeoutSeconds?: number;
+}
+
+/** Serves until the client closes standard input. */
+export async function serveMcp(options: McpServerOptions): Promise<void> {
+  const server = new Server(
+    { name: 'ledger', title: 'handoff ledger', version: LEDGER_VERSION },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'A Git-native ledger of agent handoffs. Call `record` with your handoff when you finish a run; `verify`, `show` and `log` read what is recorded. Every result carries the CLI exit code: 0 ok, 1 a claim was contradicted, 2 bad input (nothing written), 3 damaged ledger data.',
+    },
+  );
+  const ledger = openLedger({ cwd: options.cwd });
+  const context = (): ToolContext => {
+    const client = server.getClientVersion();
+    return {
+      ledger,
+      witnesses: options.witnesses,
+      ...(options.witnessTimeoutSeconds === undefined
+        ? {}
+        : { witnessTimeoutSeconds: options.witnessTimeoutSeconds }),
+      ...(client ? { client: { name: client.name, version: client.version } } : {}),
+    };
+  };
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const result = await callTool(request.params.name, request.params.arguments, context());
+    if (!result) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
+    return result;
+  });
+
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+    // The stdio transport does not notice the client going away on its own.
+    process.stdin.once('end', () => void server.close());
+    process.stdin.once('close', () => void server.close());
+  });
+  await server.connect(new StdioServerTransport());
+  await closed;
+}
