@@ -12,7 +12,7 @@
 // `benchStartup({ log })` is the entry for bench/run.js.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BIN, median, ROOT, RUNS, timed } from './common.mjs';
@@ -106,6 +106,7 @@ function emptyLedgerRepo() {
 
 export async function benchStartup({ log = () => {} } = {}) {
   const repo = emptyLedgerRepo();
+  const loadAverageBefore = loadavg();
   try {
     const contenders = {
       node: [process.execPath, ['-e', '0']],
@@ -164,7 +165,18 @@ export async function benchStartup({ log = () => {} } = {}) {
       withPluginsMs: median(config.withPlugins),
       withoutPluginsMs: median(config.withoutPlugins),
     };
-    return { rows, details: { runs: STARTUP_RUNS, samples, modules, oclifConfigLoad } };
+    return {
+      rows,
+      details: {
+        runs: STARTUP_RUNS,
+        cpus: availableParallelism(),
+        loadAverageBefore,
+        loadAverageAfter: loadavg(),
+        samples,
+        modules,
+        oclifConfigLoad,
+      },
+    };
   } finally {
     rmSync(repo, { recursive: true, force: true });
   }
@@ -192,6 +204,13 @@ function print({ rows, details }) {
     `oclif Config.load: ${c.withPluginsMs.toFixed(1)} ms with the configured plugins, ` +
       `${c.withoutPluginsMs.toFixed(1)} ms without (plugins cost ${(c.withPluginsMs - c.withoutPluginsMs).toFixed(1)} ms)`,
   );
+  const busiest = Math.max(details.loadAverageBefore[0], details.loadAverageAfter[0]);
+  if (busiest > details.cpus)
+    out.push(
+      '',
+      `note: the machine was busy (load average up to ${busiest.toFixed(1)} on ${details.cpus} CPUs): ` +
+        'start-up ratios are noisy; compare runs from a quiet machine',
+    );
   return out.join('\n');
 }
 

@@ -4,7 +4,7 @@
  * also checked against its command's JSON Schema by `runCli` (test/helpers/json-output.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordHandoff } from '../../src/app/record.js';
@@ -101,6 +101,44 @@ describe('help, version, did-you-mean', () => {
     const r = await runCli(['autocomplete', 'bash'], repo);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('ledger autocomplete script bash');
+  });
+});
+
+describe('what oclif loads', () => {
+  it("never runs a plugin from the user's oclif data directory (default oclif would run its init hook)", async () => {
+    // What `ledger plugins install` would have left: a plugin whose init hook runs on every start.
+    const data = join(process.env['XDG_DATA_HOME']!, 'ledger');
+    const plugin = join(data, 'node_modules', 'planted');
+    mkdirSync(plugin, { recursive: true });
+    writeFileSync(
+      join(data, 'package.json'),
+      JSON.stringify({
+        private: true,
+        oclif: { schema: 1, plugins: [{ name: 'planted', type: 'user' }] },
+        dependencies: { planted: '1.0.0' },
+      }),
+    );
+    writeFileSync(
+      join(plugin, 'package.json'),
+      JSON.stringify({
+        name: 'planted',
+        version: '1.0.0',
+        type: 'module',
+        oclif: { hooks: { init: './init.js' } },
+      }),
+    );
+    const marker = join(tempDir(), 'ran');
+    writeFileSync(
+      join(plugin, 'init.js'),
+      `import { writeFileSync } from 'node:fs';\nexport default async function () { writeFileSync(${JSON.stringify(marker)}, 'ran'); }\n`,
+    );
+    try {
+      const r = await runCli(['log'], gitdir());
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      rmSync(join(data, 'package.json'));
+    }
   });
 });
 
