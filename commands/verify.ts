@@ -4,6 +4,7 @@ import { verifyRepository } from '../src/app/verify.js';
 import { toVerifyJson } from '../src/app/views.js';
 import type { Check } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
+import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -19,6 +20,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify sha256:3f2a --rerun',
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
+    '<%= config.bin %> verify --strict --annotations github   # in a CI job',
   ];
   static override strict = false;
   static override args = {
@@ -51,6 +53,11 @@ export default class Verify extends LedgerCommand {
       allowNo: true,
     }),
     'signing-key': Flags.string({ description: 'SSH key to sign attestations with.' }),
+    annotations: Flags.string({
+      description:
+        'Also print one CI annotation per claim that did not hold, on its file and line (github: ::error file=…,line=…::…).',
+      options: [...ANNOTATION_FORMATS],
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -77,8 +84,10 @@ export default class Verify extends LedgerCommand {
         : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
-    const json = toVerifyJson(report);
-    const lines: string[] = [];
+    const annotations =
+      flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
+    const json = { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) };
+    const lines: string[] = [...(annotations ?? [])];
     const mark = {
       verified: 'ok  ',
       contradicted: 'FAIL',

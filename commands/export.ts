@@ -1,0 +1,101 @@
+import { Args, Flags } from '@oclif/core';
+import { LedgerCommand, type Output } from '../src/cli/base.js';
+import { exportRecord } from '../src/app/export.js';
+import { LedgerError } from '../src/model/errors.js';
+import { escapeForTerminal, sanitizeLine } from '../src/paths/index.js';
+
+export default class Export extends LedgerCommand {
+  static override summary = 'Write one record as in-toto metadata: a signed link or a Statement.';
+  static override description =
+    '--in-toto-link writes <step>.<keyid prefix>.link, signed with an ed25519 key made by ' +
+    'in-toto-keygen: materials are the files of the base tree, products the artifacts ledger ' +
+    'observed (sha256), the command the witness ledger ran, and its return value and output ' +
+    'digests the byproducts — so an agent step can sit in an in-toto layout and in-toto-verify ' +
+    'checks it. --in-toto-statement writes an in-toto Statement v1 whose subjects are the ' +
+    'artifacts and the candidate git tree and whose predicate carries the claims, verdicts and ' +
+    'anchors; with --key it is wrapped in a signed DSSE envelope. The record is verified first ' +
+    'under your policy; one whose ledger data fails an integrity check is not exported (exit 3).';
+  static override examples = [
+    '<%= config.bin %> export 3f2a --in-toto-link --key agent-key   # key made by: in-toto-keygen -t ed25519 agent-key',
+    '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --step implement --out links/',
+    '<%= config.bin %> export 3f2a --in-toto-statement --out statement.json',
+    '<%= config.bin %> export 3f2a --in-toto-statement --key agent-key --out - | jq .payload',
+  ];
+  static override args = {
+    id: Args.string({ description: 'Record id or unique prefix.' }),
+  };
+  static override flags = {
+    'in-toto-link': Flags.boolean({
+      description: 'Write a signed in-toto link (needs --key).',
+      default: false,
+    }),
+    'in-toto-statement': Flags.boolean({
+      description: 'Write an in-toto Statement v1 (in a signed DSSE envelope with --key).',
+      default: false,
+    }),
+    key: Flags.string({
+      description: 'ed25519 private key file from in-toto-keygen -t ed25519 (unencrypted).',
+    }),
+    step: Flags.string({
+      description: 'Link: the step name in the layout (default: handoff).',
+    }),
+    out: Flags.string({
+      description:
+        'Link: the directory to write into (default: here). Statement: the file (default: ledger-<id>.statement.json, or .dsse.json with --key); - prints it.',
+    }),
+    policy: Flags.string({
+      description:
+        'Policy file for the export-time verification (default: git config --global ledger.policy).',
+    }),
+  };
+
+  protected async execute(): Promise<Output> {
+    const { args, flags } = await this.parse(Export);
+    if (args.id === undefined)
+      throw new LedgerError('USAGE', 'give the record id to export', {
+        hint: 'ledger log lists record ids.',
+      });
+    if (flags['in-toto-link'] === flags['in-toto-statement'])
+      throw new LedgerError('USAGE', 'give exactly one of --in-toto-link or --in-toto-statement');
+    if (flags['in-toto-link'] && flags.out === '-')
+      throw new LedgerError('USAGE', '--out for a link is a directory; - is not one');
+    if (flags['in-toto-statement'] && flags.step !== undefined)
+      throw new LedgerError('USAGE', '--step names a link step; a statement has none');
+    if (flags.out === '-' && this.wantsJson)
+      throw new LedgerError(
+        'USAGE',
+        '--out - prints the statement itself; it cannot go with --json',
+      );
+    const result = await exportRecord({
+      cwd: process.cwd(),
+      id: args.id,
+      as: flags['in-toto-link'] ? 'in-toto-link' : 'in-toto-statement',
+      ...(flags.key === undefined ? {} : { keyFile: flags.key }),
+      ...(flags.step === undefined ? {} : { step: flags.step }),
+      ...(flags.out === undefined ? {} : { out: flags.out }),
+      ...(flags.policy === undefined ? {} : { policyFile: flags.policy }),
+    });
+    const { text, ...json } = result;
+    // Printed JSON escapes C0 controls itself; bidi and C1 controls from agent text it leaves.
+    if (result.path === null)
+      return {
+        json: { ok: true, ...json },
+        text: process.stdout.isTTY ? escapeForTerminal(text) : text,
+      };
+    const lines = [`wrote ${sanitizeLine(result.path)} (${result.kind} of ${result.id})`];
+    if (result.kind === 'in-toto-link')
+      lines.push(
+        `  step ${result.step}, key ${result.keyid}, ${result.materials} material(s), ${result.products} product(s)`,
+      );
+    if (result.skipped.length > 0)
+      lines.push(
+        `  not materials (symlinks, submodules): ${result.skipped.map(sanitizeLine).join(', ')}`,
+      );
+    const { contradicted, unverifiable } = result.verification;
+    if (contradicted + unverifiable > 0)
+      lines.push(
+        `  note: verify found ${contradicted} contradicted and ${unverifiable} unverifiable check(s) in this record (ledger verify ${result.id.slice(0, 19)})`,
+      );
+    return { json: { ok: true, ...json }, text: lines.join('\n') };
+  }
+}

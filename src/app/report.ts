@@ -1,0 +1,94 @@
+/**
+ * `ledger report`: the audit of one `verify` run, for people. The verdicts are those
+ * `verifyRepository` gives — the same function `ledger verify` calls, with the same policy and
+ * options — so the page and `verify --json` cannot disagree; this module only adds what a page
+ * shows beside them (statuses, artifacts, anchors, witnesses, signatures) and writes it out.
+ */
+import { orderEntries, readAllEntries, readLedgerIndex } from '../ledger/read.js';
+import { readSignatures } from '../ledger/leaves.js';
+import type { LedgerRecord } from '../model/record.js';
+import { LEDGER_VERSION } from '../model/version.js';
+import { renderHtml } from '../report/html.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { toAuditReport, type AuditReport } from '../report/model.js';
+import { judgeSignature, type SignatureVerdict } from '../verify/signatures.js';
+import { loadPolicy } from './local.js';
+import { writeOutputFile } from './output-file.js';
+import { loadRecord } from './query.js';
+import { withRepo } from './repo.js';
+import { trustFrom } from './trust.js';
+import { verifyRepository } from './verify.js';
+
+export interface ReportRequest {
+  cwd: string;
+  ids?: readonly string[];
+  policyFile?: string;
+  strict?: boolean;
+  rerun?: boolean;
+  /** Where to write the page; undefined: none. */
+  htmlFile?: string;
+  /** Where to write the Markdown summary; `-` returns it as `markdown` instead. */
+  markdownFile?: string;
+  now?: Date;
+  onProgress?: (message: string) => void;
+}
+
+export interface ReportOutcome {
+  report: AuditReport;
+  written: { html?: string; markdown?: string };
+  /** The Markdown, when asked for with `-`. */
+  markdown?: string;
+}
+
+export async function writeReport(request: ReportRequest): Promise<ReportOutcome> {
+  const now = request.now ?? new Date();
+  const verify = await verifyRepository({
+    cwd: request.cwd,
+    ...(request.ids ? { ids: request.ids } : {}),
+    ...(request.policyFile === undefined ? {} : { policyFile: request.policyFile }),
+    strict: request.strict ?? false,
+    rerun: request.rerun ?? false,
+    now,
+    ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+  });
+  const { records, logOrder } = await withRepo(request.cwd, async ({ store }) => {
+    const index = await readLedgerIndex(store);
+    const trust = trustFrom(await loadPolicy(request.policyFile), now);
+    // A damaged ledger still gets a page: what cannot be read is left out and its checks say why.
+    const signed = await readSignatures(store, index).catch(() => undefined);
+    const loaded = new Map<string, { record: LedgerRecord; signatures: SignatureVerdict[] }>();
+    for (const { id } of verify.records) {
+      const record = await loadRecord(store, index, id).then(
+        (l) => l.record,
+        () => undefined,
+      );
+      if (record === undefined) continue;
+      const signatures = [...(signed?.leaves.values() ?? [])]
+        .filter((s) => s.subject === id)
+        .map((s) => judgeSignature(id, s.armored, trust, 'producer'));
+      loaded.set(id, { record, signatures });
+    }
+    const order = await readAllEntries(store, index).then(
+      (entries) =>
+        orderEntries(entries).flatMap(({ entry }) => (entry.record === null ? [] : [entry.record])),
+      () => [] as string[],
+    );
+    return { records: loaded, logOrder: order };
+  });
+  const report = toAuditReport({
+    verify,
+    records,
+    logOrder,
+    generatedAt: now.toISOString(),
+    ledgerVersion: LEDGER_VERSION,
+    strict: request.strict ?? false,
+  });
+  const written: ReportOutcome['written'] = {};
+  let markdown: string | undefined;
+  if (request.htmlFile !== undefined)
+    written.html = await writeOutputFile(request.htmlFile, renderHtml(report));
+  if (request.markdownFile === '-') markdown = renderMarkdown(report);
+  else if (request.markdownFile !== undefined)
+    written.markdown = await writeOutputFile(request.markdownFile, renderMarkdown(report));
+  return { report, written, ...(markdown === undefined ? {} : { markdown }) };
+}

@@ -1,0 +1,79 @@
+/**
+ * `ledger verify --annotations github`: one CI annotation per claim that did not hold, placed
+ * on its file and line where the check names one, in GitHub Actions' workflow-command syntax
+ * (`::error file=…,line=…,title=…::message`). Other CI systems can read the same lines.
+ *
+ * Agent text ends up in these lines, and a workflow command is parsed by the runner from the
+ * job log: a newline in a subject could start a command of its own (`::add-mask::`,
+ * `::stop-commands::`). So text is first made one safe line (`sanitizeLine`), then escaped by
+ * GitHub's own rules — data: `%` `\r` `\n`; properties: also `:` and `,` — exactly as
+ * @actions/core's `issueCommand` does.
+ */
+import { checkRepoPath, sanitizeLine } from '../paths/index.js';
+import type { Check, VerifyReport } from '../verify/types.js';
+
+export const ANNOTATION_FORMATS = ['github'] as const;
+export type AnnotationFormat = (typeof ANNOTATION_FORMATS)[number];
+
+/** Checks whose subject is a repository path (`reference`: `path` or `path:line`). */
+const PATH_CHECKS = new Set(['artifact', 'claim.artifact', 'artifact.worktree']);
+
+export interface Location {
+  file?: string;
+  line?: number;
+}
+
+/** Where in the repository a check points, when its subject names a safe path. */
+export function locationOf(check: Check): Location {
+  let path: string | undefined;
+  let line: number | undefined;
+  if (check.check === 'reference') {
+    const match = /^(.*):([1-9]\d{0,8})$/.exec(check.subject);
+    path = match ? match[1] : check.subject;
+    line = match ? Number(match[2]) : undefined;
+  } else if (PATH_CHECKS.has(check.check)) {
+    path = check.subject;
+  }
+  if (path === undefined) return {};
+  const safe = checkRepoPath(path);
+  if (!safe.ok) return {};
+  return { file: safe.path, ...(line === undefined ? {} : { line }) };
+}
+
+export function escapeGithubData(text: string): string {
+  return sanitizeLine(text).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+export function escapeGithubProperty(text: string): string {
+  return escapeGithubData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}
+
+/**
+ * The annotation lines for a verify report: `error` for each contradicted check (ledger-wide
+ * and per record), and with `strict` a `warning` for each unverifiable one (it fails the gate
+ * too). Verified and stale checks get none.
+ */
+export function toGithubAnnotations(report: VerifyReport, strict: boolean): string[] {
+  const lines: string[] = [];
+  const add = (check: Check, record: string | undefined) => {
+    const level =
+      check.verdict === 'contradicted'
+        ? 'error'
+        : strict && check.verdict === 'unverifiable'
+          ? 'warning'
+          : undefined;
+    if (level === undefined) return;
+    const { file, line } = locationOf(check);
+    const properties = [
+      ...(file === undefined ? [] : [`file=${escapeGithubProperty(file)}`]),
+      ...(line === undefined ? [] : [`line=${line}`]),
+      `title=${escapeGithubProperty(`ledger ${check.check}: ${check.verdict}${check.integrity ? ' (integrity)' : ''}`)}`,
+    ];
+    const where = record === undefined ? 'ledger' : `record ${record.slice(0, 19)}`;
+    const message = `${check.subject}: ${check.detail} (${where})`;
+    lines.push(`::${level} ${properties.join(',')}::${escapeGithubData(message)}`);
+  };
+  for (const check of report.ledger) add(check, undefined);
+  for (const r of report.records) for (const check of r.checks) add(check, r.id);
+  return lines;
+}

@@ -1,0 +1,160 @@
+/**
+ * What an audit page shows, derived from one `verify` run and the records it verified: per
+ * record the claimed and effective status, every check with its verdict, the artifacts, the
+ * anchors, the witnesses and the signatures. Records are ordered worst first — contradicted,
+ * then unverifiable, then stale, then verified — and newest first within each group, so the
+ * claims that do not hold are at the top of the page.
+ *
+ * Pure: `src/app/report.ts` runs the verification and reads the records; the renderers in this
+ * folder (`html.ts`, `markdown.ts`) only format what is here.
+ */
+import type { LedgerRecord, ObservedArtifact, Reason } from '../model/record.js';
+import type { SignatureVerdict } from '../verify/signatures.js';
+import type { Check, Verdict, VerifyReport } from '../verify/types.js';
+
+/** Worst first: the order records are listed in, and how a record's overall verdict is chosen. */
+export const VERDICT_RANK: readonly Verdict[] = [
+  'contradicted',
+  'unverifiable',
+  'stale',
+  'verified',
+];
+
+export interface AuditRecord {
+  id: string;
+  /** The worst verdict among the record's checks. */
+  verdict: Verdict;
+  /** Every verdict that occurs among its checks (for filtering). */
+  verdicts: Verdict[];
+  /** An integrity check failed: the record's ledger data is damaged or was tampered with. */
+  integrity: boolean;
+  /** The decoded record; absent when it could not be read (its checks say why). */
+  record?: {
+    format: string;
+    task?: string;
+    run?: string;
+    summary?: string;
+    recordedAt: string;
+    producer?: string;
+    claimedStatus: string;
+    effectiveStatus: string;
+    reasons: Reason[];
+    artifacts: ObservedArtifact[];
+    anchors: {
+      baseCommit: string | null;
+      baseTree: string;
+      candidateTree: string;
+      branch?: string;
+    };
+    witnesses: {
+      command: string;
+      exitCode: number | null;
+      signal: string | null;
+      timedOut: boolean;
+      durationMs: number;
+    }[];
+  };
+  checks: Check[];
+  signatures: Omit<SignatureVerdict, 'armored'>[];
+}
+
+export interface AuditReport {
+  generatedAt: string;
+  ledgerVersion: string;
+  ok: boolean;
+  exitCode: number;
+  strict: boolean;
+  policy?: VerifyReport['policy'];
+  notes: string[];
+  /** Checks of the ledger as a whole (the chain, rollback). */
+  ledger: Check[];
+  records: AuditRecord[];
+  counts: Record<Verdict, number>;
+  /** Every task named by a record, sorted, for the task filter. */
+  tasks: string[];
+}
+
+export interface ReportInput {
+  verify: VerifyReport;
+  /** Decoded records with their judged signatures, by id (absent: could not be read). */
+  records: ReadonlyMap<string, { record: LedgerRecord; signatures: readonly SignatureVerdict[] }>;
+  /** Record ids newest first (the log order); ids not in it keep verify's order, after it. */
+  logOrder: readonly string[];
+  generatedAt: string;
+  ledgerVersion: string;
+  strict: boolean;
+}
+
+export function toAuditReport(input: ReportInput): AuditReport {
+  const position = new Map(input.logOrder.map((id, i) => [id, i]));
+  const counts: Record<Verdict, number> = {
+    verified: 0,
+    contradicted: 0,
+    unverifiable: 0,
+    stale: 0,
+  };
+  const records = input.verify.records.map((report, i): AuditRecord & { order: number } => {
+    for (const c of report.checks) counts[c.verdict]++;
+    const verdicts = VERDICT_RANK.filter((v) => report.checks.some((c) => c.verdict === v));
+    const loaded = input.records.get(report.id);
+    return {
+      id: report.id,
+      verdict: verdicts[0] ?? 'verified',
+      verdicts,
+      integrity: report.checks.some((c) => c.integrity && c.verdict !== 'verified'),
+      ...(loaded ? { record: recordView(loaded.record) } : {}),
+      checks: report.checks,
+      signatures: (loaded?.signatures ?? []).map(({ armored: _armored, ...rest }) => rest),
+      order: position.get(report.id) ?? input.logOrder.length + i,
+    };
+  });
+  records.sort(
+    (a, b) =>
+      VERDICT_RANK.indexOf(a.verdict) - VERDICT_RANK.indexOf(b.verdict) || a.order - b.order,
+  );
+  const tasks = [
+    ...new Set(records.flatMap((r) => (r.record?.task === undefined ? [] : [r.record.task]))),
+  ].sort();
+  return {
+    generatedAt: input.generatedAt,
+    ledgerVersion: input.ledgerVersion,
+    ok: input.verify.ok,
+    exitCode: input.verify.exitCode,
+    strict: input.strict,
+    ...(input.verify.policy ? { policy: input.verify.policy } : {}),
+    notes: input.verify.notes ?? [],
+    ledger: input.verify.ledger,
+    records: records.map(({ order: _order, ...rest }) => rest),
+    counts,
+    tasks,
+  };
+}
+
+function recordView(record: LedgerRecord): NonNullable<AuditRecord['record']> {
+  const { claims, observed } = record;
+  return {
+    format: record.format,
+    ...(claims.task === undefined ? {} : { task: claims.task }),
+    ...(claims.run === undefined ? {} : { run: claims.run }),
+    ...(claims.summary === undefined ? {} : { summary: claims.summary }),
+    recordedAt: observed.recordedAt,
+    ...(observed.producer === undefined ? {} : { producer: observed.producer }),
+    claimedStatus: claims.status,
+    effectiveStatus: observed.effectiveStatus,
+    reasons: observed.reasons,
+    artifacts: observed.artifacts,
+    anchors: {
+      baseCommit: observed.base.commit,
+      baseTree: observed.base.tree,
+      candidateTree: observed.candidate.tree,
+      ...(observed.branch === undefined ? {} : { branch: observed.branch }),
+    },
+    witnesses: observed.witnesses.map((w) => ({
+      command: w.command,
+      exitCode: w.exitCode,
+      signal: w.signal,
+      timedOut: w.timedOut,
+      durationMs: w.durationMs,
+    })),
+  };
+}
