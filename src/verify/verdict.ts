@@ -1,19 +1,18 @@
 /**
- * One verdict for a whole record, from its checks: what `verify --json` reports per record and
- * what a CI annotation or a report shows first. The worst verdict wins, in the order a reader
+ * One verdict for a whole record, from its checks: what `verify --json` reports per record, what
+ * the audit page and a CI annotation show first. The worst verdict wins, in the order a reader
  * must act on: contradicted, then unverifiable, then stale, then verified.
  */
 import type { Check, Verdict } from './types.js';
 
-const SEVERITY: Readonly<Record<Verdict, number>> = {
-  verified: 0,
-  stale: 1,
-  unverifiable: 2,
-  contradicted: 3,
-};
+/** Worst first: how a record's overall verdict is chosen (and the order reports list them). */
+export const VERDICT_RANK: readonly Verdict[] = [
+  'contradicted',
+  'unverifiable',
+  'stale',
+  'verified',
+];
 
 export function recordVerdict(checks: readonly Pick<Check, 'verdict'>[]): Verdict {
-  let worst: Verdict = 'verified';
-  for (const c of checks) if (SEVERITY[c.verdict] > SEVERITY[worst]) worst = c.verdict;
-  return worst;
+  return VERDICT_RANK.find((v) => checks.some((c) => c.verdict === v)) ?? 'verified';
 }

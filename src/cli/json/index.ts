@@ -10,11 +10,13 @@
 import { z } from 'zod';
 import {
   ErrorOutput,
+  ExportOutput,
   HookClaudeCodeOutput,
   InitOutput,
   LifecycleOutput,
   LogOutput,
   RecordOutput,
+  ReportOutput,
   SchemaOutput,
   ShowOutput,
   SignOutput,
@@ -27,11 +29,13 @@ import {
 /** Command id → the schema of what it prints on success under `--json`. */
 export const OUTPUT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   accept: LifecycleOutput,
+  export: ExportOutput,
   'hook:claude-code': HookClaudeCodeOutput,
   init: InitOutput,
   log: LogOutput,
   record: RecordOutput,
   reject: LifecycleOutput,
+  report: ReportOutput,
   schema: SchemaOutput,
   show: ShowOutput,
   sign: SignOutput,

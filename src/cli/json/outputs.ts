@@ -178,6 +178,10 @@ export const VerifyOutput = z
     attestations: z
       .array(z.object({ record: recordId, id: recordId, signed: z.boolean() }))
       .optional(),
+    annotations: z
+      .array(z.string())
+      .optional()
+      .describe('with --annotations github: the workflow-command lines printed for the CI log'),
   })
   .describe('ledger verify --json');
 
@@ -323,3 +327,100 @@ export const HookClaudeCodeOutput = z
     ErrorOutput,
   ])
   .describe('ledger hook claude-code --json: the whole outcome instead of the hook answer');
+
+export const ExportOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId,
+    kind: z.enum(['in-toto-link', 'in-toto-statement', 'dsse-envelope']),
+    path: z.string().nullable().describe('where it was written (null: printed with --out -)'),
+    keyid: z.string().optional(),
+    step: z.string().optional(),
+    materials: z.number().int().nonnegative().optional(),
+    products: z.number().int().nonnegative().optional(),
+    subjects: z.number().int().nonnegative().optional(),
+    skipped: z.array(z.string()).describe('base-tree entries that are not files'),
+    verification: z
+      .object({
+        exitCode: z.number().int(),
+        contradicted: z.number().int().nonnegative(),
+        unverifiable: z.number().int().nonnegative(),
+      })
+      .describe('the export-time verification of the record'),
+  })
+  .describe('ledger export --json');
+
+const FullCheck = CheckOutput.extend({ integrity: z.boolean().optional() });
+
+export const ReportOutput = z
+  .object({
+    ok: z.boolean(),
+    exitCode: z.number().int(),
+    written: z.object({ html: z.string().optional(), markdown: z.string().optional() }),
+    report: z.object({
+      generatedAt: z.string(),
+      ledgerVersion: z.string(),
+      ok: z.boolean(),
+      exitCode: z.number().int(),
+      strict: z.boolean(),
+      policy: VerifyOutput.shape.policy,
+      notes: z.array(z.string()),
+      ledger: z.array(FullCheck),
+      records: z.array(
+        z.object({
+          id: recordId,
+          verdict: z.enum(VERDICTS),
+          verdicts: z.array(z.enum(VERDICTS)),
+          integrity: z.boolean(),
+          record: z
+            .object({
+              format: z.string(),
+              task: z.string().optional(),
+              run: z.string().optional(),
+              summary: z.string().optional(),
+              recordedAt: z.string(),
+              producer: z.string().optional(),
+              claimedStatus: z.string(),
+              effectiveStatus: z.string(),
+              reasons: z.array(Reason),
+              artifacts: z.array(
+                z.object({
+                  path: z.string(),
+                  sha256: z.string(),
+                  size: z.number(),
+                  blob: z.string(),
+                }),
+              ),
+              anchors: z.object({
+                baseCommit: z.string().nullable(),
+                baseTree: z.string(),
+                candidateTree: z.string(),
+                branch: z.string().optional(),
+              }),
+              witnesses: z.array(
+                z.object({
+                  command: z.string(),
+                  exitCode: z.number().int().nullable(),
+                  signal: z.string().nullable(),
+                  timedOut: z.boolean(),
+                  durationMs: z.number(),
+                }),
+              ),
+            })
+            .optional(),
+          checks: z.array(FullCheck),
+          signatures: z.array(
+            z.object({
+              signer: z.string().nullable(),
+              verified: z.boolean(),
+              key: z.string().optional(),
+              reason: z.string(),
+            }),
+          ),
+        }),
+      ),
+      counts: z.record(z.enum(VERDICTS), z.number().int().nonnegative()),
+      tasks: z.array(z.string()),
+    }),
+  })
+  .describe('ledger report --json: the audit report the page is made from');
