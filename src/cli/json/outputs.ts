@@ -145,6 +145,12 @@ export const ShowOutput = z
   .describe('ledger show --json (with --as FORMAT: the re-emitted text)');
 
 const CheckOutput = z.object({
+  id: z
+    .string()
+    .optional()
+    .describe(
+      'which check this is, stable and unique within its record (observed.artifacts[3], id, chain…)',
+    ),
   check: z.string().describe('what was checked: id, chain, artifact, witness, reference…'),
   subject: z.string(),
   verdict: z.enum(VERDICTS),
@@ -155,6 +161,17 @@ export const VerifyOutput = z
   .object({
     ok: z.boolean(),
     exitCode: z.union([z.literal(0), z.literal(1), z.literal(3)]),
+    scope: z
+      .object({
+        repository: z.string(),
+        ref: z.string(),
+        commit: gitOid.nullable().describe('null when the ref does not exist'),
+        entry: recordId.nullable().describe('the log entry the tip commit names'),
+        records: z.number().int().nonnegative().describe('records the ledger holds'),
+        verified: z.number().int().nonnegative().describe('records this run verified'),
+      })
+      .optional()
+      .describe('what was verified: the repository, ref, tip commit and log entry'),
     ledger: z.array(CheckOutput).describe('checks of the ledger as a whole (the chain, leaves)'),
     records: z.array(
       z.object({
@@ -364,6 +381,7 @@ export const ReportOutput = z
       exitCode: z.number().int(),
       strict: z.boolean(),
       policy: VerifyOutput.shape.policy,
+      scope: VerifyOutput.shape.scope,
       notes: z.array(z.string()),
       ledger: z.array(FullCheck),
       records: z.array(
