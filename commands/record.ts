@@ -142,26 +142,24 @@ export default class RecordCommand extends LedgerCommand {
         : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
+    // stdout carries only the id (scripts capture it); what a person must know follows on stderr.
     const { observed, claims } = outcome.record;
-    if (!this.wantsJson) {
-      // stdout carries only the id (scripts capture it); what a person must know goes to stderr.
-      const lines: string[] = [];
-      const lowered =
-        observed.reasons.length > 0 ||
-        ((STATUSES as readonly string[]).includes(claims.status) &&
-          claims.status !== observed.effectiveStatus);
-      if (lowered) {
-        lines.push(
-          `effective status: ${observed.effectiveStatus} (claimed ${sanitizeLine(claims.status)})`,
-        );
-        for (const r of observed.reasons) lines.push(`  ${r.code}: ${sanitizeLine(r.message)}`);
-      }
-      if (!outcome.added) lines.push('already recorded: the ledger holds this exact record');
-      if (lines.length > 0) process.stderr.write(`${lines.join('\n')}\n`);
+    const notice: string[] = [];
+    const lowered =
+      observed.reasons.length > 0 ||
+      ((STATUSES as readonly string[]).includes(claims.status) &&
+        claims.status !== observed.effectiveStatus);
+    if (lowered) {
+      notice.push(
+        `effective status: ${observed.effectiveStatus} (claimed ${sanitizeLine(claims.status)})`,
+      );
+      for (const r of observed.reasons) notice.push(`  ${r.code}: ${sanitizeLine(r.message)}`);
     }
+    if (!outcome.added) notice.push('already recorded: the ledger holds this exact record');
     return {
       json: toRecordJson(outcome),
       text: outcome.id,
+      ...(notice.length > 0 ? { notice: notice.join('\n') } : {}),
     };
   }
 }

@@ -19,6 +19,12 @@ export interface Output {
   json: unknown;
   /** What a person sees. */
   text: string;
+  /**
+   * What a person must also know (a lowered status and its reasons): printed on stderr after
+   * `text`, so that stdout stays exactly the result a script captures. Not printed with --json,
+   * whose output carries it.
+   */
+  notice?: string;
   exitCode?: ExitCode;
 }
 
@@ -65,8 +71,11 @@ export abstract class LedgerCommand extends Command {
     }
     this.progressLine?.done();
     if (this.wantsJson) process.stdout.write(`${JSON.stringify(output.json, null, 2)}\n`);
-    else if (output.text !== '')
-      process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
+    else {
+      if (output.text !== '')
+        process.stdout.write(output.text.endsWith('\n') ? output.text : `${output.text}\n`);
+      if (output.notice) process.stderr.write(`${output.notice.replace(/\n$/, '')}\n`);
+    }
     process.exitCode = output.exitCode ?? EXIT.ok;
   }
 
