@@ -19,6 +19,7 @@ export default class RecordCommand extends LedgerCommand {
     '<%= config.bin %> record --from handoff.json',
     '<%= config.bin %> record --from HANDOFF.md --format maxsim --witness "npm run build"',
     '<%= config.bin %> record --from .mainark/handoff-42.partial.json --task 42 --evidence validate=.reviews/pr-7.validate.log',
+    '<%= config.bin %> record --status success --witness "npm test" --no-keep-output',
   ];
   static override flags = {
     task: Flags.string({ description: 'Task id the run worked on.' }),
@@ -38,6 +39,12 @@ export default class RecordCommand extends LedgerCommand {
     witness: Flags.string({
       description: 'A command whose exit code is evidence; ledger runs it (repeatable).',
       multiple: true,
+    }),
+    'keep-output': Flags.boolean({
+      description:
+        "Keep the witnesses' stdout/stderr in the record (values of secret-looking environment variables masked); --no-keep-output keeps only exit codes.",
+      default: true,
+      allowNo: true,
     }),
     'witness-timeout': Flags.integer({
       description: 'Seconds before a witness is killed.',
@@ -136,6 +143,7 @@ export default class RecordCommand extends LedgerCommand {
       witnesses: flags.witness ?? [],
       evidence,
       witnessTimeoutMs: flags['witness-timeout'] * 1000,
+      keepOutput: flags['keep-output'],
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
       ...(flags['signing-key'] === undefined
         ? {}

@@ -12,7 +12,9 @@ export default class Verify extends LedgerCommand {
     'Checks record ids against their bytes, canonical encoding, the log chain, anchors, artifact ' +
     'digests against the recorded candidate trees, claimed artifacts and file:line references. ' +
     'With --rerun, re-runs witnesses in a throw-away checkout of the candidate tree — only those ' +
-    'the policy allows (by default: records made in this clone). Verdicts: verified, contradicted, ' +
+    'the policy allows (by default: the --witness commands of records made in this clone, never ' +
+    'commands the agent wrote) — isolated with bubblewrap or unshare where possible (the report ' +
+    'says which). Verdicts: verified, contradicted, ' +
     'unverifiable, stale. Exit 0 ok, 1 a claim was contradicted (or, with --strict, unverifiable), ' +
     '3 the ledger data is damaged or was tampered with.';
   static override examples = [
@@ -95,7 +97,8 @@ export default class Verify extends LedgerCommand {
       stale: 'old ',
     } as const;
     const show = (c: Check) =>
-      `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}`;
+      `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}` +
+      rerunTail(c);
     for (const c of report.ledger) if (c.verdict !== 'verified') lines.push(show(c));
     let counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
     for (const r of report.records) {
@@ -119,4 +122,28 @@ export default class Verify extends LedgerCommand {
     );
     return { json, text: lines.join('\n'), exitCode: report.exitCode };
   }
+}
+
+/**
+ * Why a re-run did not confirm a claim: its exit and the last lines it printed (or those of the
+ * setup step that failed), indented under the check. Output is the command's: escaped.
+ */
+function rerunTail(c: Check): string {
+  const r = c.rerun;
+  if (r === undefined || c.verdict === 'verified') return '';
+  const how = r.timedOut
+    ? 'timed out'
+    : r.exitCode === null
+      ? `ended by ${r.signal}`
+      : `exit ${r.exitCode}`;
+  const out = [
+    `\n         ${r.setup === undefined ? 're-run' : `setup \`${sanitizeLine(r.setup)}\``}: ${how} (isolation: ${r.isolation})`,
+  ];
+  for (const stream of ['stderr', 'stdout'] as const) {
+    const tail = r.tail[stream];
+    if (tail.length === 0) continue;
+    out.push(`\n         last lines of ${stream}:`);
+    for (const line of tail) out.push(`\n           | ${sanitizeLine(line)}`);
+  }
+  return out.join('');
 }

@@ -19,6 +19,7 @@ import { encodeCanonical, type CborValue } from '../canonical/index.js';
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
+import { RerunPolicy } from './rerun-policy.js';
 
 /** Largest policy or allowed_signers file read; far above any real one. */
 const MAX_POLICY_BYTES = 1024 * 1024;
@@ -27,12 +28,8 @@ const principal = z.string().min(1).max(1024);
 
 export const Policy = z.strictObject({
   version: z.literal(1),
-  rerun: z.strictObject({
-    /** Re-run the witnesses of records made in this clone (by this user, see `recordedHere`). */
-    recordedHere: z.boolean(),
-    /** Further commands allowed to re-run, whatever record they come from (exact strings). */
-    commands: z.array(z.string().max(4096)).max(10_000),
-  }),
+  /** Which commands `verify --rerun` may run, setup steps, isolation: `rerun-policy.ts`. */
+  rerun: RerunPolicy,
   witnessTimeoutSeconds: z.number().int().positive().max(86_400),
   /** Who is trusted to sign, for which role. Absent: signatures are reported, never trusted. */
   signatures: z

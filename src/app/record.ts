@@ -26,13 +26,13 @@ import {
   type WitnessObservation,
 } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
-import { checkRepoPath, resolveInside } from '../paths/index.js';
+import { checkRepoPath, resolveInside, sanitizeLine } from '../paths/index.js';
 import { deriveEffectiveStatus } from '../record/status.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
 import { snapshotWorktree } from '../store/git/snapshot.js';
-import { runWitness } from '../witness/index.js';
+import { maskSecrets, runWitness, secretsOf } from '../witness/index.js';
 import { noteKnownEntry, noteRecordedHere } from './local.js';
 import { resolveSigner, signByDefault, signId } from './trust.js';
 import { withRepo } from './repo.js';
@@ -57,6 +57,8 @@ export interface RecordRequest {
   evidence?: ReadonlyMap<string, string>;
   witnessTimeoutMs?: number;
   witnessOutputCap?: number;
+  /** False: keep no witness output in the record (`--no-keep-output`); default true. */
+  keepOutput?: boolean;
   /** Sign the record id with the user's SSH key; undefined: `ledger.sign` in the user's git config decides. */
   sign?: boolean;
   /** A key file, a `.pub` in ssh-agent or `key::…`; else the user's `user.signingKey`, else ssh-agent. */
@@ -136,26 +138,7 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
       evidence.set(sha256, blob);
       return { sha256, size: bytes.length, blob, ...(truncated ? { truncated } : {}) };
     };
-    const observations: WitnessObservation[] = [];
-    for (const command of witnesses) {
-      progress(`running witness: ${command}`);
-      const run = await runWitness({
-        command,
-        cwd: repo.root,
-        env: process.env,
-        timeoutMs: request.witnessTimeoutMs ?? DEFAULT_WITNESS_TIMEOUT_MS,
-        maxOutputBytes: request.witnessOutputCap ?? DEFAULT_WITNESS_OUTPUT_CAP,
-      });
-      observations.push({
-        command,
-        exitCode: run.exitCode,
-        signal: run.signal,
-        timedOut: run.timedOut,
-        durationMs: Math.round(run.durationMs),
-        stdout: await keep(run.stdout, run.stdoutTruncated),
-        stderr: await keep(run.stderr, run.stderrTruncated),
-      });
-    }
+    const observations = await observeWitnesses(witnesses, repo.root, request, keep, progress);
     const source = request.from ? await keep(request.from.bytes) : undefined;
     const keptEvidence = [];
     for (const [name, bytes] of evidenceFiles) keptEvidence.push({ name, file: await keep(bytes) });
@@ -224,6 +207,71 @@ export function recordHandoff(request: RecordRequest): Promise<RecordOutcome> {
     if (appended.entryId !== '') await noteKnownEntry(repo, appended.entryId);
     return { ...appended, id: toRecordId(recordBytes), record };
   });
+}
+
+/** How often a running witness reports its elapsed time. */
+const WITNESS_HEARTBEAT_MS = 10_000;
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/**
+ * Runs the user's witnesses in the work tree, one after another, with the user's own
+ * environment (it is their command) — but what they print travels with the ledger, so the
+ * values of secret-looking variables are masked before the output is hashed and kept, and the
+ * evidence names the variables (`masked`). With `keepOutput: false` no output is kept at all.
+ * Ctrl-C while one runs ends its whole process group (`runWitness`).
+ */
+async function observeWitnesses(
+  witnesses: readonly string[],
+  root: string,
+  request: RecordRequest,
+  keep: (bytes: Uint8Array, truncated?: boolean) => Promise<Evidence>,
+  progress: (message: string) => void,
+): Promise<WitnessObservation[]> {
+  const secrets = secretsOf(process.env);
+  const keepMasked = async (bytes: Buffer, truncated: boolean): Promise<Evidence> => {
+    const masked = maskSecrets(bytes, secrets, truncated);
+    const evidence = await keep(masked.bytes, truncated);
+    return masked.names.length === 0 ? evidence : { ...evidence, masked: masked.names };
+  };
+  const observations: WitnessObservation[] = [];
+  for (const [i, command] of witnesses.entries()) {
+    const shown = sanitizeLine(command);
+    progress(`running witness ${i + 1}/${witnesses.length}: ${shown}`);
+    const run = await runWitness({
+      command,
+      cwd: root,
+      env: process.env,
+      timeoutMs: request.witnessTimeoutMs ?? DEFAULT_WITNESS_TIMEOUT_MS,
+      maxOutputBytes: request.witnessOutputCap ?? DEFAULT_WITNESS_OUTPUT_CAP,
+      heartbeat: {
+        everyMs: WITNESS_HEARTBEAT_MS,
+        notify: (elapsed) => progress(`still running (${seconds(elapsed)}): ${shown}`),
+      },
+    });
+    const how = run.timedOut
+      ? 'timed out'
+      : run.exitCode === null
+        ? `ended by ${run.signal}`
+        : `exit ${run.exitCode}`;
+    progress(`${how} after ${seconds(run.durationMs)}: ${shown}`);
+    observations.push({
+      command,
+      exitCode: run.exitCode,
+      signal: run.signal,
+      timedOut: run.timedOut,
+      durationMs: Math.round(run.durationMs),
+      ...(request.keepOutput === false
+        ? {}
+        : {
+            stdout: await keepMasked(run.stdout, run.stdoutTruncated),
+            stderr: await keepMasked(run.stderr, run.stderrTruncated),
+          }),
+    });
+  }
+  return observations;
 }
 
 /** zod output may carry explicit `undefined` for absent optionals; CBOR has no such value. */

@@ -3,9 +3,9 @@
  * re-running witnesses in a throw-away checkout of the candidate tree (only when the policy
  * allows), noticing a rolled-back or moved ledger ref, and writing or reading attestations.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { isAbsolute } from 'node:path';
 import {
   appendLeaves,
   bySubject,
@@ -23,15 +23,31 @@ import type { SignerSpec } from '../sign/index.js';
 import { runGit } from '../store/git/exec.js';
 import type { ObjectReader } from '../store/port.js';
 import { judgeSignature, type Trust } from '../verify/signatures.js';
-import type { Check, Rerunner, VerifyReport } from '../verify/types.js';
+import type { Check, Rerunner, RerunOutput, VerifyReport } from '../verify/types.js';
 import { exitCodeOf, verifyLedger } from '../verify/verify.js';
-import { materializeTree, runWitness, scrubbedEnv } from '../witness/index.js';
+import {
+  createRerunSession,
+  describeIsolation,
+  lastLines,
+  maskSecrets,
+  namespacesOf,
+  probeIsolation,
+  readOnlyPaths,
+  secretsOf,
+  type Isolation,
+  type IsolationMode,
+  type RerunSession,
+  type WitnessRun,
+} from '../witness/index.js';
+import { sanitizeLine } from '../paths/index.js';
+import type { RepoPaths } from '../store/git/repo.js';
 import type { Policy } from './local.js';
 import { loadPolicy, noteKnownEntry, readKnownEntries, readRecordedHere } from './local.js';
 import { resolveId } from './query.js';
 import { addWorktreeChecks } from './worktree.js';
 import { withRepo } from './repo.js';
 import { policyNotes, resolveSigner, signByDefault, signId, trustFrom } from './trust.js';
+import { policyReadOnly, rerunDecision, setupSteps } from './rerun-policy.js';
 
 export interface VerifyRequest {
   cwd: string;
@@ -73,14 +89,22 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     if (request.fromAttestation && trust === undefined)
       notes.push('--from-attestation: the policy trusts no signer, so no attestation is trusted');
     let rerun: Rerunner | undefined;
+    let reruns: PreparedReruns | undefined;
     if (request.rerun) {
-      const recordedHere = await readRecordedHere(repo);
-      const inner = makeRerunner(
+      reruns = await prepareReruns(
+        repo,
         store,
         loaded.policy,
-        recordedHere,
         request.timeoutMs,
         request.onProgress,
+      );
+      notes.push(...reruns.notes);
+      const recordedHere = await readRecordedHere(repo);
+      const inner = makeRerunner(
+        reruns.session,
+        loaded.policy,
+        recordedHere,
+        reruns.isolation.mode,
       );
       rerun = (task) =>
         attested.has(task.recordId)
@@ -91,16 +115,23 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           : inner(task);
     }
     const refsBefore = request.rerun ? await ledgerRefs(repo.root) : undefined;
-    const report = await verifyLedger(store, index, {
-      ...(ids ? { ids } : {}),
-      ...(rerun ? { rerun } : {}),
-      ...(request.strict ? { strict: true } : {}),
-      ...(trust ? { trust } : {}),
-      now,
-    });
+    let report: VerifyReport;
+    try {
+      report = await verifyLedger(store, index, {
+        ...(ids ? { ids } : {}),
+        ...(rerun ? { rerun } : {}),
+        ...(request.strict ? { strict: true } : {}),
+        ...(trust ? { trust } : {}),
+        now,
+      });
+    } finally {
+      // No checkout outlives the command, whatever happened.
+      await reruns?.session.close();
+    }
 
-    // A witness runs as this user: it cannot be kept from the repository by file permissions,
-    // only from finding it. If a ledger ref moved while witnesses ran, say so loudly.
+    // Isolated, a witness cannot see the repository; without isolation it runs as this user
+    // and is only kept from finding it. Either way, if a ledger ref moved while witnesses ran,
+    // say so loudly.
     if (refsBefore !== undefined) {
       const refsAfter = await ledgerRefs(repo.root);
       if (refsAfter !== refsBefore) {
@@ -145,6 +176,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ...(loaded.path === undefined ? {} : { path: loaded.path }),
         digest: loaded.digest,
       },
+      ...(reruns ? { rerun: reruns.info } : {}),
     };
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
       await noteKnownEntry(repo, index.tipEntry);
@@ -278,51 +310,162 @@ async function writeAttestations(
   return written;
 }
 
-function makeRerunner(
+/** The witness output cap for re-runs (per stream); more than 4× in total ends the command. */
+const RERUN_OUTPUT_CAP = 1024 * 1024;
+
+interface PreparedReruns {
+  session: RerunSession;
+  isolation: Isolation;
+  info: NonNullable<VerifyReport['rerun']>;
+  notes: string[];
+}
+
+/**
+ * Everything `--rerun` needs before the first command: the isolation this machine offers
+ * (refused up front when the policy requires isolation and there is none: nothing runs, exit
+ * 2), the paths a witness must never see, and a session that owns the throw-away checkouts.
+ */
+async function prepareReruns(
+  repo: RepoPaths,
   store: ObjectReader,
   policy: Policy,
-  recordedHere: ReadonlySet<string>,
   timeoutMs: number | undefined,
   onProgress: ((message: string) => void) | undefined,
+): Promise<PreparedReruns> {
+  const isolation = await probeIsolation();
+  const network = policy.rerun.isolation?.network ?? false;
+  const statement = describeIsolation(isolation, network);
+  if (isolation.mode === 'none' && policy.rerun.isolation?.required) {
+    throw new LedgerError(
+      'POLICY',
+      'the policy requires isolated re-runs (rerun.isolation.required), and neither bubblewrap nor unshare can isolate a command here; nothing was re-run',
+      {
+        problems: isolation.unavailable.map((u) => ({ path: u.mode, message: u.reason })),
+        hint: 'Install bubblewrap (Debian: apt-get install bubblewrap), or run verify where user namespaces are allowed.',
+      },
+    );
+  }
+  // Never visible to a witness: the repository and its git directories, where ledger runs,
+  // and the user's home and XDG directories (the policy, the recorded-here list, keys).
+  const never = [repo.root, repo.gitDir, repo.commonDir, process.cwd()];
+  const personal = [homedir(), ...XDG_DIRS.map((name) => process.env[name])].filter(
+    (path): path is string => path !== undefined && isAbsolute(path),
+  );
+  const { paths, refused } = await readOnlyPaths({
+    env: process.env,
+    execPath: process.execPath,
+    policy: policyReadOnly(policy.rerun),
+    never,
+    personal,
+  });
+  const setup = setupSteps(policy.rerun, policy.witnessTimeoutSeconds);
+  const session = createRerunSession({
+    reader: store,
+    isolation,
+    setup,
+    timeoutMs: timeoutMs ?? policy.witnessTimeoutSeconds * 1000,
+    network,
+    maxOutputBytes: RERUN_OUTPUT_CAP,
+    hidden: [...never, ...personal],
+    readOnly: paths,
+    baseEnv: process.env,
+    // Commands are record text: escaped here, whatever the renderer does.
+    ...(onProgress ? { onProgress: (message: string) => onProgress(sanitizeLine(message)) } : {}),
+  });
+  return {
+    session,
+    isolation,
+    info: {
+      isolation: {
+        mode: isolation.mode,
+        namespaces: namespacesOf(isolation.mode, network),
+        network: isolation.mode === 'none' || network,
+        unavailable: isolation.unavailable,
+        statement,
+      },
+      setup: setup.map((step) => step.command),
+    },
+    notes: [
+      statement,
+      ...refused.map(
+        (path) =>
+          `policy rerun.isolation.readOnly: ${path} is not shown to witnesses (it must be an absolute path that exists, neither contains nor lies inside the repository, and does not contain your home)`,
+      ),
+    ],
+  };
+}
+
+const XDG_DIRS = ['XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME'];
+
+/**
+ * The policy decides (who wrote the command, where the record was made), the session runs.
+ * What a run printed is summarised for the report: digests of the whole kept output, and its
+ * last lines with any secret of this process's environment masked (a witness that could read
+ * it — only without isolation — must not get it printed).
+ */
+function makeRerunner(
+  session: RerunSession,
+  policy: Policy,
+  recordedHere: ReadonlySet<string>,
+  mode: IsolationMode,
 ): Rerunner {
-  return async ({ recordId, command, candidateTree }) => {
-    const allowed =
-      policy.rerun.commands.includes(command) ||
-      (policy.rerun.recordedHere && recordedHere.has(recordId));
-    if (!allowed) {
-      return {
-        ran: false,
-        reason: recordedHere.has(recordId)
-          ? 'not re-run: the policy does not allow this command'
-          : 'not re-run: the record was not made in this clone and the policy does not allow the command',
-      };
-    }
-    onProgress?.(`re-running in a clean checkout: ${command}`);
-    // A throw-away directory outside the repository: HOME, the git config dirs and TMPDIR point
-    // into it, and GIT_CEILING_DIRECTORIES stops a git run by the witness from finding any
-    // repository above it (even when TMPDIR lies inside the audited one). It is removed on
-    // every path out, error or not.
-    const dir = await mkdtemp(join(tmpdir(), 'ledger-rerun-'));
-    try {
-      const work = join(dir, 'tree');
-      await mkdir(join(dir, 'tmp'));
-      await materializeTree(store, candidateTree, work);
-      const run = await runWitness({
-        command,
-        cwd: work,
-        env: scrubbedEnv(process.env, {
-          HOME: dir,
-          TMPDIR: join(dir, 'tmp'),
-          XDG_CONFIG_HOME: join(dir, '.config'),
-          GIT_CEILING_DIRECTORIES: dir,
-          GIT_CONFIG_NOSYSTEM: '1',
-        }),
-        timeoutMs: timeoutMs ?? policy.witnessTimeoutSeconds * 1000,
-        maxOutputBytes: 1024 * 1024,
-      });
-      return { ran: true, result: { exitCode: run.exitCode, timedOut: run.timedOut } };
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+  const secrets = secretsOf(process.env);
+  const summarise = (run: WitnessRun, setup?: string): RerunOutput => {
+    const digest = (bytes: Buffer, truncated: boolean) => ({
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size: bytes.length,
+      truncated,
+    });
+    return {
+      isolation: mode,
+      exitCode: run.exitCode,
+      signal: run.signal,
+      timedOut: run.timedOut,
+      durationMs: run.durationMs,
+      stdout: digest(run.stdout, run.stdoutTruncated),
+      stderr: digest(run.stderr, run.stderrTruncated),
+      tail: {
+        stdout: lastLines(maskSecrets(run.stdout, secrets, run.stdoutTruncated).bytes),
+        stderr: lastLines(maskSecrets(run.stderr, secrets, run.stderrTruncated).bytes),
+      },
+      ...(setup === undefined ? {} : { setup }),
+    };
+  };
+  return async ({ recordId, command, candidateTree, origin }) => {
+    const decision = rerunDecision(policy.rerun, {
+      origin,
+      command,
+      recordedHere: recordedHere.has(recordId),
+    });
+    if (!decision.allowed) return { ran: false, reason: decision.reason };
+    const outcome = await session.run(candidateTree, command);
+    const { run } = outcome;
+    const how = run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`;
+    switch (outcome.kind) {
+      case 'setup-failed':
+        return {
+          ran: false,
+          reason: `not re-run: setup step \`${outcome.step}\` failed in the checkout (${how})`,
+          output: summarise(run, outcome.step),
+        };
+      case 'sandbox-failed': {
+        const said = lastLines(run.stderr, 1)[0] ?? `exit ${run.exitCode ?? run.signal}`;
+        return {
+          ran: false,
+          reason: `not re-run: the ${mode} sandbox could not be set up (${said})`,
+          output: summarise(run, outcome.step),
+        };
+      }
+      case 'ran':
+        return {
+          ran: true,
+          result: {
+            exitCode: run.exitCode,
+            signal: run.signal,
+            timedOut: run.timedOut,
+            output: summarise(run),
+          },
+        };
     }
   };
 }

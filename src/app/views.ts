@@ -5,7 +5,7 @@
  */
 import type { Reason, Status } from '../model/record.js';
 import type { SignatureVerdict } from '../verify/signatures.js';
-import type { Verdict, VerifyReport } from '../verify/types.js';
+import type { RerunOutput, Verdict, VerifyReport } from '../verify/types.js';
 import { recordVerdict } from '../verify/verdict.js';
 import type { RecordOutcome } from './record.js';
 import type { Shown } from './show.js';
@@ -51,6 +51,8 @@ export interface CheckJson {
   subject: string;
   verdict: Verdict;
   detail: string;
+  /** A re-run witness or claimed check: how the re-run (or its failed setup) ended. */
+  rerun?: RerunOutput;
 }
 
 export interface VerifyJson {
@@ -62,6 +64,8 @@ export interface VerifyJson {
   notes: string[];
   policy?: NonNullable<VerifyReport['policy']>;
   attestations?: NonNullable<VerifyReport['attestations']>;
+  /** With `--rerun`: which isolation re-runs had here, and the policy's setup steps. */
+  rerun?: NonNullable<VerifyReport['rerun']>;
 }
 
 export function toVerifyJson(report: VerifyReport): VerifyJson {
@@ -70,6 +74,7 @@ export function toVerifyJson(report: VerifyReport): VerifyJson {
     subject: c.subject,
     verdict: c.verdict,
     detail: c.detail,
+    ...(c.rerun ? { rerun: c.rerun } : {}),
   });
   return {
     ok: report.ok,
@@ -83,6 +88,7 @@ export function toVerifyJson(report: VerifyReport): VerifyJson {
     notes: report.notes ?? [],
     ...(report.policy ? { policy: report.policy } : {}),
     ...(report.attestations ? { attestations: report.attestations } : {}),
+    ...(report.rerun ? { rerun: report.rerun } : {}),
   };
 }
 

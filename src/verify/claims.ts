@@ -295,10 +295,13 @@ async function checkClaimedCommands(
       });
       continue;
     }
+    // A command the user also gave as a --witness of this record is theirs; otherwise the
+    // agent wrote it, and only the auditor's policy can let it run.
     const outcome = await options.rerun({
       recordId: id,
       command: claim.command,
       candidateTree: record.observed.candidate.tree,
+      origin: witness ? 'witness' : 'claim',
     });
     if (!outcome.ran) {
       checks.push({
@@ -306,6 +309,7 @@ async function checkClaimedCommands(
         subject,
         verdict: 'unverifiable',
         detail: `claimed ${claim.result}; ${outcome.reason}`,
+        ...(outcome.output ? { rerun: outcome.output } : {}),
       });
       continue;
     }
@@ -315,6 +319,7 @@ async function checkClaimedCommands(
       subject,
       verdict: passed === claimedPass ? 'verified' : 'contradicted',
       detail: `claimed ${claim.result}; re-run gave ${outcome.result.timedOut ? 'a timeout' : `exit ${outcome.result.exitCode}`}`,
+      ...(outcome.result.output ? { rerun: outcome.result.output } : {}),
     });
   }
 }

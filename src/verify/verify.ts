@@ -4,6 +4,7 @@
  * against the stored objects); claim checks cover what the agent asserted.
  */
 import { createHash } from 'node:crypto';
+import { constants } from 'node:os';
 import { decodeCanonical, toRecordId } from '../canonical/index.js';
 import {
   BASE_COMMIT_FILE,
@@ -51,6 +52,8 @@ export interface VerifyOptions {
   /** The verify time, for clock checks. Default: now. */
   now?: Date;
 }
+
+const SIGNAL_NUMBERS: Readonly<Record<string, number>> = constants.signals;
 
 /** Records dated further than this after the verify time, or before their base commit, are flagged. */
 const CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
@@ -136,6 +139,17 @@ export async function verifyLedger(
     options.strict ?? false,
   );
   return { ok: exitCode === 0, exitCode, ledger, records };
+}
+
+/**
+ * An exit as a shell reports it (`$?`): the exit code, or 128 + n for signal n. A sandbox
+ * reports a command killed by a signal that way, so a witness killed by SIGTERM at record time
+ * and one that exits 143 in a re-run are the same outcome.
+ */
+function shellStatus(exitCode: number | null, signal: string | null): number | null {
+  if (exitCode !== null) return exitCode;
+  const number = signal === null ? undefined : SIGNAL_NUMBERS[signal];
+  return number === undefined ? null : 128 + number;
 }
 
 /** 3 when an integrity check failed, 1 when a claim was contradicted (or, strict, unverifiable). */
@@ -529,6 +543,7 @@ async function checkWitnesses(
       recordId: id,
       command: witness.command,
       candidateTree: record.observed.candidate.tree,
+      origin: 'witness',
     });
     if (!outcome.ran) {
       checks.push({
@@ -536,17 +551,19 @@ async function checkWitnesses(
         subject: witness.command,
         verdict: 'unverifiable',
         detail: `recorded ${recorded}; ${outcome.reason}`,
+        ...(outcome.output ? { rerun: outcome.output } : {}),
       });
       continue;
     }
     const now = outcome.result.timedOut ? 'timed out' : `exit ${outcome.result.exitCode}`;
     const same =
       outcome.result.timedOut === witness.timedOut &&
-      (witness.timedOut || outcome.result.exitCode === witness.exitCode);
-    checks.push(
-      same
-        ? pass('witness', witness.command, `re-run: ${now}, as recorded`)
-        : fail('witness', witness.command, `recorded ${recorded}, re-run gave ${now}`),
-    );
+      (witness.timedOut ||
+        shellStatus(outcome.result.exitCode, outcome.result.signal ?? null) ===
+          shellStatus(witness.exitCode, witness.signal));
+    const check = same
+      ? pass('witness', witness.command, `re-run: ${now}, as recorded`)
+      : fail('witness', witness.command, `recorded ${recorded}, re-run gave ${now}`);
+    checks.push(outcome.result.output ? { ...check, rerun: outcome.result.output } : check);
   }
 }

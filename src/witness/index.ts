@@ -6,3 +6,30 @@ export {
   WITNESS_ENV_PROTECTIVE,
 } from './env.js';
 export { materializeTree, parseTreeEntries } from './materialize.js';
+export {
+  isSecretName,
+  maskSecrets,
+  MASK,
+  MIN_SECRET_LENGTH,
+  secretsOf,
+  type Secret,
+} from './mask.js';
+export { onInterrupt } from './interrupt.js';
+export {
+  describeIsolation,
+  forgetIsolationProbe,
+  ISOLATION_MODES,
+  namespacesOf,
+  probeIsolation,
+  readOnlyPaths,
+  type Isolation,
+  type IsolationMode,
+  type SandboxSpec,
+} from './sandbox.js';
+export {
+  createRerunSession,
+  lastLines,
+  type RerunOutcome,
+  type RerunSession,
+  type SetupStep,
+} from './rerun.js';

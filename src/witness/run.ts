@@ -1,10 +1,12 @@
 /**
- * Runs one witness command: `/bin/sh -c command` as the leader of its own process group, stdin
- * closed, with a timeout that ends the whole group and a per-stream output cap. Never throws
- * for anything the command does: a command that cannot even be started is reported as exit
- * code 127, as a shell reports a missing command.
+ * Runs one witness command: `/bin/sh -c command` (or a sandbox around it) as the leader of its
+ * own process group, stdin closed, with a timeout that ends the whole group and a per-stream
+ * output cap. Never throws for anything the command does: a command that cannot even be
+ * started is reported as exit code 127, as a shell reports a missing command. If `ledger` is
+ * interrupted while it runs, the group is killed before `ledger` exits (`interrupt.ts`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { onInterrupt } from './interrupt.js';
 
 export interface WitnessOptions {
   /** Shell text, run by `/bin/sh -c`. */
@@ -15,6 +17,15 @@ export interface WitnessOptions {
   timeoutMs: number;
   /** Bytes kept per stream; a total of 4× this across both streams ends the command. */
   maxOutputBytes: number;
+  /**
+   * The full argv to spawn instead of `/bin/sh -c command`: a sandbox around the command. It
+   * must write one byte to file descriptor 3 once the sandbox is set up and the command is
+   * about to start (`sandbox.ts`); without that byte the run is `sandboxFailed`, so a sandbox
+   * that could not be built is never mistaken for a failing command.
+   */
+  argv?: readonly string[];
+  /** Called every `everyMs` while the command runs, with the time since it started. */
+  heartbeat?: { everyMs: number; notify: (elapsedMs: number) => void };
 }
 
 export interface WitnessRun {
@@ -31,6 +42,8 @@ export interface WitnessRun {
   stderr: Buffer;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
+  /** With `argv`: the sandbox ended before the command started (its error is on stderr). */
+  sandboxFailed: boolean;
 }
 
 /** Between SIGTERM and SIGKILL to the group. */
@@ -78,7 +91,12 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-function spawnFailure(command: string, error: unknown, started: number): WitnessRun {
+function spawnFailure(
+  command: string,
+  error: unknown,
+  started: number,
+  sandboxed: boolean,
+): WitnessRun {
   const message = error instanceof Error ? error.message : String(error);
   return {
     command,
@@ -91,6 +109,7 @@ function spawnFailure(command: string, error: unknown, started: number): Witness
     stderr: Buffer.from(`ledger: cannot start witness command: ${message}\n`),
     stdoutTruncated: false,
     stderrTruncated: false,
+    sandboxFailed: sandboxed,
   };
 }
 
@@ -105,18 +124,16 @@ function spawnFailure(command: string, error: unknown, started: number): Witness
 export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
   const { command, cwd, env, timeoutMs, maxOutputBytes } = opts;
   const started = performance.now();
+  const [file, ...args] = opts.argv ?? ['/bin/sh', '-c', command];
+  const stdio: StdioOptions = opts.argv
+    ? ['ignore', 'pipe', 'pipe', 'pipe']
+    : ['ignore', 'pipe', 'pipe'];
   let child: ChildProcess;
   try {
-    child = spawn('/bin/sh', ['-c', command], {
-      cwd,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
+    child = spawn(file!, args, { cwd, env, detached: true, stdio, windowsHide: true });
   } catch (error) {
     // e.g. a NUL byte in the command or env: refused by Node before any process exists
-    return Promise.resolve(spawnFailure(command, error, started));
+    return Promise.resolve(spawnFailure(command, error, started, opts.argv !== undefined));
   }
 
   return new Promise<WitnessRun>((resolve) => {
@@ -132,7 +149,20 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
     let durationMs = 0;
     let settled = false;
     let spawnError: unknown;
+    let commandStarted = opts.argv === undefined;
     const timers: NodeJS.Timeout[] = [];
+    // Ctrl-C while the command runs: end its whole group before ledger exits.
+    const release = onInterrupt(() => {
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    });
+    const beat =
+      opts.heartbeat === undefined
+        ? undefined
+        : setInterval(
+            () => opts.heartbeat!.notify(Math.round(performance.now() - started)),
+            opts.heartbeat.everyMs,
+          );
+    beat?.unref();
 
     const later = (ms: number, fn: () => void): void => {
       timers.push(setTimeout(fn, ms));
@@ -141,11 +171,21 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
     const finish = (): void => {
       if (settled) return;
       settled = true;
+      release();
+      if (beat !== undefined) clearInterval(beat);
       for (const timer of timers) clearTimeout(timer);
       child.stdout?.destroy();
       child.stderr?.destroy();
+      child.stdio[3]?.destroy();
       if (!exited && child.pid === undefined) {
-        resolve(spawnFailure(command, spawnError ?? 'the process did not start', started));
+        resolve(
+          spawnFailure(
+            command,
+            spawnError ?? 'the process did not start',
+            started,
+            opts.argv !== undefined,
+          ),
+        );
         return;
       }
       resolve({
@@ -159,6 +199,7 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
         stderr: stderr.toBuffer(),
         stdoutTruncated: stdout.truncated,
         stderrTruncated: stderr.truncated,
+        sandboxFailed: !commandStarted && exited,
       });
     };
 
@@ -184,6 +225,12 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
     // A leftover process may hold the pipe when we destroy it; a read error is not ours to report.
     child.stdout?.on('error', () => undefined);
     child.stderr?.on('error', () => undefined);
+    // The sandbox's "set up, starting the command" byte; anything after it is ignored.
+    const startPipe = child.stdio[3];
+    startPipe?.on('data', () => {
+      commandStarted = true;
+    });
+    startPipe?.on('error', () => undefined);
 
     child.on('error', (error) => {
       spawnError = error;

@@ -307,12 +307,14 @@ describe('adversarial: signatures and producers', () => {
     const marker = join(tempDir(), 'ran');
     const command = `touch ${marker}`;
     const { dir, id } = await repoWithRecord(user, { status: 'success', witnesses: [command] });
+    // The marker lies outside the re-run checkout: only an unisolated run can leave it.
+    const unisolated = (args: string[]) => cli(user, dir, args, { LEDGER_TEST_ISOLATION: 'none' });
     const policy = auditorPolicy(
       user,
       { 'auditor@example.com': auditor.pub },
       { commands: [command] },
     );
-    const first = await cli(user, dir, [
+    const first = await unisolated([
       'verify',
       id,
       '--rerun',
@@ -329,7 +331,7 @@ describe('adversarial: signatures and producers', () => {
     expect(existsSync(marker)).toBe(true);
     execFileSync('rm', [marker]);
     const before = safeRefs(dir);
-    const second = await cli(user, dir, [
+    const second = await unisolated([
       'verify',
       id,
       '--rerun',
@@ -349,7 +351,7 @@ describe('adversarial: signatures and producers', () => {
       { 'auditor@example.com': auditor.pub },
       { commands: [command, 'true'] },
     );
-    const third = await cli(user, dir, [
+    const third = await unisolated([
       'verify',
       id,
       '--rerun',

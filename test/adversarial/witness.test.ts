@@ -1,11 +1,20 @@
 /**
  * Witness commands as an attack vector: from a pulled record, never ending, flooding output,
- * reaching for the repository, and code planted in the repository's own config and hooks.
+ * reaching for the repository and for ledger's own environment through /proc, leaving daemons
+ * behind, written by the agent rather than the user, printing secrets into stored evidence,
+ * surviving Ctrl-C, and code planted in the repository's own config and hooks.
+ *
+ * Isolation cases run for every mechanism that works on this machine (bubblewrap; unshare by
+ * switching bubblewrap off with LEDGER_TEST_ISOLATION) and, where the point is what happens
+ * without isolation, with both switched off.
  */
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, tempDir } from '../helpers/git.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { forgetIsolationProbe, probeIsolation } from '../../src/witness/index.js';
+import { cleanup, gitdir, tempDir } from '../helpers/git.js';
+import { eventually, policyFile, processesRunning, startCli } from '../witness/helpers.js';
 import {
   allChecks,
   cli,
@@ -13,12 +22,61 @@ import {
   expectFsckClean,
   makeUser,
   record,
+  recordParts,
+  refs,
   repoWithRecord,
   safeGit,
   safeRefs,
 } from './helpers.js';
 
 afterEach(cleanup);
+
+const ISOLATED = ['bwrap', 'unshare'] as const;
+const NO_ISOLATION = { LEDGER_TEST_ISOLATION: 'none' };
+const envFor = (mode: (typeof ISOLATED)[number]): Record<string, string> =>
+  mode === 'unshare' ? { LEDGER_TEST_ISOLATION: 'unshare' } : {};
+/** The mechanisms that work here, found the way ledger finds them. */
+const working: string[] = [];
+
+beforeAll(async () => {
+  for (const forced of [undefined, 'unshare']) {
+    if (forced === undefined) delete process.env['LEDGER_TEST_ISOLATION'];
+    else process.env['LEDGER_TEST_ISOLATION'] = forced;
+    forgetIsolationProbe();
+    const mode = (await probeIsolation()).mode;
+    if (mode !== 'none' && !working.includes(mode)) working.push(mode);
+  }
+  delete process.env['LEDGER_TEST_ISOLATION'];
+  forgetIsolationProbe();
+});
+
+/** In ledger's environment when the re-run happens; the probe below looks for them. */
+const SECRETS = {
+  AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-ledger-test',
+  GITHUB_TOKEN: 'ghp_ledgertest0123456789',
+};
+
+/**
+ * The reproduced attack: walk /proc for any process whose environment holds the secrets or
+ * whose working directory is a repository (ledger's). Harmless at record time (in the work
+ * tree, recognised by its .git); in a re-run it exits 1 if it reached anything.
+ */
+const PROBE = `test -d .git && exit 0
+found=$(grep -l -a -e ${SECRETS.AWS_SECRET_ACCESS_KEY} -e ${SECRETS.GITHUB_TOKEN} /proc/[0-9]*/environ 2>/dev/null)
+for p in /proc/[0-9]*; do [ -d "$p/cwd/.git" ] && found="$found cwd:$p"; done
+if [ -n "$found" ]; then echo "reached: $found" >&2; exit 1; fi
+exit 0
+`;
+const PROBE_RECORD = { status: 'success', witnesses: ['sh probe.sh'] };
+
+/** Every object of the repository, decompressed: what a push would publish. */
+function allObjects(dir: string): string {
+  const r = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+    cwd: dir,
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return r.stdout.toString('latin1');
+}
 
 describe('adversarial: witnesses', () => {
   it('a witness from a pulled record never runs (`touch ~/pwned`) — protected by "recorded here" kept outside the repository', async () => {
@@ -97,7 +155,7 @@ describe('adversarial: witnesses', () => {
     expectFsckClean(dir);
   });
 
-  it('a witness that moves the ledger ref by absolute path is reported — protected by comparing refs/ledger before and after re-runs (exit 3, check refs)', async () => {
+  it('a witness that moves the ledger ref by absolute path cannot reach it when isolated, and is reported when not — protected by the sandbox, then by comparing refs/ledger before and after re-runs', async () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user, { status: 'success' });
     const first = safeGit(dir, 'rev-parse', 'refs/ledger/log');
@@ -107,11 +165,19 @@ describe('adversarial: witnesses', () => {
       summary: 'second',
       witnesses: [command],
     });
-    const r = await cli(user, dir, ['verify', made.id, '--rerun']);
-    expect(r.code).toBe(3);
-    expect(allChecks(r.json).some((c) => c.check === 'refs' && c.verdict === 'contradicted')).toBe(
-      true,
-    );
+    const before = safeRefs(dir);
+    if (working.length > 0) {
+      const isolated = await cli(user, dir, ['verify', made.id, '--rerun']);
+      expect(isolated.json.rerun.isolation.mode).not.toBe('none');
+      expect(isolated.code, isolated.stdout).toBe(0);
+      expect(safeRefs(dir)).toBe(before);
+    }
+    const bare = await cli(user, dir, ['verify', made.id, '--rerun'], NO_ISOLATION);
+    expect(bare.json.rerun.isolation.mode).toBe('none');
+    expect(bare.code).toBe(3);
+    expect(
+      allChecks(bare.json).some((c) => c.check === 'refs' && c.verdict === 'contradicted'),
+    ).toBe(true);
     expectFsckClean(dir);
   });
 
@@ -148,5 +214,206 @@ describe('adversarial: witnesses', () => {
     expect(readdirSync(markers)).toEqual([]);
     expect(safeRefs(dir)).toBe(before);
     expectFsckClean(dir);
+  });
+
+  describe.each(ISOLATED)('re-runs isolated with %s', (mode) => {
+    it('a re-run witness that walks up /proc to ledger for its environment (AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN) and working directory finds neither — protected by a PID namespace and a file-system view without the repository', async (ctx) => {
+      if (!working.includes(mode)) ctx.skip();
+      const user = makeUser();
+      const { dir, id } = await repoWithRecord(user, PROBE_RECORD, { 'probe.sh': PROBE });
+      const r = await cli(user, dir, ['verify', id, '--rerun'], { ...SECRETS, ...envFor(mode) });
+      expect(r.json.rerun.isolation.mode).toBe(mode);
+      const witness = allChecks(r.json).find((c) => c.check === 'witness')!;
+      expect(witness.verdict, JSON.stringify(witness)).toBe('verified');
+      expect(r.code).toBe(0);
+    });
+
+    it('a setsid daemon started by a re-run witness, meant to delete refs/ledger/log after verify exits, dies with the witness — protected by the PID namespace', async (ctx) => {
+      if (!working.includes(mode)) ctx.skip();
+      const user = makeUser();
+      const marker = mode === 'bwrap' ? '2.71828' : '2.71829';
+      const { dir, id } = await repoWithRecord(user, { status: 'success' });
+      // The witness exits only once the daemon's sleep runs, so the daemon really was alive.
+      const daemon = `test -d .git && exit 0; setsid sh -c 'sleep ${marker} & touch up; wait; git -C ${dir} update-ref -d refs/ledger/log' >/dev/null 2>&1 & while [ ! -e up ]; do sleep 0.01; done; exit 0`;
+      const made = await record(user, dir, {
+        status: 'success',
+        summary: 'd',
+        witnesses: [daemon],
+      });
+      const r = await cli(user, dir, ['verify', made.id, '--rerun'], envFor(mode));
+      expect(r.code, r.stdout).toBe(0);
+      await eventually(() => processesRunning('sleep', marker).length === 0, 'the daemon is gone');
+      expect(safeGit(dir, 'rev-parse', 'refs/ledger/log')).toMatch(/^[0-9a-f]{40}$/);
+      expect(id).toMatch(/^sha256:/);
+    });
+  });
+
+  it('a re-run without isolation is stated as such in text and JSON, and the /proc walk then succeeds — which is what the statement warns of', async () => {
+    const user = makeUser();
+    const { dir, id } = await repoWithRecord(user, PROBE_RECORD, { 'probe.sh': PROBE });
+    const r = await cli(user, dir, ['verify', id, '--rerun'], { ...SECRETS, ...NO_ISOLATION });
+    expect(r.json.rerun.isolation).toMatchObject({ mode: 'none', namespaces: [] });
+    expect(r.json.notes.join('\n')).toMatch(/re-runs are NOT isolated/);
+    const witness = allChecks(r.json).find((c) => c.check === 'witness') as any;
+    expect(witness.verdict).toBe('contradicted');
+    // it read ledger's environment: the secrets are there (the tail shows where, masked)
+    expect(witness.rerun.tail.stderr.join('\n')).toMatch(/\/proc\/\d+\/environ/);
+    const text = await cliText(user, dir, ['verify', id, '--rerun'], NO_ISOLATION);
+    expect(text.stdout).toMatch(/note: re-runs are NOT isolated/);
+  });
+
+  it('a policy that requires isolation refuses to re-run where there is none (exit 2, nothing runs) — protected by rerun.isolation.required', async () => {
+    const user = makeUser();
+    const markers = tempDir();
+    // Isolated, the touch cannot reach the marker directory; the witness still exits 0.
+    const command = `test -d .git && exit 0; touch ${markers}/ran; exit 0`;
+    const { dir } = await repoWithRecord(user, { status: 'success', witnesses: [command] });
+    const policy = policyFile({ isolation: { required: true } });
+    const refused = await cli(user, dir, ['verify', '--rerun', '--policy', policy], NO_ISOLATION);
+    expect(refused.code).toBe(2);
+    expect(refused.json.error.code).toBe('POLICY');
+    expect(refused.json.error.message).toMatch(/requires isolated re-runs/);
+    expect(existsSync(join(markers, 'ran'))).toBe(false);
+    if (working.length > 0) {
+      const isolated = await cli(user, dir, ['verify', '--rerun', '--policy', policy]);
+      expect(isolated.code, isolated.stdout).toBe(0);
+      expect(isolated.json.rerun.isolation.mode).not.toBe('none');
+    }
+  });
+
+  it('an agent-written command (a structured-handoff verification row) never re-runs by default, even in a record made here — protected by the origin rule; it runs once the policy names it', async () => {
+    const user = makeUser();
+    const markers = tempDir();
+    const command = `touch ${markers}/agent-ran`;
+    const handoff = JSON.stringify({
+      status: 'completed',
+      summary: 'done',
+      artifacts: [],
+      verification: [{ command, result: 'passed', details: 'ran it' }],
+      findings: [],
+      recommended_next_stage: null,
+    });
+    const dir = gitdir();
+    await record(user, dir, {
+      from: { bytes: Buffer.from(handoff), fileName: 'handoff.json' },
+      format: 'structured',
+    });
+    // Without isolation, so that a run would leave the marker where the test can see it.
+    const r = await cli(user, dir, ['verify', '--rerun'], NO_ISOLATION);
+    expect(existsSync(join(markers, 'agent-ran'))).toBe(false);
+    const claim = allChecks(r.json).find((c) => c.check === 'claim.check')!;
+    expect(claim.verdict).toBe('unverifiable');
+    expect(claim.detail).toMatch(/written by the agent/);
+
+    const allowed = await cli(
+      user,
+      dir,
+      ['verify', '--rerun', '--policy', policyFile({ commands: [command] })],
+      NO_ISOLATION,
+    );
+    expect(existsSync(join(markers, 'agent-ran'))).toBe(true);
+    expect(allChecks(allowed.json).find((c) => c.check === 'claim.check')?.verdict).toBe(
+      'verified',
+    );
+  });
+
+  it('Ctrl-C during a record-time witness ends its whole process group and records nothing — protected by the interrupt handler', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    const marker = '27.1801';
+    const child = startCli(
+      [
+        'record',
+        '--status',
+        'success',
+        '--witness',
+        `touch started; sleep ${marker} & sleep ${marker}`,
+      ],
+      dir,
+      user.env,
+    );
+    await eventually(() => processesRunning('sleep', marker).length === 2, 'both sleeps run');
+    child.process.kill('SIGINT');
+    const code = await child.exited;
+    expect(code).toBe(130);
+    expect(child.stderr()).toMatch(/interrupted/);
+    await eventually(() => processesRunning('sleep', marker).length === 0, 'the group is gone');
+    expect(refs(dir)).not.toMatch(/refs\/ledger/);
+  });
+
+  describe.each(['bwrap', 'unshare', 'none'] as const)(
+    'Ctrl-C during a re-run (isolation: %s)',
+    (how) => {
+      it('ends the witness and leaves no ledger-rerun-* directory — protected by the interrupt handler and the session clean-up', async (ctx) => {
+        if (how !== 'none' && !working.includes(how)) ctx.skip();
+        const user = makeUser();
+        const marker = `27.180${ISOLATED.indexOf(how as 'bwrap') + 3}`;
+        const command = `test -d .git && exit 0; touch started; sleep ${marker} & sleep ${marker}`;
+        const { dir } = await repoWithRecord(user, { status: 'success', witnesses: [command] });
+        const tmp = tempDir();
+        const child = startCli(['verify', '--rerun'], dir, {
+          ...user.env,
+          TMPDIR: tmp,
+          ...(how === 'none' ? NO_ISOLATION : envFor(how)),
+        });
+        const started = () =>
+          readdirSync(tmp)
+            .filter((name) => name.startsWith('ledger-rerun-'))
+            .some((name) =>
+              readdirSync(join(tmp, name), { recursive: true }).some((path) =>
+                String(path).endsWith('started'),
+              ),
+            );
+        await eventually(started, 'the witness runs in its checkout');
+        await eventually(() => processesRunning('sleep', marker).length === 2, 'both sleeps run');
+        child.process.kill('SIGINT');
+        expect(await child.exited).toBe(130);
+        await eventually(
+          () => processesRunning('sleep', marker).length === 0,
+          'the witness is gone',
+        );
+        expect(readdirSync(tmp).filter((name) => name.startsWith('ledger-rerun-'))).toEqual([]);
+      });
+    },
+  );
+
+  it('a record-time witness that prints a secret from the environment stores it masked, and the record names the variable — protected by masking before hashing', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    const secret = 'hunter2-ledger-secret-value';
+    const witness = 'echo "token is $MY_API_TOKEN"; echo "$MY_API_TOKEN" >&2; echo "key=$KEY"';
+    const r = await cli(user, dir, ['record', '--status', 'success', '--witness', witness], {
+      MY_API_TOKEN: secret,
+      KEY: '1',
+    });
+    expect(r.code, r.stdout).toBe(0);
+    const objects = allObjects(dir);
+    expect(objects).not.toContain(secret);
+    expect(objects).toContain('token is ***');
+    expect(objects).toContain('key=1');
+    const { value } = await recordParts(dir, r.json.id);
+    expect(value['observed'].witnesses[0].stdout.masked).toEqual(['MY_API_TOKEN']);
+    expect(value['observed'].witnesses[0].stderr.masked).toEqual(['MY_API_TOKEN']);
+  });
+
+  it('record --no-keep-output keeps no witness output at all, only how it ended', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    const r = await cli(user, dir, [
+      'record',
+      '--status',
+      'success',
+      '--no-keep-output',
+      '--witness',
+      "printf '%s-%s\\n' output must-not-travel",
+    ]);
+    expect(r.code, r.stdout).toBe(0);
+    expect(allObjects(dir)).not.toContain('output-must-not-travel');
+    const { value } = await recordParts(dir, r.json.id);
+    const witness = value['observed'].witnesses[0];
+    expect(witness).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(witness.stdout).toBeUndefined();
+    expect(witness.stderr).toBeUndefined();
+    expect((await cli(user, dir, ['verify'])).code).toBe(0);
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/env.js';
@@ -209,5 +209,70 @@ describe('runWitness and a process that leaves the group', () => {
         }
       }
     }
+  });
+});
+
+describe('runWitness through a sandbox wrapper (argv)', () => {
+  it('reports a wrapper that ended before starting the command as sandboxFailed, not as the exit of the command', async () => {
+    const result = await runWitness({
+      command: 'true',
+      cwd,
+      env,
+      timeoutMs: 5_000,
+      maxOutputBytes: 1024,
+      argv: ['/bin/sh', '-c', 'echo "sandbox: cannot mount" >&2; exit 1'],
+    });
+    expect(result.sandboxFailed).toBe(true);
+    expect(result.stderr.toString()).toMatch(/cannot mount/);
+  });
+
+  it('reports a wrapper that cannot be spawned as sandboxFailed', async () => {
+    const result = await runWitness({
+      command: 'true',
+      cwd,
+      env,
+      timeoutMs: 5_000,
+      maxOutputBytes: 1024,
+      argv: [join(cwd, 'no-such-sandbox')],
+    });
+    expect(result.sandboxFailed).toBe(true);
+  });
+
+  it('reports the command as it ended once the wrapper said it started', async () => {
+    const result = await runWitness({
+      command: 'exit 3',
+      cwd,
+      env,
+      timeoutMs: 5_000,
+      maxOutputBytes: 1024,
+      argv: ['/bin/sh', '-c', 'printf . >&3; exec 3>&-; exec /bin/sh -c "$1"', 'w', 'exit 3'],
+    });
+    expect(result.sandboxFailed).toBe(false);
+    expect(result.exitCode).toBe(3);
+  });
+});
+
+describe('runWitness progress', () => {
+  it('tells the caller how long the command has been running while it runs', async () => {
+    const go = join(tempDir(), 'go');
+    const elapsed: number[] = [];
+    const result = await runWitness({
+      // runs until the heartbeat has been heard: no fixed sleep decides the outcome
+      command: `while [ ! -e '${go}' ]; do sleep 0.02; done`,
+      cwd,
+      env,
+      timeoutMs: 20_000,
+      maxOutputBytes: 1024,
+      heartbeat: {
+        everyMs: 20,
+        notify: (ms) => {
+          elapsed.push(ms);
+          writeFileSync(go, '');
+        },
+      },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(elapsed.length).toBeGreaterThan(0);
+    expect(elapsed.every((ms) => Number.isInteger(ms) && ms >= 0)).toBe(true);
   });
 });

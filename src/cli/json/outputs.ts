@@ -144,6 +144,12 @@ export const ShowOutput = z
   .union([ShowRecord, ShowEmitted])
   .describe('ledger show --json (with --as FORMAT: the re-emitted text)');
 
+const OutputDigest = z.object({
+  sha256: z.string(),
+  size: z.number().int().nonnegative(),
+  truncated: z.boolean(),
+});
+
 const CheckOutput = z.object({
   id: z
     .string()
@@ -155,6 +161,22 @@ const CheckOutput = z.object({
   subject: z.string(),
   verdict: z.enum(VERDICTS),
   detail: z.string(),
+  rerun: z
+    .object({
+      isolation: z.enum(['bwrap', 'unshare', 'none']),
+      exitCode: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      timedOut: z.boolean(),
+      durationMs: z.number(),
+      stdout: OutputDigest,
+      stderr: OutputDigest,
+      tail: z
+        .object({ stdout: z.array(z.string()), stderr: z.array(z.string()) })
+        .describe('the last lines of each stream'),
+      setup: z.string().optional().describe('the setup step that failed, when one did'),
+    })
+    .optional()
+    .describe('a re-run witness: how it ended, its output digests and last lines'),
 });
 
 export const VerifyOutput = z
@@ -195,6 +217,19 @@ export const VerifyOutput = z
     attestations: z
       .array(z.object({ record: recordId, id: recordId, signed: z.boolean() }))
       .optional(),
+    rerun: z
+      .object({
+        isolation: z.object({
+          mode: z.enum(['bwrap', 'unshare', 'none']),
+          namespaces: z.array(z.string()),
+          network: z.boolean(),
+          unavailable: z.array(z.object({ mode: z.string(), reason: z.string() })),
+          statement: z.string(),
+        }),
+        setup: z.array(z.string()),
+      })
+      .optional()
+      .describe('with --rerun: how re-runs were isolated here, and the policy’s setup steps'),
     annotations: z
       .array(z.string())
       .optional()

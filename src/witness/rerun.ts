@@ -1,0 +1,235 @@
+/**
+ * Re-running witnesses for one `verify` command: a throw-away directory (`ledger-rerun-*`),
+ * one prepared checkout per candidate tree (written without git, then the policy's setup steps
+ * run in it once), every command run under the isolation the caller chose, and everything
+ * removed when the command ends — normally through `close()`, on Ctrl-C through the interrupt
+ * clean-up.
+ *
+ * Witnesses of one tree run one after another in the same prepared checkout, as the steps of a
+ * CI job share a workspace and as they ran in the work tree at record time (a `build` witness
+ * before a `test` witness). The same command on the same tree runs once per session: a record
+ * whose claimed check repeats its own witness is not run twice.
+ */
+import { rmSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LedgerError } from '../model/errors.js';
+import type { ObjectReader } from '../store/port.js';
+import { scrubbedEnv } from './env.js';
+import { onInterrupt } from './interrupt.js';
+import { materializeTree } from './materialize.js';
+import { runWitness, type WitnessRun } from './run.js';
+import { sandboxArgv, type Isolation } from './sandbox.js';
+
+/** A command the policy runs in each prepared checkout before its witnesses (`npm ci --offline`). */
+export interface SetupStep {
+  command: string;
+  timeoutMs: number;
+  /** Whether this step may use the network (e.g. a `npm ci` that downloads). */
+  network: boolean;
+}
+
+export interface RerunSessionOptions {
+  reader: ObjectReader;
+  /** Chosen by the caller (`probeIsolation`, then the policy's requirements). */
+  isolation: Isolation;
+  setup: readonly SetupStep[];
+  timeoutMs: number;
+  /** Whether witnesses (not setup steps: each says for itself) may use the network. */
+  network: boolean;
+  maxOutputBytes: number;
+  /** Paths a sandboxed command must never see: the repository, its git dir, ledger's cwd, HOME. */
+  hidden: readonly string[];
+  /** Further read-only paths (`readOnlyPaths`). */
+  readOnly: readonly string[];
+  /** The environment the witness environment is scrubbed from (`scrubbedEnv`). */
+  baseEnv: NodeJS.ProcessEnv;
+  onProgress?: (message: string) => void;
+  /** How often a running command reports its elapsed time. */
+  heartbeatMs?: number;
+}
+
+export type RerunOutcome =
+  /** The command ran (whatever its exit code). */
+  | { kind: 'ran'; run: WitnessRun }
+  /** A setup step of this tree failed: the command did not run; `run` is the step's. */
+  | { kind: 'setup-failed'; step: string; run: WitnessRun }
+  /** The sandbox could not be set up for this run: nothing ran; `run.stderr` says why. */
+  | { kind: 'sandbox-failed'; step?: string; run: WitnessRun };
+
+export interface RerunSession {
+  run(tree: string, command: string): Promise<RerunOutcome>;
+  /** Removes every checkout. Idempotent. */
+  close(): Promise<void>;
+}
+
+interface Prepared {
+  dir: string;
+  work: string;
+  env: NodeJS.ProcessEnv;
+  failed?: RerunOutcome;
+}
+
+const DEFAULT_HEARTBEAT_MS = 10_000;
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+function ended(run: WitnessRun): string {
+  if (run.timedOut) return 'timed out';
+  return run.exitCode === null ? `ended by ${run.signal}` : `exit ${run.exitCode}`;
+}
+
+export function createRerunSession(options: RerunSessionOptions): RerunSession {
+  const progress = options.onProgress ?? (() => undefined);
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const prepared = new Map<string, Promise<Prepared>>();
+  const results = new Map<string, Promise<RerunOutcome>>();
+  let root: Promise<string> | undefined;
+  let release: (() => void) | undefined;
+  let closed = false;
+  // One command at a time: witnesses of a tree share its checkout, and this machine's cores.
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const sessionDir = (): Promise<string> => {
+    root ??= (async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'ledger-rerun-'));
+      // Ctrl-C: the running command's group is killed first (registered later, so run first),
+      // then this directory goes.
+      release = onInterrupt(() =>
+        rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }),
+      );
+      await mkdir(join(dir, 'root'));
+      return dir;
+    })();
+    return root;
+  };
+
+  const exec = async (
+    where: Prepared,
+    command: string,
+    timeoutMs: number,
+    network: boolean,
+    label: string,
+  ): Promise<WitnessRun> => {
+    const base = await sessionDir();
+    const argv = await sandboxArgv(
+      options.isolation.mode,
+      {
+        writable: where.dir,
+        cwd: where.work,
+        hidden: options.hidden,
+        readOnly: options.readOnly,
+        network,
+      },
+      command,
+      join(base, 'root'),
+    );
+    progress(`${label} (isolation: ${options.isolation.mode}): ${command}`);
+    const run = await runWitness({
+      command,
+      cwd: where.work,
+      env: where.env,
+      timeoutMs,
+      maxOutputBytes: options.maxOutputBytes,
+      ...(argv === undefined ? {} : { argv }),
+      heartbeat: {
+        everyMs: heartbeatMs,
+        notify: (elapsed) => progress(`still running (${seconds(elapsed)}): ${command}`),
+      },
+    });
+    progress(
+      run.sandboxFailed
+        ? `could not isolate: ${command}`
+        : `${ended(run)} after ${seconds(run.durationMs)}: ${command}`,
+    );
+    return run;
+  };
+
+  const prepare = async (tree: string, index: number): Promise<Prepared> => {
+    const base = await sessionDir();
+    const dir = join(base, `t${index}`);
+    const work = join(dir, 'work');
+    const home = join(dir, 'home');
+    await mkdir(join(dir, 'tmp'), { recursive: true });
+    await mkdir(home);
+    progress(`checking out tree ${tree.slice(0, 12)} for re-runs`);
+    await materializeTree(options.reader, tree, work);
+    // HOME, the git config dirs and TMPDIR point into the throw-away directory, and
+    // GIT_CEILING_DIRECTORIES stops a git run by the witness from finding any repository
+    // above it (even when TMPDIR lies inside the audited one).
+    const env = scrubbedEnv(options.baseEnv, {
+      HOME: home,
+      TMPDIR: join(dir, 'tmp'),
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      GIT_CEILING_DIRECTORIES: dir,
+      GIT_CONFIG_NOSYSTEM: '1',
+    });
+    const ready: Prepared = { dir, work, env };
+    for (const [i, step] of options.setup.entries()) {
+      const label = `setup ${i + 1}/${options.setup.length} in tree ${tree.slice(0, 12)}`;
+      const run = await exec(ready, step.command, step.timeoutMs, step.network, label);
+      if (run.sandboxFailed) {
+        ready.failed = { kind: 'sandbox-failed', step: step.command, run };
+        break;
+      }
+      if (run.exitCode !== 0 || run.timedOut) {
+        ready.failed = { kind: 'setup-failed', step: step.command, run };
+        break;
+      }
+    }
+    return ready;
+  };
+
+  const runOnce = async (tree: string, command: string): Promise<RerunOutcome> => {
+    let checkout = prepared.get(tree);
+    if (checkout === undefined) {
+      checkout = prepare(tree, prepared.size);
+      prepared.set(tree, checkout);
+    }
+    const ready = await checkout;
+    if (ready.failed) return ready.failed;
+    const run = await exec(ready, command, options.timeoutMs, options.network, 're-running');
+    return run.sandboxFailed ? { kind: 'sandbox-failed', run } : { kind: 'ran', run };
+  };
+
+  return {
+    run(tree, command) {
+      if (closed) {
+        return Promise.reject(
+          new LedgerError('USAGE', 'internal: a re-run was asked for after its session closed', {
+            hint: 'This is a bug in ledger; please report it with the command you ran.',
+          }),
+        );
+      }
+      const key = `${tree}\0${command}`;
+      let result = results.get(key);
+      if (result === undefined) {
+        result = queue.then(() => runOnce(tree, command));
+        queue = result.catch(() => undefined);
+        results.set(key, result);
+      }
+      return result;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await queue;
+      if (root === undefined) return;
+      const dir = await root.catch(() => undefined);
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+      release?.();
+    },
+  };
+}
+
+/** The last `count` lines of output, decoded leniently and each cut to `width` characters. */
+export function lastLines(bytes: Uint8Array, count = 10, width = 200): string[] {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const lines = text.replace(/\r\n/g, '\n').replace(/\n+$/u, '').split('\n');
+  const tail = text.trim() === '' ? [] : lines.slice(-count);
+  return tail.map((line) => (line.length > width ? `${line.slice(0, width)}…` : line));
+}

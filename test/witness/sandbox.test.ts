@@ -1,0 +1,192 @@
+/**
+ * The isolation a re-run gets, checked from inside the witness: its own PID namespace (it
+ * cannot see the test process), only its checkout writable, the repository and other temp
+ * directories invisible, no capabilities, no network unless allowed, and no daemon that
+ * outlives it. Run for every mechanism that works here (bubblewrap, and unshare by switching
+ * bubblewrap off), and `none` is reported as such.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gitdir, tempDir } from '../helpers/git.js';
+import { eventually, processesRunning } from './helpers.js';
+import {
+  forgetIsolationProbe,
+  probeIsolation,
+  runWitness,
+  scrubbedEnv,
+  type IsolationMode,
+  type WitnessRun,
+} from '../../src/witness/index.js';
+import { readOnlyPaths, sandboxArgv } from '../../src/witness/sandbox.js';
+
+async function probeWith(forced: string | undefined) {
+  if (forced === undefined) delete process.env['LEDGER_TEST_ISOLATION'];
+  else process.env['LEDGER_TEST_ISOLATION'] = forced;
+  forgetIsolationProbe();
+  try {
+    return await probeIsolation();
+  } finally {
+    delete process.env['LEDGER_TEST_ISOLATION'];
+    forgetIsolationProbe();
+  }
+}
+
+let server: Server;
+let port = 0;
+const working: IsolationMode[] = [];
+
+beforeAll(async () => {
+  server = createServer((socket) => socket.end('hello\n'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as { port: number }).port;
+  const best = await probeWith(undefined);
+  if (best.mode === 'bwrap') working.push('bwrap');
+  if ((await probeWith('unshare')).mode === 'unshare') working.push('unshare');
+});
+
+afterAll(() => {
+  server.close();
+});
+
+async function sandboxed(
+  mode: IsolationMode,
+  command: string,
+  options: { network?: boolean; readOnly?: string[]; hidden?: string[] } = {},
+): Promise<{ run: WitnessRun; writable: string }> {
+  const base = tempDir('ledger-rerun-');
+  const writable = join(base, 't0');
+  const work = join(writable, 'work');
+  mkdirSync(work, { recursive: true });
+  mkdirSync(join(base, 'root'));
+  const argv = await sandboxArgv(
+    mode,
+    {
+      writable,
+      cwd: work,
+      hidden: options.hidden ?? [],
+      readOnly: options.readOnly ?? [],
+      network: options.network ?? false,
+    },
+    command,
+    join(base, 'root'),
+  );
+  const run = await runWitness({
+    command,
+    cwd: work,
+    env: scrubbedEnv(process.env, { HOME: writable }),
+    timeoutMs: 20_000,
+    maxOutputBytes: 1 << 20,
+    ...(argv ? { argv } : {}),
+  });
+  return { run, writable };
+}
+
+describe('isolation probe', () => {
+  it('reports none, with the reason for each mechanism, when both are switched off', async () => {
+    const isolation = await probeWith('none');
+    expect(isolation.mode).toBe('none');
+    expect(isolation.namespaces).toEqual([]);
+    expect(isolation.unavailable.map((u) => u.mode)).toEqual(['bwrap', 'unshare']);
+  });
+
+  it('finds at least one working mechanism on this machine (bubblewrap is installed by .ci/run; root can unshare)', () => {
+    expect(working.length).toBeGreaterThan(0);
+  });
+});
+
+describe.each(['bwrap', 'unshare'] as const)('a witness isolated with %s', (mode) => {
+  it('sees only its own processes, cannot write outside its checkout, cannot see the repository, has no capabilities and no network', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const repo = gitdir();
+    const other = tempDir();
+    writeFileSync(join(other, 'secret.txt'), 'do not read\n');
+    const script = [
+      'fail() { echo "FAIL: $*"; exit 1; }',
+      'n=$(ls -d /proc/[0-9]* | wc -l); [ "$n" -lt 20 ] || fail "sees $n processes"',
+      `test ! -e /proc/${process.pid}/environ || fail "sees the parent's /proc entry"`,
+      `test ! -e '${repo}' || fail "sees the repository"`,
+      `test ! -e '${other}/secret.txt' || fail "sees another temp directory"`,
+      'touch /usr/ledger-probe 2>/dev/null && fail "can write /usr"',
+      'touch /ledger-probe 2>/dev/null && fail "can write /"',
+      'touch ./checkout-is-writable || fail "cannot write its checkout"',
+      'grep -Eq "^CapEff:[[:space:]]+0+$" /proc/self/status || fail "has capabilities"',
+      `node -e "const s=require('net').connect(${port},'127.0.0.1');s.on('connect',()=>process.exit(0));s.on('error',()=>process.exit(7))"; [ $? -eq 7 ] || fail "reaches the network"`,
+      'echo pid $$',
+    ].join('\n');
+    const { run, writable } = await sandboxed(mode, script, { hidden: [repo] });
+    expect(run.stdout.toString() + run.stderr.toString()).not.toMatch(/FAIL/);
+    expect(run.exitCode).toBe(0);
+    expect(run.sandboxFailed).toBe(false);
+    expect(readdirSync(join(writable, 'work'))).toContain('checkout-is-writable');
+    if (mode === 'bwrap') expect(run.stdout.toString()).toMatch(/^pid 2$/m);
+  });
+
+  it('reaches the network only when allowed', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const connect = `node -e "const s=require('net').connect(${port},'127.0.0.1');s.on('data',()=>process.exit(0));s.on('error',()=>process.exit(7))"`;
+    const { run } = await sandboxed(mode, connect, { network: true });
+    expect(run.exitCode).toBe(0);
+  });
+
+  it('leaves no setsid daemon behind: it dies with the namespace when the witness ends', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const marker = `61.80${mode === 'bwrap' ? 3 : 4}`;
+    const { run } = await sandboxed(
+      mode,
+      // exits only once the daemon's sleep runs
+      `setsid sh -c 'sleep ${marker} & touch up; wait' >/dev/null 2>&1 & while [ ! -e up ]; do sleep 0.01; done; exit 0`,
+    );
+    expect(run.exitCode).toBe(0);
+    await eventually(
+      () => processesRunning('sleep', marker).length === 0,
+      `sleep ${marker} is gone`,
+    );
+  });
+
+  it('shows a directory and a file the policy names, read-only', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const shared = tempDir();
+    writeFileSync(join(shared, 'cache.txt'), 'cached\n');
+    const single = join(tempDir(), 'npmrc');
+    writeFileSync(single, 'offline=true\n');
+    const { run } = await sandboxed(
+      mode,
+      `cat '${shared}/cache.txt' '${single}' && ! touch '${shared}/new' 2>/dev/null && ! (echo x >> '${single}') 2>/dev/null`,
+      { readOnly: [shared, single] },
+    );
+    expect(run.stderr.toString()).toBe('');
+    expect(run.stdout.toString()).toBe('cached\noffline=true\n');
+    expect(run.exitCode).toBe(0);
+  });
+
+  it('reports a sandbox that cannot be set up as sandboxFailed, never as a failing command', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const { run } = await sandboxed(mode, 'exit 0', { readOnly: [join(tempDir(), 'missing')] });
+    expect(run.sandboxFailed).toBe(true);
+    expect(run.exitCode).not.toBe(0);
+  });
+});
+
+describe('readOnlyPaths', () => {
+  it('shows toolchain directories from PATH, never the repository, HOME itself or what contains them', async () => {
+    const home = tempDir('ledger-home-');
+    const repo = join(home, 'work', 'repo');
+    const nvmBin = join(home, '.nvm', 'versions', 'node', 'v20', 'bin');
+    const repoBin = join(repo, 'node_modules', '.bin');
+    const outside = tempDir();
+    for (const dir of [nvmBin, repoBin]) mkdirSync(dir, { recursive: true });
+    const { paths, refused } = await readOnlyPaths({
+      env: {
+        PATH: [nvmBin, repoBin, home, join(home, 'work'), '/usr/bin', 'relative/bin'].join(':'),
+      },
+      execPath: '/usr/bin/node',
+      policy: [outside, 'relative', join(home, 'missing'), join(home, 'work')],
+      never: [repo],
+      personal: [home],
+    });
+    expect(paths).toEqual([nvmBin, outside]);
+    expect(refused).toEqual(['relative', join(home, 'missing'), join(home, 'work')]);
+  });
+});
