@@ -1,8 +1,11 @@
 /**
  * Progress for long work (a witness that runs for minutes, a verify of a large ledger): on a
- * terminal, one status line on stderr saying what is running and for how long, redrawn every
- * second and erased when the work ends; nothing at all when stderr is not a terminal or the
- * caller asked for `--json`, so that pipes, logs and programs see only the result.
+ * terminal, one status line on stderr saying what is running now and how long the command has
+ * been at it, redrawn every second and erased when the work ends; nothing at all when stderr is
+ * not a terminal or the caller asked for `--json`, so that pipes, logs and programs see only
+ * the result. The clock is the command's, not the step's: the library's own messages (a
+ * witness's "still running (40.0 s)" heartbeat, its "exit 1 after 3.2 s") say how long a step
+ * took where that matters.
  *
  * Messages name witness commands and paths that an agent wrote, so every one is escaped.
  */
@@ -42,7 +45,8 @@ export function formatElapsed(ms: number): string {
 
 export class Progress {
   private readonly options: Required<ProgressOptions>;
-  private step: { label: string; started: number } | undefined;
+  private step: { label: string } | undefined;
+  private started: number | undefined;
   private timer: { stop(): void } | undefined;
   private drawn = false;
 
@@ -50,10 +54,11 @@ export class Progress {
     this.options = { now: () => Date.now(), every: realTimer, ...options };
   }
 
-  /** A new step has started: show it (and keep showing how long it has been running). */
+  /** Something new is running: show it, with the time since the first report. */
   readonly report = (message: string): void => {
     if (!this.options.enabled) return;
-    this.step = { label: sanitizeLine(message), started: this.options.now() };
+    this.started ??= this.options.now();
+    this.step = { label: sanitizeLine(message) };
     this.timer ??= this.options.every(1000, () => this.draw());
     this.draw();
   };
@@ -63,13 +68,14 @@ export class Progress {
     this.timer?.stop();
     this.timer = undefined;
     this.step = undefined;
+    this.started = undefined;
     if (this.drawn) this.options.stream.write(CLEAR_LINE);
     this.drawn = false;
   }
 
   private draw(): void {
-    if (this.step === undefined) return;
-    const elapsed = formatElapsed(this.options.now() - this.step.started);
+    if (this.step === undefined || this.started === undefined) return;
+    const elapsed = formatElapsed(this.options.now() - this.started);
     const suffix = ` (${elapsed})`;
     // A line longer than the terminal wraps, and \r then redraws only its last row.
     const width = Math.max(20, (this.options.stream.columns ?? 80) - 1);

@@ -34,7 +34,7 @@ function terminal(columns = 80) {
 const CLEAR = '\r\u001b[2K';
 
 describe('progress on a terminal', () => {
-  it('shows what is running and how long it has run, redrawn on one line, erased at the end', () => {
+  it('shows what is running and how long the command has been at it, redrawn on one line, erased at the end', () => {
     const t = terminal();
     const p = t.progress(true);
     p.report('running witness: npm test');
@@ -47,8 +47,8 @@ describe('progress on a terminal', () => {
       `${CLEAR}… running witness: npm test (0 s)`,
       `${CLEAR}… running witness: npm test (1 s)`,
       `${CLEAR}… running witness: npm test (1 min 05 s)`,
-      `${CLEAR}… snapshotting the work tree (0 s)`,
-      `${CLEAR}… snapshotting the work tree (2 s)`,
+      `${CLEAR}… snapshotting the work tree (1 min 05 s)`,
+      `${CLEAR}… snapshotting the work tree (1 min 07 s)`,
       CLEAR,
     ]);
     expect(t.stopped()).toBe(1);
