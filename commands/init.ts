@@ -9,7 +9,7 @@ import {
   type HookOptions,
 } from '../src/integrations/claude-code/options.js';
 import { LedgerError } from '../src/model/errors.js';
-import { FORMATS } from '../src/model/record.js';
+import { FORMATS } from '../src/model/vocabulary.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Init extends LedgerCommand {

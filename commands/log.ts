@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { listLog } from '../src/app/query.js';
+import { ledgerIsEmpty, listLog } from '../src/app/query.js';
 import { withRepo } from '../src/app/repo.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
@@ -18,15 +18,18 @@ export default class Log extends LedgerCommand {
 
   protected async execute(): Promise<Output> {
     const { flags } = await this.parse(Log);
-    const items = await withRepo(process.cwd(), ({ store }) =>
-      listLog(store, {
-        ...(flags.task ? { task: flags.task } : {}),
+    const { items, empty } = await withRepo(process.cwd(), async ({ store }) => {
+      const items = await listLog(store, {
+        ...(flags.task !== undefined ? { task: flags.task } : {}),
         ...(flags.limit ? { limit: flags.limit } : {}),
-      }),
-    );
-    const text =
-      items.length === 0
-        ? 'the ledger is empty (ledger record adds a record)'
+      });
+      // Nothing listed: say whether the filter matched nothing or there is nothing at all.
+      return { items, empty: items.length === 0 && (await ledgerIsEmpty(store)) };
+    });
+    const text = empty
+      ? 'the ledger is empty (ledger record adds a record)'
+      : items.length === 0
+        ? `no record matches --task ${sanitizeLine(flags.task ?? '')} (ledger log lists every record)`
         : items
             .map((i) => {
               const status =

@@ -3,7 +3,8 @@ import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { MAX_HANDOFF_FILE_BYTES, recordHandoff, type RecordRequest } from '../src/app/record.js';
 import { toRecordJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
-import { FORMATS, STATUSES, type FormatName } from '../src/model/record.js';
+import { FORMATS, STATUSES, type FormatName } from '../src/model/vocabulary.js';
+import { sanitizeLine } from '../src/paths/index.js';
 
 export default class RecordCommand extends LedgerCommand {
   static override summary = "Seal an agent's handoff into the ledger.";
@@ -148,17 +149,24 @@ export default class RecordCommand extends LedgerCommand {
         : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
       onProgress: this.progress,
     });
+    // stdout carries only the id (scripts capture it); what a person must know follows on stderr.
     const { observed, claims } = outcome.record;
-    const lines = [outcome.id];
-    const status =
-      claims.status === observed.effectiveStatus
-        ? observed.effectiveStatus
-        : `claimed ${claims.status}, effective ${observed.effectiveStatus}`;
-    this.remark(`${outcome.added ? 'recorded' : 'already recorded'}: ${status}`);
-    for (const r of observed.reasons) this.remark(`  ${r.code}: ${r.message}`);
+    const notice: string[] = [];
+    const lowered =
+      observed.reasons.length > 0 ||
+      ((STATUSES as readonly string[]).includes(claims.status) &&
+        claims.status !== observed.effectiveStatus);
+    if (lowered) {
+      notice.push(
+        `effective status: ${observed.effectiveStatus} (claimed ${sanitizeLine(claims.status)})`,
+      );
+      for (const r of observed.reasons) notice.push(`  ${r.code}: ${sanitizeLine(r.message)}`);
+    }
+    if (!outcome.added) notice.push('already recorded: the ledger holds this exact record');
     return {
       json: toRecordJson(outcome),
-      text: lines.join('\n'),
+      text: outcome.id,
+      ...(notice.length > 0 ? { notice: notice.join('\n') } : {}),
     };
   }
 }

@@ -2,8 +2,9 @@ import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../../src/cli/base.js';
 import { runClaudeCodeHook } from '../../src/integrations/claude-code/hook.js';
 import { BLOCK_MODES, hookOptionsFrom } from '../../src/integrations/claude-code/options.js';
-import { EXIT, isLedgerError, LedgerError, type ExitCode } from '../../src/model/errors.js';
-import { FORMATS } from '../../src/model/record.js';
+import { toFailure } from '../../src/cli/errors.js';
+import { EXIT, LedgerError, type ExitCode } from '../../src/model/errors.js';
+import { FORMATS } from '../../src/model/vocabulary.js';
 import { MAX_HOOK_INPUT_BYTES } from '../../src/integrations/claude-code/payload.js';
 
 export default class HookClaudeCode extends LedgerCommand {
@@ -67,22 +68,19 @@ export default class HookClaudeCode extends LedgerCommand {
    * reads as "block the stop" and would feed the message to the agent.
    */
   private hookFailure(error: unknown): Output {
-    const failure = isLedgerError(error)
-      ? error
-      : new LedgerError(
-          'USAGE',
-          `unexpected failure: ${(error as Error)?.message ?? String(error)}`,
-          {
-            cause: error,
-          },
-        );
+    // Classified like every command's failure (a bug is INTERNAL, exit 4), then kept off 2.
+    const classified = toFailure(error, { command: 'hook claude-code' });
+    const failure =
+      'error' in classified
+        ? classified.error
+        : new LedgerError('USAGE', `the hook stopped with exit code ${classified.exit}`);
     const exitCode: ExitCode = failure.exitCode === EXIT.usage ? 1 : failure.exitCode;
     const lines = [`ledger hook claude-code: ${failure.message}`];
     for (const p of failure.problems)
       lines.push(`  - ${p.path === '' ? '' : `${p.path}: `}${p.message}`);
     if (failure.hint) lines.push(failure.hint);
     if (!this.wantsJson) for (const line of lines) this.warnLine(line);
-    return { json: { ok: false, error: failure.toJSON() }, text: '', exitCode };
+    return { json: { ok: false, exitCode, error: failure.toJSON() }, text: '', exitCode };
   }
 }
 

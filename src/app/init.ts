@@ -90,13 +90,9 @@ async function addConfigValue(
   if (present.includes(value)) return false;
   const r = await runGit(['config', '--local', '--add', key, value], { cwd: root });
   if (r.code !== 0) {
-    throw new LedgerError(
-      'UNSUPPORTED_REPOSITORY',
-      `git config --add ${key} failed: ${r.stderr.trim()}`,
-      {
-        hint: 'Check that the repository config is writable (git config --local --list).',
-      },
-    );
+    throw new LedgerError('GIT_FAILED', `git config --add ${key} failed: ${r.stderr.trim()}`, {
+      hint: 'Is .git/config writable? Fix what git says, then run ledger init again (it is safe to repeat).',
+    });
   }
   return true;
 }

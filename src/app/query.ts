@@ -6,7 +6,8 @@ import { RECORD_FILE } from '../ledger/layout.js';
 import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
-import { Record as RecordSchema, type LedgerRecord } from '../model/record.js';
+import type { LedgerRecord } from '../model/record.js';
+import { recordSchemas } from '../model/schemas.js';
 import type { ObjectStore } from '../store/port.js';
 
 /** A full id from a full id or a unique prefix (`sha256:ab12…` or `ab12…`), as git does. */
@@ -66,7 +67,7 @@ export async function loadRecord(
       },
     );
   }
-  const parsed = RecordSchema.safeParse(value);
+  const parsed = (await recordSchemas()).Record.safeParse(value);
   if (!parsed.success) {
     throw new LedgerError('INTEGRITY', `record ${id} does not match the record schema`, {
       record: id,
@@ -86,6 +87,11 @@ export interface LogItem {
   effectiveStatus: string;
   recordedAt: string;
   summary: string | undefined;
+}
+
+/** True when the ledger has no record at all (not even one that a filter left out). */
+export async function ledgerIsEmpty(store: ObjectStore): Promise<boolean> {
+  return (await readLedgerIndex(store)).records.size === 0;
 }
 
 export async function listLog(

@@ -141,7 +141,16 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const snapshot = await snapshotWorktree(repo, store, { include: artifacts });
     const observedArtifacts: ObservedArtifact[] = artifacts.map((path) => {
       const file = snapshot.files.get(path);
-      if (!file) throw new Error(`artifact ${path} vanished during the snapshot`);
+      if (!file) {
+        throw new LedgerError(
+          'ARTIFACT_NOT_FOUND',
+          `artifact ${path} disappeared while the work tree was read`,
+          {
+            problems: [{ path: 'artifact', message: 'removed during the snapshot', got: path }],
+            hint: 'Something changed the work tree while ledger record ran; nothing was written. Run it again.',
+          },
+        );
+      }
       return { path, sha256: file.sha256, size: file.size, blob: file.blob };
     });
     const evidence = new Map<string, string>();
@@ -163,7 +172,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const baseTree =
       baseCommitBytes === undefined
         ? await store.write('tree', new Uint8Array())
-        : parseCommit(baseCommitBytes).tree;
+        : parseCommit(baseCommitBytes, base.commit ?? undefined).tree;
     const branch = await currentBranch(repo);
     const input =
       request.from === undefined ? undefined : { ...sourceName(request.from.fileName), root };

@@ -6,6 +6,7 @@
 import type { Reason, Status } from '../model/record.js';
 import type { SignatureVerdict } from '../verify/signatures.js';
 import type { RerunOutput, Verdict, VerifyReport, VerifyScope } from '../verify/types.js';
+import { recordVerdict } from '../verify/verdict.js';
 import type { RecordOutcome } from './record.js';
 import type { Shown } from './show.js';
 
@@ -62,7 +63,8 @@ export interface VerifyJson {
   /** The repository, ref, tip commit and log entry verified (absent only outside `verify`). */
   scope?: VerifyScope;
   ledger: CheckJson[];
-  records: { id: string; checks: CheckJson[] }[];
+  /** `verdict`: the record as a whole, the worst of its checks (src/verify/verdict.ts). */
+  records: { id: string; verdict: Verdict; checks: CheckJson[] }[];
   notes: string[];
   policy?: NonNullable<VerifyReport['policy']>;
   attestations?: NonNullable<VerifyReport['attestations']>;
@@ -84,7 +86,11 @@ export function toVerifyJson(report: VerifyReport): VerifyJson {
     exitCode: report.exitCode,
     ...(report.scope ? { scope: report.scope } : {}),
     ledger: report.ledger.map(strip),
-    records: report.records.map((r) => ({ id: r.id, checks: r.checks.map(strip) })),
+    records: report.records.map((r) => ({
+      id: r.id,
+      verdict: recordVerdict(r.checks),
+      checks: r.checks.map(strip),
+    })),
     notes: report.notes ?? [],
     ...(report.policy ? { policy: report.policy } : {}),
     ...(report.attestations ? { attestations: report.attestations } : {}),

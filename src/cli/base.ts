@@ -1,18 +1,31 @@
 /**
- * The shared base of every command: owns `--json`, error rendering and exit codes, so that the
- * product's promise (0 ok, 1 contradicted, 2 bad usage or input, 3 integrity) holds in both
- * output modes. oclif's own JSON mode turns `this.error(msg, {exit: 3})` into exit 1 and dumps
- * its whole config on an unknown flag; neither reaches the user from here.
+ * The shared base of every command: owns `--json`, progress, error rendering and exit codes, so
+ * that the product's promise (0 ok, 1 contradicted, 2 bad usage or input, 3 integrity, 4 a bug
+ * in ledger) holds in both output modes. oclif's own JSON mode turns `this.error(msg, {exit: 3})`
+ * into exit 1 and dumps its whole config on an unknown flag; neither reaches the user from here.
+ *
+ * A new command: extend LedgerCommand, implement `execute()` returning `{json, text}`, and add
+ * one line for its JSON output to `src/cli/json/index.ts`.
  */
 import { Command, Flags } from '@oclif/core';
-import { EXIT, isLedgerError, LedgerError, type ExitCode } from '../model/errors.js';
+import { EXIT, type ExitCode } from '../model/errors.js';
+import { bugPoint } from '../model/faults.js';
 import { escapeForTerminal, sanitizeLine, toTerminalJson } from '../paths/index.js';
+import { reportFailure, toFailure } from './errors.js';
+import { wantsJson } from './argv.js';
+import { Progress } from './progress.js';
 
 export interface Output {
   /** What `--json` prints. */
   json: unknown;
   /** What a person sees. */
   text: string;
+  /**
+   * What a person must also know (a lowered status and its reasons): printed on stderr after
+   * `text`, so that stdout stays exactly the result a script captures. Not printed with --json,
+   * whose output carries it.
+   */
+  notice?: string;
   exitCode?: ExitCode;
 }
 
@@ -24,7 +37,7 @@ export abstract class LedgerCommand extends Command {
   protected abstract execute(): Promise<Output>;
 
   protected get wantsJson(): boolean {
-    return this.argv.includes('--json');
+    return wantsJson(this.argv);
   }
 
   // Every byte a command prints goes through one of the writers below, and each escapes what
@@ -32,10 +45,19 @@ export abstract class LedgerCommand extends Command {
   // text carries record fields — all of it may come from an agent, a collaborator or the
   // repository's config. The linter refuses process.stdout/stderr writes anywhere else.
 
-  /** Progress for long work: on stderr, one escaped line, only for a person at a terminal. */
+  private progressLine: Progress | undefined;
+
+  /**
+   * Progress for long work, for `onProgress` options: each call says what is running now. On a
+   * terminal it shows on stderr, escaped, with the time it has been running; otherwise it is
+   * silent.
+   */
   protected progress = (message: string): void => {
-    if (!this.wantsJson && process.stderr.isTTY)
-      process.stderr.write(`… ${sanitizeLine(message)}\n`);
+    this.progressLine ??= new Progress({
+      stream: process.stderr,
+      enabled: !this.wantsJson && process.stderr.isTTY === true,
+    });
+    this.progressLine.report(message);
   };
 
   /** A one-line remark for a person at a terminal (on stderr, escaped), never part of the output. */
@@ -61,56 +83,35 @@ export abstract class LedgerCommand extends Command {
   async run(): Promise<void> {
     let output: Output;
     try {
+      bugPoint('command');
       output = await this.execute();
     } catch (error) {
-      this.fail(error);
+      // A parse failure was handled here; oclif would otherwise warn (outside production) that
+      // the command "did not parse its arguments".
+      this.parsed = true;
+      this.progressLine?.done();
+      process.exitCode = reportFailure(
+        toFailure(error, { command: this.id ?? '', flagNames: this.flagNames() }),
+        this.wantsJson,
+      );
       return;
     }
+    this.progressLine?.done();
     if (this.wantsJson) process.stdout.write(`${toTerminalJson(output.json)}\n`);
-    else if (output.text !== '') {
-      const text = escapeForTerminal(output.text);
-      process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    else {
+      if (output.text !== '') {
+        const text = escapeForTerminal(output.text);
+        process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      }
+      if (output.notice)
+        process.stderr.write(`${escapeForTerminal(output.notice.replace(/\n$/, ''))}\n`);
     }
     process.exitCode = output.exitCode ?? EXIT.ok;
   }
 
-  private fail(error: unknown): void {
-    const ledgerError = toLedgerError(error);
-    if (this.wantsJson) {
-      process.stdout.write(`${toTerminalJson({ ok: false, error: ledgerError.toJSON() })}\n`);
-    } else {
-      const lines = [`ledger: ${ledgerError.message}`];
-      for (const p of ledgerError.problems) {
-        const where = p.path === '' ? '' : `${p.path}: `;
-        const expected =
-          p.expected === undefined
-            ? ''
-            : ` (expected ${p.expected}${p.got === undefined ? '' : `, got ${p.got}`})`;
-        lines.push(`  - ${where}${p.message}${expected}`);
-      }
-      if (ledgerError.hint) lines.push(ledgerError.hint);
-      process.stderr.write(`${escapeForTerminal(lines.join('\n'))}\n`);
-    }
-    process.exitCode = ledgerError.exitCode;
+  /** The command's flags by name, for "did you mean" on a misspelt one. */
+  private flagNames(): string[] {
+    const ctor = this.constructor as typeof LedgerCommand;
+    return Object.keys({ ...ctor.baseFlags, ...ctor.flags });
   }
-}
-
-/** oclif's parse errors are usage errors; anything unexpected is reported, not dumped. */
-function toLedgerError(error: unknown): LedgerError {
-  if (isLedgerError(error)) return error;
-  const e = error as { message?: string; oclif?: { exit?: number }; name?: string };
-  const message = (e?.message ?? String(error)).split('\nSee more help')[0]!.trim();
-  if (
-    e?.oclif !== undefined ||
-    /flag|argument|Unexpected|Missing|Expected/i.test(e?.name ?? '') ||
-    /Nonexistent flag|Unexpected argument|Missing required|Expected .* to be one of/i.test(message)
-  ) {
-    return new LedgerError('USAGE', message, {
-      hint: 'See ledger <command> --help for the flags and examples.',
-    });
-  }
-  return new LedgerError('USAGE', `unexpected failure: ${message}`, {
-    hint: 'This is a bug in ledger; please report it with the command you ran.',
-    cause: error,
-  });
 }

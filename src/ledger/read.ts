@@ -5,7 +5,8 @@
  */
 import { decodeCanonical, toRecordId } from '../canonical/index.js';
 import { LedgerError } from '../model/errors.js';
-import { LogEntry } from '../model/record.js';
+import type { LogEntry } from '../model/record.js';
+import { recordSchemas } from '../model/schemas.js';
 import { MODE, parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import {
@@ -70,7 +71,7 @@ export async function readLedgerIndexAt(
       },
     );
   }
-  const commit = parseCommit(object.bytes);
+  const commit = parseCommit(object.bytes, tipCommit);
   const tipEntry = entryIdFromMessage(commit.message);
   const top = await readTree(store, commit.tree);
   const entries = new Map<string, string>();
@@ -136,7 +137,7 @@ export async function readTip(store: ObjectReader, commitOid: string): Promise<T
       `the ledger ref points at ${commitOid}, which is not a commit`,
     );
   }
-  const commit = parseCommit(object.bytes);
+  const commit = parseCommit(object.bytes, commitOid);
   const entryId = entryIdFromMessage(commit.message);
   if (entryId === undefined) {
     throw new LedgerError('INTEGRITY', `ledger commit ${commitOid} does not name its log entry`);
@@ -186,7 +187,7 @@ export async function readEntry(
       },
     );
   }
-  const parsed = LogEntry.safeParse(value);
+  const parsed = (await recordSchemas()).LogEntry.safeParse(value);
   if (!parsed.success) {
     throw new LedgerError('INTEGRITY', `log entry ${id} does not match the log entry schema`, {
       record: id,

@@ -1,7 +1,7 @@
 /**
  * Small helpers for reading and rewriting nested trees through the store port.
  */
-import { LedgerError } from '../model/errors.js';
+import { internalError, LedgerError } from '../model/errors.js';
 import { encodeTree, MODE, parseTree, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
 
@@ -10,11 +10,7 @@ export async function readTree(store: ObjectReader, oid: string): Promise<TreeEn
   if (!object || object.type !== 'tree') {
     throw new LedgerError('CORRUPT', `tree ${oid} is missing from the object database`);
   }
-  try {
-    return parseTree(object.bytes);
-  } catch (error) {
-    throw new LedgerError('CORRUPT', `tree ${oid} cannot be parsed`, { cause: error });
-  }
+  return parseTree(object.bytes, oid);
 }
 
 export async function readBlob(store: ObjectReader, oid: string): Promise<Uint8Array> {
@@ -54,7 +50,7 @@ async function treeIndex(store: ObjectReader, oid: string): Promise<TreeIndex | 
   if (!object || object.type !== 'tree') return undefined;
   const index = new Map<string, TreeEntry>();
   // A well-formed tree never repeats a name; if one does, the first wins, as before.
-  for (const entry of parseTree(object.bytes))
+  for (const entry of parseTree(object.bytes, oid))
     if (!index.has(entry.name)) index.set(entry.name, entry);
   for (const [old, tree] of cache.trees) {
     if (cache.entries + index.size <= MAX_CACHED_ENTRIES) break;
@@ -101,7 +97,7 @@ export async function insertPath(
   leaf: { mode: string; oid: string },
 ): Promise<string> {
   const [head, ...rest] = path;
-  if (head === undefined) throw new Error('empty path');
+  if (head === undefined) throw internalError('insertPath was given an empty path');
   const entries = rootOid === undefined ? [] : await readTree(store, rootOid);
   const index = entries.findIndex((e) => e.name === head);
   const existing = index >= 0 ? entries[index] : undefined;

@@ -1,10 +1,11 @@
 /**
  * One error base for the whole library, with a closed set of codes. Every code maps to one of
  * the process exit codes the product promises (PRODUCT.md): 1 contradicted, 2 bad usage or
- * input, 3 integrity failure. Tests assert codes, never wording.
+ * input, 3 integrity failure — and 4 for a bug in ledger itself, so that a script never mistakes
+ * our mistake for bad input or for a tampered ledger. Tests assert codes, never wording.
  */
 
-export const EXIT = { ok: 0, contradicted: 1, usage: 2, integrity: 3 } as const;
+export const EXIT = { ok: 0, contradicted: 1, usage: 2, integrity: 3, internal: 4 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 const CODE_EXIT = {
@@ -22,6 +23,10 @@ const CODE_EXIT = {
   LOCKED: EXIT.usage,
   POLICY: EXIT.usage,
   REMOTE: EXIT.usage,
+  /** git itself failed (a broken repository setting, a full disk); the ledger was not changed. */
+  GIT_FAILED: EXIT.usage,
+  /** The operating system refused (a file that cannot be read, a program that cannot start). */
+  SYSTEM: EXIT.usage,
   // the ledger's own data is damaged or was tampered with
   NON_CANONICAL: EXIT.integrity,
   CORRUPT: EXIT.integrity,
@@ -29,9 +34,18 @@ const CODE_EXIT = {
   ROLLBACK: EXIT.integrity,
   // a claim was checked and found false
   CONTRADICTED: EXIT.contradicted,
+  // a bug in ledger: an invariant of our own code did not hold
+  INTERNAL: EXIT.internal,
 } as const;
 
 export type ErrorCode = keyof typeof CODE_EXIT;
+/** Every code, for the JSON Schema of error output and for tests. */
+export const ERROR_CODES = Object.keys(CODE_EXIT) as ErrorCode[];
+
+/** What a person should do about an INTERNAL error. */
+export const REPORT_HINT =
+  'This is a bug in ledger, not a problem with your input or your ledger: please report it ' +
+  'with the command you ran and this output.';
 
 /** One problem in an input, located by its field path (`claims.findings[2].line`). */
 export interface Problem {
@@ -80,6 +94,14 @@ export class LedgerError extends Error {
       ...(this.hint === undefined ? {} : { hint: this.hint }),
     };
   }
+}
+
+/** A broken invariant of ledger's own code: exit 4, with a request for a report. */
+export function internalError(message: string, cause?: unknown): LedgerError {
+  return new LedgerError('INTERNAL', `internal error: ${message}`, {
+    hint: REPORT_HINT,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 export function isLedgerError(error: unknown, code?: ErrorCode): error is LedgerError {

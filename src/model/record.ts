@@ -9,21 +9,28 @@
  * for stored records changes canonical bytes, so that is a new schema version, never an edit.
  */
 import { z } from 'zod';
+import {
+  FORMATS,
+  LOG_ENTRY_SCHEMA,
+  RECORD_ID,
+  RECORD_SCHEMA,
+  RECORD_SCHEMA_V1,
+  RECORD_SCHEMAS,
+  STATUSES,
+} from './vocabulary.js';
 
-/** The schema new records are written in. */
-export const RECORD_SCHEMA = 'ledger.record/v2';
-export const RECORD_SCHEMA_V1 = 'ledger.record/v1';
-export const RECORD_SCHEMAS = [RECORD_SCHEMA_V1, RECORD_SCHEMA] as const;
-export const LOG_ENTRY_SCHEMA = 'ledger.log/v1';
-
-/** The ledger's own status vocabulary; format-specific statuses map onto it. */
-export const STATUSES = ['success', 'partial', 'blocked', 'failed'] as const;
-export type Status = (typeof STATUSES)[number];
-
-export const FORMATS = ['ledger', 'maxsim', 'mainark', 'kxm', 'team', 'structured'] as const;
-export type FormatName = (typeof FORMATS)[number];
-
-export const RECORD_ID = /^sha256:[0-9a-f]{64}$/;
+// The names and vocabularies live in a zod-free module (start-up cost); re-exported here.
+export {
+  FORMATS,
+  LOG_ENTRY_SCHEMA,
+  RECORD_ID,
+  RECORD_SCHEMA,
+  RECORD_SCHEMA_V1,
+  RECORD_SCHEMAS,
+  STATUSES,
+  type FormatName,
+  type Status,
+} from './vocabulary.js';
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const GIT_OID = /^[0-9a-f]{40}$/;
 

@@ -13,12 +13,9 @@ import type { SignatureVerdict } from '../verify/signatures.js';
 import type { Check, Verdict, VerifyReport } from '../verify/types.js';
 
 /** Worst first: the order records are listed in, and how a record's overall verdict is chosen. */
-export const VERDICT_RANK: readonly Verdict[] = [
-  'contradicted',
-  'unverifiable',
-  'stale',
-  'verified',
-];
+import { VERDICT_RANK } from '../verify/verdict.js';
+
+export { VERDICT_RANK };
 
 export interface AuditRecord {
   id: string;
@@ -96,6 +93,7 @@ export function toAuditReport(input: ReportInput): AuditReport {
   const records = input.verify.records.map((report, i): AuditRecord & { order: number } => {
     for (const c of report.checks) counts[c.verdict]++;
     const verdicts = VERDICT_RANK.filter((v) => report.checks.some((c) => c.verdict === v));
+    // verdicts[0] is recordVerdict(report.checks), the verdict verify --json gives the record.
     const loaded = input.records.get(report.id);
     return {
       id: report.id,

@@ -3,6 +3,7 @@
  * that the ledger needs one git spawn per ref update rather than one per object.
  */
 import { createHash } from 'node:crypto';
+import { internalError, LedgerError } from '../model/errors.js';
 import type { ObjectType } from './port.js';
 
 const encoder = new TextEncoder();
@@ -47,27 +48,55 @@ export function encodeTree(entries: readonly TreeEntry[]): Uint8Array {
   for (let i = 0; i < sorted.length; i++) {
     const entry = sorted[i]!;
     if (i > 0 && sorted[i - 1]!.name === entry.name) {
-      throw new Error(`duplicate tree entry ${entry.name}`);
+      throw internalError(`a tree was to be written with two entries named ${entry.name}`);
     }
     if (entry.name === '' || entry.name.includes('/') || entry.name.includes('\0')) {
-      throw new Error(`invalid tree entry name ${JSON.stringify(entry.name)}`);
+      throw internalError(
+        `a tree was to be written with an entry named ${JSON.stringify(entry.name)}`,
+      );
     }
     parts.push(encoder.encode(`${entry.mode} ${entry.name}\0`), Buffer.from(entry.oid, 'hex'));
   }
   return Buffer.concat(parts);
 }
 
-export function parseTree(bytes: Uint8Array): TreeEntry[] {
+/**
+ * Decodes a stored tree. Bytes that are not a tree are damaged data: CORRUPT (exit 3), naming
+ * the object when the caller says which one it read.
+ */
+export function parseTree(bytes: Uint8Array, oid?: string): TreeEntry[] {
   const entries: TreeEntry[] = [];
+  const names = new Set<string>();
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const malformed = (what: string) =>
+    new LedgerError('CORRUPT', `tree ${oid ?? '(unnamed)'} is malformed: ${what}`, {
+      hint: 'The object database is damaged: run git fsck, and ledger verify to see which records it affects.',
+    });
   let at = 0;
   while (at < buf.length) {
     const space = buf.indexOf(0x20, at);
     const nul = space < 0 ? -1 : buf.indexOf(0, space + 1);
-    if (space < 0 || nul < 0 || nul + 21 > buf.length) throw new Error('truncated tree object');
+    if (space < 0 || nul < 0 || nul + 21 > buf.length)
+      throw malformed(`its entry at byte ${at} is truncated`);
+    let name: string;
+    try {
+      name = decoder.decode(buf.subarray(space + 1, nul));
+    } catch {
+      // Legal in git, but every path in ledger's model is text: refuse rather than misread.
+      throw new LedgerError(
+        'UNSUPPORTED_REPOSITORY',
+        `tree ${oid ?? '(unnamed)'} has an entry whose name is not UTF-8 (at byte ${at})`,
+        { hint: 'ledger handles UTF-8 file names only; rename the file to record or verify it.' },
+      );
+    }
+    // git itself never writes these (git fsck reports them); a tree that has them was made by hand.
+    if (name === '' || name.includes('/'))
+      throw malformed(`it has an entry named ${JSON.stringify(name)}`);
+    if (names.has(name)) throw malformed(`it has two entries named ${JSON.stringify(name)}`);
+    names.add(name);
     entries.push({
       mode: buf.toString('latin1', at, space),
-      name: decoder.decode(buf.subarray(space + 1, nul)),
+      name,
       oid: buf.toString('hex', nul + 1, nul + 21),
     });
     at = nul + 21;
@@ -109,7 +138,8 @@ export interface ParsedCommit {
   message: string;
 }
 
-export function parseCommit(bytes: Uint8Array): ParsedCommit {
+/** Decodes a stored commit; one without a valid tree line is damaged data (CORRUPT, exit 3). */
+export function parseCommit(bytes: Uint8Array, oid?: string): ParsedCommit {
   const text = Buffer.from(bytes).toString('utf8');
   const split = text.indexOf('\n\n');
   const header = split < 0 ? text : text.slice(0, split);
@@ -120,6 +150,14 @@ export function parseCommit(bytes: Uint8Array): ParsedCommit {
     if (line.startsWith('tree ')) tree = line.slice(5);
     else if (line.startsWith('parent ')) parents.push(line.slice(7));
   }
-  if (tree === undefined || !/^[0-9a-f]{40}$/.test(tree)) throw new Error('commit without a tree');
+  if (tree === undefined || !/^[0-9a-f]{40}$/.test(tree)) {
+    throw new LedgerError(
+      'CORRUPT',
+      `commit ${oid ?? '(unnamed)'} is malformed: it names no tree`,
+      {
+        hint: 'The object database is damaged: run git fsck, and ledger verify to see which records it affects.',
+      },
+    );
+  }
   return { tree, parents, message };
 }

@@ -100,7 +100,7 @@ export async function shallowLedgerCommits(
     const object = await store.read(oid);
     if (
       object?.type === 'commit' &&
-      entryIdFromMessage(parseCommit(object.bytes).message) !== undefined
+      entryIdFromMessage(parseCommit(object.bytes, oid).message) !== undefined
     )
       out.push(oid);
   }

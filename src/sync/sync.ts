@@ -312,7 +312,7 @@ async function refuseRollback(
 ): Promise<void> {
   const object = await store.read(anchor);
   if (!object || object.type !== 'commit') return; // a damaged marker only weakens detection
-  const seenTree = parseCommit(object.bytes).tree;
+  const seenTree = parseCommit(object.bytes, anchor).tree;
   const diff = await diffLedgerTrees(store, seenTree, remoteHead?.tree);
   const lostEntries = leavesIn(diff.removed, LOG_DIR);
   if (countLeaves(diff.removed) === 0 && diff.conflicts.length === 0) return;

@@ -182,7 +182,9 @@ async function verifyRecord(
     checks.push(fail('id', 'id', id, `the record's tree ${recordTree} is missing`, true));
     return;
   }
-  const files = new Map<string, TreeEntry>(parseTree(treeObject.bytes).map((e) => [e.name, e]));
+  const files = new Map<string, TreeEntry>(
+    parseTree(treeObject.bytes, recordTree).map((e) => [e.name, e]),
+  );
   const blob = files.get(RECORD_FILE);
   const read = blob ? await readCapped(store, blob.oid, MAX_RECORD_BYTES) : undefined;
   if (!read) {

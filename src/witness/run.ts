@@ -181,7 +181,7 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
         resolve(
           spawnFailure(
             command,
-            spawnError ?? new Error('spawn failed'),
+            spawnError ?? 'the process did not start',
             started,
             opts.argv !== undefined,
           ),

@@ -25,8 +25,11 @@ const HOSTILE_NAME = 'x\u202eevil\u009b31m';
 const RAW =
   /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/u;
 
+/** ledger's own progress line erases itself with this (src/cli/progress.ts): not agent text. */
+const CLEAR_LINE = /\r\x1b\[2K/g;
+
 function expectClean(what: string, output: string): void {
-  const hit = RAW.exec(output);
+  const hit = RAW.exec(output.replace(CLEAR_LINE, '\r'));
   expect(
     hit === null
       ? null
@@ -37,7 +40,8 @@ function expectClean(what: string, output: string): void {
 /** The CLI under a pseudo-terminal (util-linux `script`), so progress lines are printed. */
 function cliInTerminal(user: User, cwd: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const command = [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ');
+    // A wide terminal, so the progress line (cut to the terminal's width) shows whole commands.
+    const command = `stty cols 1000 2>/dev/null; ${[process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' ')}`;
     const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
       cwd,
       env: { ...process.env, ...user.env, TERM: 'dumb' },

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './env.js';
+import { jsonOutputProblems } from './json-output.js';
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BIN = join(PROJECT_ROOT, 'bin', 'run.js');
@@ -77,8 +78,18 @@ export function runCli(
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ code: code ?? 128, stdout, stderr }));
+    child.on('close', (code) => {
+      // Every --json output any test sees must match its command's published JSON Schema.
+      const problems = wantsJson(args) ? jsonOutputProblems(PROJECT_ROOT, args, stdout) : [];
+      if (problems.length > 0) reject(new Error(problems.join('\n')));
+      else resolvePromise({ code: code ?? 128, stdout, stderr });
+    });
   });
+}
+
+function wantsJson(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).includes('--json');
 }
 
 /** Every ref with its value, for "nothing was written" assertions. */

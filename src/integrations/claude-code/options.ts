@@ -3,7 +3,7 @@
  * `ledger init --claude-code` take the same ones), checked in one place: every problem at once.
  */
 import { LedgerError, type Problem } from '../../model/errors.js';
-import { FORMATS, type FormatName } from '../../model/record.js';
+import { FORMATS, type FormatName } from '../../model/vocabulary.js';
 
 /** The hook events at which an agent hands over: the main agent's and a subagent's stop. */
 export const STOP_EVENTS = ['Stop', 'SubagentStop'] as const;

@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { crc32, deflateSync } from 'node:zlib';
+import { internalError, LedgerError } from '../../model/errors.js';
 import { killPoint } from '../../model/faults.js';
 import type { ObjectType } from '../port.js';
 import { hashObject } from '../objects.js';
@@ -129,7 +130,7 @@ export class PackWriter {
 
   /** Appends an entry; an object already in this pack is skipped. */
   add(entry: PackEntry): void {
-    if (this.fd === undefined) throw new Error('pack writer is closed');
+    if (this.fd === undefined) throw internalError('an object was added to a finished pack');
     if (this.written.has(entry.oid)) return;
     this.written.set(entry.oid, { oid: entry.oid, offset: this.offset, crc32: entry.crc32 });
     this.offset += entry.data.length;
@@ -152,7 +153,7 @@ export class PackWriter {
    * undefined when no object was added (nothing is left behind then).
    */
   async finish(options: { fsync?: boolean } = {}): Promise<string | undefined> {
-    if (this.fd === undefined) throw new Error('pack writer is closed');
+    if (this.fd === undefined) throw internalError('a pack was finished twice');
     this.flush();
     const fd = this.fd;
     try {
@@ -257,7 +258,15 @@ function rehash(fd: number, length: number): Hash {
   const buffer = Buffer.alloc(1 << 20);
   for (let at = 0; at < length;) {
     const n = readSync(fd, buffer, 0, Math.min(buffer.length, length - at), at);
-    if (n <= 0) throw new Error('short read while hashing the pack');
+    if (n <= 0) {
+      throw new LedgerError(
+        'SYSTEM',
+        `the pack being written shrank while it was hashed (${at} of ${length} bytes)`,
+        {
+          hint: 'Something else changed .git/objects/pack meanwhile; nothing was written. Retry.',
+        },
+      );
+    }
     hash.update(buffer.subarray(0, n));
     at += n;
   }
@@ -409,7 +418,11 @@ export async function packWorktreeFiles(
         worker.on('message', (message: WorkerMessage) => {
           if (failed) return;
           if ('error' in message) {
-            fail(new Error(`cannot read ${message.path}: ${message.error}`));
+            fail(
+              new LedgerError('SYSTEM', `cannot read ${message.path}: ${message.error}`, {
+                hint: 'Nothing was written. Check that the file is readable, then retry.',
+              }),
+            );
             return;
           }
           if ('done' in message) {
@@ -442,7 +455,7 @@ export async function packWorktreeFiles(
         });
         worker.on('error', (error) => fail(error));
         worker.on('exit', (code) => {
-          if (!finished) fail(new Error(`a pack worker exited early (${code})`));
+          if (!finished) fail(internalError(`a pack worker exited early (exit ${code})`));
         });
       }
     });

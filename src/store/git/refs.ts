@@ -61,7 +61,9 @@ export async function updateRefCas(
     ) {
       return false;
     }
-    throw new Error(`git update-ref failed: ${message.trim()}`);
+    throw new LedgerError('GIT_FAILED', `git update-ref ${ref} failed: ${message.trim()}`, {
+      hint: 'git refused to move the ref; the ledger was not changed. Fix what git says, then retry.',
+    });
   }
 }
 

@@ -106,7 +106,13 @@ export async function snapshotWorktree(
         env,
         input: lines.map((l) => `${l}\0`).join(''),
       });
-      if (update.code !== 0) throw new Error(`git update-index failed: ${update.stderr.trim()}`);
+      if (update.code !== 0) {
+        throw new LedgerError(
+          'GIT_FAILED',
+          `git update-index failed while snapshotting the work tree: ${update.stderr.trim()}`,
+          { hint: 'Nothing was written. Fix what git says (git status), then retry.' },
+        );
+      }
     }
     const write = await runGit(['write-tree'], { cwd: repo.root, env, guard: repo.guard });
     if (write.code !== 0) {
@@ -134,7 +140,13 @@ async function listChanges(repo: RepoPaths): Promise<Changes> {
     // ls-files runs clean filters on racily clean files: the guard keeps planted ones out.
     { cwd: repo.root, guard: repo.guard },
   );
-  if (status.code !== 0) throw new Error(`git ls-files failed: ${status.stderr.trim()}`);
+  if (status.code !== 0) {
+    throw new LedgerError(
+      'GIT_FAILED',
+      `git ls-files failed while reading the work tree: ${status.stderr.trim()}`,
+      { hint: 'Nothing was written. Fix what git says (git status), then retry.' },
+    );
+  }
   const changed = new Set<string>();
   const removed = new Set<string>();
   const indexModes = new Map<string, string>();

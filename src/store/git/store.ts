@@ -9,7 +9,6 @@ import { LedgerError } from '../../model/errors.js';
 import type { GitObject, ObjectInfo, ObjectStore, ObjectType } from '../port.js';
 import { CatFileBatch } from './catfile.js';
 import { writeLooseObject } from './loose.js';
-import { writeObjectsAsPack } from './pack.js';
 import { updateRefCas } from './refs.js';
 import type { RepoPaths } from './repo.js';
 
@@ -56,6 +55,9 @@ export class GitStore implements ObjectStore {
     options: { level?: number } = {},
   ): Promise<string[]> {
     if (objects.length >= BULK_PACK_MIN_OBJECTS) {
+      // The pack writer (worker threads, zlib) loads only when a bulk write happens: reading
+      // commands such as `ledger log` must not pay for it at start-up.
+      const { writeObjectsAsPack } = await import('./pack.js');
       return writeObjectsAsPack(this.repo.objectsDir, objects, options.level ?? 1);
     }
     const oids: string[] = [];

@@ -1,0 +1,487 @@
+/**
+ * What every command prints under `--json`, as zod schemas: the single description from which
+ * the published JSON Schemas (`ledger schema NAME`, `dist/schemas/`) are generated and against
+ * which the tests check every command's real output.
+ *
+ * Scripts already parse these shapes: fields may be added, never renamed or removed. A field
+ * added to a command's output is added here too (the tests fail until it is).
+ */
+import { z } from 'zod';
+import { ERROR_CODES } from '../../model/errors.js';
+import { Claims, Observed, Reason } from '../../model/record.js';
+import { FORMATS, STATUSES } from '../../model/vocabulary.js';
+import { VERDICTS } from '../../verify/types.js';
+
+const recordId = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/)
+  .describe('a record id, sha256:<hex>');
+const gitOid = z
+  .string()
+  .regex(/^[0-9a-f]{40}$/)
+  .describe('a git object id');
+const okTrue = z.literal(true);
+
+/** `{ok: false, …}`: what every command prints under `--json` when it fails (exit 2, 3 or 4). */
+export const ErrorOutput = z
+  .object({
+    ok: z.literal(false),
+    exitCode: z.number().int().min(1).max(4).describe('the process exit code'),
+    error: z.object({
+      code: z.enum(ERROR_CODES).describe('stable error code; tests and scripts match on it'),
+      message: z.string(),
+      record: z.string().optional().describe('the record an integrity failure is about'),
+      problems: z
+        .array(
+          z.object({
+            path: z.string().describe('where in the input: a field path, a flag, `command`'),
+            message: z.string(),
+            expected: z.string().optional(),
+            got: z.string().optional(),
+          }),
+        )
+        .optional(),
+      hint: z.string().optional().describe('what to do about it'),
+    }),
+  })
+  .describe('A failure: exit code 2 (usage or input), 3 (integrity) or 4 (a bug in ledger).');
+
+export const RecordOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId,
+    added: z.boolean().describe('false when the ledger already held these exact bytes'),
+    commit: gitOid.describe('the ledger commit that holds the record'),
+    format: z.enum(FORMATS),
+    claimedStatus: z.string().describe('the status exactly as the agent wrote it'),
+    effectiveStatus: z.enum(STATUSES).describe('derived by ledger from what it observed'),
+    reasons: z.array(Reason).describe('why the effective status is lower than the claim'),
+    candidateTree: gitOid,
+    baseCommit: gitOid.nullable().describe('null before the repository has a first commit'),
+    witnesses: z.array(
+      z.object({
+        command: z.string(),
+        exitCode: z.number().int().nullable(),
+        timedOut: z.boolean(),
+      }),
+    ),
+  })
+  .describe('ledger record --json');
+
+export const LogOutput = z
+  .array(
+    z.object({
+      id: recordId,
+      entry: recordId.describe('the log entry that places the record'),
+      height: z.number().int().positive(),
+      task: z.string().optional(),
+      run: z.string().optional(),
+      format: z.enum(FORMATS),
+      claimedStatus: z.string(),
+      effectiveStatus: z.enum(STATUSES),
+      recordedAt: z.string(),
+      summary: z.string().optional(),
+    }),
+  )
+  .describe('ledger log --json: records, newest first (empty when none matches)');
+
+const Signature = z.object({
+  armored: z.string(),
+  signer: z.string().nullable(),
+  verified: z.boolean(),
+  key: z.string().optional(),
+  detail: z.string(),
+});
+
+const ShowRecord = z.object({
+  id: recordId,
+  format: z.enum(FORMATS),
+  claimedStatus: z.string(),
+  effectiveStatus: z.enum(STATUSES),
+  reasons: z.array(Reason),
+  authors: z.object({ claims: z.literal('agent'), observed: z.literal('ledger') }),
+  claims: Claims,
+  observed: Observed,
+  producer: z.object({
+    claimed: z.string().nullable(),
+    verified: z.array(z.string()).nullable(),
+    status: z.enum(['claimed', 'verified']),
+  }),
+  signatures: z.array(Signature),
+  handoffStats: z
+    .object({
+      handoff_present: z.boolean(),
+      claims_count: z.number().int(),
+      uncertainty_count: z.number().int(),
+      abandoned_approaches_count: z.number().int(),
+      handoff_bytes: z.number().int(),
+    })
+    .optional()
+    .describe('Mainark records: the seed’s per-run metrics'),
+  validation: z
+    .object({
+      status: z.string(),
+      log: z.string().optional(),
+      sha256: z.string().optional(),
+    })
+    .optional()
+    .describe('Mainark records: where the validation evidence came from'),
+  lifecycle: z
+    .object({ state: z.string(), chain: z.array(recordId) })
+    .optional()
+    .describe('KXM records: the lifecycle state derived from the chain of steps'),
+});
+
+const ShowEmitted = z.object({
+  id: recordId,
+  format: z.string().describe('the shape asked for with --as'),
+  original: z.boolean().describe('true: the bytes the record was made from, unchanged'),
+  text: z.string(),
+  losses: z.array(z.string()).describe('fields the format cannot carry'),
+});
+
+export const ShowOutput = z
+  .union([ShowRecord, ShowEmitted])
+  .describe('ledger show --json (with --as FORMAT: the re-emitted text)');
+
+const OutputDigest = z.object({
+  sha256: z.string(),
+  size: z.number().int().nonnegative(),
+  truncated: z.boolean(),
+});
+
+const CheckOutput = z.object({
+  id: z
+    .string()
+    .optional()
+    .describe(
+      'which check this is, stable and unique within its record (observed.artifacts[3], id, chain…)',
+    ),
+  check: z.string().describe('what was checked: id, chain, artifact, witness, reference…'),
+  subject: z.string(),
+  verdict: z.enum(VERDICTS),
+  detail: z.string(),
+  rerun: z
+    .object({
+      isolation: z.enum(['bwrap', 'unshare', 'none']),
+      exitCode: z.number().int().nullable(),
+      signal: z.string().nullable(),
+      timedOut: z.boolean(),
+      durationMs: z.number(),
+      stdout: OutputDigest,
+      stderr: OutputDigest,
+      tail: z
+        .object({ stdout: z.array(z.string()), stderr: z.array(z.string()) })
+        .describe('the last lines of each stream'),
+      setup: z.string().optional().describe('the setup step that failed, when one did'),
+    })
+    .optional()
+    .describe('a re-run witness: how it ended, its output digests and last lines'),
+});
+
+export const VerifyOutput = z
+  .object({
+    ok: z.boolean(),
+    exitCode: z.union([z.literal(0), z.literal(1), z.literal(3)]),
+    scope: z
+      .object({
+        repository: z.string(),
+        ref: z.string(),
+        commit: gitOid.nullable().describe('null when the ref does not exist'),
+        entry: recordId.nullable().describe('the log entry the tip commit names'),
+        records: z.number().int().nonnegative().describe('records the ledger holds'),
+        verified: z.number().int().nonnegative().describe('records this run verified'),
+      })
+      .optional()
+      .describe('what was verified: the repository, ref, tip commit and log entry'),
+    ledger: z.array(CheckOutput).describe('checks of the ledger as a whole (the chain, leaves)'),
+    records: z.array(
+      z.object({
+        id: recordId,
+        verdict: z
+          .enum(VERDICTS)
+          .describe(
+            'the record as a whole: contradicted if any check is, else unverifiable, else stale, else verified',
+          ),
+        checks: z.array(CheckOutput),
+      }),
+    ),
+    notes: z.array(z.string()).describe('what this run could not check, and why'),
+    policy: z
+      .object({
+        source: z.enum(['flag', 'git-config', 'default']),
+        path: z.string().optional(),
+        digest: z.string(),
+      })
+      .optional(),
+    attestations: z
+      .array(z.object({ record: recordId, id: recordId, signed: z.boolean() }))
+      .optional(),
+    rerun: z
+      .object({
+        isolation: z.object({
+          mode: z.enum(['bwrap', 'unshare', 'none']),
+          namespaces: z.array(z.string()),
+          network: z.boolean(),
+          unavailable: z.array(z.object({ mode: z.string(), reason: z.string() })),
+          statement: z.string(),
+        }),
+        setup: z.array(z.string()),
+      })
+      .optional()
+      .describe('with --rerun: how re-runs were isolated here, and the policy’s setup steps'),
+    annotations: z
+      .array(z.string())
+      .optional()
+      .describe('with --annotations github: the workflow-command lines printed for the CI log'),
+  })
+  .describe('ledger verify --json');
+
+export const SyncOutput = z
+  .object({
+    ok: okTrue,
+    remote: z.string(),
+    before: gitOid.optional(),
+    after: gitOid.optional(),
+    remoteBefore: gitOid.optional(),
+    remoteAfter: gitOid.optional(),
+    action: z.enum(['up-to-date', 'fast-forward', 'merge']),
+    received: z.array(recordId),
+    sent: z.number().int().nonnegative(),
+    pushed: z.boolean(),
+    attempts: z.number().int().positive(),
+    shallow: z.boolean(),
+  })
+  .describe('ledger sync --json');
+
+export const SignOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId.describe('the signed record (or attestation)'),
+    signature: recordId.describe('the signature leaf'),
+    armored: z.string(),
+    added: z.boolean(),
+    key: z.string(),
+  })
+  .describe('ledger sign --json');
+
+export const InitOutput = z
+  .object({
+    ok: okTrue,
+    root: z.string(),
+    policy: z.object({
+      path: z.string().describe('the policy template (never read by ledger)'),
+      created: z.boolean(),
+      trusted: z.literal(false),
+      allowedSigners: z.string().describe('the allowed_signers template the policy names'),
+      install: z
+        .array(z.string())
+        .describe('shell commands that install both outside the repository'),
+    }),
+    remotes: z.array(z.object({ name: z.string(), added: z.array(z.string()) })),
+    claudeCode: z
+      .object({
+        path: z.string().describe('the Claude Code settings file'),
+        command: z.string().describe('the hook command written for each event'),
+        events: z.array(
+          z.object({ event: z.string(), change: z.enum(['added', 'updated', 'unchanged']) }),
+        ),
+        created: z.boolean(),
+      })
+      .optional()
+      .describe('with --claude-code: what was written to .claude/settings.json'),
+  })
+  .describe('ledger init --json');
+
+const counts = z.record(z.string(), z.number().int().nonnegative());
+export const StatsOutput = z
+  .object({
+    records: z.number().int().nonnegative(),
+    byFormat: counts,
+    byEffectiveStatus: counts,
+    lowered: z.number().int().nonnegative(),
+    mainark: z.object({
+      runs: z.number().int().nonnegative(),
+      total: z.object({
+        handoffs_present: z.number().int(),
+        claims_count: z.number().int(),
+        uncertainty_count: z.number().int(),
+        abandoned_approaches_count: z.number().int(),
+        handoff_bytes: z.number().int(),
+      }),
+      perRecord: z.array(
+        z.object({
+          id: recordId,
+          task: z.string().optional(),
+          handoff_present: z.boolean(),
+          claims_count: z.number().int(),
+          uncertainty_count: z.number().int(),
+          abandoned_approaches_count: z.number().int(),
+          handoff_bytes: z.number().int(),
+        }),
+      ),
+    }),
+  })
+  .describe('ledger stats --json');
+
+export const LifecycleOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId.describe('the new lifecycle record'),
+    from: z.string().describe('the state before'),
+    to: z.string().describe('the state after'),
+    of: z.unknown().describe('the lifecycle link as stored in the record'),
+  })
+  .describe('ledger accept|reject|supersede --json');
+
+export const VersionOutput = z
+  .object({
+    name: z.string(),
+    version: z.string(),
+    platform: z.string(),
+    arch: z.string(),
+    node: z.string(),
+    line: z.string().describe('what ledger --version prints'),
+  })
+  .describe('ledger version --json');
+
+export const SchemaOutput = z
+  .union([
+    z.object({
+      schemas: z.array(z.object({ name: z.string(), description: z.string(), file: z.string() })),
+    }),
+    z.record(z.string(), z.unknown()).describe('a JSON Schema document (ledger schema NAME)'),
+  ])
+  .describe('ledger schema --json: the list of schemas, or one schema');
+
+export const HookClaudeCodeOutput = z
+  .union([
+    z.object({
+      ok: okTrue,
+      response: z
+        .object({
+          decision: z.literal('block').optional(),
+          reason: z.string().optional(),
+          systemMessage: z.string().optional(),
+        })
+        .describe('the hook-protocol answer printed without --json'),
+      event: z.string(),
+      outcome: z.enum(['recorded', 'refused', 'no-handoff', 'ignored']),
+      message: z.enum(['last_assistant_message', 'transcript']).optional(),
+      format: z.enum(FORMATS).optional(),
+      record: RecordOutput.optional(),
+      problems: z
+        .array(
+          z.object({
+            path: z.string(),
+            message: z.string(),
+            expected: z.string().optional(),
+            got: z.string().optional(),
+          }),
+        )
+        .optional()
+        .describe('why the handoff was refused (nothing was written)'),
+      lowered: z.boolean().optional(),
+      blocked: z.boolean(),
+    }),
+    ErrorOutput,
+  ])
+  .describe('ledger hook claude-code --json: the whole outcome instead of the hook answer');
+
+export const ExportOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId,
+    kind: z.enum(['in-toto-link', 'in-toto-statement', 'dsse-envelope']),
+    path: z.string().nullable().describe('where it was written (null: printed with --out -)'),
+    keyid: z.string().optional(),
+    step: z.string().optional(),
+    materials: z.number().int().nonnegative().optional(),
+    products: z.number().int().nonnegative().optional(),
+    subjects: z.number().int().nonnegative().optional(),
+    skipped: z.array(z.string()).describe('base-tree entries that are not files'),
+    verification: z
+      .object({
+        exitCode: z.number().int(),
+        contradicted: z.number().int().nonnegative(),
+        unverifiable: z.number().int().nonnegative(),
+      })
+      .describe('the export-time verification of the record'),
+  })
+  .describe('ledger export --json');
+
+const FullCheck = CheckOutput.extend({ integrity: z.boolean().optional() });
+
+export const ReportOutput = z
+  .object({
+    ok: z.boolean(),
+    exitCode: z.number().int(),
+    written: z.object({ html: z.string().optional(), markdown: z.string().optional() }),
+    report: z.object({
+      generatedAt: z.string(),
+      ledgerVersion: z.string(),
+      ok: z.boolean(),
+      exitCode: z.number().int(),
+      strict: z.boolean(),
+      policy: VerifyOutput.shape.policy,
+      scope: VerifyOutput.shape.scope,
+      notes: z.array(z.string()),
+      ledger: z.array(FullCheck),
+      records: z.array(
+        z.object({
+          id: recordId,
+          verdict: z.enum(VERDICTS),
+          verdicts: z.array(z.enum(VERDICTS)),
+          integrity: z.boolean(),
+          record: z
+            .object({
+              format: z.string(),
+              task: z.string().optional(),
+              run: z.string().optional(),
+              summary: z.string().optional(),
+              recordedAt: z.string(),
+              producer: z.string().optional(),
+              claimedStatus: z.string(),
+              effectiveStatus: z.string(),
+              reasons: z.array(Reason),
+              artifacts: z.array(
+                z.object({
+                  path: z.string(),
+                  sha256: z.string(),
+                  size: z.number(),
+                  blob: z.string(),
+                }),
+              ),
+              anchors: z.object({
+                baseCommit: z.string().nullable(),
+                baseTree: z.string(),
+                candidateTree: z.string(),
+                branch: z.string().optional(),
+              }),
+              witnesses: z.array(
+                z.object({
+                  command: z.string(),
+                  exitCode: z.number().int().nullable(),
+                  signal: z.string().nullable(),
+                  timedOut: z.boolean(),
+                  durationMs: z.number(),
+                }),
+              ),
+            })
+            .optional(),
+          checks: z.array(FullCheck),
+          signatures: z.array(
+            z.object({
+              signer: z.string().nullable(),
+              verified: z.boolean(),
+              key: z.string().optional(),
+              reason: z.string(),
+            }),
+          ),
+        }),
+      ),
+      counts: z.record(z.enum(VERDICTS), z.number().int().nonnegative()),
+      tasks: z.array(z.string()),
+    }),
+  })
+  .describe('ledger report --json: the audit report the page is made from');
