@@ -158,7 +158,7 @@ export default class RecordCommand extends LedgerCommand {
         claims.status !== observed.effectiveStatus);
     if (lowered) {
       notice.push(
-        `effective status: ${observed.effectiveStatus} (claimed ${sanitizeLine(claims.status)})`,
+        `effective status: ${observed.effectiveStatus} (${claims.status === '' ? 'no status claimed' : `claimed ${sanitizeLine(claims.status)}`})`,
       );
       for (const r of observed.reasons) notice.push(`  ${r.code}: ${sanitizeLine(r.message)}`);
     }

@@ -4,7 +4,7 @@ import { renderRecord } from '../src/cli/render-record.js';
 import { showRecord } from '../src/app/show.js';
 import { toEmittedJson, toShowJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
-import { EMITTERS, isEmitterName } from '../src/formats/index.js';
+import { emitterNames, isEmitterName } from '../src/formats/index.js';
 
 export default class Show extends LedgerCommand {
   static override summary = 'Show one record: who authored each field, and what ledger observed.';
@@ -21,7 +21,7 @@ export default class Show extends LedgerCommand {
   static override args = { id: Args.string({ description: 'Record id or unique prefix.' }) };
   static override flags = {
     as: Flags.string({
-      description: `Print in this shape: ${EMITTERS.join(', ')} (kxm-doc: KXM's Markdown view).`,
+      description: `Print in this shape: ${emitterNames().join(', ')}.`,
     }),
     latest: Flags.string({ description: 'The newest record of this task instead of an id.' }),
     policy: Flags.string({
@@ -39,7 +39,7 @@ export default class Show extends LedgerCommand {
     }
     if (flags.as !== undefined && !isEmitterName(flags.as)) {
       throw new LedgerError('USAGE', `unknown format ${flags.as}`, {
-        hint: `Formats: ${EMITTERS.join(', ')}`,
+        hint: `Shapes: ${emitterNames().join(', ')}`,
       });
     }
     const shown = await showRecord({
@@ -47,7 +47,7 @@ export default class Show extends LedgerCommand {
       ...(args.id !== undefined ? { id: args.id } : {}),
       ...(flags.latest !== undefined ? { latestOfTask: flags.latest } : {}),
       ...(flags.policy !== undefined ? { policyFile: flags.policy } : {}),
-      ...(flags.as !== undefined && isEmitterName(flags.as) ? { as: flags.as } : {}),
+      ...(flags.as !== undefined ? { as: flags.as } : {}),
     });
     if (shown.emitted) {
       if (!this.wantsJson) {

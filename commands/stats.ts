@@ -1,9 +1,9 @@
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { ledgerStats } from '../src/app/stats.js';
+import { describeFormatStats, ledgerStats } from '../src/app/stats.js';
 
 export default class Stats extends LedgerCommand {
   static override summary =
-    'Counts over the ledger, and Mainark handoffStats per record and in total.';
+    "Counts over the ledger (by format, by effective status, lowered), and each handoff format's own numbers.";
   static override examples = ['<%= config.bin %> stats', '<%= config.bin %> stats --json'];
 
   protected async execute(): Promise<Output> {
@@ -24,13 +24,7 @@ export default class Stats extends LedgerCommand {
           .join(', ') || '-'
       }`,
     );
-    if (stats.mainark.runs > 0) {
-      const t = stats.mainark.total;
-      lines.push(
-        `  mainark: ${stats.mainark.runs} run(s), ${t.handoffs_present} with a partial; ${t.claims_count} claims, ` +
-          `${t.uncertainty_count} uncertainties, ${t.abandoned_approaches_count} abandoned approaches, ${t.handoff_bytes} bytes`,
-      );
-    }
+    for (const line of describeFormatStats(stats)) lines.push(`  ${line}`);
     return { json: stats, text: lines.join('\n') };
   }
 }

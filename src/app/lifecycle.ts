@@ -1,10 +1,10 @@
 /**
- * Handoff lifecycle (KXM's pending → accepted | rejected | superseded): each step is a new
- * record that links to the one before it through `claims.extra.lifecycle.of`; the current
- * state is derived from that chain, never stored by overwriting anything.
+ * Handoff lifecycle: the steps (accept, reject, supersede) that the format module with a
+ * lifecycle hook defines. Each step is a new record that links to the one before it; the
+ * current state is derived from that chain, never stored by overwriting anything.
  */
 import { encodeCanonical, type CborValue } from '../canonical/index.js';
-import { currentState, nextLifecycleClaims, type LifecycleAction } from '../formats/kxm.js';
+import { formatModules, type FormatModule, type Lifecycle } from '../formats/index.js';
 import { appendRecord } from '../ledger/append.js';
 import { BASE_COMMIT_FILE } from '../ledger/layout.js';
 import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
@@ -18,20 +18,30 @@ import { loadRecord, resolveId } from './query.js';
 import { sealedStatus, stripUndefined, type RecordOutcome } from './record.js';
 import { withRepo } from './repo.js';
 
+/** The module whose lifecycle the steps follow (one module defines it). */
+export function lifecycleProvider(): FormatModule & { lifecycle: Lifecycle } {
+  const module = formatModules().find((m) => m.lifecycle !== undefined);
+  if (module?.lifecycle === undefined)
+    throw new LedgerError('USAGE', 'no format in this build defines a handoff lifecycle');
+  return module as FormatModule & { lifecycle: Lifecycle };
+}
+
+/** The steps a lifecycle command may take. */
+export function lifecycleActions(): readonly string[] {
+  return lifecycleProvider().lifecycle.actions;
+}
+
+/** The lifecycle a record takes part in as its own format's, if that format has one. */
+export function lifecycleOf(record: LedgerRecord): Lifecycle | undefined {
+  const provider = formatModules().find((m) => m.lifecycle !== undefined);
+  return provider !== undefined && provider.name === record.format ? provider.lifecycle : undefined;
+}
+
 export interface LifecycleChain {
   /** Oldest first: the handoff, then each lifecycle step. */
   ids: string[];
   records: LedgerRecord[];
   state: string | undefined;
-}
-
-function linkOf(record: LedgerRecord): string | undefined {
-  const lifecycle = record.claims.extra?.['lifecycle'];
-  if (lifecycle && typeof lifecycle === 'object' && !Array.isArray(lifecycle)) {
-    const of = (lifecycle as Record<string, unknown>)['of'];
-    if (typeof of === 'string') return of;
-  }
-  return undefined;
 }
 
 /** The lifecycle chain that `id` belongs to, oldest first, and the state it leads to. */
@@ -40,6 +50,8 @@ export async function lifecycleChain(
   index: LedgerIndex,
   id: string,
 ): Promise<LifecycleChain> {
+  const { name, lifecycle } = lifecycleProvider();
+  const linkOf = lifecycle.linkOf;
   const ordered = orderEntries(await readAllEntries(store, index)).reverse(); // oldest first
   const records = new Map<string, LedgerRecord>();
   const next = new Map<string, string>();
@@ -60,17 +72,20 @@ export async function lifecycleChain(
   const ids = [root];
   for (let n = next.get(root); n !== undefined && !ids.includes(n); n = next.get(n)) ids.push(n);
   const chain = ids.map((i) => records.get(i)!);
-  // A handoff that did not come from KXM starts its lifecycle as pending.
+  // A handoff from another format starts its lifecycle in the initial state.
   const asLifecycle = chain.map((r, i) =>
-    i === 0 && r.format !== 'kxm' ? { ...r, claims: { ...r.claims, status: 'pending' } } : r,
+    i === 0 && r.format !== name
+      ? { ...r, claims: { ...r.claims, status: lifecycle.initialState } }
+      : r,
   );
-  return { ids, records: chain, state: currentState(asLifecycle).state };
+  return { ids, records: chain, state: lifecycle.currentState(asLifecycle).state };
 }
 
 export interface LifecycleRequest {
   cwd: string;
   id: string;
-  action: LifecycleAction;
+  /** One of lifecycleActions(). */
+  action: string;
   by?: string;
   now?: Date;
 }
@@ -80,12 +95,13 @@ export function applyLifecycle(
 ): Promise<RecordOutcome & { from: string; to: string }> {
   return withRepo(request.cwd, async ({ repo, store }) => {
     const now = request.now ?? new Date();
+    const provider = lifecycleProvider();
     const index = await readLedgerIndex(store);
     const chain = await lifecycleChain(store, index, resolveId(index, request.id));
     const headId = chain.ids.at(-1)!;
     const head = chain.records.at(-1)!;
-    const from = chain.state ?? 'pending';
-    const claims = nextLifecycleClaims(
+    const from = chain.state ?? provider.lifecycle.initialState;
+    const claims = provider.lifecycle.nextClaims(
       { ...head, claims: { ...head.claims, status: from } },
       request.action,
       request.by,
@@ -95,12 +111,17 @@ export function applyLifecycle(
     const recordedAt = now.toISOString();
     // The same derivation `verify` re-derives with: a step's status follows from the step.
     const { status, reasons } = sealedStatus(
-      { schema: RECORD_SCHEMA, format: 'kxm', claims, observed: { recordedAt, witnesses: [] } },
+      {
+        schema: RECORD_SCHEMA,
+        format: provider.name,
+        claims,
+        observed: { recordedAt, witnesses: [] },
+      },
       { attachments: new Map() },
     );
     const record: LedgerRecord = {
       schema: RECORD_SCHEMA,
-      format: 'kxm',
+      format: provider.name,
       claims,
       observed: {
         recordedAt,

@@ -15,6 +15,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { encodeCanonical, type CborValue } from '../canonical/index.js';
+import { FormatOptions } from '../formats/index.js';
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
@@ -49,6 +50,11 @@ export const Policy = z.strictObject({
         .default({}),
     })
     .optional(),
+  /**
+   * Gates of the formats' rules the auditor opts into (`formats.maxsim.requireEvidenceBlocks`).
+   * The schema is the formats' own, so that this file names no format.
+   */
+  formats: FormatOptions.optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 

@@ -6,9 +6,14 @@
 import { createHash } from 'node:crypto';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
-import { detectFormat, formatModule } from '../formats/index.js';
-import { emptyHandoff } from '../formats/mainark.js';
-import type { ParsedHandoff } from '../formats/types.js';
+import {
+  detectFormat,
+  formatModule,
+  issuesToProblems,
+  type FormatModule,
+  type ParsedHandoff,
+  type ParseResult,
+} from '../formats/index.js';
 import { appendRecord } from '../ledger/append.js';
 import { LedgerError, type Problem } from '../model/errors.js';
 import { killPoint } from '../model/faults.js';
@@ -16,7 +21,6 @@ import {
   Claims,
   RECORD_SCHEMA,
   Record as RecordSchema,
-  STATUSES,
   type Evidence,
   type FormatName,
   type LedgerRecord,
@@ -84,6 +88,8 @@ export interface RecordOutcome {
   commit: string;
   added: boolean;
   record: LedgerRecord;
+  /** When the format was detected: which, how sure, and the signals it rested on. */
+  detected?: { format: FormatName; confidence: number; signals: string[] };
 }
 
 export const DEFAULT_WITNESS_TIMEOUT_MS = 10 * 60 * 1000;
@@ -113,7 +119,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const handoff =
       named !== undefined && from === undefined
         ? undefined
-        : parseInput(request, root, now, evidenceFiles, problems);
+        : await parseInput(request, root, now, evidenceFiles, problems);
     const artifacts = await checkArtifacts(request.artifacts ?? [], request.cwd, root, problems);
     const witnesses = (request.witnesses ?? []).map((w, i) => {
       if (w.trim() === '')
@@ -214,7 +220,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const checked = RecordSchema.safeParse(record);
     if (!checked.success) {
       throw new LedgerError('INVALID_INPUT', 'the record does not fit the record schema', {
-        problems: checked.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+        problems: issuesToProblems(checked.error.issues, record),
       });
     }
     const recordBytes = encodeCanonical(stripUndefined(record) as CborValue);
@@ -237,7 +243,12 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const local = openLocalState(repo, store);
     await local.noteRecordedHere(appended.id);
     if (appended.entryId !== '') await local.noteKnownEntry(appended.entryId);
-    return { ...appended, id: toRecordId(recordBytes), record };
+    return {
+      ...appended,
+      id: toRecordId(recordBytes),
+      record,
+      ...(handoff.detected ? { detected: handoff.detected } : {}),
+    };
   });
 }
 
@@ -338,74 +349,76 @@ export function stripUndefined(value: unknown): unknown {
 
 interface Handoff extends ParsedHandoff {
   format: FormatName;
+  detected?: RecordOutcome['detected'];
 }
 
-function parseInput(
+/**
+ * The handoff: the input file through its format's module (named, or detected with the
+ * signals that decided it), or the module's handoff from flags alone; then the claim flags,
+ * which may add to the file but never contradict it.
+ */
+async function parseInput(
   request: ReadRequest,
   repoRoot: string,
   now: Date,
   attachments: ReadonlyMap<string, Uint8Array>,
   problems: Problem[],
-): Handoff | undefined {
-  let handoff: Handoff | undefined;
+): Promise<Handoff | undefined> {
+  let module: FormatModule;
+  let detected: Handoff['detected'];
+  let result: ParseResult;
   if (request.from) {
-    let module;
     try {
-      module = request.format
-        ? formatModule(request.format)
-        : detectFormat(request.from.bytes, request.from.fileName);
-    } catch (error) {
-      if (error instanceof LedgerError) {
-        problems.push({
-          path: 'from',
-          message: error.message + (error.hint ? ` ${error.hint}` : ''),
-        });
-        return undefined;
+      if (request.format) module = formatModule(request.format);
+      else {
+        const found = detectFormat(request.from.bytes, request.from.fileName);
+        module = found.module;
+        detected = { format: found.module.name, confidence: found.score, signals: found.signals };
       }
-      throw error;
-    }
-    const result = module.parse(request.from.bytes, {
-      repoRoot,
-      ...sourceName(request.from.fileName),
-      attachments,
-      now,
-    });
-    if (!result.ok) {
-      const recognised = request.format === undefined || looksLike(module.name, request.from);
-      problems.push(
-        ...result.problems.map((p) => ({
-          ...withoutFileContent(p, recognised),
-          path: p.path === '' ? 'from' : `from:${p.path}`,
-        })),
-      );
-      return undefined;
-    }
-    handoff = { ...result.handoff, format: module.name };
-  } else if (request.format === 'mainark') {
-    // A Mainark run that left no partial still yields a record that says so.
-    handoff = { ...emptyHandoff(request.task), format: 'mainark' };
-  } else if (request.format !== undefined && request.format !== 'ledger') {
-    problems.push({
-      path: 'from',
-      message: `--format ${request.format} needs a handoff file (--from FILE)`,
-    });
-    return undefined;
-  } else {
-    if (request.status === undefined) {
+    } catch (error) {
+      if (!(error instanceof LedgerError)) throw error;
       problems.push({
-        path: 'status',
-        message: 'a status is required when no handoff file is given',
-        expected: STATUSES.join(' | '),
+        path: 'from',
+        message: error.message + (error.hint ? ` ${error.hint}` : ''),
       });
       return undefined;
     }
-    handoff = {
-      format: 'ledger',
-      claims: { status: request.status },
-      status: 'success',
-      reasons: [],
-    };
+    result = module.parse(request.from.bytes, {
+      repoRoot,
+      worktrees: await otherWorktrees(repoRoot),
+      ...sourceName(request.from.fileName),
+      attachments,
+      now,
+      // No policy gates: the stored status is the format's own rule, the same for every
+      // auditor, so any verifier can re-derive it; verify applies its policy's gates on top.
+    });
+  } else {
+    module = formatModule(request.format ?? 'ledger');
+    if (module.fromFlags === undefined) {
+      problems.push({
+        path: 'from',
+        message: `--format ${module.name} needs a handoff file (--from FILE)`,
+      });
+      return undefined;
+    }
+    result = module.fromFlags({
+      ...(request.status === undefined ? {} : { status: request.status }),
+      ...(request.task === undefined ? {} : { task: request.task }),
+    });
   }
+  if (!result.ok) {
+    const from = request.from;
+    const recognised =
+      from === undefined || request.format === undefined || looksLike(module.name, from);
+    problems.push(
+      ...result.problems.map((p) => ({
+        ...withoutFileContent(p, recognised),
+        path: from ? (p.path === '' ? 'from' : `from:${p.path}`) : p.path,
+      })),
+    );
+    return undefined;
+  }
+  const handoff = result.handoff;
   const claims: Record<string, unknown> = { ...handoff.claims };
   const fields = ['status', 'summary', 'task', 'run', 'attempt', 'intent', 'reworkOf'] as const;
   for (const field of fields) {
@@ -423,30 +436,36 @@ function parseInput(
   }
   const parsed = Claims.safeParse(claims);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues)
-      problems.push({ path: issue.path.join('.'), message: issue.message });
+    problems.push(...issuesToProblems(parsed.error.issues, claims));
     return undefined;
   }
-  let status = handoff.status;
-  if (handoff.format === 'ledger') {
-    if (!(STATUSES as readonly string[]).includes(parsed.data.status)) {
-      problems.push({
-        path: 'status',
-        message: 'unknown status',
-        expected: STATUSES.join(' | '),
-        got: parsed.data.status,
-      });
-      return undefined;
-    }
-    status = parsed.data.status as Status;
-  }
-  return { ...handoff, claims: parsed.data, status };
+  return {
+    ...handoff,
+    claims: parsed.data,
+    format: module.name,
+    ...(detected ? { detected } : {}),
+  };
+}
+
+/**
+ * The other worktrees of this repository (`git worktree list`): an agent that worked in one
+ * writes absolute paths under it, which map into the repository as well.
+ */
+async function otherWorktrees(root: string): Promise<string[]> {
+  const listed = await runGit(['worktree', 'list', '--porcelain', '-z'], { cwd: root });
+  if (listed.code !== 0) return [];
+  return listed.stdout
+    .toString()
+    .split('\0')
+    .filter((l) => l.startsWith('worktree '))
+    .map((l) => l.slice('worktree '.length))
+    .filter((p) => p !== root);
 }
 
 /** Whether detection, too, would read these bytes as `format`: the file is such a handoff. */
 function looksLike(format: FormatName, from: HandoffBytes): boolean {
   try {
-    return detectFormat(from.bytes, from.fileName).name === format;
+    return detectFormat(from.bytes, from.fileName).module.name === format;
   } catch {
     return false;
   }

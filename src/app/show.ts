@@ -1,14 +1,13 @@
 /**
  * `ledger show`: one record, for people or as JSON, or re-emitted in a seed format.
  */
-import { emitAs, type EmitterName } from '../formats/index.js';
-import { handoffStats, mainarkValidation } from '../formats/mainark.js';
+import { emitAs, formatModule, sourceShapeOf } from '../formats/index.js';
 import { EVIDENCE_DIR } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
-import { lifecycleChain } from './lifecycle.js';
+import { lifecycleChain, lifecycleOf } from './lifecycle.js';
 import { readSignatures } from '../ledger/leaves.js';
 import { judgeSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { loadPolicy } from './local.js';
@@ -22,7 +21,8 @@ export interface ShowRequest {
   latestOfTask?: string;
   /** The auditor's policy file, deciding which signers are trusted (default: git config, then none). */
   policyFile?: string;
-  as?: EmitterName;
+  /** A shape of `emitterNames()`: the record re-emitted in it, with the loss report. */
+  as?: string;
 }
 
 export interface Shown {
@@ -34,7 +34,7 @@ export interface Shown {
   id: string;
   record: LedgerRecord;
   emitted?: { bytes: Uint8Array; losses: string[]; original: boolean };
-  /** Format-specific derived views (e.g. Mainark's handoffStats) for the JSON output. */
+  /** The format's derived views (its `views` hook, its lifecycle) for the JSON output. */
   extra: Record<string, unknown>;
 }
 
@@ -70,23 +70,17 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
         throw new LedgerError('CORRUPT', `record ${id} lost its source bytes`, { record: id });
       return readBlob(store, entry.oid);
     };
-    const extra: Record<string, unknown> = {};
-    if (record.format === 'mainark') {
-      extra['handoffStats'] = handoffStats(await source());
-      extra['validation'] = mainarkValidation(record);
-    }
-    if (record.format === 'kxm') {
+    const module = formatModule(record.format);
+    const kept = await source();
+    const extra: Record<string, unknown> = { ...(module.views?.(record, kept) ?? {}) };
+    if (lifecycleOf(record) !== undefined) {
       const chain = await lifecycleChain(store, index, id);
       extra['lifecycle'] = { state: chain.state, chain: chain.ids };
     }
     if (request.as === undefined) return { id, record, extra, signatures };
-    if (request.as === record.format && record.observed.source) {
-      return {
-        id,
-        record,
-        extra,
-        emitted: { bytes: (await source())!, losses: [], original: true },
-      };
+    // The kept bytes are given back only in the shape they were written in.
+    if (kept !== undefined && request.as === sourceShapeOf(record)) {
+      return { id, record, extra, emitted: { bytes: kept, losses: [], original: true } };
     }
     const emitted = emitAs(request.as, record);
     return { id, record, extra, emitted: { ...emitted, original: false } };

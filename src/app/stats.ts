@@ -1,12 +1,14 @@
 /**
- * `ledger stats`: counts over the ledger, and Mainark's handoffStats (present, claims,
- * uncertainty, abandoned approaches, bytes) per record and in total — the numbers the Mainark
- * seed asks for after 10–20 runs, to judge whether agent-authored fields add value.
+ * `ledger stats`: counts over the ledger — records by format and by effective status, how many
+ * were lowered (their effective status worse than what their claimed status means, in their
+ * own format's words), and each format's own numbers (its `stats` hook: Mainark's
+ * handoffStats per record and in total, the numbers its seed asks for after 10–20 runs).
  */
-import { handoffStats, type HandoffStats } from '../formats/mainark.js';
+import { formatModule, formatModules } from '../formats/index.js';
 import { EVIDENCE_DIR } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
+import { statusRank, type FormatName, type Status } from '../model/record.js';
 import { listLog, loadRecord } from './query.js';
 import { withRepo } from './repo.js';
 
@@ -14,42 +16,38 @@ export interface LedgerStats {
   records: number;
   byFormat: Record<string, number>;
   byEffectiveStatus: Record<string, number>;
-  /** Records whose claimed status differs from the effective one. */
+  /** Records whose effective status is worse than what their claimed status means. */
   lowered: number;
-  mainark: {
-    runs: number;
-    total: Omit<HandoffStats, 'handoff_present'> & { handoffs_present: number };
-    perRecord: ({ id: string; task: string | undefined } & HandoffStats)[];
-  };
+  /** Each format's own numbers, under the key its stats hook names (`mainark`). */
+  [format: string]: unknown;
+}
+
+/** Whether a record was lowered: its claim, in its format's words, said better than it is. */
+export function isLowered(format: FormatName, claimedStatus: string, effective: Status): boolean {
+  const claimed = formatModule(format).statusOf(claimedStatus);
+  return claimed !== undefined && statusRank(effective) > statusRank(claimed);
 }
 
 export function ledgerStats(cwd: string): Promise<LedgerStats> {
   return withRepo(cwd, async ({ store }) => {
     const index = await readLedgerIndex(store);
     const items = await listLog(store);
+    const withStats = formatModules().filter((m) => m.stats !== undefined);
+    const totals = new Map(withStats.map((m) => [m.name, m.stats!.empty()]));
     const stats: LedgerStats = {
       records: items.length,
       byFormat: {},
       byEffectiveStatus: {},
       lowered: 0,
-      mainark: {
-        runs: 0,
-        total: {
-          handoffs_present: 0,
-          claims_count: 0,
-          uncertainty_count: 0,
-          abandoned_approaches_count: 0,
-          handoff_bytes: 0,
-        },
-        perRecord: [],
-      },
     };
     for (const item of items) {
       stats.byFormat[item.format] = (stats.byFormat[item.format] ?? 0) + 1;
       stats.byEffectiveStatus[item.effectiveStatus] =
         (stats.byEffectiveStatus[item.effectiveStatus] ?? 0) + 1;
-      if (item.format === 'ledger' && item.claimedStatus !== item.effectiveStatus) stats.lowered++;
-      if (item.format !== 'mainark') continue;
+      const format = item.format as FormatName;
+      if (isLowered(format, item.claimedStatus, item.effectiveStatus as Status)) stats.lowered++;
+      const hook = formatModule(format).stats;
+      if (hook === undefined) continue;
       const { record } = await loadRecord(store, index, item.id);
       let bytes: Uint8Array | undefined;
       if (record.observed.source) {
@@ -60,16 +58,20 @@ export function ledgerStats(cwd: string): Promise<LedgerStats> {
         );
         if (entry) bytes = await readBlob(store, entry.oid);
       }
-      const s = handoffStats(bytes);
-      stats.mainark.runs++;
-      stats.mainark.perRecord.push({ id: item.id, task: item.task, ...s });
-      const t = stats.mainark.total;
-      t.handoffs_present += s.handoff_present ? 1 : 0;
-      t.claims_count += s.claims_count;
-      t.uncertainty_count += s.uncertainty_count;
-      t.abandoned_approaches_count += s.abandoned_approaches_count;
-      t.handoff_bytes += s.handoff_bytes;
+      hook.add(totals.get(format), { id: item.id, record }, bytes);
     }
+    for (const m of withStats) stats[m.stats!.key] = totals.get(m.name);
     return stats;
   });
+}
+
+/** One line per format with something to say, for the text output. */
+export function describeFormatStats(stats: LedgerStats): string[] {
+  const lines: string[] = [];
+  for (const m of formatModules()) {
+    if (m.stats === undefined || stats[m.stats.key] === undefined) continue;
+    const line = m.stats.describe(stats[m.stats.key]);
+    if (line !== undefined) lines.push(line);
+  }
+  return lines;
 }

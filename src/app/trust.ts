@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import type { FormatOptions } from '../formats/index.js';
 import { SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { sanitizeLine } from '../paths/index.js';
@@ -14,6 +15,14 @@ import { parseGitBool, USER_SCOPES } from '../store/git/config.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { parseTrust, type Trust } from '../verify/signatures.js';
 import type { LoadedPolicy } from './local.js';
+
+/**
+ * The policy's format gates, as the formats' parse context takes them. `record` parses with
+ * them, and `verify` must re-derive with the same ones, or the two disagree.
+ */
+export function formatOptionsFrom(loaded: LoadedPolicy): FormatOptions {
+  return loaded.policy.formats ?? {};
+}
 
 export function trustFrom(loaded: LoadedPolicy, now: Date): Trust | undefined {
   const signatures = loaded.policy.signatures;

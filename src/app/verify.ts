@@ -47,7 +47,14 @@ import { openLocalState } from './local-state.js';
 import { resolveId } from './query.js';
 import { addWorktreeChecks } from './worktree.js';
 import { requireWorkTree, withRepo } from './repo.js';
-import { policyNotes, resolveSigner, signByDefault, signId, trustFrom } from './trust.js';
+import {
+  formatOptionsFrom,
+  policyNotes,
+  resolveSigner,
+  signByDefault,
+  signId,
+  trustFrom,
+} from './trust.js';
 import { policyReadOnly, rerunDecision, setupSteps } from './rerun-policy.js';
 
 export interface VerifyRequest {
@@ -129,6 +136,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ...(trust ? { trust } : {}),
         now,
         root: repo.root,
+        formatOptions: formatOptionsFrom(loaded),
       });
     } finally {
       // No checkout outlives the command, whatever happened.

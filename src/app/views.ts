@@ -17,6 +17,8 @@ export interface RecordJson {
   added: boolean;
   commit: string;
   format: string;
+  /** When the format was detected: which, how sure (0..1), and the signals it rested on. */
+  detected?: { format: string; confidence: number; signals: string[] };
   claimedStatus: string;
   effectiveStatus: Status;
   reasons: Reason[];
@@ -33,6 +35,7 @@ export function toRecordJson(outcome: RecordOutcome): RecordJson {
     added: outcome.added,
     commit: outcome.commit,
     format: outcome.record.format,
+    ...(outcome.detected === undefined ? {} : { detected: outcome.detected }),
     claimedStatus: claims.status,
     effectiveStatus: observed.effectiveStatus,
     reasons: observed.reasons,

@@ -1,24 +1,23 @@
 /**
  * `accept`, `reject` and `supersede` differ only in the step they take: one command class,
- * made per action.
+ * made per action (the steps a format's lifecycle hook defines).
  */
 import { Args, Flags } from '@oclif/core';
 import { applyLifecycle } from '../app/lifecycle.js';
-import type { LifecycleAction } from '../formats/kxm.js';
 import { sanitizeLine } from '../paths/index.js';
 import { LedgerCommand, type Output } from './base.js';
 
-const SUMMARY: Record<LifecycleAction, string> = {
+const SUMMARY: Record<string, string> = {
   accept: 'Accept a pending handoff',
   reject: 'Reject a pending handoff',
   supersede: 'Supersede a pending or accepted handoff',
 };
 
-export function lifecycleCommand(action: LifecycleAction): typeof LedgerCommand {
+export function lifecycleCommand(action: string): typeof LedgerCommand {
   return class Lifecycle extends LedgerCommand {
-    static override summary = `${SUMMARY[action]}: append a lifecycle record (the original is never changed).`;
+    static override summary = `${SUMMARY[action] ?? `Take the ${action} step on a handoff`}: append a lifecycle record (the original is never changed).`;
     static override description =
-      'KXM lifecycle: pending → accepted | rejected; pending | accepted → superseded. The new record ' +
+      'Handoff lifecycle: pending → accepted | rejected; pending | accepted → superseded. The new record ' +
       'links to the previous step; the current state is derived from the chain (ledger show ID).';
     static override examples = [
       `<%= config.bin %> ${action} sha256:3f2a`,

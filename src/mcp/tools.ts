@@ -13,8 +13,7 @@
  * signing key. This module does not load the SDK: it is pure and testable in memory.
  */
 import { z } from 'zod';
-import { EMITTERS } from '../formats/index.js';
-import { issuesToProblems } from '../formats/markdown.js';
+import { EMITTER_NAMES, issuesToProblems } from '../formats/index.js';
 import { isLedgerError, LedgerError, type ExitCode } from '../model/errors.js';
 import { FORMATS } from '../model/record.js';
 import type { Ledger } from '../library.js';
@@ -71,7 +70,7 @@ export const ShowArgs = z
   .strictObject({
     id: text.optional().describe('A record id or unique prefix.'),
     latest: text.optional().describe('Instead of an id: the newest record of this task.'),
-    as: z.enum(EMITTERS).optional().describe("Render the record in a seed system's shape."),
+    as: z.enum(EMITTER_NAMES).optional().describe("Render the record in a seed system's shape."),
   })
   .refine((v) => (v.id === undefined) !== (v.latest === undefined), {
     message: 'give exactly one of id or latest',

@@ -28,6 +28,9 @@ export {
   RECORD_SCHEMA_V1,
   RECORD_SCHEMAS,
   STATUSES,
+  isStatus,
+  statusRank,
+  worseStatus,
   type FormatName,
   type Status,
 } from './vocabulary.js';

@@ -15,6 +15,30 @@ export const LOG_ENTRY_SCHEMA = 'ledger.log/v1';
 export const STATUSES = ['success', 'partial', 'blocked', 'failed'] as const;
 export type Status = (typeof STATUSES)[number];
 
+/**
+ * How bad a status is: 0 for success up to 3 for failed. The one ranking every module uses, so
+ * that "worse" means the same thing in the formats, in record and in verify.
+ */
+export function statusRank(status: Status): number {
+  return STATUSES.indexOf(status);
+}
+
+/** The worse of two statuses (success < partial < blocked < failed). */
+export function worseStatus(a: Status, b: Status): Status {
+  return statusRank(b) > statusRank(a) ? b : a;
+}
+
+export function isStatus(value: string): value is Status {
+  return (STATUSES as readonly string[]).includes(value);
+}
+
+/**
+ * The closed set of format names a stored record may carry. It lives here, not in the format
+ * registry, because it is part of the stored schema: a record's `format` is checked by the
+ * record schema itself, and adding a name is a schema change (a new version), whereas adding a
+ * module under `src/formats/` is not. The registry checks at load time that every name here has
+ * exactly one module.
+ */
 export const FORMATS = ['ledger', 'maxsim', 'mainark', 'kxm', 'team', 'structured'] as const;
 export type FormatName = (typeof FORMATS)[number];
 

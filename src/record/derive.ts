@@ -11,11 +11,9 @@
  *
  * Pure: bytes and values in, a derivation out; no store, no clock, no file system.
  */
-import { formatModule, type ParseContext } from '../formats/index.js';
-import { emptyHandoff } from '../formats/mainark.js';
+import { formatModule, type FormatOptions, type ParseContext } from '../formats/index.js';
 import {
   RECORD_SCHEMA_V1,
-  STATUSES,
   type LedgerRecord,
   type Observed,
   type Reason,
@@ -54,20 +52,24 @@ export type Derivation =
       caveat?: string;
     };
 
-/** The effective status of each lifecycle step (`ledger accept|reject|supersede`). */
-export const LIFECYCLE_STEP_STATUS: Readonly<Record<string, Status>> = {
-  accepted: 'success',
-  rejected: 'failed',
-  superseded: 'partial',
-};
-
 const V1_CAVEAT =
   'a ledger.record/v1 record kept neither the handoff file name nor the work tree path, so its source was parsed without them';
+
+export interface DeriveOptions {
+  fallbackRoot?: string;
+  /**
+   * Gates of the formats' rules an auditor's policy switches on. `record` never passes them:
+   * the stored status is the format's own rule, the same for every auditor, so that it can be
+   * re-derived whatever policy verifies it. `verify` passes them to judge a claim under the
+   * auditor's stricter reading (src/verify/derived.ts).
+   */
+  formatOptions?: FormatOptions;
+}
 
 export function deriveStatus(
   record: DerivableRecord,
   kept: KeptInputs,
-  options: { fallbackRoot?: string } = {},
+  options: DeriveOptions = {},
 ): Derivation {
   const format =
     kept.source === undefined ? withoutSource(record) : fromSource(record, kept, options);
@@ -90,6 +92,7 @@ export function parseContextOf(
   record: DerivableRecord,
   attachments: ReadonlyMap<string, Uint8Array>,
   fallbackRoot = '/',
+  formatOptions?: FormatOptions,
 ): ParseContext {
   const input = record.observed.input;
   return {
@@ -97,14 +100,11 @@ export function parseContextOf(
     ...(input?.fileName === undefined ? {} : { fileName: input.fileName }),
     attachments,
     now: new Date(record.observed.recordedAt),
+    ...(formatOptions === undefined ? {} : { options: formatOptions }),
   };
 }
 
-function fromSource(
-  record: DerivableRecord,
-  kept: KeptInputs,
-  options: { fallbackRoot?: string },
-): Derivation {
+function fromSource(record: DerivableRecord, kept: KeptInputs, options: DeriveOptions): Derivation {
   const caveat = record.schema === RECORD_SCHEMA_V1 ? V1_CAVEAT : undefined;
   const also = caveat === undefined ? {} : { caveat };
   let module;
@@ -115,7 +115,7 @@ function fromSource(
   }
   const result = module.parse(
     kept.source!,
-    parseContextOf(record, kept.attachments, options.fallbackRoot),
+    parseContextOf(record, kept.attachments, options.fallbackRoot, options.formatOptions),
   );
   if (!result.ok) {
     const first = result.problems[0];
@@ -130,38 +130,23 @@ function fromSource(
 }
 
 /**
- * Records `record` and `ledger accept|reject|supersede` make without a handoff file. Any other
- * record without a source cannot have been made by ledger (it keeps every handoff it reads).
+ * Records `record` and `ledger accept|reject|supersede` make without a handoff file: the
+ * format module says how it derived them (its `rederive` hook: a ledger status given as a flag,
+ * a Mainark run that left no partial, a lifecycle step). Any other record without a source
+ * cannot have been made by ledger (it keeps every handoff it reads).
  */
 function withoutSource(record: DerivableRecord): Derivation {
-  const { claims } = record;
-  switch (record.format) {
-    case 'ledger':
-      // `ledger record --status S`: the status is one of ledger's own and nothing lowers it.
-      return (STATUSES as readonly string[]).includes(claims.status)
-        ? { ok: true, status: claims.status as Status, reasons: [] }
-        : {
-            ok: false,
-            problem: `a record made from flags claims one of ${STATUSES.join(', ')}, not ${JSON.stringify(claims.status)}`,
-          };
-    case 'mainark': {
-      // `ledger record --format mainark` for a run that left no partial.
-      const empty = emptyHandoff(claims.task);
-      return { ok: true, status: empty.status, reasons: empty.reasons };
-    }
-    case 'kxm': {
-      const lifecycle = claims.extra?.['lifecycle'];
-      const step = LIFECYCLE_STEP_STATUS[claims.status];
-      if (lifecycle !== null && typeof lifecycle === 'object' && step !== undefined)
-        return { ok: true, status: step, reasons: [] };
-      break;
-    }
-    default:
-      break;
+  let module;
+  try {
+    module = formatModule(record.format);
+  } catch (error) {
+    return { ok: false, problem: (error as Error).message };
   }
+  const derived = module.rederive?.(record.claims);
+  if (derived !== undefined) return { ok: true, status: derived.status, reasons: derived.reasons };
   return {
     ok: false,
-    problem: `a ${record.format} record without its source handoff: ledger keeps the source of every handoff it reads`,
+    problem: `a ${record.format} record without its source handoff that ${record.format} does not make from flags or a lifecycle step (claimed status ${JSON.stringify(record.claims.status)}): ledger keeps the source of every handoff it reads`,
     ...(record.schema === RECORD_SCHEMA_V1 ? { caveat: V1_CAVEAT } : {}),
   };
 }

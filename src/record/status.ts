@@ -2,12 +2,11 @@
  * The effective status: the format's own verdict, lowered by what `ledger` observed. A claim
  * of success with a witness that failed is a failure, whatever the agent wrote.
  */
-import type { Reason, Status, WitnessObservation } from '../model/record.js';
+import { worseStatus, type Reason, type Status, type WitnessObservation } from '../model/record.js';
 
-const RANK: Record<Status, number> = { success: 3, partial: 2, blocked: 1, failed: 0 };
-
+/** `current`, lowered to `floor` when `floor` is worse (one ranking: model/record.ts). */
 export function lowerTo(current: Status, floor: Status): Status {
-  return RANK[floor] < RANK[current] ? floor : current;
+  return worseStatus(current, floor);
 }
 
 export function deriveEffectiveStatus(

@@ -11,21 +11,24 @@
  */
 import { deriveStatus, type Derivation, type KeptInputs } from '../record/derive.js';
 import { deriveEffectiveStatus } from '../record/status.js';
-import type { LedgerRecord, Reason, Status } from '../model/record.js';
+import { formatModule, type FormatOptions } from '../formats/index.js';
+import { statusRank, type LedgerRecord, type Reason } from '../model/record.js';
 import { fail, pass, unverifiable } from './checks.js';
 import type { CheckSink } from './types.js';
 
 const STATUS_ID = 'observed.effectiveStatus';
 const REASONS_ID = 'observed.reasons';
-const RANK: Record<Status, number> = { success: 3, partial: 2, blocked: 1, failed: 0 };
+const POLICY_ID = 'policy.formats';
 
 export function checkDerivedStatus(
   record: LedgerRecord,
   kept: KeptInputs | { unavailable: string },
   checks: CheckSink,
-  options: { fallbackRoot?: string } = {},
+  options: { fallbackRoot?: string; formatOptions?: FormatOptions } = {},
 ): void {
   const stored = record.observed;
+  if (!('unavailable' in kept) && options.formatOptions !== undefined)
+    checkPolicyGates(record, kept, checks, options.formatOptions, options.fallbackRoot);
   if ('unavailable' in kept) {
     if (!holdsWitnessFloor(record, checks))
       checks.push(
@@ -38,7 +41,13 @@ export function checkDerivedStatus(
       );
     return;
   }
-  const derived: Derivation = deriveStatus(record, kept, options);
+  // The stored status is derived under the format's own rules only (never the auditor's gates,
+  // which checkPolicyGates judges apart), so it is re-derived the same way.
+  const derived: Derivation = deriveStatus(
+    record,
+    kept,
+    options.fallbackRoot === undefined ? {} : { fallbackRoot: options.fallbackRoot },
+  );
   if (!derived.ok) {
     if (derived.caveat !== undefined) {
       if (!holdsWitnessFloor(record, checks))
@@ -120,6 +129,39 @@ export function checkDerivedStatus(
 }
 
 /**
+ * The auditor's policy may switch on stricter readings of a format's rules (MaxsimCLI's
+ * evidence blocks). They never change what is stored — the stored status is the format's own
+ * rule, re-derivable under any policy — but a record whose status the stricter reading lowers
+ * gets a verdict of its own here: contradicted when the record claims to be done, so the gate
+ * fails CI exactly where the auditor asked for it.
+ */
+function checkPolicyGates(
+  record: LedgerRecord,
+  kept: KeptInputs,
+  checks: CheckSink,
+  formatOptions: FormatOptions,
+  fallbackRoot: string | undefined,
+): void {
+  if (kept.source === undefined) return;
+  const plain = deriveStatus(record, kept, fallbackRoot === undefined ? {} : { fallbackRoot });
+  const gated = deriveStatus(record, kept, {
+    formatOptions,
+    ...(fallbackRoot === undefined ? {} : { fallbackRoot }),
+  });
+  if (!plain.ok || !gated.ok || statusRank(gated.status) <= statusRank(plain.status)) return;
+  const added = gated.reasons.filter(
+    (r) => !plain.reasons.some((p) => p.code === r.code && p.subject === r.subject),
+  );
+  const claimsDone = formatModule(record.format).statusOf(record.claims.status) === 'success';
+  const detail = `under the auditor's policy the effective status is ${gated.status}, not ${plain.status}: ${describe(added)}`;
+  checks.push(
+    claimsDone
+      ? fail(POLICY_ID, 'policy', record.claims.status, detail)
+      : pass(POLICY_ID, 'policy', record.claims.status || '(no status)', detail),
+  );
+}
+
+/**
  * What the witnesses decide on their own: the status is at most what they allow, with a
  * reason for each failed one. Pushes an integrity failure and returns true when the stored
  * values break it; returns false (nothing pushed) when they hold.
@@ -130,7 +172,8 @@ function holdsWitnessFloor(record: LedgerRecord, checks: CheckSink): boolean {
   const missing = floor.reasons.filter(
     (r) => !stored.reasons.some((s) => s.code === r.code && s.subject === r.subject),
   );
-  if (RANK[stored.effectiveStatus] <= RANK[floor.status] && missing.length === 0) return false;
+  if (statusRank(stored.effectiveStatus) >= statusRank(floor.status) && missing.length === 0)
+    return false;
   checks.push(
     fail(
       STATUS_ID,

@@ -4,6 +4,7 @@
  * against the stored objects, the effective status re-derived from what the record kept);
  * claim checks cover what the agent asserted. Every check has an id unique within its record.
  */
+import type { FormatOptions } from '../formats/index.js';
 import { decodeCanonical } from '../canonical/index.js';
 import { LOG_REF, RECORD_FILE } from '../ledger/layout.js';
 import type { LedgerIndex } from '../ledger/read.js';
@@ -51,6 +52,8 @@ export interface VerifyOptions {
    * it was recorded in) the way it most likely was. v2 records carry their own.
    */
   root?: string;
+  /** Stricter readings of the formats' rules the auditor's policy switches on (derived.ts). */
+  formatOptions?: FormatOptions;
 }
 
 /** Larger record blobs are not decoded (the canonical decoder's own limit). */
@@ -240,12 +243,10 @@ async function verifyRecord(
   await checkBaseInRepository(store, record, checks);
   await checkArtifacts(store, record, checks);
   const kept = await checkEvidence(store, record, files, checks);
-  checkDerivedStatus(
-    record,
-    kept,
-    checks,
-    options.root === undefined ? {} : { fallbackRoot: options.root },
-  );
+  checkDerivedStatus(record, kept, checks, {
+    ...(options.root === undefined ? {} : { fallbackRoot: options.root }),
+    ...(options.formatOptions === undefined ? {} : { formatOptions: options.formatOptions }),
+  });
   await checkWitnesses(id, record, options.rerun, checks);
   await checkClaims(store, record, options, id, checks);
   checkSignatures(

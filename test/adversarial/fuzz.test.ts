@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeCanonical } from '../../src/canonical/index.js';
 import { formatModule } from '../../src/formats/index.js';
+import { createSniff } from '../../src/formats/kit/sniff.js';
 import { parsePolicy } from '../../src/app/local.js';
 import { Attestation, SignatureObject } from '../../src/model/attestation.js';
 import { isLedgerError } from '../../src/model/errors.js';
@@ -108,7 +109,7 @@ describe('adversarial fuzzing: every decoder and parser ends in a value or a cle
               module.parse(bytes, { repoRoot: '/repo', fileName: 'handoff', now: new Date(0) }),
             ),
           ).toBe(true);
-          module.detect(bytes, 'handoff');
+          module.detect(createSniff(bytes, 'handoff'));
           expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
         }),
         { numRuns: RUNS },

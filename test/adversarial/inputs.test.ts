@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ledger } from '../../src/formats/ledger.js';
+import { ledger } from '../../src/formats/ledger/index.js';
 import { cleanup, gitdir, tempDir } from '../helpers/git.js';
 import {
   allChecks,

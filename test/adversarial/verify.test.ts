@@ -146,7 +146,7 @@ const MAXSIM_SIX_RULES_BROKEN = `### Key Decisions
 PASS
 
 Evidence:
-- Tests were green yesterday; I think it's fine, the change should work
+- Tests were green yesterday; I think it's fine, the change should work, the logic is sound
 
 ### Deferred Items
 - [bug] Eviction order under concurrent access -- we can verify later

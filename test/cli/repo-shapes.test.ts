@@ -10,7 +10,7 @@ import { listLog, syncRepository, verifyRepository, withRepo } from '../../src/i
 import { applyLifecycle } from '../../src/app/lifecycle.js';
 import { showRecord } from '../../src/app/show.js';
 import { ledgerStats } from '../../src/app/stats.js';
-import { EMITTERS } from '../../src/formats/index.js';
+import { emitterNames } from '../../src/formats/index.js';
 import { isLedgerError } from '../../src/model/errors.js';
 import { EMPTY_TREE } from '../../src/store/objects.js';
 import { expectFsckClean, record, safeGit } from '../adversarial/helpers.js';
@@ -99,7 +99,7 @@ describe('a repository with no commit yet', () => {
     expect(shown.record.observed.base).toEqual({ commit: null, tree: EMPTY_TREE });
     const text = await runCli(['show', made.json.id], dir, user.env);
     expect(text.stdout).toMatch(/base\s+no commit yet/);
-    for (const as of EMITTERS) {
+    for (const as of emitterNames()) {
       const emitted = await showRecord({ cwd: dir, id: made.json.id, as });
       expect(emitted.emitted?.bytes.length, as).toBeGreaterThan(0);
     }

@@ -47,6 +47,8 @@ export async function makeRecord(
   options: {
     claims?: Partial<Claims>;
     files?: Record<string, string>;
+    /** The base commit's files (default: a README only). */
+    baseFiles?: Record<string, string>;
     artifacts?: string[];
     at?: Date;
   } = {},
@@ -59,7 +61,7 @@ export async function makeRecord(
 }> {
   const files = options.files ?? { 'src/a.ts': 'one\ntwo\nthree\n' };
   const candidateTree = await candidate(store, files);
-  const baseTree = await candidate(store, { 'README.md': '# base\n' });
+  const baseTree = await candidate(store, options.baseFiles ?? { 'README.md': '# base\n' });
   const who = { name: 'T', email: 't@example.com', timestamp: 1_700_000_000, timezone: '+0000' };
   const baseCommitBytes = encodeCommit({
     tree: baseTree,

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeCanonical, encodeCanonical, type CborValue } from '../../src/canonical/index.js';
-import { detectFormat } from '../../src/formats/index.js';
+import { detectFormat, formatModule } from '../../src/formats/index.js';
 import { sealedStatus, stripUndefined } from '../../src/app/record.js';
 import {
   RECORD_SCHEMA,
@@ -74,7 +74,7 @@ describe('record seals what verify re-derives', () => {
       const fileName = name.split('/').at(-1)!;
       let module;
       try {
-        module = detectFormat(bytes, fileName);
+        module = detectFormat(bytes, fileName).module;
       } catch {
         return; // not a handoff any format reads: record refuses it, nothing to seal
       }
@@ -137,7 +137,10 @@ describe('records made without a handoff file', () => {
   });
 
   it('a Mainark run that left no partial: partial, MAINARK_NO_PARTIAL naming the task', () => {
-    expect(deriveStatus(base('mainark', { status: '', task: 'MAI-7' }), none)).toMatchObject({
+    // The claims `record --format mainark --task MAI-7` stores (no partial: empty handoff stats).
+    const claims = formatModule('mainark').fromFlags!({ task: 'MAI-7' });
+    if (!claims.ok) throw new Error('mainark makes a handoff from flags');
+    expect(deriveStatus(base('mainark', claims.handoff.claims), none)).toMatchObject({
       ok: true,
       status: 'partial',
       reasons: [{ code: 'MAINARK_NO_PARTIAL', subject: 'MAI-7' }],

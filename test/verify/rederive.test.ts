@@ -203,8 +203,6 @@ describe('the effective status, re-derived', () => {
     const source = enc.encode(MAXSIM);
     const kept = await keep(store, source);
     const { witnesses: _w, ...observedV1 } = made.record.observed;
-    // Recorded in /work/repo: the absolute artifact path mapped inside it, no reason. Without
-    // that path, the verifier cannot map it the same way.
     // What record derived in /work/repo (v2 rules, with the work tree path it kept).
     const atHome = deriveStatus(
       {
@@ -220,12 +218,12 @@ describe('the effective status, re-derived', () => {
       { source, attachments: new Map() },
     );
     if (!atHome.ok) throw new Error(atHome.problem);
-    const v1 = (exitCode: number) =>
+    const v1 = (exitCode: number, reasons = atHome.reasons) =>
       ({
         ...made.record,
         schema: RECORD_SCHEMA_V1,
         format: 'maxsim',
-        claims: { status: 'PARTIAL', summary: `exit ${exitCode}` },
+        claims: { status: 'PARTIAL', summary: `exit ${exitCode} ${reasons.length}` },
         observed: {
           ...observedV1,
           witnesses: [
@@ -241,21 +239,35 @@ describe('the effective status, re-derived', () => {
           ],
           source: kept,
           effectiveStatus: atHome.status,
-          reasons: atHome.reasons,
+          reasons,
         },
       }) as LedgerRecord;
+    // A v1 record whose stored reasons are what its source gives re-derives exactly, wherever
+    // it is verified.
     const honest = await append(store, made, v1(0), [source]);
-    const report = await verify(store, { root: '/elsewhere' });
-    expect(report.exitCode).toBe(0);
-    expect(
-      byId(report.records.find((r) => r.id === honest)!.checks).get('observed.effectiveStatus'),
-    ).toMatchObject({
+    const exact = await verify(store, { root: '/elsewhere', ids: [honest] });
+    expect(exact.exitCode).toBe(0);
+    expect(byId(exact.records[0]!.checks).get('observed.effectiveStatus')?.verdict).toBe(
+      'verified',
+    );
+    // One the parse cannot reproduce without the file name or work tree the record did not
+    // keep (a v1 rule that depended on them): unverifiable with the reason, never exit 3.
+    const contextual = await append(
+      store,
+      made,
+      v1(0, [
+        ...atHome.reasons,
+        { code: 'MAXSIM_OUTSIDE_WORKTREE', message: 'a path outside the work tree', subject: 'x' },
+      ]),
+      [source],
+    );
+    const differs = await verify(store, { root: '/elsewhere', ids: [contextual] });
+    expect(differs.exitCode).toBe(0);
+    expect(byId(differs.records[0]!.checks).get('observed.effectiveStatus')).toMatchObject({
       verdict: 'unverifiable',
       detail: expect.stringMatching(/v1 record kept neither/),
     });
-    // Read in the work tree it was made in, the same v1 record re-derives exactly.
-    const home = await verify(store, { root: '/work/repo' });
-    expect(byId(home.records[0]!.checks).get('observed.effectiveStatus')?.verdict).toBe('verified');
+    // The caveat never covers what the record did keep: its own witness results.
     const forged = await append(
       store,
       made,

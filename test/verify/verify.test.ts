@@ -220,6 +220,7 @@ describe('verifyLedger', () => {
     const store = new Store();
     const made = await makeRecord(store, {
       files: { 'src/a.ts': 'one\ntwo\nthree\n', 'docs/x.md': 'x\n' },
+      baseFiles: { 'src/a.ts': 'one\n', 'old.ts': 'old\n', 'docs/x.md': 'x\n' },
       claims: {
         artifacts: [
           { path: 'src/a.ts', action: 'modified' },

@@ -65,6 +65,14 @@ export const RecordOutput = z
         timedOut: z.boolean(),
       }),
     ),
+    detected: z
+      .object({
+        format: z.enum(FORMATS),
+        confidence: z.number().min(0).max(1),
+        signals: z.array(z.string()).describe('what in the input decided it'),
+      })
+      .optional()
+      .describe('when the format was detected (no --format): which, how sure, and why'),
   })
   .describe('ledger record --json');
 

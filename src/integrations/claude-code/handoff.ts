@@ -33,7 +33,7 @@ export function pickHandoff(message: string, pinned?: FormatName): PickedHandoff
 
 function detect(bytes: Uint8Array): FormatModule | undefined {
   try {
-    return detectFormat(bytes);
+    return detectFormat(bytes).module;
   } catch {
     return undefined;
   }

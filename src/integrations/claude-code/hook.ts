@@ -14,7 +14,7 @@
  * Claude Code's settings — the file Claude Code snapshots at start-up and asks the user to
  * review when it changes — never from a file the agent could edit during the run.
  */
-import { genericStatus } from '../../formats/markdown.js';
+import { claimedMeaning } from '../../formats/index.js';
 import { isLedgerError, LedgerError, type Problem } from '../../model/errors.js';
 import type { FormatName } from '../../model/record.js';
 import { escapeForTerminal, sanitizeLine } from '../../paths/index.js';
@@ -79,7 +79,9 @@ export async function runClaudeCodeHook(
         : { witnessTimeoutMs: options.witnessTimeoutSeconds * 1000 }),
     });
     const record = toRecordJson(outcome);
-    const claimed = genericStatus(outcome.record);
+    // What the claimed status means in its format's own words; a format without a word (a
+    // Mainark partial) claims nothing, so its effective status stands.
+    const claimed = claimedMeaning(outcome.record) ?? outcome.record.observed.effectiveStatus;
     const lowered = lowerTo(claimed, outcome.record.observed.effectiveStatus) !== claimed;
     const block = lowered && mode === 'lowered' && !retrying;
     const response: HookResponse = block

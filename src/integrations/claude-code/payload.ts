@@ -8,7 +8,7 @@
  * and `agent_transcript_path` (the subagent's own transcript).
  */
 import { z } from 'zod';
-import { issuesToProblems } from '../../formats/markdown.js';
+import { issuesToProblems } from '../../formats/index.js';
 import { LedgerError } from '../../model/errors.js';
 import { STOP_EVENTS, type StopEvent } from './options.js';
 

@@ -114,7 +114,7 @@ describe('ledger hook claude-code, Stop', () => {
     expect(block.decision).toBe('block');
     expect(block.reason).toContain('you claimed PASS, the effective status is failed');
     expect(block.reason).toContain('MAXSIM_FORBIDDEN_PHRASE');
-    expect(block.reason).toContain('MAXSIM_NO_EVIDENCE_MARKERS');
+    expect(block.reason).toContain('MAXSIM_NO_EVIDENCE_BLOCKS');
     // Lowered is not refused: the record is in the ledger, with what lowered it.
     const [recorded] = await records(repo);
     expect(recorded!.format).toBe('maxsim');

@@ -1,0 +1,108 @@
+/**
+ * Paths as handoffs write them, mapped onto repository paths: absolute paths under the
+ * repository's work tree, or under any other worktree of the same repository (`git worktree
+ * list`: an agent that worked in a linked worktree writes its paths), become repository-relative
+ * with the original kept in `as`. Anything else is never guessed at: a path outside every work
+ * tree is kept as written and is `unverifiable` at verify, and a line that is prose, not a path,
+ * is kept as prose.
+ */
+import { posix } from 'node:path';
+import { code, unwrap } from './markdown.js';
+
+export type MappedPath =
+  | { kind: 'repo'; path: string; as?: string }
+  /** Absolute outside every work tree, or climbing out with `..`: kept as written. */
+  | { kind: 'outside'; raw: string }
+  | { kind: 'invalid'; raw: string };
+
+const WINDOWS_ABSOLUTE = /^[A-Za-z]:[\\/]/;
+
+function normalizeRoot(root: string): string {
+  return posix.normalize(root.replace(/\\/g, '/')).replace(/\/+$/, '');
+}
+
+/**
+ * Maps a written path against the work tree roots (the repository's first). Pure: the roots
+ * are given, never looked up here.
+ */
+export function mapPath(raw: string, roots: readonly string[]): MappedPath {
+  const written = unwrap(raw);
+  if (written === '' || written.includes('\0') || written.length > 4096)
+    return { kind: 'invalid', raw };
+  const windows = WINDOWS_ABSOLUTE.test(written);
+  const slashed =
+    windows || roots.some((r) => /^[A-Za-z]:/.test(r)) ? written.replace(/\\/g, '/') : written;
+  if (windows || slashed.startsWith('/')) {
+    const abs = posix.normalize(slashed);
+    for (const root of roots.map(normalizeRoot)) {
+      if (root === '') continue;
+      const inside = windows
+        ? abs.toLowerCase().startsWith(`${root.toLowerCase()}/`)
+        : abs.startsWith(`${root}/`);
+      if (inside) {
+        const rel = abs.slice(root.length + 1).replace(/\/+$/, '');
+        if (rel !== '') return { kind: 'repo', path: rel, as: written };
+      }
+    }
+    return { kind: 'outside', raw: written };
+  }
+  const rel = posix.normalize(slashed);
+  if (rel === '..' || rel.startsWith('../')) return { kind: 'outside', raw: written };
+  if (rel === '.' || rel === '') return { kind: 'invalid', raw };
+  const clean = rel.replace(/\/+$/, '');
+  return clean === slashed
+    ? { kind: 'repo', path: clean }
+    : { kind: 'repo', path: clean, as: written };
+}
+
+export type PathText =
+  | { kind: 'path'; path: string; note?: string; ticked: boolean }
+  | { kind: 'prose'; text: string; why: string };
+
+const GLOB = /[*?[\]{}]/;
+
+/**
+ * Splits a line that should name a file into the path and a trailing note
+ * (`` `src/a.ts` — the parser ``, `README.md (new section)`), or says why it is prose
+ * (`14 maxsim-*.md agent files`, `3 new helper files`): a claim about prose is unverifiable,
+ * never a claim about a file named `14`.
+ */
+export function splitPathAndNote(text: string): PathText {
+  const t = text.trim();
+  const ticked = /^(`+)([^`]+?)\1(?:\s+(.*))?$/s.exec(t);
+  if (ticked) {
+    const path = (ticked[2] ?? '').trim();
+    if (GLOB.test(path)) return { kind: 'prose', text: t, why: 'a pattern, not a path' };
+    const note = (ticked[3] ?? '').trim();
+    return { kind: 'path', path, ticked: true, ...(note === '' ? {} : { note }) };
+  }
+  const token = t.split(/\s+/)[0] ?? '';
+  // `src/a.ts,` or `README.md.` at the end of a sentence: the punctuation is not the name's.
+  const first = token.length > 1 ? token.replace(/[,;:.]+$/, '') : token;
+  const note = t.slice(token.length).trim();
+  if (first === '') return { kind: 'prose', text: t, why: 'no path' };
+  if (GLOB.test(first)) return { kind: 'prose', text: t, why: 'a pattern, not a path' };
+  // One token is a file name even without a dot (`Makefile`); with more words, the first must
+  // look like a path (a slash or an extension), else the line is a description.
+  const pathLike =
+    /[/\\]/.test(first) || /\.[A-Za-z0-9_+-]{1,12}$/.test(first) || /^\.[^./]/.test(first);
+  if (note === '') {
+    return /^[\d.,]+$/.test(first)
+      ? { kind: 'prose', text: t, why: 'a number, not a path' }
+      : { kind: 'path', path: first, ticked: false };
+  }
+  if (!pathLike) return { kind: 'prose', text: t, why: 'a description, not a path' };
+  return { kind: 'path', path: first, note, ticked: false };
+}
+
+/**
+ * A path (and an optional note) written so that splitPathAndNote reads back exactly the same:
+ * bare when that is unambiguous, in backticks otherwise.
+ */
+export function writePath(path: string, note?: string): string {
+  const bare = note === undefined ? path : `${path} ${note}`;
+  const back = splitPathAndNote(bare);
+  if (back.kind === 'path' && back.path === path && back.note === note) return bare;
+  const ticked = `${code(path)}${note === undefined ? '' : ` ${note}`}`;
+  return ticked;
+}

@@ -1,0 +1,48 @@
+/**
+ * How sure an input is a MaxsimCLI handoff, weighing every signal and saying which: the four
+ * contract sections, a status word only MaxsimCLI uses (PASS, FAIL, complete, blocked — PARTIAL
+ * is shared with team results), against the other systems' own words and sections. A document
+ * headed `## Executor Result` whose status is PASS is MaxsimCLI's, not a team result.
+ */
+import type { Detection, Sniff } from '../contract.js';
+import { normalizeTitle } from '../kit/markdown.js';
+import { statusWord } from '../kit/sniff.js';
+import { OWN_STATUS_WORDS, sectionOf } from './vocabulary.js';
+
+const TEAM_SECTIONS = ['summary', 'findings', 'key references', 'confidence'];
+const TEAM_WORDS = ['success', 'failed'];
+
+export function detectMaxsim(input: Sniff): Detection {
+  const md = input.markdown();
+  if (md === null) return { score: 0, signals: [] };
+  const names = new Set<string>();
+  for (const s of md.sections) {
+    const known = sectionOf(s.title);
+    if (known) names.add(known.name);
+  }
+  if (names.size === 0) return { score: 0, signals: [] };
+  const signals = [`contract sections: ${[...names].join(', ')}`];
+  let score = [0, 0.3, 0.55, 0.8, 0.95][names.size] ?? 0.95;
+  const word = statusWord(md, ['status'])?.toLowerCase();
+  if (word !== undefined && OWN_STATUS_WORDS.has(word)) {
+    score = Math.min(0.98, score + 0.15);
+    signals.push(`status ${word.toUpperCase()} is MaxsimCLI's vocabulary`);
+  } else if (word !== undefined && TEAM_WORDS.includes(word)) {
+    score *= 0.3;
+    signals.push(`but status ${word.toUpperCase()} is a team result's vocabulary`);
+  }
+  const team = md.sections.filter((s) => TEAM_SECTIONS.includes(normalizeTitle(s.title))).length;
+  if (team >= 2 && names.size <= 2) {
+    score *= 0.5;
+    signals.push(`but ${team} team-result sections`);
+  }
+  if (/^\s*[*_]*status[*_]*\s*:\s*(completed|blocked|failed)\s*$/im.test(md.body)) {
+    score *= 0.3;
+    signals.push('but a structured-handoff "Status: completed|blocked|failed" line');
+  }
+  if (input.fileName !== undefined && /summary\.md$/i.test(input.fileName)) {
+    score = Math.max(score, 0.6);
+    signals.push('a phase SUMMARY.md file name');
+  }
+  return { score, signals };
+}

@@ -1,0 +1,115 @@
+/**
+ * Evidence in a MaxsimCLI handoff: the commands an `Evidence:` line names and what it says of
+ * them, the verification skill's CLAIM/EVIDENCE/OUTPUT/VERDICT blocks, and the phrases the
+ * completion hook rejects.
+ */
+import type { ClaimedCheck } from '../../model/record.js';
+import { headingOf, unwrap } from '../kit/markdown.js';
+import { EVIDENCE_MARKERS, FORBIDDEN_PHRASES, RUNNERS } from './vocabulary.js';
+
+/** Commands a line of evidence names: backticked runner invocations, else bare `npm test`-likes. */
+export function commandsIn(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(/`([^`\n]+)`/g)) {
+    const c = (m[1] ?? '').trim().replace(/^\$\s+/, '');
+    if (RUNNERS.has(c.split(/\s+/)[0] ?? '') && !found.includes(c)) found.push(c);
+  }
+  if (found.length > 0) return found;
+  const bare =
+    /(?:^|[\s(:;,])((?:npm|pnpm|yarn|bun)\s+(?:run\s+)?[\w:.-]+|npx\s+[\w@/.:-]+(?:\s+(?:run|--[\w-]+))*|make\s+[\w.-]+|cargo\s+(?:test|build|clippy|check)|go\s+(?:test|build|vet)(?:\s+\.\/\.\.\.)?|pytest|tsc(?:\s+--noEmit)?)(?=$|[\s),;:])/g;
+  for (const m of text.matchAll(bare)) {
+    const c = (m[1] ?? '').trim();
+    if (!found.includes(c)) found.push(c);
+  }
+  return found;
+}
+
+const FAILURE =
+  /\b[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b|(?<!\b0\s)\bfail(?:ed|s|ing)?\b/i;
+const EXIT_CODE = /\bexit(?:ed)?\s*(?:with\s*)?(?:code|status)?\s*[:=]?\s*(-?\d{1,3})\b/i;
+/** `` `cmd`: passed (exit code 0) `` — a check stated outright, whatever the command is. */
+const STATED = /^`([^`\n]+)`\s*:\s*(passed|failed|skipped)\b/i;
+
+/** The checks one evidence line states. */
+export function checksInLine(line: string, status: string): ClaimedCheck[] {
+  const exit = EXIT_CODE.exec(line);
+  const exitCode = exit ? Number(exit[1]) : undefined;
+  const stated = STATED.exec(line.trim());
+  if (stated) {
+    return [
+      {
+        command: (stated[1] ?? '').trim().slice(0, 4096),
+        result: (stated[2] ?? '').toLowerCase() as ClaimedCheck['result'],
+        ...(exitCode === undefined ? {} : { exitCode }),
+        details: line,
+      },
+    ];
+  }
+  const failing =
+    FAILURE.test(line) ||
+    (exitCode !== undefined && exitCode !== 0) ||
+    status.toLowerCase() === 'fail';
+  return commandsIn(line).map((command) => ({
+    command: command.slice(0, 4096),
+    result: failing ? 'failed' : 'passed',
+    ...(exitCode === undefined ? {} : { exitCode }),
+    details: line,
+  }));
+}
+
+export interface EvidenceBlock {
+  claim?: string;
+  evidence?: string;
+  output?: string;
+  verdict?: string;
+}
+
+const MARKER_LINE = /^\s*(?:[-*+]\s+)?[*_]*(CLAIM|EVIDENCE|OUTPUT|VERDICT)[*_]*\s*:[*_]*\s*(.*)$/i;
+
+/** The verification skill's evidence blocks, in order. */
+export function evidenceBlocks(text: string): EvidenceBlock[] {
+  const blocks: EvidenceBlock[] = [];
+  let current: EvidenceBlock | null = null;
+  let field: keyof EvidenceBlock | null = null;
+  for (const line of text.split('\n')) {
+    const m = MARKER_LINE.exec(line);
+    if (m) {
+      const key = (m[1] ?? '').toLowerCase() as keyof EvidenceBlock;
+      // `Evidence:` alone (the contract's label) opens no block; a CLAIM always does.
+      if (key === 'claim' || (current !== null && current[key] === undefined)) {
+        if (key === 'claim' || current === null) {
+          current = {};
+          blocks.push(current);
+        }
+        current[key] = (m[2] ?? '').trim();
+        field = key;
+        continue;
+      }
+      field = null;
+      continue;
+    }
+    if (current && field && line.trim() !== '' && !headingOf(line)) {
+      current[field] = `${current[field] ?? ''}\n${line}`.replace(/^\n/, '');
+    } else if (line.trim() === '' || headingOf(line)) {
+      field = null;
+    }
+  }
+  return blocks;
+}
+
+/** A block's verdict as a check result; null for an unknown verdict. */
+export function verdictResult(verdict: string): ClaimedCheck['result'] | null {
+  const v = unwrap(verdict.split('\n')[0] ?? '').toUpperCase();
+  return v === 'PASS' ? 'passed' : v === 'FAIL' ? 'failed' : v === 'SKIPPED' ? 'skipped' : null;
+}
+
+/** Markers absent from the text (empty text passes, as in the upstream hook). */
+export function missingMarkers(text: string): string[] {
+  if (text.trim() === '') return [];
+  return EVIDENCE_MARKERS.filter((m) => !new RegExp(`\\b${m}\\b[*_]*\\s*:`, 'i').test(text));
+}
+
+export function forbiddenPhrasesIn(text: string): string[] {
+  const lower = text.replace(/[\u2018\u2019]/g, "'").toLowerCase();
+  return FORBIDDEN_PHRASES.filter((p) => lower.includes(p.toLowerCase()));
+}

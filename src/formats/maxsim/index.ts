@@ -1,0 +1,44 @@
+/**
+ * MaxsimCLI handoff-contract (seed 000): Markdown with four sections — Key Decisions,
+ * Artifacts, Status (PASS|FAIL|PARTIAL + Evidence; the older AGENTS.md contract's
+ * complete|blocked|partial too) and Deferred Items. See README.md in this folder.
+ */
+import type { LedgerRecord } from '../../model/record.js';
+import type { FormatModule, Uncheckable } from '../contract.js';
+import { isObject, str } from '../kit/values.js';
+import { detectMaxsim } from './detect.js';
+import { emitMaxsim } from './emit.js';
+import { parseMaxsim } from './parse.js';
+import { MAXSIM_VOCABULARY } from './vocabulary.js';
+
+/** Lines under Artifacts that describe files rather than name them: verify cannot check them. */
+function uncheckable(record: LedgerRecord): Uncheckable[] {
+  const prose = record.claims.extra?.['proseArtifacts'];
+  if (!Array.isArray(prose)) return [];
+  return prose.filter(isObject).map((p, i) => ({
+    id: `claims.extra.proseArtifacts[${i}]`,
+    subject: `${str(p['action']) ?? 'Touched'}: ${str(p['text']) ?? ''}`,
+    reason: `${str(p['why']) ?? 'not a path'}: ledger cannot check it`,
+  }));
+}
+
+export const maxsim: FormatModule = {
+  name: 'maxsim',
+  title: 'MaxsimCLI handoff contract',
+  detect: detectMaxsim,
+  parse: parseMaxsim,
+  statusOf: MAXSIM_VOCABULARY.statusOf,
+  wordFor: MAXSIM_VOCABULARY.wordFor,
+  reasonCodes: {
+    MAXSIM_MISSING_SECTION: 'a contract section is absent: at best partial, resubmission requested',
+    MAXSIM_NO_EVIDENCE: 'a status claimed without evidence: failed',
+    MAXSIM_FAILED_EVIDENCE: 'a completion claim whose own evidence reports a failure: failed',
+    MAXSIM_FORBIDDEN_PHRASE: 'an anti-rationalization phrase in place of evidence: failed',
+    MAXSIM_NO_EVIDENCE_BLOCKS:
+      'no verification-skill CLAIM/EVIDENCE/OUTPUT/VERDICT blocks: a note (the contract does not ask for them)',
+    MAXSIM_EVIDENCE_BLOCKS_REQUIRED:
+      "no evidence blocks where the auditor's policy requires them: a completion claim drops to partial",
+  },
+  emitters: [{ name: 'maxsim', title: 'MaxsimCLI handoff (Markdown)', emit: emitMaxsim }],
+  verify: { uncheckable },
+};

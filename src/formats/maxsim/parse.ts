@@ -1,0 +1,251 @@
+/**
+ * A MaxsimCLI handoff → claims, and the system's rules as reasons (never refusals):
+ *   MAXSIM_MISSING_SECTION   a contract section is absent → at best partial (resubmission)
+ *   MAXSIM_NO_EVIDENCE       a status without evidence → failed
+ *   MAXSIM_FAILED_EVIDENCE   a completion claim whose own evidence reports a failure → failed
+ *   MAXSIM_FORBIDDEN_PHRASE  an anti-rationalization phrase → failed
+ *   MAXSIM_NO_EVIDENCE_BLOCKS  no CLAIM/EVIDENCE/OUTPUT/VERDICT blocks: a note (the contract does
+ *                            not ask for them; the verification skill does)
+ *   MAXSIM_EVIDENCE_BLOCKS_REQUIRED  the same, where the auditor's policy makes it a gate: a
+ *                            completion claim drops to partial
+ */
+import type { Problem } from '../../model/errors.js';
+import {
+  worseStatus,
+  type Claims,
+  type ClaimedCheck,
+  type Reason,
+  type Status,
+} from '../../model/record.js';
+import type { ParseContext, ParseResult } from '../contract.js';
+import { claimsProblems, reason } from '../kit/claims.js';
+import { duplicateSection } from '../kit/problems.js';
+import { splitFrontMatter } from '../kit/front-matter.js';
+import { splitSections, type Section } from '../kit/markdown.js';
+import { decodeText, preview } from '../kit/text.js';
+import {
+  checksInLine,
+  commandsIn,
+  evidenceBlocks,
+  forbiddenPhrasesIn,
+  missingMarkers,
+  verdictResult,
+} from './evidence.js';
+import { parseArtifacts, parseDecisions, parseDeferred, parseStatus } from './sections.js';
+import {
+  COMPLETION,
+  MAXSIM_SECTIONS,
+  MAXSIM_VOCABULARY,
+  actionGroup,
+  sectionOf,
+  type SectionName,
+} from './vocabulary.js';
+
+interface Known {
+  body: string;
+  inline?: string;
+}
+
+/** Sub-sections that belong to a contract section (`### Created` under `## Artifacts`). */
+function belongsTo(name: SectionName, sub: Section): boolean {
+  if (name === 'Artifacts') return actionGroup(sub.title) !== undefined;
+  if (name === 'Status') return /^evidence\b/i.test(sub.title.replace(/[*_`]/g, ''));
+  return false;
+}
+
+/** The contract sections found, deeper sub-sections that belong to them folded in. */
+function readLayout(sections: readonly Section[], problems: Problem[]) {
+  const seen = new Map<SectionName, Known>();
+  const layout: { heading: string; body?: string; section?: SectionName }[] = [];
+  for (let i = 0; i < sections.length; i++) {
+    const s = sections[i]!;
+    const known = sectionOf(s.title);
+    if (!known) {
+      layout.push({ heading: s.heading, body: s.body });
+      continue;
+    }
+    let body = s.body;
+    while (i + 1 < sections.length) {
+      const sub = sections[i + 1]!;
+      if (sub.level <= s.level || !belongsTo(known.name, sub)) break;
+      body = `${body}\n\n${sub.heading}\n${sub.body}`.replace(/^\n+/, '');
+      i++;
+    }
+    if (seen.has(known.name)) {
+      problems.push(duplicateSection(known.name, known.name, s.line));
+      continue;
+    }
+    seen.set(known.name, known.inline === undefined ? { body } : { body, inline: known.inline });
+    layout.push({ heading: s.heading, section: known.name });
+  }
+  return { seen, layout };
+}
+
+function blockChecks(text: string, problems: Problem[]): { checks: ClaimedCheck[]; count: number } {
+  const blocks = evidenceBlocks(text);
+  const checks: ClaimedCheck[] = [];
+  blocks.forEach((b, i) => {
+    if (b.verdict === undefined) return;
+    const result = verdictResult(b.verdict);
+    if (result === null) {
+      problems.push({
+        path: `evidenceBlocks[${i}].VERDICT`,
+        message: 'unknown verdict',
+        expected: 'PASS, FAIL or SKIPPED',
+        got: preview(b.verdict),
+      });
+      return;
+    }
+    const command = commandsIn(b.evidence ?? '')[0];
+    const details = [b.claim, b.output].filter((x): x is string => !!x).join('\n');
+    checks.push({
+      ...(command === undefined ? {} : { command }),
+      result,
+      ...(details === '' ? {} : { details }),
+    });
+  });
+  return { checks, count: blocks.length };
+}
+
+export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
+  const decoded = decodeText(bytes);
+  if (!decoded.ok) return decoded;
+  const text = decoded.text;
+  const split = splitFrontMatter(text);
+  const { preamble, sections } = splitSections(split?.body ?? text);
+  const problems: Problem[] = [];
+  const extra: Record<string, unknown> = {};
+  if (split) extra['frontMatter'] = split.raw;
+  if (preamble !== '') extra['preamble'] = preamble;
+  const { seen, layout } = readLayout(sections, problems);
+  if (seen.size === 0) {
+    problems.push({
+      path: '',
+      message: 'no handoff-contract section found',
+      expected: 'headings Key Decisions, Artifacts, Status, Deferred Items',
+      got: preview(text),
+    });
+    return { ok: false, problems };
+  }
+  extra['sections'] = layout;
+  const roots = [ctx.repoRoot, ...(ctx.worktrees ?? [])];
+  const notes: Record<string, string> = {};
+  const claims: Claims = { status: '' };
+
+  const kd = seen.get('Key Decisions');
+  if (kd) {
+    const d = parseDecisions(kd.body);
+    claims.decisions = d.decisions;
+    if (d.notes !== '') notes['Key Decisions'] = d.notes;
+  }
+  const art = seen.get('Artifacts');
+  if (art) {
+    const a = parseArtifacts(art.body, roots, problems);
+    claims.artifacts = a.artifacts;
+    if (a.rest !== '') notes['Artifacts'] = a.rest;
+    if (Object.keys(a.notes).length > 0) extra['artifactNotes'] = a.notes;
+    if (a.prose.length > 0) extra['proseArtifacts'] = a.prose;
+  }
+  const def = seen.get('Deferred Items');
+  if (def) {
+    const d = parseDeferred(def.body, problems);
+    claims.deferred = d.deferred;
+    if (d.notes !== '') notes['Deferred Items'] = d.notes;
+  }
+  const st = seen.get('Status');
+  const status = st ? parseStatus(st.body, st.inline, problems) : null;
+  const blocks = blockChecks(text, problems);
+  if (problems.length > 0) return { ok: false, problems };
+
+  const reasons: Reason[] = [];
+  const lineChecks: ClaimedCheck[] = [];
+  let effective: Status = 'success';
+  const completion = status !== null && COMPLETION.has(status.value.toLowerCase());
+  if (status) {
+    claims.status = status.value;
+    effective = MAXSIM_VOCABULARY.statusOf(status.value) ?? 'partial';
+    if (status.detail !== '') extra['statusDetail'] = status.detail;
+    if (status.notes !== '') extra['statusNotes'] = status.notes;
+    const hasList =
+      status.evidenceInline !== '' || status.evidence.length > 0 || status.evidenceNotes !== '';
+    if (hasList) {
+      extra['evidence'] = status.evidence;
+      if (status.evidenceInline !== '') extra['evidenceInline'] = status.evidenceInline;
+      if (status.evidenceNotes !== '') extra['evidenceNotes'] = status.evidenceNotes;
+    }
+    for (const line of [status.evidenceInline, ...status.evidence])
+      if (line !== '') lineChecks.push(...checksInLine(line, status.value));
+    // The older contract explains blocked/partial in prose under the status: that is evidence.
+    const hasEvidence = hasList || blocks.count > 0 || (!completion && status.notes !== '');
+    if (!hasEvidence) {
+      effective = 'failed';
+      reasons.push(
+        reason(
+          'MAXSIM_NO_EVIDENCE',
+          `status ${status.value} is claimed without evidence; the handoff contract treats it as FAIL`,
+          'Status',
+        ),
+      );
+    }
+    if (completion && [...lineChecks, ...blocks.checks].some((c) => c.result === 'failed')) {
+      effective = 'failed';
+      reasons.push(
+        reason(
+          'MAXSIM_FAILED_EVIDENCE',
+          `status ${status.value} is claimed but its own evidence reports a failure`,
+          'Status',
+        ),
+      );
+    }
+  }
+  const checks = [...lineChecks, ...blocks.checks];
+  if (checks.length > 0) claims.checks = checks;
+  for (const name of MAXSIM_SECTIONS) {
+    if (seen.has(name)) continue;
+    effective = worseStatus(effective, 'partial');
+    reasons.push(
+      reason(
+        'MAXSIM_MISSING_SECTION',
+        `the ${name} section is missing: the orchestrator treats the result as PARTIAL and requests resubmission`,
+        name,
+      ),
+    );
+  }
+  for (const phrase of forbiddenPhrasesIn(text)) {
+    effective = 'failed';
+    reasons.push(
+      reason(
+        'MAXSIM_FORBIDDEN_PHRASE',
+        `"${phrase}" is not evidence (verification skill, anti-rationalization table)`,
+        phrase,
+      ),
+    );
+  }
+  const missing = missingMarkers(text);
+  if (missing.length > 0) {
+    const gate = ctx.options?.maxsim?.requireEvidenceBlocks === true && completion;
+    if (gate) {
+      effective = worseStatus(effective, 'partial');
+      reasons.push(
+        reason(
+          'MAXSIM_EVIDENCE_BLOCKS_REQUIRED',
+          `evidence blocks missing (${missing.join(', ')}): the auditor's policy requires them for a completion claim`,
+          missing.join(','),
+        ),
+      );
+    } else {
+      reasons.push(
+        reason(
+          'MAXSIM_NO_EVIDENCE_BLOCKS',
+          `no verification-skill evidence blocks (${missing.join(', ')} missing); the handoff contract does not require them`,
+          missing.join(','),
+        ),
+      );
+    }
+  }
+  if (Object.keys(notes).length > 0) extra['notes'] = notes;
+  claims.extra = extra;
+  const claimProblems = claimsProblems(claims);
+  if (claimProblems.length > 0) return { ok: false, problems: claimProblems };
+  return { ok: true, handoff: { claims, status: effective, reasons } };
+}

@@ -1,0 +1,83 @@
+/**
+ * MaxsimCLI's words: the four contract sections, the status values of both contract versions,
+ * the deferred-item categories, the verification skill's markers and its anti-rationalization
+ * phrases. Kept apart from the parser so that detection, parsing and emitting agree on them.
+ */
+import type { ClaimedArtifact } from '../../model/record.js';
+import { vocabulary } from '../kit/status.js';
+import { normalizeTitle } from '../kit/markdown.js';
+
+export const MAXSIM_SECTIONS = ['Key Decisions', 'Artifacts', 'Status', 'Deferred Items'] as const;
+export type SectionName = (typeof MAXSIM_SECTIONS)[number];
+
+/**
+ * Status words of the handoff-contract skill (PASS/FAIL/PARTIAL) and of the older AGENTS.md
+ * contract (complete/blocked/partial), case-insensitive. The skill's word comes first: it is
+ * the one written.
+ */
+export const MAXSIM_VOCABULARY = vocabulary(
+  { PASS: 'success', FAIL: 'failed', PARTIAL: 'partial', complete: 'success', blocked: 'blocked' },
+  { fold: 'lower' },
+);
+/** Statuses that claim the work is done: their evidence is held to the completion rules. */
+export const COMPLETION: ReadonlySet<string> = new Set(['pass', 'complete']);
+/** Words only MaxsimCLI uses for a status (PARTIAL is shared with team results). */
+export const OWN_STATUS_WORDS: ReadonlySet<string> = new Set([
+  'pass',
+  'fail',
+  'complete',
+  'blocked',
+]);
+
+export const DEFERRED_CATEGORIES = ['feature', 'bug', 'refactor', 'investigation'] as const;
+
+export const ACTIONS: Readonly<Record<string, ClaimedArtifact['action']>> = {
+  created: 'created',
+  modified: 'modified',
+  deleted: 'deleted',
+};
+
+/** Sub-headings or labels that group artifacts by action (`### Created` inside Artifacts). */
+export function actionGroup(title: string): ClaimedArtifact['action'] | undefined {
+  const t = normalizeTitle(title);
+  if (/^(created|new( files?)?|files? created|added|new files? created)$/.test(t)) return 'created';
+  if (/^(modified|changed|updated|files? modified|modified files?|changed files?)$/.test(t))
+    return 'modified';
+  if (/^(deleted|removed|files? deleted|deleted files?|removed files?)$/.test(t)) return 'deleted';
+  return undefined;
+}
+
+/** Section name of a heading title; `Status: PASS` carries the value in the heading. */
+export function sectionOf(title: string): { name: SectionName; inline?: string } | null {
+  const t = normalizeTitle(title);
+  for (const name of MAXSIM_SECTIONS) if (t === name.toLowerCase()) return { name };
+  const m = /^[*_]*status[*_]*\s*:\s*(.+)$/i.exec(title.trim());
+  if (m) return { name: 'Status', inline: (m[1] ?? '').trim() };
+  return null;
+}
+
+/** The ten phrases MaxsimCLI's completion hook rejects, matched case-insensitively. */
+export const FORBIDDEN_PHRASES = [
+  'should work',
+  'I already checked',
+  'tests were passing before',
+  'this is obviously correct',
+  "I think it's fine",
+  'the logic is sound',
+  'nothing changed in that area',
+  'it worked in my local run',
+  'we can verify later',
+  'this is low risk',
+] as const;
+
+/** The verification skill's evidence-block markers. */
+export const EVIDENCE_MARKERS = ['CLAIM', 'EVIDENCE', 'OUTPUT', 'VERDICT'] as const;
+
+/** First tokens that make a backticked span a command rather than a path or a name. */
+export const RUNNERS: ReadonlySet<string> = new Set(
+  (
+    'npm npx pnpm yarn bun deno node tsc vitest jest mocha eslint prettier pytest python python3 ' +
+    'uv poetry tox ruff mypy go cargo make cmake ctest gradle ./gradlew mvn dotnet git ls cat bash ' +
+    'sh docker bundle rake rspec php composer swift mix gh curl test just biome playwright cypress nx'
+  ).split(' '),
+);

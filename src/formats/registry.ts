@@ -1,0 +1,134 @@
+/**
+ * The registry: which module reads which handoff (by name, or by detection that weighs every
+ * module's signals and says why it chose), and which emitter renders a record in which shape.
+ * Adding a format is adding its folder and one line in MODULES (see CONTRIBUTING in README.md).
+ */
+import { LedgerError } from '../model/errors.js';
+import { FORMATS, type FormatName, type LedgerRecord, type Status } from '../model/record.js';
+import type { Detection, Emitted, Emitter, FormatModule } from './contract.js';
+import { createSniff } from './kit/sniff.js';
+import { kxm } from './kxm/index.js';
+import { ledger } from './ledger/index.js';
+import { mainark } from './mainark/index.js';
+import { maxsim } from './maxsim/index.js';
+import { structured } from './structured/index.js';
+import { team } from './team/index.js';
+
+const MODULES: readonly FormatModule[] = [ledger, maxsim, mainark, kxm, team, structured];
+
+/** Below this score a module does not claim an input. */
+const MIN_SCORE = 0.2;
+/** Two modules closer than this, both confident, is an ambiguity to resolve with --format. */
+const AMBIGUOUS_WITHIN = 0.1;
+
+export function formatModules(): readonly FormatModule[] {
+  return MODULES;
+}
+
+export function isFormatName(name: string): name is FormatName {
+  return (FORMATS as readonly string[]).includes(name);
+}
+
+export function formatModule(name: FormatName): FormatModule {
+  const module = MODULES.find((m) => m.name === name);
+  if (!module) throw new LedgerError('USAGE', `the ${name} format is not available in this build`);
+  return module;
+}
+
+/**
+ * The shapes, as a type for the typed library (`showAs(id, 'kxm-doc')` is checked at compile
+ * time). The modules' emitters define them; the conformance test holds this list to
+ * emitterNames(), so a new emitter that is not added here fails a test, not a user.
+ */
+export const EMITTER_NAMES = [
+  'ledger',
+  'maxsim',
+  'mainark',
+  'mainark-review',
+  'kxm',
+  'kxm-doc',
+  'team',
+  'structured',
+] as const;
+export type EmitterName = (typeof EMITTER_NAMES)[number];
+
+/** Every shape `show --as` can render, module by module, the module's own shape first. */
+export function emitterNames(): string[] {
+  return MODULES.flatMap((m) => m.emitters.map((e) => e.name));
+}
+
+export function isEmitterName(name: string): name is EmitterName {
+  return emitterNames().includes(name);
+}
+
+/** The emitter of a shape and the module that owns it (which reads that shape back). */
+export function findEmitter(name: string): { module: FormatModule; emitter: Emitter } {
+  for (const module of MODULES)
+    for (const emitter of module.emitters) if (emitter.name === name) return { module, emitter };
+  throw new LedgerError('USAGE', `unknown shape ${name}`, {
+    hint: `Shapes: ${emitterNames().join(', ')}`,
+  });
+}
+
+/** What the record's claimed status means, by the rules of the format it came in. */
+export function claimedMeaning(record: LedgerRecord): Status | undefined {
+  return formatModule(record.format).statusOf(record.claims.status);
+}
+
+/** Renders a record in a shape, with the loss report. */
+export function emitAs(name: string, record: LedgerRecord): Emitted {
+  return findEmitter(name).emitter.emit(record, { claimedMeaning: claimedMeaning(record) });
+}
+
+/** The shape a record's kept source bytes are in: `show --as` that shape gives them back. */
+export function sourceShapeOf(record: LedgerRecord): string {
+  const module = formatModule(record.format);
+  return module.sourceShape?.(record) ?? module.emitters[0]?.name ?? module.name;
+}
+
+export interface Detected extends Detection {
+  module: FormatModule;
+  /** Every module's score and signals, best first (what the choice was made from). */
+  ranking: { format: FormatName; score: number; signals: string[] }[];
+}
+
+/**
+ * The module that reads these bytes, chosen on every module's score. No module confident
+ * enough, or two equally confident, is an input error that says what each one saw.
+ */
+export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
+  const sniff = createSniff(bytes, fileName);
+  const ranking = MODULES.map((module) => {
+    let detection: Detection;
+    try {
+      detection = module.detect(sniff);
+    } catch {
+      detection = { score: 0, signals: [] };
+    }
+    return { module, format: module.name, score: detection.score, signals: detection.signals };
+  }).sort((a, b) => b.score - a.score);
+  const [best, second] = ranking;
+  const said = ranking
+    .filter((r) => r.score > 0)
+    .map((r) => `${r.format} ${r.score.toFixed(2)} (${r.signals.join('; ') || 'no signal'})`)
+    .join(', ');
+  const input = fileName ?? 'the input';
+  if (!best || best.score < MIN_SCORE) {
+    throw new LedgerError('INVALID_INPUT', `could not tell which handoff format ${input} is in`, {
+      hint: `${said === '' ? 'No format recognised anything in it. ' : `Scores: ${said}. `}Name it with --format (one of ${FORMATS.join(', ')}).`,
+    });
+  }
+  if (second && second.score >= 0.5 && best.score - second.score < AMBIGUOUS_WITHIN) {
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `${input} looks as much like ${second.format} as like ${best.format}`,
+      { hint: `Scores: ${said}. Name the format with --format.` },
+    );
+  }
+  return {
+    module: best.module,
+    score: best.score,
+    signals: best.signals,
+    ranking: ranking.map(({ format, score, signals }) => ({ format, score, signals })),
+  };
+}

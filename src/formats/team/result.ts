@@ -1,0 +1,249 @@
+/**
+ * A subagent-contract result (`## <role> Result`, `### Status` SUCCESS|PARTIAL|FAILED, Summary,
+ * Findings, Key References, Confidence; the upstream reference's Japanese headings alike) →
+ * claims. `file:line` cells of Key References and of the Findings table become claims that
+ * verify checks; a path outside every work tree is kept as written (verify cannot check it).
+ */
+import type { Problem } from '../../model/errors.js';
+import type { Claims, Finding, Reference, Status } from '../../model/record.js';
+import type { ParseContext, ParseResult } from '../contract.js';
+import { claimsProblems } from '../kit/claims.js';
+import { duplicateSection } from '../kit/problems.js';
+import {
+  column,
+  findTables,
+  headingOf,
+  normalizeTitle,
+  parseFileLine,
+  parseList,
+  splitSections,
+  unwrap,
+} from '../kit/markdown.js';
+import { mapPath } from '../kit/paths.js';
+import { preview, trimBlock } from '../kit/text.js';
+import { extractInsights } from './insights.js';
+import { resultRules } from './result-rules.js';
+import { RESULT_VOCABULARY, keyOf, roleOf, type Key } from './vocabulary.js';
+
+const UNVERIFIED = /\[UNVERIFIED\]/i;
+
+/** A written `file:line` location as a claim: mapped into the repository, else as written. */
+export function located(
+  text: string,
+  roots: readonly string[],
+): { path: string; line?: number; endLine?: number } | null {
+  const fl = parseFileLine(text);
+  if (!fl) return null;
+  const mapped = mapPath(fl.path, roots);
+  if (mapped.kind === 'invalid') return null;
+  const path = mapped.kind === 'repo' ? mapped.path : mapped.raw;
+  return {
+    path: path.slice(0, 4096),
+    ...(fl.line === undefined ? {} : { line: fl.line }),
+    ...(fl.endLine === undefined ? {} : { endLine: fl.endLine }),
+  };
+}
+
+export function referencesIn(body: string, roots: readonly string[]): Reference[] {
+  const refs: Reference[] = [];
+  for (const table of findTables(body.split('\n'))) {
+    let loc = column(table.header, ['location', '場所', 'file:line', 'file', 'ファイル', 'path']);
+    for (const row of table.rows) {
+      if (loc < 0)
+        loc = row.findIndex(
+          (cell) => parseFileLine(cell.replace(UNVERIFIED, '').split(/[,、]\s*/)[0] ?? '') !== null,
+        );
+      const cell = row[loc] ?? '';
+      const unverified = UNVERIFIED.test(row.join(' '));
+      const note = row
+        .filter((_, i) => i !== loc)
+        .map((c) => c.replace(UNVERIFIED, '').trim())
+        .filter((c) => c !== '')
+        .join(' — ');
+      for (const part of cell.replace(UNVERIFIED, '').split(/[,、]\s*/)) {
+        const at = located(part, roots);
+        if (!at) continue;
+        refs.push({
+          ...at,
+          ...(note === '' ? {} : { note }),
+          ...(unverified ? { unverified: true } : {}),
+        });
+      }
+    }
+  }
+  return refs;
+}
+
+export function findingsIn(body: string, roots: readonly string[]): Finding[] {
+  const out: Finding[] = [];
+  for (const table of findTables(body.split('\n'))) {
+    const sev = column(table.header, ['severity', '重大度', 'priority', '優先度']);
+    if (sev < 0) continue;
+    const id = column(table.header, ['id']);
+    const loc = column(table.header, ['file:line', 'location', '場所', 'file', 'path']);
+    let sum = column(table.header, [
+      'issue',
+      '問題',
+      'summary',
+      'description',
+      'title',
+      'finding',
+      'name',
+    ]);
+    if (sum < 0) sum = table.header.findIndex((_, i) => i !== sev && i !== id && i !== loc);
+    for (const row of table.rows) {
+      const summary = [row[id] ?? '', row[sum] ?? ''].filter((x) => x !== '').join(': ');
+      const at = loc >= 0 ? located((row[loc] ?? '').replace(UNVERIFIED, '').trim(), roots) : null;
+      out.push({
+        severity: unwrap(row[sev] ?? '') || 'unknown',
+        summary: summary || '(no summary)',
+        ...(at === null ? {} : { path: at.path }),
+        ...(at?.line === undefined ? {} : { line: at.line }),
+      });
+    }
+  }
+  return out;
+}
+
+/** `- [Issue]: description | Severity: critical` lines of the Issues section. */
+function issuesIn(body: string): Finding[] {
+  return parseList(body).items.flatMap((item) => {
+    const m = /^(.*?)\s*\|\s*(?:Severity|重大度)\s*[:：]\s*(\S+)\s*$/is.exec(item.text);
+    return m
+      ? [{ severity: unwrap(m[2] ?? ''), summary: (m[1] ?? '').trim() || '(no summary)' }]
+      : [];
+  });
+}
+
+const CONFIDENCE = /^\s*[*_]*(\d{1,4})[*_]*(\s*(?:\/\s*100|%)?\s*(?:[-–—:]\s*|\s+|$))([\s\S]*)$/;
+
+export function parseResult(text: string, ctx: ParseContext): ParseResult {
+  const roots = [ctx.repoRoot, ...(ctx.worktrees ?? [])];
+  const { preamble, sections } = splitSections(text, 3);
+  const problems: Problem[] = [];
+  const start = sections.findIndex((s) => s.level <= 2 && roleOf(s.title) !== null);
+  if (start < 0 && !sections.some((s) => keyOf(s.title)?.key === 'status')) {
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '',
+          message: 'no subagent result found',
+          expected: 'a "## <role> Result" heading and a "### Status" section',
+          got: preview(text),
+        },
+      ],
+    };
+  }
+  const role = start >= 0 ? (roleOf(sections[start]?.title ?? '') ?? '') : '';
+  const extra: Record<string, unknown> = { input: 'result' };
+  if (role !== '') extra['role'] = role;
+  if (preamble !== '') extra['preamble'] = preamble;
+
+  const layout: Record<string, unknown>[] = [];
+  const got = new Map<Key, { body: string; inline?: string }>();
+  let ended = false;
+  sections.forEach((s, i) => {
+    const gap = s.gap ? { gap: true } : {};
+    const k = keyOf(s.title);
+    if (i > start && start >= 0 && s.level <= 2 && roleOf(s.title) !== null) ended = true;
+    if (ended || i === start || !k || (i < start && start >= 0)) {
+      layout.push({ heading: s.heading, body: s.body, ...gap });
+      return;
+    }
+    if (got.has(k.key)) {
+      problems.push(duplicateSection(s.title, s.title, s.line));
+      return;
+    }
+    got.set(k.key, k.inline === undefined ? { body: s.body } : { body: s.body, inline: k.inline });
+    // Findings and Key References stay verbatim (free-form); their claims are derived from them.
+    if (k.key === 'findings' || k.key === 'references')
+      layout.push({ heading: s.heading, body: s.body, ...gap });
+    else
+      layout.push({
+        heading: s.heading,
+        ...(k.inline === undefined ? {} : { inline: true }),
+        ...gap,
+      });
+  });
+  extra['sections'] = layout;
+
+  const claims: Claims = { status: '' };
+  let status: Status = 'partial';
+  const st = got.get('status');
+  if (!st) {
+    problems.push({
+      path: 'Status',
+      message: 'the Status section is missing',
+      expected: 'SUCCESS, PARTIAL or FAILED',
+      got: '(missing)',
+    });
+  } else {
+    const lines = (st.inline ?? st.body).split('\n');
+    const first = st.inline ?? lines.find((l) => l.trim() !== '') ?? '';
+    const m = /^\s*[*_`]*([A-Za-z]+)[*_`]*\s*(.*)$/.exec(first);
+    const value = m?.[1] ?? '';
+    if (RESULT_VOCABULARY.statusOf(value) === undefined || /^[|/]/.test(m?.[2] ?? '')) {
+      problems.push({
+        path: 'Status',
+        message: 'unknown status value',
+        expected: 'SUCCESS, PARTIAL or FAILED',
+        got: preview(first),
+      });
+    } else {
+      claims.status = value;
+      status = RESULT_VOCABULARY.statusOf(value) ?? 'partial';
+      const detail = (m?.[2] ?? '').trim();
+      if (detail !== '') extra['statusDetail'] = detail;
+      const notes =
+        st.inline === undefined
+          ? trimBlock(lines.slice(lines.indexOf(first) + 1).join('\n'))
+          : st.body;
+      if (notes !== '') extra['statusNotes'] = notes;
+    }
+  }
+  const conf = got.get('confidence');
+  if (conf) {
+    const whole =
+      conf.inline === undefined
+        ? conf.body
+        : [conf.inline, conf.body].filter((x) => x !== '').join('\n');
+    const m = CONFIDENCE.exec(whole);
+    const value = m ? Number(m[1]) : NaN;
+    if (!m || value > 100) {
+      problems.push({
+        path: 'Confidence',
+        message: 'confidence must be a number 0-100 with a justification',
+        expected: '[0-100] - [justification]',
+        got: preview(whole),
+      });
+    } else {
+      const justification = trimBlock(m[3] ?? '');
+      claims.confidence = { value, ...(justification === '' ? {} : { justification }) };
+      extra['confidenceSeparator'] = m[2] ?? '';
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems };
+
+  const sum = got.get('summary');
+  if (sum) claims.summary = [sum.inline ?? '', sum.body].filter((x) => x !== '').join('\n');
+  const fin = got.get('findings');
+  const issues = layout
+    .filter((l) => /^(issues|問題)/i.test(headingOf(String(l['heading']))?.title ?? ''))
+    .map((l) => String(l['body'] ?? ''));
+  const findings = [...(fin ? findingsIn(fin.body, roots) : []), ...issues.flatMap(issuesIn)];
+  if (findings.length > 0) claims.findings = findings;
+  const refs = got.get('references');
+  if (refs) claims.references = referencesIn(refs.body, roots);
+  const next = got.get('next');
+  if (next) claims.nextStep = [next.inline ?? '', next.body].filter((x) => x !== '').join('\n');
+  const insights = extractInsights(text, ctx.now, role === '' ? undefined : role);
+  if (insights.length > 0) claims.insights = insights;
+  claims.extra = extra;
+
+  const titles = layout.map((l) => normalizeTitle(headingOf(String(l['heading']))?.title ?? ''));
+  const rules = resultRules(claims, status, new Set(got.keys()), titles, text);
+  const cp = claimsProblems(claims);
+  if (cp.length > 0) return { ok: false, problems: cp };
+  return { ok: true, handoff: { claims, status: rules.status, reasons: rules.reasons } };
+}

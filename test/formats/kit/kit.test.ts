@@ -1,0 +1,258 @@
+/**
+ * The shared kit, each helper against the cases that broke its hand-written predecessors:
+ * nested YAML front matter, CommonMark fences, prototype keys, paths that are prose, and
+ * renderings that must read back as themselves.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  readFrontMatter,
+  splitFrontMatter,
+  writeFrontMatter,
+  type FrontMap,
+} from '../../../src/formats/kit/front-matter.js';
+import { readJson, MAX_JSON_DEPTH } from '../../../src/formats/kit/json.js';
+import { issuesToProblems } from '../../../src/formats/kit/problems.js';
+import {
+  cellRoundTrips,
+  escapeCell,
+  listItem,
+  listItemRoundTrips,
+  parseList,
+  splitRow,
+  splitSections,
+} from '../../../src/formats/kit/markdown.js';
+import { mapPath, splitPathAndNote, writePath } from '../../../src/formats/kit/paths.js';
+import { vocabulary } from '../../../src/formats/kit/status.js';
+import { decodeText, MAX_HANDOFF_BYTES, sniffText } from '../../../src/formats/kit/text.js';
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+describe('front matter (yaml)', () => {
+  it('reads nested maps as nested maps (the hand-written subset read a:{b:null, c:"1"})', () => {
+    const r = readFrontMatter('a:\n  b:\n    c: 1');
+    expect(r).toEqual({ ok: true, value: { a: { b: { c: 1 } } } });
+  });
+  it('keeps dates as text, floats as their decimal string, comments out', () => {
+    const r = readFrontMatter(
+      'created: 2026-09-08\nratio: 0.5\nstatus: "draft" # draft | in_review',
+    );
+    expect(r).toEqual({
+      ok: true,
+      value: { created: '2026-09-08', ratio: '0.5', status: 'draft' },
+    });
+  });
+  it('refuses duplicate keys, explicit tags, prototype keys and broken YAML, each located', () => {
+    for (const [raw, got] of [
+      ['a: 1\na: 2', /DUPLICATE_KEY/],
+      ['a: !!binary aGVsbG8=', /tag:yaml.org,2002:binary/],
+      ['__proto__: {x: 1}', /__proto__/],
+      ['a: [1', /./],
+    ] as const) {
+      const r = readFrontMatter(raw);
+      expect(r.ok, raw).toBe(false);
+      if (!r.ok) {
+        expect(r.problems[0]?.path).toMatch(/^frontMatter/);
+        expect(JSON.stringify(r.problems)).toMatch(got);
+      }
+    }
+  });
+  it('splits only a leading block', () => {
+    expect(splitFrontMatter('---\nx: 1\n---\n# body\n')).toEqual({ raw: 'x: 1', body: '# body\n' });
+    expect(splitFrontMatter('# body\n---\nx: 1\n---\n')).toBeNull();
+    expect(splitFrontMatter('---\n---\nbody')).toEqual({ raw: '', body: 'body' });
+  });
+  it('what writeFrontMatter writes, readFrontMatter reads back to the same value', () => {
+    const scalar = fc.oneof(fc.string(), fc.boolean(), fc.constant(null), fc.integer());
+    const value = fc.dictionary(
+      fc.string({ minLength: 1 }),
+      fc.oneof(scalar, fc.array(scalar), fc.dictionary(fc.string({ minLength: 1 }), scalar)),
+    );
+    fc.assert(
+      fc.property(value, (fm) => {
+        fc.pre(!Object.keys(fm).some((k) => ['__proto__', 'constructor', 'prototype'].includes(k)));
+        fc.pre(
+          !Object.values(fm).some(
+            (v) =>
+              v !== null &&
+              typeof v === 'object' &&
+              !Array.isArray(v) &&
+              Object.keys(v).some((k) => ['__proto__', 'constructor', 'prototype'].includes(k)),
+          ),
+        );
+        const text = writeFrontMatter(fm as FrontMap);
+        const split = splitFrontMatter(`${text}\n`);
+        expect(split).not.toBeNull();
+        expect(readFrontMatter(split!.raw)).toEqual({ ok: true, value: fm });
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('markdown', () => {
+  it('a fence closes only with its own character, at least as long (CommonMark 4.5)', () => {
+    const text = ['````md', '### Status', '```', '## Inside', '````', '## Outside', 'x'].join('\n');
+    expect(splitSections(text).sections.map((s) => s.title)).toEqual(['Outside']);
+    const tilde = ['~~~', '```', '## Inside', '~~~', '## After'].join('\n');
+    expect(splitSections(tilde).sections.map((s) => s.title)).toEqual(['After']);
+  });
+  it('an unclosed fence runs to the end; an info string with a backtick is no fence', () => {
+    expect(splitSections('```\n## A\n').sections).toEqual([]);
+    expect(splitSections('``` a`b\n## A\n').sections.map((s) => s.title)).toEqual(['A']);
+  });
+  it('list items and table cells read back as themselves, or say they do not', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), (text) => {
+        if (listItemRoundTrips(text)) {
+          const { items } = parseList(listItem(text));
+          expect(items[0]?.text).toBe(text);
+        }
+        if (cellRoundTrips(text)) expect(splitRow(`| ${escapeCell(text)} |`)[0]).toBe(text);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(listItemRoundTrips('two\nlines')).toBe(true);
+    expect(listItemRoundTrips('a\n\n## heading')).toBe(false);
+    expect(cellRoundTrips('a | b')).toBe(true);
+    expect(cellRoundTrips(' padded')).toBe(false);
+  });
+});
+
+describe('json', () => {
+  it('refuses prototype keys at any depth and nesting past the limit, located', () => {
+    const r = readJson(enc('{"a":[{"__proto__":{"x":1}}],"constructor":1}'));
+    expect(r.ok).toBe(false);
+    if (!r.ok)
+      expect(r.problems.map((p) => p.path).sort()).toEqual(['a[0].__proto__', 'constructor']);
+    const deep = `${'['.repeat(MAX_JSON_DEPTH + 2)}${']'.repeat(MAX_JSON_DEPTH + 2)}`;
+    expect(readJson(enc(deep)).ok).toBe(false);
+    expect(({} as Record<string, unknown>)['x']).toBeUndefined();
+  });
+  it('says what was expected when it is not JSON', () => {
+    const r = readJson(enc('{"a":'), 'a structured-handoff JSON object');
+    expect(r).toMatchObject({
+      ok: false,
+      problems: [{ path: '', expected: 'a structured-handoff JSON object' }],
+    });
+  });
+});
+
+describe('text', () => {
+  it('refuses invalid UTF-8 and oversized input before decoding; normalises line ends', () => {
+    expect(decodeText(new Uint8Array([0x61, 0xff]))).toMatchObject({ ok: false });
+    expect(decodeText(new Uint8Array(MAX_HANDOFF_BYTES + 1))).toMatchObject({ ok: false });
+    expect(decodeText(enc('\uFEFFa\r\nb\rc'))).toEqual({ ok: true, text: 'a\nb\nc' });
+  });
+  it('sniffs the first MiB without calling a cut character invalid', () => {
+    const big = new Uint8Array(enc(`${'a'.repeat((1 << 20) - 1)}é`));
+    expect(sniffText(big)).toBe('a'.repeat((1 << 20) - 1));
+  });
+});
+
+describe('paths', () => {
+  it('maps absolute paths under any worktree into the repository, keeping what was written', () => {
+    const roots = ['/home/dev/project', '/home/dev/project-wt/feature'];
+    expect(mapPath('/home/dev/project-wt/feature/src/a.ts', roots)).toEqual({
+      kind: 'repo',
+      path: 'src/a.ts',
+      as: '/home/dev/project-wt/feature/src/a.ts',
+    });
+    expect(mapPath('/home/dev/project-wt/other/a.ts', roots)).toEqual({
+      kind: 'outside',
+      raw: '/home/dev/project-wt/other/a.ts',
+    });
+    expect(mapPath('../x.ts', roots)).toMatchObject({ kind: 'outside' });
+    expect(mapPath('`src/b.ts`', roots)).toEqual({
+      kind: 'repo',
+      path: 'src/b.ts',
+    });
+  });
+  it('tells a path (with a note) from prose', () => {
+    expect(splitPathAndNote('14 maxsim-*.md agent files')).toMatchObject({ kind: 'prose' });
+    expect(splitPathAndNote('3 new helper files')).toMatchObject({ kind: 'prose' });
+    expect(splitPathAndNote('maxsim-*.md')).toMatchObject({
+      kind: 'prose',
+      why: 'a pattern, not a path',
+    });
+    expect(splitPathAndNote('Makefile')).toEqual({ kind: 'path', path: 'Makefile', ticked: false });
+    expect(splitPathAndNote('README.md (new section)')).toEqual({
+      kind: 'path',
+      path: 'README.md',
+      note: '(new section)',
+      ticked: false,
+    });
+    expect(splitPathAndNote('`docs/My File.md` — renamed')).toEqual({
+      kind: 'path',
+      path: 'docs/My File.md',
+      note: '— renamed',
+      ticked: true,
+    });
+    expect(splitPathAndNote('src/a.ts,')).toMatchObject({ kind: 'path', path: 'src/a.ts' });
+  });
+  it('writePath writes what splitPathAndNote reads back', () => {
+    const seg = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_. -]{0,10}$/);
+    fc.assert(
+      fc.property(
+        fc.array(seg, { minLength: 1, maxLength: 3 }),
+        fc.option(fc.stringMatching(/^[a-z(][a-z ()]{0,12}[a-z)]$/), { nil: undefined }),
+        (parts, note) => {
+          const path = parts
+            .map((p) => p.trim())
+            .filter((p) => p !== '')
+            .join('/');
+          fc.pre(path !== '' && !/[*?[\]{}`]/.test(path));
+          const back = splitPathAndNote(writePath(path, note));
+          expect(back).toMatchObject({
+            kind: 'path',
+            path,
+            ...(note === undefined ? {} : { note }),
+          });
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('one zod-issue converter', () => {
+  it('locates every issue, one problem per unknown key, saying what was expected and got', () => {
+    const schema = z.strictObject({ a: z.enum(['x', 'y']), b: z.number().int(), c: z.string() });
+    const input = { a: 'z', b: 1.5, extra: 1, more: 2 };
+    const r = schema.safeParse(input);
+    expect(r.success).toBe(false);
+    if (r.success) return;
+    const problems = issuesToProblems(r.error.issues, input, { prefix: ['from'] });
+    expect(problems.map((p) => p.path).sort()).toEqual([
+      'from.a',
+      'from.b',
+      'from.c',
+      'from.extra',
+      'from.more',
+    ]);
+    expect(problems.find((p) => p.path === 'from.a')).toMatchObject({
+      expected: 'one of "x", "y"',
+      got: '"z"',
+    });
+    expect(problems.find((p) => p.path === 'from.c')).toMatchObject({
+      message: 'required field is missing',
+      got: '(missing)',
+    });
+  });
+});
+
+describe('status vocabulary', () => {
+  it('reads and writes from one table, with the fallback for a status the system has no word for', () => {
+    const v = vocabulary(
+      { completed: 'success', blocked: 'blocked', failed: 'failed' },
+      { fallback: { partial: 'blocked' } },
+    );
+    expect(v.statusOf('completed')).toBe('success');
+    expect(v.statusOf('Completed')).toBeUndefined();
+    expect(v.wordFor('partial')).toBe('blocked');
+    const folded = vocabulary({ PASS: 'success', complete: 'success' }, { fold: 'lower' });
+    expect(folded.statusOf('pass')).toBe('success');
+    expect(folded.wordFor('success')).toBe('PASS');
+  });
+});
