@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { ledgerIsEmpty, listLog } from '../src/app/query.js';
 import { withRepo } from '../src/app/repo.js';
+import { claimedStatusLabel } from '../src/model/vocabulary.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Log extends LedgerCommand {
@@ -35,7 +36,7 @@ export default class Log extends LedgerCommand {
               const status =
                 i.claimedStatus === i.effectiveStatus
                   ? i.effectiveStatus
-                  : `${i.effectiveStatus} (claimed ${i.claimedStatus})`;
+                  : `${i.effectiveStatus} (claimed ${claimedStatusLabel(i.claimedStatus)})`;
               const head = `${i.id.slice(0, 19)}  ${i.recordedAt}  ${sanitizeLine(status)}  ${sanitizeLine(i.task ?? '-')}  [${i.format}]`;
               return i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head;
             })

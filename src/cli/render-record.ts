@@ -3,6 +3,7 @@
  * cannot drive the terminal.
  */
 import type { LedgerRecord } from '../model/record.js';
+import { claimedStatusLabel } from '../model/vocabulary.js';
 import type { SignatureVerdict } from '../verify/signatures.js';
 import { escapeForTerminal, sanitizeLine } from '../paths/index.js';
 
@@ -20,7 +21,7 @@ export function renderRecord(
   out.push(`format ${record.format}  ·  schema ${record.schema}`);
   out.push('');
   out.push(
-    `status: ${sanitizeLine(claims.status)} (claimed by the agent) → ${observed.effectiveStatus} (derived by ledger)`,
+    `status: ${sanitizeLine(claimedStatusLabel(claims.status))} (claimed by the agent) → ${observed.effectiveStatus} (derived by ledger)`,
   );
   for (const r of observed.reasons) out.push(`  ${r.code}: ${sanitizeLine(r.message)}`);
   out.push('');

@@ -23,6 +23,14 @@ export function statusRank(status: Status): number {
   return STATUSES.indexOf(status);
 }
 
+/**
+ * A claimed status as a person reads it: the agent's own word, or "no status" when the handoff
+ * claimed none (an empty claim printed as is reads as a rendering bug: "claimed , effective …").
+ */
+export function claimedStatusLabel(claimed: string): string {
+  return claimed.trim() === '' ? 'no status' : claimed;
+}
+
 /** The worse of two statuses (success < partial < blocked < failed). */
 export function worseStatus(a: Status, b: Status): Status {
   return statusRank(b) > statusRank(a) ? b : a;

@@ -10,6 +10,7 @@
  * strings. Every value on the page goes through `html` (see `escape.ts`).
  */
 import { createHash } from 'node:crypto';
+import { claimedStatusLabel } from '../model/vocabulary.js';
 import type { Check } from '../verify/types.js';
 import { html, SafeHtml } from './escape.js';
 import { VERDICT_RANK, type AuditRecord, type AuditReport } from './model.js';
@@ -246,7 +247,7 @@ function facts(rec: NonNullable<AuditRecord['record']>, r: AuditRecord): SafeHtm
         ${verified.length > 0 ? html`(verified: ${verified.join(', ')})` : rec.producer === undefined ? '' : '(claimed, not proven)'}
       </dd>
       <dt>claimed status</dt>
-      <dd class="f-claimed"><bdi>${rec.claimedStatus}</bdi></dd>
+      <dd class="f-claimed"><bdi>${claimedStatusLabel(rec.claimedStatus)}</bdi></dd>
       <dt>effective status</dt>
       <dd class="f-effective">${rec.effectiveStatus}</dd>
       ${

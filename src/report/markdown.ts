@@ -3,6 +3,7 @@
  * request note). Short by design — the verdict, one table row per record, and every check that
  * did not hold — with all agent-written text escaped for GitHub-flavoured Markdown.
  */
+import { claimedStatusLabel } from '../model/vocabulary.js';
 import type { Verdict } from '../verify/types.js';
 import { escapeMarkdown as md } from './escape.js';
 import type { AuditReport } from './model.js';
@@ -51,7 +52,7 @@ export function renderMarkdown(report: AuditReport): string {
         .map(([v, n]) => `${n} ${v}`)
         .join(', ');
       lines.push(
-        `| ${ICON[r.verdict]} | \`${r.id.slice(0, 19)}\` | ${md(r.record?.task ?? '')} | ${md(r.record?.claimedStatus ?? '')} | ` +
+        `| ${ICON[r.verdict]} | \`${r.id.slice(0, 19)}\` | ${md(r.record?.task ?? '')} | ${md(r.record === undefined ? '' : claimedStatusLabel(r.record.claimedStatus))} | ` +
           `${md(r.record?.effectiveStatus ?? (r.integrity ? 'unreadable' : ''))} | ${tally} |`,
       );
     }
