@@ -10,6 +10,7 @@
  *     XDG state directory, keyed by the ledger's identity (`local-state.ts`).
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -149,7 +150,7 @@ export async function readPolicyFile(path: string, namedBy = '--policy'): Promis
  */
 export async function readUserGitConfig(key: string): Promise<string | undefined> {
   for (const scope of ['--global', '--system']) {
-    const result = await runGit(['config', scope, '--get', key], { cwd: homedirOrRoot() });
+    const result = await runGit(['config', scope, '--get', key], { cwd: existingHomeOrRoot() });
     const value = result.stdout.toString('utf8').replace(/\n$/, '');
     if (result.code === 0 && value !== '') return value.trimEnd();
   }
@@ -162,6 +163,16 @@ function homedirOrRoot(): string {
   } catch {
     return '/';
   }
+}
+
+/**
+ * Where to run `git config --global`: the home directory when it exists, else `/`. CI
+ * containers and service accounts often have a HOME that was never created; spawning in a
+ * missing directory fails as ENOENT naming git, which reads as "git is not installed".
+ */
+function existingHomeOrRoot(): string {
+  const home = homedirOrRoot();
+  return existsSync(home) ? home : '/';
 }
 
 /**
