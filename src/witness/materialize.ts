@@ -4,6 +4,8 @@
  * reads them. Objects come through the store port and are checked against their ids, so a
  * store that hands back other bytes is caught here rather than run.
  */
+import { createHash } from 'node:crypto';
+import { createReadStream, writeSync } from 'node:fs';
 import { mkdir, open, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../model/errors.js';
@@ -231,26 +233,68 @@ export async function materializeTree(
       }
       return;
     }
-    const blob = await readObject(reader, task.oid, 'blob');
-    if (task.kind === 'symlink') {
-      const target = Buffer.from(blob.bytes);
-      if (target.length === 0 || target.includes(0)) {
-        throw corrupt(`symlink blob ${task.oid} is not a valid link target`, task.oid);
-      }
-      await exclusive(() => symlink(target, task.path), task.path);
-    } else {
-      const handle = await exclusive(() => open(task.path, 'wx', task.mode), task.path);
-      try {
-        await handle.writeFile(blob.bytes);
-        // the mode given to open() is filtered by the umask; the tree's mode is exact
-        await handle.chmod(task.mode);
-      } finally {
-        await handle.close();
-      }
+    if (task.kind === 'file') {
+      await writeFileBlob(reader, task.oid, task.path, task.mode);
+      files++;
+      return;
     }
+    const target = Buffer.from((await readObject(reader, task.oid, 'blob')).bytes);
+    if (target.length === 0 || target.includes(0)) {
+      throw corrupt(`symlink blob ${task.oid} is not a valid link target`, task.oid);
+    }
+    await exclusive(() => symlink(target, task.path), task.path);
     files++;
   });
   return { files };
+}
+
+/**
+ * One file of the checkout. A blob under the store's whole-read cap is read whole and checked
+ * before it is written. A larger one (a candidate can hold a 200 MB data file; the cap exists so
+ * that ledger's own objects are never allocated blindly) is streamed to the file chunk by chunk
+ * and checked afterwards from the file: the object id hashes its size first, which is known
+ * only once the stream ends.
+ */
+async function writeFileBlob(
+  reader: ObjectReader,
+  oid: string,
+  path: string,
+  mode: number,
+): Promise<void> {
+  let whole: GitObject | undefined;
+  try {
+    whole = await readObject(reader, oid, 'blob');
+  } catch (error) {
+    if (!(error instanceof LedgerError) || error.code !== 'CORRUPT') throw error;
+    // Past the cap, or damaged: streaming and hashing what arrives tells which.
+  }
+  const handle = await exclusive(() => open(path, 'wx', mode), path);
+  try {
+    if (whole !== undefined) {
+      await handle.writeFile(whole.bytes);
+    } else {
+      const info = await reader.readChunks(oid, (chunk) => {
+        writeSync(handle.fd, chunk);
+      });
+      if (info === undefined)
+        throw corrupt(`object ${oid} is missing from the repository`, oid, 'a blob');
+      if (info.type !== 'blob')
+        throw corrupt(`object ${oid} is a ${info.type}, expected a blob`, oid, 'a blob');
+      const actual = await hashFileAsBlob(path, info.size);
+      if (actual !== oid)
+        throw corrupt(`object ${oid} has content whose id is ${actual}`, oid, oid);
+    }
+    // the mode given to open() is filtered by the umask; the tree's mode is exact
+    await handle.chmod(mode);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function hashFileAsBlob(path: string, size: number): Promise<string> {
+  const hash = createHash('sha1').update(`blob ${size}\0`);
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 async function makeDir(path: string, tree: string): Promise<void> {

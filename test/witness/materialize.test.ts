@@ -17,6 +17,8 @@ import { tempDir } from '../helpers/env.js';
 import { isLedgerError } from '../../src/model/errors.js';
 import type { GitObject, ObjectReader, ObjectType } from '../../src/store/port.js';
 import { materializeTree } from '../../src/witness/index.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import { encodeTree, MODE } from '../../src/store/objects.js';
 
 const temp = tempDir;
 
@@ -325,5 +327,49 @@ describe('materializeTree with hostile trees', () => {
     expect(peak).toBeGreaterThan(1);
     expect(peak).toBeLessThanOrEqual(16);
     expect(readFileSync(join(out, 'f42'), 'utf8')).toBe('42');
+  });
+});
+
+describe('materializeTree with files past the whole-read cap', () => {
+  it('streams a blob larger than the cap into the checkout, byte for byte, with its mode', async () => {
+    const store = new MemoryStore({ maxWholeObjectBytes: 64 * 1024 });
+    const big = Buffer.from('a line of candidate data\n'.repeat(12_000)); // 300,000 bytes
+    const blob = await store.write('blob', big);
+    const small = await store.write('blob', Buffer.from('#!/bin/sh\n'));
+    const tree = await store.write(
+      'tree',
+      encodeTree([
+        { mode: MODE.file, name: 'data.bin', oid: blob },
+        { mode: MODE.executable, name: 'run.sh', oid: small },
+      ]),
+    );
+    const out = temp('ledger-mat-out-');
+    expect(await materializeTree(store, tree, out)).toEqual({ files: 2 });
+    expect(readFileSync(join(out, 'data.bin')).equals(big)).toBe(true);
+    expect(lstatSync(join(out, 'data.bin')).mode & 0o777).toBe(0o644);
+    expect(lstatSync(join(out, 'run.sh')).mode & 0o777).toBe(0o755);
+  });
+
+  it('refuses a streamed blob whose bytes do not hash to its id as CORRUPT', async () => {
+    const honest = new MemoryStore({ maxWholeObjectBytes: 64 * 1024 });
+    const blob = await honest.write('blob', Buffer.alloc(200_000, 0x61));
+    const tree = await honest.write(
+      'tree',
+      encodeTree([{ mode: MODE.file, name: 'data.bin', oid: blob }]),
+    );
+    // A store that hands over other bytes under the blob's id, past the cap.
+    const lying: ObjectReader = {
+      read: (oid) => honest.read(oid),
+      readChunks: (oid, onChunk) =>
+        oid === blob
+          ? Promise.resolve().then(() => {
+              onChunk(Buffer.alloc(200_000, 0x62));
+              return { type: 'blob' as const, size: 200_000 };
+            })
+          : honest.readChunks(oid, onChunk),
+    };
+    const error = await refusal(materializeTree(lying, tree, temp('ledger-mat-out-')));
+    expect(isLedgerError(error, 'CORRUPT')).toBe(true);
+    expect((error as Error).message).toMatch(/has content whose id is/);
   });
 });
