@@ -62,6 +62,8 @@ export interface SyncResult {
   attempts: number;
   /** True in a shallow clone (the ledger's own history was checked to be complete). */
   shallow: boolean;
+  /** Things worth knowing that did not stop the sync (e.g. signatures gone from the remote). */
+  notices: string[];
 }
 
 /** Fetch rounds before giving up on a remote that keeps moving. */
@@ -84,6 +86,7 @@ export async function syncLedger(
   const checked = new Set<string>();
   /** Every new log entry checked so far, decoded (for the descent check of the adopted tip). */
   const newEntries = new Map<string, LogEntry>();
+  const notices = new Set<string>();
   let action: SyncAction = 'up-to-date';
 
   for (let round = 1; round <= MAX_ROUNDS; round++) {
@@ -96,7 +99,12 @@ export async function syncLedger(
       remoteTip === undefined ? undefined : await readRemoteTip(store, remoteTip, remote);
 
     let anchor = await store.readRef(anchorRef);
-    if (anchor !== undefined) await refuseRollback(store, remote, anchor, remoteHead);
+    const vanished =
+      anchor === undefined ? 0 : await refuseRollback(store, remote, anchor, remoteHead);
+    if (vanished > 0)
+      notices.add(
+        `${vanished} signature/attestation leaf(s) this clone saw on ${remote} are gone there (no record or log entry is lost)`,
+      );
 
     // Join: loop because a local `ledger record` may move the ref under us.
     let next: string | undefined;
@@ -197,6 +205,7 @@ export async function syncLedger(
         pushed: false,
         attempts: round,
         shallow,
+        notices,
       });
     }
     progress(`pushing ${behind} log entr${behind === 1 ? 'y' : 'ies'} to ${remote}`);
@@ -216,6 +225,7 @@ export async function syncLedger(
         pushed: true,
         attempts: round,
         shallow,
+        notices,
       });
     }
     progress(`${remote} moved meanwhile (${pushed.detail}); fetching again`);
@@ -230,8 +240,10 @@ export async function syncLedger(
   );
 }
 
-function result(r: Omit<SyncResult, 'received'> & { received: Set<string> }): SyncResult {
-  return { ...r, received: [...r.received].sort() };
+function result(
+  r: Omit<SyncResult, 'received' | 'notices'> & { received: Set<string>; notices: Set<string> },
+): SyncResult {
+  return { ...r, received: [...r.received].sort(), notices: [...r.notices] };
 }
 
 function unchecked(sets: LeafSets, checked: ReadonlySet<string>): LeafSets {
@@ -301,23 +313,30 @@ async function writeJoin(
 }
 
 /**
- * A remote whose ledger lacks anything this clone saw there before went backwards or was
- * rewritten. Refused, naming the records, before anything is adopted.
+ * A remote whose ledger lacks a record or log entry this clone saw there before, or holds
+ * another object under a path it saw, went backwards or was rewritten. Refused, naming the
+ * records, before anything is adopted. Returns how many signatures/attestations seen there
+ * before are gone (not a rollback: see below).
  */
 async function refuseRollback(
   store: ObjectStore,
   remote: string,
   anchor: string,
   remoteHead: Tip | undefined,
-): Promise<void> {
+): Promise<number> {
   const object = await store.read(anchor);
-  if (!object || object.type !== 'commit') return; // a damaged marker only weakens detection
+  if (!object || object.type !== 'commit') return 0; // a damaged marker only weakens detection
   const seenTree = parseCommit(object.bytes, anchor).tree;
   const diff = await diffLedgerTrees(store, seenTree, remoteHead?.tree);
   const lostEntries = leavesIn(diff.removed, LOG_DIR);
-  if (countLeaves(diff.removed) === 0 && diff.conflicts.length === 0) return;
   const records = new Set(leavesIn(diff.removed, RECORDS_DIR).keys());
   const lostLeaves = countLeaves(diff.removed) - lostEntries.size - records.size;
+  // Signatures and attestations are annotations: they take no log position and nothing chains
+  // to them, so one that vanished (a collaborator's junk signature, removed again) loses no
+  // record. Only lost records or log entries, or a path now holding another object, are a
+  // rollback (issue 8); a vanished annotation is worth a notice, not a refusal.
+  if (lostEntries.size === 0 && records.size === 0 && diff.conflicts.length === 0)
+    return lostLeaves;
   for (const [id, blob] of lostEntries) {
     const entry = await readEntry(store, id, blob).catch(() => undefined);
     if (entry?.entry.record) records.add(entry.entry.record);
