@@ -1,9 +1,17 @@
 // Shared bench helpers: deterministic source-text generation, scratch repositories, timing.
 // Plain JS ESM (runs after `npm run build`, no TypeScript toolchain needed).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -212,3 +220,101 @@ export function median(values) {
 }
 
 export const RUNS = Math.max(1, Number(process.env.BENCH_RUNS ?? 5));
+
+/** BENCH_SCALE=1: the 100,000-record rows (bench/scale.mjs) run too. */
+export const SCALE = process.env.BENCH_SCALE === '1';
+
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+
+/**
+ * Runs a command to completion under /usr/bin/time when there is one, so that CPU seconds
+ * (user + system of the process and its children) are reported next to the wall clock: on a
+ * busy machine they move much less. Throws on a non-zero exit.
+ */
+export async function measure(cmd, args, options = {}) {
+  if (!TIME) return { ...(await timedOk(cmd, args, options)), cpu: undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-time-'));
+  const out = join(dir, 'time');
+  try {
+    const r = await timedOk(TIME, ['-f', '%U %S', '-o', out, cmd, ...args], options);
+    const [user, sys] = readFileSync(out, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+    return { ...r, cpu: user + sys };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs `contenders` (name → async () => { seconds, cpu? }) `runs` times each, rotating the order
+ * every run so that none always goes first or after the same one. Returns wall and CPU samples
+ * per name.
+ */
+export async function rotate(contenders, runs, log, label) {
+  const names = Object.keys(contenders);
+  const samples = Object.fromEntries(names.map((n) => [n, { wall: [], cpu: [] }]));
+  for (let run = 0; run < runs; run++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(run + k) % names.length];
+      const r = await contenders[name]();
+      samples[name].wall.push(r.seconds);
+      if (r.cpu !== undefined) samples[name].cpu.push(r.cpu);
+      log(
+        `  ${label} run ${run + 1}/${runs} ${name}: ${r.seconds.toFixed(3)} s${r.cpu === undefined ? '' : ` (cpu ${r.cpu.toFixed(2)} s)`}`,
+      );
+    }
+  }
+  return samples;
+}
+
+/** Median wall (or cpu) seconds of one contender's samples; undefined when there are none. */
+export function medianOf(samples, name, kind = 'wall') {
+  const values = samples[name]?.[kind];
+  return values?.length ? median(values) : undefined;
+}
+
+/** A table row comparing contender `name` with `peerName` from the same samples. */
+export function row(samples, { name, contender, peer, peerName, target, note }) {
+  const seconds = medianOf(samples, contender);
+  const peerSeconds = medianOf(samples, peerName);
+  return {
+    name,
+    seconds,
+    cpuSeconds: medianOf(samples, contender, 'cpu'),
+    peer,
+    peerSeconds,
+    peerCpuSeconds: medianOf(samples, peerName, 'cpu'),
+    ratio: seconds / peerSeconds,
+    target,
+    ...(note === undefined ? {} : { note }),
+  };
+}
+
+/**
+ * The git subcommands one `ledger ARGS…` in `cwd` runs (each spawn costs 7–15 ms here): a `git`
+ * first on PATH logs its arguments and runs the real one. Not timed.
+ */
+export async function gitCalls(args, cwd) {
+  const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
+  const wrapDir = mkdtempSync(join(tmpdir(), 'ledger-bench-gitwrap-'));
+  const logFile = join(wrapDir, 'calls');
+  writeFileSync(
+    join(wrapDir, 'git'),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${logFile}'\nexec '${realGit}' "$@"\n`,
+  );
+  chmodSync(join(wrapDir, 'git'), 0o755);
+  writeFileSync(logFile, '');
+  try {
+    await timedOk(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { ...process.env, PATH: `${wrapDir}${delimiter}${process.env.PATH}` },
+    });
+    const commands = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      // Only the subcommand: the -c options ledger passes to every run are noise here.
+      .map((l) => l.replace(/^(-c \S+ )+/, '').split(' ')[0]);
+    return { count: commands.length, commands };
+  } finally {
+    rmSync(wrapDir, { recursive: true, force: true });
+  }
+}

@@ -1,7 +1,7 @@
 // `ledger record` of a 1,000-file change, side by side with git's own way to snapshot and digest
 // the same files, and with Debian's in-toto-run hashing them as products.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -9,27 +9,13 @@ import {
   freshRepo,
   generateFiles,
   git,
-  median,
+  gitCalls,
+  measure,
   removeScratch,
+  rotate,
+  row,
   RUNS,
-  timedOk,
 } from './common.mjs';
-
-const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-
-/** Runs a command under /usr/bin/time when there is one, to report CPU seconds too. */
-async function measure(cmd, args, options) {
-  if (!TIME) return { ...(await timedOk(cmd, args, options)), cpu: undefined };
-  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-time-'));
-  const out = join(dir, 'time');
-  try {
-    const r = await timedOk(TIME, ['-f', '%U %S', '-o', out, cmd, ...args], options);
-    const [user, sys] = readFileSync(out, 'utf8').trim().split('\n').pop().split(' ').map(Number);
-    return { ...r, cpu: user + sys };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 function inTotoAvailable() {
   return spawnSync('in-toto-run', ['--version'], { encoding: 'utf8' }).status === 0;
@@ -50,20 +36,20 @@ export async function benchRecord({ runs = RUNS, log = console.error } = {}) {
     log('in-toto-run not found (apt-get install -y in-toto): the in-toto comparison is skipped');
   }
 
+  const recordArgs = [
+    'record',
+    '--json',
+    '--status',
+    'success',
+    '--summary',
+    'bench: 1000 generated sources',
+  ];
+  for (const p of paths) recordArgs.push('--artifact', p);
   const ledger = (config) => async () => {
     const dir = freshRepo(files);
     for (const [key, value] of Object.entries(config)) git(dir, 'config', key, value);
     try {
-      const args = [
-        'record',
-        '--json',
-        '--status',
-        'success',
-        '--summary',
-        'bench: 1000 generated sources',
-      ];
-      for (const p of paths) args.push('--artifact', p);
-      const r = await measure(process.execPath, [BIN, ...args], { cwd: dir });
+      const r = await measure(process.execPath, [BIN, ...recordArgs], { cwd: dir });
       const out = JSON.parse(r.stdout);
       if (!/^sha256:[0-9a-f]{64}$/.test(out.id))
         throw new Error(`ledger record printed ${r.stdout}`);
@@ -137,60 +123,47 @@ export async function benchRecord({ runs = RUNS, log = console.error } = {}) {
   };
   const sanity = { pending: true, fsck: false, objects: '', gitTree: '', ledgerTree: '' };
   const names = Object.keys(contenders).filter((n) => n !== 'intoto' || haveInToto);
-  const samples = Object.fromEntries(names.map((n) => [n, { wall: [], cpu: [] }]));
+  let samples;
   try {
-    for (let run = 0; run < runs; run++) {
-      // Rotate the order so that no contender always runs first (or after the same one).
-      const order = names.map((_, i) => names[(i + run) % names.length]);
-      for (const name of order) {
-        const r = await contenders[name]();
-        samples[name].wall.push(r.seconds);
-        if (r.cpu !== undefined) samples[name].cpu.push(r.cpu);
-        log(
-          `  record run ${run + 1}/${runs} ${name}: ${r.seconds.toFixed(3)} s${r.cpu === undefined ? '' : ` (cpu ${r.cpu.toFixed(2)} s)`}`,
-        );
-      }
-    }
+    samples = await rotate(
+      Object.fromEntries(names.map((n) => [n, contenders[n]])),
+      runs,
+      log,
+      'record',
+    );
   } finally {
     rmSync(keyDir, { recursive: true, force: true });
   }
-  const med = (name, kind = 'wall') =>
-    samples[name]?.[kind].length ? median(samples[name][kind]) : undefined;
-  const a = med('ledger');
+  const spawnDir = freshRepo(files);
+  const gitSpawns = await gitCalls(recordArgs, spawnDir);
+  removeScratch(spawnDir);
+  log(`  record: one ledger record ran git ${gitSpawns.count} time(s) (not timed)`);
   const rows = [
-    {
+    row(samples, {
       name: '(a) ledger record, 1000 × 64 KiB artifacts',
-      seconds: a,
-      cpuSeconds: med('ledger', 'cpu'),
+      contender: 'ledger',
       peer: '(b) git add -A && git write-tree (temp index) + sha256sum',
-      peerSeconds: med('git'),
-      peerCpuSeconds: med('git', 'cpu'),
-      ratio: a / med('git'),
+      peerName: 'git',
       target: 0.5,
-    },
+    }),
   ];
   if (haveInToto) {
-    const stored = med('ledgerStored');
-    rows.push({
-      name: '(a) ledger record, 1000 × 64 KiB artifacts',
-      seconds: a,
-      cpuSeconds: med('ledger', 'cpu'),
-      peer: '(c) in-toto-run --no-command --products (hashes, stores nothing)',
-      peerSeconds: med('intoto'),
-      peerCpuSeconds: med('intoto', 'cpu'),
-      ratio: a / med('intoto'),
-      target: 2,
-    });
-    rows.push({
-      name: "(a') ledger record, same, with git config pack.compression 0",
-      seconds: stored,
-      cpuSeconds: med('ledgerStored', 'cpu'),
-      peer: '(c) in-toto-run (as above)',
-      peerSeconds: med('intoto'),
-      peerCpuSeconds: med('intoto', 'cpu'),
-      ratio: stored / med('intoto'),
-      target: undefined,
-    });
+    rows.push(
+      row(samples, {
+        name: '(a) ledger record, 1000 × 64 KiB artifacts',
+        contender: 'ledger',
+        peer: '(c) in-toto-run --no-command --products (hashes, stores nothing)',
+        peerName: 'intoto',
+        target: 2,
+      }),
+      row(samples, {
+        name: "(a') ledger record, same, with git config pack.compression 0",
+        contender: 'ledgerStored',
+        peer: '(c) in-toto-run (as above)',
+        peerName: 'intoto',
+        target: undefined,
+      }),
+    );
   }
   return {
     rows,
@@ -200,5 +173,6 @@ export async function benchRecord({ runs = RUNS, log = console.error } = {}) {
       candidateTreeIsGits: sanity.gitTree !== '' && sanity.gitTree === sanity.ledgerTree,
       countObjects: sanity.objects,
     },
+    gitSpawns,
   };
 }

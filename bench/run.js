@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // `npm run bench`: ledger against its peers on this machine, reported as ratios (see
-// bench/README.md). Runs after `npm run build`; BENCH_RUNS=3..5 sets the repetitions (median).
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+// bench/README.md). Runs after `npm run build`; BENCH_RUNS=3..5 sets the repetitions (median),
+// BENCH_SCALE=1 adds the 100,000-record rows, BENCH_ONLY=record,sync runs only those parts.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BIN, removeAllScratch, ROOT, RUNS } from './common.mjs';
-import { benchRecord } from './record.mjs';
-import { benchVerify } from './verify.mjs';
+import { BIN, removeAllScratch, ROOT, RUNS, SCALE } from './common.mjs';
+
+/** The parts, in the order they run; each imported only when it runs. */
+const PARTS = ['startup', 'record', 'verify', 'sync', 'scale'];
+const ONLY = process.env.BENCH_ONLY?.split(',')
+  .map((p) => p.trim())
+  .filter(Boolean);
 
 const log = (line) => process.stderr.write(`${line}\n`);
 
@@ -48,6 +53,8 @@ async function main() {
     cpus: availableParallelism(),
     cpuModel: cpus()[0]?.model,
     runs: RUNS,
+    scale: SCALE,
+    parts: ONLY ?? PARTS,
     loadAverageBefore: loadavg(),
     oclifManifest: existsSync(join(ROOT, 'oclif.manifest.json')),
     bin: BIN,
@@ -58,33 +65,78 @@ async function main() {
   const rows = [];
   const details = {};
   const notes = [];
+  const wanted = (part) => ONLY === undefined || ONLY.includes(part);
+  for (const part of ONLY ?? [])
+    if (!PARTS.includes(part)) notes.push(`BENCH_ONLY: no part ${part}`);
+  const started = {};
+  const timing = async (part, work) => {
+    if (!wanted(part)) return;
+    started[part] = Date.now();
+    await work();
+    (details.partSeconds ??= {})[part] = (Date.now() - started[part]) / 1000;
+  };
 
-  log('record: 1,000 new files × 64 KiB');
-  const record = await benchRecord({ log });
-  rows.push(...record.rows);
-  details.record = { samples: record.samples, sanity: record.sanity };
-  if (!record.sanity.candidateTreeIsGits)
-    notes.push(
-      "ledger's candidate tree differed from git add -A && git write-tree of the same work tree",
-    );
-  if (!record.sanity.fsckStrictClean)
-    notes.push('the benchmarked ledger repository was NOT git fsck --strict clean');
+  await timing('startup', async () => {
+    log('startup: ledger log (empty ledger) and ledger --version against node -e 0');
+    const { benchStartup } = await import('./startup.mjs');
+    const startup = await benchStartup({ log });
+    rows.push(...startup.rows);
+    details.startup = startup.details;
+  });
 
-  log('verify: a 1,000-record ledger');
-  const verify = await benchVerify({ log });
-  rows.push(...verify.rows);
-  details.verify = { samples: verify.samples };
+  await timing('record', async () => {
+    log('record: 1,000 new files × 64 KiB');
+    const { benchRecord } = await import('./record.mjs');
+    const record = await benchRecord({ log });
+    rows.push(...record.rows);
+    details.record = {
+      samples: record.samples,
+      sanity: record.sanity,
+      gitSpawns: record.gitSpawns,
+    };
+    if (!record.sanity.candidateTreeIsGits)
+      notes.push(
+        "ledger's candidate tree differed from git add -A && git write-tree of the same work tree",
+      );
+    if (!record.sanity.fsckStrictClean)
+      notes.push('the benchmarked ledger repository was NOT git fsck --strict clean');
+  });
 
-  const syncModule = join(ROOT, 'bench', 'sync.mjs');
-  if (existsSync(syncModule)) {
-    log('sync: bench/sync.mjs');
-    const { benchSync } = await import(pathToFileURL(syncModule).href);
-    const syncRows = await benchSync({ runs: RUNS, log });
-    rows.push(...syncRows);
-    details.sync = syncRows;
-  } else {
-    notes.push('bench/sync.mjs is absent: sync is not benchmarked');
-  }
+  await timing('verify', async () => {
+    log('verify: a 1,000-record ledger');
+    const { benchVerify } = await import('./verify.mjs');
+    const verify = await benchVerify({ log });
+    rows.push(...verify.rows);
+    details.verify = { samples: verify.samples };
+  });
+
+  await timing('sync', async () => {
+    log('sync: 10,000 records into an empty clone, 100 new into a clone with 10,000');
+    const { benchSync } = await import('./sync.mjs');
+    const sync = await benchSync({ runs: RUNS, log });
+    rows.push(...sync.rows);
+    details.sync = sync.details;
+  });
+
+  await timing('scale', async () => {
+    // Owned by the verify/scale work; absent in some checkouts, so it is optional.
+    const scaleModule = join(ROOT, 'bench', 'scale.mjs');
+    if (!existsSync(scaleModule)) {
+      notes.push(
+        'bench/scale.mjs is absent: verify-after-one-record and the 100,000-record rows are not benchmarked',
+      );
+      return;
+    }
+    log(`scale: bench/scale.mjs${SCALE ? ' (BENCH_SCALE=1: with the 100,000-record rows)' : ''}`);
+    const { benchScale } = await import(pathToFileURL(scaleModule).href);
+    const scale = await benchScale({ runs: RUNS, log, scale: SCALE });
+    // Rows, or { rows, details, notes }.
+    const scaleRows = Array.isArray(scale) ? scale : (scale?.rows ?? []);
+    rows.push(...scaleRows);
+    if (!Array.isArray(scale) && scale?.details !== undefined) details.scale = scale.details;
+    if (!Array.isArray(scale)) notes.push(...(scale?.notes ?? []));
+    if (!SCALE) notes.push('the 100,000-record rows run only with BENCH_SCALE=1');
+  });
 
   meta.loadAverageAfter = loadavg();
   process.stdout.write(`\n${table(rows)}\n`);
@@ -93,14 +145,29 @@ async function main() {
       `the machine was busy (load average ${meta.loadAverageBefore[0].toFixed(1)} → ${meta.loadAverageAfter[0].toFixed(1)} on ${meta.cpus} CPUs): wall-clock ratios are noisy, the cpu columns less so`,
     );
   }
+  for (const r of rows) if (r.note !== undefined) notes.push(`${r.name}: ${r.note}`);
   for (const note of notes) process.stdout.write(`note: ${note}\n`);
 
+  const missed = rows.filter((r) => r.target !== undefined && !(r.ratio <= r.target));
+  process.stdout.write(
+    `targets: ${rows.filter((r) => r.target !== undefined).length - missed.length} met, ${missed.length} missed\n`,
+  );
   const outDir = join(ROOT, 'bench', 'out');
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(
-    join(outDir, 'latest.json'),
-    `${JSON.stringify({ meta, rows, notes, details }, null, 2)}\n`,
-  );
+  const file = join(outDir, 'latest.json');
+  let out = { meta, rows, notes, details };
+  if (ONLY !== undefined && existsSync(file)) {
+    // A partial run replaces its own rows and details in the last full run's results.
+    const last = JSON.parse(readFileSync(file, 'utf8'));
+    const names = new Set(rows.map((r) => r.name));
+    out = {
+      meta: { ...meta, mergedInto: last.meta?.date },
+      rows: [...(last.rows ?? []).filter((r) => !names.has(r.name)), ...rows],
+      notes,
+      details: { ...(last.details ?? {}), ...details },
+    };
+  }
+  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   log(`\nwritten: bench/out/latest.json`);
 }
 

@@ -7,13 +7,13 @@
 // process against an in-memory store, then written into the bare remote as one pack and the ref
 // set with git update-ref: one commit per record, exactly the history 10,000 `ledger record`
 // runs would leave, without 10,000 process launches.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { BIN, ROOT } from './common.mjs';
+import { BIN, gitCalls, measure, ROOT, rotate, row } from './common.mjs';
 
 const dist = (p) => import(join(ROOT, 'dist', 'src', p));
 
@@ -26,21 +26,6 @@ function git(cwd, ...args) {
   });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout.trim();
-}
-
-function timed(cmd, args, cwd) {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      if (code !== 0) reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${stderr}`));
-      else resolve(seconds);
-    });
-  });
 }
 
 /** A pack of whole (undeltified) objects; `git index-pack` indexes it and checks every id. */
@@ -126,8 +111,6 @@ async function generate(state, count) {
   return { seconds: (Date.now() - started) / 1000, objects: fresh.length };
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
 export async function benchSync({ runs = 3, log = () => undefined } = {}) {
   const { MemoryStore } = await dist('store/memory.js');
   const scratch = mkdtempSync(join(tmpdir(), 'ledger-bench-sync-'));
@@ -162,6 +145,7 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
       n: 0,
     };
     const total = Number(process.env.BENCH_SYNC_RECORDS ?? 10_000); // smaller only for a smoke run
+    const fresh = Number(process.env.BENCH_SYNC_NEW ?? 100);
     log(`sync: generating ${total} records through the library`);
     const big = await generate(state, total);
     log(`sync: generated ${total} records (${big.objects} objects) in ${big.seconds.toFixed(1)} s`);
@@ -174,64 +158,82 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
       'origin',
       '+refs/ledger/*:refs/ledger-remotes/origin/*',
     ];
+    // A clone of the remote's branch only: no ledger yet.
     const empty = join(scratch, 'empty');
     git(scratch, 'clone', '-q', remote, empty);
-    const rows = [];
-
-    // 10,000 into an empty clone: one run each (the fetch dominates and does not vary much).
-    const peerDir = join(scratch, 'peer-empty');
-    cpSync(empty, peerDir, { recursive: true });
-    const peer1 = await timed('git', fetchArgs, peerDir);
-    const ours1 = await timed(process.execPath, [BIN, 'sync', '--no-push'], empty);
-    rows.push({
-      name: `sync ${total.toLocaleString('en')} records into an empty clone`,
-      seconds: ours1,
-      peer: 'git fetch of refs/ledger/*',
-      peerSeconds: peer1,
-      ratio: ours1 / peer1,
+    // Every run works in its own copy of the starting clone, so no run sees another's objects.
+    let copies = 0;
+    const copyOf = (dir) => {
+      const to = join(scratch, `run-${copies++}`);
+      cpSync(dir, to, { recursive: true });
+      return to;
+    };
+    const contenders = (from) => ({
+      ledger: async () => {
+        const dir = copyOf(from);
+        try {
+          return await measure(process.execPath, [BIN, 'sync', '--no-push'], { cwd: dir });
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+      fetch: async () => {
+        const dir = copyOf(from);
+        try {
+          return await measure('git', fetchArgs, { cwd: dir });
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
     });
 
-    log('sync: generating 100 more records');
-    const small = await generate(state, 100);
-    log(`sync: generated 100 records in ${small.seconds.toFixed(1)} s`);
-    const ours = [];
-    const peers = [];
-    for (let run = 0; run < runs; run++) {
-      const mine = join(scratch, `have-${run}`);
-      const theirs = join(scratch, `have-peer-${run}`);
-      cpSync(empty, mine, { recursive: true });
-      cpSync(empty, theirs, { recursive: true });
-      if (run % 2 === 0) {
-        ours.push(await timed(process.execPath, [BIN, 'sync', '--no-push'], mine));
-        peers.push(await timed('git', fetchArgs, theirs));
-      } else {
-        peers.push(await timed('git', fetchArgs, theirs));
-        ours.push(await timed(process.execPath, [BIN, 'sync', '--no-push'], mine));
-      }
-      rmSync(mine, { recursive: true, force: true });
-      rmSync(theirs, { recursive: true, force: true });
-    }
-    const startups = [];
-    for (let i = 0; i < 3; i++)
-      startups.push(await timed(process.execPath, [BIN, '--version'], scratch));
-    const startup = median(startups);
-    const [o, p] = [median(ours), median(peers)];
-    rows.push({
-      name: `sync 100 new records into a clone with ${total.toLocaleString('en')}`,
-      seconds: o,
-      peer: 'git fetch of refs/ledger/*',
-      peerSeconds: p,
-      ratio: o / p,
-      note: `CLI start-up alone: ${startup.toFixed(2)} s; generation: ${total} records ${big.seconds.toFixed(1)} s, 100 records ${small.seconds.toFixed(1)} s`,
-    });
-    return rows;
+    const intoEmpty = await rotate(contenders(empty), runs, log, 'sync (into an empty clone)');
+    // The clone that has the 10,000: synced once, untimed; then the remote gets 100 more.
+    const have = join(scratch, 'have');
+    cpSync(empty, have, { recursive: true });
+    await measure(process.execPath, [BIN, 'sync', '--no-push'], { cwd: have });
+    log(`sync: generating ${fresh} more records`);
+    const small = await generate(state, fresh);
+    log(`sync: generated ${fresh} records in ${small.seconds.toFixed(1)} s`);
+    const intoHave = await rotate(contenders(have), runs, log, `sync (${fresh} new)`);
+    const spawnDir = copyOf(have);
+    const counted = await gitCalls(['sync', '--no-push'], spawnDir);
+    rmSync(spawnDir, { recursive: true, force: true });
+    log(
+      `sync: one ledger sync of ${fresh} new records ran git ${counted.count} time(s) (not timed)`,
+    );
+
+    const peer = 'git fetch of refs/ledger/* (same clone state)';
+    return {
+      rows: [
+        row(intoEmpty, {
+          name: `ledger sync, ${total.toLocaleString('en')} records into an empty clone`,
+          contender: 'ledger',
+          peer,
+          peerName: 'fetch',
+          target: 2,
+        }),
+        row(intoHave, {
+          name: `ledger sync, ${fresh} new records into a clone with ${total.toLocaleString('en')}`,
+          contender: 'ledger',
+          peer,
+          peerName: 'fetch',
+          target: 2,
+        }),
+      ],
+      details: {
+        samples: { intoEmpty, intoHave },
+        generationSeconds: { [total]: big.seconds, [fresh]: small.seconds },
+        gitSpawns: counted,
+      },
+    };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await benchSync({
+  const { rows } = await benchSync({
     runs: Number(process.env.BENCH_RUNS ?? 3),
     log: (m) => process.stderr.write(`${m}\n`),
   });

@@ -5,19 +5,22 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   BIN,
   freshRepo,
   git,
-  median,
+  measure,
   prng,
   removeScratch,
+  rotate,
+  row,
   RUNS,
   ROOT,
   sourceText,
-  timedOk,
 } from './common.mjs';
 
 const dist = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
@@ -170,42 +173,50 @@ export async function benchVerify({ runs = RUNS, count = 1000, log = console.err
   log(
     `  generated a ${count}-record ledger in ${((performance.now() - started) / 1000).toFixed(1)} s (not timed)`,
   );
-  const wall = { verify: [], fsck: [] };
+  // A full verify every run: a verified-state cache (issue 11) would turn every run after the
+  // first into a cache hit. `--full` where this build has it, and a fresh state directory.
+  const help = spawnSync(process.execPath, [BIN, 'verify', '--help'], { encoding: 'utf8' }).stdout;
+  const args = ['verify', '--json', ...(/--full\b/.test(help ?? '') ? ['--full'] : [])];
   try {
-    for (let run = 0; run < runs; run++) {
-      const order = run % 2 === 0 ? ['verify', 'fsck'] : ['fsck', 'verify'];
-      for (const name of order) {
-        if (name === 'verify') {
-          const r = await timedOk(process.execPath, [BIN, 'verify', '--json'], { cwd: dir });
+    const samples = await rotate(
+      {
+        verify: async () => {
+          const state = mkdtempSync(join(tmpdir(), 'ledger-bench-state-'));
+          let r;
+          try {
+            r = await measure(process.execPath, [BIN, ...args], {
+              cwd: dir,
+              env: { ...process.env, XDG_STATE_HOME: state },
+            });
+          } finally {
+            rmSync(state, { recursive: true, force: true });
+          }
           const report = JSON.parse(r.stdout);
           if (!report.ok || report.records.length !== count)
             throw new Error(`verify did not pass ${count} records`);
-          wall.verify.push(r.seconds);
-        } else {
-          const r = await timedOk('git', ['fsck', '--strict', '--no-progress'], { cwd: dir });
-          wall.fsck.push(r.seconds);
-        }
-        log(`  verify run ${run + 1}/${runs} ${name}: ${wall[name].at(-1).toFixed(3)} s`);
-      }
-    }
+          return r;
+        },
+        fsck: () => measure('git', ['fsck', '--strict', '--no-progress'], { cwd: dir }),
+      },
+      runs,
+      log,
+      'verify',
+    );
     const objects = spawnSync('git', ['count-objects', '-v'], {
       cwd: dir,
       encoding: 'utf8',
     }).stdout.match(/in-pack: (\d+)/)?.[1];
-    const v = median(wall.verify);
-    const f = median(wall.fsck);
     return {
       rows: [
-        {
+        row(samples, {
           name: `ledger verify, ${count}-record ledger`,
-          seconds: v,
+          contender: 'verify',
           peer: `git fsck --strict, same repository (${objects} objects)`,
-          peerSeconds: f,
-          ratio: v / f,
-          target: undefined,
-        },
+          peerName: 'fsck',
+          target: 1,
+        }),
       ],
-      samples: wall,
+      samples,
     };
   } finally {
     removeScratch(dir);

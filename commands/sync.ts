@@ -49,6 +49,10 @@ export default class Sync extends LedgerCommand {
       lines.push(`  ${result.remote} moved during the sync; took ${result.attempts} rounds`);
     if (result.shallow)
       lines.push('  shallow clone: the ledger history was checked to be complete');
-    return { json: { ok: true, ...result }, text: lines.join('\n') };
+    return {
+      json: { ok: true, ...result },
+      text: lines.join('\n'),
+      ...(result.notices.length === 0 ? {} : { notice: result.notices.join('\n') }),
+    };
   }
 }

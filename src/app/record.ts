@@ -30,16 +30,23 @@ import {
   type WitnessObservation,
 } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
-import { checkRepoPath, readRegularFile, resolveInside, sanitizeLine } from '../paths/index.js';
+import {
+  checkRepoPath,
+  readRegularFile,
+  resolveInside,
+  resolveMemo,
+  sanitizeLine,
+} from '../paths/index.js';
 import { deriveStatus, type DerivableRecord, type KeptInputs } from '../record/derive.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
+import { branchOf, readHead, type Head } from '../store/git/head.js';
+import type { GitStore } from '../store/git/store.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { snapshotWorktree } from '../store/git/snapshot.js';
-import { maskSecrets, runWitness, secretsOf } from '../witness/index.js';
 import { openLocalState } from './local-state.js';
-import { resolveSigner, signByDefault, signId } from './trust.js';
+import { signByDefault } from './sign-setting.js';
 import { requireWorkTree, withRepo } from './repo.js';
 
 /** A handoff already read (standard input, a library caller): its bytes and its name as given. */
@@ -126,11 +133,12 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         problems.push({ path: `witness[${i}]`, message: 'empty witness command' });
       return w;
     });
-    const base = await resolveBase(repo, request.base, problems);
-    const signer =
-      (request.sign ?? signByDefault(repo))
-        ? await resolveSigner(repo, request.signingKey, request.cwd)
-        : undefined;
+    const head = await readHead(repo);
+    const base = await resolveBase(repo, store, head, request.base, problems);
+    // Signing and witnesses load on first use: most records have neither, and their modules
+    // (ssh-keygen, policy parsing, process groups) are start-up time every record would pay.
+    const trust = (request.sign ?? signByDefault(repo)) ? await import('./trust.js') : undefined;
+    const signer = trust && (await trust.resolveSigner(repo, request.signingKey, request.cwd));
     if (problems.length > 0 || !handoff || !base) {
       throw new LedgerError(
         'INVALID_INPUT',
@@ -179,7 +187,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       baseCommitBytes === undefined
         ? await store.write('tree', new Uint8Array())
         : parseCommit(baseCommitBytes, base.commit ?? undefined).tree;
-    const branch = await currentBranch(repo);
+    const branch = await currentBranch(repo, head);
     const input =
       request.from === undefined ? undefined : { ...sourceName(request.from.fileName), root };
     const { status, reasons } = sealedStatus(
@@ -225,7 +233,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     }
     const recordBytes = encodeCanonical(stripUndefined(record) as CborValue);
     // Signed before anything is appended: a key that cannot sign leaves the ledger untouched.
-    const signatures = signer ? [await signId(toRecordId(recordBytes), signer)] : [];
+    const signatures = trust && signer ? [await trust.signId(toRecordId(recordBytes), signer)] : [];
     killPoint('before-append');
     progress('writing the record');
     const appended = await appendRecord(
@@ -292,6 +300,8 @@ async function observeWitnesses(
   keep: (bytes: Uint8Array, truncated?: boolean) => Promise<Evidence>,
   progress: (message: string) => void,
 ): Promise<WitnessObservation[]> {
+  if (witnesses.length === 0) return [];
+  const { maskSecrets, runWitness, secretsOf } = await import('../witness/index.js');
   const secrets = secretsOf(process.env);
   const keepMasked = async (bytes: Buffer, truncated: boolean): Promise<Evidence> => {
     const masked = maskSecrets(bytes, secrets, truncated);
@@ -512,6 +522,7 @@ async function checkArtifacts(
   problems: Problem[],
 ): Promise<string[]> {
   // Checked concurrently (a record may name thousands of artifacts); reported in input order.
+  const memo = resolveMemo();
   const check = async (given: string, i: number): Promise<string | Problem> => {
     const where = `artifact[${i}]`;
     const absolute = isAbsolute(given) ? given : resolve(cwd, given);
@@ -521,7 +532,7 @@ async function checkArtifacts(
       sep === '\\' ? relative(root, absolute).split('\\').join('/') : relative(root, absolute);
     const checked = checkRepoPath(rel === '' ? '.' : rel);
     if (!checked.ok) return { path: where, message: `${given}: ${checked.problem}`, got: given };
-    const inside = await resolveInside(root, checked.path);
+    const inside = await resolveInside(root, checked.path, memo);
     if (!inside.ok) return { path: where, message: `${given}: ${inside.problem}`, got: given };
     return checked.path;
   };
@@ -585,10 +596,18 @@ async function readHandoff(
  */
 async function resolveBase(
   repo: RepoPaths,
+  store: GitStore,
+  head: Head,
   given: string | undefined,
   problems: Problem[],
 ): Promise<{ commit: string | null } | undefined> {
   const rev = given ?? 'HEAD';
+  if (rev === 'HEAD') {
+    // The common case without a spawn: HEAD read in-process, the commit through the object
+    // reader record needs anyway. Anything less plain (a tag, a missing object) goes to git.
+    const named = await headCommit(store, head);
+    if (named !== undefined) return { commit: named };
+  }
   const result = await runGit(
     ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
     { cwd: repo.root, guard: repo.guard },
@@ -607,6 +626,20 @@ async function resolveBase(
     got: rev,
   });
   return undefined;
+}
+
+/**
+ * The commit HEAD names, read in-process; undefined when git must answer: HEAD names no ref
+ * (an unborn branch, which git tells apart from a broken ref), something other than a commit
+ * (a tag), or was not recognised.
+ */
+async function headCommit(store: GitStore, head: Head): Promise<string | undefined> {
+  let oid: string | undefined;
+  if (head.kind === 'detached') oid = head.oid;
+  else if (head.kind === 'symbolic') oid = await store.readRef(head.ref).catch(() => undefined);
+  if (oid === undefined) return undefined;
+  const object = await store.read(oid);
+  return object?.type === 'commit' ? oid : undefined;
 }
 
 /** HEAD names a branch with no commit yet (a new repository, or `git checkout --orphan`). */
@@ -634,7 +667,10 @@ async function readBaseCommit(store: ObjectStore, oid: string): Promise<Uint8Arr
   return object.bytes;
 }
 
-async function currentBranch(repo: RepoPaths): Promise<string | undefined> {
+async function currentBranch(repo: RepoPaths, head: Head): Promise<string | undefined> {
+  const branch = branchOf(head);
+  if (branch !== undefined) return branch;
+  if (head.kind !== 'unknown') return undefined; // detached, or a symbolic ref outside refs/heads
   const result = await runGit(['symbolic-ref', '-q', '--short', 'HEAD'], {
     cwd: repo.root,
     guard: repo.guard,

@@ -11,7 +11,7 @@ import { SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { sanitizeLine } from '../paths/index.js';
 import { parsePublicKeyLine, signWithSshKeygen, type SshKeygenSigner } from '../sign/index.js';
-import { parseGitBool, USER_SCOPES } from '../store/git/config.js';
+import { USER_SCOPES } from '../store/git/config.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { parseTrust, type Trust } from '../verify/signatures.js';
 import type { LoadedPolicy } from './local.js';
@@ -119,10 +119,8 @@ async function defaultKey(repo: RepoPaths): Promise<string> {
   return first;
 }
 
-/** Whether `ledger.sign` in the user's global/system git config asks for signing by default. */
-export function signByDefault(repo: RepoPaths): boolean {
-  return parseGitBool(repo.config.get('ledger.sign', USER_SCOPES)) === true;
-}
+// Whether `ledger.sign` in the user's global/system git config asks for signing by default.
+export { signByDefault } from './sign-setting.js';
 
 /** Signs a ledger id (`sha256:<hex>`, no newline) in namespace `ledger`: armored SSHSIG text. */
 export function signId(id: string, signer: SshKeygenSigner): Promise<string> {

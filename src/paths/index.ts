@@ -2,7 +2,9 @@ export {
   checkRepoPath,
   isDotGitSegment,
   resolveInside,
+  resolveMemo,
   type RepoPathResult,
+  type ResolveMemo,
   type ResolveResult,
 } from './repo-path.js';
 export { escapeForTerminal, sanitizeLine, toTerminalJson } from './terminal.js';

@@ -4,6 +4,7 @@
  * unless it names a file inside the repository on every file system git runs on — including
  * the ones that read `.GIT.`, `GIT~1` or `.g\u200cit` as `.git`.
  */
+import type { Stats } from 'node:fs';
 import { lstat, realpath } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 
@@ -101,6 +102,31 @@ export function checkRepoPath(input: string): RepoPathResult {
   return { ok: true, path: segments.join('/') };
 }
 
+/**
+ * What resolveInside() may reuse across calls made together (the artifacts of one record): the
+ * root's real path and the lstat of each parent directory. It only spares system calls: what
+ * it holds is as old as the first call, and a reader must still open with O_NOFOLLOW and check
+ * what it opened (see resolveInside).
+ */
+export interface ResolveMemo {
+  realRoot?: Promise<string>;
+  dirs: Map<string, Promise<Stats>>;
+}
+
+export function resolveMemo(): ResolveMemo {
+  return { dirs: new Map() };
+}
+
+function memoized(memo: ResolveMemo, abs: string): Promise<Stats> {
+  let stat = memo.dirs.get(abs);
+  if (stat === undefined) {
+    stat = lstat(abs);
+    stat.catch(() => undefined); // awaited by every caller; never an unhandled rejection
+    memo.dirs.set(abs, stat);
+  }
+  return stat;
+}
+
 function isInside(root: string, abs: string): boolean {
   return abs === root || abs.startsWith(root.endsWith(sep) ? root : root + sep);
 }
@@ -119,12 +145,16 @@ function errnoCode(error: unknown): string | undefined {
  * O_NOFOLLOW and compare the opened file with what it expects, since the tree can change in
  * between.
  */
-export async function resolveInside(root: string, relPath: string): Promise<ResolveResult> {
+export async function resolveInside(
+  root: string,
+  relPath: string,
+  memo?: ResolveMemo,
+): Promise<ResolveResult> {
   const checked = checkRepoPath(relPath);
   if (!checked.ok) return checked;
   let realRoot: string;
   try {
-    realRoot = await realpath(root);
+    realRoot = await (memo ? (memo.realRoot ??= realpath(root)) : realpath(root));
   } catch {
     return { ok: false, problem: `the repository root ${root} does not exist` };
   }
@@ -136,7 +166,9 @@ export async function resolveInside(root: string, relPath: string): Promise<Reso
     const last = i === segments.length - 1;
     let stat;
     try {
-      stat = await lstat(abs);
+      // A parent directory is looked at once per memo: a thousand artifacts in ten
+      // directories cost ten lstat calls for the directories, not four thousand.
+      stat = await (last || !memo ? lstat(abs) : memoized(memo, abs));
     } catch (error) {
       const code = errnoCode(error);
       if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, problem: 'no such file' };

@@ -42,6 +42,11 @@ export interface ObjectReader {
    * with that error.
    */
   readChunks(oid: string, onChunk: (chunk: Uint8Array) => void): Promise<ObjectInfo | undefined>;
+  /**
+   * Optional: a hint that these objects are about to be read, so that a store whose reads are
+   * round trips (git cat-file) can ask for them all at once. Never changes what a read returns.
+   */
+  prefetch?(oids: Iterable<string>): Promise<void>;
 }
 
 export interface ObjectStore extends ObjectReader {

@@ -15,6 +15,7 @@ import { parseGitBool } from '../store/git/config.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
+import { branchOf, readHead } from '../store/git/head.js';
 import type { RepoPaths } from '../store/git/repo.js';
 
 /** Where a fetch puts a remote's ledger refs (the same place `ledger init`'s refspec does). */
@@ -58,9 +59,7 @@ export async function resolveRemote(repo: RepoPaths, given: string | undefined):
 
 /** The branch this work tree (or bare repository) is on: HEAD read as git reads it, in-process. */
 async function currentBranch(repo: RepoPaths): Promise<string | undefined> {
-  const head = await readFile(join(repo.gitDir, 'HEAD'), 'utf8').catch(() => '');
-  const match = /^ref: refs\/heads\/(\S+)\s*$/.exec(head);
-  return match?.[1];
+  return branchOf(await readHead(repo));
 }
 
 /**

@@ -14,7 +14,7 @@ import { LOG_ENTRY_SCHEMA, type LogEntry } from '../model/record.js';
 import { encodeCommit, MODE, parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
-import { checkIncoming, descendsFrom, incomingError } from './check.js';
+import type * as Check from './check.js';
 import {
   checkCloneKind,
   fetchLedger,
@@ -62,6 +62,8 @@ export interface SyncResult {
   attempts: number;
   /** True in a shallow clone (the ledger's own history was checked to be complete). */
   shallow: boolean;
+  /** Things worth knowing that did not stop the sync (e.g. signatures gone from the remote). */
+  notices: string[];
 }
 
 /** Fetch rounds before giving up on a remote that keeps moving. */
@@ -75,6 +77,10 @@ export async function syncLedger(
   options: SyncOptions = {},
 ): Promise<SyncResult> {
   const progress = options.onProgress ?? (() => undefined);
+  // The checks load `verify` (formats, schemas): about 0.15 s of CPU at start-up. Loaded while
+  // the first fetch runs in git's processes, that time is hidden behind the network.
+  const loading = import('./check.js');
+  loading.catch(() => undefined); // awaited below; never an unhandled rejection
   const remote = await resolveRemote(repo, options.remote);
   const { shallow } = await checkCloneKind(repo);
   const tracking = trackingRef(remote);
@@ -84,6 +90,7 @@ export async function syncLedger(
   const checked = new Set<string>();
   /** Every new log entry checked so far, decoded (for the descent check of the adopted tip). */
   const newEntries = new Map<string, LogEntry>();
+  const notices = new Set<string>();
   let action: SyncAction = 'up-to-date';
 
   for (let round = 1; round <= MAX_ROUNDS; round++) {
@@ -96,7 +103,13 @@ export async function syncLedger(
       remoteTip === undefined ? undefined : await readRemoteTip(store, remoteTip, remote);
 
     let anchor = await store.readRef(anchorRef);
-    if (anchor !== undefined) await refuseRollback(store, remote, anchor, remoteHead);
+    const seen =
+      anchor === undefined ? undefined : await refuseRollback(store, remote, anchor, remoteHead);
+    const vanished = seen?.vanished ?? 0;
+    if (vanished > 0)
+      notices.add(
+        `${vanished} signature/attestation leaf(s) this clone saw on ${remote} are gone there (no record or log entry is lost)`,
+      );
 
     // Join: loop because a local `ledger record` may move the ref under us.
     let next: string | undefined;
@@ -114,7 +127,12 @@ export async function syncLedger(
       }
       const localTip = await store.readRef(LOG_REF);
       const localHead = localTip === undefined ? undefined : await readTip(store, localTip);
-      diff = await diffLedgerTrees(store, localHead?.tree, remoteHead?.tree);
+      // Usually nothing was recorded here since the last sync: the local tree is the one last
+      // seen on the remote, and the rollback check already diffed it against the fetched one.
+      diff =
+        seen?.diff !== undefined && localHead !== undefined && seen.tree === localHead.tree
+          ? seen.diff
+          : await diffLedgerTrees(store, localHead?.tree, remoteHead?.tree);
       if (diff.conflicts.length > 0) {
         throw new LedgerError(
           'INTEGRITY',
@@ -131,6 +149,7 @@ export async function syncLedger(
       const incoming = unchecked(diff.added, checked);
       if (countLeaves(incoming) > 0) {
         progress(`checking ${leavesIn(incoming, RECORDS_DIR).size} new record(s) from ${remote}`);
+        const { checkIncoming, incomingError } = await loading;
         const result = await checkIncoming(store, remoteHead!, incoming);
         if (result.problems.length > 0) throw incomingError(remote, result.problems);
         for (const m of incoming.values()) for (const id of m.keys()) checked.add(id);
@@ -142,7 +161,13 @@ export async function syncLedger(
       // (only when both sides added entries): then it must descend from our tip.
       const theirsOnly = leavesIn(diff.removed, LOG_DIR).size === 0;
       if (adds && theirsOnly && localHead !== undefined && remoteHead !== undefined)
-        refuseBrokenDescent(remote, remoteHead.entryId, localHead.entryId, newEntries);
+        refuseBrokenDescent(
+          await loading,
+          remote,
+          remoteHead.entryId,
+          localHead.entryId,
+          newEntries,
+        );
       let candidate: string | undefined = localTip;
       roundAction = 'up-to-date';
       if (adds && !lacks) {
@@ -197,6 +222,7 @@ export async function syncLedger(
         pushed: false,
         attempts: round,
         shallow,
+        notices,
       });
     }
     progress(`pushing ${behind} log entr${behind === 1 ? 'y' : 'ies'} to ${remote}`);
@@ -216,6 +242,7 @@ export async function syncLedger(
         pushed: true,
         attempts: round,
         shallow,
+        notices,
       });
     }
     progress(`${remote} moved meanwhile (${pushed.detail}); fetching again`);
@@ -230,8 +257,10 @@ export async function syncLedger(
   );
 }
 
-function result(r: Omit<SyncResult, 'received'> & { received: Set<string> }): SyncResult {
-  return { ...r, received: [...r.received].sort() };
+function result(
+  r: Omit<SyncResult, 'received' | 'notices'> & { received: Set<string>; notices: Set<string> },
+): SyncResult {
+  return { ...r, received: [...r.received].sort(), notices: [...r.notices] };
 }
 
 function unchecked(sets: LeafSets, checked: ReadonlySet<string>): LeafSets {
@@ -301,23 +330,32 @@ async function writeJoin(
 }
 
 /**
- * A remote whose ledger lacks anything this clone saw there before went backwards or was
- * rewritten. Refused, naming the records, before anything is adopted.
+ * A remote whose ledger lacks a record or log entry this clone saw there before, or holds
+ * another object under a path it saw, went backwards or was rewritten. Refused, naming the
+ * records, before anything is adopted. Returns how many signatures/attestations seen there
+ * before are gone (not a rollback: see below), and the diff it made (seen tree → fetched tree),
+ * which the join reuses while the local tree is still the one last seen.
  */
 async function refuseRollback(
   store: ObjectStore,
   remote: string,
   anchor: string,
   remoteHead: Tip | undefined,
-): Promise<void> {
+): Promise<{ vanished: number; tree?: string; diff?: LedgerDiff }> {
   const object = await store.read(anchor);
-  if (!object || object.type !== 'commit') return; // a damaged marker only weakens detection
+  // a damaged marker only weakens detection
+  if (!object || object.type !== 'commit') return { vanished: 0 };
   const seenTree = parseCommit(object.bytes, anchor).tree;
   const diff = await diffLedgerTrees(store, seenTree, remoteHead?.tree);
   const lostEntries = leavesIn(diff.removed, LOG_DIR);
-  if (countLeaves(diff.removed) === 0 && diff.conflicts.length === 0) return;
   const records = new Set(leavesIn(diff.removed, RECORDS_DIR).keys());
   const lostLeaves = countLeaves(diff.removed) - lostEntries.size - records.size;
+  // Signatures and attestations are annotations: they take no log position and nothing chains
+  // to them, so one that vanished (a collaborator's junk signature, removed again) loses no
+  // record. Only lost records or log entries, or a path now holding another object, are a
+  // rollback (issue 8); a vanished annotation is worth a notice, not a refusal.
+  if (lostEntries.size === 0 && records.size === 0 && diff.conflicts.length === 0)
+    return { vanished: lostLeaves, tree: seenTree, diff };
   for (const [id, blob] of lostEntries) {
     const entry = await readEntry(store, id, blob).catch(() => undefined);
     if (entry?.entry.record) records.add(entry.entry.record);
@@ -346,6 +384,7 @@ async function refuseRollback(
 }
 
 function refuseBrokenDescent(
+  { descendsFrom, incomingError }: typeof Check,
   remote: string,
   remoteEntry: string,
   localEntry: string,

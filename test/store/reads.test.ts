@@ -161,3 +161,36 @@ function looseRef(dir: string, text: string): void {
   mkdirSync(join(dir, '.git', 'refs', 'ledger'), { recursive: true });
   writeFileSync(join(dir, '.git', 'refs', 'ledger', 'log'), text);
 }
+
+describe('GitStore.prefetch: a hint that never changes what a read returns', () => {
+  it('held blobs, cached trees and commits, and objects it could not hold all read as git has them', async () => {
+    const { dir, oid: big, sha256: bigSha256 } = repoWithBlob(512 * 1024); // past what a prefetch holds
+    const small = git(dir, 'hash-object', '-w', 'README.md');
+    const tree = git(dir, 'rev-parse', 'HEAD^{tree}');
+    const commit = git(dir, 'rev-parse', 'HEAD');
+    const missing = 'f'.repeat(40);
+    const store = new GitStore(await openRepo(dir));
+    try {
+      // `small` named twice: held for two reads, then read from git again.
+      await store.prefetch([small, small, big, tree, missing, 'not an id']);
+      for (let i = 0; i < 3; i++) {
+        const read = await store.read(small);
+        expect(read?.type).toBe('blob');
+        expect(Buffer.from(read!.bytes).toString()).toBe('# scratch\n');
+      }
+      expect((await streamed(store, big)).sha256).toBe(bigSha256);
+      expect(await store.read(missing)).toBeUndefined();
+      // Trees and commits come back the same whole or streamed, from git or from the cache.
+      for (const oid of [tree, commit, tree, commit]) {
+        const whole = await store.read(oid);
+        const chunks: Buffer[] = [];
+        const info = await store.readChunks(oid, (c) => chunks.push(Buffer.from(c)));
+        expect(info).toEqual({ type: whole!.type, size: whole!.bytes.length });
+        expect(Buffer.concat(chunks).equals(Buffer.from(whole!.bytes))).toBe(true);
+        expect(whole!.type).toBe(oid === tree ? 'tree' : 'commit');
+      }
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCanonical } from '../../src/canonical/index.js';
 import { appendRecord } from '../../src/ledger/append.js';
+import { appendLeaves, signatureObject } from '../../src/ledger/leaves.js';
 import { openLedgerRepo } from '../../src/app/repo.js';
 import { parseCommit } from '../../src/store/objects.js';
 import {
@@ -27,6 +28,7 @@ import {
   startDaemon,
   tempDir,
 } from '../helpers/git.js';
+import { idPath, rewriteLedger } from '../adversarial/helpers.js';
 
 beforeAll(() => {
   if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
@@ -161,6 +163,53 @@ describe('ledger sync', () => {
     const r = await sync(clones[0]!);
     expect(r.code).toBe(3);
     expect(r.json.error?.code).toBe('ROLLBACK');
+  });
+
+  it('a signature leaf that vanished from the remote is not a rollback: a notice, nothing lost (issue 8)', async () => {
+    const { remote, clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    const [id] = await recordN(a, 1, 'A');
+    expect((await sync(a)).code).toBe(0);
+    expect((await sync(b)).code).toBe(0);
+    // B, a collaborator, adds a junk signature leaf and pushes it; A adopts it, so A's marker of
+    // what it saw on the remote now holds the junk.
+    const opened = await openLedgerRepo(b);
+    let junk: string;
+    try {
+      const signature = signatureObject(id!, 'not a signature at all');
+      const { added } = await appendLeaves(
+        opened.store,
+        [{ dir: 'signatures', value: signature }],
+        'junk from a collaborator',
+        new Date(),
+      );
+      junk = added[0]!;
+    } finally {
+      opened.store.close();
+    }
+    expect((await sync(b)).code).toBe(0);
+    expect((await sync(a)).code).toBe(0);
+    expect(git(a, 'ls-tree', '-r', '--name-only', 'refs/ledger/log')).toContain(
+      junk.slice('sha256:'.length + 2),
+    );
+    const mine = ledgerTip(a);
+    // The remote's ledger is rewritten without the leaf (a new commit on top, as a cleanup would).
+    await rewriteLedger(remote, [{ path: idPath('signatures', junk) }]);
+    expect(git(remote, 'ls-tree', '-r', '--name-only', 'refs/ledger/log')).not.toContain(
+      junk.slice('sha256:'.length + 2),
+    );
+    const r = await cliSync(a, '--no-push');
+    expect(r.code, JSON.stringify(r.json)).toBe(0);
+    expect(r.json.error).toBeUndefined();
+    expect((r.json['notices'] as string[]).join('\n')).toMatch(/1 signature\/attestation/);
+    expect(ledgerTip(a)).toBe(mine);
+    expect(await logIds(a)).toEqual([id]);
+    await expectVerifies(a);
+    // Losing a record is still a rollback, whatever else changed with it.
+    git(remote, 'update-ref', '-d', 'refs/ledger/log');
+    const lost = await sync(a);
+    expect(lost.code).toBe(3);
+    expect(lost.json.error?.code).toBe('ROLLBACK');
   });
 
   it('checks what arrives before adopting it: a record that does not verify → exit 3, nothing adopted', async () => {

@@ -259,6 +259,11 @@ export const SyncOutput = z
     pushed: z.boolean(),
     attempts: z.number().int().positive(),
     shallow: z.boolean(),
+    notices: z
+      .array(z.string())
+      .describe(
+        'what did not stop the sync but is worth knowing (signatures gone from the remote)',
+      ),
   })
   .describe('ledger sync --json');
 

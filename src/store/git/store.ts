@@ -19,16 +19,26 @@ export const BULK_PACK_MIN_OBJECTS = 100;
 /** Trees and commits are immutable and small, and verify walks the same ones over and over. */
 const CACHE_LIMIT = 100_000;
 
+/** The largest tree or commit a streamed read keeps in the cache. */
+const CACHE_OBJECT_BYTES = 1024 * 1024;
+
+/** Blobs read ahead by prefetch() are kept only when this small, and this many bytes in all. */
+const PREFETCH_BLOB_BYTES = 256 * 1024;
+const PREFETCH_TOTAL_BYTES = 64 * 1024 * 1024;
+
 export class GitStore implements ObjectStore {
   private readonly batch: CatFileBatch;
   private readonly cache = new Map<string, GitObject>();
+  /** Blobs read ahead, with how many more reads each is held for. */
+  private readonly prefetched = new Map<string, { object: GitObject; reads: number }>();
+  private prefetchedBytes = 0;
 
   constructor(readonly repo: RepoPaths) {
     this.batch = new CatFileBatch(repo.root, repo.guard);
   }
 
   async read(oid: string): Promise<GitObject | undefined> {
-    const cached = this.cache.get(oid);
+    const cached = this.cache.get(oid) ?? this.takePrefetched(oid);
     if (cached) return cached;
     const object = await this.batch.read(oid);
     if (object && object.type !== 'blob' && this.cache.size < CACHE_LIMIT)
@@ -37,8 +47,76 @@ export class GitStore implements ObjectStore {
   }
 
   /** Streamed, never cached: this is how blobs of any size are hashed. */
-  readChunks(oid: string, onChunk: (chunk: Uint8Array) => void): Promise<ObjectInfo | undefined> {
-    return this.batch.readChunks(oid, onChunk);
+  async readChunks(
+    oid: string,
+    onChunk: (chunk: Uint8Array) => void,
+  ): Promise<ObjectInfo | undefined> {
+    const held = this.cache.get(oid) ?? this.takePrefetched(oid);
+    if (held) {
+      onChunk(held.bytes);
+      return { type: held.type, size: held.bytes.length };
+    }
+    // A tree or commit read this way (verify asks whether an anchor exists) is cached like a
+    // whole read: a thousand records on one base commit ask for it a thousand times.
+    const parts: Uint8Array[] = [];
+    let kept = 0;
+    const info = await this.batch.readChunks(oid, (chunk) => {
+      onChunk(chunk);
+      if (kept >= 0 && kept + chunk.length <= CACHE_OBJECT_BYTES) {
+        parts.push(Uint8Array.from(chunk));
+        kept += chunk.length;
+      } else {
+        kept = -1;
+        parts.length = 0;
+      }
+    });
+    if (info && info.type !== 'blob' && kept === info.size && this.cache.size < CACHE_LIMIT)
+      this.cache.set(oid, { type: info.type, bytes: Buffer.concat(parts) });
+    return info;
+  }
+
+  /**
+   * Reads `oids` ahead, all requests at once, so that cat-file answers them back to back
+   * instead of one round trip per object as a caller walking records one by one would: a sync
+   * of 10,000 records asked for about 70,000 objects, 60,000 of them one at a time (measured,
+   * bench/sync.mjs). Trees and commits go to the cache; a small blob is held for as many reads
+   * as `oids` names it (many records share one base commit), then dropped, so memory stays
+   * bounded. Only a speed-up: an object that is missing, too large or over the byte budget is
+   * simply not held, and is read (and judged) when asked for.
+   */
+  async prefetch(oids: Iterable<string>): Promise<void> {
+    const wanted = new Map<string, number>();
+    for (const oid of oids) wanted.set(oid, (wanted.get(oid) ?? 0) + 1);
+    await Promise.all(
+      [...wanted].map(async ([oid, reads]) => {
+        const held = this.prefetched.get(oid);
+        if (held) {
+          held.reads += reads;
+          return;
+        }
+        if (this.cache.has(oid)) return;
+        const object = await this.batch.read(oid).catch(() => undefined);
+        if (!object) return;
+        if (object.type !== 'blob') {
+          if (this.cache.size < CACHE_LIMIT) this.cache.set(oid, object);
+        } else if (
+          object.bytes.length <= PREFETCH_BLOB_BYTES &&
+          this.prefetchedBytes + object.bytes.length <= PREFETCH_TOTAL_BYTES
+        ) {
+          this.prefetched.set(oid, { object, reads });
+          this.prefetchedBytes += object.bytes.length;
+        }
+      }),
+    );
+  }
+
+  private takePrefetched(oid: string): GitObject | undefined {
+    const held = this.prefetched.get(oid);
+    if (held && --held.reads <= 0) {
+      this.prefetched.delete(oid);
+      this.prefetchedBytes -= held.object.bytes.length;
+    }
+    return held?.object;
   }
 
   write(type: ObjectType, bytes: Uint8Array): Promise<string> {

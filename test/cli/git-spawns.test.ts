@@ -1,0 +1,82 @@
+/**
+ * How many `git` processes a command starts. Each spawn costs 7–15 ms of system time here, and a
+ * record once ran git about ten times; these counts pin the number so it does not creep back.
+ * Behavioural, not timed: a `git` first on PATH logs each invocation and runs the real one.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  cleanup,
+  git,
+  gitdir,
+  remoteWithClones,
+  runCli,
+  tempDir,
+  writeFiles,
+} from '../helpers/git.js';
+
+afterAll(cleanup);
+
+/** A PATH whose `git` logs its subcommand to `log` and runs the real git. */
+function countingPath(): { env: Record<string, string>; calls: () => string[] } {
+  const real = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+  const dir = tempDir('ledger-gitwrap-');
+  const log = join(dir, 'calls');
+  writeFileSync(log, '');
+  writeFileSync(
+    join(dir, 'git'),
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`,
+  );
+  chmodSync(join(dir, 'git'), 0o755);
+  return {
+    env: { PATH: `${dir}${delimiter}${process.env['PATH'] ?? ''}` },
+    calls: () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        // the subcommand, without the -c options every run gets
+        .map((l) => l.replace(/^(-c \S+ )+/, '').split(' ')[0]!),
+  };
+}
+
+async function recordCalls(dir: string, artifacts: string[]): Promise<string[]> {
+  const counting = countingPath();
+  const args = ['record', '--json', '--status', 'success', '--summary', 'spawns'];
+  for (const a of artifacts) args.push('--artifact', a);
+  const r = await runCli(args, dir, counting.env);
+  expect(r.code, r.stderr).toBe(0);
+  return counting.calls();
+}
+
+describe('git processes per command', () => {
+  it('ledger record starts git at most 7 times, for a small change and for a packed one', async () => {
+    const small = gitdir();
+    writeFiles(small, { 'src/app.ts': 'export const x = 2;\n', 'src/new.ts': 'export {};\n' });
+    const few = await recordCalls(small, ['src/new.ts']);
+    expect(few.length, few.join(', ')).toBeLessThanOrEqual(7);
+
+    // 150 new files: past the pack threshold (worker threads, one pack).
+    const large = gitdir();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 150; i++) files[`gen/m${i % 3}/f${i}.ts`] = `export const v${i} = ${i};\n`;
+    writeFiles(large, files);
+    const many = await recordCalls(large, Object.keys(files));
+    expect(many.length, many.join(', ')).toBeLessThanOrEqual(7);
+    // The candidate tree is still git's own tree of the work tree.
+    expect(git(large, 'count-objects', '-v')).toMatch(/packs: 1/);
+  });
+
+  it('ledger sync of new records starts git at most 6 times', async () => {
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    expect((await runCli(['record', '--status', 'success', '--summary', 'one'], a)).code).toBe(0);
+    expect((await runCli(['sync'], a)).code).toBe(0);
+    const counting = countingPath();
+    const r = await runCli(['sync', '--json', '--no-push'], b, counting.env);
+    expect(r.code, r.stderr).toBe(0);
+    const calls = counting.calls();
+    expect(calls.length, calls.join(', ')).toBeLessThanOrEqual(6);
+  });
+});
