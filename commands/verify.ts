@@ -23,6 +23,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
     '<%= config.bin %> verify --strict --annotations github   # in a CI job',
+    '<%= config.bin %> verify --full   # ignore the verified-state cache, re-check every record',
   ];
   static override strict = false;
   static override args = {
@@ -60,6 +61,11 @@ export default class Verify extends LedgerCommand {
         'Also print one CI annotation per claim that did not hold, on its file and line (github: ::error file=…,line=…::…).',
       options: [...ANNOTATION_FORMATS],
     }),
+    full: Flags.boolean({
+      description:
+        'Re-check every record, ignoring the local cache of the last tip that verified (by default only records new since that tip are checked).',
+      default: false,
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -80,6 +86,7 @@ export default class Verify extends LedgerCommand {
       ...(flags.timeout ? { timeoutMs: flags.timeout * 1000 } : {}),
       record: flags.record,
       fromAttestation: flags['from-attestation'],
+      cache: !flags.full,
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
       ...(flags['signing-key'] === undefined
         ? {}
@@ -91,6 +98,10 @@ export default class Verify extends LedgerCommand {
     const json = { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) };
     const lines: string[] = [...(annotations ?? [])];
     if (report.scope) lines.push(describeScope(report.scope));
+    if (report.cache?.used)
+      lines.push(
+        `${report.cache.newRecords ?? 0} new record(s) verified since cached tip ${report.cache.commit ?? ''} (use --full to re-check all)`,
+      );
     const mark = {
       verified: 'ok  ',
       contradicted: 'FAIL',
@@ -114,7 +125,9 @@ export default class Verify extends LedgerCommand {
         : report.exitCode === 1
           ? 'some claims do not hold'
           : report.records.length === 0
-            ? 'nothing was verified'
+            ? report.cache?.used
+              ? 'nothing new since the cached tip, which verified'
+              : 'nothing was verified'
             : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
     for (const a of report.attestations ?? [])
