@@ -87,6 +87,8 @@ export default class Verify extends LedgerCommand {
       record: flags.record,
       fromAttestation: flags['from-attestation'],
       cache: !flags.full,
+      // Text output shows only what did not verify: a large ledger's passed checks are counted.
+      keepVerified: this.wantsJson,
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
       ...(flags['signing-key'] === undefined
         ? {}
@@ -95,7 +97,9 @@ export default class Verify extends LedgerCommand {
     });
     const annotations =
       flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
-    const json = { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) };
+    const json = this.wantsJson
+      ? { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) }
+      : undefined;
     const lines: string[] = [...(annotations ?? [])];
     if (report.scope) lines.push(describeScope(report.scope));
     if (report.cache?.used)
@@ -112,10 +116,11 @@ export default class Verify extends LedgerCommand {
       `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}` +
       rerunTail(c);
     for (const c of report.ledger) if (c.verdict !== 'verified') lines.push(show(c));
-    let counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
+    const counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
     for (const r of report.records) {
       const bad = r.checks.filter((c) => c.verdict !== 'verified');
-      for (const c of r.checks) counts = { ...counts, [c.verdict]: counts[c.verdict] + 1 };
+      counts.verified += r.verified ?? 0;
+      for (const c of r.checks) counts[c.verdict] += 1;
       lines.push(`${bad.some((c) => c.verdict === 'contradicted') ? 'FAIL' : 'ok  '} ${r.id}`);
       for (const c of bad) lines.push(show(c));
     }

@@ -81,6 +81,11 @@ export interface VerifyRequest {
    * since the last tip that verified here under the same policy, version and options.
    */
   cache?: boolean;
+  /**
+   * False: only checks that did not verify are kept per record, the others counted (text
+   * output). Ignored with `record` (attestations store every verdict).
+   */
+  keepVerified?: boolean;
 }
 
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
@@ -138,6 +143,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     try {
       report = await verifyLedger(store, index, {
         ...(cache.since ? { since: cache.since } : {}),
+        ...(request.keepVerified === false && !request.record ? { keepVerified: false } : {}),
         ...(ids ? { ids } : {}),
         ...(rerun ? { rerun } : {}),
         ...(request.strict ? { strict: true } : {}),

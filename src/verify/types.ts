@@ -36,6 +36,8 @@ export interface CheckSink {
 export interface RecordReport {
   id: string;
   checks: Check[];
+  /** With `keepVerified: false`: how many `verified` checks were counted and left out. */
+  verified?: number;
 }
 
 /** What a verify run looked at: a person must be able to tell the ledger they meant was seen. */

@@ -61,6 +61,13 @@ export interface VerifyOptions {
    * additions — then everything is verified and `report.since.used` is false with the reason.
    */
   since?: LedgerIndex;
+  /**
+   * False: a record's `verified` checks are counted (`RecordReport.verified`), not kept. None of
+   * them can change the exit code, and a person reading text output sees only the others — so
+   * a 100,000-record verify holds what went wrong, not two million passed checks (measured:
+   * 1.8 GB peak RSS with every check kept). Default true (JSON, attestations need them all).
+   */
+  keepVerified?: boolean;
 }
 
 /** Larger record blobs are not decoded (the canonical decoder's own limit). */
@@ -193,7 +200,11 @@ export async function verifyLedger(
         );
       }
     }
-    records.push({ id, checks: identifyChecks(drafts) });
+    const checks = identifyChecks(drafts);
+    if (options.keepVerified === false) {
+      const kept = checks.filter((c) => c.verdict !== 'verified');
+      records.push({ id, checks: kept, verified: checks.length - kept.length });
+    } else records.push({ id, checks });
   }
   const ledgerChecks = identifyChecks(ledger);
   const exitCode = exitCodeOf(
