@@ -141,7 +141,7 @@ export default class Verify extends LedgerCommand {
       `${report.records.length} record(s): ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
         `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,
     );
-    return { json, text: lines.join('\n'), exitCode: report.exitCode };
+    return { json, text: lines, exitCode: report.exitCode };
   }
 }
 

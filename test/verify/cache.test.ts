@@ -90,6 +90,14 @@ describe('verify with the verified-state cache', () => {
     expect(full.code).toBe(0);
     expect(full.json.records.map((r: any) => r.id).sort()).toEqual([...ids, third].sort());
     expect(full.json.cache).toMatchObject({ used: false, reason: expect.stringMatching(/--full/) });
+    // Text output keeps only the checks that did not verify and counts the others: the counts
+    // are the JSON's.
+    const checks = full.json.records.flatMap((r: any) => r.checks);
+    const count = (v: string) => checks.filter((c: any) => c.verdict === v).length;
+    const fullText = await cliText(user, dir, ['verify', '--full']);
+    expect(fullText.stdout).toContain(
+      `3 record(s): ${count('verified')} verified, ${count('contradicted')} contradicted, ${count('unverifiable')} unverifiable`,
+    );
   });
 
   it('catches a forged record appended after the cached tip (exit 3, as --full)', async () => {

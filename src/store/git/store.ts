@@ -16,8 +16,12 @@ import type { RepoPaths } from './repo.js';
  * `transfer.unpackLimit` default draws the same line for received objects). */
 export const BULK_PACK_MIN_OBJECTS = 100;
 
-/** Trees and commits are immutable and small, and verify walks the same ones over and over. */
-const CACHE_LIMIT = 100_000;
+/**
+ * Trees and commits are immutable and small, and verify walks the same ones over and over (the
+ * fan-out trees, shared candidate trees). Least recently used first out: each record's own
+ * trees are read once, and keeping 100,000 of them made memory grow with the ledger.
+ */
+const CACHE_LIMIT = 20_000;
 
 export class GitStore implements ObjectStore {
   private readonly batch: CatFileBatch;
@@ -29,10 +33,16 @@ export class GitStore implements ObjectStore {
 
   async read(oid: string): Promise<GitObject | undefined> {
     const cached = this.cache.get(oid);
-    if (cached) return cached;
+    if (cached) {
+      this.cache.delete(oid);
+      this.cache.set(oid, cached);
+      return cached;
+    }
     const object = await this.batch.read(oid);
-    if (object && object.type !== 'blob' && this.cache.size < CACHE_LIMIT)
+    if (object && object.type !== 'blob') {
       this.cache.set(oid, object);
+      if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    }
     return object;
   }
 
