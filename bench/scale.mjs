@@ -259,7 +259,10 @@ async function generated(count, log) {
   return dir;
 }
 
-const cli = (dir, ...args) => measure(process.execPath, [BIN, ...args], { cwd: dir });
+// The bench's own local state (verified-state cache, known entries): it starts cold and leaves
+// nothing in the user's ~/.local/state.
+let ENV = process.env;
+const cli = (dir, ...args) => measure(process.execPath, [BIN, ...args], { cwd: dir, env: ENV });
 
 /** (a) verify after one new record on 10,000 (cache warm) / verify --full of a 1-record ledger. */
 async function incrementalRow({ runs, log, count = 10_000 }) {
@@ -280,7 +283,7 @@ async function incrementalRow({ runs, log, count = 10_000 }) {
       await timedOk(
         process.execPath,
         [BIN, 'record', '--status', 'success', '--summary', `new ${run}`],
-        { cwd: big },
+        { cwd: big, env: ENV },
       );
       const order = run % 2 === 0 ? ['incremental', 'one'] : ['one', 'incremental'];
       for (const name of order) {
@@ -349,7 +352,7 @@ async function largeRows({ runs, log, count = 100_000 }) {
     ];
     // Memory, once: one full verify of 100,000 records is minutes of work. Text output, as a
     // CI job runs it (--json holds every check of every record in one document).
-    const r = await measure(process.execPath, [BIN, 'verify', '--full'], { cwd: big });
+    const r = await measure(process.execPath, [BIN, 'verify', '--full'], { cwd: big, env: ENV });
     if (!/all checks passed/.test(r.stdout))
       throw new Error(`verify --full of ${count} records did not pass`);
     log(
@@ -375,10 +378,16 @@ async function largeRows({ runs, log, count = 100_000 }) {
 }
 
 export async function benchScale({ runs = RUNS, log = console.error } = {}) {
-  const rows = [await incrementalRow({ runs, log })];
-  if (process.env.BENCH_SCALE === '1') rows.push(...(await largeRows({ runs, log })));
-  else log('  BENCH_SCALE=1 not set: the 100,000-record rows are skipped');
-  return rows;
+  const STATE = mkdtempSync(join(tmpdir(), 'ledger-bench-state-'));
+  ENV = { ...process.env, XDG_STATE_HOME: STATE };
+  try {
+    const rows = [await incrementalRow({ runs, log })];
+    if (process.env.BENCH_SCALE === '1') rows.push(...(await largeRows({ runs, log })));
+    else log('  BENCH_SCALE=1 not set: the 100,000-record rows are skipped');
+    return rows;
+  } finally {
+    rmSync(STATE, { recursive: true, force: true });
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
