@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cacheKey, readVerifiedTip, writeVerifiedTip } from '../../src/app/verify-cache.js';
 import { LOG_REF } from '../../src/ledger/layout.js';
-import { bareRemote, cleanup, git, gitdir, gitTry, tempDir } from '../helpers/git.js';
+import {
+  bareRemote,
+  cleanup,
+  git,
+  gitdir,
+  gitTry,
+  remoteWithClones,
+  tempDir,
+} from '../helpers/git.js';
 import {
   appendRaw,
   asUser,
@@ -237,6 +245,30 @@ describe('verify with the verified-state cache', () => {
       expect(await readVerifiedTip(dir, key('1.0.0'))).toEqual({ hit: true, commit });
       expect((await readVerifiedTip(dir, key('1.0.1'))).hit).toBe(false);
     });
+  });
+
+  it("after a sync joins another clone's records, checks only theirs and the join", async () => {
+    const user = makeUser();
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    await recordOne(user, a, 'a1');
+    expect((await cli(user, a, ['sync', 'origin'])).code).toBe(0);
+    expect((await cli(user, b, ['sync', 'origin'])).code).toBe(0);
+    // Concurrent work: both record on top of a1, b pushes first.
+    const mine = await recordOne(user, a, 'a2');
+    const theirs = [await recordOne(user, b, 'b1'), await recordOne(user, b, 'b2')];
+    expect((await cli(user, b, ['sync', 'origin'])).code).toBe(0);
+    const before = await verify(user, a);
+    expect(before.code).toBe(0);
+    const synced = await cli(user, a, ['sync', 'origin']);
+    expect(synced.code, synced.stderr).toBe(0);
+    const after = await verify(user, a);
+    expect(after.code).toBe(0);
+    expect(after.json.cache).toMatchObject({ used: true, newRecords: 2 });
+    expect(after.json.records.map((r: any) => r.id).sort()).toEqual([...theirs].sort());
+    const full = await verify(user, a, '--full');
+    expect(full.json.records.map((r: any) => r.id)).toContain(mine);
+    expect(verdicts(after.json)).toEqual(verdicts(full.json));
   });
 
   it('is never pushed: neither ledger sync nor git push carries it', async () => {
