@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cacheKey, readVerifiedTip, writeVerifiedTip } from '../../src/app/verify-cache.js';
 import { LOG_REF } from '../../src/ledger/layout.js';
+import { orderEntries, readAllEntries, readLedgerIndex } from '../../src/ledger/read.js';
+import { openRepo } from '../../src/store/git/repo.js';
+import { GitStore } from '../../src/store/git/store.js';
 import {
   bareRemote,
   cleanup,
@@ -269,6 +272,22 @@ describe('verify with the verified-state cache', () => {
     const full = await verify(user, a, '--full');
     expect(full.json.records.map((r: any) => r.id)).toContain(mine);
     expect(verdicts(after.json)).toEqual(verdicts(full.json));
+    // The log read from the tip down lists the joined history in the full listing's order.
+    const store = new GitStore(await openRepo(a));
+    try {
+      const index = await readLedgerIndex(store);
+      const order = orderEntries(await readAllEntries(store, index)).flatMap(({ entry }) =>
+        entry.record === null ? [] : [entry.record],
+      );
+      expect(order).toHaveLength(4);
+      const listed = await cli(user, a, ['log']);
+      expect(listed.json.map((i: any) => i.id)).toEqual(order);
+      expect((await cli(user, a, ['log', '-n', '2'])).json.map((i: any) => i.id)).toEqual(
+        order.slice(0, 2),
+      );
+    } finally {
+      store.close();
+    }
   });
 
   it('is never pushed: neither ledger sync nor git push carries it', async () => {
