@@ -78,9 +78,9 @@ export default class Verify extends LedgerCommand {
     const { argv, flags } = await this.parse(Verify);
     // V8 lets the old generation grow to about 3.5× what survives a collection when the program
     // is busy (measured on 100,000 records: ~100 MB live, 400+ MB heap, 560 MB peak RSS). A
-    // growth factor of 1.5 keeps the peak near what is live for a few percent more GC time. Set
-    // here, in the command's own process, never by the library inside someone else's.
-    setFlagsFromString('--heap-growing-percent=50');
+    // growth factor of 1.25 keeps the peak near what is live, for a few percent more GC time.
+    // Set here, in the command's own process, never by the library inside someone else's.
+    setFlagsFromString('--heap-growing-percent=25');
     const ids = (argv as string[]).filter((a) => a !== '');
     const report = await verifyRepository({
       cwd: process.cwd(),
