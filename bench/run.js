@@ -22,12 +22,14 @@ function fmt(n, digits = 3) {
 
 function table(rows) {
   const head = ['contender', 's', 'cpu s', 'peer', 's', 'cpu s', 'ratio', 'target', ''];
+  // A row with a unit (peak memory in MB) carries its amounts where the others carry seconds.
+  const amount = (r, n) => (r.unit === undefined ? fmt(n) : `${fmt(n, 0)} ${r.unit}`);
   const body = rows.map((r) => [
     r.name,
-    fmt(r.seconds),
+    amount(r, r.seconds),
     fmt(r.cpuSeconds, 2),
     r.peer ?? '',
-    fmt(r.peerSeconds),
+    amount(r, r.peerSeconds),
     fmt(r.peerCpuSeconds, 2),
     fmt(r.ratio, 2),
     r.target === undefined ? '' : `≤ ${r.target}`,

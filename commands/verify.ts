@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { verifyRepository } from '../src/app/verify.js';
@@ -23,6 +24,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
     '<%= config.bin %> verify --strict --annotations github   # in a CI job',
+    '<%= config.bin %> verify --full   # ignore the verified-state cache, re-check every record',
   ];
   static override strict = false;
   static override args = {
@@ -60,6 +62,11 @@ export default class Verify extends LedgerCommand {
         'Also print one CI annotation per claim that did not hold, on its file and line (github: ::error file=…,line=…::…).',
       options: [...ANNOTATION_FORMATS],
     }),
+    full: Flags.boolean({
+      description:
+        'Re-check every record, ignoring the local cache of the last tip that verified (by default only records new since that tip are checked).',
+      default: false,
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -69,6 +76,11 @@ export default class Verify extends LedgerCommand {
 
   protected async execute(): Promise<Output> {
     const { argv, flags } = await this.parse(Verify);
+    // V8 lets the old generation grow to about 3.5× what survives a collection when the program
+    // is busy (measured on 100,000 records: ~100 MB live, 400+ MB heap, 560 MB peak RSS). A
+    // growth factor of 1.25 keeps the peak near what is live, for a few percent more GC time.
+    // Set here, in the command's own process, never by the library inside someone else's.
+    setFlagsFromString('--heap-growing-percent=25');
     const ids = (argv as string[]).filter((a) => a !== '');
     const report = await verifyRepository({
       cwd: process.cwd(),
@@ -80,6 +92,9 @@ export default class Verify extends LedgerCommand {
       ...(flags.timeout ? { timeoutMs: flags.timeout * 1000 } : {}),
       record: flags.record,
       fromAttestation: flags['from-attestation'],
+      cache: !flags.full,
+      // Text output shows only what did not verify: a large ledger's passed checks are counted.
+      keepVerified: this.wantsJson,
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
       ...(flags['signing-key'] === undefined
         ? {}
@@ -88,25 +103,41 @@ export default class Verify extends LedgerCommand {
     });
     const annotations =
       flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
-    const json = { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) };
+    const json = this.wantsJson
+      ? { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) }
+      : undefined;
     const lines: string[] = [...(annotations ?? [])];
     if (report.scope) lines.push(describeScope(report.scope));
+    if (report.cache?.used)
+      lines.push(
+        `${report.cache.newRecords ?? 0} new record(s) verified since cached tip ${report.cache.commit ?? ''} (use --full to re-check all)`,
+      );
     const mark = {
       verified: 'ok  ',
       contradicted: 'FAIL',
       unverifiable: '??  ',
       stale: 'old ',
     } as const;
+    const interned = new Map<string, string>();
+    const intern = (line: string) => {
+      const known = interned.get(line);
+      if (known !== undefined) return known;
+      interned.set(line, line);
+      return line;
+    };
     const show = (c: Check) =>
       `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}` +
       rerunTail(c);
     for (const c of report.ledger) if (c.verdict !== 'verified') lines.push(show(c));
-    let counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
+    const counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
     for (const r of report.records) {
       const bad = r.checks.filter((c) => c.verdict !== 'verified');
-      for (const c of r.checks) counts = { ...counts, [c.verdict]: counts[c.verdict] + 1 };
+      counts.verified += r.verified ?? 0;
+      for (const c of r.checks) counts[c.verdict] += 1;
       lines.push(`${bad.some((c) => c.verdict === 'contradicted') ? 'FAIL' : 'ok  '} ${r.id}`);
-      for (const c of bad) lines.push(show(c));
+      // The same finding repeats across records ("not re-run", "no trusted signature"): one
+      // string each, not one per record, on a 100,000-record ledger.
+      for (const c of bad) lines.push(intern(show(c)));
     }
     const summary =
       report.exitCode === 3
@@ -114,7 +145,9 @@ export default class Verify extends LedgerCommand {
         : report.exitCode === 1
           ? 'some claims do not hold'
           : report.records.length === 0
-            ? 'nothing was verified'
+            ? report.cache?.used
+              ? 'nothing new since the cached tip, which verified'
+              : 'nothing was verified'
             : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
     for (const a of report.attestations ?? [])
@@ -123,7 +156,7 @@ export default class Verify extends LedgerCommand {
       `${report.records.length} record(s): ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
         `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,
     );
-    return { json, text: lines.join('\n'), exitCode: report.exitCode };
+    return { json, text: lines, exitCode: report.exitCode };
   }
 }
 

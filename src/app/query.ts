@@ -2,12 +2,13 @@
  * Reading records back: id prefixes, one record, the log newest first.
  */
 import { decodeCanonical, parseRecordIdPrefix } from '../canonical/index.js';
-import { RECORD_FILE } from '../ledger/layout.js';
-import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
+import { fanout, LOG_REF, RECORD_FILE, RECORDS_DIR } from '../ledger/layout.js';
+import { readTip, walkLog, type LedgerIndex } from '../ledger/read.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { recordSchemas } from '../model/schemas.js';
+import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 
 /** A full id from a full id or a unique prefix (`sha256:ab12…` or `ab12…`), as git does. */
@@ -51,6 +52,11 @@ export async function loadRecord(
   const tree = index.records.get(id);
   if (tree === undefined)
     throw new LedgerError('UNKNOWN_RECORD', `record ${id} is not in the ledger`);
+  return loadRecordTree(store, id, tree);
+}
+
+/** Reads and decodes the record in the record tree `tree`. */
+async function loadRecordTree(store: ObjectStore, id: string, tree: string): Promise<LoadedRecord> {
   const entry = await lookupPath(store, tree, RECORD_FILE);
   if (!entry) throw new LedgerError('CORRUPT', `record ${id} has no record blob`, { record: id });
   const bytes = await readBlob(store, entry.oid);
@@ -91,19 +97,35 @@ export interface LogItem {
 
 /** True when the ledger has no record at all (not even one that a filter left out). */
 export async function ledgerIsEmpty(store: ObjectStore): Promise<boolean> {
-  return (await readLedgerIndex(store)).records.size === 0;
+  const tip = await store.readRef(LOG_REF);
+  if (tip === undefined) return true;
+  const commit = await store.read(tip);
+  if (!commit || commit.type !== 'commit') return false;
+  return (await lookupPath(store, parseCommit(commit.bytes, tip).tree, RECORDS_DIR)) === undefined;
 }
 
+/**
+ * The records newest first. Read from the tip down and only as far as needed: `-n 20` on a
+ * ledger of 100,000 records reads about twenty log entries and records (`walkLog`).
+ */
 export async function listLog(
   store: ObjectStore,
   options: { task?: string; limit?: number } = {},
 ): Promise<LogItem[]> {
-  const index = await readLedgerIndex(store);
-  const entries = orderEntries(await readAllEntries(store, index));
+  const tipCommit = await store.readRef(LOG_REF);
+  if (tipCommit === undefined) return [];
+  const tip = await readTip(store, tipCommit);
   const items: LogItem[] = [];
-  for (const { id: entryId, entry } of entries) {
+  for await (const { id: entryId, entry } of walkLog(store, tip)) {
     if (entry.record === null) continue;
-    const { record } = await loadRecord(store, index, entry.record);
+    const tree = await lookupPath(
+      store,
+      tip.tree,
+      [RECORDS_DIR, ...fanout(entry.record)].join('/'),
+    );
+    if (tree === undefined)
+      throw new LedgerError('UNKNOWN_RECORD', `record ${entry.record} is not in the ledger`);
+    const { record } = await loadRecordTree(store, entry.record, tree.oid);
     if (options.task !== undefined && record.claims.task !== options.task) continue;
     items.push({
       id: entry.record,

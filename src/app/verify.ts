@@ -15,7 +15,7 @@ import {
   signatureObject,
 } from '../ledger/leaves.js';
 import { ATTESTATIONS_DIR, LOG_REF, SIGNATURES_DIR } from '../ledger/layout.js';
-import { readLedgerIndex } from '../ledger/read.js';
+import { readLedgerIndex, readLedgerIndexAt, type LedgerIndex } from '../ledger/read.js';
 import { ATTESTATION_SCHEMA, type Attestation, type AttestedCheck } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { LEDGER_VERSION } from '../model/version.js';
@@ -43,7 +43,8 @@ import {
 import { sanitizeLine } from '../paths/index.js';
 import type { Policy } from './local.js';
 import { loadPolicy } from './local.js';
-import { openLocalState } from './local-state.js';
+import { openLocalState, type LocalState } from './local-state.js';
+import { cacheKey, readVerifiedTip, writeVerifiedTip } from './verify-cache.js';
 import { resolveId } from './query.js';
 import { addWorktreeChecks } from './worktree.js';
 import { requireWorkTree, withRepo } from './repo.js';
@@ -75,6 +76,16 @@ export interface VerifyRequest {
   fromAttestation?: boolean;
   now?: Date;
   onProgress?: (message: string) => void;
+  /**
+   * Use the verified-state cache (`ledger verify` without `--full`): check only what is new
+   * since the last tip that verified here under the same policy, version and options.
+   */
+  cache?: boolean;
+  /**
+   * False: only checks that did not verify are kept per record, the others counted (text
+   * output). Ignored with `record` (attestations store every verdict).
+   */
+  keepVerified?: boolean;
 }
 
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
@@ -127,9 +138,12 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           : inner(task);
     }
     const refsBefore = request.rerun ? await ledgerRefs(repo) : undefined;
+    const cache = await openCache(request, local, loaded.digest, index, store);
     let report: VerifyReport;
     try {
       report = await verifyLedger(store, index, {
+        ...(cache.since ? { since: cache.since } : {}),
+        ...(request.keepVerified === false && !request.record ? { keepVerified: false } : {}),
         ...(ids ? { ids } : {}),
         ...(rerun ? { rerun } : {}),
         ...(request.strict ? { strict: true } : {}),
@@ -201,7 +215,19 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         digest: loaded.digest,
       },
       ...(reruns ? { rerun: reruns.info } : {}),
+      ...(cache.key === undefined && cache.reason === undefined
+        ? {}
+        : { cache: cacheOutcome(cache, report) }),
     };
+    if (
+      exitCode === 0 &&
+      cache.key !== undefined &&
+      index.tipCommit !== undefined &&
+      index.tipCommit !== cache.commit
+    ) {
+      const dir = await local.cloneDir();
+      if (dir !== undefined) await writeVerifiedTip(dir, cache.key, index.tipCommit);
+    }
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
       await local.noteKnownEntry(index.tipEntry);
     if (request.record) {
@@ -219,6 +245,76 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     }
     return final;
   });
+}
+
+interface OpenedCache {
+  /** The cache key for this run; undefined when this run neither reads nor writes the cache. */
+  key?: string;
+  /** Why the cache is not used this run (when it is not). */
+  reason?: string;
+  /** The cached tip and the ledger as it was there. */
+  commit?: string;
+  since?: LedgerIndex;
+}
+
+/**
+ * Which verified state this run may start from. Runs whose verdicts are about more than the
+ * ledger (`--worktree`: the work tree now), about part of it (ids) or that write attestations
+ * for every record verified (`--record`) neither read nor write the cache.
+ */
+async function openCache(
+  request: VerifyRequest,
+  local: LocalState,
+  policyDigest: string,
+  index: LedgerIndex,
+  store: ObjectReader,
+): Promise<OpenedCache> {
+  if (!request.cache)
+    return request.cache === false ? { reason: '--full: everything was re-checked' } : {};
+  if (request.ids !== undefined || request.worktree || request.record)
+    return {
+      reason: `${request.ids !== undefined ? 'record ids' : request.worktree ? '--worktree' : '--record'}: the cache applies to a verify of the whole ledger`,
+    };
+  if (index.tipCommit === undefined) return { reason: 'the ledger is empty' };
+  const key = cacheKey({
+    policyDigest,
+    ledgerVersion: LEDGER_VERSION,
+    strict: request.strict ?? false,
+    rerun: request.rerun ?? false,
+    fromAttestation: request.fromAttestation ?? false,
+  });
+  const dir = await local.cloneDir();
+  if (dir === undefined) return { key, reason: 'this clone has no local state yet' };
+  const found = await readVerifiedTip(dir, key);
+  if (!found.hit) return { key, reason: found.reason };
+  try {
+    return { key, commit: found.commit, since: await readLedgerIndexAt(store, found.commit) };
+  } catch (error) {
+    return {
+      key,
+      commit: found.commit,
+      reason: `the cached tip ${found.commit} cannot be read here (${(error as Error).message})`,
+    };
+  }
+}
+
+function cacheOutcome(
+  cache: OpenedCache,
+  report: VerifyReport,
+): NonNullable<VerifyReport['cache']> {
+  if (report.since?.used)
+    return {
+      used: true,
+      ...(cache.commit === undefined ? {} : { commit: cache.commit }),
+      newRecords: report.records.length,
+    };
+  return {
+    used: false,
+    ...(cache.commit === undefined ? {} : { commit: cache.commit }),
+    reason: report.since?.reason
+      ? `the ledger is not the cached tip plus new records (${report.since.reason}): everything was verified`
+      : (cache.reason ?? 'not used'),
+  };
 }
 
 async function ledgerRefs(repo: RepoPaths): Promise<string> {

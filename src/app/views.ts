@@ -73,6 +73,8 @@ export interface VerifyJson {
   attestations?: NonNullable<VerifyReport['attestations']>;
   /** With `--rerun`: which isolation re-runs had here, and the policy's setup steps. */
   rerun?: NonNullable<VerifyReport['rerun']>;
+  /** Whether a cached verified tip was used (only what is new since it was checked). */
+  cache?: NonNullable<VerifyReport['cache']>;
 }
 
 export function toVerifyJson(report: VerifyReport): VerifyJson {
@@ -98,6 +100,7 @@ export function toVerifyJson(report: VerifyReport): VerifyJson {
     ...(report.policy ? { policy: report.policy } : {}),
     ...(report.attestations ? { attestations: report.attestations } : {}),
     ...(report.rerun ? { rerun: report.rerun } : {}),
+    ...(report.cache ? { cache: report.cache } : {}),
   };
 }
 

@@ -15,11 +15,18 @@ import { reportFailure, toFailure } from './errors.js';
 import { wantsJson } from './argv.js';
 import { Progress } from './progress.js';
 
+/** Lines per write when a command's text comes as lines. */
+const TEXT_BLOCK_LINES = 2000;
+
 export interface Output {
   /** What `--json` prints. */
   json: unknown;
-  /** What a person sees. */
-  text: string;
+  /**
+   * What a person sees. Lines (joined with newlines) when the output can be large: they are
+   * escaped and written a block at a time, never copied whole (a 100,000-record verify prints
+   * 100 MB of text).
+   */
+  text: string | readonly string[];
   /**
    * What a person must also know (a lowered status and its reasons): printed on stderr after
    * `text`, so that stdout stays exactly the result a script captures. Not printed with --json,
@@ -99,7 +106,12 @@ export abstract class LedgerCommand extends Command {
     this.progressLine?.done();
     if (this.wantsJson) process.stdout.write(`${toTerminalJson(output.json)}\n`);
     else {
-      if (output.text !== '') {
+      if (typeof output.text !== 'string') {
+        for (let at = 0; at < output.text.length; at += TEXT_BLOCK_LINES)
+          process.stdout.write(
+            `${escapeForTerminal(output.text.slice(at, at + TEXT_BLOCK_LINES).join('\n'))}\n`,
+          );
+      } else if (output.text !== '') {
         const text = escapeForTerminal(output.text);
         process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       }

@@ -30,7 +30,7 @@ export async function readBlob(store: ObjectReader, oid: string): Promise<Uint8A
  */
 type TreeIndex = ReadonlyMap<string, TreeEntry>;
 const parsedTrees = new WeakMap<ObjectReader, { entries: number; trees: Map<string, TreeIndex> }>();
-const MAX_CACHED_ENTRIES = 200_000;
+const MAX_CACHED_ENTRIES = 50_000;
 const ALWAYS_KEPT_TREES = 8;
 
 async function treeIndex(store: ObjectReader, oid: string): Promise<TreeIndex | undefined> {

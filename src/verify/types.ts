@@ -36,6 +36,8 @@ export interface CheckSink {
 export interface RecordReport {
   id: string;
   checks: Check[];
+  /** With `keepVerified: false`: how many `verified` checks were counted and left out. */
+  verified?: number;
 }
 
 /** What a verify run looked at: a person must be able to tell the ledger they meant was seen. */
@@ -59,6 +61,29 @@ export interface VerifyReport {
   records: RecordReport[];
   /** What this run could not check and why (no policy, no allowed_signers…). */
   notes?: string[];
+  /**
+   * Set when a verified state was offered (`VerifyOptions.since`): whether only what is new
+   * since it was checked (`used`), or why everything was (`reason`).
+   */
+  /**
+   * Set by `ledger verify`: whether a cached verified tip was used (only the records new since
+   * it were checked) or why not.
+   */
+  cache?: {
+    used: boolean;
+    /** The cached tip commit (when one was found). */
+    commit?: string;
+    /** Records checked because they are new (or changed) since that tip. */
+    newRecords?: number;
+    reason?: string;
+  };
+  since?: {
+    used: boolean;
+    commit: string | null;
+    entry: string | null;
+    newEntries?: number;
+    reason?: string;
+  };
   /** The policy in force: where it came from and its digest (what attestations are tied to). */
   policy?: { source: 'flag' | 'git-config' | 'default'; path?: string; digest: string };
   /** Attestations written by `verify --record`, by record id. */

@@ -242,6 +242,24 @@ export const VerifyOutput = z
       .array(z.string())
       .optional()
       .describe('with --annotations github: the workflow-command lines printed for the CI log'),
+    cache: z
+      .object({
+        used: z
+          .boolean()
+          .describe(
+            'true: a tip that verified before under the same policy, version and options was taken from the local cache, and only what is new since it was checked',
+          ),
+        commit: gitOid.optional().describe('the cached tip commit, when one was found'),
+        newRecords: z
+          .number()
+          .int()
+          .nonnegative()
+          .optional()
+          .describe('records checked because they are new (or changed) since the cached tip'),
+        reason: z.string().optional().describe('why the cache was not used'),
+      })
+      .optional()
+      .describe('the verified-state cache (never pushed); --full ignores it'),
   })
   .describe('ledger verify --json');
 

@@ -16,8 +16,12 @@ import type { RepoPaths } from './repo.js';
  * `transfer.unpackLimit` default draws the same line for received objects). */
 export const BULK_PACK_MIN_OBJECTS = 100;
 
-/** Trees and commits are immutable and small, and verify walks the same ones over and over. */
-const CACHE_LIMIT = 100_000;
+/**
+ * Trees and commits are immutable and small, and verify walks the same ones over and over (the
+ * fan-out trees, shared candidate trees). Least recently used first out: each record's own
+ * trees are read once, and keeping 100,000 of them made memory grow with the ledger.
+ */
+const CACHE_LIMIT = 20_000;
 
 /** The largest tree or commit a streamed read keeps in the cache. */
 const CACHE_OBJECT_BYTES = 1024 * 1024;
@@ -38,11 +42,17 @@ export class GitStore implements ObjectStore {
   }
 
   async read(oid: string): Promise<GitObject | undefined> {
-    const cached = this.cache.get(oid) ?? this.takePrefetched(oid);
-    if (cached) return cached;
+    const cached = this.cache.get(oid);
+    if (cached) {
+      // Least recently used goes first: move a hit to the end.
+      this.cache.delete(oid);
+      this.cache.set(oid, cached);
+      return cached;
+    }
+    const prefetched = this.takePrefetched(oid);
+    if (prefetched) return prefetched;
     const object = await this.batch.read(oid);
-    if (object && object.type !== 'blob' && this.cache.size < CACHE_LIMIT)
-      this.cache.set(oid, object);
+    if (object && object.type !== 'blob') this.remember(oid, object);
     return object;
   }
 
@@ -70,8 +80,8 @@ export class GitStore implements ObjectStore {
         parts.length = 0;
       }
     });
-    if (info && info.type !== 'blob' && kept === info.size && this.cache.size < CACHE_LIMIT)
-      this.cache.set(oid, { type: info.type, bytes: Buffer.concat(parts) });
+    if (info && info.type !== 'blob' && kept === info.size)
+      this.remember(oid, { type: info.type, bytes: Buffer.concat(parts) });
     return info;
   }
 
@@ -98,7 +108,7 @@ export class GitStore implements ObjectStore {
         const object = await this.batch.read(oid).catch(() => undefined);
         if (!object) return;
         if (object.type !== 'blob') {
-          if (this.cache.size < CACHE_LIMIT) this.cache.set(oid, object);
+          this.remember(oid, object);
         } else if (
           object.bytes.length <= PREFETCH_BLOB_BYTES &&
           this.prefetchedBytes + object.bytes.length <= PREFETCH_TOTAL_BYTES
@@ -108,6 +118,12 @@ export class GitStore implements ObjectStore {
         }
       }),
     );
+  }
+
+  /** Keeps a tree or commit, dropping the least recently used past CACHE_LIMIT. */
+  private remember(oid: string, object: GitObject): void {
+    this.cache.set(oid, object);
+    if (this.cache.size > CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
   }
 
   private takePrefetched(oid: string): GitObject | undefined {

@@ -1,0 +1,309 @@
+/**
+ * The verified-state cache is a speed-up and never a verdict: after a tip verified, `verify`
+ * checks only what is new since it (seen in the JSON, not in timing), and a forged record after
+ * that tip, a tampered old record, a rolled-back ledger, and a cache that was deleted, garbled,
+ * planted or made under another policy or version all give the verdict `verify --full` gives.
+ * Real repositories, the real CLI, an isolated user per test.
+ */
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cacheKey, readVerifiedTip, writeVerifiedTip } from '../../src/app/verify-cache.js';
+import { LOG_REF } from '../../src/ledger/layout.js';
+import { orderEntries, readAllEntries, readLedgerIndex } from '../../src/ledger/read.js';
+import { openRepo } from '../../src/store/git/repo.js';
+import { GitStore } from '../../src/store/git/store.js';
+import {
+  bareRemote,
+  cleanup,
+  git,
+  gitdir,
+  gitTry,
+  remoteWithClones,
+  tempDir,
+} from '../helpers/git.js';
+import {
+  appendRaw,
+  asUser,
+  cli,
+  cliText,
+  encode,
+  idPath,
+  makeUser,
+  recordParts,
+  rewriteLedger,
+  safeGit,
+  type User,
+} from '../adversarial/helpers.js';
+
+afterEach(cleanup);
+
+async function recordOne(user: User, dir: string, summary: string): Promise<string> {
+  const r = await cli(user, dir, ['record', '--status', 'success', '--summary', summary]);
+  expect(r.code, r.stderr).toBe(0);
+  return r.json.id as string;
+}
+
+async function verify(user: User, dir: string, ...args: string[]) {
+  return cli(user, dir, ['verify', ...args]);
+}
+
+/** The same verdicts, whatever the cache said: exit code and every non-verified check. */
+function verdicts(json: any): { exitCode: number; bad: string[] } {
+  const bad = [...json.ledger, ...json.records.flatMap((r: any) => r.checks)]
+    .filter((c: any) => c.verdict !== 'verified' && c.id !== 'rollback')
+    .map((c: any) => `${c.check} ${c.subject} ${c.verdict}`);
+  return { exitCode: json.exitCode, bad: [...new Set(bad)].sort() };
+}
+
+function cacheFiles(user: User): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name === 'verified.json') out.push(path);
+    }
+  };
+  walk(user.env.XDG_STATE_HOME!);
+  return out;
+}
+
+/** A repository with two records whose tip verified (the cache is warm). */
+async function warm(user: User): Promise<{ dir: string; ids: string[]; tip: string }> {
+  const dir = gitdir();
+  const ids = [await recordOne(user, dir, 'one'), await recordOne(user, dir, 'two')];
+  const first = await verify(user, dir);
+  expect(first.code, first.stdout).toBe(0);
+  expect(first.json.cache).toEqual({ used: false, reason: 'no verified tip is cached here' });
+  expect(cacheFiles(user)).toHaveLength(1);
+  return { dir, ids, tip: git(dir, 'rev-parse', LOG_REF) };
+}
+
+describe('verify with the verified-state cache', () => {
+  it('checks only the record that is new since the cached tip, and --full checks all', async () => {
+    const user = makeUser();
+    const { dir, ids, tip } = await warm(user);
+    const third = await recordOne(user, dir, 'three');
+    const next = await verify(user, dir);
+    expect(next.code).toBe(0);
+    expect(next.json.cache).toEqual({ used: true, commit: tip, newRecords: 1 });
+    expect(next.json.records.map((r: any) => r.id)).toEqual([third]);
+    expect(next.json.scope).toMatchObject({ records: 3, verified: 1 });
+    expect(next.json.ledger.find((c: any) => c.id === 'chain').detail).toMatch(
+      /1 new log entry chains to the verified tip/,
+    );
+    const text = await cliText(user, dir, ['verify']);
+    expect(text.stdout).toMatch(
+      /0 new record\(s\) verified since cached tip [0-9a-f]{40} \(use --full/,
+    );
+    const full = await verify(user, dir, '--full');
+    expect(full.code).toBe(0);
+    expect(full.json.records.map((r: any) => r.id).sort()).toEqual([...ids, third].sort());
+    expect(full.json.cache).toMatchObject({ used: false, reason: expect.stringMatching(/--full/) });
+    // Text output keeps only the checks that did not verify and counts the others: the counts
+    // are the JSON's.
+    const checks = full.json.records.flatMap((r: any) => r.checks);
+    const count = (v: string) => checks.filter((c: any) => c.verdict === v).length;
+    const fullText = await cliText(user, dir, ['verify', '--full']);
+    expect(fullText.stdout).toContain(
+      `3 record(s): ${count('verified')} verified, ${count('contradicted')} contradicted, ${count('unverifiable')} unverifiable`,
+    );
+  });
+
+  it('catches a forged record appended after the cached tip (exit 3, as --full)', async () => {
+    const user = makeUser();
+    const { dir, ids } = await warm(user);
+    const parts = await recordParts(dir, ids[0]!);
+    parts.value['claims'].summary = 'forged';
+    parts.value['observed'].effectiveStatus = 'failed';
+    const forged = await appendRaw(dir, parts, encode(parts.value));
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({ used: true, newRecords: 1 });
+    expect(cached.json.records.map((r: any) => r.id)).toEqual([forged]);
+    expect(cached.code).toBe(3);
+    const full = await verify(user, dir, '--full');
+    expect(full.code).toBe(3);
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
+  it('re-checks an old record whose objects changed under the cached tip (exit 3)', async () => {
+    const user = makeUser();
+    const { dir, ids } = await warm(user);
+    await rewriteLedger(dir, [
+      { path: `${idPath('records', ids[0]!)}/record`, bytes: encode({ forged: true }) },
+    ]);
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({ used: true, newRecords: 1 });
+    expect(cached.code).toBe(3);
+    const full = await verify(user, dir, '--full');
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
+  it('verifies everything when the ledger was rolled back behind the cached tip', async () => {
+    const user = makeUser();
+    const { dir } = await warm(user);
+    safeGit(dir, 'update-ref', LOG_REF, `${LOG_REF}~1`);
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({
+      used: false,
+      reason: expect.stringMatching(/not the cached tip plus new records/),
+    });
+    expect(cached.code).toBe(3);
+    expect(cached.json.ledger.map((c: any) => c.id)).toContain('rollback');
+  });
+
+  it('a deleted, garbled or planted cache never changes the verdict', async () => {
+    const user = makeUser();
+    const { dir, ids } = await warm(user);
+    const [file] = cacheFiles(user);
+    const honest = readFileSync(file!, 'utf8');
+    // The agent forges the ledger (an old record's bytes), then tries to make the cache vouch
+    // for the forged tip.
+    await rewriteLedger(dir, [
+      { path: `${idPath('records', ids[1]!)}/record`, bytes: encode({ forged: true }) },
+    ]);
+    const forgedTip = git(dir, 'rev-parse', LOG_REF);
+    const full = verdicts((await verify(user, dir, '--full')).json);
+    expect(full.exitCode).toBe(3);
+    const honestTip = JSON.parse(honest).entries;
+    const planted = JSON.stringify({
+      schema: 'ledger.verified/v1',
+      entries: Object.fromEntries(
+        Object.entries(honestTip).map(([k, e]: [string, any]) => [k, { ...e, commit: forgedTip }]),
+      ),
+    });
+    const caches: [string, (() => void) | string][] = [
+      ['deleted', () => rmSync(file!)],
+      ['garbage bytes', '\u0000\u00ff garbage {'],
+      ['wrong schema', JSON.stringify({ schema: 'ledger.verified/v0', entries: [] })],
+      ['planted entry for the forged tip (old MAC)', planted],
+      ['honest entry', honest],
+    ];
+    for (const [what, make] of caches) {
+      if (typeof make === 'string') writeFileSync(file!, make);
+      else make();
+      const r = await verify(user, dir);
+      expect(verdicts(r.json), what).toEqual(full);
+    }
+    // A cache planted inside .git/ is never read.
+    writeFileSync(join(dir, '.git', 'verified.json'), planted);
+    expect(verdicts((await verify(user, dir)).json)).toEqual(full);
+  });
+
+  it('never caches a failing verdict as good', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    const id = await recordOne(user, dir, 'one');
+    await rewriteLedger(dir, [
+      { path: `${idPath('records', id)}/record`, bytes: encode({ forged: true }) },
+    ]);
+    expect((await verify(user, dir)).code).toBe(3);
+    expect(cacheFiles(user)).toEqual([]);
+    const again = await verify(user, dir);
+    expect(again.code).toBe(3);
+    expect(again.json.cache.used).toBe(false);
+  });
+
+  it('another policy or other options do not use a tip verified under the first', async () => {
+    const user = makeUser();
+    const { dir } = await warm(user);
+    const policy = join(user.home, 'policy.json');
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: false, commands: [] },
+        witnessTimeoutSeconds: 30,
+      }),
+    );
+    const other = await verify(user, dir, '--policy', policy);
+    expect(other.json.cache).toMatchObject({
+      used: false,
+      reason: expect.stringMatching(/no tip verified under this policy/),
+    });
+    expect(other.json.records).toHaveLength(2);
+    const strict = await verify(user, dir, '--strict');
+    expect(strict.json.cache.used).toBe(false);
+    // Back to the first policy and options: the cached tip applies again.
+    expect((await verify(user, dir)).json.cache).toMatchObject({ used: true, newRecords: 0 });
+    expect((await verify(user, dir, '--policy', policy)).json.cache.used).toBe(true);
+  });
+
+  it('a tip cached under another ledger version is a miss', async () => {
+    const user = makeUser();
+    const dir = tempDir();
+    const commit = 'a'.repeat(40);
+    const key = (ledgerVersion: string) =>
+      cacheKey({
+        policyDigest: 'p',
+        ledgerVersion,
+        strict: false,
+        rerun: false,
+        fromAttestation: false,
+      });
+    expect(key('1.0.0')).not.toBe(key('1.0.1'));
+    await asUser(user, async () => {
+      await writeVerifiedTip(dir, key('1.0.0'), commit);
+      expect(await readVerifiedTip(dir, key('1.0.0'))).toEqual({ hit: true, commit });
+      expect((await readVerifiedTip(dir, key('1.0.1'))).hit).toBe(false);
+    });
+  });
+
+  it("after a sync joins another clone's records, checks only theirs and the join", async () => {
+    const user = makeUser();
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    await recordOne(user, a, 'a1');
+    expect((await cli(user, a, ['sync', 'origin'])).code).toBe(0);
+    expect((await cli(user, b, ['sync', 'origin'])).code).toBe(0);
+    // Concurrent work: both record on top of a1, b pushes first.
+    const mine = await recordOne(user, a, 'a2');
+    const theirs = [await recordOne(user, b, 'b1'), await recordOne(user, b, 'b2')];
+    expect((await cli(user, b, ['sync', 'origin'])).code).toBe(0);
+    const before = await verify(user, a);
+    expect(before.code).toBe(0);
+    const synced = await cli(user, a, ['sync', 'origin']);
+    expect(synced.code, synced.stderr).toBe(0);
+    const after = await verify(user, a);
+    expect(after.code).toBe(0);
+    expect(after.json.cache).toMatchObject({ used: true, newRecords: 2 });
+    expect(after.json.records.map((r: any) => r.id).sort()).toEqual([...theirs].sort());
+    const full = await verify(user, a, '--full');
+    expect(full.json.records.map((r: any) => r.id)).toContain(mine);
+    expect(verdicts(after.json)).toEqual(verdicts(full.json));
+    // The log read from the tip down lists the joined history in the full listing's order.
+    const store = new GitStore(await openRepo(a));
+    try {
+      const index = await readLedgerIndex(store);
+      const order = orderEntries(await readAllEntries(store, index)).flatMap(({ entry }) =>
+        entry.record === null ? [] : [entry.record],
+      );
+      expect(order).toHaveLength(4);
+      const listed = await cli(user, a, ['log']);
+      expect(listed.json.map((i: any) => i.id)).toEqual(order);
+      expect((await cli(user, a, ['log', '-n', '2'])).json.map((i: any) => i.id)).toEqual(
+        order.slice(0, 2),
+      );
+    } finally {
+      store.close();
+    }
+  });
+
+  it('is never pushed: neither ledger sync nor git push carries it', async () => {
+    const user = makeUser();
+    const { dir } = await warm(user);
+    const [file] = cacheFiles(user);
+    expect(file!.startsWith(dir)).toBe(false);
+    const remote = bareRemote();
+    git(dir, 'remote', 'add', 'origin', remote);
+    const synced = await cli(user, dir, ['sync', 'origin']);
+    expect(synced.code, synced.stderr).toBe(0);
+    git(dir, 'push', '-q', 'origin', '--all');
+    const refsThere = git(remote, 'for-each-ref', '--format=%(refname)').split('\n');
+    expect(refsThere.filter((r) => r.startsWith('refs/ledger/'))).toEqual([LOG_REF]);
+    // No object on the remote holds the cache's bytes.
+    const cacheBlob = git(dir, 'hash-object', file!);
+    expect(gitTry(remote, 'cat-file', '-e', cacheBlob).code).not.toBe(0);
+  });
+});
