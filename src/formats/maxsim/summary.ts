@@ -39,7 +39,7 @@ export function phaseSummaryFrontMatter(
     if (fm.ok && 'phase' in fm.value && 'plan' in fm.value) return fm.value;
   }
   // Only the opening (up to the first `##` heading): a label quoted further down is not one.
-  const opening = body.split(/\n {0,3}#{2,6}[ \t]/)[0] ?? '';
+  const opening = body.split(/(?:^|\n) {0,3}#{2,6}[ \t]/)[0] ?? '';
   return LABELS.every((re) => re.test(opening)) ? {} : undefined;
 }
 

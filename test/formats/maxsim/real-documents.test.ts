@@ -1,15 +1,20 @@
 /**
  * MaxsimCLI documents as real projects write them: artifacts grouped under `### Created`
  * sub-headings, prose where a path belongs, an `## Executor Result` heading over the contract
- * sections, a handoff that follows the contract exactly, paths from a linked worktree.
+ * sections, a handoff that follows the contract exactly, paths from a linked worktree, and the
+ * phase SUMMARY of MaxsimCLI's own template (key-files front matter; test/formats/corpus).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { recordHandoff } from '../../../src/app/record.js';
+import { verifyRepository } from '../../../src/app/verify.js';
 import { detectFormat, type ParseContext, type ParsedHandoff } from '../../../src/formats/index.js';
 import { maxsim } from '../../../src/formats/maxsim/index.js';
-import { PROJECT_ROOT } from '../../helpers/git.js';
+import { cleanup, git, gitdir, PROJECT_ROOT, writeFiles } from '../../helpers/git.js';
 import { recordOf } from '../helpers.js';
+
+afterAll(cleanup);
 
 const DIR = join(PROJECT_ROOT, 'fixtures', 'handoffs', 'maxsim');
 const ctx: ParseContext = { repoRoot: '/home/dev/project', now: new Date('2026-03-07T10:00:00Z') };
@@ -106,6 +111,109 @@ describe('MaxsimCLI real documents', () => {
       { path: 'src/new.ts', action: 'created', as: '/home/dev/project-wt/feature/src/new.ts' },
       // outside every worktree: kept as written, and verify says it cannot check it
       { path: '/home/dev/elsewhere/src/x.ts', action: 'modified' },
+    ]);
+  });
+});
+
+describe('MaxsimCLI phase summaries from its own template (maystudios/maxsimcli .planning/phases)', () => {
+  it('key-files created/modified are claims with their action; key-decisions are decisions', () => {
+    // Refused before ("no handoff-contract section found"): 13 of 22 real summaries.
+    const h = parsed('real-26-01-SUMMARY-key-files.md');
+    expect(h.claims.artifacts).toEqual([
+      { path: 'templates/skills/tdd/SKILL.md', action: 'created' },
+      { path: 'templates/skills/systematic-debugging/SKILL.md', action: 'created' },
+      { path: 'templates/skills/verification-before-completion/SKILL.md', action: 'created' },
+    ]);
+    expect(h.claims.decisions?.[0]?.text).toMatch(/^Skills follow Superpowers SKILL.md pattern/);
+    // A summary states no contract status: partial, the two sections it has no stand-in for named.
+    expect(h.status).toBe('partial');
+    expect(
+      h.reasons.filter((r) => r.code === 'MAXSIM_MISSING_SECTION').map((r) => r.subject),
+    ).toEqual(['Status', 'Deferred Items']);
+    const d = detectFormat(
+      read('real-26-01-SUMMARY-key-files.md'),
+      'real-26-01-SUMMARY-key-files.md',
+    );
+    expect(d.module.name).toBe('maxsim');
+    expect(d.signals.join('; ')).toMatch(/phase SUMMARY/);
+  });
+
+  it('the key_files / decisions spelling some executors write is read the same way', () => {
+    const h = parsed('real-22-02-SUMMARY-key_files.md');
+    expect(h.claims.artifacts).toEqual([
+      { path: 'packages/e2e/src/dashboard-pty-absent.test.ts', action: 'created' },
+      { path: 'packages/e2e/package.json', action: 'modified' },
+      { path: 'packages/e2e/vitest.config.ts', action: 'modified' },
+    ]);
+    expect(h.claims.decisions).toHaveLength(3);
+  });
+
+  it('a Files Created/Modified item the front matter did not name is a file touched', () => {
+    const text = [
+      '---',
+      'phase: 13-live-project-dashboard',
+      'plan: 07',
+      'key-files:',
+      '  created:',
+      '    - packages/dashboard/app/api/health/route.ts',
+      '  modified: []',
+      '---',
+      '',
+      '## Files Created/Modified',
+      '- `packages/dashboard/app/api/health/route.ts` - GET endpoint returning status',
+      '- `packages/cli/src/cli.ts` - Added dashboard command case',
+      '',
+    ].join('\n');
+    const r = maxsim.parse(new TextEncoder().encode(text), ctx);
+    expect(r.ok && r.handoff.claims.artifacts).toEqual([
+      { path: 'packages/dashboard/app/api/health/route.ts', action: 'created' },
+      { path: 'packages/cli/src/cli.ts', action: 'touched' },
+    ]);
+  });
+
+  it('an older summary that opens with **Phase:** / **Plan:** records (partial, nothing to check)', () => {
+    const h = parsed('real-17-01-SUMMARY-labels.md');
+    expect(h.status).toBe('partial');
+    expect(h.claims.artifacts).toBeUndefined();
+    // A text with the labels further down, after its first section, is not a summary.
+    const r = maxsim.parse(
+      new TextEncoder().encode('## Notes\n\n**Phase:** 3\n**Plan:** 1\n'),
+      ctx,
+    );
+    expect(r.ok).toBe(false);
+  });
+
+  it('through record and verify: the real 13-02 summary claims created a file its base already had', async () => {
+    // Plan 13-03 ran in parallel and added packages/dashboard/lib/watcher.ts first; 13-02 changed
+    // one line of it, and its summary's key-files says created. The other claims hold.
+    const repo = gitdir({
+      files: {
+        'packages/dashboard/lib/watcher.ts': 'export const watch = 1;\n',
+        'packages/dashboard/app/layout.tsx': 'export const a = 1;\n',
+      },
+    });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    writeFiles(repo, {
+      'packages/dashboard/server.ts': 'export {};\n',
+      'packages/dashboard/lib/websocket.ts': 'export {};\n',
+      'packages/dashboard/lib/watcher.ts': 'export const watch = 2;\n',
+      'packages/dashboard/app/components/providers/websocket-provider.tsx': 'export {};\n',
+      'packages/dashboard/app/layout.tsx': 'export {};\n',
+    });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'feat(13-02)');
+    const file = 'real-13-02-SUMMARY-created-in-base.md';
+    await recordHandoff({ cwd: repo, base, from: { bytes: read(file), fileName: file } });
+    const report = await verifyRepository({ cwd: repo });
+    const verdicts = report.records[0]!.checks.filter((c) => c.check === 'claim.artifact').map(
+      (c) => `${c.subject} ${c.verdict}`,
+    );
+    expect(verdicts.sort()).toEqual([
+      'packages/dashboard/app/components/providers/websocket-provider.tsx verified',
+      'packages/dashboard/app/layout.tsx verified',
+      'packages/dashboard/lib/watcher.ts contradicted',
+      'packages/dashboard/lib/websocket.ts verified',
+      'packages/dashboard/server.ts verified',
     ]);
   });
 });
