@@ -7,7 +7,7 @@
 import type { Detection, Sniff } from '../contract.js';
 import { normalizeTitle } from '../kit/markdown.js';
 import { statusWord } from '../kit/sniff.js';
-import { phaseSummaryFrontMatter } from './summary.js';
+import { phaseSummaryOf } from './summary.js';
 import { OWN_STATUS_WORDS, sectionOf } from './vocabulary.js';
 
 const TEAM_SECTIONS = ['summary', 'findings', 'key references', 'confidence'];
@@ -21,7 +21,7 @@ export function detectMaxsim(input: Sniff): Detection {
     const known = sectionOf(s.title);
     if (known) names.add(known.name);
   }
-  const summary = phaseSummaryFrontMatter(md.frontMatter, md.body) !== undefined;
+  const summary = phaseSummaryOf(md.frontMatter, md.body) !== undefined;
   if (names.size === 0 && !summary) return { score: 0, signals: [] };
   const signals = names.size > 0 ? [`contract sections: ${[...names].join(', ')}`] : [];
   let score = [0, 0.3, 0.55, 0.8, 0.95][names.size] ?? 0.95;

@@ -32,7 +32,7 @@ import {
   verdictResult,
 } from './evidence.js';
 import { parseArtifacts, parseDecisions, parseDeferred, parseStatus } from './sections.js';
-import { phaseSummaryFrontMatter, readPhaseSummary } from './summary.js';
+import { phaseSummaryOf, readPhaseSummary } from './summary.js';
 import {
   COMPLETION,
   MAXSIM_SECTIONS,
@@ -119,8 +119,9 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   if (split) extra['frontMatter'] = split.raw;
   if (preamble !== '') extra['preamble'] = preamble;
   const { seen, layout } = readLayout(sections, problems);
-  const summaryFm = phaseSummaryFrontMatter(split?.raw, split?.body ?? text);
-  const summary = summaryFm ? readPhaseSummary(summaryFm, sections, problems) : undefined;
+  const summaryOf = phaseSummaryOf(split?.raw, split?.body ?? text);
+  if (summaryOf && 'problems' in summaryOf) return { ok: false, problems: summaryOf.problems };
+  const summary = summaryOf ? readPhaseSummary(summaryOf.fm, sections, problems) : undefined;
   if (seen.size === 0 && summary === undefined) {
     problems.push({
       path: '',

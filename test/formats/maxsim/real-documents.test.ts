@@ -183,6 +183,81 @@ describe('MaxsimCLI phase summaries from its own template (maystudios/maxsimcli 
     expect(r.ok).toBe(false);
   });
 
+  it('## Key Files sections: ### Created / ### Modified are exact, a Key Files Created/Modified list is touched', () => {
+    expect(parsed('real-17-01-SUMMARY-created-modified-subsections.md').claims.artifacts).toEqual([
+      { path: 'packages/e2e/src/dashboard.test.ts', action: 'created' },
+      { path: 'packages/e2e/src/fixtures/mock-project.ts', action: 'modified' },
+    ]);
+    expect(
+      parsed('real-16-01-SUMMARY-key-files-section.md').claims.artifacts?.map((a) => a.action),
+    ).toEqual(['touched', 'touched', 'touched', 'touched']);
+    // maxsimcli 01-02 lists the test file it created under `## Key Files Modified`: a heading
+    // that loose is not a claim that the file existed before.
+    const text = [
+      '**Phase:** 01-Context-Rot-Prevention',
+      '**Plan:** 02',
+      '',
+      '## Key Files Modified',
+      '- `packages/cli/tests/stale-detection.test.ts` -- 10 test cases',
+      '',
+    ].join('\n');
+    const r = maxsim.parse(new TextEncoder().encode(text), ctx);
+    expect(r.ok && r.handoff.claims.artifacts).toEqual([
+      { path: 'packages/cli/tests/stale-detection.test.ts', action: 'touched' },
+    ]);
+  });
+
+  it('words in backticks where a file belongs are prose, not a file named "26-01 through …"', () => {
+    const text = [
+      '---',
+      'phase: 30-tech-debt-cleanup',
+      'plan: 03',
+      'completed: 2026-03-01',
+      '---',
+      '## Files Created/Modified',
+      '- `25-03-SUMMARY.md` - DOCS-01',
+      '- `26-01 through 26-05 SUMMARY.md` - DOCS-01 (all 5 files)',
+      '- `docs/My Notes.md` - a path with a space still has its folder',
+      '',
+    ].join('\n');
+    const r = maxsim.parse(new TextEncoder().encode(text), ctx);
+    expect(r.ok && r.handoff.claims.artifacts?.map((a) => a.path)).toEqual([
+      '25-03-SUMMARY.md',
+      'docs/My Notes.md',
+    ]);
+    expect(r.ok && r.handoff.claims.extra?.['proseArtifacts']).toEqual([
+      {
+        action: 'Touched',
+        text: '26-01 through 26-05 SUMMARY.md - DOCS-01 (all 5 files)',
+        why: 'a description, not a path',
+      },
+    ]);
+  });
+
+  it('a forbidden phrase quoted (a mention) is not used: the real 26-03 summary describes the table it added', () => {
+    const h = parsed('real-26-03-SUMMARY-quoted-phrase.md');
+    expect(h.reasons.map((r) => r.code)).not.toContain('MAXSIM_FORBIDDEN_PHRASE');
+    expect(h.status).toBe('partial');
+    const used = maxsim.parse(
+      new TextEncoder().encode(
+        '## Status\nPASS\n\nEvidence:\n- it should work now\n- the table lists "should work"\n',
+      ),
+      ctx,
+    );
+    expect(used.ok && used.handoff.reasons.map((r) => r.code)).toContain('MAXSIM_FORBIDDEN_PHRASE');
+  });
+
+  it('a summary whose front matter is not YAML is refused with the line to fix, not as no format at all', () => {
+    const file = 'real-21-01-SUMMARY-bad-yaml.md';
+    const r = maxsim.parse(read(file), { ...ctx, fileName: file });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.problems[0]).toMatchObject({
+      path: 'frontMatter',
+      message: expect.stringMatching(/^front matter line \d+: .*@/),
+    });
+    expect(detectFormat(read(file), file).module.name).toBe('maxsim');
+  });
+
   it('through record and verify: the real 13-02 summary claims created a file its base already had', async () => {
     // Plan 13-03 ran in parallel and added packages/dashboard/lib/watcher.ts first; 13-02 changed
     // one line of it, and its summary's key-files says created. The other claims hold.
