@@ -7,6 +7,7 @@
 import type { Detection, Sniff } from '../contract.js';
 import { normalizeTitle } from '../kit/markdown.js';
 import { statusWord } from '../kit/sniff.js';
+import { phaseSummaryOf } from './summary.js';
 import { OWN_STATUS_WORDS, sectionOf } from './vocabulary.js';
 
 const TEAM_SECTIONS = ['summary', 'findings', 'key references', 'confidence'];
@@ -20,9 +21,14 @@ export function detectMaxsim(input: Sniff): Detection {
     const known = sectionOf(s.title);
     if (known) names.add(known.name);
   }
-  if (names.size === 0) return { score: 0, signals: [] };
-  const signals = [`contract sections: ${[...names].join(', ')}`];
+  const summary = phaseSummaryOf(md.frontMatter, md.body) !== undefined;
+  if (names.size === 0 && !summary) return { score: 0, signals: [] };
+  const signals = names.size > 0 ? [`contract sections: ${[...names].join(', ')}`] : [];
   let score = [0, 0.3, 0.55, 0.8, 0.95][names.size] ?? 0.95;
+  if (summary) {
+    score = Math.max(score, 0.7);
+    signals.push('a MaxsimCLI phase SUMMARY (phase and plan in its front matter or opening lines)');
+  }
   const word = statusWord(md, ['status'])?.toLowerCase();
   if (word !== undefined && OWN_STATUS_WORDS.has(word)) {
     score = Math.min(0.98, score + 0.15);

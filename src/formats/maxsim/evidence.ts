@@ -4,7 +4,7 @@
  * completion hook rejects.
  */
 import type { ClaimedCheck } from '../../model/record.js';
-import { headingOf, unwrap } from '../kit/markdown.js';
+import { headingOf, unwrap, withoutFences } from '../kit/markdown.js';
 import { EVIDENCE_MARKERS, FORBIDDEN_PHRASES, RUNNERS } from './vocabulary.js';
 
 /** Commands a line of evidence names: backticked runner invocations, else bare `npm test`-likes. */
@@ -109,7 +109,15 @@ export function missingMarkers(text: string): string[] {
   return EVIDENCE_MARKERS.filter((m) => !new RegExp(`\\b${m}\\b[*_]*\\s*:`, 'i').test(text));
 }
 
+/**
+ * The anti-rationalization phrases the text uses. A phrase in quotes or in code is mentioned, not
+ * used: a real phase summary (maxsimcli 26-03) describes the table it added, `executor-specific:
+ * "should work", "one line"`, and was failed for it.
+ */
 export function forbiddenPhrasesIn(text: string): string[] {
-  const lower = text.replace(/[\u2018\u2019]/g, "'").toLowerCase();
+  const used = withoutFences(text)
+    .replace(/(`+)[^`]*?\1/g, ' ')
+    .replace(/"[^"\n]*"|\u201c[^\u201d\n]*\u201d/g, ' ');
+  const lower = used.replace(/[\u2018\u2019]/g, "'").toLowerCase();
   return FORBIDDEN_PHRASES.filter((p) => lower.includes(p.toLowerCase()));
 }

@@ -32,6 +32,7 @@ import {
   verdictResult,
 } from './evidence.js';
 import { parseArtifacts, parseDecisions, parseDeferred, parseStatus } from './sections.js';
+import { phaseSummaryOf, readPhaseSummary } from './summary.js';
 import {
   COMPLETION,
   MAXSIM_SECTIONS,
@@ -118,7 +119,10 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   if (split) extra['frontMatter'] = split.raw;
   if (preamble !== '') extra['preamble'] = preamble;
   const { seen, layout } = readLayout(sections, problems);
-  if (seen.size === 0) {
+  const summaryOf = phaseSummaryOf(split?.raw, split?.body ?? text);
+  if (summaryOf && 'problems' in summaryOf) return { ok: false, problems: summaryOf.problems };
+  const summary = summaryOf ? readPhaseSummary(summaryOf.fm, sections, problems) : undefined;
+  if (seen.size === 0 && summary === undefined) {
     problems.push({
       path: '',
       message: 'no handoff-contract section found',
@@ -137,10 +141,18 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     const d = parseDecisions(kd.body);
     claims.decisions = d.decisions;
     if (d.notes !== '') notes['Key Decisions'] = d.notes;
-  }
+  } else if (summary?.decisions) claims.decisions = summary.decisions;
   const art = seen.get('Artifacts');
-  if (art) {
-    const a = parseArtifacts(art.body, roots, problems);
+  if (art || summary?.artifacts !== undefined) {
+    const a = parseArtifacts(art?.body ?? '', roots, problems);
+    // A phase summary's key-files and file list add the files the Artifacts section did not name.
+    if (summary?.artifacts !== undefined) {
+      const s = parseArtifacts(summary.artifacts, roots, problems);
+      const named = new Set(a.artifacts.map((x) => x.path));
+      a.artifacts.push(...s.artifacts.filter((x) => !named.has(x.path)));
+      a.prose.push(...s.prose);
+      a.notes = { ...s.notes, ...a.notes };
+    }
     claims.artifacts = a.artifacts;
     if (a.rest !== '') notes['Artifacts'] = a.rest;
     if (Object.keys(a.notes).length > 0) extra['artifactNotes'] = a.notes;
@@ -202,6 +214,8 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   if (checks.length > 0) claims.checks = checks;
   for (const name of MAXSIM_SECTIONS) {
     if (seen.has(name)) continue;
+    if (name === 'Artifacts' && summary?.artifacts !== undefined) continue;
+    if (name === 'Key Decisions' && summary?.decisions !== undefined) continue;
     effective = worseStatus(effective, 'partial');
     reasons.push(
       reason(

@@ -247,13 +247,20 @@ export function emitTeam(record: LedgerRecord, context: EmitContext): Emitted {
     losses.push(
       `claims.status (${c.status === '' ? 'no status' : c.status} is written as ${word})`,
     );
-  const text =
-    own && Array.isArray(extra['sections'])
-      ? emitOwnResult(record, extra, word)
-      : emitResult(record, word, losses);
+  const ownResult = own && Array.isArray(extra['sections']);
+  const text = ownResult ? emitOwnResult(record, extra, word) : emitResult(record, word, losses);
   losses.push(...insightLosses(record, text));
   return emitted(record, text, losses, {
-    carries: ['summary', 'findings', 'references', 'confidence', 'nextStep', 'insights'],
+    // Its own Findings, kept verbatim, carry its Files Created / Files Modified tables.
+    carries: [
+      'summary',
+      'findings',
+      'references',
+      'confidence',
+      'nextStep',
+      'insights',
+      ...(ownResult ? (['artifacts'] as const) : []),
+    ],
     own,
     parse: parseTeam,
     rules: "the contract's rules",

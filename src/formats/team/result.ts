@@ -5,7 +5,7 @@
  * verify checks; a path outside every work tree is kept as written (verify cannot check it).
  */
 import type { Problem } from '../../model/errors.js';
-import type { Claims, Finding, Reference, Status } from '../../model/record.js';
+import type { ClaimedArtifact, Claims, Finding, Reference, Status } from '../../model/record.js';
 import type { ParseContext, ParseResult } from '../contract.js';
 import { claimsProblems } from '../kit/claims.js';
 import { duplicateSection } from '../kit/problems.js';
@@ -103,6 +103,48 @@ export function findingsIn(body: string, roots: readonly string[]): Finding[] {
     }
   }
   return out;
+}
+
+/** `#### Files Created` / `#### 作成されたファイル` … inside Findings: the files an agent made. */
+function filesAction(title: string): ClaimedArtifact['action'] | undefined {
+  const t = normalizeTitle(title);
+  if (/^(files? created|created files?|作成されたファイル)$/.test(t)) return 'created';
+  if (/^(files? modified|modified files?|変更されたファイル)$/.test(t)) return 'modified';
+  if (/^(files? deleted|deleted files?|削除されたファイル)$/.test(t)) return 'deleted';
+  return undefined;
+}
+
+/**
+ * The implementation agents' Files Created / Files Modified tables (subagent-contract REFERENCE):
+ * each file an artifact with its action, and a `file:line` cell also a reference to check.
+ */
+export function filesIn(
+  body: string,
+  roots: readonly string[],
+): { artifacts: ClaimedArtifact[]; references: Reference[] } {
+  const lines = body.split('\n');
+  const artifacts: ClaimedArtifact[] = [];
+  const references: Reference[] = [];
+  for (const table of findTables(lines)) {
+    let action: ClaimedArtifact['action'] | undefined;
+    for (let i = table.start - 1; i >= 0 && action === undefined; i--) {
+      const h = headingOf(lines[i] ?? '');
+      if (h) {
+        action = filesAction(h.title);
+        break;
+      }
+    }
+    if (action === undefined) continue;
+    const col = Math.max(0, column(table.header, ['file', 'ファイル', 'path', 'file:line']));
+    for (const row of table.rows) {
+      const at = located(row[col] ?? '', roots);
+      if (!at) continue;
+      artifacts.push({ path: at.path, action });
+      if (at.line !== undefined)
+        references.push({ ...at, note: unwrap(row[col + 1] ?? '') || action });
+    }
+  }
+  return { artifacts, references };
 }
 
 /** `- [Issue]: description | Severity: critical` lines of the Issues section. */
@@ -233,8 +275,11 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
     .map((l) => String(l['body'] ?? ''));
   const findings = [...(fin ? findingsIn(fin.body, roots) : []), ...issues.flatMap(issuesIn)];
   if (findings.length > 0) claims.findings = findings;
+  const files = fin ? filesIn(fin.body, roots) : { artifacts: [], references: [] };
+  if (files.artifacts.length > 0) claims.artifacts = files.artifacts;
   const refs = got.get('references');
-  if (refs) claims.references = referencesIn(refs.body, roots);
+  if (refs || files.references.length > 0)
+    claims.references = [...(refs ? referencesIn(refs.body, roots) : []), ...files.references];
   const next = got.get('next');
   if (next) claims.nextStep = [next.inline ?? '', next.body].filter((x) => x !== '').join('\n');
   const insights = extractInsights(text, ctx.now, role === '' ? undefined : role);
