@@ -389,7 +389,8 @@ async function parseInput(
       if (!(error instanceof LedgerError)) throw error;
       problems.push({
         path: 'from',
-        message: error.message + (error.hint ? ` ${error.hint}` : ''),
+        // The message and its hint are two sentences; joined bare they read as one.
+        message: error.hint ? `${error.message.replace(/\.$/, '')}. ${error.hint}` : error.message,
       });
       return undefined;
     }

@@ -1,6 +1,7 @@
 /**
- * A handoff that claims no status reads as "no status" wherever a person reads the claim —
- * never as an empty slot ("claimed , effective partial", "status:  (claimed by the agent)").
+ * Wording a person reads: a handoff that claims no status reads as "no status" wherever the claim
+ * is shown — never as an empty slot ("claimed , effective partial", "status:  (claimed by the
+ * agent)") — and an error's message and hint read as separate sentences.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,5 +46,18 @@ describe('an empty claimed status', () => {
     const report = await runCli(['report', id, '--markdown', '-'], dir);
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).toMatch(/\| no status \|/);
+  });
+});
+
+describe('a handoff no format recognises', () => {
+  it('says so in two sentences, then how to name the format (exit 2)', async () => {
+    const dir = gitdir({ files: { 'a.txt': 'a\n' } });
+    const file = join(dir, '..', `notes-${process.pid}.txt`);
+    writeFileSync(file, 'hello world\nnothing here\n');
+    const r = await runCli(['record', '--from', file], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /could not tell which handoff format \S+ is in\. No format recognised anything in it\. Name it with --format/,
+    );
   });
 });
