@@ -2,7 +2,7 @@
  * KXM: every fixture, the manifest mapping, the schema mirror against the real schema files,
  * emitting, the Markdown view, the lifecycle rules, and parsers that never throw.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
@@ -31,7 +31,8 @@ import type { ParseContext, ParsedHandoff } from '../../../src/formats/index.js'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixtures = join(root, 'fixtures/handoffs/kxm');
-const upstream = resolve(root, '../shared/formats/002-kxm-handoff-manifest');
+// Verbatim copies of KXM's schemas, kept in the repository so this runs on every clean clone.
+const upstream = resolve(root, 'fixtures/upstream/kxm');
 const ctx = (fileName?: string): ParseContext => ({
   repoRoot: '/repo',
   now: new Date('2026-09-08T12:00:00Z'),
@@ -310,8 +311,6 @@ type SchemaNode = {
   $ref?: string;
 };
 
-const hasUpstream = existsSync(join(upstream, 'handoff-manifest.schema.json'));
-
 /** A manifest with every optional field present, so every schema node has a value to break. */
 function everythingManifest(): Record<string, unknown> {
   const m = clone(FULL);
@@ -347,129 +346,118 @@ function problemPaths(m: unknown): string[] | 'ok' {
   return v.ok ? 'ok' : v.problems.map((p) => p.path);
 }
 
-describe.skipIf(!hasUpstream)(
-  'kxm schema mirror vs shared/formats/002-kxm-handoff-manifest',
-  () => {
-    const schema = hasUpstream
-      ? (JSON.parse(
-          readFileSync(join(upstream, 'handoff-manifest.schema.json'), 'utf8'),
-        ) as SchemaNode)
-      : {};
-    const vnext = hasUpstream
-      ? (JSON.parse(
-          readFileSync(join(upstream, 'vnext.handoff-manifest.schema.json'), 'utf8'),
-        ) as SchemaNode & { $id?: string })
-      : {};
-    const common = hasUpstream
-      ? (JSON.parse(readFileSync(join(upstream, 'common.schema.excerpt.json'), 'utf8')) as {
-          $defs: Record<string, { pattern: string }>;
-        })
-      : { $defs: {} };
+describe("kxm schema mirror vs KXM's own schemas (fixtures/upstream/kxm)", () => {
+  const readJson = (name: string): unknown =>
+    JSON.parse(readFileSync(join(upstream, name), 'utf8'));
+  const schema = readJson('handoff-manifest.schema.json') as SchemaNode;
+  const vnext = readJson('vnext.handoff-manifest.schema.json') as SchemaNode & { $id?: string };
+  const common = readJson('common.schema.excerpt.json') as {
+    $defs: Record<string, { pattern: string }>;
+  };
 
-    it('the vnext schema differs only in $id', () => {
-      expect({ ...vnext, $id: undefined }).toEqual({ ...(schema as object), $id: undefined });
-    });
+  it('the vnext schema differs only in $id', () => {
+    expect({ ...vnext, $id: undefined }).toEqual({ ...(schema as object), $id: undefined });
+  });
 
-    it('accepts the all-fields manifest', () => {
-      expect(problemPaths(everythingManifest())).toBe('ok');
-    });
+  it('accepts the all-fields manifest', () => {
+    expect(problemPaths(everythingManifest())).toBe('ok');
+  });
 
-    it('refuses each required property when missing', () => {
-      let count = 0;
-      walk(schema, [], (node, path) => {
-        for (const key of node.required ?? []) {
-          const m = everythingManifest();
-          setAt(m, [...path, key], undefined, true);
-          expect(problemPaths(m), pathString([...path, key])).toEqual([pathString([...path, key])]);
-          count++;
-        }
-      });
-      expect(count).toBe(12 + 5 + 2 + 3 + 2 + 3 + 2);
-    });
-
-    it('refuses an additional property wherever additionalProperties is false', () => {
-      let count = 0;
-      walk(schema, [], (node, path) => {
-        if (node.additionalProperties !== false) return;
+  it('refuses each required property when missing', () => {
+    let count = 0;
+    walk(schema, [], (node, path) => {
+      for (const key of node.required ?? []) {
         const m = everythingManifest();
-        setAt(m, [...path, 'unexpected'], 'x');
-        expect(problemPaths(m)).toEqual([pathString([...path, 'unexpected'])]);
+        setAt(m, [...path, key], undefined, true);
+        expect(problemPaths(m), pathString([...path, key])).toEqual([pathString([...path, key])]);
         count++;
-      });
-      expect(count).toBe(8);
-    });
-
-    it('enforces every enum and const, and accepts every enum member', () => {
-      walk(schema, [], (node, path) => {
-        const allowed = node.enum ?? (node.const === undefined ? undefined : [node.const]);
-        if (allowed === undefined) return;
-        for (const value of allowed) {
-          const m = everythingManifest();
-          setAt(m, path, value);
-          expect(problemPaths(m)).toBe('ok');
-        }
-        const m = everythingManifest();
-        setAt(m, path, `${allowed[0] ?? ''}-not-allowed`);
-        expect(problemPaths(m)).toEqual([pathString(path)]);
-      });
-    });
-
-    it('enforces minLength and maxLength in code points, at the boundary', () => {
-      walk(schema, [], (node, path) => {
-        if (node.maxLength !== undefined) {
-          const okM = everythingManifest();
-          setAt(okM, path, '😀'.repeat(node.maxLength));
-          expect(problemPaths(okM), pathString(path)).toBe('ok');
-          const bad = everythingManifest();
-          setAt(bad, path, 'a'.repeat(node.maxLength + 1));
-          expect(problemPaths(bad)).toEqual([pathString(path)]);
-        }
-        if (node.minLength !== undefined && node.minLength > 0) {
-          const bad = everythingManifest();
-          setAt(bad, path, '');
-          expect(problemPaths(bad)).toEqual([pathString(path)]);
-        }
-      });
-    });
-
-    it('enforces types: integer, boolean, string, array, string-or-null', () => {
-      walk(schema, [], (node, path) => {
-        if (path.length === 0 || node.type === undefined) return;
-        const m = everythingManifest();
-        const types = Array.isArray(node.type) ? node.type : [node.type];
-        const wrong = types.includes('integer')
-          ? 1.5
-          : types.includes('string')
-            ? 42
-            : 'not-the-type';
-        setAt(m, path, wrong);
-        expect(problemPaths(m), pathString(path)).toEqual([pathString(path)]);
-      });
-    });
-
-    it('createdAt follows the $ref into common.schema.json#/$defs/timestamp', () => {
-      expect(schema.properties?.['createdAt']?.$ref).toBe('common.schema.json#/$defs/timestamp');
-      const pattern = new RegExp(common.$defs['timestamp']?.pattern ?? 'x');
-      const samples = [
-        '2026-09-08T10:15:42Z',
-        '2026-09-08T10:15:42.1Z',
-        '2026-09-08T10:15:42.123456789Z',
-        '2026-09-08T10:15:42.1234567890Z',
-        '2026-09-08T10:15:42+00:00',
-        '2026-09-08t10:15:42Z',
-        '2026-09-08T10:15Z',
-        '2026-09-08 10:15:42Z',
-        '20260908T101542Z',
-        '',
-      ];
-      for (const s of samples) {
-        const m = everythingManifest();
-        m['createdAt'] = s;
-        expect(problemPaths(m) === 'ok', s).toBe(pattern.test(s));
       }
     });
-  },
-);
+    expect(count).toBe(12 + 5 + 2 + 3 + 2 + 3 + 2);
+  });
+
+  it('refuses an additional property wherever additionalProperties is false', () => {
+    let count = 0;
+    walk(schema, [], (node, path) => {
+      if (node.additionalProperties !== false) return;
+      const m = everythingManifest();
+      setAt(m, [...path, 'unexpected'], 'x');
+      expect(problemPaths(m)).toEqual([pathString([...path, 'unexpected'])]);
+      count++;
+    });
+    expect(count).toBe(8);
+  });
+
+  it('enforces every enum and const, and accepts every enum member', () => {
+    walk(schema, [], (node, path) => {
+      const allowed = node.enum ?? (node.const === undefined ? undefined : [node.const]);
+      if (allowed === undefined) return;
+      for (const value of allowed) {
+        const m = everythingManifest();
+        setAt(m, path, value);
+        expect(problemPaths(m)).toBe('ok');
+      }
+      const m = everythingManifest();
+      setAt(m, path, `${allowed[0] ?? ''}-not-allowed`);
+      expect(problemPaths(m)).toEqual([pathString(path)]);
+    });
+  });
+
+  it('enforces minLength and maxLength in code points, at the boundary', () => {
+    walk(schema, [], (node, path) => {
+      if (node.maxLength !== undefined) {
+        const okM = everythingManifest();
+        setAt(okM, path, '😀'.repeat(node.maxLength));
+        expect(problemPaths(okM), pathString(path)).toBe('ok');
+        const bad = everythingManifest();
+        setAt(bad, path, 'a'.repeat(node.maxLength + 1));
+        expect(problemPaths(bad)).toEqual([pathString(path)]);
+      }
+      if (node.minLength !== undefined && node.minLength > 0) {
+        const bad = everythingManifest();
+        setAt(bad, path, '');
+        expect(problemPaths(bad)).toEqual([pathString(path)]);
+      }
+    });
+  });
+
+  it('enforces types: integer, boolean, string, array, string-or-null', () => {
+    walk(schema, [], (node, path) => {
+      if (path.length === 0 || node.type === undefined) return;
+      const m = everythingManifest();
+      const types = Array.isArray(node.type) ? node.type : [node.type];
+      const wrong = types.includes('integer')
+        ? 1.5
+        : types.includes('string')
+          ? 42
+          : 'not-the-type';
+      setAt(m, path, wrong);
+      expect(problemPaths(m), pathString(path)).toEqual([pathString(path)]);
+    });
+  });
+
+  it('createdAt follows the $ref into common.schema.json#/$defs/timestamp', () => {
+    expect(schema.properties?.['createdAt']?.$ref).toBe('common.schema.json#/$defs/timestamp');
+    const pattern = new RegExp(common.$defs['timestamp']?.pattern ?? 'x');
+    const samples = [
+      '2026-09-08T10:15:42Z',
+      '2026-09-08T10:15:42.1Z',
+      '2026-09-08T10:15:42.123456789Z',
+      '2026-09-08T10:15:42.1234567890Z',
+      '2026-09-08T10:15:42+00:00',
+      '2026-09-08t10:15:42Z',
+      '2026-09-08T10:15Z',
+      '2026-09-08 10:15:42Z',
+      '20260908T101542Z',
+      '',
+    ];
+    for (const s of samples) {
+      const m = everythingManifest();
+      m['createdAt'] = s;
+      expect(problemPaths(m) === 'ok', s).toBe(pattern.test(s));
+    }
+  });
+});
 
 // ---------------------------------------------------------------------------------------------
 
