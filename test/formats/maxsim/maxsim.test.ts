@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { recordOf } from '../helpers.js';
 
 import { maxsim } from '../../../src/formats/maxsim/index.js';
 import { commandsIn } from '../../../src/formats/maxsim/evidence.js';
@@ -16,7 +17,7 @@ import { lossFields, score } from '../helpers.js';
 import { structured } from '../../../src/formats/structured/index.js';
 import { team } from '../../../src/formats/team/index.js';
 import type { ParseContext, ParsedHandoff } from '../../../src/formats/index.js';
-import { Claims, Record as RecordSchema, type LedgerRecord } from '../../../src/model/record.js';
+import { Claims, type LedgerRecord } from '../../../src/model/record.js';
 
 const DIR = join(import.meta.dirname, '../../../fixtures/handoffs/maxsim');
 const ctx: ParseContext = { repoRoot: '/home/dev/project', now: new Date('2026-03-07T10:00:00Z') };
@@ -31,22 +32,7 @@ function codes(h: ParsedHandoff): string[] {
   return [...new Set(h.reasons.map((r) => r.code))].sort();
 }
 function toRecord(h: ParsedHandoff, format: LedgerRecord['format'] = 'maxsim'): LedgerRecord {
-  return RecordSchema.parse({
-    schema: 'ledger.record/v1',
-    format,
-    claims: h.claims,
-    observed: {
-      recordedAt: '2026-03-07T10:00:00Z',
-      ledgerVersion: '0.1.0',
-      base: { commit: 'a'.repeat(40), tree: 'b'.repeat(40) },
-      candidate: { tree: 'c'.repeat(40) },
-      artifacts: [],
-      witnesses: [],
-      evidence: [],
-      effectiveStatus: h.status,
-      reasons: h.reasons,
-    },
-  });
+  return recordOf(h, format);
 }
 
 const SECTIONS = (status: string, evidence: string): string =>

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { recordOf } from '../helpers.js';
 
 import { sha256Hex } from '../../../src/formats/kit/text.js';
 import { structured } from '../../../src/formats/structured/index.js';
@@ -16,7 +17,7 @@ import { extractInsights } from '../../../src/formats/team/insights.js';
 import { emitAs } from '../../../src/formats/index.js';
 import { lossFields, score } from '../helpers.js';
 import type { ParseContext, ParsedHandoff } from '../../../src/formats/index.js';
-import { Claims, Record as RecordSchema, type LedgerRecord } from '../../../src/model/record.js';
+import { Claims, type LedgerRecord } from '../../../src/model/record.js';
 
 const DIR = join(import.meta.dirname, '../../../fixtures/handoffs/team');
 const NOW = new Date('2026-02-11T09:08:07Z');
@@ -28,22 +29,7 @@ function codes(h: ParsedHandoff): string[] {
   return [...new Set(h.reasons.map((r) => r.code))].sort();
 }
 function toRecord(h: ParsedHandoff, format: LedgerRecord['format'] = 'team'): LedgerRecord {
-  return RecordSchema.parse({
-    schema: 'ledger.record/v1',
-    format,
-    claims: h.claims,
-    observed: {
-      recordedAt: '2026-03-07T10:00:00Z',
-      ledgerVersion: '0.1.0',
-      base: { commit: 'a'.repeat(40), tree: 'b'.repeat(40) },
-      candidate: { tree: 'c'.repeat(40) },
-      artifacts: [],
-      witnesses: [],
-      evidence: [],
-      effectiveStatus: h.status,
-      reasons: h.reasons,
-    },
-  });
+  return recordOf(h, format);
 }
 function ok(text: string, fileName?: string): ParsedHandoff {
   const r = team.parse(enc(text), fileName === undefined ? ctx : { ...ctx, fileName });
