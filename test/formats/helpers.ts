@@ -2,9 +2,16 @@
  * What the format tests share: a module's detection score for bytes, and a record around a
  * parsed handoff (so that emitters, which render records, can be exercised in memory).
  */
-import type { FormatModule, ParsedHandoff } from '../../src/formats/index.js';
+import { expect } from 'vitest';
+import {
+  emitAs,
+  type FormatModule,
+  type ParseContext,
+  type ParsedHandoff,
+} from '../../src/formats/index.js';
 import { createSniff } from '../../src/formats/kit/sniff.js';
 import {
+  Claims,
   Record as RecordSchema,
   type FormatName,
   type LedgerRecord,
@@ -41,4 +48,26 @@ export function recordOf(
 /** The field paths a loss report names (each entry without its reason in parentheses). */
 export function lossFields(losses: readonly string[]): string[] {
   return losses.map((l) => l.replace(/ \(.*$/s, ''));
+}
+
+/**
+ * The property every parser holds on any input: a handoff whose claims fit the schema and whose
+ * rendering in the module's own shape parses again, or a refusal with problems; never a throw.
+ * The detection score stays within [0, 1].
+ */
+export function parsesOrRefuses(
+  module: FormatModule,
+  ctx: ParseContext,
+): (bytes: Uint8Array) => void {
+  return (bytes) => {
+    const r = module.parse(bytes, ctx);
+    expect(typeof r.ok).toBe('boolean');
+    if (r.ok) {
+      expect(Claims.safeParse(r.handoff.claims).success).toBe(true);
+      const again = emitAs(module.name, recordOf(r.handoff, module.name)).bytes;
+      expect(module.parse(again, ctx).ok).toBe(true);
+    } else expect(r.problems.length).toBeGreaterThan(0);
+    const d = score(module, bytes);
+    expect(d >= 0 && d <= 1).toBe(true);
+  };
 }

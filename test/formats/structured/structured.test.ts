@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { recordOf } from '../helpers.js';
+import { parsesOrRefuses, recordOf } from '../helpers.js';
 
 import { maxsim } from '../../../src/formats/maxsim/index.js';
 import { structured } from '../../../src/formats/structured/index.js';
@@ -15,7 +15,7 @@ import { team } from '../../../src/formats/team/index.js';
 import { emitAs } from '../../../src/formats/index.js';
 import { lossFields, score } from '../helpers.js';
 import type { ParseContext, ParsedHandoff } from '../../../src/formats/index.js';
-import { Claims, type LedgerRecord } from '../../../src/model/record.js';
+import type { LedgerRecord } from '../../../src/model/record.js';
 
 const DIR = join(import.meta.dirname, '../../../fixtures/handoffs/structured');
 const ctx: ParseContext = { repoRoot: '/home/dev/project', now: new Date('2026-03-07T10:00:00Z') };
@@ -356,16 +356,7 @@ const LINES = [
 ];
 
 describe('structured never throws', () => {
-  const check = (bytes: Uint8Array): void => {
-    const r = structured.parse(bytes, ctx);
-    expect(typeof r.ok).toBe('boolean');
-    if (r.ok) {
-      expect(Claims.safeParse(r.handoff.claims).success).toBe(true);
-      expect(structured.parse(emitAs('structured', toRecord(r.handoff)).bytes, ctx).ok).toBe(true);
-    } else expect(r.problems.length).toBeGreaterThan(0);
-    const d = score(structured, bytes);
-    expect(d >= 0 && d <= 1).toBe(true);
-  };
+  const check = parsesOrRefuses(structured, ctx);
   it('on arbitrary strings', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (s) => check(enc(s))),
