@@ -2,6 +2,8 @@
  * What the format tests share: a module's detection score for bytes, and a record around a
  * parsed handoff (so that emitters, which render records, can be exercised in memory).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import {
   emitAs,
@@ -70,4 +72,40 @@ export function parsesOrRefuses(
     const d = score(module, bytes);
     expect(d >= 0 && d <= 1).toBe(true);
   };
+}
+
+/**
+ * A fixture of `dir` parsed as its `.expected.json` says: refused with exactly the problem paths
+ * it names (then undefined), or recorded with its status and reason codes (then the bytes and
+ * the handoff, for the format's own further checks).
+ */
+export function parsedFixture(
+  module: FormatModule,
+  dir: string,
+  file: string,
+  ctx: ParseContext,
+): { bytes: Buffer; handoff: ParsedHandoff } | undefined {
+  const bytes = readFileSync(join(dir, file));
+  const expected = JSON.parse(
+    readFileSync(join(dir, file.replace(/\.(md|json)$/, '.expected.json')), 'utf8'),
+  );
+  const result = module.parse(bytes, { ...ctx, fileName: file });
+  if (expected.outcome === 'refused') {
+    expect(result.ok).toBe(false);
+    if (!result.ok)
+      expect([...new Set(result.problems.map((p) => p.path))].sort()).toEqual(
+        [...expected.problemPaths].sort(),
+      );
+    return undefined;
+  }
+  expect(result.ok, JSON.stringify(!result.ok && result.problems)).toBe(true);
+  if (!result.ok) return undefined;
+  expect(result.handoff.status).toBe(expected.status);
+  expect(reasonCodes(result.handoff)).toEqual([...expected.reasonCodes].sort());
+  return { bytes, handoff: result.handoff };
+}
+
+/** A handoff's reason codes, each once, sorted. */
+export function reasonCodes(h: ParsedHandoff): string[] {
+  return [...new Set(h.reasons.map((r) => r.code))].sort();
 }
