@@ -16,6 +16,7 @@ import { parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
 import { branchOf, readHead } from '../store/git/head.js';
+import { contentionPause, lockWaitMs } from '../store/git/refs.js';
 import type { RepoPaths } from '../store/git/repo.js';
 
 /** Where a fetch puts a remote's ledger refs (the same place `ledger init`'s refspec does). */
@@ -106,23 +107,55 @@ export async function shallowLedgerCommits(
   return out;
 }
 
-/** Fetches the remote's refs/ledger/* into refs/ledger-remotes/<remote>/*; returns its log tip. */
+/**
+ * git's complaint when another process (a concurrent `ledger sync` or `git fetch` in this clone)
+ * held or moved one of our tracking refs while this fetch updated it. Only local refs under
+ * refs/ledger-remotes/ are named: a remote-side failure never matches.
+ */
+const TRACKING_REF_CONTENTION =
+  /cannot lock ref 'refs\/ledger-remotes\/|Unable to create '[^']*refs\/ledger-remotes\/[^']*\.lock'/i;
+
+/**
+ * Fetches the remote's refs/ledger/* into refs/ledger-remotes/<remote>/*. Two syncs in one
+ * clone (two agents' hooks ending together) race on those refs, and git refuses the loser's
+ * update; the refs are only a cache of the remote, so the loser waits and fetches again, up to
+ * the same lock wait as a ref update (LEDGER_LOCK_WAIT_MS).
+ */
 export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void> {
-  const result = await runGit(
-    [
-      'fetch',
-      '--quiet',
-      '--no-tags',
-      '--prune',
-      '--no-write-fetch-head',
-      '--no-auto-maintenance',
-      '--no-recurse-submodules',
-      remote,
-      `+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}`,
-    ],
-    { cwd: repo.root, guard: repo.guard },
-  );
-  if (result.code !== 0) {
+  const started = Date.now();
+  const waitMs = lockWaitMs();
+  for (let attempt = 0; ; attempt++) {
+    const result = await runGit(
+      [
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--prune',
+        '--no-write-fetch-head',
+        '--no-auto-maintenance',
+        '--no-recurse-submodules',
+        remote,
+        `+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}`,
+      ],
+      { cwd: repo.root, guard: repo.guard },
+    );
+    if (result.code === 0) return;
+    const contended = TRACKING_REF_CONTENTION.test(result.stderr);
+    if (contended && Date.now() - started < waitMs) {
+      await contentionPause(attempt);
+      continue;
+    }
+    if (contended) {
+      const lockFile = /Unable to create '([^']+\.lock)'/i.exec(result.stderr)?.[1];
+      const held = lockFile ?? `refs/ledger-remotes/${remote}/`;
+      throw new LedgerError(
+        'LOCKED',
+        `git fetch from ${remote} could not update ${held}: another process kept it locked or moving for ${waitMs / 1000} s`,
+        {
+          hint: `Nothing was changed. Wait for other git or ledger processes in this clone to finish; if none is running (one was killed), remove ${lockFile ?? 'the .lock file git names'}, then run ledger sync again.`,
+        },
+      );
+    }
     throw new LedgerError(
       'REMOTE',
       `git fetch from ${remote} failed: ${lastLines(result.stderr)}`,

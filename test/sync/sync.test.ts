@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCanonical } from '../../src/canonical/index.js';
 import { appendRecord } from '../../src/ledger/append.js';
@@ -256,6 +256,55 @@ describe('ledger sync', () => {
     expect(logs[1]).toEqual(logs[0]);
     expect(logs[2]).toEqual(logs[0]);
     await expectVerifies(clones[2]!);
+  });
+
+  it('syncs running at once in one clone all succeed: the loser of the tracking-ref race fetches again', async () => {
+    // Two agents' hooks ending together run two syncs in one clone; each fetch moves
+    // refs/ledger-remotes/origin/log, and git refused the slower one ("cannot lock ref").
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    for (let round = 0; round < 6; round++) {
+      await recordN(b, 1, `b${round}`);
+      expect((await sync(b)).code).toBe(0);
+      const together = await Promise.all(Array.from({ length: 4 }, () => sync(a)));
+      for (const r of together) expect(r.code, JSON.stringify(r.json)).toBe(0);
+    }
+    expect(await logIds(a)).toEqual(await logIds(b));
+    await expectVerifies(a);
+  });
+
+  it('a tracking ref locked by another process is waited out, and named when the lock stays', async () => {
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    await recordN(b, 1, 'b');
+    expect((await sync(b)).code).toBe(0);
+    const lock = join(a, '.git', 'refs', 'ledger-remotes', 'origin', 'log.lock');
+    mkdirSync(dirname(lock), { recursive: true });
+
+    writeFileSync(lock, '');
+    const waitedOut = setTimeout(() => rmSync(lock), 300);
+    const r = await sync(a);
+    clearTimeout(waitedOut);
+    expect(r.code, JSON.stringify(r.json)).toBe(0);
+    expect(await logIds(a)).toEqual(await logIds(b));
+
+    await recordN(b, 1, 'b again');
+    expect((await sync(b)).code).toBe(0);
+    writeFileSync(lock, '');
+    const saved = process.env['LEDGER_LOCK_WAIT_MS'];
+    process.env['LEDGER_LOCK_WAIT_MS'] = '300';
+    try {
+      const stuck = await sync(a);
+      expect(stuck.code).toBe(2);
+      expect(stuck.json.error?.code).toBe('LOCKED');
+      expect(stuck.json.error?.message).toContain('refs/ledger-remotes/origin/log.lock');
+    } finally {
+      if (saved === undefined) delete process.env['LEDGER_LOCK_WAIT_MS'];
+      else process.env['LEDGER_LOCK_WAIT_MS'] = saved;
+      rmSync(lock, { force: true });
+    }
+    expect((await sync(a)).code).toBe(0);
+    expect(await logIds(a)).toEqual(await logIds(b));
   });
 
   it('a shallow clone syncs when the ledger history arrives whole, and is refused when it was cut', async () => {

@@ -45,7 +45,7 @@ export async function updateRefCas(
     const message = result.stderr;
     if (/File exists|Unable to create .*\.lock/i.test(message)) {
       if (Date.now() - started < waitMs) {
-        await sleep(Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random()));
+        await contentionPause(attempt);
         continue;
       }
       throw new LedgerError('LOCKED', `the ref ${ref} has been locked for ${waitMs / 1000} s`, {
@@ -67,6 +67,11 @@ export async function updateRefCas(
   }
 }
 
-function sleep(ms: number): Promise<void> {
+/**
+ * A short randomised wait before retrying after another writer held a lock: 2.5–7.5 ms at
+ * first, doubling up to 100–300 ms, so that writers that collided do not collide again.
+ */
+export function contentionPause(attempt: number): Promise<void> {
+  const ms = Math.min(200, 5 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random());
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
