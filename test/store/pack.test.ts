@@ -26,6 +26,7 @@ import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { encodeCommit, encodeTree, hashObject, MODE } from '../../src/store/objects.js';
 import type { ObjectType } from '../../src/store/port.js';
+import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
 import { cleanup, git, gitdir, gitTry, PROJECT_ROOT } from '../helpers/git.js';
 
 afterEach(cleanup);
@@ -256,6 +257,27 @@ describe('packWorktreeFiles', () => {
       expect(f.size).toBe(bytes.length);
     }
     expect(gitTry(repo, 'fsck', '--strict').code).toBe(0);
+  });
+
+  it('skips a path that is a FIFO when a worker opens it, at once (no look before the open)', async () => {
+    // The workers open first and ask the opened file what it is: a FIFO swapped in for a file
+    // between ls-files and the read must neither block the worker nor enter the pack.
+    const repo = gitdir();
+    writeFileSync(join(repo, 'tool.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    symlinkSync('/etc/passwd', join(repo, 'outside'));
+    mkfifo(join(repo, 'pipe'));
+    const { value: result, blocked } = await withFifoRelease(join(repo, 'pipe'), () =>
+      packWorktreeFiles(repo, ['pipe', 'tool.sh', 'outside'], join(repo, '.git', 'objects'), {
+        level: 1,
+        threads: 1,
+      }),
+    );
+    expect(blocked).toBe(false);
+    expect(result.files.get('pipe')).toBeUndefined();
+    expect(result.files.get('tool.sh')).toMatchObject({ kind: 'file', executable: true });
+    const link = result.files.get('outside')!;
+    expect(link).toMatchObject({ kind: 'symlink', executable: false });
+    expect(git(repo, 'cat-file', '-p', link.oid)).toBe('/etc/passwd');
   });
 
   // Root reads every file whatever its mode, so this only runs as a normal user.

@@ -19,8 +19,13 @@ import {
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRepo } from '../../src/store/git/repo.js';
-import { PACK_MIN_OBJECTS, snapshotWorktree } from '../../src/store/git/snapshot.js';
+import {
+  PACK_MIN_OBJECTS,
+  readWorkTreeEntry,
+  snapshotWorktree,
+} from '../../src/store/git/snapshot.js';
 import { GitStore } from '../../src/store/git/store.js';
+import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
 import { cleanup, git, gitdir, gitTry, tempDir, writeFiles } from '../helpers/git.js';
 import { spawnSync } from 'node:child_process';
 
@@ -179,5 +184,40 @@ describe('snapshotWorktree and the compression settings', () => {
       const [, , size, inPack] = line.split(/\s+/);
       expect(Number(inPack)).toBeGreaterThan(Number(size));
     }
+  });
+});
+
+describe('readWorkTreeEntry (the loose-object path of a snapshot)', () => {
+  it('returns at once for a FIFO swapped in after ls-files, and reads files and links as git stores them', async () => {
+    const repo = gitdir();
+    mkfifo(join(repo, 'pipe'));
+    const { value: pipe, blocked } = await withFifoRelease(join(repo, 'pipe'), () =>
+      readWorkTreeEntry(repo, 'pipe'),
+    );
+    expect(blocked).toBe(false);
+    expect(pipe).toBeUndefined();
+
+    writeFileSync(join(repo, 'run.sh'), 'echo hi\n', { mode: 0o755 });
+    symlinkSync('../../elsewhere', join(repo, 'link'));
+    expect(await readWorkTreeEntry(repo, 'run.sh')).toEqual({
+      kind: 'file',
+      executable: true,
+      bytes: Buffer.from('echo hi\n'),
+    });
+    expect(await readWorkTreeEntry(repo, 'link')).toEqual({
+      kind: 'symlink',
+      executable: false,
+      bytes: Buffer.from('../../elsewhere'),
+    });
+    expect(await readWorkTreeEntry(repo, 'missing')).toBeUndefined();
+    expect(await readWorkTreeEntry(repo, 'run.sh/below')).toBeUndefined(); // ENOTDIR
+  });
+
+  it('never reads a file outside the repository through a directory swapped for a link', async () => {
+    const repo = gitdir();
+    const outside = tempDir('ledger-outside-');
+    writeFileSync(join(outside, 'secret.txt'), 'not yours');
+    symlinkSync(outside, join(repo, 'dir'));
+    expect(await readWorkTreeEntry(repo, 'dir/secret.txt')).toBeUndefined();
   });
 });

@@ -516,18 +516,30 @@ function post() {
   parentPort.postMessage({ items, kib }, transfer);
   items = []; transfer = []; bytes = 0;
 }
-// O_NOFOLLOW plus a real-path check of the opened file: a symlink swapped in after lstat
-// cannot make us read bytes from outside the repository (see readRegularFileInside).
+// Open first, then ask the opened file what it is (see readWorkTreeEntry in snapshot.ts, the
+// same rules): O_NOFOLLOW refuses a final symlink (ELOOP: read it as a link), O_NONBLOCK makes
+// a FIFO return at once instead of waiting for a writer, and the opened file's real path must
+// lie inside the repository. No lstat ahead of the open, so no swap in between can fool it.
 const realRoot = fs.realpathSync(root);
-function readInside(abs) {
+const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
+const GONE = new Set(['ENOENT', 'ENOTDIR', 'ENXIO', 'EINVAL']);
+function readEntry(abs) {
   let fd;
-  try { fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW); } catch (e) { if (e.code === 'ELOOP' || e.code === 'ENOENT') return undefined; throw e; }
+  try { fd = fs.openSync(abs, OPEN_FLAGS); } catch (e) {
+    if (e.code === 'ELOOP') {
+      try { return { kind: 'symlink', executable: false, content: fs.readlinkSync(abs, { encoding: 'buffer' }) }; }
+      catch (e2) { if (GONE.has(e2.code)) return undefined; throw e2; }
+    }
+    if (GONE.has(e.code)) return undefined;
+    throw e;
+  }
   try {
-    if (!fs.fstatSync(fd).isFile()) return undefined;
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return undefined;
     let real;
     try { real = fs.realpathSync('/proc/self/fd/' + fd); } catch { real = fs.realpathSync(abs); }
     if (!real.startsWith(realRoot.endsWith('/') ? realRoot : realRoot + '/')) return undefined;
-    return fs.readFileSync(fd);
+    return { kind: 'file', executable: (st.mode & 0o100) !== 0, content: fs.readFileSync(fd) };
   } finally { fs.closeSync(fd); }
 }
 let current = '';
@@ -542,13 +554,9 @@ try {
     if (i >= paths.length) break;
     current = paths[i];
     const abs = join(root, current);
-    let st;
-    try { st = fs.lstatSync(abs); } catch { items.push({ i, kind: 'gone' }); continue; }
-    let content;
-    let kind;
-    if (st.isSymbolicLink()) { content = fs.readlinkSync(abs, { encoding: 'buffer' }); kind = 'symlink'; }
-    else if (st.isFile()) { content = readInside(abs); kind = 'file'; if (content === undefined) { items.push({ i, kind: 'gone' }); continue; } }
-    else { items.push({ i, kind: 'gone' }); continue; }
+    const entry = readEntry(abs);
+    if (entry === undefined) { items.push({ i, kind: 'gone' }); continue; }
+    const { kind, executable, content } = entry;
     const oid = createHash('sha1').update('blob ' + content.length + '\\0').update(content).digest('hex');
     const sha256 = createHash('sha256').update(content).digest('hex');
     const deflated = zlib.deflateSync(content, { level });
@@ -557,7 +565,7 @@ try {
     const data = new Uint8Array(new ArrayBuffer(header.length + deflated.length));
     data.set(header, 0);
     data.set(deflated, header.length);
-    items.push({ i, kind, executable: (st.mode & 0o100) !== 0, oid, sha256, size: content.length, data, crc32: zlib.crc32(data) });
+    items.push({ i, kind, executable, oid, sha256, size: content.length, data, crc32: zlib.crc32(data) });
     transfer.push(data.buffer);
     bytes += data.length;
     if (items.length >= 32 || bytes >= (1 << 20)) post();

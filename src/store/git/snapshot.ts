@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, lstat, mkdtemp, open, readlink, realpath, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, open, readlink, realpath, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
@@ -177,30 +177,72 @@ async function storeFile(
   store: ObjectStore,
   modeOf: (path: string, kind: 'file' | 'symlink', executable: boolean) => string,
 ): Promise<FileDigest | undefined> {
-  const abs = join(root, path);
-  let stat;
-  try {
-    stat = await lstat(abs);
-  } catch {
-    return undefined; // vanished since ls-files: it is not part of the candidate
-  }
-  let bytes: Buffer;
-  let mode: string;
-  if (stat.isSymbolicLink()) {
-    // As bytes: git stores a link target exactly, whatever its encoding.
-    bytes = await readlink(abs, { encoding: 'buffer' });
-    mode = modeOf(path, 'symlink', false);
-  } else if (stat.isFile()) {
-    const read = await readRegularFileInside(abs, root);
-    if (read === undefined) return undefined;
-    bytes = read;
-    mode = modeOf(path, 'file', (stat.mode & 0o100) !== 0);
-  } else {
-    return undefined;
-  }
+  const entry = await readWorkTreeEntry(root, path);
+  if (entry === undefined) return undefined; // gone, or no longer a file: not in the candidate
+  const bytes = entry.bytes;
   const blob = await store.write('blob', bytes);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { path, mode, blob, sha256, size: bytes.length };
+  return {
+    path,
+    mode: modeOf(path, entry.kind, entry.executable),
+    blob,
+    sha256,
+    size: bytes.length,
+  };
+}
+
+export interface WorkTreeEntry {
+  kind: 'file' | 'symlink';
+  executable: boolean;
+  /** A file's content, or a link's target exactly as stored (git keeps its bytes as they are). */
+  bytes: Buffer;
+}
+
+/** Error codes that mean the path is gone or is no longer something git would store. */
+const GONE = new Set(['ENOENT', 'ENOTDIR', 'ENXIO', 'EINVAL']);
+
+/**
+ * Reads what `path` holds now, as git would store it: a regular file's bytes or a symlink's
+ * target; undefined for anything else or a path that is gone. The agent may still be writing
+ * while we read, so nothing is looked at before it is opened: the open itself decides.
+ * - O_NOFOLLOW: a final symlink is not followed (ELOOP), it is read as a link.
+ * - O_NONBLOCK: a FIFO opens at once instead of waiting for a writer, and the opened file's
+ *   fstat then says it is not a regular file.
+ * - The opened file's real path (through /proc/self/fd on Linux) must lie inside the
+ *   repository, so a directory swapped for a link to elsewhere never lets outside bytes in.
+ * The pack workers (pack.ts) follow the same rules in their own copy of this function.
+ */
+export async function readWorkTreeEntry(
+  root: string,
+  path: string,
+): Promise<WorkTreeEntry | undefined> {
+  const abs = join(root, path);
+  let handle;
+  try {
+    handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    if (code === 'ELOOP') {
+      try {
+        return { kind: 'symlink', executable: false, bytes: await readlink(abs, 'buffer') };
+      } catch (again) {
+        if (GONE.has((again as NodeJS.ErrnoException).code ?? '')) return undefined;
+        throw again;
+      }
+    }
+    if (GONE.has(code)) return undefined;
+    throw error;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return undefined;
+    const real = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => realpath(abs));
+    const realRoot = await realpath(root);
+    if (!real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`)) return undefined;
+    return { kind: 'file', executable: (stat.mode & 0o100) !== 0, bytes: await handle.readFile() };
+  } finally {
+    await handle.close();
+  }
 }
 
 /** At this many objects a snapshot writes one pack rather than loose objects (git's own
@@ -252,30 +294,4 @@ function packThreads(): number {
   const fromEnv = Number(process.env['LEDGER_PACK_THREADS']);
   if (Number.isInteger(fromEnv) && fromEnv > 0) return Math.min(fromEnv, 16);
   return Math.max(1, Math.min(4, availableParallelism()));
-}
-
-/**
- * Reads a regular file without following a symlink planted after ls-files/lstat looked: the
- * final component is opened O_NOFOLLOW, and the opened file's real path (through
- * /proc/self/fd on Linux) must still lie inside the repository. So the bytes of a file outside
- * the repository never enter an object, even if the agent swaps a path while we read.
- */
-async function readRegularFileInside(abs: string, root: string): Promise<Buffer | undefined> {
-  let handle;
-  try {
-    handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'ENOENT') return undefined; // now a symlink, or gone
-    throw error;
-  }
-  try {
-    if (!(await handle.stat()).isFile()) return undefined;
-    const real = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => realpath(abs));
-    const realRoot = await realpath(root);
-    if (!real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`)) return undefined;
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
 }
