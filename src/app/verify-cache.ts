@@ -13,13 +13,20 @@
  * witnesses), bound to the clone's directory: an entry copied from another clone, machine or
  * user, or written by anything that cannot read the key, does not verify and is ignored. It is
  * never pushed: nothing under refs/ or .git/ holds it.
+ *
+ * One fact a verdict depends on lies outside the ledger and can change after a tip verified:
+ * whether each record's base commit is still in the repository (a rebase and `git gc` can prune
+ * it, and then the record is `unverifiable`). An entry therefore lists the base commits of every
+ * record verified at its tip, under the MAC, and `verify` re-checks that they are all present
+ * before it uses the entry (a batch of small object reads, not a re-verify).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stateRoot } from './local-state.js';
 
-const SCHEMA = 'ledger.verified/v1';
+// v2: entries list the base commits of the records verified at their tip (v1 entries are a miss).
+const SCHEMA = 'ledger.verified/v2';
 const FILE = 'verified.json';
 const KEY_FILE = 'verify-cache.key';
 /** One entry per key (policy × version × options); old keys are dropped past this many. */
@@ -52,11 +59,14 @@ export function cacheKey(input: CacheKeyInput): string {
 
 interface Entry {
   commit: string;
+  /** Distinct base commits of every record the ledger held at `commit`, sorted. */
+  bases: string[];
   at: string;
   mac: string;
 }
 
-export type CacheLookup = { hit: true; commit: string } | { hit: false; reason: string };
+export type CacheLookup =
+  { hit: true; commit: string; bases: string[] } | { hit: false; reason: string };
 
 /** The tip that verified under `key` in this clone, or why there is none to use. */
 export async function readVerifiedTip(cloneDir: string, key: string): Promise<CacheLookup> {
@@ -71,14 +81,27 @@ export async function readVerifiedTip(cloneDir: string, key: string): Promise<Ca
       reason: 'no tip verified under this policy, ledger version and options is cached',
     };
   const secret = await readSecret(false);
-  if (secret === undefined || !macMatches(entry.mac, mac(secret, cloneDir, key, entry.commit)))
+  if (
+    secret === undefined ||
+    !macMatches(entry.mac, mac(secret, cloneDir, key, entry.commit, entry.bases))
+  )
     return { hit: false, reason: 'the cached entry does not carry this user’s MAC (ignored)' };
-  return { hit: true, commit: entry.commit };
+  return { hit: true, commit: entry.commit, bases: entry.bases };
 }
 
-/** Notes `commit` as verified under `key`. Best effort: a cache that cannot be written is no error. */
-export async function writeVerifiedTip(cloneDir: string, key: string, commit: string) {
+/**
+ * Notes `commit` as verified under `key`, with the base commits of the records it holds.
+ * Best effort: a cache that cannot be written is no error.
+ */
+export async function writeVerifiedTip(
+  cloneDir: string,
+  key: string,
+  commit: string,
+  baseCommits: Iterable<string>,
+) {
   if (!OID.test(commit)) return;
+  const bases = [...new Set(baseCommits)].sort();
+  if (!bases.every((b) => OID.test(b))) return;
   try {
     const secret = await readSecret(true);
     if (secret === undefined) return;
@@ -87,8 +110,9 @@ export async function writeVerifiedTip(cloneDir: string, key: string, commit: st
     entries.delete(key);
     entries.set(key, {
       commit,
+      bases,
       at: new Date().toISOString(),
-      mac: mac(secret, cloneDir, key, commit),
+      mac: mac(secret, cloneDir, key, commit, bases),
     });
     const kept = [...entries].slice(-MAX_KEYS);
     const text = `${JSON.stringify({ schema: SCHEMA, entries: Object.fromEntries(kept) })}\n`;
@@ -128,11 +152,13 @@ async function readEntries(
         typeof e === 'object' &&
         typeof e.commit === 'string' &&
         OID.test(e.commit) &&
+        Array.isArray(e.bases) &&
+        e.bases.every((b) => typeof b === 'string' && OID.test(b)) &&
         typeof e.mac === 'string' &&
         HEX64.test(e.mac) &&
         typeof e.at === 'string'
       )
-        out.set(key, { commit: e.commit, at: e.at, mac: e.mac });
+        out.set(key, { commit: e.commit, bases: e.bases, at: e.at, mac: e.mac });
     }
     return out;
   } catch {
@@ -140,9 +166,15 @@ async function readEntries(
   }
 }
 
-function mac(secret: Buffer, cloneDir: string, key: string, commit: string): string {
+function mac(
+  secret: Buffer,
+  cloneDir: string,
+  key: string,
+  commit: string,
+  bases: readonly string[],
+): string {
   return createHmac('sha256', secret)
-    .update(`${SCHEMA}\0${cloneDir}\0${key}\0${commit}`)
+    .update(`${SCHEMA}\0${cloneDir}\0${key}\0${commit}\0${bases.join(',')}`)
     .digest('hex');
 }
 

@@ -20,6 +20,7 @@ import { ATTESTATION_SCHEMA, type Attestation, type AttestedCheck } from '../mod
 import { LedgerError } from '../model/errors.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { SshKeygenSigner } from '../sign/index.js';
+import { notCommits } from '../store/git/catfile.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
@@ -138,11 +139,13 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           : inner(task);
     }
     const refsBefore = request.rerun ? await ledgerRefs(repo) : undefined;
-    const cache = await openCache(request, local, loaded.digest, index, store);
+    const cache = await openCache(request, local, loaded.digest, index, store, repo);
+    const baseCommits = new Set<string>();
     let report: VerifyReport;
     try {
       report = await verifyLedger(store, index, {
         ...(cache.since ? { since: cache.since } : {}),
+        ...(cache.key === undefined ? {} : { onBaseCommit: (c: string) => baseCommits.add(c) }),
         ...(request.keepVerified === false && !request.record ? { keepVerified: false } : {}),
         ...(ids ? { ids } : {}),
         ...(rerun ? { rerun } : {}),
@@ -225,8 +228,11 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       index.tipCommit !== undefined &&
       index.tipCommit !== cache.commit
     ) {
+      // Only new records were read when the cached state was used: the others' bases are the
+      // cached entry's (checked present in openCache).
+      if (report.since?.used) for (const b of cache.bases ?? []) baseCommits.add(b);
       const dir = await local.cloneDir();
-      if (dir !== undefined) await writeVerifiedTip(dir, cache.key, index.tipCommit);
+      if (dir !== undefined) await writeVerifiedTip(dir, cache.key, index.tipCommit, baseCommits);
     }
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
       await local.noteKnownEntry(index.tipEntry);
@@ -255,6 +261,8 @@ interface OpenedCache {
   /** The cached tip and the ledger as it was there. */
   commit?: string;
   since?: LedgerIndex;
+  /** The base commits of the records at the cached tip (all present in the repository). */
+  bases?: string[];
 }
 
 /**
@@ -268,6 +276,7 @@ async function openCache(
   policyDigest: string,
   index: LedgerIndex,
   store: ObjectReader,
+  repo: RepoPaths,
 ): Promise<OpenedCache> {
   if (!request.cache)
     return request.cache === false ? { reason: '--full: everything was re-checked' } : {};
@@ -287,8 +296,29 @@ async function openCache(
   if (dir === undefined) return { key, reason: 'this clone has no local state yet' };
   const found = await readVerifiedTip(dir, key);
   if (!found.hit) return { key, reason: found.reason };
+  let gone: string | undefined;
   try {
-    return { key, commit: found.commit, since: await readLedgerIndexAt(store, found.commit) };
+    [gone] = await notCommits(repo.root, found.bases, repo.guard);
+  } catch (error) {
+    return {
+      key,
+      commit: found.commit,
+      reason: `the base commits could not be checked (${(error as Error).message})`,
+    };
+  }
+  if (gone !== undefined)
+    return {
+      key,
+      commit: found.commit,
+      reason: `base commit ${gone} of a record verified at the cached tip is no longer in this repository`,
+    };
+  try {
+    return {
+      key,
+      commit: found.commit,
+      bases: found.bases,
+      since: await readLedgerIndexAt(store, found.commit),
+    };
   } catch (error) {
     return {
       key,

@@ -68,6 +68,11 @@ export interface VerifyOptions {
    * 1.8 GB peak RSS with every check kept). Default true (JSON, attestations need them all).
    */
   keepVerified?: boolean;
+  /**
+   * Called with the base commit of every record whose blob decoded (the verified-state cache
+   * keeps them, to re-check later that they are still in the repository).
+   */
+  onBaseCommit?: (commit: string) => void;
 }
 
 /** Records verified concurrently (their object reads pipelined through the store). */
@@ -339,6 +344,7 @@ async function verifyRecord(
   checks.push(pass('canonical', 'canonical', id, `canonical CBOR of a ${record.schema}`, true));
   const baseCommitBytes = await checkAnchors(store, record, files, checks);
   await checkBaseInRepository(store, record, checks);
+  if (record.observed.base.commit !== null) options.onBaseCommit?.(record.observed.base.commit);
   await checkArtifacts(store, record, checks);
   const kept = await checkEvidence(store, record, files, checks);
   checkDerivedStatus(record, kept, checks, {

@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isLedgerError } from '../../src/model/errors.js';
-import { CatFileBatch } from '../../src/store/git/catfile.js';
+import { CatFileBatch, notCommits } from '../../src/store/git/catfile.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { MemoryStore } from '../../src/store/memory.js';
@@ -192,5 +192,16 @@ describe('GitStore.prefetch: a hint that never changes what a read returns', () 
     } finally {
       store.close();
     }
+  });
+});
+
+describe('notCommits', () => {
+  it('names the ids that are missing or not commits, in one batch-check', async () => {
+    const repo = gitdir();
+    const head = git(repo, 'rev-parse', 'HEAD');
+    const tree = git(repo, 'rev-parse', 'HEAD^{tree}');
+    const missing = 'f'.repeat(40);
+    expect(await notCommits(repo, [head, tree, missing, head])).toEqual([tree, missing]);
+    expect(await notCommits(repo, [])).toEqual([]);
   });
 });

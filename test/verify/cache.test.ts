@@ -168,7 +168,7 @@ describe('verify with the verified-state cache', () => {
     expect(full.exitCode).toBe(3);
     const honestTip = JSON.parse(honest).entries;
     const planted = JSON.stringify({
-      schema: 'ledger.verified/v1',
+      schema: JSON.parse(honest).schema,
       entries: Object.fromEntries(
         Object.entries(honestTip).map(([k, e]: [string, any]) => [k, { ...e, commit: forgedTip }]),
       ),
@@ -189,6 +189,40 @@ describe('verify with the verified-state cache', () => {
     // A cache planted inside .git/ is never read.
     writeFileSync(join(dir, '.git', 'verified.json'), planted);
     expect(verdicts((await verify(user, dir)).json)).toEqual(full);
+  });
+
+  it('a base commit pruned after its tip verified: the cached run is a miss and says what --full says', async () => {
+    // The one fact outside the ledger that can turn a verified record unverifiable: its base
+    // commit rebased away and pruned. The cached entry lists the bases and re-checks them.
+    const user = makeUser();
+    const dir = gitdir();
+    safeGit(dir, 'checkout', '-q', '-b', 'topic');
+    writeFileSync(join(dir, 'topic.txt'), 'soon rebased away\n');
+    safeGit(dir, 'add', 'topic.txt');
+    safeGit(dir, 'commit', '-q', '-m', 'topic work');
+    const doomed = git(dir, 'rev-parse', 'HEAD');
+    await recordOne(user, dir, 'on the topic branch');
+    safeGit(dir, 'checkout', '-q', '-');
+    await recordOne(user, dir, 'on the main branch');
+    const first = await verify(user, dir, '--strict');
+    expect(first.code, first.stdout).toBe(0);
+    const warmAgain = await verify(user, dir, '--strict');
+    expect(warmAgain.json.cache).toMatchObject({ used: true, newRecords: 0 });
+
+    safeGit(dir, 'branch', '-q', '-D', 'topic');
+    safeGit(dir, 'reflog', 'expire', '--expire=now', '--all');
+    safeGit(dir, 'gc', '-q', '--prune=now');
+    expect(gitTry(dir, 'cat-file', '-e', doomed).code).not.toBe(0);
+
+    const full = await verify(user, dir, '--strict', '--full');
+    expect(full.code).toBe(1);
+    expect(verdicts(full.json).bad).toEqual(['anchor base commit unverifiable']);
+    const cached = await verify(user, dir, '--strict');
+    expect(cached.json.cache).toMatchObject({
+      used: false,
+      reason: expect.stringContaining(`base commit ${doomed}`),
+    });
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
   });
 
   it('never caches a failing verdict as good', async () => {
@@ -244,8 +278,13 @@ describe('verify with the verified-state cache', () => {
       });
     expect(key('1.0.0')).not.toBe(key('1.0.1'));
     await asUser(user, async () => {
-      await writeVerifiedTip(dir, key('1.0.0'), commit);
-      expect(await readVerifiedTip(dir, key('1.0.0'))).toEqual({ hit: true, commit });
+      const base = 'b'.repeat(40);
+      await writeVerifiedTip(dir, key('1.0.0'), commit, [base, base]);
+      expect(await readVerifiedTip(dir, key('1.0.0'))).toEqual({
+        hit: true,
+        commit,
+        bases: [base],
+      });
       expect((await readVerifiedTip(dir, key('1.0.1'))).hit).toBe(false);
     });
   });

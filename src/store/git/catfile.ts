@@ -19,7 +19,7 @@ import {
   type ObjectInfo,
   type ObjectType,
 } from '../port.js';
-import { gitEnv, SAFE_CONFIG } from './exec.js';
+import { gitEnv, runGit, SAFE_CONFIG } from './exec.js';
 import type { ConfigGuard } from './guard.js';
 
 /** A read waiting for its answer: whole (bytes collected) or streamed (`onChunk`). */
@@ -233,4 +233,34 @@ function unexpected(line: Buffer): LedgerError {
     'CORRUPT',
     `unexpected git cat-file output: ${JSON.stringify(line.subarray(0, 80).toString('latin1'))}`,
   );
+}
+
+/**
+ * Which of `oids` are not commits in the repository at `cwd` (missing, or another type), in
+ * one `git cat-file --batch-check` over all of them: about 13 ms for 10,000 ids here, against
+ * about 130 ms reading each through the long-lived `--batch` (which sends every body).
+ */
+export async function notCommits(
+  cwd: string,
+  oids: readonly string[],
+  guard?: ConfigGuard,
+): Promise<string[]> {
+  const valid = oids.filter((oid) => OID.test(oid));
+  if (valid.length === 0) return [];
+  const result = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+    cwd,
+    ...(guard === undefined ? {} : { guard }),
+    input: `${valid.join('\n')}\n`,
+  });
+  if (result.code !== 0)
+    throw new LedgerError(
+      'GIT_FAILED',
+      `git cat-file --batch-check failed: ${result.stderr.trim()}`,
+    );
+  const commits = new Set<string>();
+  for (const line of result.stdout.toString('utf8').split('\n')) {
+    const [oid, type] = line.split(' ');
+    if (type === 'commit' && oid !== undefined) commits.add(oid);
+  }
+  return valid.filter((oid) => !commits.has(oid));
 }
