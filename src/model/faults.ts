@@ -19,3 +19,21 @@ export function bugPoint(step: string): void {
   if (target !== undefined && target === step)
     throw new TypeError(`injected bug at ${step} (LEDGER_TEST_BUG_AT)`);
 }
+
+/**
+ * Pause points for tests of interleavings: when LEDGER_TEST_PAUSE_AT names a step, the process
+ * writes `paused` into the directory LEDGER_TEST_PAUSE_DIR on reaching it and waits there until
+ * a `resume` file appears (at most a minute), so a test can run another process at exactly that
+ * moment. Unset in normal use: then this is a single string comparison.
+ */
+export async function pausePoint(step: string): Promise<void> {
+  const target = process.env['LEDGER_TEST_PAUSE_AT'];
+  const dir = process.env['LEDGER_TEST_PAUSE_DIR'];
+  if (target === undefined || target !== step || dir === undefined) return;
+  const { existsSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  writeFileSync(join(dir, 'paused'), step);
+  const until = Date.now() + 60_000;
+  while (!existsSync(join(dir, 'resume')) && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+}

@@ -8,8 +8,8 @@ import { ledgerCommit } from '../ledger/append.js';
 import { commitMessage, fanout, LOG_DIR, LOG_REF, RECORDS_DIR } from '../ledger/layout.js';
 import { readEntry, readTip, type Tip } from '../ledger/read.js';
 import { insertPath } from '../ledger/trees.js';
-import { LedgerError, type Problem } from '../model/errors.js';
-import { killPoint } from '../model/faults.js';
+import { isLedgerError, LedgerError, type Problem } from '../model/errors.js';
+import { killPoint, pausePoint } from '../model/faults.js';
 import { LOG_ENTRY_SCHEMA, type LogEntry } from '../model/record.js';
 import { encodeCommit, MODE, parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
@@ -66,8 +66,16 @@ export interface SyncResult {
   notices: string[];
 }
 
-/** Fetch rounds before giving up on a remote that keeps moving. */
-const MAX_ROUNDS = 8;
+/**
+ * A remote that keeps moving (other clones pushing) is retried for at least MIN_ROUNDS
+ * fetch-and-push rounds and, past them, for as long as PATIENCE_MS: with eight writers pushing
+ * to one remote a sync could lose eight races in a row (found by the mixed record/sync stress
+ * test) and gave up although waiting a little longer would have won.
+ */
+const MIN_ROUNDS = 8;
+const PATIENCE_MS = 60_000;
+/** The pause between lost push races grows to at most this (jittered ±50%). */
+const MAX_ROUND_PAUSE_MS = 320;
 /** Local compare-and-swap attempts per round (local records racing the sync). */
 const MAX_LOCAL_ATTEMPTS = 50;
 
@@ -93,18 +101,42 @@ export async function syncLedger(
   const notices = new Set<string>();
   let action: SyncAction = 'up-to-date';
 
-  for (let round = 1; round <= MAX_ROUNDS; round++) {
+  /**
+   * What this clone last saw on the remote, then what the remote holds now. The marker is read
+   * *before* the fetch: another sync in this clone may fetch a newer tip and move the marker
+   * while ours runs, and a marker newer than our fetch is no evidence that the remote lost
+   * anything. Read first, everything it names was on the remote before our fetch began.
+   */
+  const observe = async () => {
+    const seenTip = await store.readRef(anchorRef);
     progress(`fetching the ledger from ${remote}`);
     await fetchLedger(repo, remote);
     killPoint('sync-after-fetch');
-    const remoteTip = await store.readRef(tracking);
+    await pausePoint('sync-before-read-tracking');
+    const fetchedTip = await store.readRef(tracking);
+    await pausePoint('sync-after-read-tracking');
     if (shallow) await refuseShallowLedger(repo, store, remote);
-    const remoteHead =
-      remoteTip === undefined ? undefined : await readRemoteTip(store, remoteTip, remote);
+    const head =
+      fetchedTip === undefined ? undefined : await readRemoteTip(store, fetchedTip, remote);
+    const rollback =
+      seenTip === undefined ? undefined : await refuseRollback(store, remote, seenTip, head);
+    return { anchor: seenTip, remoteTip: fetchedTip, remoteHead: head, seen: rollback };
+  };
 
-    let anchor = await store.readRef(anchorRef);
-    const seen =
-      anchor === undefined ? undefined : await refuseRollback(store, remote, anchor, remoteHead);
+  const started = Date.now();
+  let round = 0;
+  while (++round <= MIN_ROUNDS || Date.now() - started < PATIENCE_MS) {
+    let view: Awaited<ReturnType<typeof observe>>;
+    try {
+      view = await observe();
+    } catch (error) {
+      // A slower fetch of another sync in this clone can still land an older tip in the
+      // tracking ref after ours: before calling the remote rolled back, look once more.
+      if (!isLedgerError(error) || error.code !== 'ROLLBACK') throw error;
+      view = await observe();
+    }
+    const { remoteTip, remoteHead, seen } = view;
+    let anchor = view.anchor;
     const vanished = seen?.vanished ?? 0;
     if (vanished > 0)
       notices.add(
@@ -246,11 +278,11 @@ export async function syncLedger(
       });
     }
     progress(`${remote} moved meanwhile (${pushed.detail}); fetching again`);
-    await sleep(20 * 2 ** Math.min(round, 5) * (0.5 + Math.random()));
+    await sleep(Math.min(MAX_ROUND_PAUSE_MS, 20 * 2 ** round) * (0.5 + Math.random()));
   }
   throw new LedgerError(
     'REMOTE',
-    `${remote}'s ledger kept moving: gave up after ${MAX_ROUNDS} fetch-and-push rounds`,
+    `${remote}'s ledger kept moving: gave up after ${round - 1} fetch-and-push rounds in ${Math.round((Date.now() - started) / 1000)} s`,
     {
       hint: 'What arrived was checked and adopted here. Run ledger sync again when the other writers are done.',
     },

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCanonical } from '../../src/canonical/index.js';
@@ -75,6 +75,23 @@ async function logIds(cwd: string): Promise<string[]> {
 async function expectVerifies(cwd: string): Promise<void> {
   const report = await verifyRepository({ cwd });
   expect(report.exitCode, JSON.stringify(report.ledger)).toBe(0);
+}
+
+/** `ledger sync` in `cwd` as a child process, started and waited for until it pauses at `step`. */
+async function pausedSync(
+  cwd: string,
+  step: string,
+): Promise<{ pause: string; slow: ReturnType<typeof runCli> }> {
+  const pause = tempDir('ledger-pause-');
+  const slow = runCli(['sync', '--json'], cwd, {
+    LEDGER_TEST_PAUSE_AT: step,
+    LEDGER_TEST_PAUSE_DIR: pause,
+  });
+  for (let waited = 0; !existsSync(join(pause, 'paused')); waited += 20) {
+    expect(waited, `the sync never reached ${step}`).toBeLessThan(30_000);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { pause, slow };
 }
 
 describe('ledger sync', () => {
@@ -271,6 +288,98 @@ describe('ledger sync', () => {
     }
     expect(await logIds(a)).toEqual(await logIds(b));
     await expectVerifies(a);
+  });
+
+  it('a sync that fetched an older tip than another sync in the same clone recorded is not a rollback', async () => {
+    // Sync A fetches the remote's tip T2 and pauses; sync B, in the same clone, fetches the
+    // newer T3 and records "seen T3". A then compared its T2 with T3 and cried ROLLBACK (exit 3)
+    // about records nobody lost. What this clone saw is now read before the fetch it is
+    // compared with.
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    await recordN(b, 1, 'b0');
+    expect((await sync(b)).code).toBe(0);
+    expect((await sync(a)).code).toBe(0);
+    await recordN(b, 1, 'b1');
+    expect((await sync(b)).code).toBe(0);
+
+    const { pause, slow } = await pausedSync(a, 'sync-after-read-tracking');
+    await recordN(b, 1, 'b2');
+    expect((await sync(b)).code).toBe(0);
+    const fast = await sync(a);
+    expect(fast.code, JSON.stringify(fast.json)).toBe(0);
+    writeFileSync(join(pause, 'resume'), '');
+    const r = await slow;
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await logIds(a)).toEqual(await logIds(b));
+    await expectVerifies(a);
+  });
+
+  it('an older tip landing in the tracking ref after our fetch is looked at twice before it is called a rollback', async () => {
+    // A slower fetch of another sync in this clone can write the older tip it saw after ours
+    // wrote the newer one. One look would call that a rollback; a second look fetches again.
+    const { clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    await recordN(b, 1, 'b0');
+    expect((await sync(b)).code).toBe(0);
+    expect((await sync(a)).code).toBe(0);
+    const older = ledgerTip(a, 'refs/ledger-remotes/origin/log');
+    await recordN(b, 1, 'b1');
+    expect((await sync(b)).code).toBe(0);
+    expect((await sync(a)).code).toBe(0); // this clone has now seen the newer tip
+
+    const { pause, slow } = await pausedSync(a, 'sync-before-read-tracking');
+    git(a, 'update-ref', 'refs/ledger-remotes/origin/log', older);
+    writeFileSync(join(pause, 'resume'), '');
+    const r = await slow;
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await logIds(a)).toEqual(await logIds(b));
+  });
+
+  it('a sync that loses more than eight push races in a row keeps trying and gets through', async () => {
+    // Eight writers pushing to one remote made a sync lose eight races in a row, and it gave
+    // up ("kept moving") although the others were about to finish. Here the remote's own
+    // pre-receive hook moves the ledger to another clone's next tip on each of our first nine
+    // pushes, exactly as a racing writer would: every lease fails until the tenth.
+    const { remote, clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    await recordN(b, 1, 'b0');
+    expect((await sync(b)).code).toBe(0);
+    const tips: string[] = [];
+    for (let i = 1; i <= 9; i++) {
+      await recordN(b, 1, `b${i}`);
+      tips.push(ledgerTip(b));
+    }
+    git(b, 'push', '-q', 'origin', `${tips.at(-1)!}:refs/heads/objects-of-later-tips`);
+    writeFileSync(join(remote, 'later-tips'), `${tips.join('\n')}\n`);
+    writeFileSync(
+      join(remote, 'hooks', 'pre-receive'),
+      [
+        '#!/bin/sh',
+        'n=$(cat "$GIT_DIR/moves" 2>/dev/null || echo 0)',
+        'if [ "$n" -lt 9 ]; then',
+        '  n=$((n + 1)); echo "$n" > "$GIT_DIR/moves"',
+        '  tip=$(sed -n "${n}p" "$GIT_DIR/later-tips")',
+        // a hook may not move refs inside the push's quarantine; a racing writer is outside it
+        '  env -u GIT_QUARANTINE_PATH git update-ref refs/ledger/log "$tip"',
+        'fi',
+        'exit 0',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const mine = await recordN(a, 1, 'a');
+    const r = await sync(a);
+    expect(r.code, JSON.stringify(r.json)).toBe(0);
+    expect(r.json['pushed']).toBe(true);
+    expect(r.json['attempts']).toBe(10);
+    expect(readFileSync(join(remote, 'moves'), 'utf8').trim()).toBe('9');
+    const there = await logIds(b).then(async () => {
+      expect((await sync(b)).code).toBe(0);
+      return logIds(b);
+    });
+    expect(there).toContain(mine[0]);
+    expect(there).toHaveLength(11);
   });
 
   it('a tracking ref locked by another process is waited out, and named when the lock stays', async () => {
