@@ -2,13 +2,20 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listLog, recordHandoff, verifyRepository, withRepo } from '../../src/index.js';
+import {
+  listLog,
+  recordHandoff,
+  syncRepository,
+  verifyRepository,
+  withRepo,
+} from '../../src/index.js';
 import {
   cleanup,
   gitdir,
   gitTry,
   ledgerTip,
   PROJECT_ROOT,
+  remoteWithClones,
   runCli,
   runWorker,
 } from '../helpers/git.js';
@@ -52,6 +59,30 @@ describe('concurrent writers in one repository', () => {
     expectFsckClean(repo);
     expect((await verifyRepository({ cwd: repo })).exitCode).toBe(0);
   }, 1_200_000);
+
+  it('records and syncs mixed: 4 writers in each of 2 clones, each syncing every third record, all succeed and converge', async () => {
+    // Several agents in one clone record and sync at once (their hooks end together): every
+    // process must succeed — a lost race on a local ref is waited out or retried, never an
+    // error — and, once synced, both clones hold every acknowledged record.
+    const { remote, clones } = remoteWithClones(2);
+    const runs = await Promise.all(
+      clones.flatMap((clone, c) =>
+        Array.from({ length: 4 }, (_, i) => runWorker(['mix', '9', `c${c}w${i}`], clone)),
+      ),
+    );
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const acked = runs.flatMap((r) => r.acked);
+    expect(new Set(acked).size).toBe(2 * 4 * 9);
+    for (const cwd of [clones[0]!, clones[1]!, clones[0]!]) await syncRepository({ cwd });
+    const ids = await ledgerIds(clones[0]!);
+    expect(await ledgerIds(clones[1]!)).toEqual(ids);
+    expect(new Set(ids)).toEqual(new Set(acked));
+    for (const c of clones) {
+      expectFsckClean(c);
+      expect((await verifyRepository({ cwd: c })).exitCode).toBe(0);
+    }
+    expectFsckClean(remote);
+  }, 600_000);
 
   it('8 `ledger record` CLI processes × 3 → 24 records', async () => {
     const repo = gitdir();
