@@ -31,6 +31,10 @@ afterAll(cleanup);
 // LEDGER_TEST_PER_WRITER=50 (measured here: 800 distinct ids, fsck clean, about 8 minutes).
 const WRITERS = Number(process.env['LEDGER_TEST_WRITERS'] ?? 16);
 const PER_WRITER = Number(process.env['LEDGER_TEST_PER_WRITER'] ?? 10);
+// Mixed record/sync writers per clone (two clones) and records each, syncing every third;
+// raise them to hunt rarer interleavings (about 5 s at the defaults).
+const MIX_WRITERS = Number(process.env['LEDGER_TEST_MIX_WRITERS'] ?? 4);
+const MIX_RECORDS = Number(process.env['LEDGER_TEST_MIX_RECORDS'] ?? 9);
 
 async function ledgerIds(cwd: string): Promise<string[]> {
   return (await withRepo(cwd, ({ store }) => listLog(store))).map((i) => i.id);
@@ -60,19 +64,21 @@ describe('concurrent writers in one repository', () => {
     expect((await verifyRepository({ cwd: repo })).exitCode).toBe(0);
   }, 1_200_000);
 
-  it('records and syncs mixed: 4 writers in each of 2 clones, each syncing every third record, all succeed and converge', async () => {
+  it(`records and syncs mixed: ${MIX_WRITERS} writers × ${MIX_RECORDS} records in each of 2 clones, each syncing every third record, all succeed and converge`, async () => {
     // Several agents in one clone record and sync at once (their hooks end together): every
     // process must succeed — a lost race on a local ref is waited out or retried, never an
     // error — and, once synced, both clones hold every acknowledged record.
     const { remote, clones } = remoteWithClones(2);
     const runs = await Promise.all(
       clones.flatMap((clone, c) =>
-        Array.from({ length: 4 }, (_, i) => runWorker(['mix', '9', `c${c}w${i}`], clone)),
+        Array.from({ length: MIX_WRITERS }, (_, i) =>
+          runWorker(['mix', String(MIX_RECORDS), `c${c}w${i}`], clone),
+        ),
       ),
     );
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
     const acked = runs.flatMap((r) => r.acked);
-    expect(new Set(acked).size).toBe(2 * 4 * 9);
+    expect(new Set(acked).size).toBe(2 * MIX_WRITERS * MIX_RECORDS);
     for (const cwd of [clones[0]!, clones[1]!, clones[0]!]) await syncRepository({ cwd });
     const ids = await ledgerIds(clones[0]!);
     expect(await ledgerIds(clones[1]!)).toEqual(ids);
