@@ -374,10 +374,8 @@ describe('ledger sync', () => {
     expect(r.json['pushed']).toBe(true);
     expect(r.json['attempts']).toBe(10);
     expect(readFileSync(join(remote, 'moves'), 'utf8').trim()).toBe('9');
-    const there = await logIds(b).then(async () => {
-      expect((await sync(b)).code).toBe(0);
-      return logIds(b);
-    });
+    expect((await sync(b)).code).toBe(0);
+    const there = await logIds(b);
     expect(there).toContain(mine[0]);
     expect(there).toHaveLength(11);
   });
