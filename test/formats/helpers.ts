@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import fc from 'fast-check';
+import { expect, it } from 'vitest';
 import {
   emitAs,
   type FormatModule,
@@ -72,6 +73,37 @@ export function parsesOrRefuses(
     const d = score(module, bytes);
     expect(d >= 0 && d <= 1).toBe(true);
   };
+}
+
+/**
+ * Registers the two text properties every Markdown-ish parser shares: `parsesOrRefuses` holds
+ * on arbitrary strings, and on random mixtures of the format's own `lines` (headings, rows,
+ * fences) with noise, which reach far deeper into a parser than random text does.
+ */
+export function itParsesOrRefusesText(
+  module: FormatModule,
+  ctx: ParseContext,
+  lines: readonly string[],
+): void {
+  const check = parsesOrRefuses(module, ctx);
+  const enc = (text: string) => new TextEncoder().encode(text);
+  it('on arbitrary strings', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (s) => check(enc(s))),
+      { numRuns: 1000 },
+    );
+  });
+  it('on random mixtures of its own headings and lines', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(...lines), fc.string({ maxLength: 20 })), {
+          maxLength: 40,
+        }),
+        (l) => check(enc(l.join('\n'))),
+      ),
+      { numRuns: 1500 },
+    );
+  });
 }
 
 /**

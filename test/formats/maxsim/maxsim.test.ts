@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { reasonCodes, parsedFixture, recordOf } from '../helpers.js';
+import { itParsesOrRefusesText, reasonCodes, parsedFixture, recordOf } from '../helpers.js';
 
 import { maxsim } from '../../../src/formats/maxsim/index.js';
 import { commandsIn } from '../../../src/formats/maxsim/evidence.js';
@@ -349,20 +349,7 @@ const LINES = [
 ];
 
 describe('maxsim never throws', () => {
-  const check = (text: string): void => {
-    const r = maxsim.parse(enc(text), ctx);
-    expect(typeof r.ok).toBe('boolean');
-    if (r.ok) {
-      expect(Claims.safeParse(r.handoff.claims).success).toBe(true);
-      const back = maxsim.parse(emitAs('maxsim', toRecord(r.handoff)).bytes, ctx);
-      expect(back.ok).toBe(true);
-    } else expect(r.problems.length).toBeGreaterThan(0);
-    const d = score(maxsim, enc(text));
-    expect(d >= 0 && d <= 1).toBe(true);
-  };
-  it('on arbitrary strings', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 400 }), check), { numRuns: 1000 });
-  });
+  itParsesOrRefusesText(maxsim, ctx, LINES);
   it('on arbitrary bytes', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 300 }), (b) => {
@@ -370,19 +357,6 @@ describe('maxsim never throws', () => {
         score(maxsim, b);
       }),
       { numRuns: 1000 },
-    );
-  });
-  it('on random mixtures of its own headings and lines', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.oneof(fc.constantFrom(...LINES), fc.string({ maxLength: 20 })), {
-          maxLength: 40,
-        }),
-        (lines) => check(lines.join('\n')),
-      ),
-      {
-        numRuns: 1500,
-      },
     );
   });
 });
