@@ -13,6 +13,7 @@ import { BIN, cleanup } from '../helpers/git.js';
 import { isLedgerError, type LedgerError } from '../../src/model/errors.js';
 import { FORMATS } from '../../src/model/record.js';
 import { makeUser, record, repoWithRecord, safeRefs, type User } from './helpers.js';
+import { mkfifo } from '../helpers/fifo.js';
 
 afterEach(cleanup);
 
@@ -121,8 +122,8 @@ describe('adversarial: files handed to ledger are regular files within reach', (
   it('record --from a FIFO, a symlink to /dev/zero, and --evidence a FIFO — refused at once, never read (exit 2)', async () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
-    execFileSync('mkfifo', [join(dir, 'handoff.json')]);
-    execFileSync('mkfifo', [join(dir, 'validate.log')]);
+    mkfifo(join(dir, 'handoff.json'));
+    mkfifo(join(dir, 'validate.log'));
     symlinkSync('/dev/zero', join(dir, 'zero.md'));
     writeFileSync(join(dir, 'ok.json'), JSON.stringify({ status: 'success' }));
     const before = safeRefs(dir);
@@ -187,7 +188,7 @@ describe('adversarial: files handed to ledger are regular files within reach', (
         summary: `#${i}`,
         artifacts: Object.keys(files),
       });
-    for (const path of Object.keys(files)) execFileSync('mkfifo', [join(dir, `${path}.fifo`)]);
+    for (const path of Object.keys(files)) mkfifo(join(dir, `${path}.fifo`));
     // A real process swaps a FIFO and the regular file in and out of every artifact path, as
     // fast as it can, half the time each, until killed: whatever a check saw when it looked,
     // the path may hold the other one when it opens it.

@@ -2,13 +2,13 @@
  * readRegularFile / sha256RegularFile against a real file system: what is read, what is refused
  * and why. (The races — a FIFO swapped in after the check — are in test/adversarial/files.)
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRegularFile, sha256RegularFile } from '../../src/paths/index.js';
 import { cleanup, tempDir } from '../helpers/env.js';
+import { mkfifo } from '../helpers/fifo.js';
 
 afterAll(cleanup);
 
@@ -22,7 +22,7 @@ function layout() {
   symlinkSync(join(outside, 'secret'), join(root, 'out.md'));
   symlinkSync(outside, join(root, 'outdir'));
   symlinkSync('/dev/zero', join(root, 'zero'));
-  execFileSync('mkfifo', [join(root, 'fifo')]);
+  mkfifo(join(root, 'fifo'));
   return { root, outside };
 }
 

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/env.js';
 import { resolveInside } from '../../src/paths/index.js';
+import { mkfifo } from '../helpers/fifo.js';
 
 let base: string;
 let root: string;
@@ -28,7 +28,7 @@ beforeAll(() => {
   symlinkSync('missing-target', join(root, 'dangling'));
   symlinkSync('inside-hop', join(root, 'hop'));
   symlinkSync('../outside/secret', join(root, 'inside-hop'));
-  execFileSync('mkfifo', [join(root, 'fifo')]);
+  mkfifo(join(root, 'fifo'));
 });
 
 describe('resolveInside', () => {
