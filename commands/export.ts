@@ -8,18 +8,23 @@ export default class Export extends LedgerCommand {
   static override summary = 'Write one record as in-toto metadata: a signed link or a Statement.';
   static override description =
     '--in-toto-link writes <step>.<keyid prefix>.link, signed with an ed25519 key made by ' +
-    'in-toto-keygen: materials are the files of the base tree, products the artifacts ledger ' +
-    'observed (sha256), the command the witness ledger ran, and its return value and output ' +
-    'digests the byproducts — so an agent step can sit in an in-toto layout and in-toto-verify ' +
-    'checks it. --in-toto-statement writes an in-toto Statement v1 whose subjects are the ' +
-    'artifacts and the candidate git tree and whose predicate carries the claims, verdicts and ' +
-    'anchors; with --key it is wrapped in a signed DSSE envelope. The record is verified first ' +
-    'under your policy; one whose ledger data fails an integrity check is not exported (exit 3).';
+    'in-toto-keygen: materials are the files of the base tree, products the files of the ' +
+    'candidate tree (sha256; --products artifacts: only the artifacts ledger observed), the ' +
+    'command the witness ledger ran, and its result, verdict and output digests the byproducts ' +
+    '— so an agent step can sit in an in-toto layout and in-toto-verify checks it. ' +
+    '--in-toto-statement writes an in-toto Statement v1 whose subjects are the artifacts and ' +
+    'the candidate git tree and whose predicate carries the claims, verdicts and anchors; with ' +
+    '--key it is wrapped in a signed DSSE envelope. The record is verified first under your ' +
+    'policy; one whose ledger data fails an integrity check is not exported (exit 3), nor one ' +
+    'whose witnesses were not verified now — re-run with --rerun, or confirmed by a trusted ' +
+    'attestation with --from-attestation (exit 1) — unless --allow-unverified, which writes ' +
+    'which witnesses were not verified into the metadata.';
   static override examples = [
-    '<%= config.bin %> export 3f2a --in-toto-link --key agent-key   # key made by: in-toto-keygen -t ed25519 agent-key',
-    '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --step implement --out links/',
-    '<%= config.bin %> export 3f2a --in-toto-statement --out statement.json',
-    '<%= config.bin %> export 3f2a --in-toto-statement --key agent-key --out - | jq .payload',
+    '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --rerun   # key made by: in-toto-keygen -t ed25519 agent-key',
+    '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --rerun --step implement --out links/',
+    '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --from-attestation --products artifacts',
+    '<%= config.bin %> export 3f2a --in-toto-statement --rerun --out statement.json',
+    '<%= config.bin %> export 3f2a --in-toto-statement --allow-unverified --key agent-key --out - | jq .payload',
   ];
   static override args = {
     id: Args.string({ description: 'Record id or unique prefix.' }),
@@ -47,6 +52,27 @@ export default class Export extends LedgerCommand {
       description:
         'Policy file for the export-time verification (default: git config --global ledger.policy).',
     }),
+    rerun: Flags.boolean({
+      description:
+        'Re-run the witnesses the policy allows, as verify --rerun: a witness is exported as passed only when verified now.',
+      default: false,
+    }),
+    'from-attestation': Flags.boolean({
+      description:
+        'Take witness verdicts from attestations signed by a trusted auditor under the same policy.',
+      default: false,
+    }),
+    timeout: Flags.integer({ description: 'Seconds before a re-run witness is killed.', min: 1 }),
+    'allow-unverified': Flags.boolean({
+      description:
+        'Export even when a witness was not verified; the metadata says which and why, and gives its result as recorded-return-value.',
+      default: false,
+    }),
+    products: Flags.string({
+      description:
+        'Link products: every file of the candidate tree (tree, the default, as in-toto-run records a work tree) or only the artifacts ledger observed.',
+      options: ['tree', 'artifacts'],
+    }),
   };
 
   protected async execute(): Promise<Output> {
@@ -61,6 +87,11 @@ export default class Export extends LedgerCommand {
       throw new LedgerError('USAGE', '--out for a link is a directory; - is not one');
     if (flags['in-toto-statement'] && flags.step !== undefined)
       throw new LedgerError('USAGE', '--step names a link step; a statement has none');
+    if (flags['in-toto-statement'] && flags.products !== undefined)
+      throw new LedgerError(
+        'USAGE',
+        '--products chooses a link’s products; a statement’s subjects are the artifacts and the candidate tree',
+      );
     if (flags.out === '-' && this.wantsJson)
       throw new LedgerError(
         'USAGE',
@@ -74,6 +105,11 @@ export default class Export extends LedgerCommand {
       ...(flags.step === undefined ? {} : { step: flags.step }),
       ...(flags.out === undefined ? {} : { out: flags.out }),
       ...(flags.policy === undefined ? {} : { policyFile: flags.policy }),
+      rerun: flags.rerun,
+      fromAttestation: flags['from-attestation'],
+      ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
+      allowUnverified: flags['allow-unverified'],
+      ...(flags.products === undefined ? {} : { products: flags.products as 'tree' | 'artifacts' }),
     });
     const { text, ...json } = result;
     // Printed JSON escapes C0 controls itself; bidi and C1 controls from agent text it leaves.
@@ -90,6 +126,14 @@ export default class Export extends LedgerCommand {
     if (result.skipped.length > 0)
       lines.push(
         `  not materials (symlinks, submodules): ${result.skipped.map(sanitizeLine).join(', ')}`,
+      );
+    if ((result.skippedProducts ?? []).length > 0)
+      lines.push(
+        `  not products (symlinks, submodules): ${result.skippedProducts!.map(sanitizeLine).join(', ')}`,
+      );
+    for (const w of result.witnesses.unverified)
+      lines.push(
+        `  exported UNVERIFIED (--allow-unverified): witness ${w.witness} \`${sanitizeLine(w.command)}\` ${w.verdict}: ${sanitizeLine(w.detail)}`,
       );
     const { contradicted, unverifiable } = result.verification;
     if (contradicted + unverifiable > 0)

@@ -2,23 +2,23 @@
  * `ledger export`: one record as in-toto metadata — a signed link (a step in a layout) or a
  * Statement v1 (optionally in a signed DSSE envelope). The record is verified first, under the
  * auditor's policy, exactly as `ledger verify ID` would: a record whose ledger data fails an
- * integrity check is never exported, because signing it would vouch for tampered data.
- * Contradicted claims do not stop an export — the observations are still ledger's — and the
- * statement carries every verdict.
+ * integrity check is never exported, because signing it would vouch for tampered data. Nor is
+ * one whose witnesses were not verified now — re-run (`--rerun`) or confirmed by a trusted
+ * attestation (`--from-attestation`) — unless `--allow-unverified`, which the metadata then
+ * says: the recorded exit code is the agent's to shape, and the auditor's key must not vouch
+ * for it. Other contradicted claims do not stop an export; the statement carries every verdict.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_STEP, linkFileName, linkFileText, signLink, toLink } from '../export/link.js';
 import { parseSigningKey, type SigningKey } from '../export/signing-key.js';
 import { toDsseEnvelope, toStatement } from '../export/statement.js';
+import { exportedWitnesses, type ExportedWitnesses } from '../export/witness-verdicts.js';
 import { readLedgerIndex } from '../ledger/read.js';
-import { readBlob, readTree } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import { LEDGER_VERSION } from '../model/version.js';
-import { MODE } from '../store/objects.js';
-import type { ObjectReader } from '../store/port.js';
 import type { RecordReport } from '../verify/types.js';
+import { treeFiles } from './export-trees.js';
 import { writeOutputFile } from './output-file.js';
 import { loadRecord } from './query.js';
 import { withRepo } from './repo.js';
@@ -34,6 +34,15 @@ export interface ExportRequest {
   /** Link: the directory to write into (default cwd). Statement: the file, or `-` for none. */
   out?: string;
   policyFile?: string;
+  /** Re-run the witnesses under the policy, as `verify --rerun`, so that they can be verified. */
+  rerun?: boolean;
+  /** Take re-run verdicts from a trusted auditor's attestation, as `verify --from-attestation`. */
+  fromAttestation?: boolean;
+  timeoutMs?: number;
+  /** Export even when a witness was not verified; the metadata then says which and why. */
+  allowUnverified?: boolean;
+  /** Link products: every file of the candidate tree (default) or the record's artifacts. */
+  products?: 'tree' | 'artifacts';
   now?: Date;
 }
 
@@ -50,6 +59,10 @@ export interface ExportResult {
   subjects?: number;
   /** Base-tree entries that are not files (symlinks, submodules): not materials. */
   skipped: string[];
+  /** Candidate-tree entries that are not files: not products. */
+  skippedProducts?: string[];
+  /** How many witnesses were verified at export time, and those exported unverified. */
+  witnesses: { verified: number; unverified: ExportedWitnesses['unverified'] };
   /** The export-time verification: exit code as `verify` gives it, and how many checks failed. */
   verification: { exitCode: number; contradicted: number; unverifiable: number };
 }
@@ -66,6 +79,9 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
     cwd: request.cwd,
     ids: [request.id],
     ...(request.policyFile === undefined ? {} : { policyFile: request.policyFile }),
+    ...(request.rerun ? { rerun: true } : {}),
+    ...(request.fromAttestation ? { fromAttestation: true } : {}),
+    ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
     now,
   });
   const checked: RecordReport = report.records[0]!;
@@ -88,11 +104,37 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
   return withRepo(request.cwd, async ({ store }) => {
     const index = await readLedgerIndex(store);
     const { record } = await loadRecord(store, index, id);
+    const witnesses = exportedWitnesses(record, checked.checks);
+    if (witnesses.unverified.length > 0 && !request.allowUnverified)
+      throw notVerified(id, witnesses, request.rerun ?? false);
+    const witnessCounts = {
+      verified: witnesses.each.length - witnesses.unverified.length,
+      unverified: witnesses.unverified,
+    };
+    const policy = report.policy?.digest ?? '';
     if (request.as === 'in-toto-link') {
       const signingKey = key!;
-      const { files, skipped } = await treeDigests(store, record.observed.base.tree);
+      const materials = await treeFiles(store, record.observed.base.tree, 'base');
+      const products =
+        request.products === 'artifacts'
+          ? {
+              files: new Map(record.observed.artifacts.map((a) => [a.path, a.sha256])),
+              skipped: [],
+            }
+          : await treeFiles(store, record.observed.candidate.tree, 'candidate');
       const step = request.step ?? DEFAULT_STEP;
-      const metablock = signLink(toLink({ id, record, materials: files, step }), signingKey);
+      const metablock = signLink(
+        toLink({
+          id,
+          record,
+          materials: materials.files,
+          products: products.files,
+          step,
+          witnesses,
+          policy,
+        }),
+        signingKey,
+      );
       const text = linkFileText(metablock);
       const path = await writeOutputFile(
         join(request.out ?? request.cwd, linkFileName(step, signingKey.keyid)),
@@ -105,10 +147,12 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
         text,
         keyid: signingKey.keyid,
         step,
-        materials: files.size,
-        products: record.observed.artifacts.length,
-        skipped,
+        materials: materials.files.size,
+        products: products.files.size,
+        skipped: materials.skipped,
+        skippedProducts: products.skipped,
         verification,
+        witnesses: witnessCounts,
       };
     }
     const statement = toStatement({
@@ -117,13 +161,14 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
       verification: {
         verifiedAt: now.toISOString(),
         ledgerVersion: LEDGER_VERSION,
-        policy: { source: report.policy?.source ?? 'default', digest: report.policy?.digest ?? '' },
+        policy: { source: report.policy?.source ?? 'default', digest: policy },
         exitCode: report.exitCode,
         checks: checked.checks,
       },
       signers: checked.checks
         .filter((c) => c.check === 'signature' && c.verdict === 'verified')
         .map((c) => c.subject),
+      witnesses,
     });
     const body = key === undefined ? statement : toDsseEnvelope(statement, key);
     const text = `${JSON.stringify(body, null, 2)}\n`;
@@ -141,8 +186,31 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
       subjects: statement.subject.length,
       skipped: [],
       verification,
+      witnesses: witnessCounts,
     };
   });
+}
+
+/** The refusal: which witnesses, what verify said of each, and the ways forward. */
+function notVerified(id: string, witnesses: ExportedWitnesses, rerun: boolean): LedgerError {
+  const contradicted = witnesses.unverified.some((w) => w.verdict === 'contradicted');
+  const n = witnesses.unverified.length;
+  return new LedgerError(
+    contradicted ? 'CONTRADICTED' : 'UNVERIFIED',
+    `not exporting ${id}: ${n} of its ${witnesses.each.length} witness(es) ${contradicted ? 'did not hold' : 'were not verified'} at export time, and an export would vouch for their recorded result`,
+    {
+      record: id,
+      problems: witnesses.unverified.map((w) => ({
+        path: `observed.witnesses[${w.witness}]`,
+        message: `${w.command}: ${w.detail}`,
+        expected: 'verified',
+        got: w.verdict,
+      })),
+      hint: contradicted
+        ? `A re-run disagrees with the record: see ledger verify ${id.slice(0, 19)} --rerun. To export anyway, --allow-unverified writes which witnesses were not verified, and why, into the metadata.`
+        : `${rerun ? 'Let your policy re-run these commands (rerun.commands), then use --rerun' : 'Re-run the witnesses under your policy with --rerun'}, or take their verdicts from a trusted auditor’s attestation with --from-attestation. To export anyway, --allow-unverified writes which witnesses were not verified, and why, into the metadata.`,
+    },
+  );
 }
 
 async function readSigningKey(file: string): Promise<SigningKey> {
@@ -159,33 +227,4 @@ async function readSigningKey(file: string): Promise<SigningKey> {
     );
   }
   return parseSigningKey(text, file);
-}
-
-/**
- * sha256 of every file in a tree, by path, as `in-toto-run --materials .` would record them
- * from a checkout. Symlinks and submodules are not files with content of their own here (a
- * link's target may lie outside the tree) and are listed as skipped instead.
- */
-async function treeDigests(
-  store: ObjectReader,
-  tree: string,
-): Promise<{ files: Map<string, string>; skipped: string[] }> {
-  const files = new Map<string, string>();
-  const skipped: string[] = [];
-  const walk = async (oid: string, prefix: string): Promise<void> => {
-    for (const entry of await readTree(store, oid)) {
-      const path = `${prefix}${entry.name}`;
-      if (entry.mode === MODE.tree) await walk(entry.oid, `${path}/`);
-      else if (entry.mode === MODE.file || entry.mode === MODE.executable)
-        files.set(
-          path,
-          createHash('sha256')
-            .update(await readBlob(store, entry.oid))
-            .digest('hex'),
-        );
-      else skipped.push(path);
-    }
-  };
-  await walk(tree, '');
-  return { files, skipped };
 }

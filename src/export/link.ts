@@ -1,17 +1,24 @@
 /**
  * A record as an in-toto link: the step an agent performed, in the format `in-toto-verify`
  * checks against a layout. Materials are the files of the base tree (what the agent started
- * from), products the artifacts ledger observed in the candidate tree, each with its sha256;
- * the command is the witness ledger ran (through `/bin/sh -c`, as it was run), and the
- * byproducts its return value and the digests of its kept output — not the output itself,
- * which may be large or hold masked secrets, and stays in the ledger.
+ * from) and products the files of the candidate tree (what it handed over), as `in-toto-run`
+ * records a work tree before and after a step — or, narrower, the artifacts ledger observed;
+ * each with its sha256. The command is the witness ledger ran (through `/bin/sh -c`, as it was
+ * run), and the byproducts its result and the digests of its kept output — not the output
+ * itself, which may be large or hold masked secrets, and stays in the ledger.
  *
- * Pure: the caller reads the base tree and the key. in-toto drops unknown fields of `signed`
+ * A signed link vouches for what it says, so a witness's result appears as in-toto's own
+ * `return-value` only when the export-time verification confirmed it; an unverified one (only
+ * exported with `--allow-unverified`) is `recorded-return-value`, and every witness carries its
+ * `verdict`. Byproducts are opaque to `in-toto-verify`, so this stays a valid link.
+ *
+ * Pure: the caller reads the trees and the key. in-toto drops unknown fields of `signed`
  * before it recomputes the signed bytes, so `signed` carries exactly the seven fields of a
  * link and anything else ledger knows goes into the opaque `environment` and `byproducts`.
  */
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord, WitnessObservation } from '../model/record.js';
+import type { ExportedWitnesses, WitnessVerdict } from './witness-verdicts.js';
 import { canonicalJsonBytes, compareCodePoints, type CanonicalJson } from './canonical-json.js';
 import { signBytes, type SigningKey } from './signing-key.js';
 
@@ -62,22 +69,33 @@ export function toLink(input: {
   record: LedgerRecord;
   /** Path → sha256 hex of every file in the base tree. */
   materials: ReadonlyMap<string, string>;
+  /** Path → sha256 hex of every file in the candidate tree (or of the artifacts only). */
+  products: ReadonlyMap<string, string>;
   step: string;
+  /** The export-time verdict of each witness. */
+  witnesses: ExportedWitnesses;
+  /** Digest of the policy the witnesses were verified under. */
+  policy: string;
 }): LinkSigned {
   const { record } = input;
   const { witnesses, base, candidate, branch } = record.observed;
   const [first] = witnesses;
+  const verdict = (i: number): WitnessVerdict =>
+    input.witnesses.each[i] ?? { verdict: 'unverifiable', detail: 'no verdict for this witness' };
   return {
     _type: 'link',
     name: checkStepName(input.step),
     command: first ? ['/bin/sh', '-c', first.command] : [],
     materials: hashDicts([...input.materials]),
-    products: hashDicts(record.observed.artifacts.map((a) => [a.path, a.sha256])),
+    products: hashDicts([...input.products]),
     byproducts: {
-      ...(first ? witnessByproducts(first) : {}),
+      ...(first ? witnessByproducts(first, verdict(0)) : {}),
       ...(witnesses.length > 1
         ? {
-            witnesses: witnesses.map((w) => ({ command: w.command, ...witnessByproducts(w) })),
+            witnesses: witnesses.map((w, i) => ({
+              command: w.command,
+              ...witnessByproducts(w, verdict(i)),
+            })),
           }
         : {}),
     },
@@ -87,6 +105,8 @@ export function toLink(input: {
       'base-tree': base.tree,
       'candidate-tree': candidate.tree,
       ...(branch === undefined ? {} : { branch }),
+      'ledger-witnesses': input.witnesses.status,
+      'ledger-policy': input.policy,
     },
   };
 }
@@ -104,13 +124,20 @@ export function linkFileText(metablock: Metablock): string {
   return `${JSON.stringify(sortKeys(metablock as unknown as CanonicalJson), null, 1)}\n`;
 }
 
-function witnessByproducts(w: WitnessObservation): Record<string, CanonicalJson> {
+function witnessByproducts(
+  w: WitnessObservation,
+  v: WitnessVerdict,
+): Record<string, CanonicalJson> {
+  // A consumer that reads in-toto's `return-value` must only ever find a verified one.
+  const name = (field: string) => (v.verdict === 'verified' ? field : `recorded-${field}`);
   return {
-    ...(w.exitCode === null ? {} : { 'return-value': w.exitCode }),
-    ...(w.signal === null ? {} : { signal: w.signal }),
-    ...(w.timedOut ? { 'timed-out': true } : {}),
+    ...(w.exitCode === null ? {} : { [name('return-value')]: w.exitCode }),
+    ...(w.signal === null ? {} : { [name('signal')]: w.signal }),
+    ...(w.timedOut ? { [name('timed-out')]: true } : {}),
     ...(w.stdout ? { 'stdout-sha256': w.stdout.sha256 } : {}),
     ...(w.stderr ? { 'stderr-sha256': w.stderr.sha256 } : {}),
+    verdict: v.verdict,
+    'verdict-detail': v.detail,
   };
 }
 

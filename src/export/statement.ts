@@ -12,6 +12,7 @@
 import type { LedgerRecord } from '../model/record.js';
 import type { Check } from '../verify/types.js';
 import { signBytes, type SigningKey } from './signing-key.js';
+import type { ExportedWitnesses } from './witness-verdicts.js';
 
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 export const PREDICATE_TYPE = 'urn:handoff-ledger:predicate:record:v1';
@@ -46,6 +47,8 @@ export function toStatement(input: {
   verification: Verification;
   /** Principals of trusted signatures over the record id (the producer, proven). */
   signers: readonly string[];
+  /** The export-time verdict of each witness, and which were exported unverified. */
+  witnesses: ExportedWitnesses;
 }): Statement {
   const { id, record, verification } = input;
   const { observed, claims } = record;
@@ -77,8 +80,10 @@ export function toStatement(input: {
         candidateTree: observed.candidate.tree,
         branch: observed.branch ?? null,
       },
-      witnesses: observed.witnesses.map((w) => ({
+      witnesses: observed.witnesses.map((w, i) => ({
         command: w.command,
+        // The exit code is the record's; the verdict says whether the export confirmed it.
+        verdict: input.witnesses.each[i]?.verdict ?? 'unverifiable',
         exitCode: w.exitCode,
         signal: w.signal,
         timedOut: w.timedOut,
@@ -87,6 +92,7 @@ export function toStatement(input: {
         ...(w.stderr ? { stderr: { sha256: w.stderr.sha256, size: w.stderr.size } } : {}),
       })),
       claims,
+      export: { witnesses: input.witnesses.status, unverified: input.witnesses.unverified },
       verification: {
         verifiedAt: verification.verifiedAt,
         ledgerVersion: verification.ledgerVersion,

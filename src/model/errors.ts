@@ -34,6 +34,8 @@ const CODE_EXIT = {
   ROLLBACK: EXIT.integrity,
   // a claim was checked and found false
   CONTRADICTED: EXIT.contradicted,
+  /** A claim this command would vouch for (sign, export) was not verified. */
+  UNVERIFIED: EXIT.contradicted,
   // a bug in ledger: an invariant of our own code did not hold
   INTERNAL: EXIT.internal,
 } as const;

@@ -5,7 +5,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportRecord } from '../../src/app/export.js';
@@ -21,37 +20,7 @@ import {
 } from '../adversarial/helpers.js';
 import { encode } from '../adversarial/helpers.js';
 import { git, gitdir, PROJECT_ROOT, tempDir, writeFiles } from '../helpers/git.js';
-
-const PYTHON = '/usr/bin/python3';
-const PEER = join(PROJECT_ROOT, 'test', 'export', 'intoto_peer.py');
-
-function run(cmd: string, args: readonly string[], cwd: string) {
-  const r = spawnSync(cmd, args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, LC_ALL: 'C.UTF-8' },
-  });
-  if (r.error) throw r.error;
-  return { code: r.status ?? 128, stdout: r.stdout, stderr: r.stderr };
-}
-
-function peer(args: readonly string[], cwd: string) {
-  const r = run(PYTHON, [PEER, ...args], cwd);
-  if (r.code !== 0) throw new Error(`intoto_peer ${args[0]} failed: ${r.stderr}`);
-  return r.stdout;
-}
-
-/** `in-toto-keygen -t ed25519 NAME` in `dir`: returns the private key path and its key id. */
-function keygen(dir: string, name: string): { key: string; pub: string; keyid: string } {
-  const r = run('in-toto-keygen', ['-t', 'ed25519', name], dir);
-  expect(r.code, r.stderr).toBe(0);
-  const key = join(dir, name);
-  return { key, pub: `${key}.pub`, keyid: JSON.parse(readFileSync(key, 'utf8')).keyid };
-}
-
-function sha256(text: string | Buffer): string {
-  return createHash('sha256').update(text).digest('hex');
-}
+import { keygen, PEER, peer, run, sha256 } from './helpers.js';
 
 /** A repository whose agent run changed src/app.ts and built dist/app.js, recorded with a witness. */
 async function agentRun(user: ReturnType<typeof makeUser>) {
@@ -86,6 +55,7 @@ describe('ledger export --in-toto-link', () => {
       'implement',
       '--out',
       verifyDir,
+      '--rerun',
     ]);
     expect(exported.code, exported.stderr).toBe(0);
     const linkPath = join(verifyDir, `implement.${agent.keyid.slice(0, 8)}.link`);
@@ -99,6 +69,7 @@ describe('ledger export --in-toto-link', () => {
 
     const link = JSON.parse(readFileSync(linkPath, 'utf8'));
     expect(link.signed.products).toEqual({
+      'README.md': { sha256: sha256('# base\n') },
       'dist/app.js': { sha256: sha256('exports.x = 2;\n') },
       'src/app.ts': { sha256: sha256('export const x = 2;\n') },
     });
@@ -264,6 +235,7 @@ describe('ledger export --in-toto-statement', () => {
       agent.key,
       '--out',
       out,
+      '--rerun',
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json).toMatchObject({ kind: 'dsse-envelope', path: out, keyid: agent.keyid });
@@ -299,8 +271,10 @@ describe('ledger export --in-toto-statement', () => {
       },
       claims: { summary: 'bump x', task: 'T-7' },
     });
-    const verified = await cli(user, dir, ['verify', id]);
-    expect(statement.predicate.verification.verdicts).toEqual(verified.json.records[0].checks);
+    const verified = await cli(user, dir, ['verify', id, '--rerun']);
+    expect(statement.predicate.verification.verdicts).toEqual(
+      verified.json.records[0].checks.map(({ rerun: _, ...check }: any) => check),
+    );
 
     // One byte of the statement changed: the envelope no longer verifies.
     const envelope = JSON.parse(readFileSync(out, 'utf8'));
@@ -319,7 +293,7 @@ describe('ledger export --in-toto-statement', () => {
   it('without a key: the plain statement, printed with --out -', async () => {
     const user = makeUser();
     const { dir, id } = await agentRun(user);
-    const r = await cli(user, dir, ['export', id, '--in-toto-statement']);
+    const r = await cli(user, dir, ['export', id, '--in-toto-statement', '--rerun']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.path).toBe(join(dir, `ledger-${id.slice(7, 19)}.statement.json`));
     const statement = JSON.parse(readFileSync(r.json.path, 'utf8'));
@@ -330,7 +304,15 @@ describe('ledger export --in-toto-statement', () => {
     ]);
     const printed = spawnSync(
       process.execPath,
-      [join(PROJECT_ROOT, 'bin', 'run.js'), 'export', id, '--in-toto-statement', '--out', '-'],
+      [
+        join(PROJECT_ROOT, 'bin', 'run.js'),
+        'export',
+        id,
+        '--in-toto-statement',
+        '--rerun',
+        '--out',
+        '-',
+      ],
       {
         cwd: dir,
         encoding: 'utf8',

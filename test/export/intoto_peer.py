@@ -4,6 +4,9 @@
   layout OWNER_KEY AGENT_PUB OUT STEP COMMAND_JSON PRODUCT...
       a root layout signed by OWNER_KEY: step STEP performed by AGENT_PUB, and an inspection
       that accepts the final product only when each PRODUCT matches the step's products
+  layout-rules OWNER_KEY AGENT_PUB OUT SPEC_JSON_FILE
+      the same with the step's own rules from the spec: {"step", "command", "materials",
+      "products", "inspect": [PRODUCT...]}
   verify-dsse ENVELOPE PUB
       the DSSE envelope's signatures checked with securesystemslib (PAE per the DSSE spec);
       prints {"verified": bool, "keyids": [...], "statement": {...}}
@@ -24,15 +27,32 @@ from securesystemslib import formats, interface, keys
 
 
 def layout(owner_key, agent_pub, out, step_name, command_json, *products):
+    write_layout(owner_key, agent_pub, out, {
+        "step": step_name,
+        "command": json.loads(command_json),
+        "materials": [["ALLOW", "*"]],
+        "products": [["ALLOW", "*"]],
+        "inspect": list(products),
+    })
+
+
+def layout_rules(owner_key, agent_pub, out, spec_file):
+    with open(spec_file, encoding="utf-8") as f:
+        write_layout(owner_key, agent_pub, out, json.load(f))
+
+
+def write_layout(owner_key, agent_pub, out, spec):
+    step_name = spec["step"]
+    products = spec["inspect"]
     root = Layout()
     root.set_relative_expiration(days=1)
     agent = root.add_functionary_key(interface.import_ed25519_publickey_from_file(agent_pub))
     step = Step(name=step_name)
     step.pubkeys = [agent["keyid"]]
     step.threshold = 1
-    step.expected_command = json.loads(command_json)
-    step.expected_materials = [["ALLOW", "*"]]
-    step.expected_products = [["ALLOW", "*"]]
+    step.expected_command = spec["command"]
+    step.expected_materials = spec["materials"]
+    step.expected_products = spec["products"]
     inspection = Inspection(name="final-product")
     inspection.set_run_from_string("true")
     inspection.expected_materials = [
@@ -83,6 +103,7 @@ def encrypted_key(path):
 
 COMMANDS = {
     "layout": layout,
+    "layout-rules": layout_rules,
     "verify-dsse": verify_dsse,
     "load-link": load_link,
     "canonical": canonical,

@@ -431,6 +431,25 @@ export const ExportOutput = z
     products: z.number().int().nonnegative().optional(),
     subjects: z.number().int().nonnegative().optional(),
     skipped: z.array(z.string()).describe('base-tree entries that are not files'),
+    skippedProducts: z
+      .array(z.string())
+      .optional()
+      .describe('link: candidate-tree entries that are not files (not products)'),
+    witnesses: z
+      .object({
+        verified: z.number().int().nonnegative().describe('witnesses verified at export time'),
+        unverified: z
+          .array(
+            z.object({
+              witness: z.number().int().nonnegative(),
+              command: z.string(),
+              verdict: z.enum(VERDICTS),
+              detail: z.string(),
+            }),
+          )
+          .describe('witnesses exported without verification (--allow-unverified), and why'),
+      })
+      .describe('what the export vouches for: only verified witness results are signed as such'),
     verification: z
       .object({
         exitCode: z.number().int(),
