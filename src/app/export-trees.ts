@@ -32,12 +32,17 @@ export interface TreeFiles {
 export async function treeFiles(
   store: ObjectReader,
   tree: string,
-  what: string,
-  budget: TreeFilesBudget = TREE_FILES_BUDGET,
+  what: 'base' | 'candidate',
+  options: {
+    budget?: TreeFilesBudget;
+    /** sha256 by blob id, shared between walks: the base and candidate trees share most blobs. */
+    digests?: Map<string, string>;
+  } = {},
 ): Promise<TreeFiles> {
+  const budget = options.budget ?? TREE_FILES_BUDGET;
+  const digests = options.digests ?? new Map<string, string>();
   const files = new Map<string, string>();
   const skipped: string[] = [];
-  const digests = new Map<string, string>();
   let entries = 0;
   let pathChars = 0;
   // Depth-first with an explicit stack: a tree nested thousands deep must not overflow ours.

@@ -114,14 +114,15 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
     const policy = report.policy?.digest ?? '';
     if (request.as === 'in-toto-link') {
       const signingKey = key!;
-      const materials = await treeFiles(store, record.observed.base.tree, 'base');
+      const digests = new Map<string, string>();
+      const materials = await treeFiles(store, record.observed.base.tree, 'base', { digests });
       const products =
         request.products === 'artifacts'
           ? {
               files: new Map(record.observed.artifacts.map((a) => [a.path, a.sha256])),
               skipped: [],
             }
-          : await treeFiles(store, record.observed.candidate.tree, 'candidate');
+          : await treeFiles(store, record.observed.candidate.tree, 'candidate', { digests });
       const step = request.step ?? DEFAULT_STEP;
       const metablock = signLink(
         toLink({
