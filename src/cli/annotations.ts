@@ -53,9 +53,15 @@ export function locationOf(check: Check): Location {
 }
 
 export function escapeGithubData(text: string): string {
-  return neutralizeWorkflowCommands(
+  // Mid-line, after `::error …::`: only the legacy syntax could start here.
+  return neutralizeLegacyCommands(
     sanitizeLine(text).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'),
   );
+}
+
+/** `##[` written `##\[`: the runner's legacy syntax starts anywhere in a line. */
+function neutralizeLegacyCommands(text: string): string {
+  return text.replace(/##\[/g, '##\\[');
 }
 
 /** What the runner's `TrimStart` removes before looking for `::` (.NET `char.IsWhiteSpace`). */
@@ -68,8 +74,7 @@ const LEADING_SPACE =
  */
 export function neutralizeWorkflowCommands(text: string): string {
   // A text can hold several lines (a check with a re-run's output under it): each is one.
-  return text
-    .replace(/##\[/g, '##\\[')
+  return neutralizeLegacyCommands(text)
     .split('\n')
     .map((line) => {
       const lead = LEADING_SPACE.exec(line)![0].length;
