@@ -13,7 +13,9 @@ export default class Log extends LedgerCommand {
     '<%= config.bin %> log -n 5',
   ];
   static override flags = {
-    task: Flags.string({ description: 'Only records of this task.' }),
+    task: Flags.string({
+      description: 'Only records of this task (its stored name, or the escaped form ledger shows).',
+    }),
     limit: Flags.integer({ char: 'n', description: 'At most this many records.', min: 1 }),
   };
 

@@ -5,7 +5,7 @@ import { verifyRepository } from '../src/app/verify.js';
 import { toVerifyJson } from '../src/app/views.js';
 import type { Check, VerifyScope } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
-import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
+import { ANNOTATION_FORMATS, forGithubLog, toGithubAnnotations } from '../src/cli/annotations.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -106,7 +106,7 @@ export default class Verify extends LedgerCommand {
     const json = this.wantsJson
       ? { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) }
       : undefined;
-    const lines: string[] = [...(annotations ?? [])];
+    const lines: string[] = [];
     if (report.scope) lines.push(describeScope(report.scope));
     if (report.cache?.used)
       lines.push(
@@ -156,7 +156,10 @@ export default class Verify extends LedgerCommand {
       `${report.records.length} record(s): ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
         `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,
     );
-    return { json, text: lines, exitCode: report.exitCode };
+    // In a CI log, agent text must not become a workflow command: ledger's own annotations
+    // first, then the human text fenced and neutralized (src/cli/annotations.ts).
+    const text = annotations ? forGithubLog(annotations, lines) : lines;
+    return { json, text, exitCode: report.exitCode };
   }
 }
 

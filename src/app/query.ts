@@ -8,6 +8,7 @@ import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { recordSchemas } from '../model/schemas.js';
+import { sanitizeLine } from '../paths/index.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 
@@ -105,6 +106,15 @@ export async function ledgerIsEmpty(store: ObjectStore): Promise<boolean> {
 }
 
 /**
+ * Whether `--task` names a record's task: the stored value itself, or the form ledger shows
+ * it in (`T-1\u{e0041}`), since a person types what they saw and an invisible character
+ * cannot be typed. A look-alike never matches the plain name: `T-1` is not `T-1` + U+E0041.
+ */
+export function taskMatches(wanted: string, task: string | undefined): boolean {
+  return task !== undefined && (task === wanted || sanitizeLine(task) === wanted);
+}
+
+/**
  * The records newest first. Read from the tip down and only as far as needed: `-n 20` on a
  * ledger of 100,000 records reads about twenty log entries and records (`walkLog`).
  */
@@ -126,7 +136,7 @@ export async function listLog(
     if (tree === undefined)
       throw new LedgerError('UNKNOWN_RECORD', `record ${entry.record} is not in the ledger`);
     const { record } = await loadRecordTree(store, entry.record, tree.oid);
-    if (options.task !== undefined && record.claims.task !== options.task) continue;
+    if (options.task !== undefined && !taskMatches(options.task, record.claims.task)) continue;
     items.push({
       id: entry.record,
       entry: entryId,

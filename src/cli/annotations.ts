@@ -8,7 +8,19 @@
  * `::stop-commands::`). So text is first made one safe line (`sanitizeLine`), then escaped by
  * GitHub's own rules — data: `%` `\r` `\n`; properties: also `:` and `,` — exactly as
  * @actions/core's `issueCommand` does.
+ *
+ * The runner reads commands in two syntaxes (actions/runner, `ActionCommand.cs`): `::cmd …::data`
+ * at the start of a line after leading whitespace (`TryParseV2`), and the legacy `##[cmd …]data`
+ * ANYWHERE in a line (`TryParse`). Escaping the data does not touch the second, so every other
+ * line verify prints — human text, with agent text in it — goes inside a fence
+ * (`::stop-commands::TOKEN` … `::TOKEN::`, `githubFence`), where the runner processes no command
+ * but the one resuming with TOKEN, a random value the agent cannot know in advance. And in every
+ * line, `##[` is written `##\[` (`neutralizeWorkflowCommands`): visible, readable as what it
+ * was, never a command (the runner's log viewer also draws `##[group]` and `##[error]` lines of
+ * its own). An invisible character between `##` and `[` is no way round this: it is shown as an
+ * escape first.
  */
+import { randomBytes } from 'node:crypto';
 import { checkRepoPath, sanitizeLine } from '../paths/index.js';
 import type { Check, VerifyReport } from '../verify/types.js';
 
@@ -41,7 +53,55 @@ export function locationOf(check: Check): Location {
 }
 
 export function escapeGithubData(text: string): string {
-  return sanitizeLine(text).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  // Mid-line, after `::error …::`: only the legacy syntax could start here.
+  return neutralizeLegacyCommands(
+    sanitizeLine(text).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A'),
+  );
+}
+
+/** `##[` written `##\[`: the runner's legacy syntax starts anywhere in a line. */
+function neutralizeLegacyCommands(text: string): string {
+  return text.replace(/##\[/g, '##\\[');
+}
+
+/** What the runner's `TrimStart` removes before looking for `::` (.NET `char.IsWhiteSpace`). */
+const LEADING_SPACE =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/u;
+
+/**
+ * A line that starts no workflow command in either syntax: `##[` becomes `##\[` wherever it is,
+ * and a line that would begin with `::` after leading whitespace gets a `\` before it.
+ */
+export function neutralizeWorkflowCommands(text: string): string {
+  // A text can hold several lines (a check with a re-run's output under it): each is one.
+  return neutralizeLegacyCommands(text)
+    .split('\n')
+    .map((line) => {
+      const lead = LEADING_SPACE.exec(line)![0].length;
+      return line.startsWith('::', lead) ? `${line.slice(0, lead)}\\${line.slice(lead)}` : line;
+    })
+    .join('\n');
+}
+
+/**
+ * The lines that stop and resume the runner's command processing around human text, with a
+ * fresh random token: a command inside (other than `::TOKEN::`) is printed, not run.
+ */
+export function githubFence(token = randomBytes(16).toString('hex')): {
+  open: string;
+  close: string;
+} {
+  const name = `ledger-${token}`;
+  return { open: `::stop-commands::${name}`, close: `::${name}::` };
+}
+
+/**
+ * Verify's output for a GitHub job log: its annotations, outside the fence so that the runner
+ * acts on them, then every human line neutralized, inside a fence.
+ */
+export function forGithubLog(annotations: readonly string[], text: readonly string[]): string[] {
+  const fence = githubFence();
+  return [...annotations, fence.open, ...text.map(neutralizeWorkflowCommands), fence.close];
 }
 
 export function escapeGithubProperty(text: string): string {

@@ -14,12 +14,16 @@
  */
 
 /**
- * C0 and C1 controls (ESC and CSI among them), DEL, bidi controls, zero-width and other
- * invisible characters, line and paragraph separators, lone surrogates.
+ * C0 and C1 controls (ESC and CSI among them), DEL, line and paragraph separators, lone
+ * surrogates, and every format character (`Cf`: bidi controls, zero-width characters, the
+ * BOM, tag characters U+E0000–E007F) and default-ignorable code point (Hangul fillers,
+ * variation selectors, U+034F, U+115F…). The last two are Unicode's own properties rather
+ * than a hand-made list: a renderer draws nothing for them, so text carrying them reads as
+ * something it is not (`T-1` and `T-1` + U+E0041 look alike), and a list would miss one.
  */
 const UNSAFE =
   // eslint-disable-next-line no-control-regex
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\p{Cs}/gu;
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|\p{Cs}/gu;
 const UNSAFE_LINE = /[\n\t]/gu;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
@@ -27,10 +31,11 @@ const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\t': '\\t', '\r'
 function escapeChar(char: string): string {
   const named = NAMED[char];
   if (named !== undefined) return named;
-  const cp = char.charCodeAt(0);
-  return cp <= 0xff
-    ? `\\x${cp.toString(16).padStart(2, '0')}`
-    : `\\u${cp.toString(16).padStart(4, '0')}`;
+  // A lone surrogate has no code point of its own: codePointAt gives the surrogate.
+  const cp = char.codePointAt(0)!;
+  if (cp <= 0xff) return `\\x${cp.toString(16).padStart(2, '0')}`;
+  if (cp <= 0xffff) return `\\u${cp.toString(16).padStart(4, '0')}`;
+  return `\\u{${cp.toString(16)}}`;
 }
 
 /**
@@ -53,8 +58,15 @@ export function sanitizeLine(text: string): string {
  * is the same JSON value, byte-for-byte safe to print.
  */
 export function toTerminalJson(value: unknown): string {
-  return (JSON.stringify(value, null, 2) ?? 'null').replace(
-    UNSAFE,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return (JSON.stringify(value, null, 2) ?? 'null')
+    .replace(UNSAFE, jsonEscape)
+    .replace(/##\[/g, '##\\u005b');
+}
+
+/** A character as JSON `\\uXXXX` escapes: a surrogate pair above U+FFFF, as JSON requires. */
+function jsonEscape(char: string): string {
+  let out = '';
+  for (let i = 0; i < char.length; i++)
+    out += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
 }

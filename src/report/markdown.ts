@@ -5,7 +5,7 @@
  */
 import { claimedStatusLabel } from '../model/vocabulary.js';
 import type { Verdict } from '../verify/types.js';
-import { escapeMarkdown as md } from './escape.js';
+import { escapeMarkdown } from './escape.js';
 import type { AuditReport } from './model.js';
 
 const ICON: Record<Verdict, string> = {
@@ -18,7 +18,28 @@ const ICON: Record<Verdict, string> = {
 /** At most this many failing checks are listed; the HTML page has them all. */
 const MAX_LISTED = 200;
 
+/**
+ * The most a summary may take. GitHub drops a job summary over 1 MiB (1,048,576 bytes) whole,
+ * and the step may append to the same file: this leaves room to spare.
+ */
+export const MARKDOWN_BUDGET_BYTES = 1_000_000;
+
+/** Agent-written text in a cell or list item is cut after this many characters. */
+const MAX_CELL_CHARS = 300;
+
+/** What a summary that did not fit says last, and how to see everything. */
+const SEE_ALL =
+  "the full audit: `ledger report --html FILE` (the action's `html` input) or `ledger verify`";
+
 export function renderMarkdown(report: AuditReport): string {
+  let cut = false;
+  /** Agent text for one Markdown line: cut to MAX_CELL_CHARS, then escaped. */
+  const md = (text: string): string => {
+    const chars = [...text];
+    if (chars.length <= MAX_CELL_CHARS) return escapeMarkdown(text);
+    cut = true;
+    return `${escapeMarkdown(chars.slice(0, MAX_CELL_CHARS).join(''))}…`;
+  };
   const { counts } = report;
   const head =
     report.exitCode === 0
@@ -73,5 +94,30 @@ export function renderMarkdown(report: AuditReport): string {
     if (failing.length > MAX_LISTED)
       lines.push(`- … and ${failing.length - MAX_LISTED} more (see the HTML report)`);
   }
-  return `${lines.join('\n')}\n`;
+  return withinBudget(lines, cut);
+}
+
+/**
+ * The lines joined, whole lines only, up to MARKDOWN_BUDGET_BYTES; when anything was cut, a
+ * closing line says so and where to see everything.
+ */
+function withinBudget(lines: readonly string[], cellsCut: boolean): string {
+  // Room for the closing line, whatever it says.
+  const reserve = 512;
+  let bytes = 0;
+  let kept = 0;
+  for (const line of lines) {
+    const size = Buffer.byteLength(line) + 1;
+    if (bytes + size > MARKDOWN_BUDGET_BYTES - reserve) break;
+    bytes += size;
+    kept++;
+  }
+  const left = lines.length - kept;
+  if (left === 0 && !cellsCut) return `${lines.join('\n')}\n`;
+  const why =
+    left === 0
+      ? `long text cut to ${MAX_CELL_CHARS} characters`
+      : `${left} more line(s) not shown and long text cut to ${MAX_CELL_CHARS} characters, to stay under GitHub's 1 MiB summary limit`;
+  // A blank line first ends a table the cut may have left open.
+  return `${[...lines.slice(0, kept), '', `> **truncated**: ${why}; ${SEE_ALL}`].join('\n')}\n`;
 }

@@ -12,7 +12,16 @@
  *   - only values of at least MIN_SECRET_LENGTH characters are masked, so `KEY=1` does not
  *     mask every `1` (GitLab's masked variables have the same floor);
  *   - the value's own bytes are masked, and each line of a multi-line value (a PEM key printed
- *     with other line endings); encoded forms (base64, URL-encoded) are not recognised.
+ *     with other line endings);
+ *   - so are its encoded forms (`encodedForms`): base64 and base64url — also inside a longer
+ *     blob, where the value starts at any of the three byte offsets of a base64 group — hex in
+ *     either case, and URL encoding (percent-encoded in either case, `+` for a space). `printf
+ *     %s "$TOKEN" | base64` is as much a leak as the token. Encoded forms are found across line
+ *     breaks too, as `base64` (76 columns) and `xxd -p` (60) wrap their output.
+ *
+ * At the edges of an encoded form inside a blob, a base64 character that mixes bits of the
+ * value with bits of its neighbours stays (at most 6 bits at each end); everything in between
+ * is masked.
  */
 
 /** Shortest value that is masked. */
@@ -38,6 +47,58 @@ export function isSecretName(name: string): boolean {
 export interface Secret {
   name: string;
   bytes: Buffer;
+  /** An encoded form (ASCII), which the printing tool may have wrapped across lines. */
+  encoded?: boolean;
+}
+
+/** Inside a longer blob, base64 of a value that starts `offset` bytes into a 3-byte group. */
+function base64Inner(value: Buffer, offset: number): string {
+  const encoded = Buffer.concat([Buffer.alloc(offset), value]).toString('base64');
+  // Characters that hold only the value's bits: 6 bits each, after the offset's 8·offset bits.
+  return encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + value.length)) / 6));
+}
+
+/** Percent-encoding of every byte outside `keep`, with upper- or lower-case hex digits. */
+function percentEncode(value: Buffer, keep: RegExp, lower: boolean, plusForSpace = false): string {
+  let out = '';
+  for (const byte of value) {
+    const char = String.fromCharCode(byte);
+    if (plusForSpace && char === ' ') out += '+';
+    else if (byte < 0x80 && keep.test(char)) out += char;
+    else {
+      const hex = byte.toString(16).padStart(2, '0');
+      out += `%${lower ? hex : hex.toUpperCase()}`;
+    }
+  }
+  return out;
+}
+
+/**
+ * The encoded forms of a value that a witness might print instead of the value: base64 and
+ * base64url (whole, padded, and the stable inner part at each of the three alignments), hex in
+ * both cases, and URL encodings — RFC 3986 (curl, Python's `quote`), `encodeURIComponent`,
+ * `encodeURI`, form encoding and every byte encoded — each with upper- and lower-case hex. Forms equal to the
+ * value itself are left out.
+ */
+export function encodedForms(value: Buffer): string[] {
+  const forms = new Set<string>();
+  const base64 = [value.toString('base64'), ...[0, 1, 2].map((o) => base64Inner(value, o))];
+  for (const form of base64) {
+    forms.add(form);
+    forms.add(form.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/u, ''));
+  }
+  forms.add(value.toString('hex'));
+  forms.add(value.toString('hex').toUpperCase());
+  for (const lower of [false, true]) {
+    forms.add(percentEncode(value, /[A-Za-z0-9\-._~]/u, lower));
+    forms.add(percentEncode(value, /[A-Za-z0-9\-._~/]/u, lower));
+    forms.add(percentEncode(value, /[A-Za-z0-9\-_.!~*'()]/u, lower));
+    forms.add(percentEncode(value, /[A-Za-z0-9\-_.!~*'();/?:@&=+$,#]/u, lower));
+    forms.add(percentEncode(value, /[A-Za-z0-9\-_.*]/u, lower, true));
+    forms.add(percentEncode(value, /(?!)/u, lower));
+  }
+  const raw = value.toString('latin1');
+  return [...forms].filter((form) => form !== raw && form.length >= MIN_SECRET_LENGTH);
 }
 
 /**
@@ -51,7 +112,13 @@ export function secretsOf(env: NodeJS.ProcessEnv): Secret[] {
   const add = (name: string, text: string): void => {
     if (text.length < MIN_SECRET_LENGTH || seen.has(`${name}\0${text}`)) return;
     seen.add(`${name}\0${text}`);
-    out.push({ name, bytes: Buffer.from(text, 'utf8') });
+    const bytes = Buffer.from(text, 'utf8');
+    out.push({ name, bytes });
+    for (const form of encodedForms(bytes)) {
+      if (seen.has(`${name}\0${form}`)) continue;
+      seen.add(`${name}\0${form}`);
+      out.push({ name, bytes: Buffer.from(form, 'latin1'), encoded: true });
+    }
   };
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || !isSecretName(name)) continue;
@@ -90,6 +157,7 @@ export function maskSecrets(bytes: Buffer, secrets: readonly Secret[], truncated
     parts.push(current.subarray(at));
     current = Buffer.concat(parts);
   }
+  current = maskWrapped(current, secrets, names);
   if (truncated) {
     for (const secret of secrets) {
       const longest = Math.min(secret.bytes.length - 1, current.length);
@@ -103,4 +171,37 @@ export function maskSecrets(bytes: Buffer, secrets: readonly Secret[], truncated
     }
   }
   return { bytes: current, names: [...names].sort() };
+}
+
+/**
+ * Encoded forms that a tool wrapped across lines (`base64`, `xxd -p`): matched with an optional
+ * line break between any two characters. Only when the output has a line break at all; the
+ * text is handled as latin1, one character per byte, so binary output is kept byte for byte.
+ */
+function maskWrapped(bytes: Buffer, secrets: readonly Secret[], names: Set<string>): Buffer {
+  if (bytes.indexOf(0x0a) < 0) return bytes;
+  let text = bytes.toString('latin1');
+  // Cheap refusal first: a form that is not in the text with its line breaks taken out is not
+  // in it wrapped either.
+  const flat = text.replace(/\r?\n/gu, '');
+  let changed = false;
+  for (const secret of secrets) {
+    if (!secret.encoded) continue;
+    const form = secret.bytes.toString('latin1');
+    if (!flat.includes(form)) continue;
+    const pattern = new RegExp(
+      [...form].map((c) => c.replace(/[.*+?^${}()|[\]\\/]/gu, '\\$&')).join('(?:\\r?\\n)?'),
+      'g',
+    );
+    const next = text.replace(pattern, (match) => {
+      names.add(secret.name);
+      // Line breaks inside the match are kept: the output's shape stays, the form goes.
+      return match.includes('\n') ? `${MASK}\n` : MASK;
+    });
+    if (next !== text) {
+      text = next;
+      changed = true;
+    }
+  }
+  return changed ? Buffer.from(text, 'latin1') : bytes;
 }

@@ -396,6 +396,50 @@ describe('adversarial: witnesses', () => {
     expect(value['observed'].witnesses[0].stderr.masked).toEqual(['MY_API_TOKEN']);
   });
 
+  it('a record-time witness that prints a secret base64-, hex- or URL-encoded, or inside a longer base64 blob, stores none of them — protected by masking the encoded forms too', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    const secret = 'hunter2-ledger/secret+value?&=42';
+    const witness = [
+      'printf %s "$MY_API_TOKEN" | base64',
+      'printf %s "$MY_API_TOKEN" | base64 -w0 | tr +/ -_; echo',
+      'printf %s "$MY_API_TOKEN" | xxd -p',
+      'printf %s "$MY_API_TOKEN" | xxd -p | tr a-f A-F',
+      'printf %s "$MY_API_TOKEN" | od -An -tx1 -v | tr -d " \\n" | sed "s/\\(..\\)/%\\1/g"; echo',
+      '{ head -c 40 /dev/zero | tr "\\0" x; printf %s "$MY_API_TOKEN"; echo " and more data"; } | base64',
+      '{ head -c 62 /dev/zero | tr "\\0" x; printf %s "$MY_API_TOKEN"; } | base64 >&2',
+    ].join('; ');
+    const r = await cli(user, dir, ['record', '--status', 'success', '--witness', witness], {
+      MY_API_TOKEN: secret,
+    });
+    expect(r.code, r.stdout).toBe(0);
+    const { value } = await recordParts(dir, r.json.id);
+    const stored = value['observed'].witnesses[0];
+    expect(stored.exitCode).toBe(0);
+    expect(stored.stdout.masked).toEqual(['MY_API_TOKEN']);
+    expect(stored.stderr.masked).toEqual(['MY_API_TOKEN']);
+    const objects = allObjects(dir);
+    const bytes = Buffer.from(secret);
+    const inner = bytes.subarray(4, bytes.length - 4);
+    for (const form of [
+      secret,
+      bytes.toString('base64').slice(4, -8),
+      bytes.toString('base64url').slice(4, -8),
+      bytes.toString('hex').slice(8, -8),
+      bytes.toString('hex').toUpperCase().slice(8, -8),
+      encodeURIComponent(secret).slice(6, -6),
+      bytes.toString('hex').replace(/(..)/g, '%$1').slice(6, -6),
+      Buffer.concat([Buffer.alloc(1), inner])
+        .toString('base64')
+        .slice(4, -4),
+      Buffer.concat([Buffer.alloc(2), inner])
+        .toString('base64')
+        .slice(4, -4),
+      inner.toString('base64').slice(0, -4),
+    ])
+      expect(objects, form).not.toContain(form);
+  });
+
   it('record --no-keep-output keeps no witness output at all, only how it ended', async () => {
     const user = makeUser();
     const dir = gitdir();

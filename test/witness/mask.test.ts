@@ -100,3 +100,70 @@ describe('maskSecrets', () => {
     expect(result.names).toEqual([]);
   });
 });
+
+describe('maskSecrets: encoded forms of a secret', () => {
+  const secret = 'hunter2-ledger/secret+value?&=42';
+  const env = { MY_API_TOKEN: secret };
+  const bytes = Buffer.from(secret);
+  /** Whether any trace of the secret survives: as itself, or decoded from what is left. */
+  const leaks = (text: string): boolean => {
+    if (text.includes(secret)) return true;
+    for (const run of text.replace(/\r?\n/g, '').match(/[A-Za-z0-9+/_=-]{12,}/g) ?? [])
+      for (const decoded of [
+        Buffer.from(run, 'base64'),
+        Buffer.from(run.slice(1), 'base64'),
+        Buffer.from(run.slice(2), 'base64'),
+        Buffer.from(run.slice(3), 'base64'),
+        Buffer.from(run, 'hex'),
+      ])
+        if (decoded.includes(bytes.subarray(4, bytes.length - 4))) return true;
+    try {
+      if (decodeURIComponent(text.replace(/\+/g, ' ')).includes(secret)) return true;
+    } catch {
+      // Not URL-encoded text.
+    }
+    return false;
+  };
+
+  it.each([
+    ['base64', bytes.toString('base64')],
+    ['base64url', bytes.toString('base64url')],
+    ['hex', bytes.toString('hex')],
+    ['HEX', bytes.toString('hex').toUpperCase()],
+    ['URL-encoded', encodeURIComponent(secret)],
+    [
+      'URL-encoded, lower-case hex',
+      encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    ],
+    ['form-encoded', new URLSearchParams({ k: secret }).toString().slice(2)],
+    ['URL-encoded, every byte', bytes.toString('hex').replace(/(..)/g, '%$1')],
+    ['base64 wrapped at 8 columns', bytes.toString('base64').replace(/(.{8})/g, '$1\n')],
+    ['hex wrapped like xxd -p', bytes.toString('hex').replace(/(.{12})/g, '$1\n')],
+  ])('masks the %s form and names the variable', (_form, encoded) => {
+    const out = mask(`value: ${encoded}\n`, env);
+    expect(leaks(out.text), out.text).toBe(false);
+    expect(out.text).toContain(MASK);
+    expect(out.names).toEqual(['MY_API_TOKEN']);
+  });
+
+  it.each([0, 1, 2, 3, 4, 5])(
+    'masks a secret inside a longer base64 blob, %i byte(s) after a 3-byte boundary',
+    (offset) => {
+      const blob = Buffer.concat([
+        Buffer.from('x'.repeat(30 + offset)),
+        bytes,
+        Buffer.from('trailing data that is not secret'),
+      ]);
+      for (const encoded of [blob.toString('base64'), blob.toString('base64url')]) {
+        const out = mask(`blob=${encoded}\n`, env);
+        expect(leaks(out.text), out.text).toBe(false);
+        expect(out.names).toEqual(['MY_API_TOKEN']);
+      }
+    },
+  );
+
+  it('leaves output alone that holds no form of the secret', () => {
+    const text = `${Buffer.from('an ordinary build log').toString('base64')} 0123456789abcdef\n`;
+    expect(mask(text, env)).toEqual({ text, names: [] });
+  });
+});
