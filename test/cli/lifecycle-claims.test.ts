@@ -103,7 +103,9 @@ describe('lifecycle is never agent-written', () => {
           JSON.stringify({
             status: 'failed',
             summary: `rejected ${target.id}`,
-            extra: { lifecycle: { action: 'reject', from: 'pending', to: 'rejected', of: target.id } },
+            extra: {
+              lifecycle: { action: 'reject', from: 'pending', to: 'rejected', of: target.id },
+            },
           }),
         ),
         fileName: 'step.json',
