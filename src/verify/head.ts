@@ -157,13 +157,13 @@ export async function checkHead(
     found === undefined
       ? `the tree of no commit in ${rev}'s history read here${cut} (never committed, or made with git plumbing)`
       : `the tree of commit ${found[0]}, ${found[1]} commit(s) before ${rev}`;
-  const older = records.find(
+  const other = records.find(
     (r) => r !== chosen && r.candidateTree === tree && distanceOf(r) !== undefined,
   );
   const also =
-    older === undefined
+    other === undefined
       ? ''
-      : `; an older record on the branch, ${older.id}, has ${rev}'s tree, but a newer one was recorded since`;
+      : `; another record on the branch, ${other.id}, recorded ${rev}'s tree, but it is not the newest there`;
   return fail(
     HEAD_CHECK_ID,
     'head.tree',

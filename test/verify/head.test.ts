@@ -89,7 +89,7 @@ describe('verify --head', () => {
     expect(text.stdout).toContain(fabricated);
   });
 
-  it('an honest record whose candidate tree is the head commit’s tree passes (--head of a SHA)', async () => {
+  it("an honest record whose candidate tree is the head commit's tree passes (--head of a SHA)", async () => {
     const r = await runCli(['verify', '--full', '--head', c1, '--json'], repo);
     expect(r.code, r.stdout).toBe(0);
     const check = headCheck(r.stdout);
