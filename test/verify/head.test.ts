@@ -6,6 +6,7 @@
  * newest in the log) has REV's tree as its candidate tree. Real repository, the real CLI.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLedger } from '../../src/library.js';
 import { cleanup, git, gitdir, runCli, writeFiles } from '../helpers/git.js';
 
 afterAll(cleanup);
@@ -119,6 +120,16 @@ describe('verify --head', () => {
     const none = await runCli(['verify', '--head', 'no-such-branch'], repo);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no-such-branch');
+  });
+
+  it('the library takes head as the CLI takes --head', async () => {
+    const report = await openLedger(repo).verify({ head: 'fab' });
+    expect(report.exitCode).toBe(1);
+    expect(report.ledger.find((c) => c.check === 'head.tree')).toMatchObject({
+      subject: 'fab',
+      verdict: 'contradicted',
+    });
+    expect((await openLedger(repo).verify({ head: c1 })).exitCode).toBe(0);
   });
 
   it('a cached verify with --head gives the verdict --full gives', async () => {
