@@ -40,6 +40,9 @@ describe('lifecycle is never agent-written', () => {
       state: 'pending',
       chain: [recorded.id],
     });
+    const shown = await runCli(['show', recorded.id], repo);
+    expect(shown.stdout).toContain('accepted (claimed by the agent)');
+    expect(shown.stdout).toMatch(/^lifecycle: pending \(from 0 /m);
     const rejected = await runCli(['reject', recorded.id, '--json'], repo);
     expect(rejected.code, rejected.stderr).toBe(0);
     const step = JSON.parse(rejected.stdout);
