@@ -160,7 +160,7 @@ describe('action.yml, run as the runner runs it', () => {
     const checkout = cloneOf(remote);
     const run = runAction({
       workspace: checkout,
-      inputs: { policy, build: 'false', summary: 'false' },
+      inputs: { policy, build: 'false' },
       env: user.env,
       // github.sha is the runner's merge commit; main's head stands in for it (it verifies).
       github: {
@@ -172,6 +172,9 @@ describe('action.yml, run as the runner runs it', () => {
     const errors = parseAnnotations(run.stdout).filter((a) => a.level === 'error');
     expect(errors.map((a) => a.properties.title)).toEqual(['ledger head.tree: contradicted']);
     expect(errors[0]!.message).toContain(prHead);
+    // The job summary is about the same head: it does not say all checks passed.
+    expect(run.summary).toMatch(/^## Ledger verification: ❌/);
+    expect(run.summary).toContain('head\\.tree');
     const skipped = runAction({
       workspace: checkout,
       inputs: { policy, build: 'false', summary: 'false', fetch: 'false', head: 'false' },
