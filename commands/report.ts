@@ -38,6 +38,9 @@ export default class Report extends LedgerCommand {
       description: 'Re-run the witnesses the policy allows, as verify --rerun.',
       default: false,
     }),
+    head: Flags.string({
+      description: 'The commit under review must be what was recorded, as verify --head.',
+    }),
   };
 
   protected async execute(): Promise<Output> {
@@ -58,6 +61,7 @@ export default class Report extends LedgerCommand {
       ...(flags.policy === undefined ? {} : { policyFile: flags.policy }),
       strict: flags.strict,
       rerun: flags.rerun,
+      ...(flags.head === undefined ? {} : { head: flags.head }),
       ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
       ...(flags.markdown === undefined ? {} : { markdownFile: flags.markdown }),
       onProgress: this.progress,

@@ -4,6 +4,7 @@ import { renderRecord } from '../src/cli/render-record.js';
 import { showRecord } from '../src/app/show.js';
 import { toEmittedJson, toShowJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
+import { sanitizeLine } from '../src/paths/index.js';
 import { emitterNames, isEmitterName } from '../src/formats/index.js';
 
 export default class Show extends LedgerCommand {
@@ -60,7 +61,19 @@ export default class Show extends LedgerCommand {
     }
     return {
       json: toShowJson(shown),
-      text: renderRecord(shown.id, shown.record, shown.signatures ?? []),
+      text:
+        renderRecord(shown.id, shown.record, shown.signatures ?? []) + lifecycleLine(shown.extra),
     };
   }
+}
+
+/**
+ * The lifecycle state next to the record, because the handoff's own status (a KXM manifest's
+ * `accepted`) reads like one: the state comes only from the steps ledger appended.
+ */
+function lifecycleLine(extra: Record<string, unknown>): string {
+  const lifecycle = extra['lifecycle'] as { state?: unknown; chain?: unknown } | undefined;
+  if (lifecycle === undefined || typeof lifecycle.state !== 'string') return '';
+  const steps = Array.isArray(lifecycle.chain) ? lifecycle.chain.length - 1 : 0;
+  return `\nlifecycle: ${sanitizeLine(lifecycle.state)} (from ${steps} accept/reject/supersede step(s); a handoff's own status is only its claim)`;
 }

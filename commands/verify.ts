@@ -25,6 +25,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify --worktree',
     '<%= config.bin %> verify --strict --annotations github   # in a CI job',
     '<%= config.bin %> verify --full   # ignore the verified-state cache, re-check every record',
+    '<%= config.bin %> verify --strict --head "$PR_HEAD_SHA"   # the reviewed commit is what was recorded',
   ];
   static override strict = false;
   static override args = {
@@ -67,6 +68,10 @@ export default class Verify extends LedgerCommand {
         'Re-check every record, ignoring the local cache of the last tip that verified (by default only records new since that tip are checked).',
       default: false,
     }),
+    head: Flags.string({
+      description:
+        'The commit under review (branch, tag or SHA): the newest record on its branch (base commit in its history) must have its tree as candidate tree, else exit 1 (check head.tree).',
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -93,6 +98,7 @@ export default class Verify extends LedgerCommand {
       record: flags.record,
       fromAttestation: flags['from-attestation'],
       cache: !flags.full,
+      ...(flags.head === undefined ? {} : { head: flags.head }),
       // Text output shows only what did not verify: a large ledger's passed checks are counted.
       keepVerified: this.wantsJson,
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
@@ -128,7 +134,9 @@ export default class Verify extends LedgerCommand {
     const show = (c: Check) =>
       `  ${mark[c.verdict]} ${c.check} ${sanitizeLine(c.subject)}: ${sanitizeLine(c.detail)}` +
       rerunTail(c);
-    for (const c of report.ledger) if (c.verdict !== 'verified') lines.push(show(c));
+    // The head check is the answer to a question asked: shown when it holds, too.
+    for (const c of report.ledger)
+      if (c.verdict !== 'verified' || c.check === 'head.tree') lines.push(show(c));
     const counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
     for (const r of report.records) {
       const bad = r.checks.filter((c) => c.verdict !== 'verified');

@@ -85,6 +85,8 @@ export interface VerifyInput {
   /** The auditor's policy file (default: `ledger.policy` in your global git config). */
   policyFile?: string | undefined;
   timeoutSeconds?: number | undefined;
+  /** `--head REV`: the newest record on REV's branch must have REV's tree (check `head.tree`). */
+  head?: string | undefined;
 }
 
 export interface ShowOptions {
@@ -145,6 +147,7 @@ export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
         worktree: input.worktree ?? false,
         ...(input.policyFile === undefined ? {} : { policyFile: input.policyFile }),
         ...(input.timeoutSeconds === undefined ? {} : { timeoutMs: input.timeoutSeconds * 1000 }),
+        ...(input.head === undefined ? {} : { head: input.head }),
       });
       return toVerifyJson(report);
     },

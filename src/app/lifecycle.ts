@@ -44,14 +44,30 @@ export interface LifecycleChain {
   state: string | undefined;
 }
 
+/**
+ * Whether `record` is a step a lifecycle command took: of the lifecycle's format, made without a
+ * handoff file, linking to the record it acts on. A handoff the agent wrote always keeps its
+ * source bytes, so whatever its claims say (a `lifecycle` link in `extra`, a status word of the
+ * lifecycle's vocabulary), it is never a step and never moves another record's state.
+ */
+export function isLifecycleStep(record: LedgerRecord): boolean {
+  const { name, lifecycle } = lifecycleProvider();
+  return (
+    record.format === name &&
+    record.observed.source === undefined &&
+    lifecycle.linkOf(record) !== undefined
+  );
+}
+
 /** The lifecycle chain that `id` belongs to, oldest first, and the state it leads to. */
 export async function lifecycleChain(
   store: ObjectStore,
   index: LedgerIndex,
   id: string,
 ): Promise<LifecycleChain> {
-  const { name, lifecycle } = lifecycleProvider();
-  const linkOf = lifecycle.linkOf;
+  const { lifecycle } = lifecycleProvider();
+  const linkOf = (record: LedgerRecord | undefined): string | undefined =>
+    record !== undefined && isLifecycleStep(record) ? lifecycle.linkOf(record) : undefined;
   const ordered = orderEntries(await readAllEntries(store, index)).reverse(); // oldest first
   const records = new Map<string, LedgerRecord>();
   const next = new Map<string, string>();
@@ -64,17 +80,18 @@ export async function lifecycleChain(
   }
   let root = id;
   for (
-    let of = linkOf(records.get(root)!);
+    let of = linkOf(records.get(root));
     of !== undefined && records.has(of);
-    of = linkOf(records.get(root)!)
+    of = linkOf(records.get(root))
   )
     root = of;
   const ids = [root];
   for (let n = next.get(root); n !== undefined && !ids.includes(n); n = next.get(n)) ids.push(n);
   const chain = ids.map((i) => records.get(i)!);
-  // A handoff from another format starts its lifecycle in the initial state.
+  // The handoff's own status field is the agent's claim: its lifecycle starts in the initial
+  // state whatever it says (a KXM manifest that calls itself accepted is pending).
   const asLifecycle = chain.map((r, i) =>
-    i === 0 && r.format !== name
+    i === 0 && !isLifecycleStep(r)
       ? { ...r, claims: { ...r.claims, status: lifecycle.initialState } }
       : r,
   );

@@ -25,6 +25,8 @@ export interface ReportRequest {
   policyFile?: string;
   strict?: boolean;
   rerun?: boolean;
+  /** `verify --head REV`: the page says whether REV is what was recorded. */
+  head?: string;
   /** Where to write the page; undefined: none. */
   htmlFile?: string;
   /** Where to write the Markdown summary; `-` returns it as `markdown` instead. */
@@ -48,6 +50,7 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
     ...(request.policyFile === undefined ? {} : { policyFile: request.policyFile }),
     strict: request.strict ?? false,
     rerun: request.rerun ?? false,
+    ...(request.head === undefined ? {} : { head: request.head }),
     now,
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
   });

@@ -46,6 +46,7 @@ import type { Policy } from './local.js';
 import { loadPolicy } from './local.js';
 import { openLocalState, type LocalState } from './local-state.js';
 import { cacheKey, readVerifiedTip, writeVerifiedTip } from './verify-cache.js';
+import { headCheck, resolveHead } from './head.js';
 import { resolveId } from './query.js';
 import { addWorktreeChecks } from './worktree.js';
 import { requireWorkTree, withRepo } from './repo.js';
@@ -87,6 +88,12 @@ export interface VerifyRequest {
    * output). Ignored with `record` (attestations store every verdict).
    */
   keepVerified?: boolean;
+  /**
+   * `--head REV`: the newest record on REV's branch must have REV's tree as its candidate tree
+   * (check `head.tree`). Not part of the cache key: the check reads the whole ledger on every
+   * run and is never cached.
+   */
+  head?: string;
 }
 
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
@@ -106,6 +113,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     const local = openLocalState(repo, store);
     notes.push(...(await local.notes()));
     const ids = request.ids?.map((given) => resolveId(index, given));
+    const head =
+      request.head === undefined
+        ? undefined
+        : { rev: request.head, commit: await resolveHead(repo, request.head) };
 
     const attested = request.fromAttestation
       ? await trustedAttestations(store, index, loaded.digest, trust)
@@ -190,6 +201,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         detail: `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} seen here before ${lost.length === 1 ? 'is' : 'are'} missing (first: ${lost[0]}): the ledger ref was rolled back or replaced (if you replaced this clone on purpose, remove ${await local.cloneDir()} to forget what it held)`,
       });
     }
+    if (head !== undefined)
+      report.ledger.push(await headCheck(store, index, head.rev, head.commit));
     if (workTree !== undefined) await addWorktreeChecks(store, index, workTree, report.records);
     for (const r of report.records) {
       const from = attested.get(r.id);

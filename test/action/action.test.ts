@@ -57,6 +57,10 @@ async function pushedLedger(user: User, lie: boolean) {
       from: { bytes: new TextEncoder().encode(JSON.stringify(handoff)), fileName: 'handoff.json' },
     });
   }
+  // The recorded work is what the agent pushes: the head CI reviews is the recorded tree.
+  git(agent, 'add', '-A');
+  git(agent, 'commit', '-q', '-m', 'recorded work');
+  git(agent, 'push', '-q', 'origin', 'HEAD:main');
   git(agent, 'push', '-q', 'origin', 'refs/ledger/*:refs/ledger/*');
   const checkout = cloneOf(remote);
   expect(gitTry(checkout, 'rev-parse', '--verify', '--quiet', 'refs/ledger/log').code).not.toBe(0);
@@ -81,6 +85,7 @@ describe('action.yml, run as the runner runs it', () => {
       workspace: checkout,
       inputs: { policy, build: 'false', html: 'ledger-report.html' },
       env: user.env,
+      github: { sha: git(checkout, 'rev-parse', 'HEAD') },
     });
     const step = (name: string) => run.steps.find((s) => s.name === name)!;
 
@@ -135,12 +140,48 @@ describe('action.yml, run as the runner runs it', () => {
       workspace: checkout,
       inputs: { policy, build: 'false' },
       env: user.env,
+      github: { sha: git(checkout, 'rev-parse', 'HEAD') },
     });
     expect(run.steps.filter((s) => s.code !== 0)).toEqual([]);
     expect(run.code).toBe(0);
     expect(run.outputs['exit-code']).toBe('0');
     expect(parseAnnotations(run.stdout)).toEqual([]);
     expect(run.summary).toMatch(/^## Ledger verification: ✅ all checks passed/);
+  });
+
+  it("on a pull request, checks the pull request's head: a head that is not the recorded tree fails the job (head.tree)", async () => {
+    const user = makeUser();
+    const { agent, remote, policy } = await pushedLedger(user, false);
+    // The agent pushes more code for review without recording it.
+    writeFiles(agent, { 'src/app.ts': 'one\ntwo\nthree\nunreviewed\n' });
+    git(agent, 'commit', '-q', '-am', 'not recorded');
+    git(agent, 'push', '-q', 'origin', 'HEAD:refs/heads/pr');
+    const prHead = git(agent, 'rev-parse', 'HEAD');
+    const checkout = cloneOf(remote);
+    const run = runAction({
+      workspace: checkout,
+      inputs: { policy, build: 'false' },
+      env: user.env,
+      // github.sha is the runner's merge commit; main's head stands in for it (it verifies).
+      github: {
+        sha: git(checkout, 'rev-parse', 'origin/main'),
+        'event.pull_request.head.sha': prHead,
+      },
+    });
+    expect(run.code).toBe(1);
+    const errors = parseAnnotations(run.stdout).filter((a) => a.level === 'error');
+    expect(errors.map((a) => a.properties.title)).toEqual(['ledger head.tree: contradicted']);
+    expect(errors[0]!.message).toContain(prHead);
+    // The job summary is about the same head: it does not say all checks passed.
+    expect(run.summary).toMatch(/^## Ledger verification: ❌/);
+    expect(run.summary).toContain('head\\.tree');
+    const skipped = runAction({
+      workspace: checkout,
+      inputs: { policy, build: 'false', summary: 'false', fetch: 'false', head: 'false' },
+      env: user.env,
+      github: { sha: prHead },
+    });
+    expect(skipped.code).toBe(0);
   });
 
   it('declares the inputs it reads and only the steps the runner provides', () => {

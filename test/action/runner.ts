@@ -60,6 +60,11 @@ export function runAction(options: {
   workspace: string;
   inputs: Record<string, string>;
   env: Record<string, string>;
+  /**
+   * The event's `github` context by path (`sha`, `event.pull_request.head.sha`); an
+   * `event.*` path not given is empty, as on the runner for an event without it.
+   */
+  github?: Record<string, string>;
 }): ActionRun {
   const action = readAction();
   if (action.runs.using !== 'composite') throw new Error('action.yml is not a composite action');
@@ -93,6 +98,9 @@ export function runAction(options: {
       if (m) return stepOutputs[m[1]!]?.[m[2]!] ?? '';
       if (expr === 'github.action_path') return PROJECT_ROOT;
       if (expr === 'github.workspace') return options.workspace;
+      m = /^github\.([A-Za-z0-9_.-]+)$/.exec(expr);
+      if (m && options.github?.[m[1]!] !== undefined) return options.github[m[1]!]!;
+      if (m && m[1]!.startsWith('event.')) return '';
       throw new Error(`expression not emulated: \${{ ${expr} }}`);
     };
     return expression.replace(/\$\{\{\s*(.*?)\s*\}\}/g, (_, expr: string) => evaluate(expr));

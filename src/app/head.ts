@@ -1,0 +1,60 @@
+/**
+ * `verify --head REV`: the revision resolved through git (a branch, a tag, a SHA), the records in
+ * log order, and the pure `head.tree` check over them (src/verify/head.ts).
+ */
+import { orderEntries, readAllEntries, type LedgerIndex } from '../ledger/read.js';
+import { LedgerError } from '../model/errors.js';
+import { runGit } from '../store/git/exec.js';
+import type { RepoPaths } from '../store/git/repo.js';
+import type { ObjectStore } from '../store/port.js';
+import { checkHead, HEAD_CHECK_ID, type HeadRecord } from '../verify/head.js';
+import type { Check } from '../verify/types.js';
+import { loadRecord } from './query.js';
+
+/** The commit `rev` names; a usage error (exit 2) when it names none. */
+export async function resolveHead(repo: RepoPaths, rev: string): Promise<string> {
+  const result = await runGit(
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
+    { cwd: repo.root, guard: repo.guard },
+  );
+  const oid = result.stdout.toString().trim();
+  if (result.code === 0 && /^[0-9a-f]{40}$/.test(oid)) return oid;
+  throw new LedgerError('USAGE', `--head ${rev} does not name a commit in this repository`, {
+    problems: [{ path: 'head', message: 'no such commit', expected: 'a commit', got: rev }],
+    hint: 'Give the commit under review: a branch, a tag or a commit id (in CI, the pull request head, fetched with its history).',
+  });
+}
+
+/**
+ * The `head.tree` check over the whole ledger, whatever part of it this run verified: it is
+ * never cached, so a cached run and `--full` give the same verdict.
+ */
+export async function headCheck(
+  store: ObjectStore,
+  index: LedgerIndex,
+  rev: string,
+  commit: string,
+): Promise<Check> {
+  const records: HeadRecord[] = [];
+  try {
+    for (const { entry } of orderEntries(await readAllEntries(store, index))) {
+      if (entry.record === null || !index.records.has(entry.record)) continue;
+      const { record } = await loadRecord(store, index, entry.record);
+      records.push({
+        id: entry.record,
+        baseCommit: record.observed.base.commit,
+        candidateTree: record.observed.candidate.tree,
+      });
+    }
+  } catch (error) {
+    // The integrity checks say what is damaged; no record can vouch for the head meanwhile.
+    return {
+      id: HEAD_CHECK_ID,
+      check: 'head.tree',
+      subject: rev,
+      verdict: 'contradicted',
+      detail: `the records could not all be read (${(error as Error).message}), so none vouches for ${rev}`,
+    };
+  }
+  return checkHead(store, { rev, commit }, records);
+}

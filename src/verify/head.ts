@@ -1,0 +1,173 @@
+/**
+ * `verify --head REV`: the reviewed code is the recorded code. The records vouch for their
+ * candidate trees; what CI reviews and merges is a commit. An agent can record a tree whose tests
+ * pass (never committed, or built with git plumbing) and push a head whose tests fail: every
+ * record still verifies. This check ties the two: the newest record on REV's branch must have
+ * REV's tree as its candidate tree.
+ *
+ * "On the branch": a record whose base commit is REV or one of its ancestors (a record made
+ * before the repository's first commit, with no base, is on every branch, farthest away). The
+ * newest is the one whose base is nearest to REV, then the newest in the log — so records of
+ * other branches that share an old base cannot stand in for this branch's latest. The choice
+ * only decides which record must match: a head passes only when that record's candidate tree
+ * is REV's tree, whichever record is chosen.
+ */
+import { parseCommit } from '../store/objects.js';
+import type { ObjectReader } from '../store/port.js';
+import { fail, pass } from './checks.js';
+import type { Check } from './types.js';
+
+/** What the check reads of a record: its base commit and candidate tree. */
+export interface HeadRecord {
+  id: string;
+  baseCommit: string | null;
+  candidateTree: string;
+}
+
+export interface HeadTarget {
+  /** The revision as the user gave it (the check's subject). */
+  rev: string;
+  /** The commit it names. */
+  commit: string;
+}
+
+/** Commits of REV's history read at most; a base further away than this is not found. */
+export const HEAD_HISTORY_BUDGET = 100_000;
+
+export const HEAD_CHECK_ID = 'head.tree';
+
+interface History {
+  /** Commit → its distance from REV (fewest parent steps) and tree. */
+  commits: Map<string, { distance: number; tree: string }>;
+  /** True when the walk stopped at the budget before it saw all of REV's history. */
+  cut: boolean;
+}
+
+/**
+ * REV's history breadth-first, nearest first, until every wanted commit was seen or the budget
+ * is spent. A commit that is missing or malformed (a shallow clone's boundary, damage) ends
+ * that path: the walk reads objects, and the agent controls them.
+ */
+async function walkHistory(
+  store: ObjectReader,
+  from: string,
+  wanted: ReadonlySet<string>,
+  budget: number,
+): Promise<History> {
+  const commits = new Map<string, { distance: number; tree: string }>();
+  let queue = [from];
+  let distance = 0;
+  let missing = wanted.size;
+  const seen = new Set([from]);
+  while (queue.length > 0) {
+    const next: string[] = [];
+    await store.prefetch?.(queue);
+    for (const oid of queue) {
+      if (commits.size >= budget) return { commits, cut: true };
+      const object = await store.read(oid);
+      if (object?.type !== 'commit') continue;
+      let parsed;
+      try {
+        parsed = parseCommit(object.bytes, oid);
+      } catch {
+        continue;
+      }
+      commits.set(oid, { distance, tree: parsed.tree });
+      if (wanted.has(oid)) missing -= 1;
+      for (const parent of parsed.parents) {
+        if (seen.has(parent)) continue;
+        seen.add(parent);
+        next.push(parent);
+      }
+    }
+    // Every base is placed: commits further away cannot make a record nearer.
+    if (wanted.size > 0 && missing === 0) return { commits, cut: false };
+    queue = next;
+    distance += 1;
+  }
+  return { commits, cut: false };
+}
+
+/** The commit of REV's history, nearest first, whose tree is `tree`. */
+function commitWithTree(history: History, tree: string): [string, number] | undefined {
+  let best: [string, number] | undefined;
+  for (const [oid, c] of history.commits)
+    if (c.tree === tree && (best === undefined || c.distance < best[1])) best = [oid, c.distance];
+  return best;
+}
+
+/**
+ * The `head.tree` check. `records` are newest first (the log's order). Verified when the newest
+ * record on REV's branch recorded REV's tree; otherwise contradicted, saying which record was
+ * expected to match, what tree it recorded and which commit of REV's history (if any) has it.
+ */
+export async function checkHead(
+  store: ObjectReader,
+  target: HeadTarget,
+  records: readonly HeadRecord[],
+  budget = HEAD_HISTORY_BUDGET,
+): Promise<Check> {
+  const { rev, commit } = target;
+  const bases = new Set<string>();
+  for (const r of records) if (r.baseCommit !== null) bases.add(r.baseCommit);
+  const history = await walkHistory(store, commit, bases, budget);
+  const tree = history.commits.get(commit)?.tree;
+  const subject = rev;
+  if (tree === undefined)
+    return fail(
+      HEAD_CHECK_ID,
+      'head.tree',
+      subject,
+      `${rev} (${commit}) cannot be read as a commit`,
+    );
+  const FARTHEST = Number.MAX_SAFE_INTEGER;
+  const distanceOf = (r: HeadRecord): number | undefined =>
+    r.baseCommit === null ? FARTHEST : history.commits.get(r.baseCommit)?.distance;
+  let chosen: HeadRecord | undefined;
+  let chosenDistance = FARTHEST + 1;
+  for (const r of records) {
+    const d = distanceOf(r);
+    // Strictly nearer only: among records on the same base, the first (newest) stays.
+    if (d !== undefined && d < chosenDistance) {
+      chosen = r;
+      chosenDistance = d;
+    }
+  }
+  const head = `${rev} is commit ${commit} with tree ${tree}`;
+  const cut = history.cut
+    ? ` (only the nearest ${budget} commits of its history were read: a record based further back was not considered)`
+    : '';
+  if (chosen === undefined)
+    return fail(
+      HEAD_CHECK_ID,
+      'head.tree',
+      subject,
+      `${head}, and no record in the ledger has a base commit in its history${cut}: nothing recorded vouches for this code (record the handoff on this branch, or verify the commit it was recorded for)`,
+    );
+  const base = chosen.baseCommit === null ? 'no base commit' : `base ${chosen.baseCommit}`;
+  if (chosen.candidateTree === tree)
+    return pass(
+      HEAD_CHECK_ID,
+      'head.tree',
+      subject,
+      `${head}: the candidate tree of the newest record on its branch, ${chosen.id} (${base})`,
+    );
+  const found = commitWithTree(history, chosen.candidateTree);
+  const where =
+    found === undefined
+      ? `the tree of no commit in ${rev}'s history read here${cut} (never committed, or made with git plumbing)`
+      : `the tree of commit ${found[0]}, ${found[1]} commit(s) before ${rev}`;
+  const other = records.find(
+    (r) => r !== chosen && r.candidateTree === tree && distanceOf(r) !== undefined,
+  );
+  const also =
+    other === undefined
+      ? ''
+      : `; another record on the branch, ${other.id}, recorded ${rev}'s tree, but it is not the newest there`;
+  return fail(
+    HEAD_CHECK_ID,
+    'head.tree',
+    subject,
+    `${head}, but the newest record on its branch, ${chosen.id} (${base}), recorded candidate tree ${chosen.candidateTree}: ${where}${also}. The reviewed code is not the recorded code: record the handoff from this head, or review the commit that was recorded`,
+  );
+}

@@ -1,0 +1,92 @@
+/**
+ * Which record `verify --head` holds to REV's tree (src/verify/head.ts), in memory: the nearest
+ * base in REV's history wins over a newer record on an older base, the newest among records on
+ * the same base, a record without a base is on every branch but farthest away, and no choice
+ * makes a head pass whose tree no chosen record holds.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from '../../src/store/memory.js';
+import { encodeCommit } from '../../src/store/objects.js';
+import { checkHead, type HeadRecord } from '../../src/verify/head.js';
+import { candidate } from '../helpers/ledger.js';
+
+const who = { name: 'T', email: 't@example.com', timestamp: 1_700_000_000, timezone: '+0000' };
+
+async function commit(store: MemoryStore, tree: string, parents: string[]): Promise<string> {
+  return store.write(
+    'commit',
+    encodeCommit({ tree, parents, author: who, committer: who, message: 'c\n' }),
+  );
+}
+
+/** main: root ── a ── b (trees t0, t1, t2); side: root ── s (tree ts). */
+async function history() {
+  const store = new MemoryStore();
+  const t0 = await candidate(store, { 'f.txt': '0\n' });
+  const t1 = await candidate(store, { 'f.txt': '1\n' });
+  const t2 = await candidate(store, { 'f.txt': '2\n' });
+  const ts = await candidate(store, { 'f.txt': 'side\n' });
+  const root = await commit(store, t0, []);
+  const a = await commit(store, t1, [root]);
+  const b = await commit(store, t2, [a]);
+  const s = await commit(store, ts, [root]);
+  return { store, t0, t1, t2, ts, root, a, b, s };
+}
+
+const rec = (id: string, baseCommit: string | null, candidateTree: string): HeadRecord => ({
+  id,
+  baseCommit,
+  candidateTree,
+});
+
+describe('checkHead: which record must match', () => {
+  it('the nearest base wins over a newer record on an older base', async () => {
+    const h = await history();
+    // Newest first: "old-base" was recorded last but on root; "near" is based on a.
+    const records = [rec('old-base', h.root, h.ts), rec('near', h.a, h.t2)];
+    const check = await checkHead(h.store, { rev: 'main', commit: h.b }, records);
+    expect(check.verdict).toBe('verified');
+    expect(check.detail).toContain('near');
+  });
+
+  it('among records on the same base the newest must match, and another match is named', async () => {
+    const h = await history();
+    const records = [rec('newer', h.a, h.ts), rec('older', h.a, h.t2)];
+    const check = await checkHead(h.store, { rev: 'main', commit: h.b }, records);
+    expect(check.verdict).toBe('contradicted');
+    expect(check.detail).toContain('newest record on its branch, newer');
+    expect(check.detail).toContain('another record on the branch, older');
+  });
+
+  it('a record of another branch is not on this one; with none left the head fails', async () => {
+    const h = await history();
+    const check = await checkHead(h.store, { rev: 'main', commit: h.b }, [rec('side', h.s, h.t2)]);
+    expect(check.verdict).toBe('contradicted');
+    expect(check.detail).toContain('no record in the ledger has a base commit in its history');
+  });
+
+  it('a record without a base is on every branch, behind any record with one', async () => {
+    const h = await history();
+    expect(
+      (await checkHead(h.store, { rev: 'root', commit: h.root }, [rec('first', null, h.t0)]))
+        .verdict,
+    ).toBe('verified');
+    const both = [rec('first', null, h.t2), rec('based', h.a, h.t1)];
+    const check = await checkHead(h.store, { rev: 'main', commit: h.b }, both);
+    expect(check.verdict).toBe('contradicted');
+    expect(check.detail).toContain('newest record on its branch, based');
+    expect(check.detail).toContain(`the tree of commit ${h.a}, 1 commit(s) before main`);
+  });
+
+  it('past the history budget a base is not found, and the detail says the walk was cut', async () => {
+    const h = await history();
+    const check = await checkHead(
+      h.store,
+      { rev: 'main', commit: h.b },
+      [rec('r', h.root, h.t2)],
+      2,
+    );
+    expect(check.verdict).toBe('contradicted');
+    expect(check.detail).toContain('only the nearest 2 commits of its history were read');
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * Issue 16, item 14: the reviewed code is the recorded code. An agent records a handoff whose
+ * candidate tree passes its tests, then pushes a head whose tree is something else; `verify`
+ * alone is about the records and passes. `verify --head REV` requires that the newest record on
+ * REV's branch (a record whose base commit is in REV's history; the nearest base wins, then the
+ * newest in the log) has REV's tree as its candidate tree. Real repository, the real CLI.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLedger } from '../../src/library.js';
+import { cleanup, git, gitdir, runCli, writeFiles } from '../helpers/git.js';
+
+afterAll(cleanup);
+
+interface CheckJson {
+  id: string;
+  check: string;
+  subject: string;
+  verdict: string;
+  detail: string;
+}
+
+function headCheck(stdout: string): CheckJson | undefined {
+  const report = JSON.parse(stdout) as { ledger: CheckJson[] };
+  return report.ledger.find((c) => c.check === 'head.tree');
+}
+
+async function record(repo: string, summary: string): Promise<string> {
+  const r = await runCli(
+    ['record', '--status', 'success', '--summary', summary, '--witness', 'sh test.sh', '--json'],
+    repo,
+  );
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout).id as string;
+}
+
+// One repository, built once (each CLI launch costs a Node start-up):
+//   main: B ── C1 (the honest record's candidate, committed) ── C2 (no record, tests fail)
+//   fab:  R ── F1 (tests fail; an unrelated history, so main's records are not on it), recorded
+//         at R from a work tree whose tests passed and that was never committed: the
+//         candidate tree is the tree of no commit
+//   lone: an orphan commit, no record anywhere in its history
+let repo: string;
+let honest: string;
+let fabricated: string;
+let c1: string;
+let c2: string;
+let f1: string;
+let rootOfFab: string;
+
+beforeAll(async () => {
+  repo = gitdir({
+    files: { 'test.sh': 'grep -q good src/app.ts\n', 'src/app.ts': 'export const x = 0;\n' },
+  });
+  writeFiles(repo, { 'src/app.ts': 'export const x = 1; // good\n' });
+  honest = await record(repo, 'honest');
+  git(repo, 'commit', '-qam', 'good');
+  c1 = git(repo, 'rev-parse', 'HEAD');
+  writeFiles(repo, { 'src/app.ts': 'export const x = 2; // broken\n' });
+  git(repo, 'commit', '-qam', 'broken, never recorded');
+  c2 = git(repo, 'rev-parse', 'HEAD');
+  git(repo, 'checkout', '-q', '--orphan', 'fab');
+  git(repo, 'commit', '-qm', 'R');
+  rootOfFab = git(repo, 'rev-parse', 'HEAD');
+  writeFiles(repo, { 'src/app.ts': 'export const x = 3; // good, never committed\n' });
+  fabricated = await record(repo, 'fabricated');
+  writeFiles(repo, { 'src/app.ts': 'export const x = 3; // broken\n' });
+  git(repo, 'commit', '-qam', 'pushed head, tests fail');
+  f1 = git(repo, 'rev-parse', 'HEAD');
+  git(repo, 'checkout', '-q', '--orphan', 'lone');
+  git(repo, 'rm', '-rfq', '.');
+  git(repo, 'commit', '-q', '--allow-empty', '-m', 'lone');
+  git(repo, 'checkout', '-q', 'fab');
+}, 60_000);
+
+describe('verify --head', () => {
+  it('a fabricated candidate tree passes verify without --head and fails with it (exit 1, head.tree contradicted)', async () => {
+    const plain = await runCli(['verify', '--full'], repo);
+    expect(plain.code, plain.stdout).toBe(0);
+    const json = await runCli(['verify', '--full', '--head', 'fab', '--json'], repo);
+    expect(json.code, json.stdout).toBe(1);
+    const check = headCheck(json.stdout);
+    expect(check).toMatchObject({ id: 'head.tree', subject: 'fab', verdict: 'contradicted' });
+    expect(check?.detail).toContain(fabricated);
+    expect(check?.detail).toContain(f1);
+    expect(check?.detail).toContain(`base ${rootOfFab}`);
+    expect(check?.detail).toContain('the tree of no commit');
+    const text = await runCli(['verify', '--full', '--head', 'fab'], repo);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/FAIL head\.tree fab: /);
+    expect(text.stdout).toContain(fabricated);
+  });
+
+  it("an honest record whose candidate tree is the head commit's tree passes (--head of a SHA)", async () => {
+    const r = await runCli(['verify', '--full', '--head', c1, '--json'], repo);
+    expect(r.code, r.stdout).toBe(0);
+    const check = headCheck(r.stdout);
+    expect(check).toMatchObject({ subject: c1, verdict: 'verified' });
+    expect(check?.detail).toContain(honest);
+    expect(check?.detail).toContain(c1);
+    const text = await runCli(['verify', '--full', '--head', c1], repo);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/ok {3}head\.tree /);
+  });
+
+  it('--head of a ref name whose head moved past the record names the commit the record matches', async () => {
+    const r = await runCli(['verify', '--full', '--head', 'main', '--json'], repo);
+    expect(r.code, r.stdout).toBe(1);
+    const check = headCheck(r.stdout);
+    expect(check).toMatchObject({ subject: 'main', verdict: 'contradicted' });
+    expect(check?.detail).toContain(honest);
+    expect(check?.detail).toContain(c2);
+    expect(check?.detail).toContain(`the tree of commit ${c1}, 1 commit(s) before`);
+  });
+
+  it('a head with no record in its history fails; a revision that names no commit is a usage error', async () => {
+    const lone = await runCli(['verify', '--full', '--head', 'lone', '--json'], repo);
+    expect(lone.code, lone.stdout).toBe(1);
+    expect(headCheck(lone.stdout)).toMatchObject({ subject: 'lone', verdict: 'contradicted' });
+    expect(headCheck(lone.stdout)?.detail).toContain('no record');
+    const none = await runCli(['verify', '--head', 'no-such-branch'], repo);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no-such-branch');
+  });
+
+  it('the library takes head as the CLI takes --head', async () => {
+    const report = await openLedger(repo).verify({ head: 'fab' });
+    expect(report.exitCode).toBe(1);
+    expect(report.ledger.find((c) => c.check === 'head.tree')).toMatchObject({
+      subject: 'fab',
+      verdict: 'contradicted',
+    });
+    expect((await openLedger(repo).verify({ head: c1 })).exitCode).toBe(0);
+  });
+
+  it('a cached verify with --head gives the verdict --full gives', async () => {
+    const warm = await runCli(['verify', '--json'], repo);
+    expect(warm.code, warm.stdout).toBe(0);
+    const cached = await runCli(['verify', '--head', 'fab', '--json'], repo);
+    expect(JSON.parse(cached.stdout).cache).toMatchObject({ used: true });
+    const full = await runCli(['verify', '--full', '--head', 'fab', '--json'], repo);
+    expect(cached.code).toBe(full.code);
+    expect(headCheck(cached.stdout)).toEqual(headCheck(full.stdout));
+    expect(headCheck(cached.stdout)?.verdict).toBe('contradicted');
+  });
+});
