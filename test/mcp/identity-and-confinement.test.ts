@@ -4,48 +4,17 @@
  * the user's HOME, ssh-agent or work tree. The real SDK client over stdio, the real CLI, a real
  * SSH key in the user's global git config with `ledger.sign=true` (the documented setting).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeHome } from '../helpers/env.js';
-import { BIN, cleanup, git, gitdir, gitTry, runCli } from '../helpers/git.js';
+import { BIN, cleanup, gitdir, gitTry, runCli } from '../helpers/git.js';
+import { signingUser } from '../helpers/signing-user.js';
 
 afterAll(cleanup);
 
 type Structured = Record<string, any>;
-
-/** A user whose global git config signs with alice's key and whose policy trusts alice. */
-function alice(): { home: string; env: Record<string, string>; key: string } {
-  const user = makeHome();
-  const key = join(user.home, '.ssh', 'id_ed25519');
-  mkdirSync(join(user.home, '.ssh'), { recursive: true });
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'alice', '-f', key]);
-  const pub = readFileSync(`${key}.pub`, 'utf8').trim();
-  const allowed = join(user.home, 'allowed_signers');
-  writeFileSync(allowed, `alice@example.com namespaces="ledger" ${pub}\n`);
-  const policy = join(user.home, 'policy.json');
-  writeFileSync(
-    policy,
-    JSON.stringify({
-      version: 1,
-      rerun: { recordedHere: false, commands: [] },
-      witnessTimeoutSeconds: 30,
-      signatures: {
-        allowedSigners: allowed,
-        required: false,
-        roles: { producer: ['alice@example.com'] },
-      },
-    }),
-  );
-  const config = user.env.GIT_CONFIG_GLOBAL!;
-  git(user.home, 'config', '--file', config, 'ledger.sign', 'true');
-  git(user.home, 'config', '--file', config, 'user.signingKey', key);
-  git(user.home, 'config', '--file', config, 'ledger.policy', policy);
-  return { ...user, key };
-}
 
 async function withServer<T>(
   repo: string,
@@ -90,7 +59,7 @@ async function verifyJson(
 
 describe('ledger mcp: no agent-chosen identity', () => {
   it('a producer named in the record tool’s arguments stays a claim: ledger.sign does not sign MCP records with the user’s key', async () => {
-    const user = alice();
+    const user = signingUser();
     const repo = gitdir();
     const recorded = await withServer(repo, user.env, [], (call) =>
       call('record', { status: 'success', summary: 'done', producer: 'alice@example.com' }),
@@ -106,7 +75,7 @@ describe('ledger mcp: no agent-chosen identity', () => {
   });
 
   it('ledger mcp --sign signs as the recorder: "recorded on this machine by alice", never the producer', async () => {
-    const user = alice();
+    const user = signingUser();
     const repo = gitdir();
     const recorded = await withServer(repo, user.env, ['--sign'], (call) =>
       call('record', { status: 'success', summary: 'done', producer: 'alice@example.com' }),
@@ -128,7 +97,7 @@ describe('ledger mcp: no agent-chosen identity', () => {
 
 describe('ledger mcp: agent code confined at record time', () => {
   it('a witness script that copies ~/.ssh/id_ed25519 into the work tree and reads SSH_AUTH_SOCK gets neither; the record says how it was isolated', async () => {
-    const user = alice();
+    const user = signingUser();
     const repo = gitdir({
       files: {
         'README.md': '# scratch\n',
