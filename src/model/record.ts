@@ -263,8 +263,9 @@ export const RecordV3 = z.strictObject({
 export const Record = z.discriminatedUnion('schema', [RecordV1, RecordV2, RecordV3]);
 /**
  * A record of any version, as the code sees it: v2's shape is a superset of v1's (a v1 record
- * is a v2 record whose base has a commit, whose output was kept and that has no `input`), so
- * one type serves both and `schema` says which rules its bytes were written under.
+ * is a v2 record whose base has a commit, whose output was kept and that has no `input`), and
+ * v3's of v2's (`observed.isolation`), so one type serves all and `schema` says which rules its
+ * bytes were written under.
  */
 export type LedgerRecord = Omit<z.infer<typeof RecordV2>, 'schema' | 'observed'> & {
   schema: (typeof RECORD_SCHEMAS)[number];
