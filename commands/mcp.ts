@@ -54,8 +54,7 @@ export default class Mcp extends LedgerCommand {
       witnessTimeoutSeconds: flags['witness-timeout'],
       ...(flags.sign
         ? {
-            sign:
-              flags['signing-key'] === undefined ? {} : { signingKey: flags['signing-key'] },
+            sign: flags['signing-key'] === undefined ? {} : { signingKey: flags['signing-key'] },
           }
         : {}),
     });

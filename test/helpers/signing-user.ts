@@ -38,4 +38,3 @@ export function signingUser(): { home: string; env: Record<string, string>; key:
   git(user.home, 'config', '--file', config, 'ledger.policy', policy);
   return { ...user, key };
 }
-

@@ -117,13 +117,17 @@ describe('ledger mcp: agent code confined at record time', () => {
     );
     expect(recorded).toMatchObject({ ok: true });
     expect(existsSync(join(repo, 'stolen'))).toBe(false);
-    const shown = JSON.parse((await runCli(['show', recorded.id, '--json'], repo, user.env)).stdout);
+    const shown = JSON.parse(
+      (await runCli(['show', recorded.id, '--json'], repo, user.env)).stdout,
+    );
     const out = gitTry(repo, 'cat-file', 'blob', shown.observed.witnesses[0].stdout.blob).stdout;
     expect(out).not.toContain('copied');
     expect(out).not.toContain('PRIVATE KEY');
     expect(out).toContain('sock=none');
     expect(out).not.toContain(`home=${user.home}`);
-    expect(shown.observed.isolation).toMatchObject({ mode: expect.stringMatching(/bwrap|unshare/) });
+    expect(shown.observed.isolation).toMatchObject({
+      mode: expect.stringMatching(/bwrap|unshare/),
+    });
     expect(shown.observed.isolation.statement).toMatch(/witnesses isolated with/);
   });
 });
