@@ -8,7 +8,9 @@ export default class Mcp extends LedgerCommand {
     'Runs an MCP server on stdin/stdout with four tools: record (a handoff, like ledger record), ' +
     'verify, show and log. Results carry the CLI JSON and exit code; failures are tool errors ' +
     '(isError) with the error code and exit code. The agent cannot name witness commands: the ' +
-    'record tool runs only the --witness commands given here. Add it to Claude Code with: ' +
+    'record tool runs only the --witness commands given here, isolated as verify --rerun runs ' +
+    'them (the agent usually wrote them). Records are signed only with --sign, as their ' +
+    'recorder; a producer the agent names stays a claim. Add it to Claude Code with: ' +
     'claude mcp add ledger -- ledger mcp';
   static override examples = [
     '<%= config.bin %> mcp',
@@ -24,6 +26,15 @@ export default class Mcp extends LedgerCommand {
       description: 'Seconds before a witness is killed.',
       default: 600,
       min: 1,
+    }),
+    sign: Flags.boolean({
+      description:
+        'Sign each record as its recorder: "recorded on this machine by <you>", never its producer (ledger.sign does not apply here).',
+      default: false,
+    }),
+    'signing-key': Flags.string({
+      description: 'The key for --sign (as git user.signingKey: a file, a .pub, or key::…).',
+      dependsOn: ['sign'],
     }),
   };
 
@@ -41,6 +52,11 @@ export default class Mcp extends LedgerCommand {
       cwd: process.cwd(),
       witnesses,
       witnessTimeoutSeconds: flags['witness-timeout'],
+      ...(flags.sign
+        ? {
+            sign: flags['signing-key'] === undefined ? {} : { signingKey: flags['signing-key'] },
+          }
+        : {}),
     });
     return { json: null, text: '' };
   }

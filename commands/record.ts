@@ -50,6 +50,11 @@ export default class RecordCommand extends LedgerCommand {
       default: 600,
       min: 1,
     }),
+    isolate: Flags.boolean({
+      description:
+        'Run the witnesses as verify --rerun does: sandboxed, in a copy of the candidate tree, without your HOME, ssh-agent or credentials (the record says how).',
+      default: false,
+    }),
     base: Flags.string({ description: 'The commit the agent started from.', default: 'HEAD' }),
     from: Flags.string({ description: 'A handoff file (- for stdin).' }),
     format: Flags.string({
@@ -143,6 +148,7 @@ export default class RecordCommand extends LedgerCommand {
       evidence,
       witnessTimeoutMs: flags['witness-timeout'] * 1000,
       keepOutput: flags['keep-output'],
+      ...(flags.isolate ? { isolate: true } : {}),
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
       ...(flags['signing-key'] === undefined
         ? {}

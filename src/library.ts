@@ -73,6 +73,13 @@ export interface RecordInput {
   /** Sign the record id (default: `ledger.sign` in your global git config). */
   sign?: boolean | undefined;
   signingKey?: string | undefined;
+  /**
+   * `recorder`: the signature says "recorded on this machine by <signer>", never that the
+   * signer produced the handoff (what an MCP server or hook signs: the agent wrote the input).
+   */
+  signAs?: 'producer' | 'recorder' | undefined;
+  /** Run the witnesses isolated, as `verify --rerun` does (`ledger record --isolate`). */
+  isolate?: boolean | undefined;
 }
 
 /** What `ledger verify` takes as flags. */
@@ -234,6 +241,8 @@ async function recordRequest(cwd: string, input: RecordInput): Promise<RecordReq
       ? {}
       : { witnessTimeoutMs: input.witnessTimeoutSeconds * 1000 }),
     ...(input.sign === undefined ? {} : { sign: input.sign }),
+    ...(input.signAs === undefined ? {} : { signAs: input.signAs }),
+    ...(input.isolate === undefined ? {} : { isolate: input.isolate }),
     ...(input.signingKey === undefined
       ? {}
       : { signingKey: input.signingKey, sign: input.sign ?? true }),

@@ -13,7 +13,7 @@ export default class HookClaudeCode extends LedgerCommand {
     "Reads Claude Code's hook input (JSON) on stdin, takes the agent's final message " +
     '(last_assistant_message, else the transcript), finds the handoff in it (the whole message ' +
     'or a fenced block; format detected unless --format), records it with the --witness ' +
-    'commands, and answers in the hook protocol on stdout. With --block refused, a handoff ' +
+    'commands (run isolated, as verify --rerun runs them: the agent usually wrote them), and answers in the hook protocol on stdout. With --block refused, a handoff ' +
     'ledger refuses blocks the stop with the problems; with --block lowered, so does one whose ' +
     'effective status is lower than its claim — once: when the agent is already continuing ' +
     'because of a stop hook, the stop goes through and the user is told. A message with no ' +
@@ -42,6 +42,15 @@ export default class HookClaudeCode extends LedgerCommand {
     }),
     format: Flags.string({
       description: `Parse every final message as this format: ${FORMATS.join(', ')} (default: detected).`,
+    }),
+    sign: Flags.boolean({
+      description:
+        'Sign each record as its recorder: "recorded on this machine by <you>", never its producer (ledger.sign does not apply here).',
+      default: false,
+    }),
+    'signing-key': Flags.string({
+      description: 'The key for --sign (as git user.signingKey: a file, a .pub, or key::…).',
+      dependsOn: ['sign'],
     }),
   };
 

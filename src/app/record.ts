@@ -20,6 +20,7 @@ import { killPoint } from '../model/faults.js';
 import {
   Claims,
   RECORD_SCHEMA,
+  RECORD_SCHEMA_V3,
   Record as RecordSchema,
   type Evidence,
   type FormatName,
@@ -27,6 +28,7 @@ import {
   type ObservedArtifact,
   type Reason,
   type Status,
+  type WitnessIsolation,
   type WitnessObservation,
 } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
@@ -83,6 +85,18 @@ export interface RecordRequest {
   keepOutput?: boolean;
   /** Sign the record id with the user's SSH key; undefined: `ledger.sign` in the user's git config decides. */
   sign?: boolean;
+  /**
+   * What the signature says: `producer` (default) signs the record id — "I made this";
+   * `recorder` signs `recorderMessage(id)` — "ledger recorded this on my machine", all that an
+   * MCP server or hook can vouch for when the agent, not the user, supplies the handoff.
+   */
+  signAs?: 'producer' | 'recorder';
+  /**
+   * Run the witnesses as `verify --rerun` runs them (a sandbox, a checkout of the candidate
+   * tree, a scrubbed environment with a throw-away HOME) instead of in the work tree with the
+   * user's environment; the record then says how (`observed.isolation`, schema v3).
+   */
+  isolate?: boolean;
   /** As git's user.signingKey: a key file, a `.pub`, or `key::…` (in ssh-agent); else user.signingKey, else the agent's first key. */
   signingKey?: string;
   now?: Date;
@@ -174,7 +188,22 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       evidence.set(sha256, blob);
       return { sha256, size: bytes.length, blob, ...(truncated ? { truncated } : {}) };
     };
-    const observations = await observeWitnesses(witnesses, root, request, keep, progress);
+    const isolated =
+      request.isolate === true && witnesses.length > 0
+        ? await isolatedWitnesses(repo, store, request, progress)
+        : undefined;
+    let observations: WitnessObservation[];
+    try {
+      observations = await observeWitnesses(
+        witnesses,
+        isolated === undefined ? inWorkTree(root, request) : isolated.run(snapshot.tree),
+        request,
+        keep,
+        progress,
+      );
+    } finally {
+      await isolated?.close();
+    }
     const source = request.from ? await keep(request.from.bytes) : undefined;
     const keptEvidence = [];
     for (const [name, bytes] of evidenceFiles) keptEvidence.push({ name, file: await keep(bytes) });
@@ -206,7 +235,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
 
     // 3. Seal.
     const record: LedgerRecord = {
-      schema: RECORD_SCHEMA,
+      schema: isolated === undefined ? RECORD_SCHEMA : RECORD_SCHEMA_V3,
       format: handoff.format,
       claims: handoff.claims,
       observed: {
@@ -223,6 +252,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         ...(input === undefined ? {} : { input }),
         effectiveStatus: status,
         reasons,
+        ...(isolated === undefined ? {} : { isolation: isolated.isolation }),
       },
     };
     const checked = RecordSchema.safeParse(record);
@@ -233,7 +263,8 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     }
     const recordBytes = encodeCanonical(stripUndefined(record) as CborValue);
     // Signed before anything is appended: a key that cannot sign leaves the ledger untouched.
-    const signatures = trust && signer ? [await trust.signId(toRecordId(recordBytes), signer)] : [];
+    const sign = request.signAs === 'recorder' ? trust?.signAsRecorder : trust?.signId;
+    const signatures = sign && signer ? [await sign(toRecordId(recordBytes), signer)] : [];
     killPoint('before-append');
     progress('writing the record');
     const appended = await appendRecord(
@@ -295,13 +326,13 @@ function seconds(ms: number): string {
  */
 async function observeWitnesses(
   witnesses: readonly string[],
-  root: string,
+  runner: WitnessRunner,
   request: RecordRequest,
   keep: (bytes: Uint8Array, truncated?: boolean) => Promise<Evidence>,
   progress: (message: string) => void,
 ): Promise<WitnessObservation[]> {
   if (witnesses.length === 0) return [];
-  const { maskSecrets, runWitness, secretsOf } = await import('../witness/index.js');
+  const { maskSecrets, secretsOf } = await import('../witness/index.js');
   const secrets = secretsOf(process.env);
   const keepMasked = async (bytes: Buffer, truncated: boolean): Promise<Evidence> => {
     const masked = maskSecrets(bytes, secrets, truncated);
@@ -312,17 +343,9 @@ async function observeWitnesses(
   for (const [i, command] of witnesses.entries()) {
     const shown = sanitizeLine(command);
     progress(`running witness ${i + 1}/${witnesses.length}: ${shown}`);
-    const run = await runWitness({
-      command,
-      cwd: root,
-      env: process.env,
-      timeoutMs: request.witnessTimeoutMs ?? DEFAULT_WITNESS_TIMEOUT_MS,
-      maxOutputBytes: request.witnessOutputCap ?? DEFAULT_WITNESS_OUTPUT_CAP,
-      heartbeat: {
-        everyMs: WITNESS_HEARTBEAT_MS,
-        notify: (elapsed) => progress(`still running (${seconds(elapsed)}): ${shown}`),
-      },
-    });
+    const run = await runner(command, (elapsed) =>
+      progress(`still running (${seconds(elapsed)}): ${shown}`),
+    );
     const how = run.timedOut
       ? 'timed out'
       : run.exitCode === null
@@ -344,6 +367,78 @@ async function observeWitnesses(
     });
   }
   return observations;
+}
+
+type WitnessRunner = (
+  command: string,
+  heartbeat: (elapsedMs: number) => void,
+) => Promise<import('../witness/index.js').WitnessRun>;
+
+/** The user's own command, in the work tree, with the user's whole environment. */
+function inWorkTree(root: string, request: RecordRequest): WitnessRunner {
+  return async (command, heartbeat) => {
+    const { runWitness } = await import('../witness/index.js');
+    return runWitness({
+      command,
+      cwd: root,
+      env: process.env,
+      timeoutMs: request.witnessTimeoutMs ?? DEFAULT_WITNESS_TIMEOUT_MS,
+      maxOutputBytes: request.witnessOutputCap ?? DEFAULT_WITNESS_OUTPUT_CAP,
+      heartbeat: { everyMs: WITNESS_HEARTBEAT_MS, notify: heartbeat },
+    });
+  };
+}
+
+/**
+ * Witnesses run as `verify --rerun` runs them — the same session, sandbox, hidden paths and
+ * setup steps of the user's policy — in a checkout of the candidate tree just snapshotted: the
+ * command an agent wrote (`npm test`) sees a writable copy of what it handed over, a throw-away
+ * HOME and a scrubbed environment (no ssh-agent socket, no credentials), never the user's HOME
+ * or the repository. A run the sandbox or a setup step stopped is no observation: nothing is
+ * recorded, and the error says why.
+ */
+async function isolatedWitnesses(
+  repo: RepoPaths,
+  store: GitStore,
+  request: RecordRequest,
+  progress: (message: string) => void,
+): Promise<{
+  isolation: WitnessIsolation;
+  run: (tree: string) => WitnessRunner;
+  close: () => Promise<void>;
+}> {
+  const [{ prepareReruns }, { loadPolicy }, { describeIsolation }] = await Promise.all([
+    import('./verify.js'),
+    import('./local.js'),
+    import('../witness/index.js'),
+  ]);
+  const { policy } = await loadPolicy();
+  const reruns = await prepareReruns(repo, store, policy, request.witnessTimeoutMs, progress);
+  const network = policy.rerun.isolation?.network ?? false;
+  const info = reruns.info.isolation;
+  return {
+    isolation: {
+      mode: info.mode,
+      namespaces: [...info.namespaces],
+      network: info.network,
+      statement: describeIsolation(reruns.isolation, network, 'witnesses'),
+    },
+    run: (tree) => async (command) => {
+      const outcome = await reruns.session.run(tree, command);
+      if (outcome.kind === 'ran') return outcome.run;
+      const said = outcome.run.stderr.toString('utf8').trim().split('\n').slice(-3).join(' / ');
+      throw new LedgerError(
+        outcome.kind === 'setup-failed' ? 'POLICY' : 'SYSTEM',
+        outcome.kind === 'setup-failed'
+          ? `cannot record: the policy's setup step ${sanitizeLine(outcome.step)} failed before witness ${sanitizeLine(command)} could run${said === '' ? '' : `: ${sanitizeLine(said)}`}`
+          : `cannot record: witness ${sanitizeLine(command)} could not be isolated${said === '' ? '' : `: ${sanitizeLine(said)}`}`,
+        {
+          hint: 'Nothing was written. Fix the setup step in your policy (rerun.setup), or run the witness where bubblewrap or unshare works.',
+        },
+      );
+    },
+    close: () => reruns.session.close(),
+  };
 }
 
 /** zod output may carry explicit `undefined` for absent optionals; CBOR has no such value. */

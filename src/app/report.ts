@@ -11,7 +11,7 @@ import { LEDGER_VERSION } from '../model/version.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { toAuditReport, type AuditReport } from '../report/model.js';
-import { judgeSignature, type SignatureVerdict } from '../verify/signatures.js';
+import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { loadPolicy } from './local.js';
 import { writeOutputFile } from './output-file.js';
 import { loadRecord } from './query.js';
@@ -68,7 +68,7 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
       if (record === undefined) continue;
       const signatures = [...(signed?.leaves.values() ?? [])]
         .filter((s) => s.subject === id)
-        .map((s) => judgeSignature(id, s.armored, trust, 'producer'));
+        .map((s) => judgeRecordSignature(id, s.armored, trust));
       loaded.set(id, { record, signatures });
     }
     const order = await readAllEntries(store, index).then(

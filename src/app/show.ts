@@ -9,7 +9,7 @@ import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { lifecycleChain, lifecycleOf } from './lifecycle.js';
 import { readSignatures } from '../ledger/leaves.js';
-import { judgeSignature, type SignatureVerdict } from '../verify/signatures.js';
+import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { loadPolicy } from './local.js';
 import { listLog, loadRecord, resolveId } from './query.js';
 import { trustFrom } from './trust.js';
@@ -58,7 +58,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     const trust = trustFrom(loaded, new Date());
     const signatures = [...(await readSignatures(store, index)).leaves.values()]
       .filter((s) => s.subject === id)
-      .map((s) => judgeSignature(id, s.armored, trust, 'producer', record.observed.producer));
+      .map((s) => judgeRecordSignature(id, s.armored, trust, record.observed.producer));
     const source = async () => {
       if (!record.observed.source) return undefined;
       const entry = await lookupPath(

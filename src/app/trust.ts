@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { FormatOptions } from '../formats/index.js';
-import { SIGNATURE_NAMESPACE } from '../model/attestation.js';
+import { recorderMessage, SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { sanitizeLine } from '../paths/index.js';
 import { parsePublicKeyLine, signWithSshKeygen, type SshKeygenSigner } from '../sign/index.js';
@@ -124,7 +124,16 @@ export { signByDefault } from './sign-setting.js';
 
 /** Signs a ledger id (`sha256:<hex>`, no newline) in namespace `ledger`: armored SSHSIG text. */
 export function signId(id: string, signer: SshKeygenSigner): Promise<string> {
-  return signWithSshKeygen(new TextEncoder().encode(id), SIGNATURE_NAMESPACE, signer, {
+  return signMessage(id, signer);
+}
+
+/** A recorder signature over a record id (`recorderMessage`): "recorded on this machine by". */
+export function signAsRecorder(id: string, signer: SshKeygenSigner): Promise<string> {
+  return signMessage(recorderMessage(id), signer);
+}
+
+function signMessage(message: string, signer: SshKeygenSigner): Promise<string> {
+  return signWithSshKeygen(new TextEncoder().encode(message), SIGNATURE_NAMESPACE, signer, {
     // A FIDO key asks for a touch: say so on the terminal, escaped (the key's comment is text
     // from a file the repository's config may have named).
     onNotice: (line) => {

@@ -519,7 +519,7 @@ async function writeAttestations(
 /** The witness output cap for re-runs (per stream); more than 4× in total ends the command. */
 const RERUN_OUTPUT_CAP = 1024 * 1024;
 
-interface PreparedReruns {
+export interface PreparedReruns {
   session: RerunSession;
   isolation: Isolation;
   info: NonNullable<VerifyReport['rerun']>;
@@ -531,7 +531,7 @@ interface PreparedReruns {
  * (refused up front when the policy requires isolation and there is none: nothing runs, exit
  * 2), the paths a witness must never see, and a session that owns the throw-away checkouts.
  */
-async function prepareReruns(
+export async function prepareReruns(
   repo: RepoPaths,
   store: ObjectReader,
   policy: Policy,

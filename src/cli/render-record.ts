@@ -87,7 +87,9 @@ export function renderRecord(
       'signature',
       s.verified
         ? `verified: ${sanitizeLine(s.signer ?? '')} (${s.key ?? ''})`
-        : `not trusted: ${sanitizeLine(s.reason)}`,
+        : typeof s.recorder === 'string'
+          ? sanitizeLine(s.reason)
+          : `not trusted: ${sanitizeLine(s.reason)}`,
     );
   }
   line(

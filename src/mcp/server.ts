@@ -22,6 +22,8 @@ export interface McpServerOptions {
   /** Witness commands the record tool runs (the user's, from the server's command line). */
   witnesses: readonly string[];
   witnessTimeoutSeconds?: number;
+  /** `--sign` (and `--signing-key`): recorder signatures on the records the tools make. */
+  sign?: { signingKey?: string };
 }
 
 /** Serves until the client closes standard input. */
@@ -40,6 +42,7 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
     return {
       ledger,
       witnesses: options.witnesses,
+      ...(options.sign === undefined ? {} : { sign: options.sign }),
       ...(options.witnessTimeoutSeconds === undefined
         ? {}
         : { witnessTimeoutSeconds: options.witnessTimeoutSeconds }),

@@ -10,7 +10,10 @@
  * runs: no witness commands (the server's own `--witness` flags name them, as the user wrote
  * them into the MCP configuration), no evidence files (a path outside the repository would
  * carry its bytes into the ledger), no policy file and no attestations (the auditor's), no
- * signing key. This module does not load the SDK: it is pure and testable in memory.
+ * signing key. Nothing it sends decides who signs: records are signed only when the server was
+ * started with `--sign`, and then as the recorder, never as the producer. The witnesses run
+ * isolated, as `verify --rerun` runs them: they are usually the agent's own code. This module
+ * does not load the SDK: it is pure and testable in memory.
  */
 import { z } from 'zod';
 import { EMITTER_NAMES, issuesToProblems } from '../formats/index.js';
@@ -94,6 +97,12 @@ export interface ToolContext {
   /** Witness commands from the server's own command line. */
   witnesses: readonly string[];
   witnessTimeoutSeconds?: number;
+  /**
+   * Set when the server was started with `--sign`: records get a recorder signature
+   * ("recorded on this machine by <signer>"). Never `ledger.sign`: that setting means "I
+   * produced what I record", which the agent calling these tools did, not the user.
+   */
+  sign?: { signingKey?: string };
   /** Who is calling, from the MCP handshake: the default producer. */
   client?: { name: string; version: string };
 }
@@ -122,10 +131,16 @@ const TOOLS: Tool[] = [
       const producer =
         args.producer ??
         (context.client ? `${context.client.name} ${context.client.version} via MCP` : undefined);
+      // The producer, from the arguments or the handshake, is the agent's word: a claim that no
+      // signature made here ever vouches for (a recorder signature names who ran ledger).
       const json = await context.ledger.record({
         ...args,
         ...(producer === undefined ? {} : { producer }),
         witnesses: context.witnesses,
+        isolate: true,
+        sign: context.sign !== undefined,
+        ...(context.sign === undefined ? {} : { signAs: 'recorder' as const }),
+        ...(context.sign?.signingKey === undefined ? {} : { signingKey: context.sign.signingKey }),
         ...(context.witnessTimeoutSeconds === undefined
           ? {}
           : { witnessTimeoutSeconds: context.witnessTimeoutSeconds }),

@@ -13,6 +13,15 @@ export const ATTESTATION_SCHEMA_V1 = 'ledger.attestation/v1';
 /** SSHSIG namespace of every ledger signature; the signed message is the subject id string. */
 export const SIGNATURE_NAMESPACE = 'ledger';
 
+/**
+ * What a recorder signature signs (an MCP server or hook set up with `--sign`): "this record
+ * was made by ledger on my machine", not "I produced it". A prefix no id starts with, so the
+ * bytes can never be read as a producer signature over the bare id, nor the other way round.
+ */
+export function recorderMessage(id: string): string {
+  return `ledger-recorded-here ${id}`;
+}
+
 const id = z.string().regex(RECORD_ID, 'a ledger id sha256:<64 lowercase hex>');
 const short = z.string().max(4096);
 

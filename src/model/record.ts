@@ -15,6 +15,7 @@ import {
   RECORD_ID,
   RECORD_SCHEMA,
   RECORD_SCHEMA_V1,
+  RECORD_SCHEMA_V3,
   RECORD_SCHEMAS,
   STATUSES,
 } from './vocabulary.js';
@@ -26,6 +27,7 @@ export {
   RECORD_ID,
   RECORD_SCHEMA,
   RECORD_SCHEMA_V1,
+  RECORD_SCHEMA_V3,
   RECORD_SCHEMAS,
   STATUSES,
   isStatus,
@@ -219,6 +221,23 @@ export const Observed = ObservedV1.extend({
 });
 export type Observed = z.infer<typeof Observed>;
 
+/**
+ * v3 adds `isolation`: how the witnesses of this record were run, when ledger ran them in a
+ * sandbox (the MCP server's and the hook's always; `ledger record --isolate`). Only such a
+ * record is written as v3, so every record made without isolation keeps v2's bytes.
+ */
+export const WitnessIsolation = z.strictObject({
+  mode: z.enum(['bwrap', 'unshare', 'none']),
+  /** The new namespaces each witness ran in. */
+  namespaces: z.array(short).max(16),
+  network: z.boolean(),
+  /** The run's limits in one sentence, as `verify --rerun` states them (uid 0 included). */
+  statement: text,
+});
+export type WitnessIsolation = z.infer<typeof WitnessIsolation>;
+
+export const ObservedV3 = Observed.extend({ isolation: WitnessIsolation });
+
 export const RecordV1 = z.strictObject({
   schema: z.literal(RECORD_SCHEMA_V1),
   format: z.enum(FORMATS),
@@ -233,15 +252,24 @@ export const RecordV2 = z.strictObject({
   observed: Observed,
 });
 
+export const RecordV3 = z.strictObject({
+  schema: z.literal(RECORD_SCHEMA_V3),
+  format: z.enum(FORMATS),
+  claims: Claims,
+  observed: ObservedV3,
+});
+
 /** Any stored record: every version ever written stays readable, each by its own rules. */
-export const Record = z.discriminatedUnion('schema', [RecordV1, RecordV2]);
+export const Record = z.discriminatedUnion('schema', [RecordV1, RecordV2, RecordV3]);
 /**
  * A record of any version, as the code sees it: v2's shape is a superset of v1's (a v1 record
- * is a v2 record whose base has a commit, whose output was kept and that has no `input`), so
- * one type serves both and `schema` says which rules its bytes were written under.
+ * is a v2 record whose base has a commit, whose output was kept and that has no `input`), and
+ * v3's of v2's (`observed.isolation`), so one type serves all and `schema` says which rules its
+ * bytes were written under.
  */
-export type LedgerRecord = Omit<z.infer<typeof RecordV2>, 'schema'> & {
+export type LedgerRecord = Omit<z.infer<typeof RecordV2>, 'schema' | 'observed'> & {
   schema: (typeof RECORD_SCHEMAS)[number];
+  observed: Observed & { isolation?: WitnessIsolation };
 };
 
 /**

@@ -8,7 +8,9 @@
 /** The schema new records are written in. */
 export const RECORD_SCHEMA = 'ledger.record/v2';
 export const RECORD_SCHEMA_V1 = 'ledger.record/v1';
-export const RECORD_SCHEMAS = [RECORD_SCHEMA_V1, RECORD_SCHEMA] as const;
+/** v2 plus `observed.isolation`: written only for a record whose witnesses ran isolated. */
+export const RECORD_SCHEMA_V3 = 'ledger.record/v3';
+export const RECORD_SCHEMAS = [RECORD_SCHEMA_V1, RECORD_SCHEMA, RECORD_SCHEMA_V3] as const;
 export const LOG_ENTRY_SCHEMA = 'ledger.log/v1';
 
 /** The ledger's own status vocabulary; format-specific statuses map onto it. */

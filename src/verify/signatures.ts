@@ -4,7 +4,11 @@
  * the allowed_signers file and the policy's role patterns, both read as `ssh-keygen -Y verify`
  * reads principal patterns. A producer name is only ever `verified` through a trusted signature.
  */
-import { SIGNATURE_NAMESPACE, type SignatureObject } from '../model/attestation.js';
+import {
+  recorderMessage,
+  SIGNATURE_NAMESPACE,
+  type SignatureObject,
+} from '../model/attestation.js';
 import {
   findSigner,
   isAllowedSigner,
@@ -53,6 +57,12 @@ export interface SignatureVerdict {
   /** `SHA256:…` of the signing key, when the signature parses. */
   key?: string;
   reason: string;
+  /**
+   * Set for a recorder signature (over `recorderMessage(id)`): the trusted principal that ran
+   * ledger on its machine, else null. Never the producer: `signer` stays null and `verified`
+   * false, so every reader that asks who produced the record gets no one from it.
+   */
+  recorder?: string | null;
 }
 
 /**
@@ -158,6 +168,35 @@ export function judgeSignature(
   );
 }
 
+/**
+ * A signature leaf over a record, judged as what it signs: the record id itself (a producer
+ * signature, `judgeSignature`), or `recorderMessage(id)` — made by an MCP server or hook the
+ * user set up with `--sign`, saying only "recorded on this machine by <signer>". The two
+ * messages differ in their bytes, so neither signature can be passed off as the other.
+ */
+export function judgeRecordSignature(
+  id: string,
+  armored: string,
+  trust: Trust | undefined,
+  claimed?: string,
+): SignatureVerdict {
+  const asProducer = judgeSignature(id, armored, trust, 'producer', claimed);
+  if (!asProducer.reason.startsWith('invalid signature')) return asProducer;
+  const asRecorder = judgeSignature(recorderMessage(id), armored, trust, 'producer');
+  if (asRecorder.reason.startsWith('invalid signature')) return asProducer;
+  const recorder = asRecorder.verified ? asRecorder.signer : null;
+  return {
+    ...asRecorder,
+    signer: null,
+    verified: false,
+    recorder,
+    reason:
+      recorder === null
+        ? `a recorder signature, ${asRecorder.reason.replace(/^signed by/, 'made by')}`
+        : `recorded on this machine by ${recorder} (key ${asRecorder.key}): who ran ledger, not who produced the handoff`,
+  };
+}
+
 /** A signature leaf of the ledger: its own id, and what it holds. */
 export interface SignatureLeaf {
   id: string;
@@ -179,7 +218,7 @@ export function checkSignatures(
   checks: CheckSink,
 ): SignatureVerdict[] {
   const verdicts = signatures.map((s) =>
-    judgeSignature(id, s.signature.armored, trust, 'producer', producer),
+    judgeRecordSignature(id, s.signature.armored, trust, producer),
   );
   const required = trust?.required ?? false;
   const missing = (detail: string): Check => ({
@@ -207,12 +246,22 @@ export function checkSignatures(
         verdict: 'verified',
         detail: `${v.reason}: the producer's verified identity`,
       });
+    } else if (typeof v.recorder === 'string') {
+      // Its own check name: readers that take verified `signature` checks as the producer's
+      // identity (export's signers) must not count it.
+      checks.push({
+        id: `signatures[${leaf}]`,
+        check: 'recorder',
+        subject: v.recorder,
+        verdict: 'verified',
+        detail: v.reason,
+      });
     }
   });
   const trusted = verdicts.filter((v) => v.verified);
   if (trusted.length === 0) {
     const why = verdicts
-      .filter((v) => !v.reason.startsWith('invalid signature'))
+      .filter((v) => !v.reason.startsWith('invalid signature') && typeof v.recorder !== 'string')
       .map((v) => v.reason);
     if (why.length > 0) checks.push(missing(why.join('; ')));
     else if (required)

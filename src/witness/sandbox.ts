@@ -415,21 +415,36 @@ async function tryMode(mode: 'bwrap' | 'unshare'): Promise<string | undefined> {
   }
 }
 
-/** One sentence for the report: what a re-run could and could not reach. */
-export function describeIsolation(isolation: Isolation, network: boolean): string {
+/**
+ * One sentence for the report (and, for record-time witnesses, the record): what a run could
+ * and could not reach. Run as root, a sandboxed command is uid 0 without capabilities and can
+ * still read root-only files of the bound system directories; the sentence says so.
+ */
+export function describeIsolation(
+  isolation: Isolation,
+  network: boolean,
+  subject: 're-runs' | 'witnesses' = 're-runs',
+  uid: number | undefined = process.getuid?.(),
+): string {
   const why = isolation.unavailable.map((u) => `${u.mode}: ${u.reason}`).join('; ');
+  const asRoot =
+    uid === 0
+      ? ', and as root: uid 0 without capabilities, a witness can still read root-only files of the system directories (/etc/shadow); run ledger as an ordinary user'
+      : '';
   if (isolation.mode === 'none') {
     return (
-      're-runs are NOT isolated: witnesses run as plain processes of your user and can read what you can read ' +
+      `${subject} are NOT isolated: witnesses run as plain processes of your user and can read what you can read ` +
       "(this process's environment through /proc included) and write where you can write" +
-      (why === '' ? '' : ` (${why})`)
+      (why === '' ? '' : ` (${why})`) +
+      (uid === 0 ? ' — as root' : '')
     );
   }
   const tool = isolation.mode === 'bwrap' ? 'bubblewrap' : 'unshare';
   return (
-    `re-runs isolated with ${tool}: new ${namespacesOf(isolation.mode, network).join(', ')} namespaces, ` +
+    `${subject} isolated with ${tool}: new ${namespacesOf(isolation.mode, network).join(', ')} namespaces, ` +
     `no capabilities, only the checkout writable, the repository and HOME not visible` +
     (network ? ', network allowed by the policy' : ', no network') +
+    asRoot +
     (why === '' ? '' : ` (${why})`)
   );
 }

@@ -27,9 +27,10 @@ const read = (file: string) =>
   JSON.parse(readFileSync(join(PROJECT_ROOT, 'fixtures', 'canonical', file), 'utf8')) as Vector[];
 const v1 = read('schemas-v1.json');
 const v2 = read('schemas-v2.json');
+const v3 = read('schemas-v3.json');
 
 describe('schema golden vectors', () => {
-  for (const v of [...v1, ...v2]) {
+  for (const v of [...v1, ...v2, ...v3]) {
     it(`${v.name}: the schema accepts it, bytes and id are pinned, decoding gives it back`, () => {
       const schema = v.schema.startsWith('ledger.record/') ? Record : LogEntry;
       expect(schema.safeParse(v.value).success).toBe(true);
@@ -41,11 +42,22 @@ describe('schema golden vectors', () => {
   }
 
   it('covers every schema', () => {
-    expect([...new Set([...v1, ...v2].map((v) => v.schema))].sort()).toEqual([
+    expect([...new Set([...v1, ...v2, ...v3].map((v) => v.schema))].sort()).toEqual([
       'ledger.log/v1',
       'ledger.record/v1',
       'ledger.record/v2',
+      'ledger.record/v3',
     ]);
+  });
+
+  it('isolation is v3 only: a v2 record that carries it is refused, and v3 requires it', () => {
+    for (const v of v3) {
+      const asV2 = { ...(v.value as object), schema: 'ledger.record/v2' };
+      expect(Record.safeParse(asV2).success).toBe(false);
+      const value = v.value as { observed: { [field: string]: unknown } };
+      const { isolation: _dropped, ...observed } = value.observed;
+      expect(Record.safeParse({ ...value, observed }).success).toBe(false);
+    }
   });
 
   it('a v1 record keeps v1 rules: what only v2 allows is refused under the v1 schema name', () => {

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES } from '../../model/errors.js';
-import { Claims, Observed, Reason } from '../../model/record.js';
+import { Claims, ObservedV3, Reason } from '../../model/record.js';
 import { FORMATS, STATUSES } from '../../model/vocabulary.js';
 import { VERDICTS } from '../../verify/types.js';
 
@@ -109,7 +109,7 @@ const ShowRecord = z.object({
   reasons: z.array(Reason),
   authors: z.object({ claims: z.literal('agent'), observed: z.literal('ledger') }),
   claims: Claims,
-  observed: Observed,
+  observed: ObservedV3.partial({ isolation: true }),
   producer: z.object({
     claimed: z.string().nullable(),
     verified: z.array(z.string()).nullable(),

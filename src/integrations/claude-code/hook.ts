@@ -9,7 +9,9 @@
  * already continuing because of a stop hook (`stop_hook_active`), the stop goes through and
  * the user is told what still does not hold — a gate that can loop is worse than none.
  *
- * Trust: everything this reads from the repository or the transcript is the agent's. The
+ * Trust: everything this reads from the repository or the transcript is the agent's; so the
+ * witnesses run isolated, and a record is signed only with the hook's own `--sign`, as its
+ * recorder ("recorded on this machine by"), whatever `ledger.sign` says. The
  * witnesses and the blocking rule come only from the hook's own command line, which lives in
  * Claude Code's settings — the file Claude Code snapshots at start-up and asks the user to
  * review when it changes — never from a file the agent could edit during the run.
@@ -72,8 +74,16 @@ export async function runClaudeCodeHook(
       cwd: payload.cwd ?? fallbackCwd,
       from: { bytes: handoff.bytes, fileName: '-' },
       format: handoff.format,
+      // A claim from the hook input, never proven by a signature made here: the hook signs
+      // only when set up with --sign, and then as the recorder.
       producer: producerOf(payload),
       witnesses: options.witnesses,
+      // The witnesses test the agent's code: run as verify --rerun runs them, never with the
+      // user's HOME, ssh-agent or credentials within reach.
+      isolate: true,
+      sign: options.sign !== undefined,
+      ...(options.sign === undefined ? {} : { signAs: 'recorder' as const }),
+      ...(options.sign?.signingKey === undefined ? {} : { signingKey: options.sign.signingKey }),
       ...(options.witnessTimeoutSeconds === undefined
         ? {}
         : { witnessTimeoutMs: options.witnessTimeoutSeconds * 1000 }),

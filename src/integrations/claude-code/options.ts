@@ -18,6 +18,8 @@ export interface HookFlags {
   'witness-timeout'?: number | undefined;
   block?: string | undefined;
   format?: string | undefined;
+  sign?: boolean | undefined;
+  'signing-key'?: string | undefined;
 }
 
 export interface HookOptions {
@@ -27,6 +29,11 @@ export interface HookOptions {
   block?: BlockMode;
   /** Parse every final message as this format instead of detecting one. */
   format?: FormatName;
+  /**
+   * `--sign` on the hook's command line: records get a recorder signature ("recorded on this
+   * machine by <signer>"). Never `ledger.sign`: the handoff is the agent's, not the user's.
+   */
+  sign?: { signingKey?: string };
 }
 
 /** Typed options from flags; a usage error listing every bad flag. */
@@ -63,5 +70,10 @@ export function hookOptionsFrom(flags: HookFlags, what: string): HookOptions {
       : { witnessTimeoutSeconds: flags['witness-timeout'] }),
     ...(flags.block === undefined ? {} : { block: flags.block as BlockMode }),
     ...(flags.format === undefined ? {} : { format: flags.format as FormatName }),
+    ...(flags.sign === true
+      ? {
+          sign: flags['signing-key'] === undefined ? {} : { signingKey: flags['signing-key'] },
+        }
+      : {}),
   };
 }
