@@ -12,16 +12,17 @@ import { join } from 'node:path';
 import { DEFAULT_STEP, linkFileName, linkFileText, signLink, toLink } from '../export/link.js';
 import { parseSigningKey, type SigningKey } from '../export/signing-key.js';
 import { toDsseEnvelope, toStatement } from '../export/statement.js';
-import { readLedgerIndex } from '../ledger/read.js';
+import { readIndexedRecord } from '../ledger/records.js';
 import { readBlob, readTree } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
+import { pausePoint } from '../model/faults.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import { MODE } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import type { RecordReport } from '../verify/types.js';
 import { writeOutputFile } from './output-file.js';
-import { loadRecord } from './query.js';
 import { withRepo } from './repo.js';
+import { verifiedIndex } from './snapshot.js';
 import { verifyRepository } from './verify.js';
 
 export interface ExportRequest {
@@ -85,9 +86,10 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
     contradicted: checked.checks.filter((c) => c.verdict === 'contradicted').length,
     unverifiable: checked.checks.filter((c) => c.verdict === 'unverifiable').length,
   };
+  await pausePoint('export-after-verify');
   return withRepo(request.cwd, async ({ store }) => {
-    const index = await readLedgerIndex(store);
-    const { record } = await loadRecord(store, index, id);
+    const index = await verifiedIndex(store, report);
+    const { record } = await readIndexedRecord(store, index, id);
     if (request.as === 'in-toto-link') {
       const signingKey = key!;
       const { files, skipped } = await treeDigests(store, record.observed.base.tree);

@@ -1,0 +1,140 @@
+/**
+ * Issue 16, item 1: one record reader. The agent rewrites a record's blob with git plumbing
+ * (its summary edited, or another record's bytes put under its id) and points refs/ledger/log
+ * at the result. Every command that reads records — not only `verify` — stops with exit 3
+ * naming the record, and none prints the forged content under the original id.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLedger } from '../../src/library.js';
+import { BIN, cleanup, PROJECT_ROOT } from '../helpers/git.js';
+import {
+  asUser,
+  cli,
+  cliText,
+  encode,
+  idPath,
+  makeUser,
+  record,
+  recordParts,
+  repoWithRecord,
+  rewriteLedger,
+  type User,
+} from './helpers.js';
+
+beforeAll(() => {
+  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
+    throw new Error('run npm run build first');
+});
+afterAll(cleanup);
+
+const FORGED = 'FORGED-BY-THE-AGENT';
+
+/** Rewrites record `id`'s blob: its summary edited, or `bytes` (another record's) put in its place. */
+async function tamperRecord(dir: string, id: string, bytes?: Uint8Array): Promise<void> {
+  const parts = await recordParts(dir, id);
+  parts.value['claims']['summary'] = FORGED;
+  await rewriteLedger(dir, [
+    { path: `${idPath('records', id)}/record`, bytes: bytes ?? encode(parts.value) },
+  ]);
+}
+
+/** Everything a command printed, for "the forged content is not in it". */
+const printed = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
+
+describe('a rewritten record blob: every reader refuses it (exit 3, naming the record)', () => {
+  let user: User;
+  let dir: string;
+  let id: string;
+
+  beforeAll(async () => {
+    user = makeUser();
+    ({ dir, id } = await repoWithRecord(user, {
+      status: 'success',
+      summary: 'the real summary',
+      task: 'T-1',
+    }));
+    await record(user, dir, { status: 'success', summary: 'a later record', task: 'T-2' });
+    await tamperRecord(dir, id);
+  });
+
+  const commands: [string, (id: string) => string[]][] = [
+    ['show ID', (id) => ['show', id]],
+    ['show --latest TASK', () => ['show', '--latest', 'T-1']],
+    ['log', () => ['log']],
+    ['log --task TASK', () => ['log', '--task', 'T-1']],
+    ['stats', () => ['stats']],
+    ['report --markdown -', () => ['report', '--markdown', '-']],
+    ['export --in-toto-statement', (id) => ['export', id, '--in-toto-statement', '--out', '-']],
+    ['accept ID', (id) => ['accept', id, '--by', 'reviewer']],
+  ];
+  for (const [name, args] of commands) {
+    it(`ledger ${name}`, async () => {
+      // These two print their document on stdout, which --json cannot go with.
+      const plain = name.startsWith('report') || name.startsWith('export');
+      const r = plain ? await cliText(user, dir, args(id)) : await cli(user, dir, args(id));
+      expect(r.code, printed(r)).toBe(3);
+      expect(printed(r)).not.toContain(FORGED);
+      expect(printed(r)).toContain(id.slice(7));
+    });
+  }
+
+  it('the library: show and log reject with exit code 3 naming the record', async () => {
+    const ledger = openLedger(dir);
+    for (const call of [
+      () => ledger.show(id),
+      () => ledger.log(),
+      () => ledger.show({ latest: 'T-1' }),
+    ]) {
+      const error = await asUser(user, call).then(
+        (value) => ({ value }),
+        (e: unknown) => e as { exitCode: number; record?: string; message: string },
+      );
+      expect(error, JSON.stringify(error)).toMatchObject({ exitCode: 3, record: id });
+    }
+  });
+
+  it('the MCP tools show and log answer exit code 3 naming the record', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp'],
+      cwd: dir,
+      env: { ...(process.env as Record<string, string>), ...user.env },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'ledger-test-agent', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      for (const [tool, args] of [
+        ['show', { id }],
+        ['log', {}],
+      ] as const) {
+        const result = await client.callTool({ name: tool, arguments: args });
+        const text = JSON.stringify(result);
+        expect(result.isError, text).toBe(true);
+        expect((result.structuredContent as { exitCode: number }).exitCode, text).toBe(3);
+        expect(text).not.toContain(FORGED);
+        expect(text).toContain(id.slice(7));
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('another record’s valid bytes under a record’s id', () => {
+  it('show and log refuse them (exit 3) instead of showing the other record as this one', async () => {
+    const user = makeUser();
+    const { dir, id } = await repoWithRecord(user, { status: 'success', summary: 'first' });
+    const other = await record(user, dir, { status: 'failed', summary: FORGED });
+    await tamperRecord(dir, id, (await recordParts(dir, other.id)).bytes);
+    for (const args of [['show', id], ['log']]) {
+      const r = await cli(user, dir, args);
+      expect(r.code, printed(r)).toBe(3);
+      expect(printed(r)).toContain(id.slice(7));
+    }
+  });
+});
