@@ -15,13 +15,12 @@ import {
   asUser,
   cli,
   cliText,
-  encode,
-  idPath,
+  FORGED,
   makeUser,
   record,
   recordParts,
   repoWithRecord,
-  rewriteLedger,
+  tamperRecord,
   type User,
 } from './helpers.js';
 
@@ -30,17 +29,6 @@ beforeAll(() => {
     throw new Error('run npm run build first');
 });
 afterAll(cleanup);
-
-const FORGED = 'FORGED-BY-THE-AGENT';
-
-/** Rewrites record `id`'s blob: its summary edited, or `bytes` (another record's) put in its place. */
-async function tamperRecord(dir: string, id: string, bytes?: Uint8Array): Promise<void> {
-  const parts = await recordParts(dir, id);
-  parts.value['claims']['summary'] = FORGED;
-  await rewriteLedger(dir, [
-    { path: `${idPath('records', id)}/record`, bytes: bytes ?? encode(parts.value) },
-  ]);
-}
 
 /** Everything a command printed, for "the forged content is not in it". */
 const printed = (r: { stdout: string; stderr: string }) => `${r.stdout}\n${r.stderr}`;
@@ -84,11 +72,12 @@ describe('a rewritten record blob: every reader refuses it (exit 3, naming the r
 
   it('the library: show and log reject with exit code 3 naming the record', async () => {
     const ledger = openLedger(dir);
-    for (const call of [
+    const calls: (() => Promise<unknown>)[] = [
       () => ledger.show(id),
       () => ledger.log(),
       () => ledger.show({ latest: 'T-1' }),
-    ]) {
+    ];
+    for (const call of calls) {
       const error = await asUser(user, call).then(
         (value) => ({ value }),
         (e: unknown) => e as { exitCode: number; record?: string; message: string },
