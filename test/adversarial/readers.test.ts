@@ -4,22 +4,26 @@
  * at the result. Every command that reads records — not only `verify` — stops with exit 3
  * naming the record, and none prints the forged content under the original id.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedger } from '../../src/library.js';
-import { BIN, cleanup, PROJECT_ROOT } from '../helpers/git.js';
+import { LOG_ENTRY_SCHEMA } from '../../src/model/vocabulary.js';
+import { BIN, cleanup, PROJECT_ROOT, tempDir } from '../helpers/git.js';
 import {
   asUser,
   cli,
   cliText,
+  encode,
   FORGED,
+  idPath,
   makeUser,
   record,
   recordParts,
   repoWithRecord,
+  rewriteLedger,
   tamperRecord,
   type User,
 } from './helpers.js';
@@ -37,6 +41,7 @@ describe('a rewritten record blob: every reader refuses it (exit 3, naming the r
   let user: User;
   let dir: string;
   let id: string;
+  const page = join(tempDir(), 'report.html');
 
   beforeAll(async () => {
     user = makeUser();
@@ -55,7 +60,7 @@ describe('a rewritten record blob: every reader refuses it (exit 3, naming the r
     ['log', () => ['log']],
     ['log --task TASK', () => ['log', '--task', 'T-1']],
     ['stats', () => ['stats']],
-    ['report --markdown -', () => ['report', '--markdown', '-']],
+    ['report --markdown - --html PAGE', () => ['report', '--markdown', '-', '--html', page]],
     ['export --in-toto-statement', (id) => ['export', id, '--in-toto-statement', '--out', '-']],
     ['accept ID', (id) => ['accept', id, '--by', 'reviewer']],
   ];
@@ -66,6 +71,8 @@ describe('a rewritten record blob: every reader refuses it (exit 3, naming the r
       const r = plain ? await cliText(user, dir, args(id)) : await cli(user, dir, args(id));
       expect(r.code, printed(r)).toBe(3);
       expect(printed(r)).not.toContain(FORGED);
+      // The page is still written for a damaged ledger: the record is left out of it, not forged.
+      if (name.startsWith('report')) expect(readFileSync(page, 'utf8')).not.toContain(FORGED);
       expect(printed(r)).toContain(id.slice(7));
     });
   }
@@ -125,5 +132,25 @@ describe('another record’s valid bytes under a record’s id', () => {
       expect(r.code, printed(r)).toBe(3);
       expect(printed(r)).toContain(id.slice(7));
     }
+  });
+});
+
+describe('a rewritten log entry below the tip', () => {
+  it('log’s walk hash-checks every entry it reads: exit 3 naming the entry', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user, { status: 'success', summary: 'first' });
+    await record(user, dir, { status: 'success', summary: 'second' });
+    const [, older] = await asUser(user, () => openLedger(dir).log());
+    // A valid entry, but not the one under that id: the first record now claims height 7.
+    const forged = encode({
+      schema: LOG_ENTRY_SCHEMA,
+      record: older!.id,
+      prev: [],
+      height: 7,
+    });
+    await rewriteLedger(dir, [{ path: idPath('log', older!.entry), bytes: forged }]);
+    const r = await cli(user, dir, ['log']);
+    expect(r.code, printed(r)).toBe(3);
+    expect(printed(r)).toContain(older!.entry.slice(7));
   });
 });
