@@ -29,7 +29,7 @@ export interface ReadRecord {
 const VERIFY_HINT = 'Run ledger verify to see every damaged record.';
 
 /** The record `id` of the ledger read in `index` (UNKNOWN_RECORD when it holds none). */
-export function readIndexedRecord(
+export async function readIndexedRecord(
   store: ObjectReader,
   index: LedgerIndex,
   id: string,

@@ -154,3 +154,32 @@ describe('a rewritten log entry below the tip', () => {
     expect(printed(r)).toContain(older!.entry.slice(7));
   });
 });
+
+describe('a rewritten kept handoff', () => {
+  it('show --as its own format refuses it (exit 3) instead of printing it as the original', async () => {
+    const user = makeUser();
+    const handoff = readFileSync(
+      join(PROJECT_ROOT, 'fixtures', 'handoffs', 'maxsim', 'pass-with-evidence-blocks.md'),
+    );
+    const { dir, id } = await repoWithRecord(user, {
+      from: { bytes: handoff, fileName: 'handoff.md' },
+    });
+    const { value } = await recordParts(dir, id);
+    const sha256: string = value['observed']['source']['sha256'];
+    await rewriteLedger(dir, [
+      {
+        path: `${idPath('records', id)}/evidence/${sha256}`,
+        bytes: new TextEncoder().encode(`# ${FORGED}\n`),
+      },
+    ]);
+    for (const args of [
+      ['show', id, '--as', 'maxsim'],
+      ['show', id],
+    ]) {
+      const r = await cliText(user, dir, args);
+      expect(r.code, printed(r)).toBe(3);
+      expect(printed(r)).not.toContain(FORGED);
+      expect(printed(r)).toContain(id.slice(7));
+    }
+  });
+});
