@@ -14,14 +14,15 @@ import { DEFAULT_STEP, linkFileName, linkFileText, signLink, toLink } from '../e
 import { parseSigningKey, type SigningKey } from '../export/signing-key.js';
 import { toDsseEnvelope, toStatement } from '../export/statement.js';
 import { exportedWitnesses, type ExportedWitnesses } from '../export/witness-verdicts.js';
-import { readLedgerIndex } from '../ledger/read.js';
+import { readIndexedRecord } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
+import { pausePoint } from '../model/faults.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { RecordReport } from '../verify/types.js';
 import { treeFiles } from './export-trees.js';
 import { writeOutputFile } from './output-file.js';
-import { loadRecord } from './query.js';
 import { withRepo } from './repo.js';
+import { verifiedIndex } from './snapshot.js';
 import { verifyRepository } from './verify.js';
 
 export interface ExportRequest {
@@ -101,9 +102,10 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
     contradicted: checked.checks.filter((c) => c.verdict === 'contradicted').length,
     unverifiable: checked.checks.filter((c) => c.verdict === 'unverifiable').length,
   };
+  await pausePoint('export-after-verify');
   return withRepo(request.cwd, async ({ store }) => {
-    const index = await readLedgerIndex(store);
-    const { record } = await loadRecord(store, index, id);
+    const index = await verifiedIndex(store, report);
+    const { record } = await readIndexedRecord(store, index, id);
     const witnesses = exportedWitnesses(record, checked.checks);
     if (witnesses.unverified.length > 0 && !request.allowUnverified)
       throw notVerified(id, witnesses, request.rerun ?? false);

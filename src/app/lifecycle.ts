@@ -5,11 +5,12 @@
  */
 import { encodeCanonical, type CborValue } from '../canonical/index.js';
 import { formatModules, type FormatModule, type Lifecycle } from '../formats/index.js';
-import { appendRecord } from '../ledger/append.js';
+import { appendRecordOnto } from '../ledger/append.js';
 import { BASE_COMMIT_FILE } from '../ledger/layout.js';
 import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
+import { pausePoint } from '../model/faults.js';
 import { RECORD_SCHEMA, type LedgerRecord } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
@@ -107,78 +108,104 @@ export interface LifecycleRequest {
   now?: Date;
 }
 
+/** How often a step is derived again because the ledger moved under it. */
+const MAX_STEP_ATTEMPTS = 100;
+
+/**
+ * A step is derived from the ledger at one commit and appended onto exactly that commit: when
+ * the ref moved in between (another writer, or an agent swapping the ledger), the step is
+ * derived again from the new tip, never appended onto a ledger it did not read.
+ */
 export function applyLifecycle(
   request: LifecycleRequest,
 ): Promise<RecordOutcome & { from: string; to: string }> {
   return withRepo(request.cwd, async ({ repo, store }) => {
-    const now = request.now ?? new Date();
-    const provider = lifecycleProvider();
-    const index = await readLedgerIndex(store);
-    const chain = await lifecycleChain(store, index, resolveId(index, request.id));
-    const headId = chain.ids.at(-1)!;
-    const head = chain.records.at(-1)!;
-    const from = chain.state ?? provider.lifecycle.initialState;
-    const claims = provider.lifecycle.nextClaims(
-      { ...head, claims: { ...head.claims, status: from } },
-      request.action,
-      request.by,
-      headId,
+    for (let attempt = 0; attempt < MAX_STEP_ATTEMPTS; attempt++) {
+      const stepped = await stepOnce(store, request);
+      if (stepped === undefined) continue;
+      const local = openLocalState(repo, store);
+      await local.noteRecordedHere(stepped.id);
+      if (stepped.entryId !== '') await local.noteKnownEntry(stepped.entryId);
+      return stepped;
+    }
+    throw new LedgerError(
+      'LOCKED',
+      `could not add the ${request.action} step: refs/ledger/log moved ${MAX_STEP_ATTEMPTS} times while it was derived`,
+      { hint: 'Other writers keep moving the ledger ref; retry when they are done.' },
     );
-    const to = claims.status;
-    const recordedAt = now.toISOString();
-    // The same derivation `verify` re-derives with: a step's status follows from the step.
-    const { status, reasons } = sealedStatus(
-      {
-        schema: RECORD_SCHEMA,
-        format: provider.name,
-        claims,
-        observed: { recordedAt, witnesses: [] },
-      },
-      { attachments: new Map() },
-    );
-    const record: LedgerRecord = {
+  });
+}
+
+/** One derivation of the step from the ledger as it is now; undefined when the ref moved. */
+async function stepOnce(
+  store: ObjectStore,
+  request: LifecycleRequest,
+): Promise<(RecordOutcome & { from: string; to: string }) | undefined> {
+  const now = request.now ?? new Date();
+  const provider = lifecycleProvider();
+  const index = await readLedgerIndex(store);
+  const chain = await lifecycleChain(store, index, resolveId(index, request.id));
+  const headId = chain.ids.at(-1)!;
+  const head = chain.records.at(-1)!;
+  const from = chain.state ?? provider.lifecycle.initialState;
+  const claims = provider.lifecycle.nextClaims(
+    { ...head, claims: { ...head.claims, status: from } },
+    request.action,
+    request.by,
+    headId,
+  );
+  const to = claims.status;
+  const recordedAt = now.toISOString();
+  // The same derivation `verify` re-derives with: a step's status follows from the step.
+  const { status, reasons } = sealedStatus(
+    {
       schema: RECORD_SCHEMA,
       format: provider.name,
       claims,
-      observed: {
-        recordedAt,
-        ledgerVersion: LEDGER_VERSION,
-        ...(request.by === undefined ? {} : { producer: request.by }),
-        base: head.observed.base,
-        candidate: head.observed.candidate,
-        ...(head.observed.branch === undefined ? {} : { branch: head.observed.branch }),
-        artifacts: [],
-        witnesses: [],
-        evidence: [],
-        effectiveStatus: status,
-        reasons,
-      },
-    };
-    const headTree = index.records.get(headId)!;
-    // A record made before the first commit has no base commit (its base is the empty tree).
-    const baseCommit =
-      head.observed.base.commit === null
-        ? undefined
-        : await lookupPath(store, headTree, BASE_COMMIT_FILE);
-    if (head.observed.base.commit !== null && !baseCommit)
-      throw new LedgerError('CORRUPT', `record ${headId} has no base commit bytes`, {
-        record: headId,
-      });
-    const appended = await appendRecord(
-      store,
-      {
-        recordBytes: encodeCanonical(stripUndefined(record) as CborValue),
-        candidateTree: head.observed.candidate.tree,
-        baseTree: head.observed.base.tree,
-        baseCommitBytes:
-          baseCommit === undefined ? undefined : await readBlob(store, baseCommit.oid),
-        evidence: new Map(),
-      },
-      now,
-    );
-    const local = openLocalState(repo, store);
-    await local.noteRecordedHere(appended.id);
-    if (appended.entryId !== '') await local.noteKnownEntry(appended.entryId);
-    return { ...appended, record, from, to };
-  });
+      observed: { recordedAt, witnesses: [] },
+    },
+    { attachments: new Map() },
+  );
+  const record: LedgerRecord = {
+    schema: RECORD_SCHEMA,
+    format: provider.name,
+    claims,
+    observed: {
+      recordedAt,
+      ledgerVersion: LEDGER_VERSION,
+      ...(request.by === undefined ? {} : { producer: request.by }),
+      base: head.observed.base,
+      candidate: head.observed.candidate,
+      ...(head.observed.branch === undefined ? {} : { branch: head.observed.branch }),
+      artifacts: [],
+      witnesses: [],
+      evidence: [],
+      effectiveStatus: status,
+      reasons,
+    },
+  };
+  const headTree = index.records.get(headId)!;
+  // A record made before the first commit has no base commit (its base is the empty tree).
+  const baseCommit =
+    head.observed.base.commit === null
+      ? undefined
+      : await lookupPath(store, headTree, BASE_COMMIT_FILE);
+  if (head.observed.base.commit !== null && !baseCommit)
+    throw new LedgerError('CORRUPT', `record ${headId} has no base commit bytes`, {
+      record: headId,
+    });
+  await pausePoint('lifecycle-after-read');
+  const appended = await appendRecordOnto(
+    store,
+    {
+      recordBytes: encodeCanonical(stripUndefined(record) as CborValue),
+      candidateTree: head.observed.candidate.tree,
+      baseTree: head.observed.base.tree,
+      baseCommitBytes: baseCommit === undefined ? undefined : await readBlob(store, baseCommit.oid),
+      evidence: new Map(),
+    },
+    now,
+    index.tipCommit,
+  );
+  return appended && { ...appended, record, from, to };
 }

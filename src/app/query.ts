@@ -1,16 +1,15 @@
 /**
  * Reading records back: id prefixes, one record, the log newest first.
  */
-import { decodeCanonical, parseRecordIdPrefix } from '../canonical/index.js';
-import { fanout, LOG_REF, RECORD_FILE, RECORDS_DIR } from '../ledger/layout.js';
+import { parseRecordIdPrefix } from '../canonical/index.js';
+import { fanout, LOG_REF, RECORDS_DIR } from '../ledger/layout.js';
 import { readTip, walkLog, type LedgerIndex } from '../ledger/read.js';
-import { lookupPath, readBlob } from '../ledger/trees.js';
+import { readIndexedRecord, readRecord, type ReadRecord } from '../ledger/records.js';
+import { lookupPath } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
-import type { LedgerRecord } from '../model/record.js';
-import { recordSchemas } from '../model/schemas.js';
 import { sanitizeLine } from '../paths/index.js';
 import { parseCommit } from '../store/objects.js';
-import type { ObjectStore } from '../store/port.js';
+import type { ObjectReader, ObjectStore } from '../store/port.js';
 
 /** A full id from a full id or a unique prefix (`sha256:ab12…` or `ab12…`), as git does. */
 export function resolveId(index: LedgerIndex, given: string): string {
@@ -38,49 +37,18 @@ export function resolveId(index: LedgerIndex, given: string): string {
   return matches[0]!;
 }
 
-export interface LoadedRecord {
-  id: string;
-  record: LedgerRecord;
-  bytes: Uint8Array;
-}
+export type LoadedRecord = ReadRecord;
 
-/** Reads and decodes one record; integrity problems are exit-3 errors naming the record. */
-export async function loadRecord(
-  store: ObjectStore,
+/**
+ * Reads and decodes one record through the ledger's one record reader: bytes that do not hash
+ * to the id are an exit-3 error naming the record, never shown as the record.
+ */
+export function loadRecord(
+  store: ObjectReader,
   index: LedgerIndex,
   id: string,
 ): Promise<LoadedRecord> {
-  const tree = index.records.get(id);
-  if (tree === undefined)
-    throw new LedgerError('UNKNOWN_RECORD', `record ${id} is not in the ledger`);
-  return loadRecordTree(store, id, tree);
-}
-
-/** Reads and decodes the record in the record tree `tree`. */
-async function loadRecordTree(store: ObjectStore, id: string, tree: string): Promise<LoadedRecord> {
-  const entry = await lookupPath(store, tree, RECORD_FILE);
-  if (!entry) throw new LedgerError('CORRUPT', `record ${id} has no record blob`, { record: id });
-  const bytes = await readBlob(store, entry.oid);
-  let value: unknown;
-  try {
-    value = decodeCanonical(bytes);
-  } catch (error) {
-    throw new LedgerError(
-      'INTEGRITY',
-      `record ${id} is not canonical CBOR: ${(error as Error).message}`,
-      {
-        record: id,
-        hint: 'Run ledger verify to see every damaged record.',
-      },
-    );
-  }
-  const parsed = (await recordSchemas()).Record.safeParse(value);
-  if (!parsed.success) {
-    throw new LedgerError('INTEGRITY', `record ${id} does not match the record schema`, {
-      record: id,
-    });
-  }
-  return { id, record: parsed.data, bytes };
+  return readIndexedRecord(store, index, id);
 }
 
 export interface LogItem {
@@ -120,10 +88,15 @@ export function taskMatches(wanted: string, task: string | undefined): boolean {
  */
 export async function listLog(
   store: ObjectStore,
-  options: { task?: string; limit?: number } = {},
+  options: {
+    task?: string;
+    limit?: number;
+    /** The tip commit a command already resolved (one snapshot per command); default: the ref. */
+    at?: string | null;
+  } = {},
 ): Promise<LogItem[]> {
-  const tipCommit = await store.readRef(LOG_REF);
-  if (tipCommit === undefined) return [];
+  const tipCommit = options.at === undefined ? await store.readRef(LOG_REF) : options.at;
+  if (tipCommit === undefined || tipCommit === null) return [];
   const tip = await readTip(store, tipCommit);
   const items: LogItem[] = [];
   for await (const { id: entryId, entry } of walkLog(store, tip)) {
@@ -135,7 +108,7 @@ export async function listLog(
     );
     if (tree === undefined)
       throw new LedgerError('UNKNOWN_RECORD', `record ${entry.record} is not in the ledger`);
-    const { record } = await loadRecordTree(store, entry.record, tree.oid);
+    const { record } = await readRecord(store, entry.record, tree.oid);
     if (options.task !== undefined && !taskMatches(options.task, record.claims.task)) continue;
     items.push({
       id: entry.record,

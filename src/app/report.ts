@@ -4,9 +4,11 @@
  * options — so the page and `verify --json` cannot disagree; this module only adds what a page
  * shows beside them (statuses, artifacts, anchors, witnesses, signatures) and writes it out.
  */
-import { orderEntries, readAllEntries, readLedgerIndex } from '../ledger/read.js';
+import { orderEntries, readAllEntries } from '../ledger/read.js';
+import { readIndexedRecord } from '../ledger/records.js';
 import { readSignatures } from '../ledger/leaves.js';
 import type { LedgerRecord } from '../model/record.js';
+import { pausePoint } from '../model/faults.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
@@ -14,8 +16,8 @@ import { toAuditReport, type AuditReport } from '../report/model.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { loadPolicy } from './local.js';
 import { writeOutputFile } from './output-file.js';
-import { loadRecord } from './query.js';
 import { withRepo } from './repo.js';
+import { verifiedIndex } from './snapshot.js';
 import { trustFrom } from './trust.js';
 import { verifyRepository } from './verify.js';
 
@@ -54,14 +56,15 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
     now,
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
   });
+  await pausePoint('report-after-verify');
   const { records, logOrder } = await withRepo(request.cwd, async ({ store }) => {
-    const index = await readLedgerIndex(store);
+    const index = await verifiedIndex(store, verify);
     const trust = trustFrom(await loadPolicy(request.policyFile), now);
     // A damaged ledger still gets a page: what cannot be read is left out and its checks say why.
     const signed = await readSignatures(store, index).catch(() => undefined);
     const loaded = new Map<string, { record: LedgerRecord; signatures: SignatureVerdict[] }>();
     for (const { id } of verify.records) {
-      const record = await loadRecord(store, index, id).then(
+      const record = await readIndexedRecord(store, index, id).then(
         (l) => l.record,
         () => undefined,
       );

@@ -2,9 +2,8 @@
  * `ledger show`: one record, for people or as JSON, or re-emitted in a seed format.
  */
 import { emitAs, formatModule, sourceShapeOf } from '../formats/index.js';
-import { EVIDENCE_DIR } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
-import { lookupPath, readBlob } from '../ledger/trees.js';
+import { readKeptBlob } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { lifecycleChain, lifecycleOf } from './lifecycle.js';
@@ -43,7 +42,11 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     const index = await readLedgerIndex(store);
     let id: string;
     if (request.latestOfTask !== undefined) {
-      const [latest] = await listLog(store, { task: request.latestOfTask, limit: 1 });
+      const [latest] = await listLog(store, {
+        task: request.latestOfTask,
+        limit: 1,
+        at: index.tipCommit ?? null,
+      });
       if (!latest) {
         throw new LedgerError('UNKNOWN_RECORD', `no record of task ${request.latestOfTask}`, {
           hint: 'ledger log lists the tasks.',
@@ -61,14 +64,15 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
       .map((s) => judgeRecordSignature(id, s.armored, trust, record.observed.producer));
     const source = async () => {
       if (!record.observed.source) return undefined;
-      const entry = await lookupPath(
+      const kept = await readKeptBlob(
         store,
+        id,
         index.records.get(id)!,
-        `${EVIDENCE_DIR}/${record.observed.source.sha256}`,
+        record.observed.source.sha256,
       );
-      if (!entry)
+      if (!kept)
         throw new LedgerError('CORRUPT', `record ${id} lost its source bytes`, { record: id });
-      return readBlob(store, entry.oid);
+      return kept;
     };
     const module = formatModule(record.format);
     const kept = await source();

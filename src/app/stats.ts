@@ -5,9 +5,8 @@
  * handoffStats per record and in total, the numbers its seed asks for after 10–20 runs).
  */
 import { formatModule, formatModules } from '../formats/index.js';
-import { EVIDENCE_DIR } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
-import { lookupPath, readBlob } from '../ledger/trees.js';
+import { readKeptBlob } from '../ledger/records.js';
 import { statusRank, type FormatName, type Status } from '../model/record.js';
 import { listLog, loadRecord } from './query.js';
 import { withRepo } from './repo.js';
@@ -31,7 +30,7 @@ export function isLowered(format: FormatName, claimedStatus: string, effective: 
 export function ledgerStats(cwd: string): Promise<LedgerStats> {
   return withRepo(cwd, async ({ store }) => {
     const index = await readLedgerIndex(store);
-    const items = await listLog(store);
+    const items = await listLog(store, { at: index.tipCommit ?? null });
     const withStats = formatModules().filter((m) => m.stats !== undefined);
     const totals = new Map(withStats.map((m) => [m.name, m.stats!.empty()]));
     const stats: LedgerStats = {
@@ -49,15 +48,14 @@ export function ledgerStats(cwd: string): Promise<LedgerStats> {
       const hook = formatModule(format).stats;
       if (hook === undefined) continue;
       const { record } = await loadRecord(store, index, item.id);
-      let bytes: Uint8Array | undefined;
-      if (record.observed.source) {
-        const entry = await lookupPath(
-          store,
-          index.records.get(item.id)!,
-          `${EVIDENCE_DIR}/${record.observed.source.sha256}`,
-        );
-        if (entry) bytes = await readBlob(store, entry.oid);
-      }
+      const bytes = record.observed.source
+        ? await readKeptBlob(
+            store,
+            item.id,
+            index.records.get(item.id)!,
+            record.observed.source.sha256,
+          )
+        : undefined;
       hook.add(totals.get(format), { id: item.id, record }, bytes);
     }
     for (const m of withStats) stats[m.stats!.key] = totals.get(m.name);

@@ -59,6 +59,46 @@ export async function appendRecord(
   objects: RecordObjects,
   now: Date,
 ): Promise<Appended> {
+  const prepared = await prepare(store, objects);
+  killPoint('after-objects');
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const appended = await appendAt(store, prepared, await store.readRef(LOG_REF), now);
+    if (appended) return appended;
+    // Lost a race. Back off a random, growing while, so that many writers do not keep
+    // rebuilding against a tip that moves again before their swap.
+    await backoff(attempt);
+  }
+  throw new LedgerError('LOCKED', `could not append to ${LOG_REF} after ${MAX_ATTEMPTS} attempts`, {
+    hint: 'Other writers keep moving the ledger ref; retry when they are done.',
+  });
+}
+
+/**
+ * One attempt to append onto exactly the ledger commit `tip` (undefined: an empty ledger),
+ * for a record whose content was derived from the ledger at `tip` (a lifecycle step): undefined
+ * when the ref has moved since, so the caller derives again from the new tip instead of
+ * appending onto a ledger it never read.
+ */
+export async function appendRecordOnto(
+  store: ObjectStore,
+  objects: RecordObjects,
+  now: Date,
+  tip: string | undefined,
+): Promise<Appended | undefined> {
+  const prepared = await prepare(store, objects);
+  killPoint('after-objects');
+  if ((await store.readRef(LOG_REF)) !== tip) return undefined;
+  return appendAt(store, prepared, tip, now);
+}
+
+interface Prepared {
+  objects: RecordObjects;
+  id: string;
+  recordTree: string;
+  signatures: { id: string; blob: string }[];
+}
+
+async function prepare(store: ObjectStore, objects: RecordObjects): Promise<Prepared> {
   const id = toRecordId(objects.recordBytes);
   const recordTree = await writeRecordTree(store, objects);
   const signatures = await Promise.all(
@@ -67,56 +107,55 @@ export async function appendRecord(
       return { id: toRecordId(bytes), blob: await store.write('blob', bytes) };
     }),
   );
-  killPoint('after-objects');
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const tip = await store.readRef(LOG_REF);
-    const head = tip === undefined ? undefined : await readTip(store, tip);
-    if (head && (await lookupPath(store, head.tree, [RECORDS_DIR, ...fanout(id)].join('/')))) {
-      if (signatures.length > 0) {
-        const values = (objects.signatures ?? []).map((armored) => ({
-          dir: SIGNATURES_DIR as typeof SIGNATURES_DIR,
-          value: signatureObject(id, armored),
-        }));
-        const signed = await appendLeaves(store, values, `sign ${id}`, now);
-        return { id, entryId: '', commit: signed.commit ?? tip!, added: false };
-      }
-      return { id, entryId: '', commit: tip!, added: false };
+  return { objects, id, recordTree, signatures };
+}
+
+/** Builds the next ledger commit on `tip` and swaps the ref; undefined when the swap lost. */
+async function appendAt(
+  store: ObjectStore,
+  { objects, id, recordTree, signatures }: Prepared,
+  tip: string | undefined,
+  now: Date,
+): Promise<Appended | undefined> {
+  const head = tip === undefined ? undefined : await readTip(store, tip);
+  if (head && (await lookupPath(store, head.tree, [RECORDS_DIR, ...fanout(id)].join('/')))) {
+    if (signatures.length > 0) {
+      const values = (objects.signatures ?? []).map((armored) => ({
+        dir: SIGNATURES_DIR as typeof SIGNATURES_DIR,
+        value: signatureObject(id, armored),
+      }));
+      const signed = await appendLeaves(store, values, `sign ${id}`, now);
+      return { id, entryId: '', commit: signed.commit ?? tip!, added: false };
     }
-    const height = head ? head.entry.height + 1 : 1;
-    const prev = head ? [head.entryId] : [];
-    const entry: LogEntry = { schema: LOG_ENTRY_SCHEMA, record: id, prev, height };
-    const entryBytes = encodeCanonical(entry);
-    const entryId = toRecordId(entryBytes);
-    const entryBlob = await store.write('blob', entryBytes);
-    let root = head?.tree;
-    root = await insertPath(store, root, [RECORDS_DIR, ...fanout(id)], {
-      mode: MODE.tree,
-      oid: recordTree,
-    });
-    root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], {
-      mode: MODE.file,
-      oid: entryBlob,
-    });
-    for (const signature of signatures) {
-      const path = [SIGNATURES_DIR, ...fanout(signature.id)];
-      if (!(await lookupPath(store, root, path.join('/'))))
-        root = await insertPath(store, root, path, { mode: MODE.file, oid: signature.blob });
-    }
-    const commit = await store.write(
-      'commit',
-      encodeCommit(ledgerCommit(root, tip, entryId, id, now)),
-    );
-    killPoint('after-commit-object');
-    if (await store.updateRef(LOG_REF, commit, tip)) {
-      return { id, entryId, commit, added: true };
-    }
-    // Lost a race. Back off a random, growing while, so that many writers do not keep
-    // rebuilding against a tip that moves again before their swap.
-    await backoff(attempt);
+    return { id, entryId: '', commit: tip!, added: false };
   }
-  throw new LedgerError('LOCKED', `could not append to ${LOG_REF} after ${MAX_ATTEMPTS} attempts`, {
-    hint: 'Other writers keep moving the ledger ref; retry when they are done.',
+  const height = head ? head.entry.height + 1 : 1;
+  const prev = head ? [head.entryId] : [];
+  const entry: LogEntry = { schema: LOG_ENTRY_SCHEMA, record: id, prev, height };
+  const entryBytes = encodeCanonical(entry);
+  const entryId = toRecordId(entryBytes);
+  const entryBlob = await store.write('blob', entryBytes);
+  let root = head?.tree;
+  root = await insertPath(store, root, [RECORDS_DIR, ...fanout(id)], {
+    mode: MODE.tree,
+    oid: recordTree,
   });
+  root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], {
+    mode: MODE.file,
+    oid: entryBlob,
+  });
+  for (const signature of signatures) {
+    const path = [SIGNATURES_DIR, ...fanout(signature.id)];
+    if (!(await lookupPath(store, root, path.join('/'))))
+      root = await insertPath(store, root, path, { mode: MODE.file, oid: signature.blob });
+  }
+  const commit = await store.write(
+    'commit',
+    encodeCommit(ledgerCommit(root, tip, entryId, id, now)),
+  );
+  killPoint('after-commit-object');
+  if (await store.updateRef(LOG_REF, commit, tip)) return { id, entryId, commit, added: true };
+  return undefined;
 }
 
 function backoff(attempt: number): Promise<void> {

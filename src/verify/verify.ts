@@ -8,11 +8,13 @@ import type { FormatOptions } from '../formats/index.js';
 import { decodeCanonical } from '../canonical/index.js';
 import { LOG_REF, RECORD_FILE } from '../ledger/layout.js';
 import type { LedgerIndex } from '../ledger/read.js';
+// The same cap as every other command's record reader: what verify decodes, they decode.
+import { MAX_RECORD_BYTES } from '../ledger/records.js';
 import { bySubject, readAttestations, readSignatures } from '../ledger/leaves.js';
 import { isLedgerError } from '../model/errors.js';
 import { Record as RecordSchema, type LedgerRecord } from '../model/record.js';
 import { parseTree, type TreeEntry } from '../store/objects.js';
-import { MAX_WHOLE_OBJECT_BYTES, type ObjectReader } from '../store/port.js';
+import type { ObjectReader } from '../store/port.js';
 import { readCapped } from './blobs.js';
 import { checkChain } from './chain.js';
 import { checkChainSince, type SincePlan } from './since.js';
@@ -77,9 +79,6 @@ export interface VerifyOptions {
 
 /** Records verified concurrently (their object reads pipelined through the store). */
 const RECORDS_IN_FLIGHT = 8;
-
-/** Larger record blobs are not decoded (the canonical decoder's own limit). */
-const MAX_RECORD_BYTES = MAX_WHOLE_OBJECT_BYTES;
 
 interface RecordContext extends VerifyOptions {
   signatures: Map<string, SignatureLeaf[]>;

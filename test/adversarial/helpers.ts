@@ -257,3 +257,25 @@ export function idPath(kind: string, id: string): string {
   const hex = id.slice(7);
   return `${kind}/${hex.slice(0, 2)}/${hex.slice(2)}`;
 }
+
+/** The summary a tampered record claims (`tamperRecord`): it must never be printed. */
+export const FORGED = 'FORGED-BY-THE-AGENT';
+
+/**
+ * Rewrites record `id`'s blob — its summary set to FORGED, or `bytes` (another record's) put in
+ * its place — and moves refs/ledger/log to the rewritten ledger. Returns the tips before and
+ * after, so a test can also flip the ref between them.
+ */
+export async function tamperRecord(
+  dir: string,
+  id: string,
+  bytes?: Uint8Array,
+): Promise<{ before: string; after: string }> {
+  const before = safeGit(dir, 'rev-parse', LOG_REF);
+  const parts = await recordParts(dir, id);
+  parts.value['claims']['summary'] = FORGED;
+  await rewriteLedger(dir, [
+    { path: `${idPath('records', id)}/record`, bytes: bytes ?? encode(parts.value) },
+  ]);
+  return { before, after: safeGit(dir, 'rev-parse', LOG_REF) };
+}
