@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
 import { cleanup, git } from '../helpers/git.js';
-import { cli, makeUser, record, repoWithRecord } from './helpers.js';
+import { cli, makeUser, repoWithRecord } from './helpers.js';
 
 afterAll(cleanup);
 
@@ -23,18 +23,21 @@ function fifoInstead(path: string): void {
 
 describe('a FIFO where git keeps a ref', () => {
   const cases = [
-    { name: 'refs/ledger/log', path: 'refs/ledger/log', pack: false },
-    { name: 'packed-refs', path: 'packed-refs', pack: true },
-    { name: 'HEAD', path: 'HEAD', pack: false },
+    { name: 'refs/ledger/log', path: 'refs/ledger/log', pack: false, all: true },
+    { name: 'packed-refs', path: 'packed-refs', pack: true, all: false },
+    { name: 'HEAD', path: 'HEAD', pack: false, all: false },
   ];
   for (const c of cases) {
-    it(`${c.name} as a FIFO: verify, log and record fail at once (exit 3) naming it`, async () => {
+    const commands = c.all
+      ? [['verify'], ['log'], ['record', '--status', 'success']]
+      : [['verify']];
+    it(`${c.name} as a FIFO: ${commands.map((a) => a[0]).join(', ')} fail at once (exit 3) naming it`, async () => {
       const user = makeUser();
       const { dir } = await repoWithRecord(user);
       if (c.pack) git(dir, 'pack-refs', '--all');
       const fifo = join(dir, '.git', c.path);
       fifoInstead(fifo);
-      for (const args of [['verify'], ['log'], ['record', '--status', 'success']]) {
+      for (const args of commands) {
         const { value: r, blocked } = await withFifoRelease(fifo, () => cli(user, dir, args));
         expect(blocked, `${args[0]} waited on the FIFO`).toBe(false);
         expect(r.code, `${args[0]}: ${r.stdout}${r.stderr}`).toBe(3);
@@ -106,6 +109,5 @@ describe('a repository-named signing key', () => {
     });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.json.error.message).toMatch(/did not finish within 1 s/);
-    void record;
   });
 });
