@@ -31,7 +31,9 @@ describe('a FIFO where git keeps a ref', () => {
     const commands = c.all
       ? [['verify'], ['log'], ['record', '--status', 'success']]
       : [['verify']];
-    it(`${c.name} as a FIFO: ${commands.map((a) => a[0]).join(', ')} fail at once (exit 3) naming it`, async () => {
+    const names = commands.map((a) => a[0]).join(', ');
+    const verb = commands.length > 1 ? 'fail' : 'fails';
+    it(`${c.name} as a FIFO: ${names} ${verb} at once (exit 3) naming it`, async () => {
       const user = makeUser();
       const { dir } = await repoWithRecord(user);
       if (c.pack) git(dir, 'pack-refs', '--all');
