@@ -26,6 +26,8 @@ describe('a FIFO where git keeps a ref', () => {
     { name: 'refs/ledger/log', path: 'refs/ledger/log', pack: false, all: true },
     { name: 'packed-refs', path: 'packed-refs', pack: true, all: false },
     { name: 'HEAD', path: 'HEAD', pack: false, all: false },
+    { name: 'index', path: 'index', pack: false, all: false },
+    { name: 'config', path: 'config', pack: false, all: false },
   ];
   for (const c of cases) {
     const commands = c.all

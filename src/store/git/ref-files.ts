@@ -70,9 +70,14 @@ async function problemWith(
   return undefined;
 }
 
-async function check(path: string, name: string, maxBytes?: number): Promise<void> {
+async function check(
+  path: string,
+  name: string,
+  maxBytes?: number,
+  what = 'the ref file',
+): Promise<void> {
   const problem = await problemWith(path, maxBytes);
-  if (problem !== undefined) throw brokenRefFile(name, problem);
+  if (problem !== undefined) throw brokenRefFile(name, problem, what);
 }
 
 /**
@@ -108,7 +113,8 @@ export async function checkRefFiles(repo: { gitDir: string; commonDir: string })
 
 /**
  * Before git looks for the repository from `cwd`: the `HEAD` (and `.git` file) git's discovery
- * opens in each directory up to the one holding `.git`. A FIFO there would hang the very first
+ * opens in each directory up to the one holding `.git`, and that git dir's `config` and
+ * `index`. A FIFO there would hang the very first
  * git ledger runs, before it knows where the repository is.
  */
 export async function checkDiscovery(cwd: string): Promise<void> {
@@ -118,16 +124,23 @@ export async function checkDiscovery(cwd: string): Promise<void> {
     const info = await lstat(dotGit).catch(() => undefined);
     if (info?.isDirectory()) {
       await check(join(dotGit, 'HEAD'), 'HEAD', LOOSE_REF_MAX_BYTES);
+      // Every git ledger runs reads the config, and `record`'s ls-files the index: both are
+      // opened blocking too.
+      await check(join(dotGit, 'config'), '.git/config', undefined, 'the file');
+      await check(join(dotGit, 'index'), '.git/index', undefined, 'the file');
       return;
     }
     if (info !== undefined) {
       const file = await readRegularFile(dotGit, { maxBytes: LOOSE_REF_MAX_BYTES });
       if (!file.ok) {
         if (file.reason === 'missing') return;
-        throw brokenRefFile(dotGit, file.problem);
+        throw brokenRefFile(dotGit, file.problem, 'the file');
       }
       const target = /^gitdir: (.+)$/m.exec(file.bytes.toString('utf8'))?.[1]?.trim();
-      if (target !== undefined) await check(join(resolve(dir, target), 'HEAD'), 'HEAD');
+      if (target !== undefined) {
+        await check(join(resolve(dir, target), 'HEAD'), 'HEAD');
+        await check(join(resolve(dir, target), 'index'), 'index', undefined, 'the file');
+      }
       return;
     }
     // A bare repository, or a directory inside a git dir: git looks at HEAD here too.
@@ -139,8 +152,11 @@ export async function checkDiscovery(cwd: string): Promise<void> {
   }
 }
 
-function brokenRefFile(name: string, problem: string): LedgerError {
-  return new LedgerError('CORRUPT', `the ref file ${name} is ${problem}`, {
-    hint: `Something other than git wrote it (the agent controls .git). Remove it, then restore the ref from a clone (ledger sync) or a backup.`,
+function brokenRefFile(name: string, problem: string, what = 'the ref file'): LedgerError {
+  return new LedgerError('CORRUPT', `${what} ${name} is ${problem}`, {
+    hint:
+      what === 'the ref file'
+        ? 'Something other than git wrote it (the agent controls .git). Remove it, then restore the ref from a clone (ledger sync) or a backup.'
+        : 'Something other than git put it there (the agent controls .git). Remove it (git reset rebuilds an index; a config comes back from a backup), then retry.',
   });
 }
