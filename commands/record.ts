@@ -168,6 +168,8 @@ export default class RecordCommand extends LedgerCommand {
       );
       for (const r of observed.reasons) notice.push(`  ${r.code}: ${sanitizeLine(r.message)}`);
     }
+    for (const file of observed.skipped ?? [])
+      notice.push(`not stored: ${sanitizeLine(file.path)} (${file.reason})`);
     if (!outcome.added) notice.push('already recorded: the ledger holds this exact record');
     return {
       json: toRecordJson(outcome),

@@ -46,7 +46,12 @@ import { runGit } from '../store/git/exec.js';
 import { branchOf, readHead, type Head } from '../store/git/head.js';
 import type { GitStore } from '../store/git/store.js';
 import type { RepoPaths } from '../store/git/repo.js';
-import { snapshotWorktree } from '../store/git/snapshot.js';
+import {
+  DEFAULT_UNTRACKED_BUDGET,
+  snapshotWorktree,
+  type UntrackedBudget,
+} from '../store/git/snapshot.js';
+import { USER_SCOPES } from '../store/git/config.js';
 import { openLocalState } from './local-state.js';
 import { signByDefault } from './sign-setting.js';
 import { requireWorkTree, withRepo } from './repo.js';
@@ -120,6 +125,25 @@ export const MAX_HANDOFF_FILE_BYTES = 16 * 1024 * 1024;
 /** The largest `--evidence` file read: a validation log, not a data set. */
 export const MAX_EVIDENCE_FILE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The untracked budget from the user's own git config (`ledger.maxUntrackedFileBytes`,
+ * `ledger.maxUntrackedBytes`, git's k/m/g suffixes), never the repository's: the agent could
+ * otherwise set it to 0 and keep its own files out of the candidate tree.
+ */
+function untrackedBudget(repo: RepoPaths): UntrackedBudget {
+  const size = (key: string, fallback: number): number => {
+    const raw = repo.config.get(key, USER_SCOPES)?.trim().toLowerCase();
+    const match = raw === undefined ? null : /^(\d+)([kmg]?)$/.exec(raw);
+    if (match === null) return fallback;
+    const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[match[2] as '' | 'k' | 'm' | 'g'];
+    return Number(match[1]) * unit;
+  };
+  return {
+    maxFileBytes: size('ledger.maxuntrackedfilebytes', DEFAULT_UNTRACKED_BUDGET.maxFileBytes),
+    maxTotalBytes: size('ledger.maxuntrackedbytes', DEFAULT_UNTRACKED_BUDGET.maxTotalBytes),
+  };
+}
+
 /** A request whose handoff, if any, has been read. */
 type ReadRequest = Omit<RecordRequest, 'from'> & { from?: HandoffBytes };
 
@@ -166,7 +190,11 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
 
     // 2. Observe: candidate tree first (what the agent handed over), then the witnesses.
     progress('snapshotting the work tree');
-    const snapshot = await snapshotWorktree(repo, store, { include: artifacts });
+    const snapshot = await snapshotWorktree(repo, store, {
+      include: artifacts,
+      untracked: untrackedBudget(repo),
+    });
+    for (const file of snapshot.skipped) progress(`not stored: ${file.path} (${file.reason})`);
     const observedArtifacts: ObservedArtifact[] = artifacts.map((path) => {
       const file = snapshot.files.get(path);
       if (!file) {
@@ -250,6 +278,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         evidence: keptEvidence,
         ...(source === undefined ? {} : { source }),
         ...(input === undefined ? {} : { input }),
+        ...(snapshot.skipped.length === 0 ? {} : { skipped: snapshot.skipped }),
         effectiveStatus: status,
         reasons,
         ...(isolated === undefined ? {} : { isolation: isolated.isolation }),
@@ -426,6 +455,14 @@ async function isolatedWitnesses(
     run: (tree) => async (command) => {
       const outcome = await reruns.session.run(tree, command);
       if (outcome.kind === 'ran') return outcome.run;
+      if (outcome.kind === 'checkout-refused')
+        throw new LedgerError(
+          'POLICY',
+          `cannot record: witness ${sanitizeLine(command)} has no checkout to run in: ${sanitizeLine(outcome.reason)}`,
+          {
+            hint: "Nothing was written. Raise the policy's rerun.checkout budget, or leave the large files out of the work tree.",
+          },
+        );
       const said = outcome.run.stderr.toString('utf8').trim().split('\n').slice(-3).join(' / ');
       throw new LedgerError(
         outcome.kind === 'setup-failed' ? 'POLICY' : 'SYSTEM',

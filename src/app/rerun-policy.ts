@@ -15,6 +15,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_CHECKOUT_BUDGET, type CheckoutBudget } from '../witness/materialize.js';
 
 const command = z.string().min(1).max(4096);
 
@@ -39,6 +40,16 @@ export const RerunPolicy = z.strictObject({
   commands: z.array(z.string().max(4096)).max(10_000),
   /** Run in each prepared checkout, in order, before its first witness (`npm ci --offline`). */
   setup: z.array(SetupStepPolicy).max(100).optional(),
+  /**
+   * What one checkout of a candidate tree may write (default: 2 GiB, 200,000 entries). A tree
+   * over it is not checked out: its witnesses are unverifiable, with the reason.
+   */
+  checkout: z
+    .strictObject({
+      maxBytes: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+      maxEntries: z.number().int().positive().max(100_000_000).optional(),
+    })
+    .optional(),
   isolation: z
     .strictObject({
       /** Refuse to re-run anything when neither bubblewrap nor unshare can isolate it here. */
@@ -104,6 +115,14 @@ export function setupSteps(
           network: step.network ?? false,
         },
   );
+}
+
+/** The checkout budget: the policy's bounds, the defaults where it names none. */
+export function checkoutBudget(policy: RerunPolicy): CheckoutBudget {
+  return {
+    maxBytes: policy.checkout?.maxBytes ?? DEFAULT_CHECKOUT_BUDGET.maxBytes,
+    maxEntries: policy.checkout?.maxEntries ?? DEFAULT_CHECKOUT_BUDGET.maxEntries,
+  };
 }
 
 /** The policy's read-only paths, `~/` expanded against the auditor's HOME; others left as given. */

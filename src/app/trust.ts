@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { FormatOptions } from '../formats/index.js';
 import { recorderMessage, SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
-import { sanitizeLine } from '../paths/index.js';
+import { checkRegularFile, sanitizeLine } from '../paths/index.js';
 import { parsePublicKeyLine, signWithSshKeygen, type SshKeygenSigner } from '../sign/index.js';
 import { USER_SCOPES } from '../store/git/config.js';
 import type { RepoPaths } from '../store/git/repo.js';
@@ -81,7 +81,33 @@ export async function resolveSigner(
   if (given.startsWith('ssh-')) return { program, key: { literal: given.trim() } };
   const base = flagKey === undefined ? repo.root : cwd;
   const path = given.startsWith('~/') ? resolve(homedir(), given.slice(2)) : resolve(base, given);
+  await checkKeyFiles(path, flagKey === undefined ? repo : undefined);
   return { program, key: { file: path } };
+}
+
+/** An SSH private key is a few KiB (16384-bit RSA: about 13); nothing real comes near this. */
+const KEY_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * ssh-keygen opens the key it is given, its `.pub` and (for a `.pub`) the private key beside
+ * it, blocking: a FIFO, a device or a huge file there — which the repository's config can name
+ * — would hang signing. Each of them that exists must be a regular file within the cap; a
+ * missing one is ssh-keygen's to report.
+ */
+async function checkKeyFiles(path: string, named: RepoPaths | undefined): Promise<void> {
+  const companions = path.endsWith('.pub') ? [path, path.slice(0, -4)] : [path, `${path}.pub`];
+  for (const file of companions) {
+    const read = await checkRegularFile(file, { maxBytes: KEY_FILE_MAX_BYTES });
+    if (read.ok || read.reason === 'missing') continue;
+    const origin = named?.config.all('user.signingkey').at(-1)?.origin;
+    throw new LedgerError(
+      'USAGE',
+      `cannot sign with ${file}${origin === undefined ? '' : ` (user.signingKey, set in ${origin})`}: it is ${read.problem}`,
+      {
+        hint: 'Name a key file (a private key, or a .pub whose private key lies beside it) with --signing-key FILE or git config user.signingKey FILE.',
+      },
+    );
+  }
 }
 
 /** git's gpg.ssh.defaultKeyCommand (split on spaces, as git does), else `ssh-add -L`. */
@@ -133,7 +159,9 @@ export function signAsRecorder(id: string, signer: SshKeygenSigner): Promise<str
 }
 
 function signMessage(message: string, signer: SshKeygenSigner): Promise<string> {
+  const timeoutMs = signTimeoutMs();
   return signWithSshKeygen(new TextEncoder().encode(message), SIGNATURE_NAMESPACE, signer, {
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
     // A FIDO key asks for a touch: say so on the terminal, escaped (the key's comment is text
     // from a file the repository's config may have named).
     onNotice: (line) => {
@@ -143,6 +171,20 @@ function signMessage(message: string, signer: SshKeygenSigner): Promise<string> 
       if (process.stderr.isTTY) process.stderr.write(`${sanitizeLine(line)}\n`);
     },
   });
+}
+
+/** How long ssh-keygen may take with no terminal to prompt on (a FIDO touch fits well inside). */
+const SIGN_TIMEOUT_MS = 120_000;
+
+/**
+ * No limit where the user can answer a prompt; else SIGN_TIMEOUT_MS, or LEDGER_SIGN_TIMEOUT_MS
+ * (the tests' short wait; the user's environment, which the agent does not set).
+ */
+function signTimeoutMs(): number | undefined {
+  if (process.stdin.isTTY === true || process.stderr.isTTY === true) return undefined;
+  const raw = process.env['LEDGER_SIGN_TIMEOUT_MS'];
+  const given = raw === undefined || raw.trim() === '' ? Number.NaN : Number(raw);
+  return Number.isFinite(given) && given > 0 ? given : SIGN_TIMEOUT_MS;
 }
 
 /** Reads an armored signature file given on the command line (`ledger sign --signature FILE`). */

@@ -58,7 +58,7 @@ import {
   signId,
   trustFrom,
 } from './trust.js';
-import { policyReadOnly, rerunDecision, setupSteps } from './rerun-policy.js';
+import { checkoutBudget, policyReadOnly, rerunDecision, setupSteps } from './rerun-policy.js';
 
 export interface VerifyRequest {
   cwd: string;
@@ -572,6 +572,7 @@ export async function prepareReruns(
     timeoutMs: timeoutMs ?? policy.witnessTimeoutSeconds * 1000,
     network,
     maxOutputBytes: RERUN_OUTPUT_CAP,
+    checkoutBudget: checkoutBudget(policy.rerun),
     hidden: [...never, ...personal],
     readOnly: paths,
     baseEnv: process.env,
@@ -645,6 +646,8 @@ function makeRerunner(
     });
     if (!decision.allowed) return { ran: false, reason: decision.reason };
     const outcome = await session.run(candidateTree, command);
+    if (outcome.kind === 'checkout-refused')
+      return { ran: false, reason: `not re-run: ${outcome.reason}` };
     const { run } = outcome;
     const how = run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`;
     switch (outcome.kind) {

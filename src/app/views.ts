@@ -25,6 +25,8 @@ export interface RecordJson {
   candidateTree: string;
   baseCommit: string | null;
   witnesses: { command: string; exitCode: number | null; timedOut: boolean }[];
+  /** Untracked files left out of the candidate tree (over the untracked budget), and why. */
+  skipped?: { path: string; size: number; reason: string }[];
 }
 
 export function toRecordJson(outcome: RecordOutcome): RecordJson {
@@ -46,6 +48,7 @@ export function toRecordJson(outcome: RecordOutcome): RecordJson {
       exitCode: w.exitCode,
       timedOut: w.timedOut,
     })),
+    ...(observed.skipped === undefined ? {} : { skipped: observed.skipped }),
   };
 }
 

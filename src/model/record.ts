@@ -218,6 +218,14 @@ export const Observed = ObservedV1.extend({
   evidence: z.array(z.strictObject({ name: short, file: Evidence })),
   source: Evidence.optional(),
   input: z.strictObject({ fileName: short.optional(), root: short.optional() }).optional(),
+  /**
+   * Untracked files left out of the candidate tree (over the untracked budget), with why: the
+   * record says what it did not hold rather than failing.
+   */
+  skipped: z
+    .array(z.strictObject({ path: short, size: z.number().int().nonnegative(), reason: short }))
+    .max(100_000)
+    .optional(),
 });
 export type Observed = z.infer<typeof Observed>;
 

@@ -9,6 +9,7 @@ export {
 } from './repo-path.js';
 export { escapeForTerminal, sanitizeLine, toTerminalJson } from './terminal.js';
 export {
+  checkRegularFile,
   readRegularFile,
   sha256RegularFile,
   type HashFileResult,

@@ -147,6 +147,25 @@ export async function readRegularFile(
   }
 }
 
+export type CheckFileResult = { ok: true; size: number } | Failure;
+
+/**
+ * Whether `abs` is a regular file of at most `maxBytes` that another program may open, checked
+ * as `readRegularFile` checks it, without reading a byte: for a file handed to a program that
+ * opens it blocking (ssh-keygen and a signing key), whose content ledger must not read.
+ */
+export async function checkRegularFile(
+  abs: string,
+  options: ReadFileOptions,
+): Promise<CheckFileResult> {
+  const opened = await openRegular(abs, options.root);
+  if (!opened.ok) return opened;
+  await opened.handle.close();
+  return opened.size > options.maxBytes
+    ? tooLarge(opened.size, options.maxBytes)
+    : { ok: true, size: opened.size };
+}
+
 export type HashFileResult = { ok: true; sha256: string; size: number } | Failure;
 
 /**

@@ -29,6 +29,11 @@ export interface SignOptions {
    * for key …"). Passphrase prompts go to the terminal itself, not here.
    */
   onNotice?: (line: string) => void;
+  /**
+   * Kill the program after this long. For runs with no terminal: there, a prompt for a
+   * passphrase (or a touch no one gives) would wait forever.
+   */
+  timeoutMs?: number;
 }
 
 /** Signs `message` in `namespace`; armored SSHSIG text. Throws LedgerError USAGE on failure. */
@@ -75,6 +80,7 @@ interface ProgramRun {
   code: number | null;
   stderr: string;
   missing?: boolean;
+  timedOutMs?: number;
 }
 
 function runProgram(program: string, args: string[], options: SignOptions): Promise<ProgramRun> {
@@ -82,6 +88,14 @@ function runProgram(program: string, args: string[], options: SignOptions): Prom
     // stdin is /dev/null, as git gives it: a passphrase is read from the controlling terminal
     // (or SSH_ASKPASS), never from whatever ledger's own stdin is.
     const child = spawn(program, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let timedOut = false;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, options.timeoutMs);
     let stderr = '';
     let pending = '';
     child.stderr.on('data', (chunk: Buffer) => {
@@ -92,10 +106,18 @@ function runProgram(program: string, args: string[], options: SignOptions): Prom
       pending = lines.pop() ?? '';
       for (const line of lines) if (isNotice(line)) options.onNotice?.(line);
     });
-    child.on('error', (error: NodeJS.ErrnoException) =>
-      resolve({ code: null, stderr: error.message, missing: error.code === 'ENOENT' }),
-    );
-    child.on('close', (code) => resolve({ code, stderr }));
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve({ code: null, stderr: error.message, missing: error.code === 'ENOENT' });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(
+        timedOut && options.timeoutMs !== undefined
+          ? { code: null, stderr, timedOutMs: options.timeoutMs }
+          : { code, stderr },
+      );
+    });
   });
 }
 
@@ -110,6 +132,15 @@ function signFailure(signer: SshKeygenSigner, run: ProgramRun): LedgerError {
     return new LedgerError('USAGE', `cannot sign: ${signer.program} was not found`, {
       hint: 'Install OpenSSH (Debian: openssh-client), or name the program with git config --global gpg.ssh.program.',
     });
+  }
+  if (run.timedOutMs !== undefined) {
+    return new LedgerError(
+      'USAGE',
+      `cannot sign: ${signer.program} -Y sign did not finish within ${run.timedOutMs / 1000} s, and there is no terminal to answer a prompt on`,
+      {
+        hint: 'Sign from a terminal, load the key into ssh-agent first (ssh-add KEY), or use a key without a passphrase.',
+      },
+    );
   }
   const said = run.stderr
     .split('\n')

@@ -5,7 +5,13 @@ export {
   WITNESS_ENV_DENIED,
   WITNESS_ENV_PROTECTIVE,
 } from './env.js';
-export { materializeTree, parseTreeEntries } from './materialize.js';
+export {
+  CheckoutOverBudget,
+  DEFAULT_CHECKOUT_BUDGET,
+  materializeTree,
+  parseTreeEntries,
+  type CheckoutBudget,
+} from './materialize.js';
 export {
   isSecretName,
   maskSecrets,

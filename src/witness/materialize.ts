@@ -15,6 +15,31 @@ import type { GitObject, ObjectReader, ObjectType } from '../store/port.js';
 const CONCURRENCY = 16;
 const OID_BYTES = 20;
 
+/**
+ * How much one checkout may write. A tree is tiny next to what it describes: 228 KB of entries
+ * naming one big blob of zeros over and over made a re-run write 576 MiB. Entries are counted
+ * as trees are read, bytes before each write, so nothing is written past either bound.
+ */
+export interface CheckoutBudget {
+  maxBytes: number;
+  maxEntries: number;
+}
+
+/** Room for a large real repository; the policy's `rerun.checkout` changes it. */
+export const DEFAULT_CHECKOUT_BUDGET: CheckoutBudget = {
+  maxBytes: 2 * 1024 * 1024 * 1024,
+  maxEntries: 200_000,
+};
+
+/** The checkout would pass its budget: not damage, a reason not to re-run (unverifiable). */
+export class CheckoutOverBudget extends LedgerError {
+  constructor(message: string) {
+    super('INVALID_INPUT', message, {
+      hint: 'Raise rerun.checkout.maxBytes / maxEntries in the policy if this tree is expected to be this large.',
+    });
+  }
+}
+
 type EntryKind = 'file' | 'executable' | 'symlink' | 'tree' | 'gitlink';
 
 /** git writes `40000` for trees; `040000` and `100664` appear in old or hand-made trees. */
@@ -200,6 +225,7 @@ export async function materializeTree(
   reader: ObjectReader,
   treeOid: string,
   dir: string,
+  budget: CheckoutBudget = DEFAULT_CHECKOUT_BUDGET,
 ): Promise<{ files: number }> {
   await mkdir(dir, { recursive: true });
   const existing = await readdir(dir);
@@ -209,10 +235,27 @@ export async function materializeTree(
     });
   }
   let files = 0;
+  let entries = 0;
+  let bytes = 0;
+  const spend = (size: number): void => {
+    if (bytes + size > budget.maxBytes) {
+      throw new CheckoutOverBudget(
+        `the checkout of tree ${treeOid} would write more than ${budget.maxBytes} bytes (rerun.checkout.maxBytes)`,
+      );
+    }
+    bytes += size;
+  };
   await runPool({ kind: 'tree', oid: treeOid, dir }, CONCURRENCY, async (task, add) => {
     if (task.kind === 'tree') {
       const tree = await readObject(reader, task.oid, 'tree');
-      for (const entry of parseTreeEntries(tree.bytes, task.oid)) {
+      const parsed = parseTreeEntries(tree.bytes, task.oid);
+      entries += parsed.length;
+      if (entries > budget.maxEntries) {
+        throw new CheckoutOverBudget(
+          `the checkout of tree ${treeOid} has more than ${budget.maxEntries} entries (rerun.checkout.maxEntries)`,
+        );
+      }
+      for (const entry of parsed) {
         const path = join(task.dir, entry.name);
         switch (entry.kind) {
           case 'tree':
@@ -234,7 +277,7 @@ export async function materializeTree(
       return;
     }
     if (task.kind === 'file') {
-      await writeFileBlob(reader, task.oid, task.path, task.mode);
+      await writeFileBlob(reader, task.oid, task.path, task.mode, spend);
       files++;
       return;
     }
@@ -242,6 +285,7 @@ export async function materializeTree(
     if (target.length === 0 || target.includes(0)) {
       throw corrupt(`symlink blob ${task.oid} is not a valid link target`, task.oid);
     }
+    spend(target.length);
     await exclusive(() => symlink(target, task.path), task.path);
     files++;
   });
@@ -260,6 +304,7 @@ async function writeFileBlob(
   oid: string,
   path: string,
   mode: number,
+  spend: (size: number) => void,
 ): Promise<void> {
   let whole: GitObject | undefined;
   try {
@@ -271,9 +316,11 @@ async function writeFileBlob(
   const handle = await exclusive(() => open(path, 'wx', mode), path);
   try {
     if (whole !== undefined) {
+      spend(whole.bytes.length);
       await handle.writeFile(whole.bytes);
     } else {
       const info = await reader.readChunks(oid, (chunk) => {
+        spend(chunk.length);
         writeSync(handle.fd, chunk);
       });
       if (info === undefined)

@@ -18,7 +18,7 @@ import { LedgerError } from '../model/errors.js';
 import type { ObjectReader } from '../store/port.js';
 import { scrubbedEnv } from './env.js';
 import { onInterrupt } from './interrupt.js';
-import { materializeTree } from './materialize.js';
+import { CheckoutOverBudget, materializeTree, type CheckoutBudget } from './materialize.js';
 import { runWitness, type WitnessRun } from './run.js';
 import { sandboxArgv, type Isolation } from './sandbox.js';
 
@@ -39,6 +39,8 @@ export interface RerunSessionOptions {
   /** Whether witnesses (not setup steps: each says for itself) may use the network. */
   network: boolean;
   maxOutputBytes: number;
+  /** What one checkout may write (default DEFAULT_CHECKOUT_BUDGET): the policy's rerun.checkout. */
+  checkoutBudget?: CheckoutBudget;
   /** Paths a sandboxed command must never see: the repository, its git dir, ledger's cwd, HOME. */
   hidden: readonly string[];
   /** Further read-only paths (`readOnlyPaths`). */
@@ -56,7 +58,9 @@ export type RerunOutcome =
   /** A setup step of this tree failed: the command did not run; `run` is the step's. */
   | { kind: 'setup-failed'; step: string; run: WitnessRun }
   /** The sandbox could not be set up for this run: nothing ran; `run.stderr` says why. */
-  | { kind: 'sandbox-failed'; step?: string; run: WitnessRun };
+  | { kind: 'sandbox-failed'; step?: string; run: WitnessRun }
+  /** The tree was not checked out (over the checkout budget): nothing ran. */
+  | { kind: 'checkout-refused'; reason: string };
 
 export interface RerunSession {
   run(tree: string, command: string): Promise<RerunOutcome>;
@@ -156,7 +160,14 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
     await mkdir(join(dir, 'tmp'), { recursive: true });
     await mkdir(home);
     progress(`checking out tree ${tree.slice(0, 12)} for re-runs`);
-    await materializeTree(options.reader, tree, work);
+    try {
+      await materializeTree(options.reader, tree, work, options.checkoutBudget);
+    } catch (error) {
+      if (!(error instanceof CheckoutOverBudget)) throw error;
+      // What was written so far goes now, not when the session ends.
+      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+      return { dir, work, env: {}, failed: { kind: 'checkout-refused', reason: error.message } };
+    }
     // HOME, the git config dirs and TMPDIR point into the throw-away directory, and
     // GIT_CEILING_DIRECTORIES stops a git run by the witness from finding any repository
     // above it (even when TMPDIR lies inside the audited one).

@@ -65,6 +65,12 @@ export const RecordOutput = z
         timedOut: z.boolean(),
       }),
     ),
+    skipped: z
+      .array(z.object({ path: z.string(), size: z.number().int().min(0), reason: z.string() }))
+      .optional()
+      .describe(
+        'untracked files left out of the candidate tree (over the untracked budget), and why',
+      ),
     detected: z
       .object({
         format: z.enum(FORMATS),

@@ -4,20 +4,19 @@
  * file read where `git symbolic-ref` / `git rev-parse HEAD` cost a spawn each (7–15 ms here);
  * anything this reader does not recognise is left to git by the caller.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRegularFile } from '../../paths/index.js';
 import type { RepoPaths } from './repo.js';
 
 export type Head =
   { kind: 'symbolic'; ref: string } | { kind: 'detached'; oid: string } | { kind: 'unknown' };
 
 export async function readHead(repo: Pick<RepoPaths, 'gitDir'>): Promise<Head> {
-  let text: string;
-  try {
-    text = await readFile(join(repo.gitDir, 'HEAD'), 'utf8');
-  } catch {
-    return { kind: 'unknown' };
-  }
+  // The agent controls .git: a FIFO as HEAD must not block this read (openRepo has refused one
+  // already; a swap since then reads as unknown).
+  const read = await readRegularFile(join(repo.gitDir, 'HEAD'), { maxBytes: 4096 });
+  if (!read.ok) return { kind: 'unknown' };
+  const text = read.bytes.toString('utf8');
   const symbolic = /^ref: (refs\/[^\s]+)\s*$/.exec(text);
   if (symbolic) return { kind: 'symbolic', ref: symbolic[1]! };
   const detached = /^([0-9a-f]{40})\s*$/.exec(text);

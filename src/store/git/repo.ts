@@ -9,6 +9,7 @@ import { LedgerError } from '../../model/errors.js';
 import type { GitConfig } from './config.js';
 import { readGitConfig, runGit } from './exec.js';
 import { guardConfig, NO_GUARD, type ConfigGuard } from './guard.js';
+import { checkDiscovery, checkRefFiles } from './ref-files.js';
 
 export interface RepoPaths {
   /**
@@ -33,6 +34,8 @@ export interface RepoPaths {
 }
 
 export async function openRepo(cwd: string): Promise<RepoPaths> {
+  // git opens HEAD blocking while it looks for the repository: a planted FIFO would hang it.
+  await checkDiscovery(cwd);
   // Both in parallel: one spawn's latency for the two questions every command asks first.
   // This rev-parse reads no object and runs no program, so it needs no guard; the config
   // listing it runs beside is what the guard is made from.
@@ -61,6 +64,7 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
     });
   }
   checkSupported(config);
+  await checkRefFiles({ gitDir, commonDir });
   const guard = guardConfig(config, process.env);
   const paths = {
     gitDir,

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, mkdtemp, open, readlink, realpath, rm } from 'node:fs/promises';
+import { copyFile, lstat, mkdtemp, open, readlink, realpath, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
@@ -31,22 +31,56 @@ export interface FileDigest {
   size: number;
 }
 
+/** An untracked file left out of the candidate tree, and why. */
+export interface SkippedFile {
+  path: string;
+  size: number;
+  reason: string;
+}
+
 export interface Snapshot {
   tree: string;
   /** Digests of every file that was read and stored (changed, untracked, named artifacts). */
   files: Map<string, FileDigest>;
+  /** Untracked files over the budget: not in the candidate tree (in path order). */
+  skipped: SkippedFile[];
 }
+
+/**
+ * What untracked files one snapshot reads. An agent can leave anything in the work tree — a
+ * 3 GiB sparse file costs it nothing — and the record must still be made: a file over either
+ * bound is left out and said so, never a reason to fail. Tracked files and named artifacts are
+ * always read: the user chose them.
+ */
+export interface UntrackedBudget {
+  /** Largest single untracked file stored (GitHub refuses files over 100 MiB). */
+  maxFileBytes: number;
+  /** Untracked bytes stored in all, taken in path order. */
+  maxTotalBytes: number;
+}
+
+export const DEFAULT_UNTRACKED_BUDGET: UntrackedBudget = {
+  maxFileBytes: 100 * 1024 * 1024,
+  maxTotalBytes: 1024 * 1024 * 1024,
+};
 
 const CONCURRENCY = 16;
 
 export async function snapshotWorktree(
   repo: RepoPaths,
   store: ObjectStore,
-  options: { include: readonly string[] },
+  options: { include: readonly string[]; untracked?: UntrackedBudget },
 ): Promise<Snapshot> {
   const changes = await listChanges(repo);
   const config = snapshotConfig(repo);
   const fileMode = config.fileMode;
+  for (const path of options.include) changes.untracked.delete(path);
+  const skipped = await overBudget(
+    repo.root,
+    changes.untracked,
+    options.untracked ?? DEFAULT_UNTRACKED_BUDGET,
+  );
+  for (const file of skipped) changes.changed.delete(file.path);
   for (const path of options.include) changes.changed.add(path);
   for (const path of changes.changed) changes.removed.delete(path);
 
@@ -120,7 +154,7 @@ export async function snapshotWorktree(
         hint: 'Resolve merge conflicts (git status) and retry.',
       });
     }
-    return { tree: write.stdout.toString().trim(), files };
+    return { tree: write.stdout.toString().trim(), files, skipped };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -129,7 +163,43 @@ export async function snapshotWorktree(
 interface Changes {
   changed: Set<string>;
   removed: Set<string>;
+  /** The changed paths git does not track (`?`). */
+  untracked: Set<string>;
   indexModes: Map<string, string>;
+}
+
+/**
+ * The untracked files to leave out: over the per-file bound, or past the total once the files
+ * before them (in path order) are counted. Sizes from lstat, before anything is read: a sparse
+ * file's size is what reading it would cost.
+ */
+async function overBudget(
+  root: string,
+  untracked: ReadonlySet<string>,
+  budget: UntrackedBudget,
+): Promise<SkippedFile[]> {
+  const skipped: SkippedFile[] = [];
+  let total = 0;
+  for (const path of [...untracked].sort()) {
+    const info = await lstat(join(root, path)).catch(() => undefined);
+    if (info === undefined || !info.isFile()) continue;
+    if (info.size > budget.maxFileBytes) {
+      skipped.push({
+        path,
+        size: info.size,
+        reason: `untracked file of ${info.size} bytes, over the ${budget.maxFileBytes}-byte limit for one untracked file (ledger.maxUntrackedFileBytes)`,
+      });
+    } else if (total + info.size > budget.maxTotalBytes) {
+      skipped.push({
+        path,
+        size: info.size,
+        reason: `untracked files past ${budget.maxTotalBytes} bytes in all (ledger.maxUntrackedBytes)`,
+      });
+    } else {
+      total += info.size;
+    }
+  }
+  return skipped;
 }
 
 async function listChanges(repo: RepoPaths): Promise<Changes> {
@@ -149,6 +219,7 @@ async function listChanges(repo: RepoPaths): Promise<Changes> {
   }
   const changed = new Set<string>();
   const removed = new Set<string>();
+  const untracked = new Set<string>();
   const indexModes = new Map<string, string>();
   for (const item of status.stdout.toString('utf8').split('\0')) {
     if (item.length < 3) continue;
@@ -164,11 +235,12 @@ async function listChanges(repo: RepoPaths): Promise<Changes> {
     if (path.endsWith('/')) continue; // an embedded repository: git add would refuse it too
     if (tag === 'R') removed.add(path);
     else if (tag === 'C' || tag === '?') changed.add(path);
+    if (tag === '?') untracked.add(path);
   }
   for (const path of removed) changed.delete(path);
   // Submodules (gitlinks) keep the commit the index records.
   for (const [path, mode] of indexModes) if (mode === MODE.gitlink) changed.delete(path);
-  return { changed, removed, indexModes };
+  return { changed, removed, untracked, indexModes };
 }
 
 async function storeFile(

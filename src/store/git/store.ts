@@ -3,12 +3,12 @@
  * writes loose objects atomically in-process (or, in bulk, one pack), refs by compare-and-swap
  * through git.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { GitObject, ObjectInfo, ObjectStore, ObjectType } from '../port.js';
 import { CatFileBatch } from './catfile.js';
 import { writeLooseObject } from './loose.js';
+import { PACKED_REFS_MAX_BYTES, readRefFile as readRefText } from './ref-files.js';
 import { updateRefCas } from './refs.js';
 import type { RepoPaths } from './repo.js';
 
@@ -191,27 +191,22 @@ async function readRefFile(
   ) {
     return undefined;
   }
-  let text: string | undefined;
-  try {
-    text = (await readFile(join(commonDir, name), 'utf8')).trim();
-  } catch (error) {
-    // Not loose (absent, or a directory of refs below it): look in packed-refs. Any other
-    // failure means the ref is there but cannot be read, which must never pass for "no ref".
-    if (!isAbsent(error)) throw unreadableRef(name, describeError(error));
-    text = undefined;
-  }
-  if (text !== undefined) {
+  // Regular files only, never blocking, capped (ref-files.ts): the agent controls .git.
+  const loose = await readRefText(join(commonDir, name), name, commonDir);
+  if (loose.kind === 'text') {
+    const text = loose.text.trim();
     if (OID.test(text)) return text;
     if (text.startsWith('ref: ')) return readRefFile(commonDir, text.slice(5).trim(), depth + 1);
     throw unreadableRef(name, `it holds ${JSON.stringify(text.slice(0, 60))}, not an object id`);
   }
-  let packed: string;
-  try {
-    packed = await readFile(join(commonDir, 'packed-refs'), 'utf8');
-  } catch (error) {
-    if (!isAbsent(error)) throw unreadableRef(name, `packed-refs: ${describeError(error)}`);
-    return undefined;
-  }
+  const packedFile = await readRefText(
+    join(commonDir, 'packed-refs'),
+    'packed-refs',
+    commonDir,
+    PACKED_REFS_MAX_BYTES,
+  );
+  if (packedFile.kind === 'absent') return undefined;
+  const packed = packedFile.text;
   for (const line of packed.split('\n')) {
     if (line.length < 42 || line[40] !== ' ' || line.startsWith('#') || line.startsWith('^'))
       continue;
@@ -222,15 +217,6 @@ async function readRefFile(
     }
   }
   return undefined;
-}
-
-function isAbsent(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
-}
-
-function describeError(error: unknown): string {
-  return (error as NodeJS.ErrnoException | undefined)?.code ?? String(error);
 }
 
 function unreadableRef(name: string, why: string): LedgerError {

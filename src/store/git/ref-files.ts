@@ -1,0 +1,162 @@
+/**
+ * The files git keeps refs in, read like handed-over files. The agent controls `.git/`: a FIFO
+ * as `refs/ledger/log`, `packed-refs` or `HEAD` makes git's own open() wait forever (git opens
+ * them blocking, for every command that resolves a ref — even `cat-file --batch-check` reads
+ * `packed-refs`), and so would a plain readFile here. So ledger reads them itself only as
+ * regular files opened without blocking, within a size cap, and before it runs any git in a
+ * repository it checks the ones git will open: anything else fails at once, as integrity
+ * (the agent broke a ref), naming the file.
+ *
+ * A check cannot stop a swap made after it (the agent would have to race each command); it
+ * stops the planted file, which is the attack.
+ */
+import { lstat, readdir, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
+import { LedgerError } from '../../model/errors.js';
+import { readRegularFile } from '../../paths/index.js';
+
+/** A loose ref is 41 bytes, a symbolic one `ref: <name>`; git's own refnames stay far below. */
+export const LOOSE_REF_MAX_BYTES = 4096;
+/** About 3 million refs at ~80 bytes each: beyond any real repository, well below memory. */
+export const PACKED_REFS_MAX_BYTES = 256 * 1024 * 1024;
+/** How many entries under `refs/ledger/` are checked: the ledger keeps one ref there. */
+const LEDGER_REFS_MAX_ENTRIES = 10_000;
+
+export type RefFileRead = { kind: 'absent' } | { kind: 'text'; text: string };
+
+/**
+ * The text of the ref file at `path` (`name` for messages): absent when there is none (or a
+ * directory of refs stands there), else its text. Throws CORRUPT for a FIFO, device, socket,
+ * a symlink out of the repository, a file over `maxBytes`, or one that cannot be read.
+ */
+export async function readRefFile(
+  path: string,
+  name: string,
+  commonDir: string,
+  maxBytes = LOOSE_REF_MAX_BYTES,
+): Promise<RefFileRead> {
+  const read = await readRegularFile(path, { maxBytes, root: commonDir });
+  if (read.ok) return { kind: 'text', text: read.bytes.toString('utf8') };
+  if (read.reason === 'missing') return { kind: 'absent' };
+  if (read.reason === 'not-regular' && (await isDirectory(path))) return { kind: 'absent' };
+  throw brokenRefFile(name, read.problem);
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined))?.isDirectory() === true;
+}
+
+/** What is wrong with the file at `path` for git to open it, if anything; absent is fine. */
+async function problemWith(
+  path: string,
+  maxBytes: number | undefined,
+): Promise<string | undefined> {
+  let info;
+  try {
+    // stat, not lstat: git follows a symlinked ref, and would block on a FIFO it leads to.
+    info = await stat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP'
+      ? undefined
+      : `cannot read it: ${code ?? String(error)}`;
+  }
+  if (info.isDirectory()) return undefined;
+  if (info.isFIFO()) return 'a FIFO, not a regular file: git would wait on it forever';
+  if (!info.isFile())
+    return 'not a regular file (a socket or a device): git would wait on it or read it without end';
+  if (maxBytes !== undefined && info.size > maxBytes)
+    return `${info.size} bytes; a ref file is at most ${maxBytes}`;
+  return undefined;
+}
+
+async function check(
+  path: string,
+  name: string,
+  maxBytes?: number,
+  what = 'the ref file',
+): Promise<void> {
+  const problem = await problemWith(path, maxBytes);
+  if (problem !== undefined) throw brokenRefFile(name, problem, what);
+}
+
+/**
+ * Before git runs in this repository: `HEAD` and the ref it names, `packed-refs`, every file
+ * under `refs/ledger/` (git lists them all), and each linked work tree's `HEAD` (`git worktree
+ * list` reads them) must be regular files within their caps. Throws CORRUPT naming the first
+ * that is not.
+ */
+export async function checkRefFiles(repo: { gitDir: string; commonDir: string }): Promise<void> {
+  const head = await readRefFile(join(repo.gitDir, 'HEAD'), 'HEAD', repo.gitDir);
+  if (head.kind === 'text') {
+    const target = /^ref: (refs\/\S+)\s*$/.exec(head.text)?.[1];
+    if (target !== undefined && !target.split('/').includes('..'))
+      await check(join(repo.commonDir, target), target, LOOSE_REF_MAX_BYTES);
+  }
+  await check(join(repo.commonDir, 'packed-refs'), 'packed-refs', PACKED_REFS_MAX_BYTES);
+  let seen = 0;
+  const walk = async (dir: string): Promise<void> => {
+    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (++seen > LEDGER_REFS_MAX_ENTRIES) return;
+      const path = join(dir, entry.name);
+      const name = relative(repo.commonDir, path);
+      if (entry.isDirectory()) await walk(path);
+      else await check(path, name, LOOSE_REF_MAX_BYTES);
+    }
+  };
+  await walk(join(repo.commonDir, 'refs', 'ledger'));
+  const worktrees = await readdir(join(repo.commonDir, 'worktrees')).catch(() => []);
+  for (const name of worktrees.slice(0, LEDGER_REFS_MAX_ENTRIES))
+    await check(join(repo.commonDir, 'worktrees', name, 'HEAD'), `worktrees/${name}/HEAD`);
+}
+
+/**
+ * Before git looks for the repository from `cwd`: the `HEAD` (and `.git` file) git's discovery
+ * opens in each directory up to the one holding `.git`, and that git dir's `config` and
+ * `index`. A FIFO there would hang the very first
+ * git ledger runs, before it knows where the repository is.
+ */
+export async function checkDiscovery(cwd: string): Promise<void> {
+  let dir = resolve(cwd);
+  for (;;) {
+    const dotGit = join(dir, '.git');
+    const info = await lstat(dotGit).catch(() => undefined);
+    if (info?.isDirectory()) {
+      await check(join(dotGit, 'HEAD'), 'HEAD', LOOSE_REF_MAX_BYTES);
+      // Every git ledger runs reads the config, and `record`'s ls-files the index: both are
+      // opened blocking too.
+      await check(join(dotGit, 'config'), '.git/config', undefined, 'the file');
+      await check(join(dotGit, 'index'), '.git/index', undefined, 'the file');
+      return;
+    }
+    if (info !== undefined) {
+      const file = await readRegularFile(dotGit, { maxBytes: LOOSE_REF_MAX_BYTES });
+      if (!file.ok) {
+        if (file.reason === 'missing') return;
+        throw brokenRefFile(dotGit, file.problem, 'the file');
+      }
+      const target = /^gitdir: (.+)$/m.exec(file.bytes.toString('utf8'))?.[1]?.trim();
+      if (target !== undefined) {
+        await check(join(resolve(dir, target), 'HEAD'), 'HEAD');
+        await check(join(resolve(dir, target), 'index'), 'index', undefined, 'the file');
+      }
+      return;
+    }
+    // A bare repository, or a directory inside a git dir: git looks at HEAD here too.
+    // No size cap: any file may be called HEAD outside a repository; only blocking matters.
+    await check(join(dir, 'HEAD'), join(dir, 'HEAD'));
+    const parent = dirname(dir);
+    if (parent === dir) return;
+    dir = parent;
+  }
+}
+
+function brokenRefFile(name: string, problem: string, what = 'the ref file'): LedgerError {
+  return new LedgerError('CORRUPT', `${what} ${name} is ${problem}`, {
+    hint:
+      what === 'the ref file'
+        ? 'Something other than git wrote it (the agent controls .git). Remove it, then restore the ref from a clone (ledger sync) or a backup.'
+        : 'Something other than git put it there (the agent controls .git). Remove it (git reset rebuilds an index; a config comes back from a backup), then retry.',
+  });
+}
