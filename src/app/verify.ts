@@ -102,8 +102,11 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       request.record && (request.sign ?? signByDefault(repo))
         ? await resolveSigner(repo, request.signingKey, request.cwd)
         : undefined;
-    const index = await readLedgerIndex(store);
     const local = openLocalState(repo, store);
+    // What this clone held is read before the ledger: an entry a racing record or sync notes
+    // meanwhile is then in the index read after it, never a false rollback.
+    const known = await local.readKnownEntries();
+    const index = await readLedgerIndex(store);
     notes.push(...(await local.notes()));
     const ids = request.ids?.map((given) => resolveId(index, given));
 
@@ -178,7 +181,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       }
     }
     // The log only grows: an entry this user saw before and that is gone now means a rollback.
-    const known = await local.readKnownEntries();
     const lost = [...known].filter((entry) => !index.entries.has(entry));
     if (lost.length > 0) {
       report.ledger.push({
