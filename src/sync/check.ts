@@ -71,7 +71,7 @@ export async function checkIncoming(
     if (await inRemoteTree(entry.record))
       problems.push({
         path: id,
-        message: `log entry ${id} names record ${entry.record}, which an older log entry already names`,
+        message: `the log names record ${entry.record} 2 times; expected once (log entry ${id} names it again)`,
       });
   }
   // As verify: a record in the tree must be named by the log (by a new entry, being new).
@@ -124,7 +124,7 @@ export async function checkIncoming(
     if (count > 1)
       problems.push({
         path: record,
-        message: `the new log entries name record ${record} ${count} times; expected once`,
+        message: `the log names record ${record} ${count} times; expected once`,
       });
   }
   return { problems, entries };

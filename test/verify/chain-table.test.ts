@@ -16,6 +16,7 @@ import { checkIncoming } from '../../src/sync/check.js';
 import { checkChain } from '../../src/verify/chain.js';
 import { checkChainSince } from '../../src/verify/since.js';
 import type { Check } from '../../src/verify/types.js';
+import { verifyLedger } from '../../src/verify/verify.js';
 
 const RECORD_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const rec = (n: number) => `sha256:${String(n).padStart(64, '0')}`;
@@ -41,7 +42,14 @@ class Log {
 /** A shape: old entries (all good), then new ones, the tip, and the finding expected. */
 interface Shape {
   name: string;
-  build(log: Log): Promise<{ old: string[]; fresh: string[]; tip: string; records: string[] }>;
+  build(log: Log): Promise<{
+    old: string[];
+    fresh: string[];
+    tip: string;
+    records: string[];
+    /** Records the old entries name (held at the verified tip). */
+    oldRecords?: string[];
+  }>;
   finding: RegExp;
 }
 
@@ -103,6 +111,15 @@ const shapes: Shape[] = [
     },
     finding: /record sha256:0+7 is in the ledger tree but no log entry names it/,
   },
+  {
+    name: 'a record named twice (a new entry names an old entry’s record)',
+    async build(log) {
+      const a = await log.add({ record: rec(3), prev: [], height: 1 });
+      const b = await log.add({ record: rec(3), prev: [a], height: 2 });
+      return { old: [a], fresh: [b], tip: b, records: [rec(3)], oldRecords: [rec(3)] };
+    },
+    finding: /the log names (this )?record (sha256:0+3 )?2 times; expected once/,
+  },
 ];
 
 function index(log: Log, entries: string[], tip: string, records: string[]): LedgerIndex {
@@ -122,17 +139,22 @@ const details = (checks: Check[]) =>
 
 async function viaFull(log: Log, s: Awaited<ReturnType<Shape['build']>>): Promise<string[]> {
   const out: Check[] = [];
-  await checkChain(log.store, index(log, [...s.old, ...s.fresh], s.tip, s.records), out);
-  return details(out);
+  const whole = index(log, [...s.old, ...s.fresh], s.tip, s.records);
+  await checkChain(log.store, whole, out);
+  // Records named once is judged per record (verify.ts), over the whole log.
+  const report = await verifyLedger(log.store, whole);
+  return [...details(out), ...report.records.flatMap((r) => details(r.checks))];
 }
 
 async function viaSince(log: Log, s: Awaited<ReturnType<Shape['build']>>): Promise<string[]> {
   const out: Check[] = [];
-  const before = index(log, s.old, s.old.at(-1)!, []);
+  const before = index(log, s.old, s.old.at(-1)!, s.oldRecords ?? []);
   const now = index(log, [...s.old, ...s.fresh], s.tip, s.records);
   const plan = await checkChainSince(log.store, now, before, out);
   // A ledger that is not the verified state plus additions is verified whole (verify.ts).
-  return plan.descends ? details(out) : viaFull(log, s);
+  if (!plan.descends) return viaFull(log, s);
+  const report = await verifyLedger(log.store, now, { since: before });
+  return [...details(out), ...report.records.flatMap((r) => details(r.checks))];
 }
 
 async function viaSync(log: Log, s: Awaited<ReturnType<Shape['build']>>): Promise<string[]> {
@@ -143,6 +165,11 @@ async function viaSync(log: Log, s: Awaited<ReturnType<Shape['build']>>): Promis
       mode: MODE.file,
       oid: log.blobs.get(id)!,
     });
+  for (const r of s.oldRecords ?? [])
+    tree = await insertPath(log.store, tree, [RECORDS_DIR, ...fanout(r)], {
+      mode: MODE.tree,
+      oid: RECORD_TREE,
+    });
   const leaves = new Map([
     [LOG_DIR, new Map(s.fresh.map((id) => [id, log.blobs.get(id)!]))],
     [RECORDS_DIR, new Map<string, string>()],
@@ -152,9 +179,15 @@ async function viaSync(log: Log, s: Awaited<ReturnType<Shape['build']>>): Promis
   const result = await checkIncoming(
     log.store,
     { commit: 'c'.repeat(40), tree: tree!, entryId: s.tip, entry: undefined as never },
-    s.records.length > 0
-      ? new Map([...leaves, [RECORDS_DIR, new Map(s.records.map((r) => [r, RECORD_TREE]))]])
-      : leaves,
+    new Map([
+      ...leaves,
+      [
+        RECORDS_DIR,
+        new Map(
+          s.records.filter((r) => !(s.oldRecords ?? []).includes(r)).map((r) => [r, RECORD_TREE]),
+        ),
+      ],
+    ]),
   );
   return result.problems.map((p) => p.message);
 }
