@@ -1,16 +1,47 @@
 /**
- * `ledger sync [REMOTE]`: one round trip with a remote through plain git (see src/sync).
+ * `ledger sync [REMOTE]`: one round trip with a remote through plain git (see src/sync), and
+ * this clone's memory of it: a ledger that lost entries this clone held is refused before
+ * anything is fetched, and every tip sync adopts or pushes is remembered, so resetting the
+ * ledger below it later is a rollback for `verify` and `sync` alike.
  */
+import { LOG_REF } from '../ledger/layout.js';
+import { readLedgerIndex, readTip } from '../ledger/read.js';
+import { LedgerError } from '../model/errors.js';
 import { syncLedger, type SyncOptions, type SyncResult } from '../sync/sync.js';
+import { openLocalState } from './local-state.js';
 import { withRepo } from './repo.js';
 
-export interface SyncRequest extends SyncOptions {
+export interface SyncRequest extends Omit<SyncOptions, 'onTip'> {
   cwd: string;
 }
 
 export function syncRepository(request: SyncRequest): Promise<SyncResult> {
   const { cwd, ...options } = request;
-  return withRepo(cwd, ({ repo, store }) => syncLedger(repo, store, options));
+  return withRepo(cwd, async ({ repo, store }) => {
+    const local = openLocalState(repo, store);
+    // Known entries first, the ledger second: an entry noted in between (a record or sync
+    // racing this one) is already in the ledger read after it, so it is never a false rollback.
+    const known = await local.readKnownEntries();
+    if (known.size > 0) {
+      const index = await readLedgerIndex(store);
+      const lost = [...known].filter((entry) => !index.entries.has(entry));
+      if (lost.length > 0)
+        throw new LedgerError(
+          'ROLLBACK',
+          `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} this clone held ${lost.length === 1 ? 'is' : 'are'} missing from ${LOG_REF} (first: ${lost[0]}): the ledger ref was rolled back or replaced; nothing was synced`,
+          {
+            hint: `Run ledger verify to see what is missing. If you replaced this clone's ledger on purpose, remove ${await local.cloneDir()} to forget what it held.`,
+          },
+        );
+    }
+    return syncLedger(repo, store, {
+      ...options,
+      onTip: async (commit) => {
+        const tip = await readTip(store, commit);
+        await local.noteKnownEntry(tip.entryId);
+      },
+    });
+  });
 }
 
 export type { SyncResult };

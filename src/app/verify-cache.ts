@@ -14,19 +14,29 @@
  * user, or written by anything that cannot read the key, does not verify and is ignored. It is
  * never pushed: nothing under refs/ or .git/ holds it.
  *
- * One fact a verdict depends on lies outside the ledger and can change after a tip verified:
- * whether each record's base commit is still in the repository (a rebase and `git gc` can prune
- * it, and then the record is `unverifiable`). An entry therefore lists the base commits of every
- * record verified at its tip, under the MAC, and `verify` re-checks that they are all present
- * before it uses the entry (a batch of small object reads, not a re-verify).
+ * An entry must never answer differently from `verify --full` (issue 16, item 6). What else a
+ * verdict depends on, and how the entry covers it:
+ *   - the policy (allowed_signers bytes and format gates included), the `ledger` version and
+ *     every verdict-changing option (--strict, --rerun, --from-attestation, --timeout, the
+ *     isolation a re-run gets): all in the key;
+ *   - the clock: a key in allowed_signers is trusted only between its `valid-after` and
+ *     `valid-before`, and a record dated after the verify time is flagged. An entry holds the
+ *     window in which the verify time may fall — from the time it verified at to the next
+ *     validity boundary of the allowed_signers file — and is a miss outside it;
+ *   - the objects a verdict read: a base commit pruned by `git gc`, a blob deleted from the
+ *     object database. An entry lists every object the verify read (and the ones it found
+ *     absent) in a side file named by its sha256, which the MAC covers, and `verify` proves them
+ *     all still present (absent) with one `git cat-file --batch-check` before it uses the entry.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AllowedSigner } from '../sign/index.js';
 import { stateRoot } from './local-state.js';
 
-// v2: entries list the base commits of the records verified at their tip (v1 entries are a miss).
-const SCHEMA = 'ledger.verified/v2';
+// v2: entries list the base commits of the records verified at their tip. v3: the objects read
+// (a side file), the verify-time window and the timeout and isolation in the key. Older: a miss.
+const SCHEMA = 'ledger.verified/v3';
 const FILE = 'verified.json';
 const KEY_FILE = 'verify-cache.key';
 /** One entry per key (policy × version × options); old keys are dropped past this many. */
@@ -42,6 +52,10 @@ export interface CacheKeyInput {
   strict: boolean;
   rerun: boolean;
   fromAttestation: boolean;
+  /** `--timeout` in ms (undefined: the policy's, which its digest covers). */
+  timeoutMs?: number;
+  /** How re-runs are isolated here (bubblewrap, unshare, none): it decides what a witness can do. */
+  isolation?: string;
 }
 
 export function cacheKey(input: CacheKeyInput): string {
@@ -52,6 +66,8 @@ export function cacheKey(input: CacheKeyInput): string {
     input.strict,
     input.rerun,
     input.fromAttestation,
+    input.timeoutMs ?? null,
+    input.isolation ?? null,
     'scope:all',
   ]);
   return createHash('sha256').update(canonical).digest('hex');
@@ -61,15 +77,58 @@ interface Entry {
   commit: string;
   /** Distinct base commits of every record the ledger held at `commit`, sorted. */
   bases: string[];
+  /** sha256 of the side file listing the objects the verdicts read (see `ObjectsRead`). */
+  objects: string;
+  /** The verify time may fall in [notBefore, notAfter) (ms since the epoch; null: no end). */
+  notBefore: number;
+  notAfter: number | null;
   at: string;
   mac: string;
 }
 
-export type CacheLookup =
-  { hit: true; commit: string; bases: string[] } | { hit: false; reason: string };
+/** The objects verdicts read: present ones must stay present, absent ones absent. */
+export interface ObjectsRead {
+  present: string[];
+  absent: string[];
+}
 
-/** The tip that verified under `key` in this clone, or why there is none to use. */
-export async function readVerifiedTip(cloneDir: string, key: string): Promise<CacheLookup> {
+/** When a verdict reached at `now` holds, as far as the clock goes. */
+export interface TimeWindow {
+  notBefore: number;
+  notAfter: number | null;
+}
+
+/**
+ * From `now` (the verify time: nothing dated after it was flagged, so a clock set back before
+ * it may flag something) to the next instant at which an allowed_signers key starts or stops
+ * being valid (OpenSSH compares whole seconds, both bounds inclusive).
+ */
+export function timeWindow(now: Date, signers: readonly AllowedSigner[] = []): TimeWindow {
+  const at = now.getTime();
+  let end: number | null = null;
+  for (const s of signers) {
+    const edges = [
+      s.validAfter === undefined ? undefined : Math.floor(s.validAfter.getTime() / 1000) * 1000,
+      s.validBefore === undefined
+        ? undefined
+        : (Math.floor(s.validBefore.getTime() / 1000) + 1) * 1000,
+    ];
+    for (const edge of edges)
+      if (edge !== undefined && edge > at && (end === null || edge < end)) end = edge;
+  }
+  return { notBefore: at, notAfter: end };
+}
+
+export type CacheLookup =
+  | { hit: true; commit: string; bases: string[]; objects: ObjectsRead }
+  | { hit: false; reason: string };
+
+/** The tip that verified under `key` in this clone, or why there is none to use at `now`. */
+export async function readVerifiedTip(
+  cloneDir: string,
+  key: string,
+  now: Date,
+): Promise<CacheLookup> {
   const entries = await readEntries(cloneDir);
   if (entries === undefined) return { hit: false, reason: 'no verified tip is cached here' };
   if (entries === 'unreadable')
@@ -81,12 +140,23 @@ export async function readVerifiedTip(cloneDir: string, key: string): Promise<Ca
       reason: 'no tip verified under this policy, ledger version and options is cached',
     };
   const secret = await readSecret(false);
-  if (
-    secret === undefined ||
-    !macMatches(entry.mac, mac(secret, cloneDir, key, entry.commit, entry.bases))
-  )
+  if (secret === undefined || !macMatches(entry.mac, mac(secret, cloneDir, key, entry)))
     return { hit: false, reason: 'the cached entry does not carry this user’s MAC (ignored)' };
-  return { hit: true, commit: entry.commit, bases: entry.bases };
+  const t = now.getTime();
+  if (t < entry.notBefore)
+    return {
+      hit: false,
+      reason: `the verify time ${now.toISOString()} is before the cached tip verified (${new Date(entry.notBefore).toISOString()})`,
+    };
+  if (entry.notAfter !== null && t >= entry.notAfter)
+    return {
+      hit: false,
+      reason: `an allowed_signers key became valid or expired at ${new Date(entry.notAfter).toISOString()}, after the cached tip verified`,
+    };
+  const objects = await readObjects(cloneDir, entry.objects);
+  if (objects === undefined)
+    return { hit: false, reason: 'the list of objects the cached tip read is missing (ignored)' };
+  return { hit: true, commit: entry.commit, bases: entry.bases, objects };
 }
 
 /**
@@ -98,31 +168,76 @@ export async function writeVerifiedTip(
   key: string,
   commit: string,
   baseCommits: Iterable<string>,
+  read: ObjectsRead,
+  window: TimeWindow,
 ) {
   if (!OID.test(commit)) return;
   const bases = [...new Set(baseCommits)].sort();
   if (!bases.every((b) => OID.test(b))) return;
+  const presentSet = new Set(read.present);
+  const present = [...presentSet].sort();
+  const absent = [...new Set(read.absent)].filter((oid) => !presentSet.has(oid)).sort();
+  if (![...present, ...absent].every((oid) => OID.test(oid))) return;
   try {
     const secret = await readSecret(true);
     if (secret === undefined) return;
+    await mkdir(cloneDir, { recursive: true, mode: 0o700 });
+    const listing = objectsText({ present, absent });
+    const objects = createHash('sha256').update(listing).digest('hex');
+    await writeAtomically(join(cloneDir, objectsFile(objects)), listing);
     const found = await readEntries(cloneDir);
     const entries = found instanceof Map ? found : new Map<string, Entry>();
     entries.delete(key);
-    entries.set(key, {
-      commit,
-      bases,
-      at: new Date().toISOString(),
-      mac: mac(secret, cloneDir, key, commit, bases),
-    });
+    const unsigned = { commit, bases, objects, ...window, at: new Date().toISOString() };
+    entries.set(key, { ...unsigned, mac: mac(secret, cloneDir, key, unsigned) });
     const kept = [...entries].slice(-MAX_KEYS);
     const text = `${JSON.stringify({ schema: SCHEMA, entries: Object.fromEntries(kept) })}\n`;
-    await mkdir(cloneDir, { recursive: true, mode: 0o700 });
-    const temp = join(cloneDir, `${FILE}.${process.pid}.${Date.now()}.tmp`);
-    await writeFile(temp, text, { mode: 0o600 });
-    await rename(temp, join(cloneDir, FILE));
+    await writeAtomically(join(cloneDir, FILE), text);
+    await dropUnusedObjectFiles(cloneDir, new Set(kept.map(([, e]) => objectsFile(e.objects))));
   } catch {
     // The cache is only a speed-up: the verdict stands without it.
   }
+}
+
+const OBJECTS_PREFIX = 'verified-objects.';
+
+function objectsFile(digest: string): string {
+  return `${OBJECTS_PREFIX}${digest}`;
+}
+
+/** One object id a line; an absent one is prefixed with `-`. */
+function objectsText(read: ObjectsRead): string {
+  return [...read.present, ...read.absent.map((oid) => `-${oid}`)].map((l) => `${l}\n`).join('');
+}
+
+async function readObjects(cloneDir: string, digest: string): Promise<ObjectsRead | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(cloneDir, objectsFile(digest)), 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (createHash('sha256').update(text).digest('hex') !== digest) return undefined;
+  const present: string[] = [];
+  const absent: string[] = [];
+  for (const line of text.split('\n')) {
+    if (OID.test(line)) present.push(line);
+    else if (line.startsWith('-') && OID.test(line.slice(1))) absent.push(line.slice(1));
+  }
+  return { present, absent };
+}
+
+async function dropUnusedObjectFiles(cloneDir: string, used: ReadonlySet<string>) {
+  for (const name of await readdir(cloneDir)) {
+    if (name.startsWith(OBJECTS_PREFIX) && !name.endsWith('.tmp') && !used.has(name))
+      await unlink(join(cloneDir, name)).catch(() => undefined);
+  }
+}
+
+async function writeAtomically(path: string, text: string) {
+  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  await writeFile(temp, text, { mode: 0o600 });
+  await rename(temp, path);
 }
 
 /** The cache file's path, for messages and tests. */
@@ -154,11 +269,23 @@ async function readEntries(
         OID.test(e.commit) &&
         Array.isArray(e.bases) &&
         e.bases.every((b) => typeof b === 'string' && OID.test(b)) &&
+        typeof e.objects === 'string' &&
+        HEX64.test(e.objects) &&
+        typeof e.notBefore === 'number' &&
+        (e.notAfter === null || typeof e.notAfter === 'number') &&
         typeof e.mac === 'string' &&
         HEX64.test(e.mac) &&
         typeof e.at === 'string'
       )
-        out.set(key, { commit: e.commit, bases: e.bases, at: e.at, mac: e.mac });
+        out.set(key, {
+          commit: e.commit,
+          bases: e.bases,
+          objects: e.objects,
+          notBefore: e.notBefore,
+          notAfter: e.notAfter ?? null,
+          at: e.at,
+          mac: e.mac,
+        });
     }
     return out;
   } catch {
@@ -166,15 +293,12 @@ async function readEntries(
   }
 }
 
-function mac(
-  secret: Buffer,
-  cloneDir: string,
-  key: string,
-  commit: string,
-  bases: readonly string[],
-): string {
+function mac(secret: Buffer, cloneDir: string, key: string, e: Omit<Entry, 'mac' | 'at'>): string {
+  const window = `${e.notBefore}\0${e.notAfter ?? ''}`;
   return createHmac('sha256', secret)
-    .update(`${SCHEMA}\0${cloneDir}\0${key}\0${commit}\0${bases.join(',')}`)
+    .update(
+      `${SCHEMA}\0${cloneDir}\0${key}\0${e.commit}\0${e.bases.join(',')}\0${e.objects}\0${window}`,
+    )
     .digest('hex');
 }
 

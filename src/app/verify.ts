@@ -20,7 +20,7 @@ import { ATTESTATION_SCHEMA, type Attestation, type AttestedCheck } from '../mod
 import { LedgerError } from '../model/errors.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { SshKeygenSigner } from '../sign/index.js';
-import { notCommits } from '../store/git/catfile.js';
+import { objectTypes } from '../store/git/catfile.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
@@ -45,8 +45,15 @@ import { sanitizeLine } from '../paths/index.js';
 import type { Policy } from './local.js';
 import { loadPolicy } from './local.js';
 import { openLocalState, type LocalState } from './local-state.js';
-import { cacheKey, readVerifiedTip, writeVerifiedTip } from './verify-cache.js';
 import { headCheck, resolveHead } from './head.js';
+import { recordReads } from './read-recorder.js';
+import {
+  cacheKey,
+  readVerifiedTip,
+  timeWindow,
+  writeVerifiedTip,
+  type ObjectsRead,
+} from './verify-cache.js';
 import { resolveId } from './query.js';
 import { addWorktreeChecks } from './worktree.js';
 import { requireWorkTree, withRepo } from './repo.js';
@@ -109,8 +116,11 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       request.record && (request.sign ?? signByDefault(repo))
         ? await resolveSigner(repo, request.signingKey, request.cwd)
         : undefined;
-    const index = await readLedgerIndex(store);
     const local = openLocalState(repo, store);
+    // What this clone held is read before the ledger: an entry a racing record or sync notes
+    // meanwhile is then in the index read after it, never a false rollback.
+    const known = await local.readKnownEntries();
+    const index = await readLedgerIndex(store);
     notes.push(...(await local.notes()));
     const ids = request.ids?.map((given) => resolveId(index, given));
     const head =
@@ -150,11 +160,16 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           : inner(task);
     }
     const refsBefore = request.rerun ? await ledgerRefs(repo) : undefined;
-    const cache = await openCache(request, local, loaded.digest, index, store, repo);
+    const cache = await openCache(request, local, loaded.digest, index, store, repo, {
+      now,
+      ...(reruns ? { isolation: reruns.isolation.mode } : {}),
+    });
     const baseCommits = new Set<string>();
+    // What the verdicts read, for the cache entry to prove still there next time.
+    const recording = cache.key === undefined ? undefined : recordReads(store);
     let report: VerifyReport;
     try {
-      report = await verifyLedger(store, index, {
+      report = await verifyLedger(recording?.reader ?? store, index, {
         ...(cache.since ? { since: cache.since } : {}),
         ...(cache.key === undefined ? {} : { onBaseCommit: (c: string) => baseCommits.add(c) }),
         ...(request.keepVerified === false && !request.record ? { keepVerified: false } : {}),
@@ -189,7 +204,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       }
     }
     // The log only grows: an entry this user saw before and that is gone now means a rollback.
-    const known = await local.readKnownEntries();
     const lost = [...known].filter((entry) => !index.entries.has(entry));
     if (lost.length > 0) {
       report.ledger.push({
@@ -241,11 +255,24 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       index.tipCommit !== undefined &&
       index.tipCommit !== cache.commit
     ) {
-      // Only new records were read when the cached state was used: the others' bases are the
-      // cached entry's (checked present in openCache).
-      if (report.since?.used) for (const b of cache.bases ?? []) baseCommits.add(b);
+      // Only new records were read when the cached state was used: the others' bases and
+      // objects are the cached entry's (checked in openCache).
+      const read: ObjectsRead = recording?.read() ?? { present: [], absent: [] };
+      if (report.since?.used) {
+        for (const b of cache.bases ?? []) baseCommits.add(b);
+        read.present.push(...(cache.objects?.present ?? []));
+        read.absent.push(...(cache.objects?.absent ?? []));
+      }
       const dir = await local.cloneDir();
-      if (dir !== undefined) await writeVerifiedTip(dir, cache.key, index.tipCommit, baseCommits);
+      if (dir !== undefined)
+        await writeVerifiedTip(
+          dir,
+          cache.key,
+          index.tipCommit,
+          baseCommits,
+          read,
+          timeWindow(now, trust?.entries),
+        );
     }
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
       await local.noteKnownEntry(index.tipEntry);
@@ -276,6 +303,8 @@ interface OpenedCache {
   since?: LedgerIndex;
   /** The base commits of the records at the cached tip (all present in the repository). */
   bases?: string[];
+  /** The objects the cached verdicts read (as present, or as absent, as they were then). */
+  objects?: ObjectsRead;
 }
 
 /**
@@ -290,6 +319,7 @@ async function openCache(
   index: LedgerIndex,
   store: ObjectReader,
   repo: RepoPaths,
+  run: { now: Date; isolation?: IsolationMode },
 ): Promise<OpenedCache> {
   if (!request.cache)
     return request.cache === false ? { reason: '--full: everything was re-checked' } : {};
@@ -304,32 +334,23 @@ async function openCache(
     strict: request.strict ?? false,
     rerun: request.rerun ?? false,
     fromAttestation: request.fromAttestation ?? false,
+    ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+    ...(run.isolation === undefined ? {} : { isolation: run.isolation }),
   });
   const dir = await local.cloneDir();
   if (dir === undefined) return { key, reason: 'this clone has no local state yet' };
-  const found = await readVerifiedTip(dir, key);
+  const found = await readVerifiedTip(dir, key, run.now);
   if (!found.hit) return { key, reason: found.reason };
-  let gone: string | undefined;
-  try {
-    [gone] = await notCommits(repo.root, found.bases, repo.guard);
-  } catch (error) {
-    return {
-      key,
-      commit: found.commit,
-      reason: `the base commits could not be checked (${(error as Error).message})`,
-    };
-  }
-  if (gone !== undefined)
-    return {
-      key,
-      commit: found.commit,
-      reason: `base commit ${gone} of a record verified at the cached tip is no longer in this repository`,
-    };
+  const changed = await objectsChanged(repo, found.bases, found.objects).catch(
+    (error: Error) => `the objects could not be checked (${error.message})`,
+  );
+  if (changed !== undefined) return { key, commit: found.commit, reason: changed };
   try {
     return {
       key,
       commit: found.commit,
       bases: found.bases,
+      objects: found.objects,
       since: await readLedgerIndexAt(store, found.commit),
     };
   } catch (error) {
@@ -339,6 +360,32 @@ async function openCache(
       reason: `the cached tip ${found.commit} cannot be read here (${(error as Error).message})`,
     };
   }
+}
+
+/**
+ * Why the cached verdicts may no longer hold, as far as the object database goes (one
+ * batch-check): a base commit or an object they read is gone, or one they found absent is back.
+ */
+async function objectsChanged(
+  repo: RepoPaths,
+  bases: readonly string[],
+  objects: ObjectsRead,
+): Promise<string | undefined> {
+  const types = await objectTypes(
+    repo.root,
+    [...bases, ...objects.present, ...objects.absent],
+    repo.guard,
+  );
+  const base = bases.find((b) => types.get(b) !== 'commit');
+  if (base !== undefined)
+    return `base commit ${base} of a record verified at the cached tip is no longer in this repository`;
+  const gone = objects.present.find((oid) => !types.has(oid));
+  if (gone !== undefined)
+    return `object ${gone}, read when the cached tip verified, is no longer in this repository`;
+  const back = objects.absent.find((oid) => types.has(oid));
+  if (back !== undefined)
+    return `object ${back}, absent when the cached tip verified, is in this repository now`;
+  return undefined;
 }
 
 function cacheOutcome(

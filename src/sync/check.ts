@@ -1,8 +1,8 @@
 /**
  * Checking what a remote brought before it is adopted: only the log entries and records that
  * are new to this clone. Everything else was checked when it arrived (or was written here).
- * The chain checks mirror `verify`'s full chain check, restricted to the new entries; the
- * records go through `verifyLedger` itself, restricted to the new ids.
+ * The chain checks are `verify`'s (`verify/log-chain.ts`), over the new entries hanging off the
+ * ones this clone has; the records go through `verifyLedger` itself, restricted to the new ids.
  */
 import {
   ATTESTATIONS_DIR,
@@ -19,10 +19,11 @@ import { readAttestations, readSignatures } from '../ledger/leaves.js';
 import type { LedgerIndex, Tip } from '../ledger/read.js';
 import { readEntry } from '../ledger/read.js';
 import { lookupPath } from '../ledger/trees.js';
-import { isLedgerError, LedgerError, type Problem } from '../model/errors.js';
+import { LedgerError, type Problem } from '../model/errors.js';
 import type { LogEntry } from '../model/record.js';
 import { parseTree } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
+import { checkLogChain } from '../verify/log-chain.js';
 import { verifyLedger } from '../verify/verify.js';
 import { leavesIn, ledgerPath, type LeafSets } from './trees.js';
 
@@ -46,92 +47,40 @@ export async function checkIncoming(
   const incoming = { entries: leavesIn(leaves, LOG_DIR), records: leavesIn(leaves, RECORDS_DIR) };
   const signatures = leavesIn(leaves, SIGNATURES_DIR);
   const attestations = leavesIn(leaves, ATTESTATIONS_DIR);
-  const entries = new Map<string, LogEntry>();
-  const decoded = await Promise.all(
-    [...incoming.entries].map(async ([id, blob]) => {
-      try {
-        return (await readEntry(store, id, blob)).entry;
-      } catch (error) {
-        problems.push({ path: id, message: isLedgerError(error) ? error.message : String(error) });
-        return undefined;
-      }
-    }),
-  );
-  [...incoming.entries.keys()].forEach((id, i) => {
-    const entry = decoded[i];
-    if (entry) entries.set(id, entry);
-  });
-
   // Heights of entries this clone already has are read from the remote's tree (they are the
   // same objects: a differing path was refused before) — only the boundary entries.
-  const heights = new Map<string, number | undefined>();
   const oldHeight = async (id: string): Promise<number | undefined> => {
-    if (heights.has(id)) return heights.get(id);
     const leaf = await lookupPath(store, remoteTip.tree, ledgerPath(LOG_DIR, id));
-    const height = leaf
-      ? (await readEntry(store, id, leaf.oid).catch(() => undefined))?.entry.height
-      : undefined;
-    heights.set(id, height);
-    return height;
+    return leaf ? (await readEntry(store, id, leaf.oid)).entry.height : undefined;
   };
-  const namedRecords = new Map<string, number>();
+  const inRemoteTree = async (record: string) =>
+    (await lookupPath(store, remoteTip.tree, ledgerPath(RECORDS_DIR, record))) !== undefined;
+  // The chain rules over the new entries, hanging off the ones this clone has; every new entry
+  // must hang off the remote's tip.
+  const chain = await checkLogChain(store, {
+    entries: incoming.entries,
+    tip: remoteTip.entryId,
+    knownHeight: oldHeight,
+    hasRecord: async (record) => incoming.records.has(record) || (await inRemoteTree(record)),
+  });
+  const entries = chain.entries;
+  for (const f of chain.findings) problems.push({ path: f.subject, message: f.detail });
+  // Records named once: a new entry naming a record an old entry names is a second naming.
   for (const [id, entry] of entries) {
-    let height = 0;
-    let complete = true;
-    for (const prev of entry.prev) {
-      const before =
-        entries.get(prev)?.height ??
-        (incoming.entries.has(prev) ? undefined : await oldHeight(prev));
-      if (before === undefined) {
-        complete = false;
-        if (!incoming.entries.has(prev)) {
-          problems.push({
-            path: id,
-            message: `log entry ${id} follows ${prev}, which is missing: the log has a hole`,
-          });
-        }
-      } else {
-        height = Math.max(height, before);
-      }
-    }
-    if (complete && entry.height !== height + 1) {
+    if (entry.record === null || incoming.records.has(entry.record)) continue;
+    if (await inRemoteTree(entry.record))
       problems.push({
         path: id,
-        message: `log entry ${id} has height ${entry.height}`,
-        expected: String(height + 1),
-        got: String(entry.height),
+        message: `the log names record ${entry.record} 2 times; expected once (log entry ${id} names it again)`,
       });
-    }
-    if (entry.record !== null) {
-      namedRecords.set(entry.record, (namedRecords.get(entry.record) ?? 0) + 1);
-      if (!incoming.records.has(entry.record)) {
-        const here = await lookupPath(store, remoteTip.tree, ledgerPath(RECORDS_DIR, entry.record));
-        problems.push({
-          path: id,
-          message: here
-            ? `log entry ${id} names record ${entry.record}, which an older log entry already names`
-            : `log entry ${id} names record ${entry.record}, which is missing from the remote's ledger`,
-        });
-      }
-    }
   }
-
-  // Every new entry must hang off the remote's tip; walking stops at entries already here.
-  const reachable = new Set<string>();
-  const stack = [remoteTip.entryId];
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (reachable.has(id)) continue;
-    reachable.add(id);
-    for (const prev of entries.get(id)?.prev ?? []) stack.push(prev);
-  }
-  for (const id of entries.keys()) {
-    if (!reachable.has(id))
+  // As verify: a record in the tree must be named by the log (by a new entry, being new).
+  for (const record of incoming.records.keys())
+    if (!chain.named.has(record))
       problems.push({
-        path: id,
-        message: `log entry ${id} is not reachable from the remote's tip`,
+        path: record,
+        message: `record ${record} is in the ledger tree but no log entry names it`,
       });
-  }
 
   // The records themselves (ids, canonical bytes, anchors, artifacts, evidence, signatures) and
   // the new signature and attestation leaves: the same checks `ledger verify` makes, on the new
@@ -171,11 +120,11 @@ export async function checkIncoming(
         problems.push({ path: `${r.id} ${c.check} ${c.subject}`, message: c.detail });
     }
   }
-  for (const [record, count] of namedRecords) {
+  for (const [record, count] of chain.named) {
     if (count > 1)
       problems.push({
         path: record,
-        message: `the new log entries name record ${record} ${count} times; expected once`,
+        message: `the log names record ${record} ${count} times; expected once`,
       });
   }
   return { problems, entries };

@@ -40,6 +40,11 @@ export interface SyncOptions {
   push?: boolean;
   now?: Date;
   onProgress?: (message: string) => void;
+  /**
+   * Called with each tip this sync made the local ledger's (adopted, joined) or pushed, once
+   * that is done: the caller remembers it, so a later reset below it reads as a rollback.
+   */
+  onTip?: (commit: string) => Promise<void>;
 }
 
 export type SyncAction = 'up-to-date' | 'fast-forward' | 'merge';
@@ -223,6 +228,7 @@ export async function syncLedger(
       if (await store.updateRef(LOG_REF, candidate!, localTip)) {
         next = candidate;
         for (const id of leavesIn(diff.added, RECORDS_DIR).keys()) received.add(id);
+        await options.onTip?.(candidate!);
         break;
       }
     }
@@ -261,6 +267,7 @@ export async function syncLedger(
     const pushed = await pushLedger(repo, remote, next!, remoteTip);
     killPoint('sync-after-push');
     if (pushed.pushed) {
+      await options.onTip?.(next!);
       if (next !== anchor) await store.updateRef(anchorRef, next!, anchor).catch(() => false);
       return result({
         remote,

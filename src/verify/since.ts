@@ -10,11 +10,11 @@
  * longer descending from the verified tip entry), there is no difference to check: the caller
  * verifies everything and lets the chain and rollback checks speak.
  */
-import { isLedgerError } from '../model/errors.js';
 import type { LogEntry } from '../model/record.js';
 import { readEntry, type LedgerIndex } from '../ledger/read.js';
 import type { ObjectReader } from '../store/port.js';
 import { fail, pass } from './checks.js';
+import { checkLogChain } from './log-chain.js';
 import type { Check } from './types.js';
 
 export type SincePlan =
@@ -77,36 +77,25 @@ export async function checkChainSince(
       return { descends: false, reason: `log entry ${id} is held in another object now` };
 
   const fresh = changed(index.entries, since.entries);
-  const entries = new Map<string, LogEntry>();
   let damaged = false;
   const broken = (id: string, subject: string, detail: string) => {
     damaged = true;
     out.push(fail(id, 'chain', subject, detail, true));
   };
-  for (const [id, blob] of fresh) {
-    try {
-      entries.set(id, (await readEntry(store, id, blob)).entry);
-    } catch (error) {
-      broken(`chain[${id}]`, id, isLedgerError(error) ? error.message : String(error));
-    }
-  }
-
+  // The chain rules over the new entries, hanging off the verified tip's (checked before).
+  const chain = await checkLogChain(store, {
+    entries: fresh,
+    tip: index.tipEntry,
+    knownHeight: async (id) => {
+      const blob = since.entries.get(id);
+      return blob === undefined ? undefined : (await readEntry(store, id, blob)).entry.height;
+    },
+    hasRecord: (id) => index.records.has(id),
+  });
+  const { entries } = chain;
   // The new tip must reach the verified tip entry through new entries only: every old entry
   // is an ancestor of the verified tip (it was checked), so no other way down exists.
-  const reached = new Set<string>();
-  const boundary = new Set<string>();
-  const stack = [index.tipEntry];
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (since.entries.has(id)) {
-      boundary.add(id);
-      continue;
-    }
-    if (reached.has(id)) continue;
-    reached.add(id);
-    for (const prev of entries.get(id)?.prev ?? []) stack.push(prev);
-  }
-  if (!boundary.has(since.tipEntry) && index.tipEntry !== since.tipEntry)
+  if (!chain.boundary.has(since.tipEntry) && index.tipEntry !== since.tipEntry)
     return {
       descends: false,
       reason: `the tip's log entry ${index.tipEntry} does not descend from the cached tip's ${since.tipEntry}`,
@@ -117,51 +106,10 @@ export async function checkChainSince(
       'tip',
       `the ledger tip names log entry ${index.tipEntry}, which is not in the log`,
     );
-
-  // Heights of old entries a new one follows were checked before; read them to add up.
-  const heightOf = async (id: string): Promise<number | undefined> => {
-    const mine = entries.get(id);
-    if (mine) return mine.height;
-    const blob = since.entries.get(id);
-    if (blob === undefined) return undefined;
-    return (await readEntry(store, id, blob)).entry.height;
-  };
+  for (const f of chain.findings) broken(f.id, f.subject, f.detail);
+  // A record held at the verified tip was named once by an old entry already.
   const named = new Map<string, number>();
-  for (const [id, entry] of entries) {
-    let height = 0;
-    let complete = true;
-    for (const [k, prev] of entry.prev.entries()) {
-      const h = await heightOf(prev).catch(() => undefined);
-      if (h !== undefined) height = Math.max(height, h);
-      else {
-        complete = false;
-        if (!index.entries.has(prev))
-          broken(
-            `chain[${id}].prev[${k}]`,
-            id,
-            `log entry ${id} follows ${prev}, which is missing: the log has a hole`,
-          );
-      }
-    }
-    if (complete && entry.height !== height + 1)
-      broken(
-        `chain[${id}].height`,
-        id,
-        `log entry ${id} has height ${entry.height}; expected ${height + 1}`,
-      );
-    if (!reached.has(id))
-      broken(`chain[${id}].reachable`, id, `log entry ${id} is not reachable from the tip`);
-    if (entry.record === null) continue;
-    if (!index.records.has(entry.record))
-      broken(
-        `chain[${id}].record`,
-        id,
-        `log entry ${id} names record ${entry.record}, which is missing from the ledger`,
-      );
-    // A record held at the verified tip was named once by an old entry already.
-    const before = since.records.has(entry.record) ? 1 : 0;
-    named.set(entry.record, (named.get(entry.record) ?? before) + 1);
-  }
+  for (const [id, n] of chain.named) named.set(id, n + (since.records.has(id) ? 1 : 0));
 
   const records = new Set<string>();
   for (const id of changed(index.records, since.records).keys()) {

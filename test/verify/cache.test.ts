@@ -5,10 +5,18 @@
  * planted or made under another policy or version all give the verdict `verify --full` gives.
  * Real repositories, the real CLI, an isolated user per test.
  */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cacheKey, readVerifiedTip, writeVerifiedTip } from '../../src/app/verify-cache.js';
+import { verifyRepository, type VerifyRequest } from '../../src/app/verify.js';
+import {
+  cacheKey,
+  readVerifiedTip,
+  timeWindow,
+  writeVerifiedTip,
+} from '../../src/app/verify-cache.js';
 import { LOG_REF } from '../../src/ledger/layout.js';
 import { orderEntries, readAllEntries, readLedgerIndex } from '../../src/ledger/read.js';
 import { openRepo } from '../../src/store/git/repo.js';
@@ -31,6 +39,7 @@ import {
   idPath,
   makeUser,
   recordParts,
+  repoWithRecord,
   rewriteLedger,
   safeGit,
   type User,
@@ -279,13 +288,16 @@ describe('verify with the verified-state cache', () => {
     expect(key('1.0.0')).not.toBe(key('1.0.1'));
     await asUser(user, async () => {
       const base = 'b'.repeat(40);
-      await writeVerifiedTip(dir, key('1.0.0'), commit, [base, base]);
-      expect(await readVerifiedTip(dir, key('1.0.0'))).toEqual({
+      const now = new Date();
+      const objects = { present: ['c'.repeat(40)], absent: ['d'.repeat(40)] };
+      await writeVerifiedTip(dir, key('1.0.0'), commit, [base, base], objects, timeWindow(now));
+      expect(await readVerifiedTip(dir, key('1.0.0'), now)).toEqual({
         hit: true,
         commit,
         bases: [base],
+        objects,
       });
-      expect((await readVerifiedTip(dir, key('1.0.1'))).hit).toBe(false);
+      expect((await readVerifiedTip(dir, key('1.0.1'), now)).hit).toBe(false);
     });
   });
 
@@ -344,5 +356,95 @@ describe('verify with the verified-state cache', () => {
     // No object on the remote holds the cache's bytes.
     const cacheBlob = git(dir, 'hash-object', file!);
     expect(gitTry(remote, 'cat-file', '-e', cacheBlob).code).not.toBe(0);
+  });
+});
+
+describe('the cache never answers differently from --full (issue 16, item 6)', () => {
+  const keypair = (dir: string, name: string) => {
+    const key = join(dir, name);
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', key]);
+    return { key, pub: readFileSync(`${key}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ') };
+  };
+  const exitOf = (user: User, dir: string, request: Partial<VerifyRequest>) =>
+    asUser(user, async () => {
+      const r = await verifyRepository({ cwd: dir, ...request });
+      return { exitCode: r.exitCode, used: r.cache?.used ?? false, reason: r.cache?.reason };
+    });
+
+  it('an allowed_signers key that expires after the tip was cached: the cached run says what --full says', async () => {
+    const user = makeUser();
+    const { key, pub } = keypair(user.home, 'alice');
+    const { dir } = await repoWithRecord(user, {
+      status: 'success',
+      producer: 'alice@example.com',
+      sign: true,
+      signingKey: key,
+    });
+    const allowed = join(user.home, 'allowed_signers');
+    writeFileSync(
+      allowed,
+      `alice@example.com namespaces="ledger",valid-before="20300101Z" ${pub}\n`,
+    );
+    const policyFile = join(user.home, 'policy.json');
+    writeFileSync(
+      policyFile,
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: false, commands: [] },
+        witnessTimeoutSeconds: 30,
+        signatures: { allowedSigners: allowed, required: true, roles: {} },
+      }),
+    );
+    const before = new Date('2029-06-01T00:00:00Z');
+    const after = new Date('2030-06-01T00:00:00Z');
+    const request = { policyFile, strict: true, cache: true } as const;
+    expect((await exitOf(user, dir, { ...request, now: before })).exitCode).toBe(0);
+    expect(await exitOf(user, dir, { ...request, now: before })).toMatchObject({ used: true });
+    const full = await exitOf(user, dir, { ...request, cache: false, now: after });
+    expect(full.exitCode).not.toBe(0);
+    const cached = await exitOf(user, dir, { ...request, now: after });
+    expect(cached).toMatchObject({ used: false, exitCode: full.exitCode });
+  });
+
+  it('an object deleted after the tip was cached: the cached run is a miss and says what --full says', async () => {
+    const user = makeUser();
+    const { dir, ids } = await warm(user);
+    const parts = await recordParts(dir, ids[0]!);
+    const blob = createHash('sha1')
+      .update(`blob ${parts.bytes.length}\0`)
+      .update(parts.bytes)
+      .digest('hex');
+    rmSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    expect(gitTry(dir, 'cat-file', '-e', blob).code).not.toBe(0);
+    const full = await verify(user, dir, '--full');
+    expect(full.code).toBe(3);
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
+  it('--timeout is part of the key: a tip verified under one timeout is not used under another', async () => {
+    const user = makeUser();
+    const { dir } = await warm(user);
+    expect((await verify(user, dir, '--rerun')).code).toBe(0);
+    expect((await verify(user, dir, '--rerun')).json.cache.used).toBe(true);
+    const other = await verify(user, dir, '--rerun', '--timeout', '1');
+    expect(other.json.cache).toMatchObject({
+      used: false,
+      reason: expect.stringMatching(/no tip verified under this policy/),
+    });
+  });
+
+  it('a clock set back before the cached verify time is a miss', async () => {
+    const user = makeUser();
+    const { dir } = await warm(user);
+    const now = new Date();
+    expect((await exitOf(user, dir, { cache: true, strict: true, now })).exitCode).toBe(0);
+    expect((await exitOf(user, dir, { cache: true, strict: true, now })).used).toBe(true);
+    const past = new Date(now.getTime() - 400 * 86_400_000);
+    const full = await exitOf(user, dir, { cache: false, strict: true, now: past });
+    expect(full.exitCode).toBe(1);
+    const cached = await exitOf(user, dir, { cache: true, strict: true, now: past });
+    expect(cached).toMatchObject({ used: false, exitCode: full.exitCode });
   });
 });

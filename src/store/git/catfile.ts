@@ -236,6 +236,37 @@ function unexpected(line: Buffer): LedgerError {
 }
 
 /**
+ * The type of each object that is in the repository (absent ones are left out), in one
+ * `git cat-file --batch-check` over the whole list: a presence proof for many objects at the
+ * cost of one process.
+ */
+export async function objectTypes(
+  cwd: string,
+  oids: Iterable<string>,
+  guard?: ConfigGuard,
+): Promise<Map<string, string>> {
+  const valid = [...oids].filter((oid) => OID.test(oid));
+  const types = new Map<string, string>();
+  if (valid.length === 0) return types;
+  const result = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+    cwd,
+    ...(guard === undefined ? {} : { guard }),
+    input: `${valid.join('\n')}\n`,
+  });
+  if (result.code !== 0)
+    throw new LedgerError(
+      'GIT_FAILED',
+      `git cat-file --batch-check failed: ${result.stderr.trim()}`,
+    );
+  for (const line of result.stdout.toString('utf8').split('\n')) {
+    const [oid, type] = line.split(' ');
+    if (oid !== undefined && OID.test(oid) && type !== undefined && type !== 'missing')
+      types.set(oid, type);
+  }
+  return types;
+}
+
+/**
  * Which of `oids` are not commits in the repository at `cwd` (missing, or another type), in
  * one `git cat-file --batch-check` over all of them: about 13 ms for 10,000 ids here, against
  * about 130 ms reading each through the long-lived `--batch` (which sends every body).
