@@ -263,7 +263,8 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
 
     // 3. Seal.
     const record: LedgerRecord = {
-      schema: isolated === undefined ? RECORD_SCHEMA : RECORD_SCHEMA_V3,
+      schema:
+        isolated === undefined && snapshot.skipped.length === 0 ? RECORD_SCHEMA : RECORD_SCHEMA_V3,
       format: handoff.format,
       claims: handoff.claims,
       observed: {

@@ -218,21 +218,17 @@ export const Observed = ObservedV1.extend({
   evidence: z.array(z.strictObject({ name: short, file: Evidence })),
   source: Evidence.optional(),
   input: z.strictObject({ fileName: short.optional(), root: short.optional() }).optional(),
-  /**
-   * Untracked files left out of the candidate tree (over the untracked budget), with why: the
-   * record says what it did not hold rather than failing.
-   */
-  skipped: z
-    .array(z.strictObject({ path: short, size: z.number().int().nonnegative(), reason: short }))
-    .max(100_000)
-    .optional(),
 });
 export type Observed = z.infer<typeof Observed>;
 
 /**
- * v3 adds `isolation`: how the witnesses of this record were run, when ledger ran them in a
- * sandbox (the MCP server's and the hook's always; `ledger record --isolate`). Only such a
- * record is written as v3, so every record made without isolation keeps v2's bytes.
+ * v3 adds two things a record may say about how ledger observed, each only when it happened:
+ *   - `isolation`: how the witnesses of this record were run, when ledger ran them in a sandbox
+ *     (the MCP server's and the hook's always; `ledger record --isolate`);
+ *   - `skipped`: untracked files left out of the candidate tree (over the user's untracked
+ *     budget), with why, so the record says what it did not hold rather than failing.
+ * Only a record that carries one of them is written as v3, so every other record keeps v2's
+ * bytes; a v3 record that carries neither is refused (it would be a second spelling of a v2).
  */
 export const WitnessIsolation = z.strictObject({
   mode: z.enum(['bwrap', 'unshare', 'none']),
@@ -244,7 +240,17 @@ export const WitnessIsolation = z.strictObject({
 });
 export type WitnessIsolation = z.infer<typeof WitnessIsolation>;
 
-export const ObservedV3 = Observed.extend({ isolation: WitnessIsolation });
+export const SkippedFile = z.strictObject({
+  path: short,
+  size: z.number().int().nonnegative(),
+  reason: short,
+});
+export type SkippedFile = z.infer<typeof SkippedFile>;
+
+export const ObservedV3 = Observed.extend({
+  isolation: WitnessIsolation.optional(),
+  skipped: z.array(SkippedFile).min(1).max(100_000).optional(),
+});
 
 export const RecordV1 = z.strictObject({
   schema: z.literal(RECORD_SCHEMA_V1),
@@ -260,24 +266,32 @@ export const RecordV2 = z.strictObject({
   observed: Observed,
 });
 
-export const RecordV3 = z.strictObject({
-  schema: z.literal(RECORD_SCHEMA_V3),
-  format: z.enum(FORMATS),
-  claims: Claims,
-  observed: ObservedV3,
-});
+export const RecordV3 = z
+  .strictObject({
+    schema: z.literal(RECORD_SCHEMA_V3),
+    format: z.enum(FORMATS),
+    claims: Claims,
+    observed: ObservedV3,
+  })
+  .refine((r) => r.observed.isolation !== undefined || r.observed.skipped !== undefined, {
+    path: ['observed'],
+    message: 'a v3 record carries isolation or skipped; one with neither is written as v2',
+  });
 
 /** Any stored record: every version ever written stays readable, each by its own rules. */
 export const Record = z.discriminatedUnion('schema', [RecordV1, RecordV2, RecordV3]);
 /**
  * A record of any version, as the code sees it: v2's shape is a superset of v1's (a v1 record
  * is a v2 record whose base has a commit, whose output was kept and that has no `input`), and
- * v3's of v2's (`observed.isolation`), so one type serves all and `schema` says which rules its
+ * v3's of v2's (`observed.isolation`, `observed.skipped`), so one type serves all and `schema` says which rules its
  * bytes were written under.
  */
 export type LedgerRecord = Omit<z.infer<typeof RecordV2>, 'schema' | 'observed'> & {
   schema: (typeof RECORD_SCHEMAS)[number];
-  observed: Observed & { isolation?: WitnessIsolation };
+  observed: Observed & {
+    isolation?: WitnessIsolation | undefined;
+    skipped?: SkippedFile[] | undefined;
+  };
 };
 
 /**

@@ -50,13 +50,22 @@ describe('schema golden vectors', () => {
     ]);
   });
 
-  it('isolation is v3 only: a v2 record that carries it is refused, and v3 requires it', () => {
+  it('isolation and skipped are v3 only: a v2 record that carries either is refused, and a v3 record carries one', () => {
+    expect(v3.map((v) => Object.keys((v.value as { observed: object }).observed))).toEqual(
+      expect.arrayContaining([
+        expect.arrayContaining(['isolation']),
+        expect.arrayContaining(['skipped']),
+      ]),
+    );
     for (const v of v3) {
       const asV2 = { ...(v.value as object), schema: 'ledger.record/v2' };
       expect(Record.safeParse(asV2).success).toBe(false);
       const value = v.value as { observed: { [field: string]: unknown } };
-      const { isolation: _dropped, ...observed } = value.observed;
+      const { isolation: _isolation, skipped: _skipped, ...observed } = value.observed;
       expect(Record.safeParse({ ...value, observed }).success).toBe(false);
+      expect(Record.safeParse({ ...value, schema: 'ledger.record/v2', observed }).success).toBe(
+        true,
+      );
     }
   });
 

@@ -37,6 +37,18 @@ describe('untracked files over the budget', () => {
     const names = git(dir, 'ls-tree', '--name-only', tree).split('\n');
     expect(names).toContain('small.txt');
     expect(names).not.toContain('big.bin');
+    // What was left out is part of the record (schema v3, observed.skipped), and it verifies.
+    const shown = await cli(user, dir, ['show', r.json.id, '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const hex = (r.json.id as string).slice('sha256:'.length);
+    const blob = git(dir, 'ls-tree', '-r', 'refs/ledger/log')
+      .split('\n')
+      .find((line) => line.endsWith(`records/${hex.slice(0, 2)}/${hex.slice(2)}/record`))!
+      .split(/\s+/)[2]!;
+    expect(git(dir, 'cat-file', 'blob', blob)).toContain('ledger.record/v3');
+    expect(shown.json.observed.skipped).toEqual(skipped);
+    const verified = await cli(user, dir, ['verify', '--strict']);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   });
 
   it("the budget is the user's git config, never the repository's; the total bound counts in path order", async () => {
