@@ -21,8 +21,11 @@
  * escape first.
  */
 import { randomBytes } from 'node:crypto';
-import { checkRepoPath, sanitizeLine } from '../paths/index.js';
+import { checkRepoPath, neutralizeWorkflowCommands, sanitizeLine } from '../paths/index.js';
 import type { Check, VerifyReport } from '../verify/types.js';
+
+// Where every printed line is made to start no command (`printableText`, the command base).
+export { neutralizeWorkflowCommands };
 
 export const ANNOTATION_FORMATS = ['github'] as const;
 export type AnnotationFormat = (typeof ANNOTATION_FORMATS)[number];
@@ -62,25 +65,6 @@ export function escapeGithubData(text: string): string {
 /** `##[` written `##\[`: the runner's legacy syntax starts anywhere in a line. */
 function neutralizeLegacyCommands(text: string): string {
   return text.replace(/##\[/g, '##\\[');
-}
-
-/** What the runner's `TrimStart` removes before looking for `::` (.NET `char.IsWhiteSpace`). */
-const LEADING_SPACE =
-  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/u;
-
-/**
- * A line that starts no workflow command in either syntax: `##[` becomes `##\[` wherever it is,
- * and a line that would begin with `::` after leading whitespace gets a `\` before it.
- */
-export function neutralizeWorkflowCommands(text: string): string {
-  // A text can hold several lines (a check with a re-run's output under it): each is one.
-  return neutralizeLegacyCommands(text)
-    .split('\n')
-    .map((line) => {
-      const lead = LEADING_SPACE.exec(line)![0].length;
-      return line.startsWith('::', lead) ? `${line.slice(0, lead)}\\${line.slice(lead)}` : line;
-    })
-    .join('\n');
 }
 
 /**
