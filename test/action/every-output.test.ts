@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliText, makeUser, type User } from '../adversarial/helpers.js';
 import { BIN, cleanup, cloneOf, git, remoteWithClones, writeFiles } from '../helpers/git.js';
+import { neutralizeWorkflowCommands } from '../../src/paths/index.js';
 import { runnerCommands } from './workflow-commands.js';
 
 /** Agent text that would be a workflow command, in both syntaxes and the runner's spacing. */
@@ -72,6 +73,16 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(cleanup);
+
+describe('the neutralizing every printed line goes through', () => {
+  it('takes `\\r` and `\\r\\n` as line ends, as the runner does (kept bytes are not escaped)', () => {
+    for (const text of ['a\r::add-mask::x', 'a\r\n ::error::x', 'a\r\u3000::warning::x\rb']) {
+      const printed = neutralizeWorkflowCommands(text);
+      expect(runnerCommands(printed, { lenient: true }), printed).toEqual([]);
+      expect(printed.replace(/\\::/g, '::')).toBe(text);
+    }
+  });
+});
 
 describe('every command on a hostile record: the runner finds no workflow command', () => {
   it('record: the id on stdout, the lowered status and its reasons on stderr', () => {
