@@ -13,12 +13,13 @@
  * at the start of a line after leading whitespace (`TryParseV2`), and the legacy `##[cmd …]data`
  * ANYWHERE in a line (`TryParse`). Escaping the data does not touch the second, so every other
  * line verify prints — human text, with agent text in it — goes inside a fence
- * (`::stop-commands::TOKEN` … `::TOKEN::`, `githubFence`), where the runner processes no command
+ * (`::stop-commands::TOKEN` … `::TOKEN::`, `githubFence`, written by the command base around
+ * its text when a command returns `workflowCommands`), where the runner processes no command
  * but the one resuming with TOKEN, a random value the agent cannot know in advance. And in every
- * line, `##[` is written `##\[` (`neutralizeWorkflowCommands`): visible, readable as what it
- * was, never a command (the runner's log viewer also draws `##[group]` and `##[error]` lines of
- * its own). An invisible character between `##` and `[` is no way round this: it is shown as an
- * escape first.
+ * line of every command, `##[` is written `##\[` (`neutralizeWorkflowCommands`, applied by the
+ * base's `printableText`): visible, readable as what it was, never a command (the runner's log
+ * viewer also draws `##[group]` and `##[error]` lines of its own). An invisible character
+ * between `##` and `[` is no way round this: it is shown as an escape first.
  */
 import { randomBytes } from 'node:crypto';
 import { checkRepoPath, neutralizeWorkflowCommands, sanitizeLine } from '../paths/index.js';

@@ -86,7 +86,8 @@ export abstract class LedgerCommand extends Command {
 
   /** A one-line remark for a person at a terminal (on stderr, escaped), never part of the output. */
   protected remark(message: string): void {
-    if (!this.wantsJson && process.stderr.isTTY) process.stderr.write(`${printableLine(message)}\n`);
+    if (!this.wantsJson && process.stderr.isTTY)
+      process.stderr.write(`${printableLine(message)}\n`);
   }
 
   /** A line on stderr whatever the output mode (a loss report, a warning), escaped. */
