@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { exportRecord } from '../src/app/export.js';
 import { LedgerError } from '../src/model/errors.js';
-import { escapeForTerminal, sanitizeLine } from '../src/paths/index.js';
+import { escapeForTerminal, neutralizeJsonText, sanitizeLine } from '../src/paths/index.js';
 
 export default class Export extends LedgerCommand {
   static override summary = 'Write one record as in-toto metadata: a signed link or a Statement.';
@@ -113,10 +113,12 @@ export default class Export extends LedgerCommand {
     });
     const { text, ...json } = result;
     // Printed JSON escapes C0 controls itself; bidi and C1 controls from agent text it leaves.
+    // `##[` in a file name would be a CI workflow command, and the base's `##\[` is not JSON:
+    // `\u005b` is the same value (src/paths/terminal.ts).
     if (result.path === null)
       return {
         json: { ok: true, ...json },
-        text: process.stdout.isTTY ? escapeForTerminal(text) : text,
+        text: neutralizeJsonText(process.stdout.isTTY ? escapeForTerminal(text) : text),
       };
     const lines = [`wrote ${sanitizeLine(result.path)} (${result.kind} of ${result.id})`];
     if (result.kind === 'in-toto-link')

@@ -5,7 +5,7 @@ import { verifyRepository } from '../src/app/verify.js';
 import { toVerifyJson } from '../src/app/views.js';
 import type { Check, VerifyScope } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
-import { ANNOTATION_FORMATS, forGithubLog, toGithubAnnotations } from '../src/cli/annotations.js';
+import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -165,9 +165,13 @@ export default class Verify extends LedgerCommand {
         `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,
     );
     // In a CI log, agent text must not become a workflow command: ledger's own annotations
-    // first, then the human text fenced and neutralized (src/cli/annotations.ts).
-    const text = annotations ? forGithubLog(annotations, lines) : lines;
-    return { json, text, exitCode: report.exitCode };
+    // first, then the human text fenced and neutralized (the command base, src/cli/base.ts).
+    return {
+      json,
+      text: lines,
+      ...(annotations ? { workflowCommands: annotations } : {}),
+      exitCode: report.exitCode,
+    };
   }
 }
 

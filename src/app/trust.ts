@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { FormatOptions } from '../formats/index.js';
 import { recorderMessage, SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
-import { checkRegularFile, sanitizeLine } from '../paths/index.js';
+import { checkRegularFile, printableLine } from '../paths/index.js';
 import { parsePublicKeyLine, signWithSshKeygen, type SshKeygenSigner } from '../sign/index.js';
 import { USER_SCOPES } from '../store/git/config.js';
 import type { RepoPaths } from '../store/git/repo.js';
@@ -168,7 +168,7 @@ function signMessage(message: string, signer: SshKeygenSigner): Promise<string> 
       // Escaped here; signing runs below the command base (record, sign, verify --record) and a
       // FIDO touch prompt must reach the terminal while ssh-keygen waits.
       // eslint-disable-next-line no-restricted-syntax
-      if (process.stderr.isTTY) process.stderr.write(`${sanitizeLine(line)}\n`);
+      if (process.stderr.isTTY) process.stderr.write(`${printableLine(line)}\n`);
     },
   });
 }

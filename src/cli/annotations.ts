@@ -13,16 +13,20 @@
  * at the start of a line after leading whitespace (`TryParseV2`), and the legacy `##[cmd …]data`
  * ANYWHERE in a line (`TryParse`). Escaping the data does not touch the second, so every other
  * line verify prints — human text, with agent text in it — goes inside a fence
- * (`::stop-commands::TOKEN` … `::TOKEN::`, `githubFence`), where the runner processes no command
+ * (`::stop-commands::TOKEN` … `::TOKEN::`, `githubFence`, written by the command base around
+ * its text when a command returns `workflowCommands`), where the runner processes no command
  * but the one resuming with TOKEN, a random value the agent cannot know in advance. And in every
- * line, `##[` is written `##\[` (`neutralizeWorkflowCommands`): visible, readable as what it
- * was, never a command (the runner's log viewer also draws `##[group]` and `##[error]` lines of
- * its own). An invisible character between `##` and `[` is no way round this: it is shown as an
- * escape first.
+ * line of every command, `##[` is written `##\[` (`neutralizeWorkflowCommands`, applied by the
+ * base's `printableText`): visible, readable as what it was, never a command (the runner's log
+ * viewer also draws `##[group]` and `##[error]` lines of its own). An invisible character
+ * between `##` and `[` is no way round this: it is shown as an escape first.
  */
 import { randomBytes } from 'node:crypto';
-import { checkRepoPath, sanitizeLine } from '../paths/index.js';
+import { checkRepoPath, neutralizeWorkflowCommands, sanitizeLine } from '../paths/index.js';
 import type { Check, VerifyReport } from '../verify/types.js';
+
+// Where every printed line is made to start no command (`printableText`, the command base).
+export { neutralizeWorkflowCommands };
 
 export const ANNOTATION_FORMATS = ['github'] as const;
 export type AnnotationFormat = (typeof ANNOTATION_FORMATS)[number];
@@ -62,25 +66,6 @@ export function escapeGithubData(text: string): string {
 /** `##[` written `##\[`: the runner's legacy syntax starts anywhere in a line. */
 function neutralizeLegacyCommands(text: string): string {
   return text.replace(/##\[/g, '##\\[');
-}
-
-/** What the runner's `TrimStart` removes before looking for `::` (.NET `char.IsWhiteSpace`). */
-const LEADING_SPACE =
-  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/u;
-
-/**
- * A line that starts no workflow command in either syntax: `##[` becomes `##\[` wherever it is,
- * and a line that would begin with `::` after leading whitespace gets a `\` before it.
- */
-export function neutralizeWorkflowCommands(text: string): string {
-  // A text can hold several lines (a check with a re-run's output under it): each is one.
-  return neutralizeLegacyCommands(text)
-    .split('\n')
-    .map((line) => {
-      const lead = LEADING_SPACE.exec(line)![0].length;
-      return line.startsWith('::', lead) ? `${line.slice(0, lead)}\\${line.slice(lead)}` : line;
-    })
-    .join('\n');
 }
 
 /**

@@ -7,10 +7,18 @@
  * A new command: extend LedgerCommand, implement `execute()` returning `{json, text}`, and add
  * one line for its JSON output to `src/cli/json/index.ts`.
  */
+import { fstatSync } from 'node:fs';
 import { Command, Flags } from '@oclif/core';
 import { EXIT, type ExitCode } from '../model/errors.js';
 import { bugPoint } from '../model/faults.js';
-import { escapeForTerminal, sanitizeLine, toTerminalJson } from '../paths/index.js';
+import {
+  escapeForTerminal,
+  neutralizeWorkflowCommands,
+  printableLine,
+  printableText,
+  toTerminalJson,
+} from '../paths/index.js';
+import { githubFence } from './annotations.js';
 import { reportFailure, toFailure } from './errors.js';
 import { wantsJson } from './argv.js';
 import { Progress } from './progress.js';
@@ -33,6 +41,13 @@ export interface Output {
    * whose output carries it.
    */
   notice?: string;
+  /**
+   * CI workflow commands ledger itself issues (`verify --annotations github`), printed first and
+   * as they are: the only lines of any command that a runner may act on. `text` then follows
+   * inside a `::stop-commands::` fence, so that even a line the neutralizing missed runs nothing.
+   * Not printed with --json, whose output carries them.
+   */
+  workflowCommands?: readonly string[];
   exitCode?: ExitCode;
 }
 
@@ -50,7 +65,9 @@ export abstract class LedgerCommand extends Command {
   // Every byte a command prints goes through one of the writers below, and each escapes what
   // it prints (src/paths/terminal.ts): progress lines carry witness commands and remote names,
   // text carries record fields — all of it may come from an agent, a collaborator or the
-  // repository's config. The linter refuses process.stdout/stderr writes anywhere else.
+  // repository's config. The linter refuses process.stdout/stderr writes anywhere else. The
+  // same writers keep every line from being a CI workflow command (`printableText`): a runner
+  // reads both streams of any command a job runs, whatever its flags.
 
   private progressLine: Progress | undefined;
 
@@ -69,22 +86,39 @@ export abstract class LedgerCommand extends Command {
 
   /** A one-line remark for a person at a terminal (on stderr, escaped), never part of the output. */
   protected remark(message: string): void {
-    if (!this.wantsJson && process.stderr.isTTY) process.stderr.write(`${sanitizeLine(message)}\n`);
+    if (!this.wantsJson && process.stderr.isTTY)
+      process.stderr.write(`${printableLine(message)}\n`);
   }
 
   /** A line on stderr whatever the output mode (a loss report, a warning), escaped. */
   protected warnLine(message: string): void {
-    process.stderr.write(`${sanitizeLine(message)}\n`);
+    process.stderr.write(`${printableLine(message)}\n`);
   }
 
   /**
    * Bytes exactly as stored, for a pipe or a file; escaped for a terminal, where an agent's
-   * escape sequences would otherwise run.
+   * escape sequences would otherwise run. In a GitHub Actions step (`GITHUB_ACTIONS=true`) a
+   * stdout that is not a regular file may be the job log, which the runner parses for workflow
+   * commands: there lines that would be one are neutralized, and stderr says the bytes are not
+   * the kept ones. Redirected to a file (`> handoff.md`) they stay exact.
    */
   protected writeOriginal(bytes: Uint8Array): void {
-    process.stdout.write(
-      process.stdout.isTTY ? escapeForTerminal(Buffer.from(bytes).toString('utf8')) : bytes,
-    );
+    if (process.stdout.isTTY) {
+      process.stdout.write(printableText(Buffer.from(bytes).toString('utf8')));
+      return;
+    }
+    if (process.env['GITHUB_ACTIONS'] === 'true' && !stdoutIsFile()) {
+      const text = decodeForLog(bytes);
+      const safe = neutralizeWorkflowCommands(text.text);
+      if (safe !== text.text) {
+        process.stdout.write(Buffer.from(safe, text.encoding));
+        this.warnLine(
+          'stdout may be the CI log (GITHUB_ACTIONS=true): lines that would be workflow commands were neutralized; redirect to a file for the exact bytes',
+        );
+        return;
+      }
+    }
+    process.stdout.write(bytes);
   }
 
   async run(): Promise<void> {
@@ -106,17 +140,23 @@ export abstract class LedgerCommand extends Command {
     this.progressLine?.done();
     if (this.wantsJson) process.stdout.write(`${toTerminalJson(output.json)}\n`);
     else {
+      const fence = output.workflowCommands ? githubFence() : undefined;
+      if (fence)
+        process.stdout.write(
+          `${escapeForTerminal([...output.workflowCommands!, fence.open].join('\n'))}\n`,
+        );
       if (typeof output.text !== 'string') {
         for (let at = 0; at < output.text.length; at += TEXT_BLOCK_LINES)
           process.stdout.write(
-            `${escapeForTerminal(output.text.slice(at, at + TEXT_BLOCK_LINES).join('\n'))}\n`,
+            `${printableText(output.text.slice(at, at + TEXT_BLOCK_LINES).join('\n'))}\n`,
           );
       } else if (output.text !== '') {
-        const text = escapeForTerminal(output.text);
+        const text = printableText(output.text);
         process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       }
+      if (fence) process.stdout.write(`${fence.close}\n`);
       if (output.notice)
-        process.stderr.write(`${escapeForTerminal(output.notice.replace(/\n$/, ''))}\n`);
+        process.stderr.write(`${printableText(output.notice.replace(/\n$/, ''))}\n`);
     }
     process.exitCode = output.exitCode ?? EXIT.ok;
   }
@@ -125,5 +165,23 @@ export abstract class LedgerCommand extends Command {
   private flagNames(): string[] {
     const ctor = this.constructor as typeof LedgerCommand;
     return Object.keys({ ...ctor.baseFlags, ...ctor.flags });
+  }
+}
+
+/** Whether stdout is a regular file (a redirect), which no CI runner parses. */
+function stdoutIsFile(): boolean {
+  try {
+    return fstatSync(1).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Kept bytes as text to neutralize: UTF-8 when they are, else Latin-1, which round-trips any byte. */
+function decodeForLog(bytes: Uint8Array): { text: string; encoding: 'utf8' | 'latin1' } {
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf8' };
+  } catch {
+    return { text: Buffer.from(bytes).toString('latin1'), encoding: 'latin1' };
   }
 }

@@ -10,7 +10,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { Errors } from '@oclif/core';
 import { EXIT, internalError, isLedgerError, LedgerError, type Problem } from '../model/errors.js';
-import { escapeForTerminal, toTerminalJson } from '../paths/index.js';
+import { printableText, toTerminalJson } from '../paths/index.js';
 import { closestFlag } from './suggest.js';
 
 /** What the failing command can tell about itself, for a suggestion. */
@@ -110,7 +110,7 @@ export function reportFailure(failure: Failure, json: boolean): number {
       `${toTerminalJson({ ok: false, exitCode: error.exitCode, error: error.toJSON() })}\n`,
     );
   } else {
-    process.stderr.write(`${escapeForTerminal(renderErrorText(error))}\n`);
+    process.stderr.write(`${printableText(renderErrorText(error))}\n`);
   }
   return error.exitCode;
 }

@@ -9,7 +9,7 @@
  *
  * Messages name witness commands and paths that an agent wrote, so every one is escaped.
  */
-import { sanitizeLine } from '../paths/index.js';
+import { printableLine } from '../paths/index.js';
 
 export interface ProgressStream {
   isTTY?: boolean;
@@ -58,7 +58,7 @@ export class Progress {
   readonly report = (message: string): void => {
     if (!this.options.enabled) return;
     this.started ??= this.options.now();
-    this.step = { label: sanitizeLine(message) };
+    this.step = { label: printableLine(message) };
     this.timer ??= this.options.every(1000, () => this.draw());
     this.draw();
   };

@@ -7,7 +7,15 @@ export {
   type ResolveMemo,
   type ResolveResult,
 } from './repo-path.js';
-export { escapeForTerminal, sanitizeLine, toTerminalJson } from './terminal.js';
+export {
+  escapeForTerminal,
+  neutralizeJsonText,
+  neutralizeWorkflowCommands,
+  printableLine,
+  printableText,
+  sanitizeLine,
+  toTerminalJson,
+} from './terminal.js';
 export {
   checkRegularFile,
   readRegularFile,

@@ -11,6 +11,11 @@
  * (`src/cli/base.ts`) sends everything it prints through it — text, progress, errors, JSON —
  * and the linter forbids writing to stdout or stderr anywhere else, so a new output path
  * cannot forget to escape.
+ *
+ * A terminal is not the only reader: a CI runner parses every line a step writes to stdout or
+ * stderr for workflow commands (GitHub's `::add-mask::…`, `##[set-output …]`), whatever flags
+ * the command was given. So what is printed (`printableText`, `printableLine`, `toTerminalJson`)
+ * is also made to start none (`neutralizeWorkflowCommands`).
  */
 
 /**
@@ -58,9 +63,52 @@ export function sanitizeLine(text: string): string {
  * is the same JSON value, byte-for-byte safe to print.
  */
 export function toTerminalJson(value: unknown): string {
-  return (JSON.stringify(value, null, 2) ?? 'null')
-    .replace(UNSAFE, jsonEscape)
-    .replace(/##\[/g, '##\\u005b');
+  return neutralizeJsonText((JSON.stringify(value, null, 2) ?? 'null').replace(UNSAFE, jsonEscape));
+}
+
+/**
+ * JSON text (a document ledger prints, such as an in-toto link) with `[` after `##` written
+ * `\u005b`: the same JSON value, and no legacy workflow command. A JSON line cannot start with
+ * `::` (strings are quoted, newlines escaped), so that is the only syntax to defuse.
+ */
+export function neutralizeJsonText(json: string): string {
+  return json.replace(/##\[/g, '##\\u005b');
+}
+
+/** What the runner's `TrimStart` removes before looking for `::` (.NET `char.IsWhiteSpace`). */
+const LEADING_SPACE =
+  /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*/u;
+
+/**
+ * Text in which no line starts a workflow command in either syntax the GitHub runner parses
+ * (actions/runner, `ActionCommand.cs`): `##[cmd]` anywhere in a line (`TryParse`) becomes
+ * `##\[`, and a line that would begin with `::` after leading whitespace (`TryParseV2`) gets a
+ * `\` before it. Visible and readable as what it was; never a command. Run it after the
+ * terminal escaping, so that an invisible character between `##` and `[` is already a visible
+ * escape. A line starts where the text does (the command base writes whole lines) or after a
+ * `\n`, `\r` or `\r\n`, as the runner's `ReadLine` splits them.
+ */
+export function neutralizeWorkflowCommands(text: string): string {
+  const legacy = text.replace(/##\[/g, '##\\[');
+  if (!legacy.includes('::')) return legacy;
+  // The line ends are kept in the split (and no line end is whitespace followed by `::`).
+  return legacy
+    .split(/(\r\n|\r|\n)/u)
+    .map((line) => {
+      const lead = LEADING_SPACE.exec(line)![0].length;
+      return line.startsWith('::', lead) ? `${line.slice(0, lead)}\\${line.slice(lead)}` : line;
+    })
+    .join('');
+}
+
+/** Multi-line text as printed: escaped for a terminal, and no line a CI workflow command. */
+export function printableText(text: string): string {
+  return neutralizeWorkflowCommands(escapeForTerminal(text));
+}
+
+/** One line as printed: `sanitizeLine`, and not a CI workflow command. */
+export function printableLine(text: string): string {
+  return neutralizeWorkflowCommands(sanitizeLine(text));
 }
 
 /** A character as JSON `\\uXXXX` escapes: a surrogate pair above U+FFFF, as JSON requires. */
