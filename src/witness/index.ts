@@ -26,6 +26,7 @@ export {
   type IsolationMode,
   type SandboxSpec,
 } from './sandbox.js';
+export { MAX_WORKTREE_BINDS, type WorkTreeIgnored } from './worktree-binds.js';
 export {
   createRerunSession,
   lastLines,
