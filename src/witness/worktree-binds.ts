@@ -12,7 +12,7 @@
  * Re-runs (`verify --rerun`) never get these: they run later, elsewhere, from the tree alone.
  */
 import { lstat, mkdir, realpath, symlink, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import type { SandboxBind } from './sandbox.js';
 
 /** The most entries bound; past it the rest are skipped and the skip is said. */
@@ -55,6 +55,24 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Makes the directories above `rel` inside `checkout`, one by one, never through a symlink: a
+ * link from the tree (`lib -> /etc`) would move the mount point, or a `mkdir`, out of the
+ * checkout. False when one is in the way.
+ */
+async function plainParents(checkout: string, rel: string): Promise<boolean> {
+  let dir = checkout;
+  for (const name of rel.split('/').slice(0, -1)) {
+    dir = join(dir, name);
+    try {
+      if (!(await lstat(dir)).isDirectory()) return false;
+    } catch {
+      await mkdir(dir);
+    }
+  }
+  return true;
 }
 
 /**
@@ -104,10 +122,8 @@ export async function workTreeBinds(
     if (never.some((dir) => inside(real, dir) || inside(dir, real)))
       return 'holds or lies in the git directory';
     const target = join(checkout, rel);
-    // A parent in the checkout that is a symlink (from the tree) would move the mount elsewhere.
-    const parent = dirname(target);
-    await mkdir(parent, { recursive: true });
-    if ((await realpath(parent)) !== parent) return 'its parent in the checkout is a symlink';
+    if (!(await plainParents(checkout, rel)))
+      return 'a directory above it in the checkout is a symlink or a file';
     if (await exists(target)) return 'the candidate tree holds this path';
     if (link) {
       await symlink(source, target);

@@ -3,7 +3,7 @@
  * handed-over file, and the sandbox refuses to start when what it mounted is not the file
  * ledger checked (the agent swapped the entry for a symlink in between). Real sandboxes.
  */
-import { lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, tempDir } from '../helpers/git.js';
@@ -54,15 +54,27 @@ describe('workTreeBinds', () => {
     const { root, work } = layout();
     mkdirSync(join(work, 'dist'));
     mkdirSync(join(root, 'dist'));
+    // The tree's `lib` is a link out of the checkout; the work tree's is a directory by now.
+    const away = tempDir('ledger-away-');
+    symlinkSync(away, join(work, 'lib'));
+    mkdirSync(join(root, 'lib', 'gen', 'deep'), { recursive: true });
     const shown = await workTreeBinds(
-      { root, paths: ['node_modules/', 'secrets', '.git/x', 'dist/', '../up'], never: [] },
+      {
+        root,
+        paths: ['node_modules/', 'secrets', '.git/x', 'dist/', '../up', 'lib/gen/deep/'],
+        never: [],
+      },
       work,
     );
+    expect(readdirSync(away)).toEqual([]);
     expect(shown.binds.map((b) => b.target)).toEqual([join(work, 'node_modules')]);
     expect(shown.skipped.join('\n')).toMatch(/"secrets": a symlink/);
     expect(shown.skipped.join('\n')).toMatch(/"\.git\/x": a \.git entry/);
     expect(shown.skipped.join('\n')).toMatch(/"dist": the candidate tree holds this path/);
     expect(shown.skipped.join('\n')).toMatch(/"\.\.\/up": not a path inside the work tree/);
+    expect(shown.skipped.join('\n')).toMatch(
+      /"lib\/gen\/deep": a directory above it in the checkout is a symlink/,
+    );
   });
 });
 
