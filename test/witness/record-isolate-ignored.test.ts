@@ -4,7 +4,7 @@
  * as it does in the work tree — while ignored symlinks into HOME stay out of reach. Both
  * isolation modes, the real CLI.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, gitTry, runCli } from '../helpers/git.js';
@@ -55,6 +55,23 @@ describe.each(['bwrap', 'unshare'] as const)(
       expect(peekOut).not.toContain('PRIVATE KEY');
       expect(peekOut).not.toContain('read ');
       expect(existsSync(join(repo, 'stolen'))).toBe(false);
+      if (mode === 'bwrap') {
+        // Re-runs are unchanged: later, elsewhere, from the candidate tree alone.
+        const policy = join(user.home, 'policy.json');
+        const rules = JSON.parse(readFileSync(policy, 'utf8'));
+        writeFileSync(
+          policy,
+          JSON.stringify({ ...rules, rerun: { recordedHere: true, commands: [] } }),
+        );
+        const rerun = await runCli(['verify', id, '--rerun', '--json'], repo, env);
+        const checks = JSON.parse(rerun.stdout).records[0].checks as { verdict: string }[];
+        expect(rerun.code).toBe(1);
+        expect(
+          checks.some(
+            (c) => c.verdict === 'contradicted' && JSON.stringify(c).includes('npm test'),
+          ),
+        ).toBe(true);
+      }
     });
   },
 );
