@@ -437,13 +437,20 @@ async function isolatedWitnesses(
   run: (tree: string) => WitnessRunner;
   close: () => Promise<void>;
 }> {
-  const [{ prepareReruns }, { loadPolicy }, { describeIsolation }] = await Promise.all([
-    import('./verify.js'),
-    import('./local.js'),
-    import('../witness/index.js'),
-  ]);
+  const [{ prepareReruns }, { loadPolicy }, { describeIsolation, MAX_WORKTREE_BINDS }] =
+    await Promise.all([import('./verify.js'), import('./local.js'), import('../witness/index.js')]);
   const { policy } = await loadPolicy();
-  const reruns = await prepareReruns(repo, store, policy, request.witnessTimeoutMs, progress);
+  const { listIgnored } = await import('../store/git/ignored.js');
+  // The work tree's ignored files (node_modules) are shown too: without them an honest
+  // `npm test` fails here while it passes in the work tree.
+  const reruns = await prepareReruns(
+    repo,
+    store,
+    policy,
+    request.witnessTimeoutMs,
+    progress,
+    await listIgnored(repo),
+  );
   const network = policy.rerun.isolation?.network ?? false;
   const info = reruns.info.isolation;
   return {
@@ -451,7 +458,7 @@ async function isolatedWitnesses(
       mode: info.mode,
       namespaces: [...info.namespaces],
       network: info.network,
-      statement: describeIsolation(reruns.isolation, network, 'witnesses'),
+      statement: `${describeIsolation(reruns.isolation, network, 'witnesses')}; the work tree's git-ignored entries (up to ${MAX_WORKTREE_BINDS}, no symlinks, nothing outside the work tree) shown read-write`,
     },
     run: (tree) => async (command) => {
       const outcome = await reruns.session.run(tree, command);

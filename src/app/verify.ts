@@ -584,6 +584,8 @@ export async function prepareReruns(
   policy: Policy,
   timeoutMs: number | undefined,
   onProgress: ((message: string) => void) | undefined,
+  /** Record time only: the work tree's git-ignored entries, shown to witnesses. */
+  ignored?: readonly string[],
 ): Promise<PreparedReruns> {
   const isolation = await probeIsolation();
   const network = policy.rerun.isolation?.network ?? false;
@@ -623,6 +625,15 @@ export async function prepareReruns(
     hidden: [...never, ...personal],
     readOnly: paths,
     baseEnv: process.env,
+    ...(ignored === undefined
+      ? {}
+      : {
+          workTreeIgnored: {
+            root: repo.root,
+            paths: ignored,
+            never: [repo.gitDir, repo.commonDir],
+          },
+        }),
     // Commands are record text: escaped here, whatever the renderer does.
     ...(onProgress ? { onProgress: (message: string) => onProgress(sanitizeLine(message)) } : {}),
   });

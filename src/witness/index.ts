@@ -32,6 +32,7 @@ export {
   type IsolationMode,
   type SandboxSpec,
 } from './sandbox.js';
+export { MAX_WORKTREE_BINDS, type WorkTreeIgnored } from './worktree-binds.js';
 export {
   createRerunSession,
   lastLines,

@@ -20,7 +20,8 @@ import { scrubbedEnv } from './env.js';
 import { onInterrupt } from './interrupt.js';
 import { CheckoutOverBudget, materializeTree, type CheckoutBudget } from './materialize.js';
 import { runWitness, type WitnessRun } from './run.js';
-import { sandboxArgv, type Isolation } from './sandbox.js';
+import { sandboxArgv, type Isolation, type SandboxBind } from './sandbox.js';
+import { workTreeBinds, type WorkTreeIgnored } from './worktree-binds.js';
 
 /** A command the policy runs in each prepared checkout before its witnesses (`npm ci --offline`). */
 export interface SetupStep {
@@ -50,6 +51,11 @@ export interface RerunSessionOptions {
   onProgress?: (message: string) => void;
   /** How often a running command reports its elapsed time. */
   heartbeatMs?: number;
+  /**
+   * Record time only (`ledger record --isolate`, the hook, MCP): the work tree's git-ignored
+   * entries, bound over each checkout (`workTreeBinds`). Re-runs never set it.
+   */
+  workTreeIgnored?: WorkTreeIgnored;
 }
 
 export type RerunOutcome =
@@ -72,6 +78,7 @@ interface Prepared {
   dir: string;
   work: string;
   env: NodeJS.ProcessEnv;
+  binds: readonly SandboxBind[];
   failed?: RerunOutcome;
 }
 
@@ -127,6 +134,7 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
         hidden: options.hidden,
         readOnly: options.readOnly,
         network,
+        binds: where.binds,
       },
       command,
       join(base, 'root'),
@@ -179,7 +187,20 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
       GIT_CEILING_DIRECTORIES: dir,
       GIT_CONFIG_NOSYSTEM: '1',
     });
-    const ready: Prepared = { dir, work, env };
+    let binds: readonly SandboxBind[] = [];
+    if (options.workTreeIgnored !== undefined) {
+      const shown = await workTreeBinds(
+        options.workTreeIgnored,
+        work,
+        options.isolation.mode === 'none',
+      );
+      binds = options.isolation.mode === 'none' ? [] : shown.binds;
+      progress(
+        `showing ${shown.binds.length} git-ignored entr${shown.binds.length === 1 ? 'y' : 'ies'} of the work tree to witnesses (read-write)`,
+      );
+      for (const line of shown.skipped) progress(`not shown to witnesses: ${line}`);
+    }
+    const ready: Prepared = { dir, work, env, binds };
     for (const [i, step] of options.setup.entries()) {
       const label = `setup ${i + 1}/${options.setup.length} in tree ${tree.slice(0, 12)}`;
       const run = await exec(ready, step.command, step.timeoutMs, step.network, label);

@@ -54,6 +54,19 @@ export interface SandboxSpec {
   readOnly: readonly string[];
   /** Whether the command may use the network (a shared network namespace). */
   network: boolean;
+  /**
+   * Record time only: the work tree's git-ignored entries bound read-write into the checkout
+   * (`workTreeBinds`). `id` is the `dev:ino` ledger checked: the sandbox refuses to start when
+   * what got mounted is another file (the agent swapped the entry for a symlink meanwhile).
+   */
+  binds?: readonly SandboxBind[];
+}
+
+/** One path of the work tree shown inside the checkout. */
+export interface SandboxBind {
+  source: string;
+  target: string;
+  id: string;
 }
 
 /** System directories bound read-only (symlinks such as merged-/usr `/bin` are recreated). */
@@ -174,9 +187,25 @@ export async function readOnlyPaths(options: {
   return { paths, refused };
 }
 
-/** The shell argv that runs inside the sandbox: the start byte, then the command. */
-function inner(command: string): string[] {
-  return ['/bin/sh', '-c', `${STARTED}; exec /bin/sh -c "$1"`, 'ledger-witness', command];
+/**
+ * Inside the sandbox, before the start byte: every bound path must be the file ledger checked
+ * (`TARGET ID` pairs). A mismatch ends the run before the command, as a sandbox failure.
+ */
+const CHECK_BINDS = `while [ $# -gt 0 ]; do
+  [ "$(stat -c %d:%i -- "$1")" = "$2" ] || { echo "ledger sandbox: $1 changed while the sandbox was built" >&2; exit 1; }
+  shift 2
+done`;
+
+/** The shell argv that runs inside the sandbox: the bind check, the start byte, then the command. */
+function inner(command: string, binds: readonly SandboxBind[]): string[] {
+  return [
+    '/bin/sh',
+    '-c',
+    `cmd=$1; shift\n${CHECK_BINDS}\n${STARTED}; exec /bin/sh -c "$cmd"`,
+    'ledger-witness',
+    command,
+    ...binds.flatMap((bind) => [bind.target, bind.id]),
+  ];
 }
 
 async function bwrapArgv(bwrap: string, spec: SandboxSpec, command: string): Promise<string[]> {
@@ -205,8 +234,10 @@ async function bwrapArgv(bwrap: string, spec: SandboxSpec, command: string): Pro
       argv.push('--tmpfs', path);
   }
   for (const path of spec.readOnly) argv.push('--ro-bind', path, path);
-  argv.push('--bind', spec.writable, spec.writable, '--chdir', spec.cwd, '--remount-ro', '/');
-  return [...argv, '--', ...inner(command)];
+  argv.push('--bind', spec.writable, spec.writable);
+  for (const bind of spec.binds ?? []) argv.push('--bind', bind.source, bind.target);
+  argv.push('--chdir', spec.cwd, '--remount-ro', '/');
+  return [...argv, '--', ...inner(command, spec.binds ?? [])];
 }
 
 /**
@@ -215,8 +246,9 @@ async function bwrapArgv(bwrap: string, spec: SandboxSpec, command: string): Pro
  * has no capabilities left (PID 1 stays, so the command is PID 2 and its daemons die with it).
  * Arguments: new root, writable dir, cwd, command, then `-s DIR`, `-l LINK TARGET`, `-h DIR`,
  * `-r PATH` in that order (the same order as bubblewrap's: system, an empty /tmp, hidden,
- * read-only, and the writable directory last). Every path is an argument, never part of the
- * script text.
+ * read-only, the writable directory), then `-b SOURCE TARGET ID` for the work tree's binds,
+ * mounted over the writable directory and checked like bubblewrap's (`CHECK_BINDS`). Every
+ * path is an argument, never part of the script text.
  */
 const UNSHARE_SCRIPT = `set -eu
 root=$1 rw=$2 cwd=$3 cmd=$4
@@ -243,6 +275,7 @@ while [ $# -gt 0 ]; do
     -l) ln -s "$3" "$root$2"; shift 3 ;;
     -h) if [ -d "$root$2" ]; then mount -t tmpfs -o mode=0755,nosuid,nodev ledger-hidden "$root$2"; fi; shift 2 ;;
     -r) robind "$2"; shift 2 ;;
+    -b) break ;;
     *) echo "ledger sandbox: unexpected argument $1" >&2; exit 1 ;;
   esac
 done
@@ -266,6 +299,12 @@ mkdir "$root/dev/shm"
 mount -t tmpfs -o nosuid,nodev ledger-shm "$root/dev/shm"
 mkdir -p "$root$rw"
 mount --bind "$rw" "$root$rw"
+while [ $# -gt 0 ]; do
+  [ "$1" = -b ] || { echo "ledger sandbox: unexpected argument $1" >&2; exit 1; }
+  mount --bind "$2" "$root$3"
+  [ "$(stat -c %d:%i -- "$root$3")" = "$4" ] || { echo "ledger sandbox: $3 changed while the sandbox was built" >&2; exit 1; }
+  shift 4
+done
 cd "$root"
 mkdir .ledger-old-root
 pivot_root . .ledger-old-root
@@ -313,6 +352,7 @@ async function unshareArgv(
   }
   for (const path of spec.hidden) argv.push('-h', path);
   for (const path of spec.readOnly) argv.push('-r', path);
+  for (const bind of spec.binds ?? []) argv.push('-b', bind.source, bind.target, bind.id);
   return argv;
 }
 
