@@ -174,7 +174,13 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
       if (!(error instanceof CheckoutOverBudget)) throw error;
       // What was written so far goes now, not when the session ends.
       await rm(dir, { recursive: true, force: true, maxRetries: 5 });
-      return { dir, work, env: {}, failed: { kind: 'checkout-refused', reason: error.message } };
+      return {
+        dir,
+        work,
+        env: {},
+        binds: [],
+        failed: { kind: 'checkout-refused', reason: error.message },
+      };
     }
     // HOME, the git config dirs and TMPDIR point into the throw-away directory, and
     // GIT_CEILING_DIRECTORIES stops a git run by the witness from finding any repository
