@@ -276,22 +276,6 @@ export async function notCommits(
   oids: readonly string[],
   guard?: ConfigGuard,
 ): Promise<string[]> {
-  const valid = oids.filter((oid) => OID.test(oid));
-  if (valid.length === 0) return [];
-  const result = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
-    cwd,
-    ...(guard === undefined ? {} : { guard }),
-    input: `${valid.join('\n')}\n`,
-  });
-  if (result.code !== 0)
-    throw new LedgerError(
-      'GIT_FAILED',
-      `git cat-file --batch-check failed: ${result.stderr.trim()}`,
-    );
-  const commits = new Set<string>();
-  for (const line of result.stdout.toString('utf8').split('\n')) {
-    const [oid, type] = line.split(' ');
-    if (type === 'commit' && oid !== undefined) commits.add(oid);
-  }
-  return valid.filter((oid) => !commits.has(oid));
+  const types = await objectTypes(cwd, oids, guard);
+  return oids.filter((oid) => OID.test(oid) && types.get(oid) !== 'commit');
 }
