@@ -11,6 +11,7 @@ import { Command, Flags } from '@oclif/core';
 import { EXIT, type ExitCode } from '../model/errors.js';
 import { bugPoint } from '../model/faults.js';
 import { escapeForTerminal, sanitizeLine, toTerminalJson } from '../paths/index.js';
+import { neutralizeWorkflowCommands } from './annotations.js';
 import { reportFailure, toFailure } from './errors.js';
 import { wantsJson } from './argv.js';
 import { Progress } from './progress.js';
@@ -74,7 +75,8 @@ export abstract class LedgerCommand extends Command {
 
   /** A line on stderr whatever the output mode (a loss report, a warning), escaped. */
   protected warnLine(message: string): void {
-    process.stderr.write(`${sanitizeLine(message)}\n`);
+    // Read by a CI runner as well: neutralized like the error text (src/cli/errors.ts).
+    process.stderr.write(`${neutralizeWorkflowCommands(sanitizeLine(message))}\n`);
   }
 
   /**
@@ -116,7 +118,9 @@ export abstract class LedgerCommand extends Command {
         process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       }
       if (output.notice)
-        process.stderr.write(`${escapeForTerminal(output.notice.replace(/\n$/, ''))}\n`);
+        process.stderr.write(
+          `${neutralizeWorkflowCommands(escapeForTerminal(output.notice.replace(/\n$/, '')))}\n`,
+        );
     }
     process.exitCode = output.exitCode ?? EXIT.ok;
   }

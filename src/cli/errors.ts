@@ -11,6 +11,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { Errors } from '@oclif/core';
 import { EXIT, internalError, isLedgerError, LedgerError, type Problem } from '../model/errors.js';
 import { escapeForTerminal, toTerminalJson } from '../paths/index.js';
+import { neutralizeWorkflowCommands } from './annotations.js';
 import { closestFlag } from './suggest.js';
 
 /** What the failing command can tell about itself, for a suggestion. */
@@ -110,7 +111,11 @@ export function reportFailure(failure: Failure, json: boolean): number {
       `${toTerminalJson({ ok: false, exitCode: error.exitCode, error: error.toJSON() })}\n`,
     );
   } else {
-    process.stderr.write(`${escapeForTerminal(renderErrorText(error))}\n`);
+    // stderr reaches a CI job log too, where the runner parses workflow commands from it just
+    // as from stdout: agent text in a message (a planted ref's file name) must start none.
+    process.stderr.write(
+      `${neutralizeWorkflowCommands(escapeForTerminal(renderErrorText(error)))}\n`,
+    );
   }
   return error.exitCode;
 }

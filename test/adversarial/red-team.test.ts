@@ -1,0 +1,114 @@
+/**
+ * The fresh round of attacks on issue 16's edges, by someone who did not build them. Each `it`
+ * is one attack, titled by what the agent tried and the promise (issue 16's item) it tests;
+ * attacks that held are kept as regression tests.
+ */
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { maskSecrets, secretsOf } from '../../src/witness/mask.js';
+import { runnerCommands } from '../action/workflow-commands.js';
+import { mkfifo } from '../helpers/fifo.js';
+import { cleanup, git, gitdir } from '../helpers/git.js';
+import { cliText, makeUser, record, repoWithRecord, safeGit } from './helpers.js';
+
+afterAll(cleanup);
+
+describe('red team: CI output (item 10) and hostile refs (item 8)', () => {
+  it('a FIFO among the ledger refs named with ##[warning] or a newline then ::warning:: starts no workflow command on stderr (items 8, 10)', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    for (const name of ['##[warning]pwned', 'a\n::warning::pwned', '   ::add-mask::x']) {
+      const path = join(dir, '.git', 'refs', 'ledger', name);
+      mkfifo(path);
+      try {
+        const result = await cliText(user, dir, ['verify', '--annotations', 'github']);
+        expect(result.code, result.stderr).toBe(3);
+        expect(result.stderr).toMatch(/FIFO/);
+        const commands = runnerCommands(`${result.stdout}\n${result.stderr}`, { lenient: true });
+        expect(commands, result.stderr).toEqual([]);
+      } finally {
+        rmSync(path, { force: true });
+      }
+    }
+  });
+
+  it('refs/ledger/log as a symlink to a FIFO outside .git: verify fails at once (exit 3), never waits on it (item 8)', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const outside = mkdtempSync(join(tmpdir(), 'ledger-red-'));
+    try {
+      const fifo = join(outside, 'fifo');
+      mkfifo(fifo);
+      const ref = join(dir, '.git', 'refs', 'ledger', 'log');
+      const tip = safeGit(dir, 'rev-parse', 'refs/ledger/log');
+      rmSync(ref);
+      symlinkSync(fifo, ref);
+      const result = await cliText(user, dir, ['verify']);
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toMatch(/refs\/ledger\/log/);
+      rmSync(ref);
+      safeGit(dir, 'update-ref', 'refs/ledger/log', tip);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('red team: the reviewed head (item 14)', () => {
+  it('a replace ref swapping the head commit for one with the fabricated tree does not make verify --head pass', async () => {
+    const user = makeUser();
+    const dir = gitdir({ files: { 'test.sh': 'exit 0\n' } });
+    // The fabricated candidate: a file the head never gets, recorded with a passing witness.
+    git(dir, 'checkout', '-q', '-b', 'work');
+    writeFileSync(join(dir, 'f.txt'), 'feature\n');
+    await record(user, dir, { status: 'success', summary: 'fabricated' });
+    // What the agent pushes: a head whose tree is not the recorded one.
+    rmSync(join(dir, 'f.txt'));
+    writeFileSync(join(dir, 'test.sh'), 'exit 1\n');
+    git(dir, 'commit', '-qam', 'head');
+    const head = git(dir, 'rev-parse', 'HEAD');
+    const before = await cliText(user, dir, ['verify', `--head=${head}`]);
+    expect(before.code, before.stdout).toBe(1);
+    // The agent plants refs/replace/<head> → a commit whose tree is the fabricated candidate.
+    writeFileSync(join(dir, 'test.sh'), 'exit 0\n');
+    writeFileSync(join(dir, 'f.txt'), 'feature\n');
+    git(dir, 'add', '-A');
+    const tree = git(dir, 'write-tree');
+    const fake = git(dir, 'commit-tree', tree, '-p', `${head}~1`, '-m', 'head');
+    git(dir, 'update-ref', `refs/replace/${head}`, fake);
+    for (const rev of [head, 'work']) {
+      const after = await cliText(user, dir, ['verify', `--head=${rev}`]);
+      expect(after.code, after.stdout).toBe(1);
+      expect(after.stdout).toMatch(/head\.tree/);
+    }
+  });
+});
+
+describe('red team: encoded secrets (item 13)', () => {
+  const secret = 'hunter2-Sup3rS3cretValue!';
+  const secrets = secretsOf({ MY_TOKEN: secret });
+  const hex = Buffer.from(secret).toString('hex');
+  const b64 = Buffer.from(secret).toString('base64');
+  const cases: [string, string][] = [
+    ['xxd -u -p (upper-case hex)', `${hex.toUpperCase()}\n`],
+    ['base64 -w 4 (wrapped every 4 characters)', `${b64.match(/.{1,4}/g)!.join('\n')}\n`],
+    ['base64url inside a JSON string', `{"t":"${Buffer.from(secret).toString('base64url')}"}`],
+    [
+      'percent-encoded, lower-case escapes',
+      encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    ],
+    ['hex split by CRLF line ends', `${hex.slice(0, 20)}\r\n${hex.slice(20)}\r\n`],
+  ];
+  for (const [name, printed] of cases) {
+    it(`a witness printing the secret as ${name} stores none of it`, () => {
+      const masked = maskSecrets(Buffer.from(printed), secrets);
+      const text = masked.bytes.toString('latin1');
+      expect(text).not.toContain(secret);
+      expect(text.replace(/\s/g, '').toLowerCase()).not.toContain(hex);
+      expect(text.replace(/\s/g, '')).not.toContain(b64.replace(/=+$/, ''));
+      expect(masked.names).toEqual(['MY_TOKEN']);
+    });
+  }
+});
