@@ -3,7 +3,8 @@
  * is one attack, titled by what the agent tried and the promise (issue 16's item) it tests;
  * attacks that held are kept as regression tests.
  */
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,8 @@ import { maskSecrets, secretsOf } from '../../src/witness/mask.js';
 import { runnerCommands } from '../action/workflow-commands.js';
 import { mkfifo } from '../helpers/fifo.js';
 import { cleanup, git, gitdir } from '../helpers/git.js';
-import { cliText, makeUser, record, repoWithRecord, safeGit } from './helpers.js';
+import { signingUser } from '../helpers/signing-user.js';
+import { allChecks, cli, cliText, makeUser, record, repoWithRecord, safeGit } from './helpers.js';
 
 afterAll(cleanup);
 
@@ -111,4 +113,98 @@ describe('red team: encoded secrets (item 13)', () => {
       expect(masked.names).toEqual(['MY_TOKEN']);
     });
   }
+});
+
+describe('red team: identity and attestations (items 3, 4)', () => {
+  /** alice (the user: ledger.sign, her key) and bob (an agent's key), both producers. */
+  function twoSigners() {
+    const user = signingUser();
+    const bob = join(user.home, 'bob');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bob', '-f', bob]);
+    const line = (principal: string, pub: string) =>
+      `${principal} namespaces="ledger" ${readFileSync(pub, 'utf8').trim()}\n`;
+    const allowed = join(user.home, 'allowed_signers');
+    writeFileSync(
+      allowed,
+      line('alice@example.com', `${user.key}.pub`) + line('bob@example.com', `${bob}.pub`),
+    );
+    const policy = join(user.home, 'policy-auditor.json');
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: false, commands: ['true'] },
+        witnessTimeoutSeconds: 30,
+        signatures: {
+          allowedSigners: allowed,
+          required: false,
+          roles: {
+            producer: ['alice@example.com', 'bob@example.com'],
+            auditor: ['alice@example.com'],
+          },
+        },
+      }),
+    );
+    return { user, bob, policy };
+  }
+
+  it('a record claiming producer bob, signed by the user (alice) through ledger.sign, is never "bob verified" (item 4)', async () => {
+    const { user } = twoSigners();
+    const dir = gitdir({ files: { 'a.txt': 'a\n' } });
+    const made = await cliText(user, dir, [
+      'record',
+      '--producer',
+      'bob@example.com',
+      '--status',
+      'success',
+      '--summary',
+      'x',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const result = await cli(user, dir, ['verify', '--strict']);
+    const producer = allChecks(result.json).filter((c) => c.check === 'producer');
+    expect(producer).toHaveLength(1);
+    expect(producer[0]!.verdict).not.toBe('verified');
+    expect(result.code).not.toBe(0);
+  });
+
+  it('an attestation the agent signs with its own producer key is not taken by export --from-attestation when the policy names the auditors (item 3)', async () => {
+    const { user, bob, policy } = twoSigners();
+    const dir = gitdir({ files: { 'a.txt': 'a\n' } });
+    const made = await cli(user, dir, [
+      'record',
+      '--witness',
+      'true',
+      '--status',
+      'success',
+      '--no-sign',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const id: string = made.json.id;
+    // The agent: a re-run under the user's own policy, stored as an attestation signed by bob.
+    const attested = await cliText(user, dir, [
+      'verify',
+      '--rerun',
+      '--record',
+      '--sign',
+      '--signing-key',
+      bob,
+      '--policy',
+      policy,
+    ]);
+    expect(attested.code, attested.stderr).toBe(0);
+    const exported = await cliText(user, dir, [
+      'export',
+      id,
+      '--from-attestation',
+      '--policy',
+      policy,
+      '--in-toto-statement',
+      '--out',
+      '-',
+    ]);
+    expect(exported.code, exported.stdout).toBe(1);
+    expect(exported.stdout).toBe('');
+    expect(exported.stderr).toMatch(/not verified at export time/);
+  });
 });
