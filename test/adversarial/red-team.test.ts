@@ -4,16 +4,28 @@
  * attacks that held are kept as regression tests.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { maskSecrets, secretsOf } from '../../src/witness/mask.js';
 import { runnerCommands } from '../action/workflow-commands.js';
 import { mkfifo } from '../helpers/fifo.js';
-import { cleanup, git, gitdir } from '../helpers/git.js';
+import { cleanup, git, gitdir, tempDir } from '../helpers/git.js';
+import { keygen } from '../export/helpers.js';
 import { signingUser } from '../helpers/signing-user.js';
-import { allChecks, cli, cliText, makeUser, record, repoWithRecord, safeGit } from './helpers.js';
+import {
+  allChecks,
+  appendRaw,
+  cli,
+  cliText,
+  encode,
+  makeUser,
+  record,
+  recordParts,
+  repoWithRecord,
+  safeGit,
+} from './helpers.js';
 
 afterAll(cleanup);
 
@@ -206,5 +218,37 @@ describe('red team: identity and attestations (items 3, 4)', () => {
     expect(exported.code, exported.stdout).toBe(1);
     expect(exported.stdout).toBe('');
     expect(exported.stderr).toMatch(/not verified at export time/);
+  });
+});
+
+describe('red team: export products (item 3)', () => {
+  it('--products artifacts on a record whose artifact digest the agent rewrote (git plumbing) is refused (exit 3), nothing signed', async () => {
+    const user = makeUser();
+    const dir = gitdir({ files: { 'a.txt': 'a\n' } });
+    writeFileSync(join(dir, 'out.bin'), 'honest\n');
+    const made = await record(user, dir, {
+      status: 'success',
+      summary: 's',
+      artifacts: ['out.bin'],
+    });
+    const parts = await recordParts(dir, made.id);
+    parts.value['observed']['artifacts'][0]['sha256'] = 'ab'.repeat(32);
+    const forged = await appendRaw(dir, parts, encode(parts.value));
+    const key = keygen(tempDir(), 'auditor');
+    const out = join(dir, 'link-out');
+    const result = await cli(user, dir, [
+      'export',
+      forged,
+      '--in-toto-link',
+      '--key',
+      key.key,
+      '--products',
+      'artifacts',
+      '--out',
+      out,
+    ]);
+    expect(result.code).toBe(3);
+    expect(result.json.error.code).toBe('INTEGRITY');
+    expect(existsSync(out)).toBe(false);
   });
 });
