@@ -252,3 +252,25 @@ describe('red team: export products (item 3)', () => {
     expect(existsSync(out)).toBe(false);
   });
 });
+
+describe('red team: what record reads (items 5, 9)', () => {
+  it('an artifact named through a symlink to a file in HOME (a key the sandboxed agent cannot read) is refused, never stored in the ledger', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const secret = join(user.home, 'id_ed25519');
+    writeFileSync(secret, 'PRIVATE-KEY-MATERIAL\n');
+    symlinkSync(secret, join(dir, 'out.bin'));
+    const before = safeGit(dir, 'rev-parse', 'refs/ledger/log');
+    for (const artifact of ['out.bin', '../' + join('..', secret)]) {
+      const result = await cli(user, dir, [
+        'record',
+        '--status',
+        'success',
+        '--artifact',
+        artifact,
+      ]);
+      expect(result.code, result.stdout).toBe(2);
+    }
+    expect(safeGit(dir, 'rev-parse', 'refs/ledger/log')).toBe(before);
+  });
+});
