@@ -4,13 +4,21 @@
  * attacks that held are kept as regression tests.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { maskSecrets, secretsOf } from '../../src/witness/mask.js';
 import { runnerCommands } from '../action/workflow-commands.js';
-import { mkfifo } from '../helpers/fifo.js';
+import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
 import { cleanup, git, gitdir, tempDir } from '../helpers/git.js';
 import { keygen } from '../export/helpers.js';
 import { signingUser } from '../helpers/signing-user.js';
@@ -272,5 +280,36 @@ describe('red team: what record reads (items 5, 9)', () => {
       expect(result.code, result.stdout).toBe(2);
     }
     expect(safeGit(dir, 'rev-parse', 'refs/ledger/log')).toBe(before);
+  });
+});
+
+describe('red team: other files git opens in .git (item 8)', () => {
+  it('a FIFO as objects/info/alternates, commondir, info/exclude, info/grafts, shallow or the commit-graph: record fails at once (exit 3) naming it', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const paths = [
+      'objects/info/alternates',
+      'commondir',
+      'info/exclude',
+      'info/grafts',
+      'shallow',
+      'objects/info/commit-graph',
+    ];
+    for (const path of paths) {
+      const fifo = join(dir, '.git', path);
+      rmSync(fifo, { force: true });
+      mkdirSync(join(fifo, '..'), { recursive: true });
+      mkfifo(fifo);
+      try {
+        const { value: r, blocked } = await withFifoRelease(fifo, () =>
+          cli(user, dir, ['record', '--status', 'success']),
+        );
+        expect(blocked, `record waited on ${path}`).toBe(false);
+        expect(r.code, `${path}: ${r.stdout}${r.stderr}`).toBe(3);
+        expect(r.json.error.message).toContain(path);
+      } finally {
+        rmSync(fifo, { force: true });
+      }
+    }
   });
 });

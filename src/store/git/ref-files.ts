@@ -112,6 +112,22 @@ export async function checkRefFiles(repo: { gitDir: string; commonDir: string })
 }
 
 /**
+ * Other files of the git dir that git opens blocking on its way (found by trying each as a
+ * FIFO): the object store's alternates and commit-graph, a linked git dir's `commondir`, the
+ * grafts and shallow lists, and `info/exclude`, which `record`'s ls-files reads.
+ */
+const OTHER_GIT_FILES = [
+  'commondir',
+  'objects/info/alternates',
+  'objects/info/commit-graph',
+  'objects/info/commit-graphs/commit-graph-chain',
+  'info/grafts',
+  'info/exclude',
+  'info/attributes',
+  'shallow',
+];
+
+/**
  * Before git looks for the repository from `cwd`: the `HEAD` (and `.git` file) git's discovery
  * opens in each directory up to the one holding `.git`, and that git dir's `config` and
  * `index`. A FIFO there would hang the very first
@@ -128,6 +144,8 @@ export async function checkDiscovery(cwd: string): Promise<void> {
       // opened blocking too.
       await check(join(dotGit, 'config'), '.git/config', undefined, 'the file');
       await check(join(dotGit, 'index'), '.git/index', undefined, 'the file');
+      for (const name of OTHER_GIT_FILES)
+        await check(join(dotGit, name), `.git/${name}`, undefined, 'the file');
       return;
     }
     if (info !== undefined) {
