@@ -16,6 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { escapeMarkdown } from '../../src/report/escape.js';
 import { maskSecrets, secretsOf } from '../../src/witness/mask.js';
 import { runnerCommands } from '../action/workflow-commands.js';
 import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
@@ -312,4 +313,23 @@ describe('red team: other files git opens in .git (item 8)', () => {
       }
     }
   });
+});
+
+describe('red team: the job summary (items 10, 11)', () => {
+  const hostile = [
+    '![x](https://evil.example/p.png)',
+    '[ok](javascript:alert(1))',
+    '<img src=x onerror=alert(1)>',
+    '&#60;img src=x&#62;',
+    'https://evil.example/x www.evil.example',
+    '@octocat #123 :shipit:',
+    '| contradicted | verified |',
+  ];
+  for (const text of hostile) {
+    it(`agent text ${JSON.stringify(text)} in a Markdown cell makes no link, image, HTML, mention or cell`, () => {
+      const out = escapeMarkdown(text);
+      expect(out).not.toMatch(/(^|[^\\])[[\]()!<>|@#:]/u);
+      expect(out).not.toMatch(/&#|https:\/\/|www\.e/u);
+    });
+  }
 });
