@@ -333,3 +333,35 @@ describe('red team: the job summary (items 10, 11)', () => {
     });
   }
 });
+
+describe('red team: the same files seen from a linked work tree (item 8)', () => {
+  it('from a linked work tree, a FIFO as the common dir’s alternates or info/exclude, or the linked git dir’s commondir: record fails at once (exit 3) naming it', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const linked = join(tempDir(), 'linked');
+    safeGit(dir, 'worktree', 'add', '-q', linked);
+    const name = linked.split('/').pop()!;
+    const paths = [
+      join(dir, '.git', 'objects', 'info', 'alternates'),
+      join(dir, '.git', 'info', 'exclude'),
+      join(dir, '.git', 'worktrees', name, 'commondir'),
+    ];
+    for (const fifo of paths) {
+      const kept = existsSync(fifo) ? readFileSync(fifo) : undefined;
+      rmSync(fifo, { force: true });
+      mkdirSync(join(fifo, '..'), { recursive: true });
+      mkfifo(fifo);
+      try {
+        const { value: r, blocked } = await withFifoRelease(fifo, () =>
+          cli(user, linked, ['record', '--status', 'success']),
+        );
+        expect(blocked, `record waited on ${fifo}`).toBe(false);
+        expect(r.code, `${fifo}: ${r.stdout}${r.stderr}`).toBe(3);
+        expect(r.json.error.message).toContain(fifo.split('/').pop()!);
+      } finally {
+        rmSync(fifo, { force: true });
+        if (kept !== undefined) writeFileSync(fifo, kept);
+      }
+    }
+  });
+});
