@@ -112,6 +112,22 @@ export async function checkRefFiles(repo: { gitDir: string; commonDir: string })
 }
 
 /**
+ * Other files of the git dir that git opens blocking on its way (found by trying each as a
+ * FIFO): the object store's alternates and commit-graph, a linked git dir's `commondir`, the
+ * grafts and shallow lists, and `info/exclude`, which `record`'s ls-files reads.
+ */
+const OTHER_GIT_FILES = [
+  'commondir',
+  'objects/info/alternates',
+  'objects/info/commit-graph',
+  'objects/info/commit-graphs/commit-graph-chain',
+  'info/grafts',
+  'info/exclude',
+  'info/attributes',
+  'shallow',
+];
+
+/**
  * Before git looks for the repository from `cwd`: the `HEAD` (and `.git` file) git's discovery
  * opens in each directory up to the one holding `.git`, and that git dir's `config` and
  * `index`. A FIFO there would hang the very first
@@ -128,6 +144,7 @@ export async function checkDiscovery(cwd: string): Promise<void> {
       // opened blocking too.
       await check(join(dotGit, 'config'), '.git/config', undefined, 'the file');
       await check(join(dotGit, 'index'), '.git/index', undefined, 'the file');
+      await checkOtherGitFiles(dotGit, '.git/');
       return;
     }
     if (info !== undefined) {
@@ -138,8 +155,18 @@ export async function checkDiscovery(cwd: string): Promise<void> {
       }
       const target = /^gitdir: (.+)$/m.exec(file.bytes.toString('utf8'))?.[1]?.trim();
       if (target !== undefined) {
-        await check(join(resolve(dir, target), 'HEAD'), 'HEAD');
-        await check(join(resolve(dir, target), 'index'), 'index', undefined, 'the file');
+        const gitDir = resolve(dir, target);
+        await check(join(gitDir, 'HEAD'), 'HEAD');
+        await check(join(gitDir, 'index'), 'index', undefined, 'the file');
+        await check(join(gitDir, 'commondir'), join(gitDir, 'commondir'), undefined, 'the file');
+        // A linked work tree's objects, exclude and grafts are the main git dir's.
+        const common = await readRegularFile(join(gitDir, 'commondir'), {
+          maxBytes: LOOSE_REF_MAX_BYTES,
+        });
+        const commonDir = common.ok
+          ? resolve(gitDir, common.bytes.toString('utf8').trim())
+          : gitDir;
+        await checkOtherGitFiles(commonDir, `${commonDir}/`);
       }
       return;
     }
@@ -150,6 +177,11 @@ export async function checkDiscovery(cwd: string): Promise<void> {
     if (parent === dir) return;
     dir = parent;
   }
+}
+
+async function checkOtherGitFiles(gitDir: string, shownAs: string): Promise<void> {
+  for (const name of OTHER_GIT_FILES)
+    await check(join(gitDir, name), `${shownAs}${name}`, undefined, 'the file');
 }
 
 function brokenRefFile(name: string, problem: string, what = 'the ref file'): LedgerError {
