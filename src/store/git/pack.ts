@@ -369,11 +369,16 @@ export interface PackFilesOptions {
   threads: number;
   /** Bytes read ahead of the pack writer before the workers wait (bounds memory). */
   maxInFlightBytes?: number;
+  /** Regular files of this size or more are not read (see stream-blob.ts); default: none. */
+  streamThreshold?: number;
 }
 
 export interface PackFilesResult {
   /** Per path: what was stored, or undefined when it is gone or not a file/symlink. */
   files: Map<string, PackedFile | undefined>;
+  /** Regular files of streamThreshold bytes or more: not read, not in `files`; the caller
+   * stores them (streamed). */
+  stream: string[];
   /** `pack-<hex>`, or undefined when nothing was stored. */
   pack: string | undefined;
 }
@@ -391,7 +396,8 @@ export async function packWorktreeFiles(
   options: PackFilesOptions,
 ): Promise<PackFilesResult> {
   const files = new Map<string, PackedFile | undefined>();
-  if (paths.length === 0) return { files, pack: undefined };
+  const stream: string[] = [];
+  if (paths.length === 0) return { files, stream, pack: undefined };
   const writer = await PackWriter.open(objectsDir, paths.length);
   const limitKiB = Math.max(1024, Math.floor((options.maxInFlightBytes ?? 64 << 20) / 1024));
   const shared = new SharedArrayBuffer(12); // [next path, KiB in flight, abort]
@@ -411,7 +417,14 @@ export async function packWorktreeFiles(
       for (let w = running; w > 0; w--) {
         const worker = new Worker(WORKER_SOURCE, {
           eval: true,
-          workerData: { root, paths, level: options.level, shared, limitKiB },
+          workerData: {
+            root,
+            paths,
+            level: options.level,
+            shared,
+            limitKiB,
+            streamAt: options.streamThreshold ?? Number.MAX_SAFE_INTEGER,
+          },
         });
         workers.push(worker);
         let finished = false;
@@ -435,6 +448,10 @@ export async function packWorktreeFiles(
               const path = paths[item.i]!;
               if (item.kind === 'gone') {
                 files.set(path, undefined);
+                continue;
+              }
+              if (item.kind === 'stream') {
+                stream.push(path);
                 continue;
               }
               writer.add({ oid: item.oid, data: item.data, crc32: item.crc32 });
@@ -465,11 +482,12 @@ export async function packWorktreeFiles(
     throw error;
   }
   const pack = await writer.finish();
-  return { files, pack };
+  return { files, stream, pack };
 }
 
 type WorkerItem =
   | { i: number; kind: 'gone' }
+  | { i: number; kind: 'stream' }
   | {
       i: number;
       kind: 'file' | 'symlink';
@@ -496,7 +514,7 @@ const fs = require('node:fs');
 const { join } = require('node:path');
 const { createHash } = require('node:crypto');
 const zlib = require('node:zlib');
-const { root, paths, level, shared, limitKiB } = workerData;
+const { root, paths, level, shared, limitKiB, streamAt } = workerData;
 const state = new Int32Array(shared);
 function entryHeader(size) {
   const bytes = [];
@@ -539,7 +557,19 @@ function readEntry(abs) {
     let real;
     try { real = fs.realpathSync('/proc/self/fd/' + fd); } catch { real = fs.realpathSync(abs); }
     if (!real.startsWith(realRoot.endsWith('/') ? realRoot : realRoot + '/')) return undefined;
-    return { kind: 'file', executable: (st.mode & 0o100) !== 0, content: fs.readFileSync(fd) };
+    // Too large to hold whole: the main thread streams it (stream-blob.ts), opening it anew.
+    if (st.size >= streamAt) return { kind: 'stream' };
+    // Exactly the fstat size, one byte more to notice growth: never read on without bound.
+    const buffer = Buffer.alloc(st.size + 1);
+    let read = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buffer, read, buffer.length - read, read);
+      if (n === 0) break;
+      read += n;
+      if (read > st.size) break;
+    }
+    if (read !== st.size) throw new Error('it changed while it was read: expected ' + st.size + ' bytes (its size when opened), read ' + (read > st.size ? 'more' : read));
+    return { kind: 'file', executable: (st.mode & 0o100) !== 0, content: buffer.subarray(0, read) };
   } finally { fs.closeSync(fd); }
 }
 let current = '';
@@ -556,6 +586,7 @@ try {
     const abs = join(root, current);
     const entry = readEntry(abs);
     if (entry === undefined) { items.push({ i, kind: 'gone' }); continue; }
+    if (entry.kind === 'stream') { items.push({ i, kind: 'stream' }); continue; }
     const { kind, executable, content } = entry;
     const oid = createHash('sha1').update('blob ' + content.length + '\\0').update(content).digest('hex');
     const sha256 = createHash('sha256').update(content).digest('hex');

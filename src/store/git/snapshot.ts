@@ -13,7 +13,16 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, lstat, mkdtemp, open, readlink, realpath, rm } from 'node:fs/promises';
+import {
+  copyFile,
+  lstat,
+  mkdtemp,
+  open,
+  readlink,
+  realpath,
+  rm,
+  type FileHandle,
+} from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
@@ -22,6 +31,7 @@ import { MODE } from '../objects.js';
 import { runGit } from './exec.js';
 import { packWorktreeFiles } from './pack.js';
 import type { RepoPaths } from './repo.js';
+import { changedWhileRead, streamLooseBlob, streamThreshold } from './stream-blob.js';
 
 export interface FileDigest {
   path: string;
@@ -96,8 +106,11 @@ export async function snapshotWorktree(
     const packed = await packWorktreeFiles(repo.root, paths, repo.objectsDir, {
       level: config.packLevel,
       threads: packThreads(),
+      streamThreshold: streamThreshold(),
     });
+    const streamed = new Set(packed.stream);
     for (const path of paths) {
+      if (streamed.has(path)) continue;
       const file = packed.files.get(path);
       if (file === undefined) changes.removed.add(path);
       else
@@ -109,11 +122,17 @@ export async function snapshotWorktree(
           size: file.size,
         });
     }
+    // Too large to read whole: the workers only looked; stored here, streamed, loose.
+    for (const path of packed.stream) {
+      const digest = await storeFile(repo.root, path, store, repo.objectsDir, modeOf);
+      if (digest) files.set(path, digest);
+      else changes.removed.add(path);
+    }
   } else {
     const queue = [...paths];
     const worker = async () => {
       for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
-        const digest = await storeFile(repo.root, path, store, modeOf);
+        const digest = await storeFile(repo.root, path, store, repo.objectsDir, modeOf);
         if (digest) files.set(path, digest);
         else changes.removed.add(path);
       }
@@ -247,20 +266,43 @@ async function storeFile(
   root: string,
   path: string,
   store: ObjectStore,
+  objectsDir: string,
   modeOf: (path: string, kind: 'file' | 'symlink', executable: boolean) => string,
 ): Promise<FileDigest | undefined> {
-  const entry = await readWorkTreeEntry(root, path);
+  const entry = await openWorkTreeEntry(root, path);
   if (entry === undefined) return undefined; // gone, or no longer a file: not in the candidate
-  const bytes = entry.bytes;
-  const blob = await store.write('blob', bytes);
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return {
-    path,
-    mode: modeOf(path, entry.kind, entry.executable),
-    blob,
-    sha256,
-    size: bytes.length,
-  };
+  if (entry.kind === 'symlink') {
+    const blob = await store.write('blob', entry.bytes);
+    const sha256 = createHash('sha256').update(entry.bytes).digest('hex');
+    return { path, mode: modeOf(path, 'symlink', false), blob, sha256, size: entry.bytes.length };
+  }
+  const mode = modeOf(path, 'file', entry.executable);
+  try {
+    if (entry.size >= streamThreshold()) {
+      const streamed = await streamLooseBlob(objectsDir, entry.handle, entry.size, path);
+      return { path, mode, blob: streamed.oid, sha256: streamed.sha256, size: streamed.size };
+    }
+    const bytes = await readExactly(entry.handle, entry.size, path);
+    const blob = await store.write('blob', bytes);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    return { path, mode, blob, sha256, size: bytes.length };
+  } finally {
+    await entry.handle.close();
+  }
+}
+
+/** Reads exactly the fstat size: a file that grows meanwhile is never read on without bound. */
+async function readExactly(handle: FileHandle, size: number, path: string): Promise<Buffer> {
+  const buffer = Buffer.alloc(size + 1);
+  let read = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, read, buffer.length - read, read);
+    if (bytesRead === 0) break;
+    read += bytesRead;
+    if (read > size) break;
+  }
+  if (read !== size) throw changedWhileRead(path, size, read);
+  return buffer.subarray(0, size);
 }
 
 export interface WorkTreeEntry {
@@ -288,6 +330,22 @@ export async function readWorkTreeEntry(
   root: string,
   path: string,
 ): Promise<WorkTreeEntry | undefined> {
+  const entry = await openWorkTreeEntry(root, path);
+  if (entry === undefined || entry.kind === 'symlink') return entry;
+  try {
+    const bytes = await readExactly(entry.handle, entry.size, path);
+    return { kind: 'file', executable: entry.executable, bytes };
+  } finally {
+    await entry.handle.close();
+  }
+}
+
+/** A symlink's target, or a regular file still open (the caller closes it) and its fstat. */
+type OpenedEntry =
+  | { kind: 'symlink'; executable: false; bytes: Buffer }
+  | { kind: 'file'; executable: boolean; size: number; handle: FileHandle };
+
+async function openWorkTreeEntry(root: string, path: string): Promise<OpenedEntry | undefined> {
   const abs = join(root, path);
   let handle;
   try {
@@ -305,15 +363,17 @@ export async function readWorkTreeEntry(
     if (GONE.has(code)) return undefined;
     throw error;
   }
+  let keep = false;
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return undefined;
     const real = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => realpath(abs));
     const realRoot = await realpath(root);
     if (!real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`)) return undefined;
-    return { kind: 'file', executable: (stat.mode & 0o100) !== 0, bytes: await handle.readFile() };
+    keep = true;
+    return { kind: 'file', executable: (stat.mode & 0o100) !== 0, size: stat.size, handle };
   } finally {
-    await handle.close();
+    if (!keep) await handle.close();
   }
 }
 
