@@ -560,7 +560,7 @@ function readEntry(abs) {
     // Too large to hold whole: the main thread streams it (stream-blob.ts), opening it anew.
     if (st.size >= streamAt) return { kind: 'stream' };
     // Exactly the fstat size, one byte more to notice growth: never read on without bound.
-    const buffer = Buffer.alloc(st.size + 1);
+    const buffer = Buffer.allocUnsafe(st.size + 1);
     let read = 0;
     for (;;) {
       const n = fs.readSync(fd, buffer, read, buffer.length - read, read);

@@ -293,7 +293,7 @@ async function storeFile(
 
 /** Reads exactly the fstat size: a file that grows meanwhile is never read on without bound. */
 async function readExactly(handle: FileHandle, size: number, path: string): Promise<Buffer> {
-  const buffer = Buffer.alloc(size + 1);
+  const buffer = Buffer.allocUnsafe(size + 1);
   let read = 0;
   for (;;) {
     const { bytesRead } = await handle.read(buffer, read, buffer.length - read, read);
