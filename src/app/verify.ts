@@ -135,10 +135,16 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       notes.push('--from-attestation: the policy trusts no signer, so no attestation is trusted');
     let rerun: Rerunner | undefined;
     let reruns: PreparedReruns | undefined;
+    // Re-run checkouts read through this, so that once the cache's recording reader exists
+    // (below, after the key is known) the blobs they need are listed in the entry too.
+    let checkoutReads: ObjectReader = store;
     if (request.rerun) {
       reruns = await prepareReruns(
         repo,
-        store,
+        {
+          read: (oid) => checkoutReads.read(oid),
+          readChunks: (oid, onChunk) => checkoutReads.readChunks(oid, onChunk),
+        },
         loaded.policy,
         request.timeoutMs,
         request.onProgress,
@@ -167,6 +173,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     const baseCommits = new Set<string>();
     // What the verdicts read, for the cache entry to prove still there next time.
     const recording = cache.key === undefined ? undefined : recordReads(store);
+    if (recording !== undefined) checkoutReads = recording.reader;
     let report: VerifyReport;
     try {
       report = await verifyLedger(recording?.reader ?? store, index, {

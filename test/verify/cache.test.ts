@@ -423,6 +423,35 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
     expect(verdicts(cached.json)).toEqual(verdicts(full.json));
   });
 
+  it('a blob only a re-run checkout reads, deleted after the tip was cached: cached --rerun says what --full --rerun says', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    // data.txt is in the candidate tree only (never committed), and nothing but the re-run's
+    // checkout reads it: no artifact, no claim names it.
+    const data = 'only the re-run reads this line\n';
+    writeFileSync(join(dir, 'data.txt'), data);
+    writeFileSync(join(dir, 'check.sh'), 'grep -q "re-run" data.txt\n');
+    const made = await cli(user, dir, [
+      'record',
+      '--status',
+      'success',
+      '--witness',
+      'sh check.sh',
+    ]);
+    expect(made.code, made.stderr).toBe(0);
+    const first = await verify(user, dir, '--rerun');
+    expect(first.code, first.stdout).toBe(0);
+    expect((await verify(user, dir, '--rerun')).json.cache.used).toBe(true);
+    const blob = createHash('sha1').update(`blob ${data.length}\0`).update(data).digest('hex');
+    rmSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    expect(gitTry(dir, 'cat-file', '-e', blob).code).not.toBe(0);
+    const full = await verify(user, dir, '--rerun', '--full');
+    expect(full.code).not.toBe(0);
+    const cached = await verify(user, dir, '--rerun');
+    expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
   it('--timeout is part of the key: a tip verified under one timeout is not used under another', async () => {
     const user = makeUser();
     const { dir } = await warm(user);
