@@ -34,6 +34,7 @@ export async function headCheck(
   index: LedgerIndex,
   rev: string,
   commit: string,
+  requiredWitnesses: readonly string[] = [],
 ): Promise<Check> {
   const records: HeadRecord[] = [];
   try {
@@ -44,6 +45,7 @@ export async function headCheck(
         id: entry.record,
         baseCommit: record.observed.base.commit,
         candidateTree: record.observed.candidate.tree,
+        witnesses: record.observed.witnesses.map((w) => w.command),
       });
     }
   } catch (error) {
@@ -56,5 +58,5 @@ export async function headCheck(
       detail: `the records could not all be read (${(error as Error).message}), so none vouches for ${rev}`,
     };
   }
-  return checkHead(store, { rev, commit }, records);
+  return checkHead(store, { rev, commit, requiredWitnesses }, records);
 }

@@ -56,6 +56,14 @@ export const Policy = z.strictObject({
    * The schema is the formats' own, so that this file names no format.
    */
   formats: FormatOptions.optional(),
+  /**
+   * What `verify --head REV` asks of the record for REV beyond its tree: `witnesses`, exact
+   * commands it must have run (as `--witness` gave them), so that a record without the tests
+   * cannot vouch for a head while an earlier record's passing run stands beside it.
+   */
+  head: z
+    .strictObject({ witnesses: z.array(z.string().min(1).max(4096)).max(100).default([]) })
+    .optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 

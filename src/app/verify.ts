@@ -223,7 +223,9 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       });
     }
     if (head !== undefined)
-      report.ledger.push(await headCheck(store, index, head.rev, head.commit));
+      report.ledger.push(
+        await headCheck(store, index, head.rev, head.commit, loaded.policy.head?.witnesses),
+      );
     if (workTree !== undefined) await addWorktreeChecks(store, index, workTree, report.records);
     for (const r of report.records) {
       const from = attested.get(r.id);

@@ -17,11 +17,13 @@ import type { ObjectReader } from '../store/port.js';
 import { fail, pass } from './checks.js';
 import type { Check } from './types.js';
 
-/** What the check reads of a record: its base commit and candidate tree. */
+/** What the check reads of a record: its base commit, candidate tree and witness commands. */
 export interface HeadRecord {
   id: string;
   baseCommit: string | null;
   candidateTree: string;
+  /** The commands ledger ran as its witnesses (absent: not read, nothing required). */
+  witnesses?: readonly string[];
 }
 
 export interface HeadTarget {
@@ -29,6 +31,11 @@ export interface HeadTarget {
   rev: string;
   /** The commit it names. */
   commit: string;
+  /**
+   * Witness commands the record for REV must carry (the policy's `head.witnesses`): a record
+   * that matches the tree but ran none of them vouches for the code, not for its tests.
+   */
+  requiredWitnesses?: readonly string[];
 }
 
 /** Commits of REV's history read at most; a base further away than this is not found. */
@@ -145,13 +152,23 @@ export async function checkHead(
       `${head}, and no record in the ledger has a base commit in its history${cut}: nothing recorded vouches for this code (record the handoff on this branch, or verify the commit it was recorded for)`,
     );
   const base = chosen.baseCommit === null ? 'no base commit' : `base ${chosen.baseCommit}`;
-  if (chosen.candidateTree === tree)
+  if (chosen.candidateTree === tree) {
+    const ran = new Set(chosen.witnesses ?? []);
+    const missing = (target.requiredWitnesses ?? []).filter((command) => !ran.has(command));
+    if (missing.length > 0)
+      return fail(
+        HEAD_CHECK_ID,
+        'head.tree',
+        subject,
+        `${head}: the candidate tree of the newest record on its branch, ${chosen.id} (${base}), but that record ran no witness ${missing.map((c) => JSON.stringify(c)).join(', ')}, which the policy's head.witnesses requires of the record for the reviewed head (an earlier record's witnesses say nothing about this code): record the handoff from this head with --witness`,
+      );
     return pass(
       HEAD_CHECK_ID,
       'head.tree',
       subject,
-      `${head}: the candidate tree of the newest record on its branch, ${chosen.id} (${base})`,
+      `${head}: the candidate tree of the newest record on its branch, ${chosen.id} (${base})${target.requiredWitnesses?.length ? `, which ran the witnesses the policy requires` : ''}`,
     );
+  }
   const found = commitWithTree(history, chosen.candidateTree);
   const where =
     found === undefined

@@ -5,6 +5,8 @@
  * REV's branch (a record whose base commit is in REV's history; the nearest base wins, then the
  * newest in the log) has REV's tree as its candidate tree. Real repository, the real CLI.
  */
+import { writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLedger } from '../../src/library.js';
 import { cleanup, git, gitdir, runCli, writeFiles } from '../helpers/git.js';
@@ -141,5 +143,60 @@ describe('verify --head', () => {
     expect(cached.code).toBe(full.code);
     expect(headCheck(cached.stdout)).toEqual(headCheck(full.stdout));
     expect(headCheck(cached.stdout)?.verdict).toBe('contradicted');
+  });
+});
+
+// Found by the red-team round: the record for the head ran no witness, while an earlier record's
+// passing run of the tests stood beside it, so `--head` passed on a head whose tests fail. The
+// policy's `head.witnesses` names what the record for the reviewed head must have run.
+describe('verify --head with the policy’s head.witnesses', () => {
+  it('a record for the head that ran none of the required witnesses fails head.tree; one that ran them is judged by its run', async () => {
+    const dir = gitdir({ files: { 'test.sh': 'exit 0\n' } });
+    writeFiles(dir, { 'f.txt': 'feature\n' });
+    await record(dir, 'tests pass here');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'feature');
+    writeFiles(dir, { 'test.sh': 'exit 1\n' });
+    git(dir, 'commit', '-qam', 'tests now fail');
+    const bare = await runCli(
+      ['record', '--status', 'success', '--summary', 'no tests run', '--json'],
+      dir,
+    );
+    expect(bare.code, bare.stderr).toBe(0);
+    const policy = join(dir, '..', `${basename(dir)}-policy.json`);
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: true, commands: [] },
+        witnessTimeoutSeconds: 600,
+        head: { witnesses: ['sh test.sh'] },
+      }),
+    );
+
+    // Without the policy field the tree alone is asked for, and it matches.
+    const loose = await runCli(['verify', '--full', '--head', 'HEAD', '--json'], dir);
+    expect(loose.code, loose.stdout).toBe(0);
+
+    const gated = await runCli(
+      ['verify', '--full', '--head', 'HEAD', '--policy', policy, '--json'],
+      dir,
+    );
+    expect(gated.code, gated.stdout).toBe(1);
+    const check = headCheck(gated.stdout)!;
+    expect(check.verdict).toBe('contradicted');
+    expect(check.detail).toContain(JSON.parse(bare.stdout).id as string);
+    expect(check.detail).toMatch(/ran no witness "sh test\.sh".*head\.witnesses/);
+
+    // A record for the head that did run the tests: the tree check holds, and the failing run
+    // is what fails the gate (the record's own status check).
+    const ran = await record(dir, 'tests run at the head');
+    const judged = await runCli(
+      ['verify', '--full', '--head', 'HEAD', '--policy', policy, '--json'],
+      dir,
+    );
+    expect(judged.code, judged.stdout).toBe(1);
+    expect(headCheck(judged.stdout)).toMatchObject({ verdict: 'verified' });
+    expect(headCheck(judged.stdout)!.detail).toContain(ran);
   });
 });
