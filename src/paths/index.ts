@@ -19,6 +19,7 @@ export {
 export {
   checkRegularFile,
   readRegularFile,
+  REPLACED,
   sha256RegularFile,
   type HashFileResult,
   type ReadFileOptions,

@@ -43,6 +43,13 @@ function code(error: unknown): string {
 
 type Failure = Extract<ReadFileResult, { ok: false }>;
 
+/**
+ * The problem of a file that was renamed over between the look and the open: for a handed-over
+ * file an attack, for a ref the way git updates every ref (lock file, then rename), so a caller
+ * reading refs tries again.
+ */
+export const REPLACED = 'it was replaced by another file';
+
 /** The regular file at `abs`, opened: checked as the module comment says, not yet read. */
 async function openRegular(
   abs: string,
@@ -100,7 +107,7 @@ async function openRegular(
     const opened = await handle.stat();
     if (!opened.isFile()) failure = notRegular(opened);
     else if (opened.dev !== seen.dev || opened.ino !== seen.ino)
-      failure = { ok: false, reason: 'outside', problem: 'it was replaced by another file' };
+      failure = { ok: false, reason: 'outside', problem: REPLACED };
     else return { ok: true, handle, real, size: opened.size };
   } catch (error) {
     failure = { ok: false, reason: 'unreadable', problem: `cannot read it: ${code(error)}` };

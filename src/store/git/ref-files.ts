@@ -13,7 +13,7 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
-import { readRegularFile } from '../../paths/index.js';
+import { readRegularFile, REPLACED } from '../../paths/index.js';
 
 /** A loose ref is 41 bytes, a symbolic one `ref: <name>`; git's own refnames stay far below. */
 export const LOOSE_REF_MAX_BYTES = 4096;
@@ -35,7 +35,12 @@ export async function readRefFile(
   commonDir: string,
   maxBytes = LOOSE_REF_MAX_BYTES,
 ): Promise<RefFileRead> {
-  const read = await readRegularFile(path, { maxBytes, root: commonDir });
+  let read = await readRegularFile(path, { maxBytes, root: commonDir });
+  // git writes a ref as a lock file renamed over it: a concurrent `update-ref` (another record,
+  // a sync) swaps the file between our look and our open. Read again; only a file that keeps
+  // changing under us is refused.
+  for (let attempt = 1; !read.ok && read.problem === REPLACED && attempt < 20; attempt++)
+    read = await readRegularFile(path, { maxBytes, root: commonDir });
   if (read.ok) return { kind: 'text', text: read.bytes.toString('utf8') };
   if (read.reason === 'missing') return { kind: 'absent' };
   if (read.reason === 'not-regular' && (await isDirectory(path))) return { kind: 'absent' };
