@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
+import { recorderSigningFlags } from '../src/cli/recorder-flags.js';
 import { LedgerError } from '../src/model/errors.js';
 
 export default class Mcp extends LedgerCommand {
@@ -27,15 +28,7 @@ export default class Mcp extends LedgerCommand {
       default: 600,
       min: 1,
     }),
-    sign: Flags.boolean({
-      description:
-        'Sign each record as its recorder: "recorded on this machine by <you>", never its producer (ledger.sign does not apply here).',
-      default: false,
-    }),
-    'signing-key': Flags.string({
-      description: 'The key for --sign (as git user.signingKey: a file, a .pub, or key::…).',
-      dependsOn: ['sign'],
-    }),
+    ...recorderSigningFlags,
   };
 
   protected async execute(): Promise<Output> {

@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../../src/cli/base.js';
+import { recorderSigningFlags } from '../../src/cli/recorder-flags.js';
 import { runClaudeCodeHook } from '../../src/integrations/claude-code/hook.js';
 import { BLOCK_MODES, hookOptionsFrom } from '../../src/integrations/claude-code/options.js';
 import { toFailure } from '../../src/cli/errors.js';
@@ -43,15 +44,7 @@ export default class HookClaudeCode extends LedgerCommand {
     format: Flags.string({
       description: `Parse every final message as this format: ${FORMATS.join(', ')} (default: detected).`,
     }),
-    sign: Flags.boolean({
-      description:
-        'Sign each record as its recorder: "recorded on this machine by <you>", never its producer (ledger.sign does not apply here).',
-      default: false,
-    }),
-    'signing-key': Flags.string({
-      description: 'The key for --sign (as git user.signingKey: a file, a .pub, or key::…).',
-      dependsOn: ['sign'],
-    }),
+    ...recorderSigningFlags,
   };
 
   protected async execute(): Promise<Output> {
