@@ -16,13 +16,25 @@
  * does not load the SDK: it is pure and testable in memory.
  */
 import { z } from 'zod';
-import { EMITTER_NAMES, issuesToProblems } from '../formats/index.js';
-import { isLedgerError, LedgerError, type ExitCode } from '../model/errors.js';
-import { FORMATS } from '../model/record.js';
-import type { Ledger } from '../library.js';
+import { ANSWER_SCHEMAS, outputJsonSchema } from '../cli/json/index.js';
+import { EMITTER_NAMES, formatModules, issuesToProblems } from '../formats/index.js';
+import { HANDOFF_FIELD_DESCRIPTIONS, STATUS_MEANINGS } from '../formats/ledger/schema.js';
+import { internalError, isLedgerError, LedgerError, type ExitCode } from '../model/errors.js';
+import { FORMATS, STATUSES } from '../model/record.js';
+import { VERDICTS, type Verdict } from '../verify/types.js';
+import type { CheckJson, Ledger, VerifyJson } from '../library.js';
+import { ANSWER_LIMIT, fitAnswer } from './bound.js';
+import { inToolWords, problemInToolWords } from './words.js';
 
 const text = z.string().max(64 * 1024);
 const name = z.string().min(1).max(4096);
+/** A record id or a unique prefix of one: never a path, never a revision. */
+const recordRef = z
+  .string()
+  .max(71)
+  .regex(/^(sha256:)?[0-9a-f]{1,64}$/, 'a record id (sha256:<hex>) or a unique prefix of its hex');
+const claim = (field: string) => text.optional().describe(HANDOFF_FIELD_DESCRIPTIONS[field]!);
+const lines = (pairs: [string, string][]) => pairs.map(([k, v]) => `${k}: ${v}`).join('; ');
 
 export const RecordArgs = z.strictObject({
   handoff: z
@@ -30,35 +42,49 @@ export const RecordArgs = z.strictObject({
     .max(16 * 1024 * 1024)
     .optional()
     .describe(
-      "The handoff's text (Markdown or JSON in any of the seed formats); omit it to record from the other fields alone.",
+      "Your handoff's text: Markdown or JSON in any of the formats below, or the ledger's own JSON (its schema: `ledger schema handoff`). Omit it to record from status and the other fields alone.",
     ),
   fileName: name
     .optional()
     .describe('The handoff file name, for formats that read meaning from it (INS-….json).'),
-  format: z.enum(FORMATS).optional().describe('The handoff format (default: detected).'),
-  status: text.optional().describe('Claimed status (required without a handoff).'),
-  summary: text.optional(),
-  task: text.optional(),
-  run: text.optional(),
-  attempt: text.optional(),
-  intent: text.optional(),
-  reworkOf: text.optional().describe('Id of the handoff this run reworks.'),
-  producer: text.optional().describe('Who produced the handoff; a claim until signed.'),
-  base: text.optional().describe('The commit the agent started from (default HEAD).'),
+  format: z
+    .enum(FORMATS)
+    .optional()
+    .describe(
+      `The handoff's format (default: detected from the text). ${lines(formatModules().map((m) => [m.name, m.title]))}.`,
+    ),
+  status: z
+    .enum(STATUSES)
+    .optional()
+    .describe(
+      `Your status, required without a handoff (${lines(STATUSES.map((s) => [s, STATUS_MEANINGS[s]]))}). With a handoff, leave it out: the handoff's status is the claim.`,
+    ),
+  summary: claim('summary'),
+  task: claim('task'),
+  run: claim('run'),
+  attempt: claim('attempt'),
+  intent: claim('intent'),
+  reworkOf: claim('reworkOf'),
+  producer: text
+    .optional()
+    .describe(
+      'Who produced the handoff (default: your client name from the handshake); a claim until signed.',
+    ),
+  base: text.optional().describe('The commit you started from, as git names it (default HEAD).'),
   artifacts: z
     .array(name)
     .max(100_000)
     .optional()
-    .describe('Files the run produced, relative to the repository; digested and stored.'),
+    .describe('Files you produced, relative to the repository; ledger digests and stores them.'),
 });
 
 export const VerifyArgs = z.strictObject({
   ids: z
-    .array(text)
-    .max(10_000)
+    .array(recordRef)
+    .max(1_000)
     .optional()
-    .describe('Record ids or unique prefixes (default: all).'),
-  strict: z.boolean().optional().describe('Also fail when a claim is unverifiable.'),
+    .describe('Record ids or unique prefixes of them (default: every record).'),
+  strict: z.boolean().optional().describe('Also fail (exitCode 1) when a claim is unverifiable.'),
   rerun: z
     .boolean()
     .optional()
@@ -67,13 +93,37 @@ export const VerifyArgs = z.strictObject({
     .boolean()
     .optional()
     .describe('Also compare recorded artifacts with the work tree now (stale when changed).'),
+  detail: z
+    .enum(['summary', 'full'])
+    .optional()
+    .describe(
+      `How much to answer (default summary). ${lines([
+        [
+          'summary',
+          'per record its id, task and verdict, only the checks that did not verify, and counts',
+        ],
+        [
+          'full',
+          'every check of every record, as `ledger verify --json`; ask for a few ids at a time',
+        ],
+      ])}.`,
+    ),
 });
 
 export const ShowArgs = z
   .strictObject({
-    id: text.optional().describe('A record id or unique prefix.'),
+    id: recordRef.optional().describe('A record id or a unique prefix of it.'),
     latest: text.optional().describe('Instead of an id: the newest record of this task.'),
-    as: z.enum(EMITTER_NAMES).optional().describe("Render the record in a seed system's shape."),
+    as: z
+      .enum(EMITTER_NAMES)
+      .optional()
+      .describe(
+        `Render the record in a seed system's shape. ${lines(
+          formatModules().flatMap((m) =>
+            m.emitters.map((e): [string, string] => [e.name, e.title]),
+          ),
+        )}.`,
+      ),
   })
   .refine((v) => (v.id === undefined) !== (v.latest === undefined), {
     message: 'give exactly one of id or latest',
@@ -82,7 +132,12 @@ export const ShowArgs = z
 
 export const LogArgs = z.strictObject({
   task: text.optional().describe('Only records of this task.'),
-  limit: z.int().min(1).max(1_000_000).optional().describe('At most this many records.'),
+  limit: z
+    .int()
+    .min(1)
+    .max(1_000)
+    .optional()
+    .describe('At most this many records, newest first (default 50).'),
 });
 
 export interface ToolResult {
@@ -113,6 +168,8 @@ export interface Tool {
   description: string;
   schema: z.ZodType;
   readOnly: boolean;
+  /** How to ask for what an answer cut to fit left out. */
+  more: string;
   run(
     args: never,
     context: ToolContext,
@@ -127,6 +184,7 @@ const TOOLS: Tool[] = [
       'Seal a handoff into the ledger (like `ledger record`): ledger observes the base commit, a snapshot of the work tree, artifact digests and the witnesses configured for this server, and derives the effective status. Returns the record id and the claimed and effective status. Refused inputs write nothing (exit code 2, every problem listed).',
     schema: RecordArgs,
     readOnly: false,
+    more: 'Call show with the record id for the whole record.',
     async run(args: z.infer<typeof RecordArgs>, context) {
       const producer =
         args.producer ??
@@ -152,12 +210,18 @@ const TOOLS: Tool[] = [
     name: 'verify',
     title: 'Verify records',
     description:
-      "Recompute what the records assert (like `ledger verify`) and give every claim a verdict: verified, contradicted, unverifiable, stale. exitCode 0 all checks passed, 1 a claim was contradicted (or, with strict, unverifiable), 3 the ledger data is damaged. Re-runs follow the user's policy only.",
+      'Recompute what the records assert (like `ledger verify`) and give every claim a verdict: verified, contradicted, unverifiable, stale. By default the answer is compact: per record its id, task and verdict, only the checks that did not verify, and counts; detail "full" gives every check. exitCode 0 all checks passed, 1 a claim was contradicted (or, with strict, unverifiable), 3 the ledger data is damaged. Re-runs follow the user\'s policy only.',
     schema: VerifyArgs,
     readOnly: true,
+    more: 'Pass ids to verify a few records at a time (their ids are in log).',
     async run(args: z.infer<typeof VerifyArgs>, context) {
-      const json = await context.ledger.verify(args);
-      return { json: { ...json }, exitCode: json.exitCode };
+      const { detail, ...input } = args;
+      const json = await context.ledger.verify(input);
+      if (detail === 'full') return { json: { ...json, detail: 'full' }, exitCode: json.exitCode };
+      const tasks = new Map(
+        (await context.ledger.log({ limit: 1_000_000 })).map((item) => [item.id, item.task]),
+      );
+      return { json: verifySummary(json, tasks), exitCode: json.exitCode };
     },
   },
   {
@@ -167,6 +231,7 @@ const TOOLS: Tool[] = [
       'One record (like `ledger show --json`): the claims the agent authored, what ledger observed, the claimed and effective status and the reasons, signatures. With `as`, the record in a seed format’s own shape.',
     schema: ShowArgs,
     readOnly: true,
+    more: 'Run ledger show ID --json outside MCP for the whole record.',
     async run(args: z.infer<typeof ShowArgs>, context) {
       const ref = args.latest !== undefined ? { latest: args.latest } : args.id!;
       const json =
@@ -179,14 +244,65 @@ const TOOLS: Tool[] = [
   {
     name: 'log',
     title: 'List records',
-    description: 'The records in the ledger, newest first (like `ledger log --json`).',
+    description:
+      'The records in the ledger, newest first (like `ledger log --json`), 50 unless `limit` says otherwise.',
     schema: LogArgs,
     readOnly: true,
+    more: 'Pass task, or a smaller limit.',
     async run(args: z.infer<typeof LogArgs>, context) {
-      return { json: { records: await context.ledger.log(args) }, exitCode: 0 };
+      return {
+        json: { records: await context.ledger.log({ ...args, limit: args.limit ?? 50 }) },
+        exitCode: 0,
+      };
     },
   },
 ];
+
+/**
+ * The compact verify answer: what a model acts on (which records failed, and the checks that
+ * did), not the hundreds of checks that passed.
+ */
+export function verifySummary(
+  json: VerifyJson,
+  tasks: ReadonlyMap<string, string | undefined>,
+): Record<string, unknown> {
+  const zero = (): Record<Verdict, number> =>
+    Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
+  const byVerdict = zero();
+  const checks = zero();
+  const failing = (list: readonly CheckJson[]) =>
+    list
+      .filter((c) => c.verdict !== 'verified')
+      .map((c) => ({
+        id: c.id,
+        check: c.check,
+        subject: c.subject,
+        verdict: c.verdict,
+        detail: inToolWords(c.detail),
+      }));
+  for (const c of json.ledger) checks[c.verdict] += 1;
+  const records = json.records.map((r) => {
+    byVerdict[r.verdict] += 1;
+    for (const c of r.checks) checks[c.verdict] += 1;
+    const task = tasks.get(r.id);
+    const notVerified = failing(r.checks);
+    return {
+      id: r.id,
+      ...(task === undefined ? {} : { task }),
+      verdict: r.verdict,
+      ...(notVerified.length === 0 ? {} : { checks: notVerified }),
+    };
+  });
+  return {
+    ok: json.ok,
+    exitCode: json.exitCode,
+    detail: 'summary',
+    counts: { records: json.records.length, byVerdict, checks },
+    ledger: failing(json.ledger),
+    records,
+    notes: json.notes.map(inToolWords),
+  };
+}
 
 /** The tool list as MCP's `tools/list` returns it. */
 export function listTools(): {
@@ -202,7 +318,7 @@ export function listTools(): {
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchemaOf(tool.schema),
-    outputSchema: OUTPUT_SCHEMA,
+    outputSchema: toolOutputSchema(tool.name),
     annotations: {
       title: tool.title,
       readOnlyHint: tool.readOnly,
@@ -214,15 +330,16 @@ export function listTools(): {
 }
 
 /**
- * Every result, success or failure, has `ok` and the CLI's `exitCode`; the rest is the
- * command's `--json` (or `error`). Loose, so a client validating it accepts both shapes.
+ * A tool's outputSchema: exactly what `ledger schema mcp NAME` prints, without `$schema` — the
+ * SDK's client validates with a draft-07 validator that refuses a 2020-12 meta-schema URI it
+ * does not know, and the schema uses nothing 2020-12 adds.
  */
-const OUTPUT_SCHEMA = jsonSchemaOf(
-  z.looseObject({
-    ok: z.boolean(),
-    exitCode: z.int().min(0).max(4),
-  }),
-);
+export function toolOutputSchema(tool: string): { type: 'object'; [key: string]: unknown } {
+  const name = `mcp:${tool}`;
+  if (!(name in ANSWER_SCHEMAS)) throw new RangeError(`no answer schema for tool ${tool}`);
+  const { $schema: _ignored, ...schema } = outputJsonSchema(name);
+  return { ...schema, type: 'object' };
+}
 
 /** Runs a tool; never throws for a ledger failure or bad arguments (those are tool errors). */
 export async function callTool(
@@ -243,22 +360,55 @@ export async function callTool(
     }
     const { json, exitCode } = await tool.run(parsed.data as never, context);
     const ok = exitCode === 0;
-    return result({ ...json, ok, exitCode }, !ok);
+    return result({ ok, exitCode, ...json }, !ok, tool.more);
   } catch (error) {
-    const failure = isLedgerError(error)
-      ? error
-      : new LedgerError('USAGE', `unexpected failure: ${(error as Error)?.message ?? error}`, {
-          hint: 'This is a bug in ledger; please report it with the tool call.',
-          cause: error,
-        });
-    return result({ ok: false, exitCode: failure.exitCode, error: failure.toJSON() }, true);
+    return result(
+      { ok: false, exitCode: failureOf(error).exitCode, error: errorJson(failureOf(error)) },
+      true,
+      'Fix the problems listed first; the rest follow.',
+    );
   }
 }
 
-function result(structured: Record<string, unknown>, isError: boolean): ToolResult {
+/**
+ * A ledger failure as it is; anything else is a bug in ledger, reported as one (INTERNAL, exit
+ * 4) by its first line only: a stack would spend the model's context on ledger's file layout.
+ */
+function failureOf(error: unknown): LedgerError {
+  if (isLedgerError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return internalError(`${message.split('\n')[0]!.slice(0, 500)} (in an MCP tool call)`);
+}
+
+function errorJson(failure: LedgerError): Record<string, unknown> {
+  const json = failure.toJSON();
   return {
-    content: [{ type: 'text', text: JSON.stringify(structured, null, 2) }],
-    structuredContent: structured,
+    ...json,
+    message: inToolWords(failure.message),
+    ...(failure.problems.length === 0
+      ? {}
+      : { problems: failure.problems.map(problemInToolWords) }),
+    ...(failure.hint === undefined ? {} : { hint: inToolWords(failure.hint) }),
+  };
+}
+
+function result(structured: Record<string, unknown>, isError: boolean, more: string): ToolResult {
+  const { value, cuts } = fitAnswer(structured, ANSWER_LIMIT);
+  const answer =
+    cuts.length === 0
+      ? value
+      : {
+          ...value,
+          truncated: {
+            limit: ANSWER_LIMIT,
+            cuts,
+            hint: `The answer was cut to fit ${ANSWER_LIMIT} characters. ${more}`,
+          },
+        };
+  return {
+    // The same JSON, unindented: a client that shows the model only the text costs no more.
+    content: [{ type: 'text', text: JSON.stringify(answer) }],
+    structuredContent: answer,
     isError,
   };
 }

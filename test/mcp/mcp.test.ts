@@ -115,8 +115,8 @@ describe('ledger mcp', () => {
       error: { code: 'INVALID_INPUT' },
     });
     expect(refused.data.error.problems.map((p: { path: string }) => p.path)).toEqual([
-      'from:Artifacts[1]',
-      'from:Deferred Items[0]',
+      'handoff:Artifacts[1]',
+      'handoff:Deferred Items[0]',
     ]);
 
     const badArgs = await call('record', {

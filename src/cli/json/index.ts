@@ -8,6 +8,7 @@
  * zod, and `ledger schema` reads the generated files.
  */
 import { z } from 'zod';
+import { handoffJsonSchema } from '../../formats/ledger/schema.js';
 import {
   ErrorOutput,
   ExportOutput,
@@ -15,6 +16,11 @@ import {
   InitOutput,
   LifecycleOutput,
   LogOutput,
+  McpErrorOutput,
+  McpLogOutput,
+  McpRecordOutput,
+  McpShowOutput,
+  McpVerifyOutput,
   RecordOutput,
   ReportOutput,
   SchemaOutput,
@@ -44,6 +50,17 @@ export const OUTPUT_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   sync: SyncOutput,
   verify: VerifyOutput,
   version: VersionOutput,
+};
+
+/**
+ * Answers that are not a command's `--json`: the MCP tools' structured content (`ledger schema
+ * mcp verify`). The server sends exactly these as each tool's outputSchema.
+ */
+export const ANSWER_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  'mcp:log': McpLogOutput,
+  'mcp:record': McpRecordOutput,
+  'mcp:show': McpShowOutput,
+  'mcp:verify': McpVerifyOutput,
 };
 
 /**
@@ -77,9 +94,13 @@ export function outputJsonSchema(
   name: string,
   options: JsonSchemaOptions = {},
 ): Record<string, unknown> {
-  const output = name === 'error' ? ErrorOutput : OUTPUT_SCHEMAS[name];
+  if (name === 'handoff') return handoffJsonSchema();
+  const output = name === 'error' ? ErrorOutput : (OUTPUT_SCHEMAS[name] ?? ANSWER_SCHEMAS[name]);
   if (output === undefined) throw new RangeError(`no output schema for ${name}`);
-  const schema = name === 'error' ? output : z.union([output, ErrorOutput]);
+  const schema =
+    name === 'error'
+      ? output
+      : z.union([output, name in ANSWER_SCHEMAS ? McpErrorOutput : ErrorOutput]);
   // io 'input': an object schema is open unless it is strict (the record model's are: a stored
   // record has exactly its schema's fields), which is the published form.
   const json = z.toJSONSchema(schema, {
@@ -90,6 +111,15 @@ export function outputJsonSchema(
         jsonSchema.additionalProperties = false;
     },
   }) as Record<string, unknown>;
+  if (name in ANSWER_SCHEMAS) {
+    // MCP requires an object schema at the top; every branch of the union is one.
+    return {
+      ...json,
+      type: 'object',
+      title: `ledger ${name.replace(/:/g, ' ')} (tool answer)`,
+      description: `${output.description ?? ''}; on failure, the error shape (ledger schema error).`,
+    };
+  }
   return {
     ...json,
     title: `ledger ${name === 'error' ? '(any command, on failure)' : name} --json`,
@@ -102,11 +132,23 @@ export function outputJsonSchema(
 
 /** One line saying what a schema describes, for `ledger schema`'s list. */
 export function outputDescription(name: string): string {
-  const output = name === 'error' ? ErrorOutput : OUTPUT_SCHEMAS[name];
+  if (name === 'handoff') return HANDOFF_DESCRIPTION;
+  const output = name === 'error' ? ErrorOutput : (OUTPUT_SCHEMAS[name] ?? ANSWER_SCHEMAS[name]);
   return output?.description ?? '';
 }
 
-/** Names `ledger schema` knows: every command with JSON output, and `error`. */
+const HANDOFF_DESCRIPTION =
+  'the handoff an agent writes in the ledger’s own format (input, not output), every field described';
+
+/**
+ * Names `ledger schema` knows: every command with JSON output, `error`, the MCP answers, and
+ * `handoff` (the one input: what an agent writes).
+ */
 export function schemaNames(): string[] {
-  return [...Object.keys(OUTPUT_SCHEMAS), 'error'].sort();
+  return [
+    ...Object.keys(OUTPUT_SCHEMAS),
+    ...Object.keys(ANSWER_SCHEMAS),
+    'error',
+    'handoff',
+  ].sort();
 }
