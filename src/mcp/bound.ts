@@ -46,7 +46,9 @@ export function fitAnswer<T extends object>(
   for (let round = 0; round < 10_000; round += 1) {
     const excess = JSON.stringify(root).length - target;
     if (excess <= 0) break;
-    const largest = largestNode(root);
+    // A list one item dominates is not shortened while that item can be (a log of one record
+    // with a huge summary keeps the record and cuts the summary).
+    const largest = largestNode(root, true) ?? largestNode(root, false);
     if (largest === undefined) break;
     const { value: node, path } = largest;
     const cut = cuts.get(path) ?? {
@@ -71,7 +73,7 @@ export function fitAnswer<T extends object>(
 }
 
 /** The largest list or long text in `root`, by its JSON size. */
-function largestNode(root: { [key: string]: Json }): Node | undefined {
+function largestNode(root: { [key: string]: Json }, spareDominated: boolean): Node | undefined {
   let best: Node | undefined;
   const visit = (value: Json, parent: Node['parent'], key: string | number, path: string) => {
     if (typeof value === 'string') {
@@ -84,7 +86,10 @@ function largestNode(root: { [key: string]: Json }): Node | undefined {
     if (Array.isArray(value)) {
       if (value.length > 0) {
         const size = JSON.stringify(value).length;
-        if (best === undefined || size > best.size) best = { path, parent, key, value, size };
+        const dominated =
+          spareDominated && value.some((item) => JSON.stringify(item).length * 2 > size);
+        if (!dominated && (best === undefined || size > best.size))
+          best = { path, parent, key, value, size };
       }
       value.forEach((item, i) => visit(item, value, i, `${path}[${i}]`));
       return;
