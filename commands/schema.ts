@@ -12,20 +12,26 @@ interface SchemaIndex {
 }
 
 export default class Schema extends LedgerCommand {
-  static override summary = "Print the JSON Schema of a command's --json output.";
+  static override summary =
+    "Print the JSON Schema of a command's --json output, an MCP tool's answer, or the handoff.";
   static override description =
     'Every command that prints JSON has a published JSON Schema (draft 2020-12), generated from ' +
     'the same definitions the tests check the real output against. Fields may be added in later ' +
     'versions, never renamed or removed. `error` is the shape every command prints when it fails ' +
-    'under --json. Without NAME, lists the schemas.';
+    'under --json. `mcp NAME` is what the MCP tool NAME answers (its outputSchema). `handoff` is ' +
+    'the one input: the JSON an agent writes as its handoff in the ledger format, every field ' +
+    'described, with an example. Without NAME, lists the schemas.';
   static override examples = [
     '<%= config.bin %> schema',
     '<%= config.bin %> schema verify',
     '<%= config.bin %> schema error > error.schema.json',
+    '<%= config.bin %> schema handoff',
+    '<%= config.bin %> schema mcp verify',
   ];
   static override args = {
     name: Args.string({
-      description: 'A command (record, verify, log, hook claude-code…) or error.',
+      description:
+        'A command (record, verify, log, hook claude-code…), error, handoff, or mcp TOOL.',
     }),
   };
   // `ledger schema hook claude-code`: a command name of several words.
