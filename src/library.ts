@@ -27,7 +27,7 @@ import {
 } from './app/views.js';
 import { isEmitterName, isFormatName, type EmitterName } from './formats/index.js';
 import { LedgerError, type Problem } from './model/errors.js';
-import { FORMATS, type FormatName } from './model/record.js';
+import { FORMATS, type FormatName, type Status } from './model/record.js';
 
 export { LedgerError, isLedgerError, EXIT } from './model/errors.js';
 export type { ErrorCode, ExitCode, Problem } from './model/errors.js';
@@ -53,7 +53,11 @@ export interface RecordInput {
   from?: string | undefined;
   /** The handoff's format (default: detected). */
   format?: FormatName | undefined;
-  status?: string | undefined;
+  /**
+   * The claimed status, in the ledger's words (required without a handoff). With a handoff,
+   * leave it out: the handoff's own status is the claim.
+   */
+  status?: Status | undefined;
   summary?: string | undefined;
   task?: string | undefined;
   run?: string | undefined;

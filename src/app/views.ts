@@ -128,8 +128,22 @@ export interface ShowJson {
     key?: string;
     detail: string;
   }[];
-  /** Format-specific derived views (Mainark's handoffStats, KXM's lifecycle…). */
-  [derived: string]: unknown;
+  /*
+   * Format-specific derived views. Named, not a catch-all key: a typo in a field name is then a
+   * type error, not an `unknown` that compiles.
+   */
+  /** Mainark records: the seed's per-run metrics. */
+  handoffStats?: {
+    handoff_present: boolean;
+    claims_count: number;
+    uncertainty_count: number;
+    abandoned_approaches_count: number;
+    handoff_bytes: number;
+  };
+  /** Mainark records: where the validation evidence came from. */
+  validation?: { status: string; log?: string; sha256?: string };
+  /** KXM records: the lifecycle state derived from the chain of steps. */
+  lifecycle?: { state: string; chain: string[] };
 }
 
 /** `show --as FORMAT --json`: the record rendered in a seed system's shape. */

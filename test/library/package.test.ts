@@ -101,6 +101,37 @@ console.log(JSON.stringify({ recorded, lying, all, shown, asMaxsim, log, errors,
     expect(out.usage).toBe(2);
   });
 
+  it("require('handoff-ledger') works where Node can require an ES module, and says what to do where it cannot", () => {
+    writeFileSync(
+      join(project, 'use.cjs'),
+      `const { openLedger, STATUSES, LedgerError } = require('handoff-ledger');
+console.log(JSON.stringify({ openLedger: typeof openLedger, LedgerError: typeof LedgerError, STATUSES }));
+`,
+    );
+    const run = spawnSync(process.execPath, ['use.cjs'], { cwd: project, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      openLedger: 'function',
+      LedgerError: 'function',
+      STATUSES: ['success', 'partial', 'blocked', 'failed'],
+    });
+    const inline = spawnSync(
+      process.execPath,
+      ['-e', "process.stdout.write(typeof require('handoff-ledger').openLedger)"],
+      { cwd: project, encoding: 'utf8' },
+    );
+    expect(inline.stdout).toBe('function');
+    // A Node that cannot require() an ES module (older than 20.19, or with the feature off).
+    const old = spawnSync(process.execPath, ['--no-experimental-require-module', 'use.cjs'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
+    expect(old.status).toBe(1);
+    expect(old.stderr).toMatch(/handoff-ledger is an ES module/);
+    expect(old.stderr).toMatch(/use import\(\)/);
+    expect(old.stderr).toMatch(/Node ≥ 20\.19/);
+  });
+
   it('type-checks a .ts file against the published declarations', () => {
     writeFileSync(
       join(project, 'use.ts'),
@@ -117,7 +148,14 @@ await ledger.record({ status: 1 });
 await ledger.verify({ rerunAll: true });
 // @ts-expect-error not a format
 await ledger.showAs(recorded.id, 'yaml');
-export const used = [code, status, LedgerError];
+// @ts-expect-error a status is one of the ledger's four words, not any string
+await ledger.record({ status: 'done' });
+const shown = await ledger.show({ latest: 'T-1' });
+const claimsCount: number | undefined = shown.handoffStats?.claims_count;
+const state: string | undefined = shown.lifecycle?.state;
+// @ts-expect-error ShowJson has no catch-all key: a misspelt field does not compile
+const misspelt = shown.handoffstats;
+export const used = [code, status, LedgerError, claimsCount, state, misspelt];
 `,
     );
     writeFileSync(
