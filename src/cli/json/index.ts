@@ -4,7 +4,8 @@
  * each as `dist/schemas/<name>.schema.json`, which `ledger schema NAME` prints and the package
  * publishes.
  *
- * Only the build and the tests import this module: a command prints its JSON without loading
+ * Only the build, the tests and the MCP server (whose tools send these as their outputSchema,
+ * and which loads zod anyway) import this module: a command prints its JSON without loading
  * zod, and `ledger schema` reads the generated files.
  */
 import { z } from 'zod';
