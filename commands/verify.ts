@@ -6,6 +6,7 @@ import { toVerifyJson } from '../src/app/views.js';
 import type { Check, VerifyScope } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
 import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
+import { adviceLines, strictOnly } from '../src/verify/advice.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -147,16 +148,22 @@ export default class Verify extends LedgerCommand {
       // string each, not one per record, on a 100,000-record ledger.
       for (const c of bad) lines.push(intern(show(c)));
     }
+    const onlyStrict = strictOnly(report);
+    // Nothing was found false: say what was not proven and how to prove it, not that claims fail.
+    if (onlyStrict)
+      for (const line of adviceLines(report)) lines.push(`strict: ${sanitizeLine(line)}`);
     const summary =
       report.exitCode === 3
         ? 'INTEGRITY FAILURE: ledger data is damaged or was tampered with'
-        : report.exitCode === 1
-          ? 'some claims do not hold'
-          : report.records.length === 0
-            ? report.cache?.used
-              ? 'nothing new since the cached tip, which verified'
-              : 'nothing was verified'
-            : 'all checks passed';
+        : onlyStrict
+          ? `nothing was contradicted, but --strict fails on ${counts.unverifiable} unverifiable check(s) (how to verify them: the strict: lines above)`
+          : report.exitCode === 1
+            ? 'some claims do not hold'
+            : report.records.length === 0
+              ? report.cache?.used
+                ? 'nothing new since the cached tip, which verified'
+                : 'nothing was verified'
+              : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
     for (const a of report.attestations ?? [])
       lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);

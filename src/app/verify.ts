@@ -4,8 +4,9 @@
  * allows), noticing a rolled-back or moved ledger ref, and writing or reading attestations.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import {
   appendLeaves,
   bySubject,
@@ -187,6 +188,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         now,
         root: repo.root,
         formatOptions: formatOptionsFrom(loaded),
+        ...(isShallow(repo) ? { shallow: true } : {}),
       });
     } finally {
       // No checkout outlives the command, whatever happened.
@@ -414,6 +416,11 @@ function cacheOutcome(
       ? `the ledger is not the cached tip plus new records (${report.since.reason}): everything was verified`
       : (cache.reason ?? 'not used'),
   };
+}
+
+/** Whether this is a shallow clone (git keeps its grafted boundary in `shallow`). */
+function isShallow(repo: RepoPaths): boolean {
+  return existsSync(join(repo.commonDir, 'shallow'));
 }
 
 async function ledgerRefs(repo: RepoPaths): Promise<string> {
