@@ -27,6 +27,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify --strict --annotations github   # in a CI job',
     '<%= config.bin %> verify --full   # ignore the verified-state cache, re-check every record',
     '<%= config.bin %> verify --strict --head "$PR_HEAD_SHA"   # the reviewed commit is what was recorded',
+    '<%= config.bin %> verify --strict --since "$PR_BASE_SHA" --head "$PR_HEAD_SHA"   # only what the pull request adds',
   ];
   static override strict = false;
   static override args = {
@@ -73,6 +74,10 @@ export default class Verify extends LedgerCommand {
       description:
         'The commit under review (branch, tag or SHA): the newest record on its branch (base commit in its history) must have its tree as candidate tree, else exit 1 (check head.tree).',
     }),
+    since: Flags.string({
+      description:
+        'Check only the records added since REV — a ledger tip, or a commit of the base branch (a record whose base commit and candidate tree are both in its history is not new) — and the whole chain. With --head, the head check is skipped when no record was added.',
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -100,6 +105,7 @@ export default class Verify extends LedgerCommand {
       fromAttestation: flags['from-attestation'],
       cache: !flags.full,
       ...(flags.head === undefined ? {} : { head: flags.head }),
+      ...(flags.since === undefined ? {} : { since: flags.since }),
       // Text output shows only what did not verify: a large ledger's passed checks are counted.
       keepVerified: this.wantsJson,
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),

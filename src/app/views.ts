@@ -104,6 +104,7 @@ export function toVerifyJson(report: VerifyReport): VerifyJson {
     ...(report.attestations ? { attestations: report.attestations } : {}),
     ...(report.rerun ? { rerun: report.rerun } : {}),
     ...(report.cache ? { cache: report.cache } : {}),
+    ...(report.range ? { range: report.range } : {}),
   };
 }
 
