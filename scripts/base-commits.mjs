@@ -15,8 +15,16 @@ const blobs = git(['ls-tree', '-r', '-z', 'refs/ledger/log', '--', 'records'])
   .split('\0')
   .filter((line) => line.endsWith('/base-commit') && line.split(' ')[1] === 'blob')
   .map((line) => line.split(/[ \t]/)[2]);
-if (blobs.length > 0) {
-  const out = git(['cat-file', '--batch'], `${blobs.join('\n')}\n`);
+// A commit object is small; a huge blob planted under that name is not read (verify reports it).
+const MAX_COMMIT_BYTES = 1 << 20;
+const small = git(['cat-file', '--batch-check'], blobs.length > 0 ? `${blobs.join('\n')}\n` : '')
+  .toString()
+  .split('\n')
+  .map((line) => line.split(' '))
+  .filter(([, type, size]) => type === 'blob' && Number(size) <= MAX_COMMIT_BYTES)
+  .map(([oid]) => oid);
+if (small.length > 0) {
+  const out = git(['cat-file', '--batch'], `${small.join('\n')}\n`);
   const seen = new Set();
   let at = 0;
   while (at < out.length) {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyRepository, type VerifyRequest } from '../../src/app/verify.js';
 import { isLedgerError } from '../../src/model/errors.js';
 import type { Check, VerifyReport } from '../../src/verify/types.js';
-import { asUser, cliText, makeUser, record, type User } from '../adversarial/helpers.js';
+import { asUser, cli, cliText, makeUser, record, type User } from '../adversarial/helpers.js';
 import { git, gitdir, tempDir, writeFiles } from '../helpers/git.js';
 import { signingUser } from '../helpers/signing-user.js';
 
@@ -164,6 +164,17 @@ describe('verify --since REV', () => {
     expect(report.range).toMatchObject({ mode: 'commit', checked: 1, skipped: 1 });
     expect(report.ledger.some((c) => c.check === 'chain' && c.verdict === 'verified')).toBe(true);
     expect(report.exitCode).toBe(0);
+  });
+
+  it('the CLI: verify --since --json carries range, in the published schema', async () => {
+    const user = makeUser();
+    const { dir, main, added } = await ledgerWithMain(user);
+    const run = await cli(user, dir, ['verify', '--since', main]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.json.range).toMatchObject({ rev: main, mode: 'commit', checked: 1, skipped: 1 });
+    expect(run.json.records.map((r: { id: string }) => r.id)).toEqual([added]);
+    const missing = await cli(user, dir, ['verify', '--since', 'no-such-rev']);
+    expect(missing.code).toBe(2);
   });
 
   it('a ledger tip: checks the records the ledger gained since', async () => {
