@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { ledgerIsEmpty, listLog } from '../src/app/query.js';
 import { withRepo } from '../src/app/repo.js';
+import { unfetchedLedgerHints } from '../src/app/unfetched.js';
 import { claimedStatusLabel } from '../src/model/vocabulary.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
@@ -21,13 +22,17 @@ export default class Log extends LedgerCommand {
 
   protected async execute(): Promise<Output> {
     const { flags } = await this.parse(Log);
-    const { items, empty } = await withRepo(process.cwd(), async ({ store }) => {
+    const { items, empty, hints } = await withRepo(process.cwd(), async ({ repo, store }) => {
       const items = await listLog(store, {
         ...(flags.task !== undefined ? { task: flags.task } : {}),
         ...(flags.limit ? { limit: flags.limit } : {}),
       });
       // Nothing listed: say whether the filter matched nothing or there is nothing at all.
-      return { items, empty: items.length === 0 && (await ledgerIsEmpty(store)) };
+      return {
+        items,
+        empty: items.length === 0 && (await ledgerIsEmpty(store)),
+        hints: await unfetchedLedgerHints(repo),
+      };
     });
     const text = empty
       ? 'the ledger is empty (ledger record adds a record)'
@@ -43,6 +48,6 @@ export default class Log extends LedgerCommand {
               return i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head;
             })
             .join('\n');
-    return { json: items, text };
+    return { json: items, text, ...(hints.length > 0 ? { notice: hints.join('\n') } : {}) };
   }
 }

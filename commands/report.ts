@@ -41,6 +41,10 @@ export default class Report extends LedgerCommand {
     head: Flags.string({
       description: 'The commit under review must be what was recorded, as verify --head.',
     }),
+    since: Flags.string({
+      description:
+        'Only the records added since REV (a ledger tip or a base-branch commit), as verify --since.',
+    }),
   };
 
   protected async execute(): Promise<Output> {
@@ -62,6 +66,7 @@ export default class Report extends LedgerCommand {
       strict: flags.strict,
       rerun: flags.rerun,
       ...(flags.head === undefined ? {} : { head: flags.head }),
+      ...(flags.since === undefined ? {} : { since: flags.since }),
       ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
       ...(flags.markdown === undefined ? {} : { markdownFile: flags.markdown }),
       onProgress: this.progress,

@@ -6,6 +6,7 @@ import { toVerifyJson } from '../src/app/views.js';
 import type { Check, VerifyScope } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
 import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
+import { adviceLines, strictOnly } from '../src/verify/advice.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -26,6 +27,7 @@ export default class Verify extends LedgerCommand {
     '<%= config.bin %> verify --strict --annotations github   # in a CI job',
     '<%= config.bin %> verify --full   # ignore the verified-state cache, re-check every record',
     '<%= config.bin %> verify --strict --head "$PR_HEAD_SHA"   # the reviewed commit is what was recorded',
+    '<%= config.bin %> verify --strict --since "$PR_BASE_SHA" --head "$PR_HEAD_SHA"   # only what the pull request adds',
   ];
   static override strict = false;
   static override args = {
@@ -72,6 +74,10 @@ export default class Verify extends LedgerCommand {
       description:
         'The commit under review (branch, tag or SHA): the newest record on its branch (base commit in its history) must have its tree as candidate tree, else exit 1 (check head.tree).',
     }),
+    since: Flags.string({
+      description:
+        'Check only the records added since REV — a ledger tip, or a commit of the base branch (a record whose base commit and candidate tree are both in its history is not new) — and the whole chain. With --head, the head check is skipped when no record was added.',
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -99,6 +105,7 @@ export default class Verify extends LedgerCommand {
       fromAttestation: flags['from-attestation'],
       cache: !flags.full,
       ...(flags.head === undefined ? {} : { head: flags.head }),
+      ...(flags.since === undefined ? {} : { since: flags.since }),
       // Text output shows only what did not verify: a large ledger's passed checks are counted.
       keepVerified: this.wantsJson,
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
@@ -147,16 +154,22 @@ export default class Verify extends LedgerCommand {
       // string each, not one per record, on a 100,000-record ledger.
       for (const c of bad) lines.push(intern(show(c)));
     }
+    const onlyStrict = strictOnly(report);
+    // Nothing was found false: say what was not proven and how to prove it, not that claims fail.
+    if (onlyStrict)
+      for (const line of adviceLines(report)) lines.push(`strict: ${sanitizeLine(line)}`);
     const summary =
       report.exitCode === 3
         ? 'INTEGRITY FAILURE: ledger data is damaged or was tampered with'
-        : report.exitCode === 1
-          ? 'some claims do not hold'
-          : report.records.length === 0
-            ? report.cache?.used
-              ? 'nothing new since the cached tip, which verified'
-              : 'nothing was verified'
-            : 'all checks passed';
+        : onlyStrict
+          ? `nothing was contradicted, but --strict fails on ${counts.unverifiable} unverifiable check(s) (how to verify them: the strict: lines above)`
+          : report.exitCode === 1
+            ? 'some claims do not hold'
+            : report.records.length === 0
+              ? report.cache?.used
+                ? 'nothing new since the cached tip, which verified'
+                : 'nothing was verified'
+              : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
     for (const a of report.attestations ?? [])
       lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);

@@ -29,6 +29,8 @@ export interface ReportRequest {
   rerun?: boolean;
   /** `verify --head REV`: the page says whether REV is what was recorded. */
   head?: string;
+  /** `verify --since REV`: the records added since REV (and the chain). */
+  since?: string;
   /** Where to write the page; undefined: none. */
   htmlFile?: string;
   /** Where to write the Markdown summary; `-` returns it as `markdown` instead. */
@@ -53,6 +55,7 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
     strict: request.strict ?? false,
     rerun: request.rerun ?? false,
     ...(request.head === undefined ? {} : { head: request.head }),
+    ...(request.since === undefined ? {} : { since: request.since }),
     now,
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
   });

@@ -4,8 +4,9 @@
  * allows), noticing a rolled-back or moved ledger ref, and writing or reading attestations.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import {
   appendLeaves,
   bySubject,
@@ -55,6 +56,7 @@ import {
   type ObjectsRead,
 } from './verify-cache.js';
 import { resolveId } from './query.js';
+import { describeSince, resolveSince } from './since-rev.js';
 import { addWorktreeChecks } from './worktree.js';
 import { requireWorkTree, withRepo } from './repo.js';
 import {
@@ -101,6 +103,13 @@ export interface VerifyRequest {
    * run and is never cached.
    */
   head?: string;
+  /**
+   * `--since REV` (a ledger tip or a commit of the base branch): check the records added since
+   * REV and the whole chain (src/app/since-rev.ts). With `head`, the head check binds the
+   * records added since; when none was added, no record vouches for the head and it is skipped
+   * with a note.
+   */
+  since?: string;
 }
 
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
@@ -122,11 +131,27 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     const known = await local.readKnownEntries();
     const index = await readLedgerIndex(store);
     notes.push(...(await local.notes()));
-    const ids = request.ids?.map((given) => resolveId(index, given));
-    const head =
+    if (request.since !== undefined && request.ids !== undefined)
+      throw new LedgerError('USAGE', '--since and record ids cannot be given together', {
+        hint: 'Give either the records to verify or --since REV (the records added since REV).',
+      });
+    const range =
+      request.since === undefined
+        ? undefined
+        : await resolveSince(repo, store, index, request.since);
+    if (range) notes.push(describeSince(range));
+    const ids = range ? range.ids : request.ids?.map((given) => resolveId(index, given));
+    let head =
       request.head === undefined
         ? undefined
         : { rev: request.head, commit: await resolveHead(repo, request.head) };
+    if (head !== undefined && range !== undefined && range.ids.length === 0) {
+      // Nothing added: no record speaks for this head (a change no agent recorded).
+      notes.push(
+        `--head ${head.rev}: no record was added since ${range.rev}, so no record vouches for the head and head.tree is not checked`,
+      );
+      head = undefined;
+    }
 
     const attested = request.fromAttestation
       ? await trustedAttestations(store, index, loaded.digest, trust)
@@ -166,10 +191,18 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           : inner(task);
     }
     const refsBefore = request.rerun ? await ledgerRefs(repo) : undefined;
-    const cache = await openCache(request, local, loaded.digest, index, store, repo, {
-      now,
-      ...(reruns ? { isolation: reruns.isolation.mode } : {}),
-    });
+    const cache = await openCache(
+      ids ? { ...request, ids } : request,
+      local,
+      loaded.digest,
+      index,
+      store,
+      repo,
+      {
+        now,
+        ...(reruns ? { isolation: reruns.isolation.mode } : {}),
+      },
+    );
     const baseCommits = new Set<string>();
     // What the verdicts read, for the cache entry to prove still there next time.
     const recording = cache.key === undefined ? undefined : recordReads(store);
@@ -187,6 +220,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         now,
         root: repo.root,
         formatOptions: formatOptionsFrom(loaded),
+        ...(isShallow(repo) ? { shallow: true } : {}),
       });
     } finally {
       // No checkout outlives the command, whatever happened.
@@ -254,6 +288,17 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         digest: loaded.digest,
       },
       ...(reruns ? { rerun: reruns.info } : {}),
+      ...(range
+        ? {
+            range: {
+              rev: range.rev,
+              commit: range.commit,
+              mode: range.mode,
+              checked: range.ids.length,
+              skipped: range.skipped,
+            },
+          }
+        : {}),
       ...(cache.key === undefined && cache.reason === undefined
         ? {}
         : { cache: cacheOutcome(cache, report) }),
@@ -414,6 +459,11 @@ function cacheOutcome(
       ? `the ledger is not the cached tip plus new records (${report.since.reason}): everything was verified`
       : (cache.reason ?? 'not used'),
   };
+}
+
+/** Whether this is a shallow clone (git keeps its grafted boundary in `shallow`). */
+function isShallow(repo: RepoPaths): boolean {
+  return existsSync(join(repo.commonDir, 'shallow'));
 }
 
 async function ledgerRefs(repo: RepoPaths): Promise<string> {

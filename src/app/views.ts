@@ -78,6 +78,8 @@ export interface VerifyJson {
   rerun?: NonNullable<VerifyReport['rerun']>;
   /** Whether a cached verified tip was used (only what is new since it was checked). */
   cache?: NonNullable<VerifyReport['cache']>;
+  /** With `--since REV`: which records were checked as added since REV. */
+  range?: NonNullable<VerifyReport['range']>;
 }
 
 export function toVerifyJson(report: VerifyReport): VerifyJson {
@@ -104,6 +106,7 @@ export function toVerifyJson(report: VerifyReport): VerifyJson {
     ...(report.attestations ? { attestations: report.attestations } : {}),
     ...(report.rerun ? { rerun: report.rerun } : {}),
     ...(report.cache ? { cache: report.cache } : {}),
+    ...(report.range ? { range: report.range } : {}),
   };
 }
 

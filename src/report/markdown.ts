@@ -46,7 +46,11 @@ export function renderMarkdown(report: AuditReport): string {
       ? '✅ all checks passed'
       : report.exitCode === 3
         ? '⛔ INTEGRITY FAILURE: ledger data is damaged or was tampered with'
-        : `❌ claims do not hold${report.strict ? ' (strict: unverifiable fails too)' : ''}`;
+        : report.strict &&
+            report.counts.contradicted === 0 &&
+            !report.ledger.some((c) => c.verdict === 'contradicted')
+          ? '❌ nothing contradicted, but unverifiable checks fail under --strict'
+          : `❌ claims do not hold${report.strict ? ' (strict: unverifiable fails too)' : ''}`;
   const lines = [
     `## Ledger verification: ${head}`,
     '',

@@ -135,6 +135,7 @@ export async function checkBaseInRepository(
   store: ObjectReader,
   record: LedgerRecord,
   checks: CheckSink,
+  shallow = false,
 ): Promise<void> {
   const commit = record.observed.base.commit;
   if (commit === null) return;
@@ -152,7 +153,11 @@ export async function checkBaseInRepository(
           id,
           'anchor',
           'base commit',
-          `base commit ${commit} is not in this repository: the record was made in another repository, or the commit was rebased away and pruned (its stored copy still anchors the record, but the record is not about this repository's history)`,
+          // A shallow clone (actions/checkout's default) lacks most commits: the likely cause,
+          // said first. Only the wording depends on .git/shallow; the verdict never does.
+          shallow
+            ? `base commit ${commit} is not in this repository, which is a shallow clone (.git/shallow): fetch the history (git fetch --unshallow, or actions/checkout with fetch-depth: 0) or this commit (git fetch origin ${commit}); otherwise the record was made in another repository, or the commit was rebased away and pruned`
+            : `base commit ${commit} is not in this repository: the record was made in another repository, or the commit was rebased away and pruned (its stored copy still anchors the record, but the record is not about this repository's history)`,
         ),
   );
 }

@@ -84,6 +84,17 @@ export interface VerifyReport {
     newEntries?: number;
     reason?: string;
   };
+  /**
+   * Set by `verify --since REV`: the records added since REV are the ones checked (the whole
+   * chain is), the others left out as not new (src/app/since-rev.ts).
+   */
+  range?: {
+    rev: string;
+    commit: string;
+    mode: 'ledger' | 'commit';
+    checked: number;
+    skipped: number;
+  };
   /** The policy in force: where it came from and its digest (what attestations are tied to). */
   policy?: { source: 'flag' | 'git-config' | 'default'; path?: string; digest: string };
   /** Attestations written by `verify --record`, by record id. */

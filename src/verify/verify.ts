@@ -28,7 +28,12 @@ import {
   checkClock,
   checkEvidence,
 } from './observed.js';
-import { checkSignatures, type SignatureLeaf, type Trust } from './signatures.js';
+import {
+  checkSignatures,
+  type SignatureLeaf,
+  type SignatureVerdict,
+  type Trust,
+} from './signatures.js';
 import type { Check, CheckDraft, RecordReport, Rerunner, VerifyReport } from './types.js';
 import { checkWitnesses } from './witnesses.js';
 
@@ -75,6 +80,11 @@ export interface VerifyOptions {
    * keeps them, to re-check later that they are still in the repository).
    */
   onBaseCommit?: (commit: string) => void;
+  /**
+   * The repository is a shallow clone: a missing base commit is then most likely not fetched,
+   * and its finding says how to fetch it. Wording only, never a verdict.
+   */
+  shallow?: boolean;
 }
 
 /** Records verified concurrently (their object reads pipelined through the store). */
@@ -342,7 +352,7 @@ async function verifyRecord(
   const record: LedgerRecord = parsed.data;
   checks.push(pass('canonical', 'canonical', id, `canonical CBOR of a ${record.schema}`, true));
   const baseCommitBytes = await checkAnchors(store, record, files, checks);
-  await checkBaseInRepository(store, record, checks);
+  await checkBaseInRepository(store, record, checks, options.shallow ?? false);
   if (record.observed.base.commit !== null) options.onBaseCommit?.(record.observed.base.commit);
   await checkArtifacts(store, record, checks);
   const kept = await checkEvidence(store, record, files, checks);
@@ -350,16 +360,33 @@ async function verifyRecord(
     ...(options.root === undefined ? {} : { fallbackRoot: options.root }),
     ...(options.formatOptions === undefined ? {} : { formatOptions: options.formatOptions }),
   });
-  await checkWitnesses(id, record, options.rerun, checks);
-  await checkClaims(store, record, options, id, checks);
-  checkSignatures(
+  // Signatures are judged before witnesses (a trusted one attests their recorded results) and
+  // reported where they always were, after the claims.
+  const signatureChecks: Check[] = [];
+  const verdicts = checkSignatures(
     id,
     record.observed.producer,
     options.signatures.get(id) ?? [],
     options.trust,
-    checks,
+    signatureChecks,
   );
+  await checkWitnesses(id, record, options.rerun, checks, attestedBy(verdicts));
+  await checkClaims(store, record, options, id, checks);
+  checks.push(...signatureChecks);
   checkClock(record, baseCommitBytes, options.now ?? new Date(), checks);
+}
+
+/**
+ * Who the policy trusts among this record's signers: a producer signature over the record id,
+ * or a recorder signature ("recorded on this machine by"). Either says ledger on a trusted
+ * machine observed the witnesses, which is what makes their recorded results attested.
+ */
+function attestedBy(verdicts: readonly SignatureVerdict[]): string | undefined {
+  for (const v of verdicts) {
+    if (v.verified && v.signer) return v.signer;
+    if (typeof v.recorder === 'string') return v.recorder;
+  }
+  return undefined;
 }
 
 /** The schema a stored value claims to follow, for a message about why it does not. */

@@ -21,23 +21,40 @@ function shellStatus(exitCode: number | null, signal: string | null): number | n
   return number === undefined ? null : 128 + number;
 }
 
+/**
+ * The rule for a witness under `--strict` (README, docs/ci.md): a re-run that gives the
+ * recorded outcome verifies it and one that does not contradicts it; without a re-run, a
+ * result observed at record time in a record signed by a key the policy trusts (`attestedBy`,
+ * the trusted principal) is attested, so `verified`; anything else is `unverifiable`, and the
+ * finding says both ways out.
+ */
 export async function checkWitnesses(
   recordId: string,
   record: LedgerRecord,
   rerun: Rerunner | undefined,
   checks: CheckSink,
+  attestedBy?: string,
 ): Promise<void> {
   for (const [i, witness] of record.observed.witnesses.entries()) {
     const id = `observed.witnesses[${i}]`;
     const recorded = witness.timedOut ? 'timed out' : `exit ${witness.exitCode ?? witness.signal}`;
+    const attested = (why: string) =>
+      pass(
+        id,
+        'witness',
+        witness.command,
+        `recorded ${recorded}, attested by ${attestedBy}'s trusted signature (${why})`,
+      );
     if (!rerun) {
       checks.push(
-        unverifiable(
-          id,
-          'witness',
-          witness.command,
-          `recorded ${recorded}; not re-run (use --rerun)`,
-        ),
+        attestedBy !== undefined
+          ? attested('not re-run')
+          : unverifiable(
+              id,
+              'witness',
+              witness.command,
+              `recorded ${recorded}; not re-run and the record has no signature the policy trusts (run verify --rerun with the command allowed by the policy's rerun.commands, or sign records with a key the policy trusts)`,
+            ),
       );
       continue;
     }
@@ -48,12 +65,10 @@ export async function checkWitnesses(
       origin: 'witness',
     });
     if (!outcome.ran) {
-      const check = unverifiable(
-        id,
-        'witness',
-        witness.command,
-        `recorded ${recorded}; ${outcome.reason}`,
-      );
+      const check =
+        attestedBy !== undefined
+          ? attested(outcome.reason)
+          : unverifiable(id, 'witness', witness.command, `recorded ${recorded}; ${outcome.reason}`);
       checks.push(outcome.output ? { ...check, rerun: outcome.output } : check);
       continue;
     }

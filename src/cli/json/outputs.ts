@@ -266,6 +266,18 @@ export const VerifyOutput = z
       })
       .optional()
       .describe('the verified-state cache (never pushed); --full ignores it'),
+    range: z
+      .object({
+        rev: z.string().describe('the --since revision as given'),
+        commit: gitOid,
+        mode: z
+          .enum(['ledger', 'commit'])
+          .describe('ledger: a ledger tip; commit: a commit of the base branch'),
+        checked: z.number().int().nonnegative().describe('records added since, checked'),
+        skipped: z.number().int().nonnegative().describe('records left out as not new'),
+      })
+      .optional()
+      .describe('with --since REV: which records were checked (the whole chain always is)'),
   })
   .describe('ledger verify --json');
 

@@ -1,0 +1,123 @@
+/**
+ * `verify --since REV`: which records a pull request adds, so its gate checks those (and the
+ * whole chain) rather than every record the repository ever had.
+ *
+ * REV is either a ledger tip (a commit in the history of refs/ledger/log) or a commit of the
+ * code's base branch. The rule errs one way only: a record is left out only when it is
+ * provably not new — held at that ledger tip with the same tree, or (a code commit) both its
+ * base commit and its candidate tree are in REV's history, i.e. the work it describes is in the
+ * base branch already. Anything else, including a record that cannot be read, is checked.
+ * Moving REV is not the agent's to do: CI passes the base branch's commit from the event, and a
+ * record an agent backdates onto the base branch only escapes if its candidate tree is a tree
+ * the base branch already has (its claims are then about code this pull request does not
+ * change; the base branch's own full gate still checks them).
+ */
+import { readLedgerIndexAt, type LedgerIndex } from '../ledger/read.js';
+import { LOG_REF } from '../ledger/layout.js';
+import { LedgerError } from '../model/errors.js';
+import { runGit } from '../store/git/exec.js';
+import type { RepoPaths } from '../store/git/repo.js';
+import type { ObjectStore } from '../store/port.js';
+import { loadRecord } from './query.js';
+
+export interface SinceRange {
+  rev: string;
+  commit: string;
+  /** `ledger`: REV is a ledger tip; `commit`: a commit of the base branch. */
+  mode: 'ledger' | 'commit';
+  /** Records to check: those added since REV. */
+  ids: string[];
+  /** How many records were left out as not new. */
+  skipped: number;
+}
+
+/** The commit `rev` names; a usage error (exit 2) when it names none. */
+async function resolveCommit(repo: RepoPaths, rev: string): Promise<string> {
+  const result = await runGit(
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
+    { cwd: repo.root, guard: repo.guard },
+  );
+  const oid = result.stdout.toString().trim();
+  if (result.code === 0 && /^[0-9a-f]{40,64}$/.test(oid)) return oid;
+  throw new LedgerError('USAGE', `--since ${rev} does not name a commit in this repository`, {
+    problems: [{ path: 'since', message: 'no such commit', expected: 'a commit', got: rev }],
+    hint: 'Give the base branch’s commit (in CI, the pull request’s base, fetched with its history) or a ledger tip.',
+  });
+}
+
+async function isAncestor(repo: RepoPaths, older: string, newer: string): Promise<boolean> {
+  const result = await runGit(['merge-base', '--is-ancestor', older, newer], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
+  return result.code === 0;
+}
+
+/** Every commit in `commit`'s history (as this repository has it) and the trees they hold. */
+async function history(
+  repo: RepoPaths,
+  commit: string,
+): Promise<{ commits: Set<string>; trees: Set<string> }> {
+  const result = await runGit(['log', '--format=%H %T', '--end-of-options', commit], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
+  const commits = new Set<string>();
+  const trees = new Set<string>();
+  if (result.code !== 0) return { commits, trees };
+  for (const line of result.stdout.toString().split('\n')) {
+    const [c, t] = line.split(' ');
+    if (c && t) {
+      commits.add(c);
+      trees.add(t);
+    }
+  }
+  return { commits, trees };
+}
+
+export async function resolveSince(
+  repo: RepoPaths,
+  store: ObjectStore,
+  index: LedgerIndex,
+  rev: string,
+): Promise<SinceRange> {
+  const commit = await resolveCommit(repo, rev);
+  const all = [...index.records.keys()];
+  const keep = (skip: (id: string) => Promise<boolean>) =>
+    Promise.all(all.map(async (id) => ((await skip(id)) ? undefined : id))).then((ids) =>
+      ids.filter((id): id is string => id !== undefined),
+    );
+  if (index.tipCommit !== undefined && (await isAncestor(repo, commit, index.tipCommit))) {
+    let before: LedgerIndex | undefined;
+    try {
+      before = await readLedgerIndexAt(store, commit);
+    } catch {
+      before = undefined;
+    }
+    const ids = await keep(async (id) => {
+      const tree = before?.records.get(id);
+      return tree !== undefined && tree === index.records.get(id);
+    });
+    return { rev, commit, mode: 'ledger', ids, skipped: all.length - ids.length };
+  }
+  const { commits, trees } = await history(repo, commit);
+  const ids = await keep(async (id) => {
+    try {
+      const { record } = await loadRecord(store, index, id);
+      const base = record.observed.base.commit;
+      return base !== null && commits.has(base) && trees.has(record.observed.candidate.tree);
+    } catch {
+      return false;
+    }
+  });
+  return { rev, commit, mode: 'commit', ids, skipped: all.length - ids.length };
+}
+
+/** What the report says about the range, in one line. */
+export function describeSince(range: SinceRange): string {
+  const what =
+    range.mode === 'ledger'
+      ? `ledger tip ${range.commit.slice(0, 12)}`
+      : `base-branch commit ${range.commit.slice(0, 12)}`;
+  return `--since ${range.rev} (${what}): ${range.ids.length} record(s) added since are checked, ${range.skipped} older left out; the whole chain is checked (${LOG_REF})`;
+}

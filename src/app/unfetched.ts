@@ -1,0 +1,57 @@
+/**
+ * `ledger log` in a clone whose remote has a ledger it has not taken in: a plain `git clone`
+ * does not fetch refs/ledger/*, and after `ledger init` a plain `git fetch` brings the remote's
+ * ledger to refs/ledger-remotes/<remote>/ without adopting it (that is `ledger sync`'s job,
+ * after verifying it). Said from the configuration and the refs already here: no network.
+ * Only ever a hint — the repository's config is the agent's to write, so it decides nothing.
+ */
+import { LOG_REF } from '../ledger/layout.js';
+import { sanitizeLine } from '../paths/index.js';
+import { runGit } from '../store/git/exec.js';
+import type { RepoPaths } from '../store/git/repo.js';
+
+async function revParse(repo: RepoPaths, ref: string): Promise<string | undefined> {
+  const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
+  const oid = r.stdout.toString().trim();
+  return r.code === 0 && oid !== '' ? oid : undefined;
+}
+
+/** One line per remote whose ledger this clone lacks, saying how to get it; empty: none. */
+export async function unfetchedLedgerHints(repo: RepoPaths): Promise<string[]> {
+  const local = await revParse(repo, LOG_REF);
+  const hints: string[] = [];
+  for (const remote of repo.config.subsections('remote', 'url')) {
+    const name = sanitizeLine(remote);
+    const specs = repo.config
+      .all(`remote.${remote}.fetch`)
+      .map((e) => (e.value ?? '').replace(/^\+/, ''));
+    const ledger = specs.find((s) => s.startsWith('refs/ledger/'));
+    if (ledger === undefined) {
+      if (local === undefined)
+        hints.push(
+          `remote ${name} is not set up to fetch the ledger (a plain git clone or fetch does not fetch refs/ledger/*): run ledger sync ${name} to get its records`,
+        );
+      continue;
+    }
+    const destination = ledger.split(':')[1];
+    if (destination === undefined || !destination.endsWith('/*')) continue;
+    const tracked = `${destination.slice(0, -1)}log`;
+    if (tracked === LOG_REF) continue;
+    const theirs = await revParse(repo, tracked);
+    if (theirs === undefined || theirs === local) continue;
+    if (local !== undefined) {
+      const r = await runGit(['merge-base', '--is-ancestor', theirs, local], {
+        cwd: repo.root,
+        guard: repo.guard,
+      });
+      if (r.code === 0) continue;
+    }
+    hints.push(
+      `remote ${name}'s ledger (${sanitizeLine(tracked)}, as the last git fetch brought it) has records this ledger does not: run ledger sync ${name} to verify and join them`,
+    );
+  }
+  return hints;
+}

@@ -1,0 +1,66 @@
+/**
+ * What a strict failure with nothing contradicted says: which checks were unverifiable, grouped
+ * by kind, and the way out of each. "Some claims do not hold" would be untrue there — nothing
+ * was found false, only not proven — and a team told that cannot tell what to change.
+ */
+import type { Check, VerifyReport } from './types.js';
+
+/** How to make each kind of check verifiable (the rule in README "Witnesses under --strict"). */
+const FIXES: Readonly<Record<string, string>> = {
+  witness:
+    "re-run them (verify --rerun; the policy's rerun.commands must list the command; the Action's rerun input) or sign the records with a key the policy trusts (record --sign, or ledger sign ID)",
+  'claim.check':
+    "allow the command in the policy's rerun.commands and run verify --rerun (commands the agent wrote never re-run otherwise)",
+  anchor:
+    'fetch the base commits (git fetch --unshallow, or actions/checkout with fetch-depth: 0; the Action fetches them when its fetch input is true)',
+  signature:
+    "sign the records with a key in the policy's allowed_signers (record --sign, or ledger sign ID)",
+  producer:
+    "sign the records with a key in the policy's allowed_signers (record --sign, or ledger sign ID)",
+  clock: 'check the recording machine’s clock; the record cannot be placed in time',
+  leaf: 'remove or ignore signatures and attestations about records that are not in the ledger',
+};
+
+export interface Unproven {
+  check: string;
+  count: number;
+  /** One example, to find it in the output: `subject (record sha256:…)`. */
+  example: string;
+  fix: string;
+}
+
+/** The unverifiable checks of a report, one entry per kind, in the order they first occur. */
+export function unproven(report: Pick<VerifyReport, 'ledger' | 'records'>): Unproven[] {
+  const kinds = new Map<string, Unproven>();
+  const add = (c: Check, record?: string) => {
+    if (c.verdict !== 'unverifiable') return;
+    const known = kinds.get(c.check);
+    if (known) {
+      known.count += 1;
+      return;
+    }
+    kinds.set(c.check, {
+      check: c.check,
+      count: 1,
+      example: `${c.subject}${record === undefined ? '' : ` (record ${record.slice(0, 19)})`}`,
+      fix: FIXES[c.check] ?? 'see the check’s detail in `ledger verify` for what is missing',
+    });
+  };
+  for (const c of report.ledger) add(c);
+  for (const r of report.records) for (const c of r.checks) add(c, r.id);
+  return [...kinds.values()];
+}
+
+/** Whether a report failed only because `--strict` counts unverifiable checks. */
+export function strictOnly(report: Pick<VerifyReport, 'exitCode' | 'ledger' | 'records'>): boolean {
+  if (report.exitCode !== 1) return false;
+  const all = [...report.ledger, ...report.records.flatMap((r) => r.checks)];
+  return !all.some((c) => c.verdict === 'contradicted');
+}
+
+/** One line per kind: `3 witness check(s) unverifiable (e.g. …): fix`. */
+export function adviceLines(report: Pick<VerifyReport, 'ledger' | 'records'>): string[] {
+  return unproven(report).map(
+    (u) => `${u.count} ${u.check} check(s) unverifiable (e.g. ${u.example}): ${u.fix}`,
+  );
+}

@@ -1,0 +1,273 @@
+/**
+ * The documented workflow end to end (issue 17, Done means): action.yml's steps run as the
+ * runner runs them (test/action/runner.ts) in a workspace made the way actions/checkout@v4
+ * makes it — `git init`, `git remote add origin`, one `git fetch` of the event's commit into
+ * refs/remotes/… (`--depth=1` by default, or every branch and tag first with fetch-depth: 0),
+ * then `git checkout --force` (src/git-source-provider.ts, src/ref-helper.ts in actions/checkout)
+ * — against a real bare "origin". An honest ledger with witnesses passes at depth 1 and 0; a lie
+ * fails the job with an annotation on the lie's file.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeUser, record, type User } from '../adversarial/helpers.js';
+import { bareRemote, cloneOf, git, tempDir, writeFiles } from '../helpers/git.js';
+import { parseAnnotations, runAction } from './runner.js';
+
+const WITNESS = 'grep -q three src/app.ts';
+
+/** The workspace actions/checkout@v4 makes for `ref` (a remote-tracking ref) at `sha`. */
+function checkoutV4(
+  remote: string,
+  sha: string,
+  ref: string,
+  depth: 0 | 1,
+  branch?: string,
+): string {
+  const dir = join(tempDir('ledger-workspace-'), 'repo');
+  mkdirSync(dir);
+  git(dir, 'init', '-q');
+  git(dir, 'remote', 'add', 'origin', remote);
+  git(dir, 'config', '--local', 'gc.auto', '0');
+  const fetch = ['-c', 'protocol.version=2', 'fetch', '--no-tags', '--prune'];
+  if (depth === 0)
+    git(
+      dir,
+      '-c',
+      'protocol.version=2',
+      'fetch',
+      '--prune',
+      '--no-recurse-submodules',
+      'origin',
+      '+refs/heads/*:refs/remotes/origin/*',
+      '+refs/tags/*:refs/tags/*',
+    );
+  git(
+    dir,
+    ...fetch,
+    '--no-recurse-submodules',
+    ...(depth === 1 ? ['--depth=1'] : []),
+    'origin',
+    `+${sha}:${ref}`,
+  );
+  if (branch !== undefined) git(dir, 'checkout', '-q', '--force', '-B', branch, ref);
+  else git(dir, 'checkout', '-q', '--force', ref);
+  git(dir, 'config', 'user.name', 'CI');
+  git(dir, 'config', 'user.email', 'ci@example.com');
+  return dir;
+}
+
+/** The auditor's policy, outside the repository: it lets the team's witness re-run. */
+function auditorPolicy(): string {
+  const policy = join(tempDir('ledger-auditor-'), 'policy.json');
+  writeFileSync(
+    policy,
+    JSON.stringify({
+      version: 1,
+      rerun: { recordedHere: false, commands: [WITNESS] },
+      witnessTimeoutSeconds: 60,
+    }),
+  );
+  return policy;
+}
+
+const LIE = {
+  status: 'success',
+  summary: 'removed the old module',
+  task: 'T-2',
+  artifacts: [{ path: 'src/gone.ts', action: 'deleted' }],
+};
+
+/**
+ * main: an initial commit, then work recorded with a witness (and, with `lie`, a record that
+ * claims a file deleted that is still there), committed and pushed with the ledger.
+ */
+async function pushedMain(user: User, lie: boolean) {
+  const remote = bareRemote();
+  const agent = cloneOf(remote);
+  writeFiles(agent, { 'src/app.ts': 'one\ntwo\n', 'src/gone.ts': 'old\n' });
+  git(agent, 'add', '-A');
+  git(agent, 'commit', '-q', '-m', 'initial');
+  git(agent, 'push', '-q', 'origin', 'HEAD:main');
+  writeFiles(agent, { 'src/app.ts': 'one\ntwo\nthree\n' });
+  await record(user, agent, {
+    status: 'success',
+    summary: 'add three',
+    task: 'T-1',
+    artifacts: ['src/app.ts'],
+    witnesses: [WITNESS],
+  });
+  if (lie)
+    await record(user, agent, {
+      from: { bytes: new TextEncoder().encode(JSON.stringify(LIE)), fileName: 'handoff.json' },
+    });
+  git(agent, 'add', '-A');
+  git(agent, 'commit', '-q', '-m', 'recorded work');
+  git(agent, 'push', '-q', 'origin', 'HEAD:main');
+  git(agent, 'push', '-q', 'origin', 'refs/ledger/*:refs/ledger/*');
+  return { remote, agent, main: git(agent, 'rev-parse', 'HEAD') };
+}
+
+describe('action.yml in a workspace made as actions/checkout@v4 makes it', () => {
+  for (const depth of [1, 0] as const) {
+    it(`fetch-depth ${depth}, push to main: an honest ledger with witnesses passes; a lie fails with an annotation on its file`, async () => {
+      const user = makeUser();
+      const policy = auditorPolicy();
+      const honest = await pushedMain(user, false);
+      const workspace = checkoutV4(
+        honest.remote,
+        honest.main,
+        'refs/remotes/origin/main',
+        depth,
+        'main',
+      );
+      expect(git(workspace, 'rev-parse', '--is-shallow-repository')).toBe(
+        depth === 1 ? 'true' : 'false',
+      );
+      const run = runAction({
+        workspace,
+        inputs: { policy, build: 'false' },
+        env: user.env,
+        github: { sha: honest.main },
+      });
+      const verify = run.steps.find((s) => s.name === 'Verify the ledger')!;
+      expect(run.code, verify.stdout + verify.stderr).toBe(0);
+      expect(verify.stdout).toMatch(/all checks passed/);
+      expect(parseAnnotations(run.stdout)).toEqual([]);
+      expect(run.summary).toMatch(/^## Ledger verification: ✅ all checks passed/);
+
+      const lying = await pushedMain(user, true);
+      const lieSpace = checkoutV4(
+        lying.remote,
+        lying.main,
+        'refs/remotes/origin/main',
+        depth,
+        'main',
+      );
+      const failed = runAction({
+        workspace: lieSpace,
+        inputs: { policy, build: 'false', summary: 'false' },
+        env: user.env,
+        github: { sha: lying.main },
+      });
+      expect(failed.code).toBe(1);
+      expect(failed.outputs['exit-code']).toBe('1');
+      const errors = parseAnnotations(failed.stdout).filter((a) => a.level === 'error');
+      expect(errors.map((a) => a.properties)).toEqual([
+        { file: 'src/gone.ts', title: 'ledger claim.artifact: contradicted' },
+      ]);
+      // Only the lie: the honest record's witness re-ran and its base commit was fetched.
+      expect(parseAnnotations(failed.stdout).filter((a) => a.level === 'warning')).toEqual([]);
+    });
+  }
+
+  it("fetch-depth 1, pull request: only the records it adds are checked, bound to the pull request's head; a lie among them fails", async () => {
+    const user = makeUser();
+    const policy = auditorPolicy();
+    // main has a record the policy cannot re-run (nobody allowed its command): under --strict
+    // it is unverifiable, so a gate that checked every record would fail on it.
+    const { remote, agent, main } = await pushedMain(user, false);
+    writeFiles(agent, { 'src/old.ts': 'x\n' });
+    await record(user, agent, {
+      status: 'success',
+      summary: 'old work',
+      task: 'T-0',
+      artifacts: ['src/old.ts'],
+      witnesses: ['true'],
+    });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'old work');
+    git(agent, 'push', '-q', 'origin', 'HEAD:main');
+    git(agent, 'push', '-q', 'origin', 'refs/ledger/*:refs/ledger/*');
+    const base = git(agent, 'rev-parse', 'HEAD');
+    expect(base).not.toBe(main);
+
+    const pullRequest = async (lie: boolean) => {
+      git(agent, 'checkout', '-q', '-B', lie ? 'lie' : 'feature', base);
+      writeFiles(agent, { 'src/app.ts': 'one\ntwo\nthree\nfour\nthree\n' });
+      await record(user, agent, {
+        status: 'success',
+        summary: 'add four',
+        task: 'T-3',
+        artifacts: ['src/app.ts'],
+        witnesses: [WITNESS],
+      });
+      if (lie)
+        await record(user, agent, {
+          from: { bytes: new TextEncoder().encode(JSON.stringify(LIE)), fileName: 'h.json' },
+        });
+      git(agent, 'add', '-A');
+      git(agent, 'commit', '-q', '-m', 'pull request work');
+      const head = git(agent, 'rev-parse', 'HEAD');
+      const n = lie ? 2 : 1;
+      git(agent, 'push', '-q', 'origin', `HEAD:refs/heads/${lie ? 'lie' : 'feature'}`);
+      git(agent, 'push', '-q', 'origin', `HEAD:refs/pull/${n}/head`);
+      git(agent, 'push', '-q', '-f', 'origin', 'refs/ledger/*:refs/ledger/*');
+      // The merge commit GitHub makes for the pull request (github.sha).
+      git(agent, 'checkout', '-q', '--detach', base);
+      git(agent, 'merge', '-q', '--no-ff', '-m', 'Merge pull request', head);
+      const merge = git(agent, 'rev-parse', 'HEAD');
+      git(agent, 'push', '-q', 'origin', `HEAD:refs/pull/${n}/merge`);
+      const workspace = checkoutV4(remote, merge, `refs/remotes/pull/${n}/merge`, 1);
+      return runAction({
+        workspace,
+        inputs: { policy, build: 'false', summary: 'false' },
+        env: user.env,
+        github: {
+          sha: merge,
+          'event.pull_request.head.sha': head,
+          'event.pull_request.base.sha': base,
+        },
+      });
+    };
+
+    const honest = await pullRequest(false);
+    const verify = honest.steps.find((s) => s.name === 'Verify the ledger')!;
+    expect(honest.code, verify.stdout + verify.stderr).toBe(0);
+    expect(verify.stdout).toMatch(/1 record\(s\) added since are checked, 2 older left out/);
+    expect(verify.stdout).toMatch(/ok {3}head\.tree/);
+
+    const lying = await pullRequest(true);
+    expect(lying.code).toBe(1);
+    const errors = parseAnnotations(lying.stdout).filter((a) => a.level === 'error');
+    expect(errors.map((a) => a.properties.file)).toEqual(['src/gone.ts']);
+  });
+
+  it('fetch-depth 1: a base commit on no branch any more (deleted after a squash merge) is fetched by its id', async () => {
+    const user = makeUser();
+    const remote = bareRemote();
+    const agent = cloneOf(remote);
+    writeFiles(agent, { 'src/app.ts': 'one\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'initial');
+    git(agent, 'push', '-q', 'origin', 'HEAD:main');
+    git(agent, 'checkout', '-q', '-b', 'topic');
+    writeFiles(agent, { 'src/topic.ts': 'wip\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'topic start');
+    git(agent, 'push', '-q', 'origin', 'topic');
+    const topicBase = git(agent, 'rev-parse', 'HEAD');
+    writeFiles(agent, { 'src/app.ts': 'one\nthree\n' });
+    await record(user, agent, { status: 'success', summary: 'topic work', task: 'T-9' });
+    git(agent, 'push', '-q', 'origin', 'refs/ledger/*:refs/ledger/*');
+    // Squash-merged into main, then the branch is deleted: no branch reaches its base commit.
+    git(agent, 'checkout', '-q', 'main');
+    git(agent, 'merge', '-q', '--squash', 'topic');
+    writeFiles(agent, { 'src/app.ts': 'one\nthree\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'topic (squashed)');
+    git(agent, 'push', '-q', 'origin', 'HEAD:main');
+    git(agent, 'push', '-q', 'origin', ':topic');
+    const main = git(agent, 'rev-parse', 'HEAD');
+    const workspace = checkoutV4(remote, main, 'refs/remotes/origin/main', 1, 'main');
+    const run = runAction({
+      workspace,
+      inputs: { policy: auditorPolicy(), build: 'false', summary: 'false' },
+      env: user.env,
+      github: { sha: main },
+    });
+    const verify = run.steps.find((s) => s.name === 'Verify the ledger')!;
+    expect(run.code, verify.stdout + verify.stderr).toBe(0);
+    expect(git(workspace, 'cat-file', '-t', topicBase)).toBe('commit');
+  });
+});
