@@ -391,39 +391,46 @@ export const SchemaOutput = z
   ])
   .describe('ledger schema --json: the list of schemas, or one schema');
 
-export const HookClaudeCodeOutput = z
-  .union([
-    z.object({
-      ok: okTrue,
-      response: z
-        .object({
-          decision: z.literal('block').optional(),
-          reason: z.string().optional(),
-          systemMessage: z.string().optional(),
-        })
-        .describe('the hook-protocol answer printed without --json'),
-      event: z.string(),
-      outcome: z.enum(['recorded', 'refused', 'no-handoff', 'ignored']),
-      message: z.enum(['last_assistant_message', 'transcript']).optional(),
-      format: z.enum(FORMATS).optional(),
-      record: RecordOutput.optional(),
-      problems: z
-        .array(
-          z.object({
-            path: z.string(),
-            message: z.string(),
-            expected: z.string().optional(),
-            got: z.string().optional(),
-          }),
-        )
-        .optional()
-        .describe('why the handoff was refused (nothing was written)'),
-      lowered: z.boolean().optional(),
-      blocked: z.boolean(),
-    }),
-    ErrorOutput,
-  ])
-  .describe('ledger hook claude-code --json: the whole outcome instead of the hook answer');
+/** `ledger hook AGENT --json`: each agent's answer shape and message field. */
+function hookOutput(agent: string, decision: 'block' | 'deny', message: string) {
+  return z
+    .union([
+      z.object({
+        ok: okTrue,
+        response: z
+          .object({
+            decision: z.literal(decision).optional(),
+            reason: z.string().optional(),
+            systemMessage: z.string().optional(),
+          })
+          .describe('the hook-protocol answer printed without --json'),
+        event: z.string(),
+        outcome: z.enum(['recorded', 'refused', 'no-handoff', 'ignored']),
+        message: z.enum([message, 'transcript']).optional(),
+        format: z.enum(FORMATS).optional(),
+        record: RecordOutput.optional(),
+        problems: z
+          .array(
+            z.object({
+              path: z.string(),
+              message: z.string(),
+              expected: z.string().optional(),
+              got: z.string().optional(),
+            }),
+          )
+          .optional()
+          .describe('why the handoff was refused (nothing was written)'),
+        lowered: z.boolean().optional(),
+        blocked: z.boolean(),
+      }),
+      ErrorOutput,
+    ])
+    .describe(`ledger hook ${agent} --json: the whole outcome instead of the hook answer`);
+}
+
+export const HookClaudeCodeOutput = hookOutput('claude-code', 'block', 'last_assistant_message');
+export const HookCodexOutput = hookOutput('codex', 'block', 'last_assistant_message');
+export const HookGeminiOutput = hookOutput('gemini', 'deny', 'prompt_response');
 
 export const ExportOutput = z
   .object({
