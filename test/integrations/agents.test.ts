@@ -69,7 +69,9 @@ describe.each(AGENTS)('ledger hook $agent', ({ agent, stop, other, block }) => {
     expect(records).toHaveLength(2);
     const shown: any = await openLedger(repo).show(records[0]!.id);
     expect(shown.claims.task).toBe('T-9');
-    expect(shown.observed.producer).toBe(`${agent} session ${stop(repo, null, false).session_id}`);
+    expect(shown.observed.producer).toBe(
+      `${agent} session ${(stop(repo, null, false) as Record<string, unknown>)['session_id'] as string}`,
+    );
   });
 
   it('answers nothing for a conversational turn, an empty message or another event, and records nothing', async () => {
