@@ -302,6 +302,16 @@ export const SignOutput = z
   })
   .describe('ledger sign --json');
 
+const change = z.enum(['added', 'updated', 'unchanged']);
+const fileChange = z.object({ path: z.string(), change });
+const agentInstall = z.object({
+  path: z.string().describe('the hook settings file'),
+  command: z.string().describe('the hook command written for each event'),
+  events: z.array(z.object({ event: z.string(), change })),
+  created: z.boolean(),
+  mcp: fileChange.optional().describe('the MCP server entry, when in another file'),
+});
+
 export const InitOutput = z
   .object({
     ok: okTrue,
@@ -327,6 +337,17 @@ export const InitOutput = z
       })
       .optional()
       .describe('with --claude-code: what was written to .claude/settings.json'),
+    codex: agentInstall
+      .optional()
+      .describe('with --codex: .codex/hooks.json (Stop, SubagentStop) and .codex/config.toml'),
+    gemini: agentInstall
+      .optional()
+      .describe('with --gemini: .gemini/settings.json (AfterAgent and mcpServers.ledger)'),
+    agentsMd: fileChange.optional().describe('with --agents-md: the section in AGENTS.md'),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe('what the user should know (the hook command holds this machine’s paths)'),
   })
   .describe('ledger init --json');
 
