@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Start-up cost of the `ledger` binary (issue 11): `ledger log` on an empty ledger and
-// `ledger --version`, each against `node -e 0` in the same run (order rotated, medians), and
+// Start-up cost of the `ledger` binary (issue 11): `ledger log` on an empty ledger,
+// `ledger --version` and `ledger hook claude-code` on a conversational turn (issue 18: the
+// message given in the input, and only in a 20 MB transcript), each against `node -e 0` in the
+// same run (order rotated, medians), and
 // what each module costs to import in a fresh process — so that a change that makes a command
 // import something it does not need shows up here, not in a user's shell.
 //
@@ -11,7 +13,15 @@
 // rows into that file (rows with the same name are replaced; details under `startup`).
 // `benchStartup({ log })` is the entry for bench/run.js.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,6 +35,7 @@ const MODULES = [
   'zod',
   '@noble/hashes/sha2.js',
   'isomorphic-git',
+  'dist/src/integrations/fast-path.js',
   'dist/src/cli/main.js',
   'dist/src/cli/base.js',
   'dist/src/model/record.js',
@@ -104,25 +115,75 @@ function emptyLedgerRepo() {
   return dir;
 }
 
+/**
+ * What `ledger hook claude-code` gets on a conversational turn (issue 18): a Stop input whose
+ * final message holds no handoff, given in the input, or only in a 20 MB transcript's tail.
+ */
+function conversationalTurn(repo) {
+  const text = 'I renamed the helper and updated both call sites. Want me to add a test as well?';
+  const entry = (type, content, id) =>
+    JSON.stringify({
+      type,
+      isSidechain: false,
+      message: { id, role: type, model: 'claude-sonnet', content },
+    });
+  const filler = entry('user', [{ type: 'tool_result', content: 'x'.repeat(4000) }]);
+  const transcript = join(repo, '..', `${repo.split('/').pop()}-transcript.jsonl`);
+  const lines = [];
+  for (let i = 0; i < 5000; i++) lines.push(filler);
+  lines.push(entry('user', 'Rename the helper.'));
+  lines.push(entry('assistant', [{ type: 'text', text }], 'msg_1'));
+  writeFileSync(transcript, `${lines.join('\n')}\n`);
+  const input = (fields) =>
+    JSON.stringify({
+      session_id: 'bench',
+      transcript_path: transcript,
+      cwd: repo,
+      hook_event_name: 'Stop',
+      stop_hook_active: false,
+      ...fields,
+    });
+  const given = join(repo, '..', `${repo.split('/').pop()}-stop-given.json`);
+  const fromTranscript = join(repo, '..', `${repo.split('/').pop()}-stop-transcript.json`);
+  writeFileSync(given, input({ last_assistant_message: text }));
+  writeFileSync(fromTranscript, input({}));
+  return { given, fromTranscript, files: [transcript, given, fromTranscript] };
+}
+
+/** Runs a contender, with a file on its stdin when it has one. */
+async function runContender([cmd, args, stdinFile], cwd) {
+  if (stdinFile === undefined) return timed(cmd, args, { cwd });
+  const fd = openSync(stdinFile, 'r');
+  try {
+    return await timed(cmd, args, { cwd, stdio: [fd, 'pipe', 'pipe'] });
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export async function benchStartup({ log = () => {} } = {}) {
   const repo = emptyLedgerRepo();
+  const turn = conversationalTurn(repo);
   const loadAverageBefore = loadavg();
   try {
+    const hook = [BIN, 'hook', 'claude-code', '--witness', 'npm test', '--block', 'lowered'];
     const contenders = {
       node: [process.execPath, ['-e', '0']],
       log: [process.execPath, [BIN, 'log']],
       version: [process.execPath, [BIN, '--version']],
+      hook: [process.execPath, hook, turn.given],
+      hookTranscript: [process.execPath, hook, turn.fromTranscript],
     };
-    const samples = { node: [], log: [], version: [] };
+    const samples = { node: [], log: [], version: [], hook: [], hookTranscript: [] };
     const names = Object.keys(contenders);
     log(`startup: ${STARTUP_RUNS} runs of ${names.join(', ')}, order rotated`);
-    for (const [cmd, args] of Object.values(contenders)) await timed(cmd, args, { cwd: repo }); // warm the page cache
+    for (const contender of Object.values(contenders)) await runContender(contender, repo); // warm the page cache
     for (let run = 0; run < STARTUP_RUNS; run++) {
       for (let k = 0; k < names.length; k++) {
         const name = names[(run + k) % names.length];
-        const [cmd, args] = contenders[name];
-        const r = await timed(cmd, args, { cwd: repo });
-        if (r.code !== 0) throw new Error(`${name} failed (${r.code}): ${r.stderr.slice(0, 500)}`);
+        const r = await runContender(contenders[name], repo);
+        if (r.code !== 0 || (name.startsWith('hook') && r.stdout !== ''))
+          throw new Error(`${name} failed (${r.code}): ${r.stderr.slice(0, 500)}${r.stdout}`);
         samples[name].push(r.seconds);
       }
     }
@@ -141,6 +202,8 @@ export async function benchStartup({ log = () => {} } = {}) {
     const rows = [
       row('ledger log, empty ledger (start-up)', 'log', 2),
       row('ledger --version (start-up)', 'version', 1.5),
+      row('ledger hook claude-code, conversational turn', 'hook', 1.5),
+      row('ledger hook claude-code, turn in a 20 MB transcript', 'hookTranscript', 1.5),
     ];
 
     const moduleRuns = Math.max(3, Math.ceil(STARTUP_RUNS / 3));
@@ -179,6 +242,7 @@ export async function benchStartup({ log = () => {} } = {}) {
     };
   } finally {
     rmSync(repo, { recursive: true, force: true });
+    for (const file of turn.files) rmSync(file, { force: true });
   }
 }
 
@@ -186,7 +250,7 @@ function print({ rows, details }) {
   const out = [];
   for (const r of rows) {
     out.push(
-      `${r.name.padEnd(38)} ${(r.seconds * 1000).toFixed(0).padStart(5)} ms  ` +
+      `${r.name.padEnd(52)} ${(r.seconds * 1000).toFixed(0).padStart(5)} ms  ` +
         `${r.peer} ${(r.peerSeconds * 1000).toFixed(0).padStart(4)} ms  ratio ${r.ratio.toFixed(2)}  ` +
         `target ≤ ${r.target}  ${r.ratio <= r.target ? 'met' : 'MISSED'}`,
     );

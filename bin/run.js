@@ -3,12 +3,25 @@
 // costs more than everything else the answer needs, and `ledger version` prints the same line
 // (src/cli/version.ts). Everything else goes to oclif through src/cli/main.ts, which keeps the
 // exit-code promise for errors that happen outside a command.
+// `ledger hook AGENT` runs on every turn of an agent: the cheap path (src/integrations/fast-path.ts)
+// answers a turn that cannot hold a handoff before oclif, zod, the formats or git are loaded.
 const argv = process.argv.slice(2);
 
 if (argv[0] === '--version' || argv[0] === '-v') {
   const { versionLine } = await import('../dist/src/cli/version.js');
   process.stdout.write(`${versionLine()}\n`);
+} else if (argv[0] === 'hook' && (await cheapHookDone(argv))) {
+  // answered: nothing to record, nothing to say
 } else {
   const { main } = await import('../dist/src/cli/main.js');
   await main(argv);
+}
+
+async function cheapHookDone(args) {
+  try {
+    const { cheapHook } = await import('../dist/src/integrations/fast-path.js');
+    return await cheapHook(args);
+  } catch {
+    return false; // whatever went wrong, the full path answers (and reports it)
+  }
 }

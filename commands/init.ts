@@ -1,7 +1,18 @@
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { initRepository } from '../src/app/init.js';
-import { prepareClaudeCodeHook } from '../src/integrations/claude-code/settings.js';
+import {
+  prepareAgentHook,
+  type InstallResult,
+  type PreparedInstall,
+} from '../src/integrations/claude-code/settings.js';
+import {
+  prepareAgentsMd,
+  prepareCodexMcp,
+  type FileChange,
+} from '../src/integrations/agent-files.js';
+import type { AgentName } from '../src/integrations/agents.js';
+import { ledgerProgram } from '../src/integrations/program.js';
 import {
   BLOCK_MODES,
   hookOptionsFrom,
@@ -11,6 +22,7 @@ import {
 import { LedgerError } from '../src/model/errors.js';
 import { FORMATS } from '../src/model/vocabulary.js';
 import { sanitizeLine } from '../src/paths/index.js';
+import { dirname } from 'node:path';
 
 export default class Init extends LedgerCommand {
   static override summary = 'Prepare this repository for the ledger.';
@@ -20,11 +32,16 @@ export default class Init extends LedgerCommand {
     'an allowed_signers template to .git/ledger/. ledger never reads those files (the agent can ' +
     'write them): init prints the commands that copy both outside the repository (the policy names ' +
     'its allowed_signers relative to itself) and set `git config --global ledger.policy`. ' +
-    'Safe to run again.';
+    'With --claude-code, --codex or --gemini it adds the stop hook (ledger hook AGENT) to that ' +
+    "agent's project settings, and for Codex and Gemini CLI the MCP server (ledger mcp) too, " +
+    'merging into what is there; --agents-md adds a short section on handing over to AGENTS.md. ' +
+    'The commands call `ledger` when the ledger on PATH is this install, else this install by ' +
+    'its absolute paths (said in the output). Safe to run again.';
   static override examples = [
     '<%= config.bin %> init',
     '<%= config.bin %> init --remote origin --json',
     '<%= config.bin %> init --claude-code --witness "npm test" --block lowered',
+    '<%= config.bin %> init --codex --gemini --agents-md --block refused',
   ];
   static override flags = {
     remote: Flags.string({ description: 'Only configure this remote (default: every remote).' }),
@@ -33,29 +50,62 @@ export default class Init extends LedgerCommand {
         'Also add `ledger hook claude-code` to .claude/settings.json (Stop and SubagentStop), keeping everything already there.',
       default: false,
     }),
+    codex: Flags.boolean({
+      description:
+        'Also add `ledger hook codex` to .codex/hooks.json (Stop, SubagentStop) and the MCP server to .codex/config.toml.',
+      default: false,
+    }),
+    gemini: Flags.boolean({
+      description:
+        'Also add `ledger hook gemini` (AfterAgent) and the MCP server (mcpServers.ledger) to .gemini/settings.json.',
+      default: false,
+    }),
+    'agents-md': Flags.boolean({
+      description: 'Also add a short section to AGENTS.md telling any agent how to hand over.',
+      default: false,
+    }),
     witness: Flags.string({
-      description: 'With --claude-code: a witness the hook runs when it records (repeatable).',
+      description: 'With an agent flag: a witness the hook runs when it records (repeatable).',
       multiple: true,
     }),
     'witness-timeout': Flags.integer({
-      description: 'With --claude-code: seconds before a witness is killed.',
+      description: 'With an agent flag: seconds before a witness is killed.',
       min: 1,
     }),
     block: Flags.string({
-      description: `With --claude-code: when the hook blocks the stop (${BLOCK_MODES.join(', ')}).`,
+      description: `With an agent flag: when the hook blocks the stop (${BLOCK_MODES.join(', ')}).`,
     }),
     format: Flags.string({
-      description: `With --claude-code: the handoff format to expect (${FORMATS.join(', ')}; default: detected).`,
+      description: `With an agent flag: the handoff format to expect (${FORMATS.join(', ')}; default: detected).`,
     }),
   };
 
   protected async execute(): Promise<Output> {
     const { flags } = await this.parse(Init);
-    const hookOptions = claudeCodeOptions(flags);
-    // Checked before init writes anything: a broken settings file leaves the repository as it was.
-    const hook = hookOptions && (await prepareClaudeCodeHook(process.cwd(), hookOptions));
+    const hookOptions = agentHookOptions(flags);
+    const agents = (['claude-code', 'codex', 'gemini'] as const).filter((a) => flags[a]);
+    const program = ledgerProgram();
+    const install = { ...hookOptions, program: program.program };
+    const mcp = { command: program.command, args: [...program.args, 'mcp'] };
+    // Everything checked before init writes anything: a broken settings file leaves the
+    // repository as it was.
+    const prepared = new Map<AgentName, PreparedInstall>();
+    for (const agent of agents)
+      prepared.set(
+        agent,
+        await prepareAgentHook(agent, process.cwd(), install, agent === 'gemini' ? mcp : undefined),
+      );
+    const files: { codexMcp?: FileChange; agentsMd?: FileChange } = {};
+    const root = agents.length > 0 || flags['agents-md'] ? workTreeOf(prepared) : undefined;
+    if (flags.codex) files.codexMcp = await prepareCodexMcp(await root!, mcp);
+    if (flags['agents-md']) files.agentsMd = await prepareAgentsMd(await root!);
     const result = await initRepository(process.cwd(), flags.remote);
-    const claudeCode = hook && (await hook.write());
+    const written: Partial<Record<AgentName, InstallResult>> = {};
+    for (const [agent, p] of prepared) written[agent] = await p.write();
+    if (files.codexMcp) await files.codexMcp.write();
+    if (files.agentsMd) await files.agentsMd.write();
+    const warnings = agents.length > 0 && program.warning ? [program.warning] : [];
+    const claudeCode = written['claude-code'];
     const lines = [`ledger initialised in ${sanitizeLine(result.root)}`];
     lines.push(
       `  policy template: ${sanitizeLine(result.policy.path)}${result.policy.created ? ' (created)' : ' (kept)'}, allowed_signers template beside it — not read by ledger`,
@@ -70,27 +120,72 @@ export default class Init extends LedgerCommand {
         `  remote ${sanitizeLine(remote.name)}: ${remote.added.length === 0 ? 'already configured' : sanitizeLine(remote.added.join(', '))}`,
       );
     }
-    if (claudeCode) {
-      const changes = claudeCode.events.map((e) => `${e.event} ${e.change}`).join(', ');
-      lines.push(`  claude code: ${sanitizeLine(claudeCode.path)} (${changes})`);
-      lines.push(`    hook: ${sanitizeLine(claudeCode.command)}`);
+    for (const [agent, installed] of Object.entries(written)) {
+      const changes = installed.events.map((e) => `${e.event} ${e.change}`).join(', ');
+      lines.push(
+        `  ${AGENT_TITLE[agent as AgentName]}: ${sanitizeLine(installed.path)} (${changes})`,
+      );
+      lines.push(`    hook: ${sanitizeLine(installed.command)}`);
+      if (agent === 'codex' && files.codexMcp)
+        lines.push(
+          `    mcp: ${sanitizeLine(files.codexMcp.path)} (mcp_servers.ledger ${files.codexMcp.change})`,
+        );
     }
+    if (files.agentsMd)
+      lines.push(
+        `  AGENTS.md: ${sanitizeLine(files.agentsMd.path)} (handing over ${files.agentsMd.change})`,
+      );
+    for (const warning of warnings) lines.push(`  note: ${sanitizeLine(warning)}`);
+    const fileChange = (f: FileChange) => ({ path: f.path, change: f.change });
+    const codex = written.codex && {
+      ...written.codex,
+      ...(files.codexMcp ? { mcp: fileChange(files.codexMcp) } : {}),
+    };
     return {
-      json: { ok: true, ...result, ...(claudeCode ? { claudeCode } : {}) },
+      json: {
+        ok: true,
+        ...result,
+        ...(claudeCode ? { claudeCode } : {}),
+        ...(codex ? { codex } : {}),
+        ...(written.gemini ? { gemini: written.gemini } : {}),
+        ...(files.agentsMd ? { agentsMd: fileChange(files.agentsMd) } : {}),
+        ...(warnings.length > 0 ? { warnings } : {}),
+      },
       text: lines.join('\n'),
     };
   }
 }
 
-/** The hook's options, checked before anything is written; undefined without --claude-code. */
-function claudeCodeOptions(flags: HookFlags & { 'claude-code': boolean }): HookOptions | undefined {
-  if (flags['claude-code']) return hookOptionsFrom(flags, 'cannot initialise');
+const AGENT_TITLE: Record<AgentName, string> = {
+  'claude-code': 'claude code',
+  codex: 'codex',
+  gemini: 'gemini',
+};
+
+/** The work tree the agents' files go into (a bare repository has none: said, exit 2). */
+async function workTreeOf(prepared: Map<AgentName, PreparedInstall>): Promise<string> {
+  const first = [...prepared.values()][0];
+  if (first) return dirname(dirname(first.result.path));
+  const { openRepo } = await import('../src/store/git/repo.js');
+  const { requireWorkTree } = await import('../src/app/repo.js');
+  return requireWorkTree(await openRepo(process.cwd()), 'ledger init --agents-md');
+}
+
+/** The hooks' options, checked before anything is written; undefined without an agent flag. */
+function agentHookOptions(
+  flags: HookFlags & { 'claude-code': boolean; codex: boolean; gemini: boolean },
+): HookOptions | undefined {
+  if (flags['claude-code'] || flags.codex || flags.gemini)
+    return hookOptionsFrom(flags, 'cannot initialise');
   const given = (['witness', 'witness-timeout', 'block', 'format'] as const).filter(
     (name) => flags[name] !== undefined,
   );
   if (given.length === 0) return undefined;
-  throw new LedgerError('USAGE', `--${given.join(', --')} configure the Claude Code hook`, {
-    problems: given.map((name) => ({ path: name, message: 'needs --claude-code' })),
-    hint: 'Nothing was written. Add --claude-code, or leave these flags out.',
+  throw new LedgerError('USAGE', `--${given.join(', --')} configure the agents' hooks`, {
+    problems: given.map((name) => ({
+      path: name,
+      message: 'needs --claude-code, --codex or --gemini',
+    })),
+    hint: 'Nothing was written. Add an agent flag, or leave these flags out.',
   });
 }

@@ -314,6 +314,16 @@ export const SignOutput = z
   })
   .describe('ledger sign --json');
 
+const change = z.enum(['added', 'updated', 'unchanged']);
+const fileChange = z.object({ path: z.string(), change });
+const agentInstall = z.object({
+  path: z.string().describe('the hook settings file'),
+  command: z.string().describe('the hook command written for each event'),
+  events: z.array(z.object({ event: z.string(), change })),
+  created: z.boolean(),
+  mcp: fileChange.optional().describe('the MCP server entry, when in another file'),
+});
+
 export const InitOutput = z
   .object({
     ok: okTrue,
@@ -339,6 +349,17 @@ export const InitOutput = z
       })
       .optional()
       .describe('with --claude-code: what was written to .claude/settings.json'),
+    codex: agentInstall
+      .optional()
+      .describe('with --codex: .codex/hooks.json (Stop, SubagentStop) and .codex/config.toml'),
+    gemini: agentInstall
+      .optional()
+      .describe('with --gemini: .gemini/settings.json (AfterAgent and mcpServers.ledger)'),
+    agentsMd: fileChange.optional().describe('with --agents-md: the section in AGENTS.md'),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe('what the user should know (the hook command holds this machine’s paths)'),
   })
   .describe('ledger init --json');
 
@@ -403,39 +424,46 @@ export const SchemaOutput = z
   ])
   .describe('ledger schema --json: the list of schemas, or one schema');
 
-export const HookClaudeCodeOutput = z
-  .union([
-    z.object({
-      ok: okTrue,
-      response: z
-        .object({
-          decision: z.literal('block').optional(),
-          reason: z.string().optional(),
-          systemMessage: z.string().optional(),
-        })
-        .describe('the hook-protocol answer printed without --json'),
-      event: z.string(),
-      outcome: z.enum(['recorded', 'refused', 'no-handoff', 'ignored']),
-      message: z.enum(['last_assistant_message', 'transcript']).optional(),
-      format: z.enum(FORMATS).optional(),
-      record: RecordOutput.optional(),
-      problems: z
-        .array(
-          z.object({
-            path: z.string(),
-            message: z.string(),
-            expected: z.string().optional(),
-            got: z.string().optional(),
-          }),
-        )
-        .optional()
-        .describe('why the handoff was refused (nothing was written)'),
-      lowered: z.boolean().optional(),
-      blocked: z.boolean(),
-    }),
-    ErrorOutput,
-  ])
-  .describe('ledger hook claude-code --json: the whole outcome instead of the hook answer');
+/** `ledger hook AGENT --json`: each agent's answer shape and message field. */
+function hookOutput(agent: string, decision: 'block' | 'deny', message: string) {
+  return z
+    .union([
+      z.object({
+        ok: okTrue,
+        response: z
+          .object({
+            decision: z.literal(decision).optional(),
+            reason: z.string().optional(),
+            systemMessage: z.string().optional(),
+          })
+          .describe('the hook-protocol answer printed without --json'),
+        event: z.string(),
+        outcome: z.enum(['recorded', 'refused', 'no-handoff', 'ignored']),
+        message: z.enum([message, 'transcript']).optional(),
+        format: z.enum(FORMATS).optional(),
+        record: RecordOutput.optional(),
+        problems: z
+          .array(
+            z.object({
+              path: z.string(),
+              message: z.string(),
+              expected: z.string().optional(),
+              got: z.string().optional(),
+            }),
+          )
+          .optional()
+          .describe('why the handoff was refused (nothing was written)'),
+        lowered: z.boolean().optional(),
+        blocked: z.boolean(),
+      }),
+      ErrorOutput,
+    ])
+    .describe(`ledger hook ${agent} --json: the whole outcome instead of the hook answer`);
+}
+
+export const HookClaudeCodeOutput = hookOutput('claude-code', 'block', 'last_assistant_message');
+export const HookCodexOutput = hookOutput('codex', 'block', 'last_assistant_message');
+export const HookGeminiOutput = hookOutput('gemini', 'deny', 'prompt_response');
 
 export const ExportOutput = z
   .object({

@@ -23,16 +23,24 @@ import { escapeForTerminal, sanitizeLine } from '../../paths/index.js';
 import { lowerTo } from '../../record/status.js';
 import { recordHandoff } from '../../app/record.js';
 import { toRecordJson, type RecordJson } from '../../app/views.js';
+import { AGENT_STOP_EVENTS, messageSourceOf, type AgentName } from '../agents.js';
 import { pickHandoff } from './handoff.js';
 import type { HookOptions } from './options.js';
-import { isStopEvent, parseHookInput, type HookInput } from './payload.js';
+import { parseAgentInput, type AgentInput } from './payload.js';
 import { readFinalMessage } from './transcript.js';
 
-/** What Claude Code reads from a Stop/SubagentStop hook's standard output. */
+/**
+ * What the agent reads from a stop hook's standard output: Claude Code and Codex block with
+ * `decision: "block"`, Gemini CLI with `decision: "deny"`; all three show `systemMessage`.
+ */
 export interface HookResponse {
-  decision?: 'block';
+  decision?: 'block' | 'deny';
   reason?: string;
   systemMessage?: string;
+}
+
+function blockResponse(agent: AgentName, reason: string): HookResponse {
+  return { decision: agent === 'gemini' ? 'deny' : 'block', reason };
 }
 
 export interface HookResult {
@@ -41,7 +49,7 @@ export interface HookResult {
   event: string;
   outcome: 'recorded' | 'refused' | 'no-handoff' | 'ignored';
   /** Where the final message came from. */
-  message?: 'last_assistant_message' | 'transcript';
+  message?: 'last_assistant_message' | 'prompt_response' | 'transcript';
   format?: FormatName;
   record?: RecordJson;
   /** Why the handoff was refused (nothing was written). */
@@ -51,16 +59,27 @@ export interface HookResult {
   blocked: boolean;
 }
 
-export async function runClaudeCodeHook(
+export function runClaudeCodeHook(
   input: Uint8Array,
   options: HookOptions = { witnesses: [] },
   fallbackCwd: string = process.cwd(),
 ): Promise<HookResult> {
-  const payload = parseHookInput(input);
-  const event = payload.hook_event_name;
-  if (!isStopEvent(event)) return { response: {}, event, outcome: 'ignored', blocked: false };
+  return runAgentHook('claude-code', input, options, fallbackCwd);
+}
 
-  const final = await finalMessage(payload);
+/** `ledger hook AGENT`: the same decisions for every agent, in each one's own protocol. */
+export async function runAgentHook(
+  agent: AgentName,
+  input: Uint8Array,
+  options: HookOptions = { witnesses: [] },
+  fallbackCwd: string = process.cwd(),
+): Promise<HookResult> {
+  const payload = parseAgentInput(agent, input);
+  const event = payload.hook_event_name;
+  if (!AGENT_STOP_EVENTS[agent].includes(event))
+    return { response: {}, event, outcome: 'ignored', blocked: false };
+
+  const final = await finalMessage(agent, payload);
   if (final === undefined) return { response: {}, event, outcome: 'no-handoff', blocked: false };
   const handoff = pickHandoff(final.text, options.format);
   if (handoff === undefined)
@@ -76,7 +95,7 @@ export async function runClaudeCodeHook(
       format: handoff.format,
       // A claim from the hook input, never proven by a signature made here: the hook signs
       // only when set up with --sign, and then as the recorder.
-      producer: producerOf(payload),
+      producer: producerOf(agent, payload),
       witnesses: options.witnesses,
       // The witnesses test the agent's code: run as verify --rerun runs them, never with the
       // user's HOME, ssh-agent or credentials within reach.
@@ -95,7 +114,7 @@ export async function runClaudeCodeHook(
     const lowered = lowerTo(claimed, outcome.record.observed.effectiveStatus) !== claimed;
     const block = lowered && mode === 'lowered' && !retrying;
     const response: HookResponse = block
-      ? { decision: 'block', reason: loweredReason(record) }
+      ? blockResponse(agent, loweredReason(record))
       : { systemMessage: recordedMessage(record, lowered, lowered && mode === 'lowered') };
     return { ...base, response, outcome: 'recorded', record, lowered, blocked: block };
   } catch (error) {
@@ -103,33 +122,30 @@ export async function runClaudeCodeHook(
     if (problems === undefined) throw error;
     const block = mode !== 'never' && !retrying;
     const response: HookResponse = block
-      ? { decision: 'block', reason: refusedReason(handoff.format, problems) }
+      ? blockResponse(agent, refusedReason(handoff.format, problems))
       : { systemMessage: refusedMessage(handoff.format, problems, mode !== 'never') };
     return { ...base, response, outcome: 'refused', problems, blocked: block };
   }
 }
 
 /**
- * The final message: Claude Code's own copy in the input when it sends one (it can call a
- * Stop hook before the transcript has the message on disk), else the transcript's last
- * assistant message — a subagent's own transcript when it has one.
+ * The final message: the agent's own copy in the input when it sends one (Claude Code can call
+ * a Stop hook before the transcript has the message on disk), else, for Claude Code, the
+ * transcript's last assistant message — a subagent's own transcript when it has one.
  */
 async function finalMessage(
-  payload: HookInput,
-): Promise<{ text: string; source: 'last_assistant_message' | 'transcript' } | undefined> {
-  const given = payload.last_assistant_message;
-  if (typeof given === 'string' && given.trim() !== '')
-    return { text: given, source: 'last_assistant_message' };
-  const subagent = payload.hook_event_name === 'SubagentStop';
-  const path = (subagent ? payload.agent_transcript_path : undefined) ?? payload.transcript_path;
-  if (path === undefined) {
+  agent: AgentName,
+  payload: AgentInput,
+): Promise<{ text: string; source: NonNullable<HookResult['message']> } | undefined> {
+  const where = messageSourceOf(agent, payload.raw);
+  if ('text' in where) return where;
+  if ('none' in where) return undefined;
+  if ('invalid' in where) {
     throw new LedgerError('INVALID_INPUT', 'the hook input names no transcript', {
-      problems: [{ path: 'transcript_path', message: 'missing', expected: 'a file path' }],
+      problems: [{ path: where.invalid, message: 'missing', expected: 'a file path' }],
     });
   }
-  // The main session's transcript holds subagents' entries as sidechains; a subagent's own
-  // transcript (or, in older versions, the shared one at SubagentStop) is all sidechain.
-  const text = await readFinalMessage(path, { sidechain: subagent });
+  const text = await readFinalMessage(where.transcript, { sidechain: where.sidechain });
   return text === undefined ? undefined : { text, source: 'transcript' };
 }
 
@@ -142,11 +158,11 @@ function handoffProblems(error: unknown): Problem[] | undefined {
   return all.map((p) => ({ ...p, path: p.path.replace(/^from:?/, '') }));
 }
 
-function producerOf(payload: HookInput): string {
+function producerOf(agent: AgentName, payload: AgentInput): string {
   const session = payload.session_id === undefined ? '' : ` session ${payload.session_id}`;
   return payload.hook_event_name === 'SubagentStop'
-    ? `claude-code subagent ${payload.agent_type ?? payload.agent_id ?? 'unknown'}${session}`
-    : `claude-code${session}`;
+    ? `${agent} subagent ${payload.agent_type ?? payload.agent_id ?? 'unknown'}${session}`
+    : `${agent}${session}`;
 }
 
 function problemLines(problems: readonly Problem[]): string[] {

@@ -7,15 +7,43 @@
  *
  * The witnesses and the blocking rule are written into the hook's command line, which is the
  * only place the hook reads them from (see hook.ts for why).
+ *
+ * Codex's `.codex/hooks.json` (Stop, SubagentStop; timeout in seconds) and Gemini CLI's
+ * `.gemini/settings.json` (AfterAgent; timeout in milliseconds, and the MCP server under
+ * `mcpServers`) have the same event → matcher groups → hooks shape, and are merged the same way.
  */
 import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { requireWorkTree } from '../../app/repo.js';
 import { openRepo } from '../../store/git/repo.js';
-import { STOP_EVENTS, type HookOptions } from './options.js';
+import type { AgentName } from '../agents.js';
+import { AGENT_STOP_EVENTS } from '../agents.js';
+import type { HookOptions } from './options.js';
 
 export const SETTINGS_PATH = '.claude/settings.json';
+
+/** Where each agent's project hooks live, and how its hook entries are written. */
+const TARGETS: Record<
+  AgentName,
+  { dir: string; file: string; timeoutUnit: number; name?: string; flag: string }
+> = {
+  'claude-code': { dir: '.claude', file: 'settings.json', timeoutUnit: 1, flag: '--claude-code' },
+  codex: { dir: '.codex', file: 'hooks.json', timeoutUnit: 1, flag: '--codex' },
+  gemini: {
+    dir: '.gemini',
+    file: 'settings.json',
+    timeoutUnit: 1000,
+    name: 'ledger',
+    flag: '--gemini',
+  },
+};
+
+/** The MCP server entry an agent's JSON config gets (Gemini CLI: `mcpServers.ledger`). */
+export interface McpEntry {
+  command: string;
+  args: string[];
+}
 
 export interface InstallOptions extends Partial<HookOptions> {
   /** The program to call (default `ledger`, the package's binary on PATH). */
@@ -33,8 +61,8 @@ export interface InstallResult {
 /** Seconds Claude Code waits for the hook: the witnesses' limit plus time to record. */
 const RECORD_MARGIN_SECONDS = 60;
 
-export function hookCommand(options: InstallOptions): string {
-  const parts = [options.program ?? 'ledger', 'hook', 'claude-code'];
+export function hookCommand(options: InstallOptions, agent: AgentName = 'claude-code'): string {
+  const parts = [options.program ?? 'ledger', 'hook', agent];
   for (const witness of options.witnesses ?? []) parts.push('--witness', shellQuote(witness));
   if (options.witnessTimeoutSeconds !== undefined)
     parts.push('--witness-timeout', String(options.witnessTimeoutSeconds));
@@ -44,9 +72,9 @@ export function hookCommand(options: InstallOptions): string {
   return parts.join(' ');
 }
 
-/** A command hook of ours: any command that runs `… hook claude-code`. */
-export function isLedgerHookCommand(command: unknown): boolean {
-  return typeof command === 'string' && /(^|\s)hook\s+claude-code(\s|$)/.test(command);
+/** A command hook of ours: any command that runs `… hook AGENT`. */
+export function isLedgerHookCommand(command: unknown, agent: AgentName = 'claude-code'): boolean {
+  return typeof command === 'string' && new RegExp(`(^|\\s)hook\\s+${agent}(\\s|$)`).test(command);
 }
 
 /** A settings change worked out and checked, not yet written. */
@@ -60,32 +88,75 @@ export interface PreparedInstall {
  * Reads and checks the repository's Claude Code settings and works out the change; writes
  * nothing, so `init` can refuse a broken settings file before it touches anything else.
  */
-export async function prepareClaudeCodeHook(
+export function prepareClaudeCodeHook(
   cwd: string,
   options: InstallOptions = {},
 ): Promise<PreparedInstall> {
+  return prepareAgentHook('claude-code', cwd, options);
+}
+
+/**
+ * The same for any agent; `mcp` also puts the MCP server into the same file (Gemini CLI keeps
+ * both in its settings).
+ */
+export async function prepareAgentHook(
+  agent: AgentName,
+  cwd: string,
+  options: InstallOptions = {},
+  mcp?: McpEntry,
+): Promise<PreparedInstall> {
+  const target = TARGETS[agent];
+  const relative = `${target.dir}/${target.file}`;
   // The settings live in the work tree (a bare repository has none: said, exit 2).
-  const root = requireWorkTree(await openRepo(cwd), 'ledger init --claude-code');
-  const dir = join(root, '.claude');
-  const path = join(root, SETTINGS_PATH);
-  await refuseLinks(dir, path);
+  const root = requireWorkTree(await openRepo(cwd), `ledger init ${target.flag}`);
+  const dir = join(root, target.dir);
+  const path = join(root, relative);
+  await refuseLinks(dir, path, target.flag);
   const original = await readSettingsText(path);
-  const settings = original === undefined ? {} : parseSettings(original, path);
-  const command = hookCommand(options);
+  const settings =
+    original === undefined ? {} : parseSettings(original, path, relative, target.flag);
+  const command = hookCommand(options, agent);
   const witnesses = options.witnesses?.length ?? 0;
   const timeout =
     witnesses > 0
-      ? (options.witnessTimeoutSeconds ?? 600) * witnesses + RECORD_MARGIN_SECONDS
+      ? ((options.witnessTimeoutSeconds ?? 600) * witnesses + RECORD_MARGIN_SECONDS) *
+        target.timeoutUnit
       : undefined;
-  const entry = { type: 'command', command, ...(timeout === undefined ? {} : { timeout }) };
+  const entry = {
+    ...(target.name === undefined ? {} : { name: target.name }),
+    type: 'command',
+    command,
+    ...(timeout === undefined ? {} : { timeout }),
+  };
 
-  const hooks = objectAt(settings, 'hooks', path);
+  const hooks = objectAt(settings, 'hooks', path, target.flag);
   const events: InstallResult['events'] = [];
-  for (const event of STOP_EVENTS) {
+  for (const event of AGENT_STOP_EVENTS[agent]) {
     const groups = hooks[event] ?? [];
-    if (!Array.isArray(groups)) throw shapeError(path, `hooks.${event}`, 'an array');
+    if (!Array.isArray(groups)) throw shapeError(path, `hooks.${event}`, 'an array', target.flag);
     hooks[event] = groups;
-    events.push({ event, change: mergeEntry(groups, entry, path, event) });
+    events.push({ event, change: mergeEntry(groups, entry, path, event, agent, target.flag) });
+  }
+  if (mcp !== undefined) {
+    const servers = objectAt(settings, 'mcpServers', path, target.flag);
+    const before = JSON.stringify(servers['ledger']);
+    const existing = servers['ledger'];
+    // Other keys of a hand-edited entry (env, trust, timeout) stay.
+    servers['ledger'] = {
+      ...(existing !== null && typeof existing === 'object' && !Array.isArray(existing)
+        ? existing
+        : {}),
+      ...mcp,
+    };
+    events.push({
+      event: 'mcpServers.ledger',
+      change:
+        before === undefined
+          ? 'added'
+          : before === JSON.stringify(servers['ledger'])
+            ? 'unchanged'
+            : 'updated',
+    });
   }
   const result: InstallResult = { path, command, events, created: original === undefined };
   const changed = events.some((e) => e.change !== 'unchanged');
@@ -94,7 +165,7 @@ export async function prepareClaudeCodeHook(
     async write() {
       if (changed || original === undefined) {
         await mkdir(dir, { recursive: true });
-        await refuseLinks(dir, path);
+        await refuseLinks(dir, path, target.flag);
         await writeAtomically(path, `${JSON.stringify(settings, null, indentOf(original))}\n`);
       }
       return result;
@@ -119,18 +190,20 @@ function mergeEntry(
   entry: { type: string; command: string; timeout?: number },
   path: string,
   event: string,
+  agent: AgentName,
+  flag: string,
 ): 'added' | 'updated' | 'unchanged' {
   let change: 'added' | 'updated' | 'unchanged' | undefined;
   for (const [i, group] of groups.entries()) {
     if (group === null || typeof group !== 'object' || Array.isArray(group))
-      throw shapeError(path, `hooks.${event}[${i}]`, 'an object with a hooks array');
+      throw shapeError(path, `hooks.${event}[${i}]`, 'an object with a hooks array', flag);
     const list = (group as Record<string, unknown>)['hooks'];
     if (list === undefined) continue;
     if (!Array.isArray(list))
-      throw shapeError(path, `hooks.${event}[${i}].hooks`, 'an array of hooks');
+      throw shapeError(path, `hooks.${event}[${i}].hooks`, 'an array of hooks', flag);
     for (let j = list.length - 1; j >= 0; j--) {
       const hook = list[j] as Record<string, unknown> | null;
-      if (hook === null || typeof hook !== 'object' || !isLedgerHookCommand(hook['command']))
+      if (hook === null || typeof hook !== 'object' || !isLedgerHookCommand(hook['command'], agent))
         continue;
       if (change === undefined) {
         change =
@@ -150,7 +223,7 @@ function mergeEntry(
   return 'added';
 }
 
-async function refuseLinks(dir: string, path: string): Promise<void> {
+async function refuseLinks(dir: string, path: string, flag: string): Promise<void> {
   // The agent can write in the work tree: a planted link would make `init` (run by the user)
   // write the user's hook into a file anywhere — ~/.bashrc, say. Only plain files and folders.
   for (const [p, kind] of [
@@ -167,7 +240,7 @@ async function refuseLinks(dir: string, path: string): Promise<void> {
     const ok = kind === 'directory' ? stat.isDirectory() : stat.isFile();
     if (!ok) {
       throw new LedgerError('UNSAFE_PATH', `${p} is not a plain ${kind}`, {
-        hint: `ledger writes Claude Code's settings only into a real ${kind}, never through a link; remove it and run ledger init --claude-code again.`,
+        hint: `ledger writes an agent's settings only into a real ${kind}, never through a link; remove it and run ledger init ${flag} again.`,
       });
     }
   }
@@ -182,18 +255,23 @@ async function readSettingsText(path: string): Promise<string | undefined> {
   }
 }
 
-function parseSettings(text: string, path: string): Record<string, unknown> {
+function parseSettings(
+  text: string,
+  path: string,
+  relative: string,
+  flag: string,
+): Record<string, unknown> {
   let value: unknown;
   try {
     value = text.trim() === '' ? {} : JSON.parse(text);
   } catch (error) {
     throw new LedgerError('INVALID_INPUT', `${path} is not valid JSON`, {
-      problems: [{ path: SETTINGS_PATH, message: (error as Error).message }],
-      hint: 'Nothing was written. Fix the file (Claude Code reads it as plain JSON) and run ledger init --claude-code again.',
+      problems: [{ path: relative, message: (error as Error).message }],
+      hint: `Nothing was written. Fix the file (the agent reads it as plain JSON) and run ledger init ${flag} again.`,
     });
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw shapeError(path, '', 'a JSON object');
+    throw shapeError(path, '', 'a JSON object', flag);
   return value as Record<string, unknown>;
 }
 
@@ -201,18 +279,25 @@ function objectAt(
   parent: Record<string, unknown>,
   key: string,
   path: string,
+  flag: string,
 ): Record<string, unknown> {
   const value = parent[key] ?? {};
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw shapeError(path, key, 'an object');
+    throw shapeError(path, key, 'an object', flag);
   parent[key] = value;
   return value as Record<string, unknown>;
 }
 
-function shapeError(path: string, field: string, expected: string): LedgerError {
+function shapeError(path: string, field: string, expected: string, flag: string): LedgerError {
   return new LedgerError('INVALID_INPUT', `${path} has an unexpected shape`, {
-    problems: [{ path: field || SETTINGS_PATH, message: 'unexpected value', expected }],
-    hint: 'Nothing was written. Fix the file by hand or move it aside, then run ledger init --claude-code again.',
+    problems: [
+      {
+        path: field || path.slice(path.lastIndexOf('/.') + 1),
+        message: 'unexpected value',
+        expected,
+      },
+    ],
+    hint: `Nothing was written. Fix the file by hand or move it aside, then run ledger init ${flag} again.`,
   });
 }
 

@@ -5,7 +5,9 @@
  * API message as its own line, all with the same `message.id`, so the final message is the
  * text blocks of the last assistant `message.id`, in order.
  *
- * Transcripts grow to hundreds of megabytes, so only the tail is read. The file is opened
+ * Transcripts grow to hundreds of megabytes, so only the tail is read: 64 KiB first, twice as
+ * much while the final message may start before it, at most TRANSCRIPT_TAIL_BYTES (a hook pays
+ * for this on every turn, conversational ones included). The file is opened
  * non-blocking and must be a regular file: a FIFO named as the transcript can never hang a
  * stop hook.
  */
@@ -35,12 +37,32 @@ export async function readFinalMessage(
   path: string,
   options: FinalMessageOptions,
 ): Promise<string | undefined> {
-  const text = await readTail(path, options.tailBytes ?? TRANSCRIPT_TAIL_BYTES);
-  return finalMessageOf(text.split('\n'), options.sidechain);
+  const max = options.tailBytes ?? TRANSCRIPT_TAIL_BYTES;
+  for (let size = Math.min(FIRST_TAIL_BYTES, max); ; size = Math.min(size * 2, max)) {
+    const tail = await readTail(path, size);
+    const scan = scanFinalMessage(tail.text.split('\n'), options.sidechain);
+    // Decided inside this tail, or nothing more to read: a longer tail gives the same answer.
+    if (scan.settled || tail.whole || size >= max) return scan.text;
+  }
 }
+
+/** The first tail read: a final message is usually far shorter. */
+const FIRST_TAIL_BYTES = 64 * 1024;
 
 /** Pure: the final assistant message of transcript lines (unparseable lines are skipped). */
 export function finalMessageOf(lines: readonly string[], sidechain: boolean): string | undefined {
+  return scanFinalMessage(lines, sidechain).text;
+}
+
+/**
+ * The scan behind finalMessageOf; `settled` when it stopped before the first line, so that
+ * lines before these could not change the answer.
+ */
+function scanFinalMessage(
+  lines: readonly string[],
+  sidechain: boolean,
+): { text: string | undefined; settled: boolean } {
+  let settled = false;
   let messageId: string | undefined;
   let found = false;
   const blocks: string[] = [];
@@ -52,7 +74,8 @@ export function finalMessageOf(lines: readonly string[], sidechain: boolean): st
     if (!found) {
       // A user entry (a prompt, a tool result, hook feedback) after the last assistant message:
       // the turn's final message is not in the file.
-      if (entry.type === 'user' || !isRealAssistant(entry)) return undefined;
+      if (entry.type === 'user' || !isRealAssistant(entry))
+        return { text: undefined, settled: true };
       found = true;
       messageId = entry.message.id;
     } else if (
@@ -60,12 +83,13 @@ export function finalMessageOf(lines: readonly string[], sidechain: boolean): st
       messageId === undefined ||
       entry.message.id !== messageId
     ) {
+      settled = true;
       break;
     }
     blocks.unshift(...textBlocks(entry.message.content));
   }
   const text = blocks.join('\n\n');
-  return text.trim() === '' ? undefined : text;
+  return { text: text.trim() === '' ? undefined : text, settled };
 }
 
 interface Entry {
@@ -125,7 +149,7 @@ function textBlocks(content: unknown): string[] {
   return out;
 }
 
-async function readTail(path: string, maxBytes: number): Promise<string> {
+async function readTail(path: string, maxBytes: number): Promise<{ text: string; whole: boolean }> {
   let handle;
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -154,7 +178,9 @@ async function readTail(path: string, maxBytes: number): Promise<string> {
     }
     const text = buffer.subarray(0, read).toString('utf8');
     // A tail that starts mid-file starts mid-line: drop the partial first line.
-    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+    if (start === 0) return { text, whole: true };
+    const newline = text.indexOf('\n');
+    return { text: newline < 0 ? '' : text.slice(newline + 1), whole: false };
   } finally {
     await handle.close();
   }

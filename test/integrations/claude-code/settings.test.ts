@@ -4,7 +4,7 @@
  * write — and the command it writes, run the way Claude Code runs a hook (through a shell).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLedger } from '../../../src/library.js';
@@ -29,6 +29,13 @@ const EXISTING = {
   },
 };
 
+/** `ledger` on PATH as npm link and npm install -g make it: a link to this install's bin/run.js. */
+function linkedLedger(): Record<string, string> {
+  const dir = tempDir();
+  symlinkSync(BIN, join(dir, 'ledger'));
+  return { PATH: `${dir}:${process.env['PATH'] ?? ''}` };
+}
+
 function settingsPath(repo: string): string {
   return join(repo, '.claude', 'settings.json');
 }
@@ -39,7 +46,8 @@ describe('ledger init --claude-code', () => {
     mkdirSync(join(repo, '.claude'));
     writeFileSync(settingsPath(repo), `${JSON.stringify(EXISTING, null, 4)}\n`);
 
-    const first = await runCli(['init', '--claude-code', '--json'], repo);
+    const onPath = linkedLedger();
+    const first = await runCli(['init', '--claude-code', '--json'], repo, onPath);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout).claudeCode.events).toEqual([
@@ -59,7 +67,7 @@ describe('ledger init --claude-code', () => {
       },
     });
 
-    const again = await runCli(['init', '--claude-code', '--json'], repo);
+    const again = await runCli(['init', '--claude-code', '--json'], repo, onPath);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).claudeCode.events.map((e: any) => e.change)).toEqual([
       'unchanged',
@@ -78,6 +86,7 @@ describe('ledger init --claude-code', () => {
         '--json',
       ],
       repo,
+      onPath,
     );
     expect(changed.code).toBe(0);
     const updated = JSON.parse(readFileSync(settingsPath(repo), 'utf8'));
@@ -92,20 +101,24 @@ describe('ledger init --claude-code', () => {
     expect(updated.hooks.PreToolUse).toEqual(EXISTING.hooks.PreToolUse);
   });
 
-  it('writes a command that works when a shell runs it, as Claude Code does', async () => {
+  it('writes a command that works when a shell runs it, as Claude Code does, with no ledger on PATH', async () => {
     const repo = gitdir();
     const witness = `test "$(cat src/app.ts)" = 'export const x = 1;'`;
-    expect(
-      (await runCli(['init', '--claude-code', '--witness', witness, '--block', 'lowered'], repo))
-        .code,
-    ).toBe(0);
+    // No `ledger` on PATH (npx, a checkout): init says the command holds this machine's paths.
+    const init = await runCli(
+      ['init', '--claude-code', '--witness', witness, '--block', 'lowered', '--json'],
+      repo,
+    );
+    expect(init.code).toBe(0);
+    expect(JSON.parse(init.stdout).warnings).toEqual([
+      expect.stringMatching(/^`ledger` is not on PATH: .*npm install -g handoff-ledger/),
+    ]);
     const settings = JSON.parse(readFileSync(settingsPath(repo), 'utf8'));
     const command: string = settings.hooks.Stop[0].hooks[0].command;
+    expect(command.startsWith(`${process.execPath} ${BIN} hook claude-code`)).toBe(true);
 
-    // `ledger` on PATH, as after npm install -g / npm link.
+    // Run as Claude Code runs it: a shell, with a PATH with git and no ledger on it.
     const bin = tempDir();
-    writeFileSync(join(bin, 'ledger'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-    chmodSync(join(bin, 'ledger'), 0o755);
     const transcript = writeTranscript(tempDir(), 's.jsonl', transcriptLines([], { cwd: repo }));
     const input = stopInput({
       transcript,
@@ -116,7 +129,7 @@ describe('ledger init --claude-code', () => {
       cwd: repo,
       input: JSON.stringify(input),
       encoding: 'utf8',
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      env: { ...process.env, PATH: `${bin}:/usr/bin:/bin` },
     });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
@@ -155,7 +168,7 @@ describe('ledger init --claude-code', () => {
     const result = await runCli(['init', '--block', 'lowered', '--json'], repo);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout).error.problems).toEqual([
-      { path: 'block', message: 'needs --claude-code' },
+      { path: 'block', message: 'needs --claude-code, --codex or --gemini' },
     ]);
   });
 });

@@ -101,6 +101,17 @@ describe('readFinalMessage', () => {
     expect(await readFinalMessage(path, { sidechain: false, tailBytes: 64 * 1024 })).toBe('final');
   });
 
+  it('grows the tail until the final message is whole: a message of many blocks over 64 KiB, behind a line longer than the first tail', async () => {
+    const dir = tempDir();
+    // Twenty 10 KiB text blocks of one message: the first 64 KiB tail starts inside it.
+    const blocks = Array.from({ length: 20 }, (_, i) => `block ${i} ${'y'.repeat(10_000)}`);
+    const path = writeTranscript(dir, 'long.jsonl', [
+      ...transcriptLines([turn(['z'.repeat(200_000)])], { cwd }), // one line past 64 KiB
+      ...transcriptLines([turn(blocks)], { cwd }),
+    ]);
+    expect(await readFinalMessage(path, { sidechain: false })).toBe(blocks.join('\n\n'));
+  });
+
   it('refuses a FIFO named as the transcript instead of hanging', async () => {
     const path = join(tempDir(), 'fifo.jsonl');
     expect(spawnSync('mkfifo', [path]).status).toBe(0);

@@ -1,0 +1,216 @@
+/**
+ * The files `ledger init` writes for agents besides their hook settings: Codex's MCP server
+ * entry in `.codex/config.toml`, and a short marked section in `AGENTS.md` telling any agent
+ * how to hand over. Both are merged as text, keeping everything else byte for byte, and are
+ * idempotent: a second run changes nothing.
+ *
+ * TOML is not parsed (no TOML library is a dependency): ledger owns exactly one table,
+ * `[mcp_servers.ledger]`, replaced up to the next table header. A file that defines that server
+ * any other way (an inline table, dotted keys) is refused with nothing written, since appending
+ * the table would make the file invalid TOML and Codex would refuse all of it.
+ */
+import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LedgerError } from '../model/errors.js';
+import type { McpEntry } from './claude-code/settings.js';
+
+export interface FileChange {
+  path: string;
+  change: 'added' | 'updated' | 'unchanged';
+  write(): Promise<void>;
+}
+
+const TABLE =
+  /^[ \t]*\[[ \t]*mcp_servers[ \t]*\.[ \t]*("ledger"|'ledger'|ledger)[ \t]*\][ \t]*(#.*)?$/;
+const ANY_TABLE = /^[ \t]*\[/;
+/** `mcp_servers.ledger…` as a dotted key, or `ledger = …` inside `[mcp_servers]`. */
+const OTHER_DEFINITION = /^[ \t]*mcp_servers[ \t]*\.[ \t]*("ledger"|'ledger'|ledger)[ \t]*[.=]/;
+
+function tomlString(text: string): string {
+  return JSON.stringify(text); // a TOML basic string is a JSON string for these characters
+}
+
+function codexTable(mcp: McpEntry): string[] {
+  return [
+    '[mcp_servers.ledger]',
+    `command = ${tomlString(mcp.command)}`,
+    `args = [${mcp.args.map(tomlString).join(', ')}]`,
+  ];
+}
+
+/** `[mcp_servers.ledger]` in `.codex/config.toml`, added or brought up to date. */
+export async function prepareCodexMcp(root: string, mcp: McpEntry): Promise<FileChange> {
+  const dir = join(root, '.codex');
+  const path = join(dir, 'config.toml');
+  await refuseLinks(dir, path, '--codex');
+  const original = await readText(path);
+  const lines = original === undefined ? [] : original.split('\n');
+  let section: string | undefined;
+  for (const [i, line] of lines.entries()) {
+    if (ANY_TABLE.test(line)) section = line.trim();
+    const inServers = section !== undefined && /^\[[ \t]*mcp_servers[ \t]*\]/.test(section);
+    if (
+      OTHER_DEFINITION.test(line) ||
+      (inServers && /^[ \t]*("ledger"|'ledger'|ledger)[ \t]*[.=]/.test(line)) ||
+      /^[ \t]*mcp_servers[ \t]*=/.test(line)
+    ) {
+      throw new LedgerError(
+        'INVALID_INPUT',
+        `${path} defines MCP servers in a form ledger does not edit`,
+        {
+          problems: [
+            {
+              path: `.codex/config.toml:${i + 1}`,
+              message: 'not a [mcp_servers.ledger] table',
+              got: line.trim(),
+            },
+          ],
+          hint: 'Nothing was written. Add the server by hand as [mcp_servers.ledger] with command and args, or remove that line and run ledger init --codex again.',
+        },
+      );
+    }
+  }
+  const table = codexTable(mcp);
+  const start = lines.findIndex((l) => TABLE.test(l));
+  let next: string[];
+  let change: FileChange['change'];
+  if (start < 0) {
+    const body = original === undefined || original.trim() === '' ? [] : [...trimEnd(lines), ''];
+    next = [...body, ...table, ''];
+    change = 'added';
+  } else {
+    let end = start + 1;
+    while (end < lines.length && !ANY_TABLE.test(lines[end]!)) end++;
+    // Keys of ours are replaced; anything else in the table (env, startup_timeout_sec) stays.
+    const kept = lines.slice(start + 1, end).filter((l) => !/^[ \t]*(command|args)[ \t]*=/.test(l));
+    next = [...lines.slice(0, start), ...table, ...kept, ...lines.slice(end)];
+    change = next.join('\n') === original ? 'unchanged' : 'updated';
+  }
+  const text = next.join('\n');
+  return {
+    path,
+    change,
+    async write() {
+      if (change === 'unchanged') return;
+      await mkdir(dir, { recursive: true });
+      await refuseLinks(dir, path, '--codex');
+      await writeAtomically(path, text);
+    },
+  };
+}
+
+const BEGIN =
+  '<!-- ledger:handoff (written by ledger init --agents-md; edits inside are replaced) -->';
+const END = '<!-- /ledger:handoff -->';
+
+/** The section: how to hand over, with one example, for any agent that reads AGENTS.md. */
+export const AGENTS_MD_SECTION = `${BEGIN}
+## Handing over
+
+When you finish a task, end your final message with a handoff in a fenced \`json\` block.
+This repository records it with \`ledger\` (a hook or the \`record\` MCP tool), checks what it
+can — the files you name, the commands you say you ran — and may ask you to fix a claim that
+the evidence does not support. Claim only what you did; \`status\` is one of \`success\`,
+\`partial\`, \`failed\`, \`blocked\`.
+
+\`\`\`json
+{
+  "status": "success",
+  "task": "T-12",
+  "summary": "Add the handoff parser",
+  "decisions": [{ "text": "zod for validation" }],
+  "artifacts": [{ "path": "src/parser.ts", "action": "created" }]
+}
+\`\`\`
+
+Do not put a handoff-shaped block in a message that is not your final one.
+${END}
+`;
+
+/** The marked section in `AGENTS.md`, added or replaced. */
+export async function prepareAgentsMd(root: string): Promise<FileChange> {
+  const path = join(root, 'AGENTS.md');
+  await refuseLinks(root, path, '--agents-md');
+  const original = await readText(path);
+  let text: string;
+  if (original === undefined || original.trim() === '') text = AGENTS_MD_SECTION;
+  else {
+    const start = original.indexOf(BEGIN);
+    const end = start < 0 ? -1 : original.indexOf(END, start);
+    if (start >= 0 && end >= 0) {
+      const after = original.slice(end + END.length).replace(/^\n/, '');
+      text = `${original.slice(0, start)}${AGENTS_MD_SECTION}${after}`;
+    } else {
+      text = `${original.replace(/\n*$/, '\n')}\n${AGENTS_MD_SECTION}`;
+    }
+  }
+  const change: FileChange['change'] =
+    original === undefined || !original.includes(BEGIN)
+      ? 'added'
+      : text === original
+        ? 'unchanged'
+        : 'updated';
+  return {
+    path,
+    change,
+    async write() {
+      if (change === 'unchanged') return;
+      await refuseLinks(root, path, '--agents-md');
+      await writeAtomically(path, text);
+    },
+  };
+}
+
+function trimEnd(lines: string[]): string[] {
+  const out = [...lines];
+  while (out.length > 0 && out[out.length - 1]!.trim() === '') out.pop();
+  return out;
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+async function refuseLinks(dir: string, path: string, flag: string): Promise<void> {
+  // The agent can write in the work tree: a planted link would make init (run by the user)
+  // write into a file anywhere. Only plain files and folders.
+  for (const [p, kind] of [
+    [dir, 'directory'],
+    [path, 'file'],
+  ] as const) {
+    let stat;
+    try {
+      stat = await lstat(p);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    if (kind === 'directory' ? !stat.isDirectory() : !stat.isFile()) {
+      throw new LedgerError('UNSAFE_PATH', `${p} is not a plain ${kind}`, {
+        hint: `ledger writes only into a real ${kind}, never through a link; remove it and run ledger init ${flag} again.`,
+      });
+    }
+  }
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temp = `${path}.${process.pid}.tmp`;
+  const handle = await open(temp, 'wx', 0o644);
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
