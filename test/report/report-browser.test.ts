@@ -8,11 +8,12 @@
  * test fails (it never skips).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeReport } from '../../src/app/report.js';
 import { escapeForTerminal } from '../../src/paths/index.js';
 import { recordVerdict } from '../../src/verify/verdict.js';
 import { cli, makeUser, record } from '../adversarial/helpers.js';
@@ -76,8 +77,9 @@ const AXE = readFileSync(join(PROJECT_ROOT, 'node_modules', 'axe-core', 'axe.min
  * badges and text inside them are rendered and checked too). Injected through the DevTools
  * protocol: the page's CSP would refuse it as a script element, rightly.
  */
-async function expectAccessible(p: Page): Promise<void> {
-  await p.evaluate(`document.querySelectorAll('details').forEach((d) => { d.open = true; })`);
+async function expectAccessible(p: Page, openAll = true): Promise<void> {
+  if (openAll)
+    await p.evaluate(`document.querySelectorAll('details').forEach((d) => { d.open = true; })`);
   await p.evaluate(AXE);
   const violations = (await p.evaluate(`axe
     .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
@@ -271,4 +273,122 @@ describe('ledger report --html in Chromium', () => {
     expect(requests).toEqual([url]);
     expect(consoleMessages).toEqual([]);
   });
+
+  it('shows a claimed file’s diff and a witness’s output as bounded text: markup, </script>, javascript: links, a huge line and invisible characters stay inert and visible', async () => {
+    const user = makeUser();
+    const hostileLines = [
+      '</script><script>window.__pwned = "diff"</script>',
+      '<a href="javascript:window.__pwned=\'js\'">click</a> <img src=x onerror="window.__pwned=\'img\'">',
+      '</pre></details></details><iframe src="https://example.com/"></iframe>',
+      'zero\u200bwidth, bidi \u202egnirts\u202c, bell \u0007, tag \u{E0041}',
+    ];
+    // The huge line sits between two copies: the tail (the last 16 KiB) starts after it.
+    const evil = ['plain line', ...hostileLines, 'X'.repeat(300_000), ...hostileLines, ''].join(
+      '\n',
+    );
+    const dir = gitdir({ files: { 'evil.txt': 'plain line\nold line\n' } });
+    writeFiles(dir, { 'evil.txt': evil });
+    const recorded = await record(user, dir, {
+      status: 'success',
+      summary: 'see <script>window.__pwned = "summary"</script> and javascript:alert(1)',
+      task: 'T-evil',
+      artifacts: ['evil.txt'],
+      witnesses: ['cat evil.txt', "head -c 5000 /dev/zero | tr '\\0' Y; echo"],
+    });
+    const file = join(tempDir(), 'evil.html');
+    const written = await cli(user, dir, ['report', '--html', file]);
+    expect(written.json.written.html, written.stderr).toBe(file);
+    // The 300,000-character line is on the page once per view at most, cut to its cap.
+    expect(statSync(file).size).toBeLessThan(60_000);
+
+    requests.length = 0;
+    consoleMessages.length = 0;
+    const url = pathToFileURL(file).href;
+    await page.goto(url);
+    await page.locator('#summary tbody tr a').first().click();
+    const rec = page.locator('details.record', {
+      has: page.locator('code.record-id', { hasText: recorded.id }),
+    });
+    await expect.poll(() => rec.getAttribute('open')).toBe('');
+
+    expect(await page.evaluate('typeof window.__pwned')).toBe('undefined');
+    for (const tag of ['img', 'svg', 'iframe', 'textarea', 'ins a', 'pre a'])
+      expect(await page.locator(tag).count()).toBe(0);
+    expect(await page.locator('script').count()).toBe(1);
+    expect(await page.locator('details.record').count()).toBe(1);
+
+    const diff = (await rec.locator('pre.diff').textContent())!;
+    const tail = (await rec.locator('pre.tail-stdout').first().textContent())!;
+    const long = (await rec.locator('pre.tail-stdout').nth(1).textContent())!;
+    expect(long).toMatch(/^Y{160} … \(4840 more characters\)$/);
+    for (const text of [diff, tail]) {
+      expect(text).toContain('</script><script>window.__pwned = "diff"</script>');
+      expect(text).toContain('<a href="javascript:window.__pwned=\'js\'">click</a>');
+      expect(text).toContain('</pre></details></details><iframe');
+      // Invisible characters are shown as escapes, never drawn as nothing.
+      expect(text).toContain(
+        'zero\\u200bwidth, bidi \\u202egnirts\\u202c, bell \\x07, tag \\u{e0041}',
+      );
+      expect(text).not.toMatch(/[\u200b\u202e\u0007]/u);
+      for (const line of text.split('\n')) expect(line.length).toBeLessThan(400);
+    }
+    expect(diff).toMatch(/X{160} … \(299840 more characters\)/);
+    expect(diff).toContain('-old line');
+    expect(diff).toContain('+</script><script>');
+    expect(await rec.locator('li.file').textContent()).toContain('modified, +9 −1');
+    expect(await rec.locator('.summary').textContent()).toBe(
+      'see <script>window.__pwned = "summary"</script> and javascript:alert(1)',
+    );
+
+    expect(requests).toEqual([url]);
+    expect(consoleMessages).toEqual([]);
+  });
+
+  it('keeps 1,000 records under 2 MB, opens them in Chromium, filters and passes axe-core', async () => {
+    const { makeLargeLedger } = (await import(
+      pathToFileURL(join(PROJECT_ROOT, 'bench', 'scale.mjs')).href
+    )) as { makeLargeLedger(count: number): Promise<string> };
+    const dir = await makeLargeLedger(1000);
+    const file = join(tempDir(), 'large.html');
+    const { report } = await writeReport({ cwd: dir, htmlFile: file });
+    expect(report.records).toHaveLength(1000);
+    const size = statSync(file).size;
+    expect(size).toBeLessThan(2 * 1024 * 1024);
+
+    consoleMessages.length = 0;
+    const url = pathToFileURL(file).href;
+    await page.goto(url);
+    await expect
+      .poll(() => page.locator('#shown').textContent())
+      .toBe('1000 of 1000 record(s) shown');
+    const loadMs = (await page.evaluate(
+      `performance.getEntriesByType('navigation')[0].loadEventEnd`,
+    )) as number;
+    const detailed = await page.locator('details.record details.verified').count();
+    // Information for bench/ (no timed assertion): bench/report.mjs measures this as a row.
+    process.stderr.write(
+      `1,000-record audit page: ${size} bytes, loaded in ${Math.round(loadMs)} ms, ${detailed} records with details\n`,
+    );
+    expect(await page.locator('#summary tbody tr').count()).toBe(1000);
+    // Every record has a summary row and collapsed details; the worst ones have their details.
+    expect(await page.locator('details.record').count()).toBe(1000);
+    expect(await page.locator('details.record[open]').count()).toBe(0);
+    expect(detailed).toBeGreaterThan(100);
+    expect(await page.locator('details.record').first().locator('pre.diff').count()).toBe(3);
+
+    await page.selectOption('#filter-verdict', 'verified');
+    await expect
+      .poll(() => page.locator('#shown').textContent())
+      .toBe(
+        `${report.records.filter((r) => r.verdict === 'verified').length} of 1000 record(s) shown`,
+      );
+    await page.selectOption('#filter-verdict', '');
+    // Opening all 1,000 would make axe take minutes; the small page's test opens every one.
+    await page
+      .locator('details.record')
+      .first()
+      .evaluate((d) => d.setAttribute('open', ''));
+    await expectAccessible(page, false);
+    expect(consoleMessages).toEqual([]);
+  }, 240_000);
 });
