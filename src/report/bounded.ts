@@ -106,7 +106,8 @@ export function lineDiff(
     while (i < n || j < m) {
       if (i < n && j < m && midA[i] === midB[j]) {
         ops.push({ op: ' ', a: start + i++, b: start + j++ });
-      } else if (j < m && (i === n || rows[i]![j + 1]! >= rows[i + 1]![j]!)) {
+      } else if (j < m && (i === n || rows[i]![j + 1]! > rows[i + 1]![j]!)) {
+        // On a tie the removal goes first, as in a unified diff.
         ops.push({ op: '+', a: -1, b: start + j++ });
       } else {
         ops.push({ op: '-', a: start + i++, b: -1 });
