@@ -77,12 +77,12 @@ const AXE = readFileSync(join(PROJECT_ROOT, 'node_modules', 'axe-core', 'axe.min
  * badges and text inside them are rendered and checked too). Injected through the DevTools
  * protocol: the page's CSP would refuse it as a script element, rightly.
  */
-async function expectAccessible(p: Page, openAll = true): Promise<void> {
+async function expectAccessible(p: Page, openAll = true, context = 'document'): Promise<void> {
   if (openAll)
     await p.evaluate(`document.querySelectorAll('details').forEach((d) => { d.open = true; })`);
   await p.evaluate(AXE);
   const violations = (await p.evaluate(`axe
-    .run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
+    .run(${context}, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })
     .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.failureSummary) })))`)) as {
     id: string;
     impact: string;
@@ -388,7 +388,13 @@ describe('ledger report --html in Chromium', () => {
       .locator('details.record')
       .first()
       .evaluate((d) => d.setAttribute('open', ''));
-    await expectAccessible(page, false);
+    // Every row and record repeats the same markup: the first 50 of each stand for the rest
+    // (axe over all 1,000 took minutes).
+    await expectAccessible(
+      page,
+      false,
+      `{ include: [['header'], ['#filters'], ['#summary thead'], ['#summary tbody tr:nth-child(-n+50)'], ['details.record:nth-of-type(-n+50)']] }`,
+    );
     expect(consoleMessages).toEqual([]);
   }, 240_000);
 });
