@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { BIN, removeAllScratch, ROOT, RUNS, SCALE } from './common.mjs';
 
 /** The parts, in the order they run; each imported only when it runs. */
-const PARTS = ['startup', 'record', 'verify', 'sync', 'scale'];
+const PARTS = ['startup', 'record', 'verify', 'sync', 'scale', 'report'];
 const ONLY = process.env.BENCH_ONLY?.split(',')
   .map((p) => p.trim())
   .filter(Boolean);
@@ -118,6 +118,15 @@ async function main() {
     const sync = await benchSync({ runs: RUNS, log });
     rows.push(...sync.rows);
     details.sync = sync.details;
+  });
+
+  await timing('report', async () => {
+    log('report: the audit page of a 1,000-record ledger in Chromium');
+    const { benchReport } = await import('./report.mjs');
+    const report = await benchReport({ runs: RUNS, log });
+    rows.push(...report.rows);
+    details.report = report.details;
+    notes.push(...(report.notes ?? []));
   });
 
   await timing('scale', async () => {

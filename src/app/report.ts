@@ -14,7 +14,9 @@ import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { toAuditReport, type AuditReport } from '../report/model.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
+import { isLifecycleStep, lifecycleProvider } from './lifecycle.js';
 import { loadPolicy } from './local.js';
+import { attachEvidence } from './report-evidence.js';
 import { writeOutputFile } from './output-file.js';
 import { withRepo } from './repo.js';
 import { verifiedIndex } from './snapshot.js';
@@ -60,7 +62,7 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
   });
   await pausePoint('report-after-verify');
-  const { records, logOrder } = await withRepo(request.cwd, async ({ store }) => {
+  const report = await withRepo(request.cwd, async ({ store }) => {
     const index = await verifiedIndex(store, verify);
     const trust = trustFrom(await loadPolicy(request.policyFile), now);
     // A damaged ledger still gets a page: what cannot be read is left out and its checks say why.
@@ -82,15 +84,28 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
         orderEntries(entries).flatMap(({ entry }) => (entry.record === null ? [] : [entry.record])),
       () => [] as string[],
     );
-    return { records: loaded, logOrder: order };
-  });
-  const report = toAuditReport({
-    verify,
-    records,
-    logOrder,
-    generatedAt: now.toISOString(),
-    ledgerVersion: LEDGER_VERSION,
-    strict: request.strict ?? false,
+    // Lifecycle steps of the records shown, when only some records were asked for.
+    const all = new Map([...loaded].map(([id, l]) => [id, l.record]));
+    if (request.ids)
+      for (const id of order)
+        if (!all.has(id)) {
+          const record = await readIndexedRecord(store, index, id).then(
+            (l) => l.record,
+            () => undefined,
+          );
+          if (record !== undefined) all.set(id, record);
+        }
+    const report = toAuditReport({
+      verify,
+      records: loaded,
+      lifecycle: lifecycleStates(all, [...order].reverse()),
+      logOrder: order,
+      generatedAt: now.toISOString(),
+      ledgerVersion: LEDGER_VERSION,
+      strict: request.strict ?? false,
+    });
+    await attachEvidence(store, report, loaded);
+    return report;
   });
   const written: ReportOutcome['written'] = {};
   let markdown: string | undefined;
@@ -100,4 +115,47 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
   else if (request.markdownFile !== undefined)
     written.markdown = await writeOutputFile(request.markdownFile, renderMarkdown(report));
   return { report, written, ...(markdown === undefined ? {} : { markdown }) };
+}
+
+/**
+ * Each record's lifecycle state, in one pass over the ledger (oldest first): a handoff starts
+ * in the lifecycle's initial state whatever its own status says, and moves by the steps that
+ * link to it — the derivation `lifecycleChain` makes for one record. A step is `step`.
+ * Undefined states (no lifecycle in this build) are left out.
+ */
+export function lifecycleStates(
+  records: ReadonlyMap<string, LedgerRecord>,
+  oldestFirst: readonly string[],
+): Map<string, string> {
+  const states = new Map<string, string>();
+  let lifecycle;
+  try {
+    lifecycle = lifecycleProvider().lifecycle;
+  } catch {
+    return states;
+  }
+  const next = new Map<string, string>();
+  const steps = new Set<string>();
+  for (const id of oldestFirst) {
+    const record = records.get(id);
+    if (record === undefined || !isLifecycleStep(record)) continue;
+    steps.add(id);
+    const of = lifecycle.linkOf(record);
+    if (of !== undefined && !next.has(of)) next.set(of, id);
+  }
+  for (const [id, record] of records) {
+    if (steps.has(id)) {
+      states.set(id, 'step');
+      continue;
+    }
+    const chain = [{ ...record, claims: { ...record.claims, status: lifecycle.initialState } }];
+    const seen = new Set([id]);
+    for (let n = next.get(id); n !== undefined && !seen.has(n); n = next.get(n)) {
+      seen.add(n);
+      chain.push(records.get(n)!);
+    }
+    const { state } = lifecycle.currentState(chain);
+    if (state !== undefined) states.set(id, state);
+  }
+  return states;
 }

@@ -42,11 +42,27 @@ function render(value: Interpolation): string {
   return escapeHtml(String(value));
 }
 
+/**
+ * The literal parts with each run of whitespace that holds a newline cut to one newline: the
+ * source's indentation is most of a page's bytes otherwise, and outside `<pre>` (whose content
+ * is always a value, never a literal) a browser shows any whitespace run as one space.
+ */
+const compacted = new WeakMap<TemplateStringsArray, readonly string[]>();
+function literals(strings: TemplateStringsArray): readonly string[] {
+  let parts = compacted.get(strings);
+  if (parts === undefined) {
+    parts = strings.map((s) => s.replace(/[ \t]*\n\s*/g, '\n'));
+    compacted.set(strings, parts);
+  }
+  return parts;
+}
+
 /** A template tag: the literal parts are markup, every value is escaped (arrays joined). */
 export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
-  let out = strings[0]!;
+  const parts = literals(strings);
+  let out = parts[0]!;
   values.forEach((value, i) => {
-    out += render(value) + strings[i + 1]!;
+    out += render(value) + parts[i + 1]!;
   });
   return new SafeHtml(out);
 }

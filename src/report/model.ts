@@ -11,14 +11,39 @@
 import type { LedgerRecord, ObservedArtifact, Reason } from '../model/record.js';
 import type { SignatureVerdict } from '../verify/signatures.js';
 import type { Check, Verdict, VerifyReport } from '../verify/types.js';
+import type { FileDiff, OutputTail } from './bounded.js';
 
 /** Worst first: the order records are listed in, and how a record's overall verdict is chosen. */
 import { VERDICT_RANK } from '../verify/verdict.js';
 
 export { VERDICT_RANK };
 
+/** A claimed file (an observed artifact) as the page shows it: base → candidate, bounded. */
+export interface ClaimedFile {
+  path: string;
+  sha256: string;
+  size: number;
+  change: 'added' | 'modified' | 'deleted' | 'unchanged' | 'unknown';
+  diff?: FileDiff;
+  /** Why there is no diff (binary, too large, the page's budget spent, not in the repository). */
+  note?: string;
+}
+
+/** A witness's kept output, bounded: the last lines of each stream. */
+export interface WitnessOutput {
+  stdout?: OutputTail;
+  stderr?: OutputTail;
+  /** Why some output is not shown. */
+  note?: string;
+}
+
 export interface AuditRecord {
   id: string;
+  /**
+   * Lifecycle state (pending, accepted, rejected, superseded; `step` for a step itself), as
+   * `src/app/report.ts` derives it; absent when this build has no lifecycle.
+   */
+  lifecycle?: string;
   /** The worst verdict among the record's checks. */
   verdict: Verdict;
   /** Every verdict that occurs among its checks (for filtering). */
@@ -49,7 +74,10 @@ export interface AuditRecord {
       signal: string | null;
       timedOut: boolean;
       durationMs: number;
+      output?: WitnessOutput;
     }[];
+    /** The claimed files with bounded diffs; filled by `src/app/report-evidence.ts`. */
+    files?: ClaimedFile[];
   };
   checks: Check[];
   signatures: Omit<SignatureVerdict, 'armored'>[];
@@ -75,6 +103,8 @@ export interface ReportInput {
   verify: VerifyReport;
   /** Decoded records with their judged signatures, by id (absent: could not be read). */
   records: ReadonlyMap<string, { record: LedgerRecord; signatures: readonly SignatureVerdict[] }>;
+  /** Lifecycle state by record id (see `AuditRecord.lifecycle`). */
+  lifecycle?: ReadonlyMap<string, string>;
   /** Record ids newest first (the log order); ids not in it keep verify's order, after it. */
   logOrder: readonly string[];
   generatedAt: string;
@@ -95,8 +125,10 @@ export function toAuditReport(input: ReportInput): AuditReport {
     const verdicts = VERDICT_RANK.filter((v) => report.checks.some((c) => c.verdict === v));
     // verdicts[0] is recordVerdict(report.checks), the verdict verify --json gives the record.
     const loaded = input.records.get(report.id);
+    const lifecycle = input.lifecycle?.get(report.id);
     return {
       id: report.id,
+      ...(lifecycle === undefined ? {} : { lifecycle }),
       verdict: verdicts[0] ?? 'verified',
       verdicts,
       integrity: report.checks.some((c) => c.integrity && c.verdict !== 'verified'),

@@ -508,6 +508,13 @@ export const ExportOutput = z
 
 const FullCheck = CheckOutput.extend({ integrity: z.boolean().optional() });
 
+/** The last lines of a witness's kept output, as the audit page shows them. */
+const OutputTail = z.object({
+  lines: z.array(z.string()),
+  omitted: z.number().int(),
+  more: z.boolean(),
+});
+
 export const ReportOutput = z
   .object({
     ok: z.boolean(),
@@ -526,6 +533,7 @@ export const ReportOutput = z
       records: z.array(
         z.object({
           id: recordId,
+          lifecycle: z.string().optional(),
           verdict: z.enum(VERDICTS),
           verdicts: z.array(z.enum(VERDICTS)),
           integrity: z.boolean(),
@@ -561,8 +569,37 @@ export const ReportOutput = z
                   signal: z.string().nullable(),
                   timedOut: z.boolean(),
                   durationMs: z.number(),
+                  output: z
+                    .object({
+                      stdout: OutputTail.optional(),
+                      stderr: OutputTail.optional(),
+                      note: z.string().optional(),
+                    })
+                    .optional(),
                 }),
               ),
+              files: z
+                .array(
+                  z.object({
+                    path: z.string(),
+                    sha256: z.string(),
+                    size: z.number(),
+                    change: z.enum(['added', 'modified', 'deleted', 'unchanged', 'unknown']),
+                    diff: z
+                      .object({
+                        lines: z.array(
+                          z.object({ op: z.enum([' ', '+', '-', '@']), text: z.string() }),
+                        ),
+                        added: z.number().int(),
+                        removed: z.number().int(),
+                        omitted: z.number().int(),
+                      })
+                      .optional(),
+                    note: z.string().optional(),
+                  }),
+                )
+                .optional()
+                .describe('the claimed files with bounded diffs, base → candidate'),
             })
             .optional(),
           checks: z.array(FullCheck),
