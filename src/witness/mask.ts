@@ -24,6 +24,8 @@
  * is masked.
  */
 
+import { maskSpread } from './mask-spread.js';
+
 /** Shortest value that is masked. */
 export const MIN_SECRET_LENGTH = 8;
 
@@ -158,6 +160,12 @@ export function maskSecrets(bytes: Buffer, secrets: readonly Secret[], truncated
     current = Buffer.concat(parts);
   }
   current = maskWrapped(current, secrets, names);
+  current = maskSpread(
+    current,
+    secrets.filter((secret) => secret.encoded !== true),
+    names,
+    mask,
+  );
   if (truncated) {
     for (const secret of secrets) {
       const longest = Math.min(secret.bytes.length - 1, current.length);
