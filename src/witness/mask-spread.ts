@@ -33,8 +33,7 @@ interface View {
   at: Int32Array;
 }
 
-const isSeparator = (b: number): boolean =>
-  b === 0x20 || b === 0x3a || (b >= 0x09 && b <= 0x0d);
+const isSeparator = (b: number): boolean => b === 0x20 || b === 0x3a || (b >= 0x09 && b <= 0x0d);
 const isHex = (b: number): boolean =>
   (b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46);
 
@@ -96,7 +95,8 @@ function flatView(text: Buffer, stripOffsets: boolean): View {
 /** An ASCII-only lower-case copy (hex and base32 are printed in either case). */
 function lowerView(view: View): View {
   const bytes = Buffer.from(view.bytes);
-  for (let i = 0; i < bytes.length; i++) if (bytes[i]! >= 0x41 && bytes[i]! <= 0x5a) bytes[i]! += 0x20;
+  for (let i = 0; i < bytes.length; i++)
+    if (bytes[i]! >= 0x41 && bytes[i]! <= 0x5a) bytes[i]! += 0x20;
   return { bytes, at: view.at };
 }
 
@@ -149,7 +149,7 @@ function dumpViews(text: Buffer): { hex: View; ascii: View } | undefined {
   let nHex = 0;
   let nAscii = 0;
   let found = false;
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = text.indexOf(0x0a, start);
     if (end < 0) end = text.length;
     const next = end + 1;
@@ -188,7 +188,10 @@ function targetsOf(value: Buffer): { exact: Buffer[]; lower: Buffer[] } {
   const text = value.toString('utf8');
   const strip = (s: string): Buffer =>
     Buffer.from(
-      [...Buffer.from(s, 'utf8')].filter((b) => !isSeparator(b)).map((b) => String.fromCharCode(b)).join(''),
+      [...Buffer.from(s, 'utf8')]
+        .filter((b) => !isSeparator(b))
+        .map((b) => String.fromCharCode(b))
+        .join(''),
       'latin1',
     );
   const exact = [strip(text), strip([...text].reverse().join(''))];
@@ -203,7 +206,11 @@ function targetsOf(value: Buffer): { exact: Buffer[]; lower: Buffer[] } {
 /** Each match of `target` in `view`, as spans of the original: one per line it covers. */
 function findSpans(text: Buffer, view: View, target: Buffer, spans: [number, number][]): boolean {
   let found = false;
-  for (let hit = view.bytes.indexOf(target); hit >= 0; hit = view.bytes.indexOf(target, hit + target.length)) {
+  for (
+    let hit = view.bytes.indexOf(target);
+    hit >= 0;
+    hit = view.bytes.indexOf(target, hit + target.length)
+  ) {
     found = true;
     let from = view.at[hit]!;
     let to = from + 1;

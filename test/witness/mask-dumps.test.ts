@@ -55,7 +55,8 @@ function base32(bytes: Buffer): string {
   let bits = '';
   for (const byte of bytes) bits += byte.toString(2).padStart(8, '0');
   let out = '';
-  for (let at = 0; at < bits.length; at += 5) out += alphabet[parseInt(bits.slice(at, at + 5).padEnd(5, '0'), 2)];
+  for (let at = 0; at < bits.length; at += 5)
+    out += alphabet[parseInt(bits.slice(at, at + 5).padEnd(5, '0'), 2)];
   return out;
 }
 
@@ -94,10 +95,19 @@ describe('maskSecrets: forms printed by dump tools', () => {
     ['od -c', () => run('od', ['-c'], input)],
     ['base32', () => run('base32', [], input)],
     ['base32 -w 20 (wrapped)', () => run('base32', ['-w', '20'], input)],
-    ['base32, a long value wrapped at 76 columns', () => run('base32', [], `${'x'.repeat(50)}${input}`)],
+    [
+      'base32, a long value wrapped at 76 columns',
+      () => run('base32', [], `${'x'.repeat(50)}${input}`),
+    ],
     ['rev', () => run('rev', [], input)],
     ['letter-spacing', () => `${[...secret].join(' ')}\n`],
-    ['hex bytes separated by colons', () => `${Buffer.from(secret).toString('hex').replace(/(..)(?!$)/g, '$1:')}\n`],
+    [
+      'hex bytes separated by colons',
+      () =>
+        `${Buffer.from(secret)
+          .toString('hex')
+          .replace(/(..)(?!$)/g, '$1:')}\n`,
+    ],
   ];
   it.each(cases)('masks the secret in %s output and names the variable', (_tool, produce) => {
     const printed = produce();
