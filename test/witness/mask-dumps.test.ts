@@ -28,8 +28,22 @@ function xxdFormat(input: Buffer): string {
   return out;
 }
 
+/** hexdump -C: offset, 16 bytes in two halves of 8, the ASCII column between bars. */
+function hexdumpFormat(input: Buffer): string {
+  let out = '';
+  for (let at = 0; at < input.length; at += 16) {
+    const line = input.subarray(at, at + 16);
+    const bytes = [...line].map((b) => b.toString(16).padStart(2, '0'));
+    const hex = `${bytes.slice(0, 8).join(' ')}  ${bytes.slice(8).join(' ')}`.trimEnd();
+    const ascii = [...line].map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.'));
+    out += `${at.toString(16).padStart(8, '0')}  ${hex.padEnd(48)}  |${ascii.join('')}|\n`;
+  }
+  return `${out}${input.length.toString(16).padStart(8, '0')}\n`;
+}
+
 const fallbacks: Record<string, (input: Buffer) => string> = {
   xxd: xxdFormat,
+  hexdump: hexdumpFormat,
   rev: (input) =>
     input
       .toString()
@@ -90,6 +104,7 @@ describe('maskSecrets: forms printed by dump tools', () => {
   const cases: [string, () => string][] = [
     ['xxd', () => run('xxd', [], input)],
     ['xxd -g1 (one byte per group)', () => run('xxd', ['-g1'], input)],
+    ['hexdump -C', () => run('hexdump', ['-C'], input)],
     ['od -An -tx1', () => run('od', ['-An', '-tx1'], input)],
     ['od -tx1 (with offsets)', () => run('od', ['-tx1'], input)],
     ['od -c', () => run('od', ['-c'], input)],
@@ -116,6 +131,18 @@ describe('maskSecrets: forms printed by dump tools', () => {
     expect(leaks(out.text), out.text).toBeUndefined();
     expect(out.text).toContain(MASK);
     expect(out.names).toEqual(['MY_API_TOKEN']);
+  });
+
+  it('builds the same bytes as xxd and hexdump -C where they are installed (so a missing tool tests the same format)', () => {
+    const sample = Buffer.from(`id=${secret}\n\u0000\u0001 tail`);
+    for (const [tool, args] of [
+      ['xxd', []],
+      ['hexdump', ['-C']],
+    ] as const) {
+      if (!installed(tool)) continue;
+      const real = spawnSync(tool, args, { input: sample, encoding: 'latin1' }).stdout;
+      expect(fallbacks[tool]!(sample), tool).toBe(real);
+    }
   });
 
   it('keeps the shape of an xxd dump: offsets and line breaks stay', () => {
