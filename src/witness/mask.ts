@@ -17,12 +17,18 @@
  *     blob, where the value starts at any of the three byte offsets of a base64 group — hex in
  *     either case, and URL encoding (percent-encoded in either case, `+` for a space). `printf
  *     %s "$TOKEN" | base64` is as much a leak as the token. Encoded forms are found across line
- *     breaks too, as `base64` (76 columns) and `xxd -p` (60) wrap their output.
+ *     breaks too, as `base64` (76 columns) and `xxd -p` (60) wrap their output;
+ *   - and the forms dump tools spread out (`mask-spread.ts`): hex or characters separated by
+ *     spaces, colons or line breaks (`od`, `xxd`, `hexdump -C` with their offsets and ASCII
+ *     columns), base32 and the reversed value. Output the witness transforms further is not
+ *     covered: `--no-keep-output` is the defence for output that must not travel.
  *
  * At the edges of an encoded form inside a blob, a base64 character that mixes bits of the
  * value with bits of its neighbours stays (at most 6 bits at each end); everything in between
  * is masked.
  */
+
+import { maskSpread } from './mask-spread.js';
 
 /** Shortest value that is masked. */
 export const MIN_SECRET_LENGTH = 8;
@@ -158,6 +164,12 @@ export function maskSecrets(bytes: Buffer, secrets: readonly Secret[], truncated
     current = Buffer.concat(parts);
   }
   current = maskWrapped(current, secrets, names);
+  current = maskSpread(
+    current,
+    secrets.filter((secret) => secret.encoded !== true),
+    names,
+    mask,
+  );
   if (truncated) {
     for (const secret of secrets) {
       const longest = Math.min(secret.bytes.length - 1, current.length);

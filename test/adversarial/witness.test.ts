@@ -440,6 +440,41 @@ describe('adversarial: witnesses', () => {
       expect(objects, form).not.toContain(form);
   });
 
+  it('a record-time witness that prints a secret through xxd, od -c, od -tx1, base32, rev or spelt out with spaces stores none of it — protected by masking the spread-out forms', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    const secret = 'hunter2-ledger/secret+value?&=42';
+    const witness = [
+      'printf "id=%s\\n" "$MY_API_TOKEN" | xxd',
+      'printf "id=%s\\n" "$MY_API_TOKEN" | od -c',
+      'printf "id=%s\\n" "$MY_API_TOKEN" | od -tx1',
+      'printf "id=%s\\n" "$MY_API_TOKEN" | base32 -w 20',
+      'printf "%s\\n" "$MY_API_TOKEN" | rev',
+      'printf "%s\\n" "$MY_API_TOKEN" | sed "s/./& /g" >&2',
+    ].join('; ');
+    const r = await cli(user, dir, ['record', '--status', 'success', '--witness', witness], {
+      MY_API_TOKEN: secret,
+    });
+    expect(r.code, r.stdout).toBe(0);
+    const { value } = await recordParts(dir, r.json.id);
+    const stored = value['observed'].witnesses[0];
+    expect(stored.exitCode).toBe(0);
+    expect(stored.stdout.masked).toEqual(['MY_API_TOKEN']);
+    expect(stored.stderr.masked).toEqual(['MY_API_TOKEN']);
+    const flat = allObjects(dir).replace(/[\s:]/g, '');
+    const reversed = [...flat].reverse().join('');
+    for (let at = 0; at + 8 <= secret.length; at++) {
+      const chunk = secret.slice(at, at + 8);
+      expect(flat, chunk).not.toContain(chunk);
+      expect(reversed, chunk).not.toContain(chunk);
+      expect(flat.toLowerCase(), chunk).not.toContain(Buffer.from(chunk).toString('hex'));
+    }
+    // base32 of "id=" + the secret, as printed: no run of 16 characters (10 bytes) survives.
+    const base32 = spawnSync('base32', ['-w', '0'], { input: `id=${secret}\n` }).stdout.toString();
+    for (let at = 8; at + 16 <= base32.length - 8; at += 8)
+      expect(flat, base32.slice(at, at + 16)).not.toContain(base32.slice(at, at + 16));
+  });
+
   it('record --no-keep-output keeps no witness output at all, only how it ended', async () => {
     const user = makeUser();
     const dir = gitdir();
