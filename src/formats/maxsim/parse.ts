@@ -207,7 +207,18 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       if (line !== '') lineChecks.push(...checksInLine(line, status.value));
     // The older contract explains blocked/partial in prose under the status: that is evidence.
     const hasEvidence = hasList || blocks.count > 0 || (!completion && status.notes !== '');
-    if (!hasEvidence) {
+    if (!hasEvidence && summary !== undefined) {
+      // A phase summary is not the handoff contract: its `## Status: Complete` without evidence
+      // is a claim not proven (partial), not a failure the contract would call FAIL.
+      effective = worseStatus(effective, 'partial');
+      reasons.push(
+        reason(
+          'MAXSIM_NO_EVIDENCE',
+          `status ${status.value} is claimed without evidence; a phase summary's status is not the handoff contract's, so it is held at partial`,
+          'Status',
+        ),
+      );
+    } else if (!hasEvidence) {
       effective = 'failed';
       reasons.push(
         reason(

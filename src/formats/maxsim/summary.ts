@@ -46,7 +46,7 @@ const LABELS = [/^\*\*Phase:\*\*\s*\S/m, /^\*\*Plan:\*\*\s*\S/m];
  * Or with a title that says what they are (`# Plan 01-01: Install Summary`, `# Phase 3 Plan 2:
  * … Summary`), as GSD-family summaries written before their front matter was settled do.
  */
-const TITLE = /^# +(?:phase|plan) +[\w.]+(?:[- ][\w.]+)?\b.*\bsummary\b/im;
+const TITLE = /^# +(?:(?:phase|plan) +)?[\w.]*\d[\w.]*\b.*\bsummary\b/im;
 /** The opening `**Status:** ✓ Complete` label of such a summary. */
 const STATUS_LABEL = /^[*_]{0,2}status[*_]{0,2}\s*:\s*[*_]{0,2}\s*(.+?)\s*$/im;
 
@@ -161,7 +161,9 @@ export function readPhaseSummary(
   const prose: PhaseSummary['prose'] = [];
   const listings: string[] = [];
   const named = new Set<string>();
+  let items = 0;
   const claim = (path: string, action: Action, note = ''): void => {
+    items++;
     if (named.has(path)) return;
     named.add(path);
     const label = action === 'touched' ? '' : `${action[0]?.toUpperCase()}${action.slice(1)}: `;
@@ -218,7 +220,7 @@ export function readPhaseSummary(
       continue;
     }
     const where = `line ${s.line}: ${s.heading.trim()}`;
-    const before = lines.length + prose.length;
+    const before = items + prose.length;
     const body = s.body.split('\n');
     const tables = findTables(body).filter((t) => column(t.header, ['file', 'path', 'files']) >= 0);
     for (const table of tables) {
@@ -238,9 +240,17 @@ export function readPhaseSummary(
     body.forEach((line, i) => {
       if (inTable(i)) return;
       // Items at the list's own level: deeper bullets describe the file above them.
-      const item = /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)$/.exec(line);
+      // A file as a bold paragraph (`` **`a.py`** (113 lines) ``) is an item too.
+      const item =
+        /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)$/.exec(line) ??
+        /^(\*\*`[^`]+`\*\*.*)$/.exec(line);
       if (!item) return;
-      const text = (item[1] ?? '').trim().replace(/^\*\*([^*]+)\*\*/, '`$1`');
+      const raw = (item[1] ?? '').trim();
+      // `- **Quick Reference:** fixture scopes` labels a description; it names no file.
+      if (/^\*\*[^*`]+:\*\*/.test(raw) && !/`[^`\s]*[/.][^`\s]*`/.test(raw)) return;
+      const text = raw.replace(/^\*\*`([^`]+)`\*\*/, '`$1`').replace(/^\*\*([^*]+)\*\*/, '`$1`');
+      // `- **5 async utility functions:**` labels what follows; it names no file.
+      if (/^`[^`]*:`$|:$/.test(text)) return;
       const ticked = /^`([^`]+)`(.*)$/.exec(text);
       // `26-01 through 26-05 SUMMARY.md` (maxsimcli 30-03): words in backticks, no folder: the
       // description they are, not a path.
@@ -257,7 +267,7 @@ export function readPhaseSummary(
         ticked !== null ? (ticked[2] ?? '') : split?.kind === 'path' ? (split.note ?? '') : '';
       claim(path, itemAction(rest) ?? group?.action ?? 'touched', rest.trim());
     });
-    if (lines.length + prose.length > before) listings.push(where);
+    if (items + prose.length > before) listings.push(where);
     else if (/^[ \t]*(?:[-*+|]|\d{1,3}[.)])/m.test(s.body) && !isNone(s.body)) {
       // A list or table here that names no file is said, not dropped: verify reports it.
       listings.push(where);
@@ -268,7 +278,9 @@ export function readPhaseSummary(
       });
     }
   }
-  const decisions = strings(fm['key-decisions'] ?? fm['decisions']).map((d) => decisionOf(flat(d)));
+  const decisions = decisionItems(fm['key-decisions'] ?? fm['decisions']).map((d) =>
+    decisionOf(flat(d)),
+  );
   const fmStatus = typeof fm['status'] === 'string' ? fm['status'] : undefined;
   const labelled = STATUS_LABEL.exec(opening)?.[1];
   const written = fmStatus ?? labelled;
@@ -292,6 +304,19 @@ export function readPhaseSummary(
     status,
     listings,
   };
+}
+
+/** Decisions as strings, or as maps (`- id: x` / `description: …`, `decision:`, `text:`). */
+function decisionItems(value: FrontValue | undefined): string[] {
+  if (!Array.isArray(value)) return strings(value);
+  return value.flatMap((x) => {
+    if (typeof x === 'string') return x.trim() === '' ? [] : [x];
+    if (x === null || typeof x !== 'object' || Array.isArray(x)) return [];
+    const text = x['decision'] ?? x['description'] ?? x['text'];
+    const why = x['rationale'] ?? x['reason'];
+    if (typeof text !== 'string') return [];
+    return [typeof why === 'string' ? `${text}: ${why}` : text];
+  });
 }
 
 function label(action: Action): string {
