@@ -123,7 +123,13 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   const summaryOf = phaseSummaryOf(split?.raw, split?.body ?? text);
   if (summaryOf && 'problems' in summaryOf) return { ok: false, problems: summaryOf.problems };
   const summary = summaryOf
-    ? readPhaseSummary(summaryOf.fm, sections, problems, openingOf(split?.body ?? text))
+    ? readPhaseSummary(
+        summaryOf.fm,
+        sections,
+        problems,
+        openingOf(split?.body ?? text),
+        split ? text.slice(0, text.length - split.body.length).split('\n').length - 1 : 0,
+      )
     : undefined;
   if (seen.size === 0 && summary === undefined) {
     problems.push({

@@ -156,6 +156,8 @@ export function readPhaseSummary(
   sections: readonly Section[],
   problems: Problem[],
   opening = '',
+  /** Lines before the body (the front matter), so that a section's line is the document's. */
+  lineOffset = 0,
 ): PhaseSummary {
   const lines: string[] = [];
   const prose: PhaseSummary['prose'] = [];
@@ -219,7 +221,7 @@ export function readPhaseSummary(
       group = undefined;
       continue;
     }
-    const where = `line ${s.line}: ${s.heading.trim()}`;
+    const where = `line ${s.line + lineOffset}: ${s.heading.trim()}`;
     const before = items + prose.length;
     const body = s.body.split('\n');
     const tables = findTables(body).filter((t) => column(t.header, ['file', 'path', 'files']) >= 0);
