@@ -18,6 +18,11 @@ const MODULES: readonly FormatModule[] = [ledger, maxsim, mainark, kxm, team, st
 
 /** Below this score a module does not claim an input. */
 const MIN_SCORE = 0.2;
+/**
+ * Below this score a module's claim is a guess: it is not recorded without --format (issue 20:
+ * another harness's claude-progress.json was recorded as a team feature list at 0.3).
+ */
+const CONFIDENT = 0.5;
 /** Two modules closer than this, both confident, is an ambiguity to resolve with --format. */
 const AMBIGUOUS_WITHIN = 0.1;
 
@@ -117,6 +122,15 @@ export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
     throw new LedgerError('INVALID_INPUT', `could not tell which handoff format ${input} is in`, {
       hint: `${said === '' ? 'No format recognised anything in it. ' : `Scores: ${said}. `}Name it with --format (one of ${FORMATS.join(', ')}).`,
     });
+  }
+  if (best.score < CONFIDENT) {
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `${input} was taken for ${best.module.title} (${best.format}) only at confidence ${best.score.toFixed(2)}, on ${best.signals.join('; ') || 'no signal'}: too weak to record without --format`,
+      {
+        hint: `If it is ${best.format}'s, name it with --format ${best.format}; if it is another tool's file, no format here reads it. Scores: ${said}.`,
+      },
+    );
   }
   if (second && second.score >= 0.5 && best.score - second.score < AMBIGUOUS_WITHIN) {
     throw new LedgerError(

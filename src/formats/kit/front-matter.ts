@@ -26,10 +26,15 @@ export function readFrontMatter(
   const problems: Problem[] = [];
   const doc = parseDocument(raw, { uniqueKeys: true, schema: 'core', prettyErrors: false });
   for (const error of [...doc.errors, ...doc.warnings]) {
-    const line = (error.linePos?.[0]?.line ?? 0) + 1; // +1: the opening `---`
+    // linePos is only filled with prettyErrors; the offset is always there. Lines count from the
+    // document's first line: +1 for the opening `---`.
+    const at = Math.max(0, Math.min(error.pos[0], raw.length));
+    const before = raw.slice(0, at);
+    const line = before.split('\n').length + 1;
+    const col = at - (before.lastIndexOf('\n') + 1) + 1;
     problems.push({
       path: 'frontMatter',
-      message: `front matter line ${line}: ${error.message.split('\n')[0] ?? error.code}`,
+      message: `front matter line ${line}, column ${col}: ${(error.message.split('\n')[0] ?? error.code).replace(/ at line \d+, column \d+$/, '')}`,
       expected: 'YAML mappings, sequences and scalars',
       got: error.code,
     });

@@ -4,7 +4,7 @@
  * completion hook rejects.
  */
 import type { ClaimedCheck } from '../../model/record.js';
-import { headingOf, unwrap, withoutFences } from '../kit/markdown.js';
+import { headingOf, normalizeTitle, unwrap, withoutFences, type Section } from '../kit/markdown.js';
 import { EVIDENCE_MARKERS, FORBIDDEN_PHRASES, RUNNERS } from './vocabulary.js';
 
 /** Commands a line of evidence names: backticked runner invocations, else bare `npm test`-likes. */
@@ -120,4 +120,32 @@ export function forbiddenPhrasesIn(text: string): string[] {
     .replace(/"[^"\n]*"|\u201c[^\u201d\n]*\u201d/g, ' ');
   const lower = used.replace(/[\u2018\u2019]/g, "'").toLowerCase();
   return FORBIDDEN_PHRASES.filter((p) => lower.includes(p.toLowerCase()));
+}
+
+/** Headings over what is to come, not what was done: `## Next Phase Readiness`, `## Next Steps`. */
+const FORECAST =
+  /\b(next|readiness|ready for|future|follow[- ]?ups?|todo|to do|upcoming|outlook|recommendations?|deferred)\b/;
+
+/**
+ * The text the forbidden-phrase rule reads: everything but forecast sections (and what is under
+ * them). The rule is about evidence for a claim; "deployments should work on the next push"
+ * under `## Next Phase Readiness` is a forecast, and failed an honest summary (issue 20).
+ */
+export function withoutForecasts(
+  frontMatter: string | undefined,
+  preamble: string,
+  sections: readonly Section[],
+): string {
+  const kept: string[] = [frontMatter ?? '', preamble];
+  let skipBelow: number | undefined;
+  for (const s of sections) {
+    if (skipBelow !== undefined && s.level > skipBelow) continue;
+    skipBelow = undefined;
+    if (FORECAST.test(normalizeTitle(s.title))) {
+      skipBelow = s.level;
+      continue;
+    }
+    kept.push(s.heading, s.body);
+  }
+  return kept.join('\n');
 }

@@ -24,6 +24,7 @@ import { splitFrontMatter } from '../kit/front-matter.js';
 import { splitSections, type Section } from '../kit/markdown.js';
 import { decodeText, preview } from '../kit/text.js';
 import {
+  withoutForecasts,
   checksInLine,
   commandsIn,
   evidenceBlocks,
@@ -32,7 +33,7 @@ import {
   verdictResult,
 } from './evidence.js';
 import { parseArtifacts, parseDecisions, parseDeferred, parseStatus } from './sections.js';
-import { phaseSummaryOf, readPhaseSummary } from './summary.js';
+import { openingOf, phaseSummaryOf, readPhaseSummary } from './summary.js';
 import {
   COMPLETION,
   MAXSIM_SECTIONS,
@@ -121,7 +122,15 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   const { seen, layout } = readLayout(sections, problems);
   const summaryOf = phaseSummaryOf(split?.raw, split?.body ?? text);
   if (summaryOf && 'problems' in summaryOf) return { ok: false, problems: summaryOf.problems };
-  const summary = summaryOf ? readPhaseSummary(summaryOf.fm, sections, problems) : undefined;
+  const summary = summaryOf
+    ? readPhaseSummary(
+        summaryOf.fm,
+        sections,
+        problems,
+        openingOf(split?.body ?? text),
+        split ? text.slice(0, text.length - split.body.length).split('\n').length - 1 : 0,
+      )
+    : undefined;
   if (seen.size === 0 && summary === undefined) {
     problems.push({
       path: '',
@@ -143,7 +152,7 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     if (d.notes !== '') notes['Key Decisions'] = d.notes;
   } else if (summary?.decisions) claims.decisions = summary.decisions;
   const art = seen.get('Artifacts');
-  if (art || summary?.artifacts !== undefined) {
+  if (art || summary?.artifacts !== undefined || (summary?.prose.length ?? 0) > 0) {
     const a = parseArtifacts(art?.body ?? '', roots, problems);
     // A phase summary's key-files and file list add the files the Artifacts section did not name.
     if (summary?.artifacts !== undefined) {
@@ -153,6 +162,7 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       a.prose.push(...s.prose);
       a.notes = { ...s.notes, ...a.notes };
     }
+    if (summary !== undefined) a.prose.push(...summary.prose);
     claims.artifacts = a.artifacts;
     if (a.rest !== '') notes['Artifacts'] = a.rest;
     if (Object.keys(a.notes).length > 0) extra['artifactNotes'] = a.notes;
@@ -163,6 +173,20 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     const d = parseDeferred(def.body, problems);
     claims.deferred = d.deferred;
     if (d.notes !== '') notes['Deferred Items'] = d.notes;
+  }
+  if (
+    summary !== undefined &&
+    summary.listings.length > 0 &&
+    (claims.artifacts?.length ?? 0) === 0 &&
+    !('proseArtifacts' in extra)
+  ) {
+    // Last resort: a summary that lists files is never recorded as claiming none.
+    problems.push({
+      path: 'Artifacts',
+      message: `the summary lists files (${summary.listings.join('; ')}) but none could be read`,
+      expected: '`path` items, a | File | table, or key-files lists',
+      got: summary.listings[0] ?? '',
+    });
   }
   const st = seen.get('Status');
   const status = st ? parseStatus(st.body, st.inline, problems) : null;
@@ -189,7 +213,18 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       if (line !== '') lineChecks.push(...checksInLine(line, status.value));
     // The older contract explains blocked/partial in prose under the status: that is evidence.
     const hasEvidence = hasList || blocks.count > 0 || (!completion && status.notes !== '');
-    if (!hasEvidence) {
+    if (!hasEvidence && summary !== undefined) {
+      // A phase summary is not the handoff contract: its `## Status: Complete` without evidence
+      // is a claim not proven (partial), not a failure the contract would call FAIL.
+      effective = worseStatus(effective, 'partial');
+      reasons.push(
+        reason(
+          'MAXSIM_NO_EVIDENCE',
+          `status ${status.value} is claimed without evidence; a phase summary's status is not the handoff contract's, so it is held at partial`,
+          'Status',
+        ),
+      );
+    } else if (!hasEvidence) {
       effective = 'failed';
       reasons.push(
         reason(
@@ -210,6 +245,14 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       );
     }
   }
+  if (!status && summary?.status !== undefined) {
+    // A summary's own status (front matter, opening label) is a claim, not the contract's Status
+    // section: it is recorded, and the missing section below keeps a completion at partial.
+    claims.status = summary.status.value;
+    extra['summaryStatus'] = { written: summary.status.written, where: summary.status.where };
+    const meaning = MAXSIM_VOCABULARY.statusOf(summary.status.value) ?? 'partial';
+    if (meaning !== 'success') effective = worseStatus(effective, meaning);
+  }
   const checks = [...lineChecks, ...blocks.checks];
   if (checks.length > 0) claims.checks = checks;
   for (const name of MAXSIM_SECTIONS) {
@@ -225,7 +268,7 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       ),
     );
   }
-  for (const phrase of forbiddenPhrasesIn(text)) {
+  for (const phrase of forbiddenPhrasesIn(withoutForecasts(split?.raw, preamble, sections))) {
     effective = 'failed';
     reasons.push(
       reason(

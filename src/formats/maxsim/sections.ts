@@ -189,6 +189,11 @@ export function parseStatus(
     if (EVIDENCE_LABEL.test(first)) first = '';
     else i++;
   }
+  // `✓ Complete`, `✅ PASS`: the mark repeats the word, it is not part of it.
+  first = first.replace(
+    /^(\s*(?:\*\*|`|_)?)\s*[\u2713\u2714\u2705\u274c\u2717\u2718]\uFE0F?\s*/u,
+    '$1',
+  );
   const m = /^\s*(?:\*\*|`|_)?([A-Za-z]+)(?:\*\*|`|_)?(.*)$/.exec(first);
   const value = m?.[1] ?? '';
   const detail = (m?.[2] ?? '').trim();

@@ -10,7 +10,8 @@
 import type { Problem } from '../../model/errors.js';
 import type { Decision } from '../../model/record.js';
 import { readFrontMatter, type FrontMap, type FrontValue } from '../kit/front-matter.js';
-import { normalizeTitle, type Section } from '../kit/markdown.js';
+import { column, findTables, isNone, normalizeTitle, type Section } from '../kit/markdown.js';
+import { splitPathAndNote } from '../kit/paths.js';
 import { decisionOf } from './sections.js';
 import { actionGroup } from './vocabulary.js';
 
@@ -30,85 +31,183 @@ function fileSection(title: string): Action | undefined {
 export interface PhaseSummary {
   /** An Artifacts body in the contract's own words, for `parseArtifacts`. */
   artifacts: string | undefined;
+  /** Lines of a files list that describe rather than name a file: unverifiable, never dropped. */
+  prose: { action: string; text: string; why: string }[];
   decisions: Decision[] | undefined;
+  /** The status the summary claims (front matter `status:` or an opening `**Status:**` label). */
+  status: { value: string; written: string; where: string } | undefined;
+  /** Where the summary lists files: a list that yields no claim is refused, never dropped. */
+  listings: string[];
 }
 
 /** Older hand-written summaries open with `**Phase:** …` and `**Plan:** …` lines instead. */
 const LABELS = [/^\*\*Phase:\*\*\s*\S/m, /^\*\*Plan:\*\*\s*\S/m];
+/**
+ * Or with a title that says what they are (`# Plan 01-01: Install Summary`, `# Phase 3 Plan 2:
+ * … Summary`), as GSD-family summaries written before their front matter was settled do.
+ */
+const TITLE = /^# +(?:(?:phase|plan) +)?[\w.]*\d[\w.]*\b.*\bsummary\b/im;
+/** The opening `**Status:** ✓ Complete` label of such a summary. */
+const STATUS_LABEL = /^[*_]{0,2}status[*_]{0,2}\s*:\s*[*_]{0,2}\s*(.+?)\s*$/im;
+
+/** The opening of a body: up to its first `##` heading (a label quoted further down is not one). */
+export function openingOf(body: string): string {
+  return body.split(/(?:^|\n) {0,3}#{2,6}[ \t]/)[0] ?? '';
+}
 
 /**
- * What marks a phase summary: front matter with `phase` and `plan` and `key-files`,
- * `key-decisions`, `completed` or `status` (its map), or the two labels before its first `##`
- * section (an empty map: nothing more to read from it). Front matter that says it is a summary
- * but is not YAML (real ones write `added: [@xterm/xterm]`) gives its located problems: refused
- * with the line to fix, never read as a summary that claims nothing. Undefined when neither.
+ * What marks a phase summary: front matter with `phase` and `plan` (or a quick task's
+ * `quick_id`) and something that says what was done — `key-files`, `files_modified`,
+ * `file_tracking`, `key-decisions`, `completed` or `status` (its map) — or, before its first `##`
+ * section, the `**Phase:**`/`**Plan:**` labels or a `# Plan 01-01 … Summary` title (an empty
+ * map). Front matter that says it is a summary but is not YAML (real ones write `added:
+ * [@xterm/xterm]`) gives its located problems: refused with the line to fix, never read as a
+ * summary that claims nothing. Undefined when neither.
  */
 export function phaseSummaryOf(
   raw: string | null | undefined,
   body: string,
 ): { fm: FrontMap } | { problems: Problem[] } | undefined {
-  // A PLAN has `phase` and `plan` too; only a summary says what was done or when it completed.
-  const done = /^(key[-_](files|decisions)|decisions|completed|status)\s*:/m;
-  if (
-    raw !== null &&
-    raw !== undefined &&
-    done.test(raw) &&
-    /^phase\s*:/m.test(raw) &&
-    /^plan\s*:/m.test(raw)
-  ) {
+  // A PLAN has `phase`, `plan` and `files_modified` too; only a summary says what was done or
+  // when it completed (a PLAN read as a summary would claim files it has not touched yet).
+  const done =
+    /^(key[-_](files|decisions)|file[-_]tracking|decisions|completed|status|files[-_]created)\s*:/m;
+  const plan = /^phase\s*:/m.test(raw ?? '') && /^plan\s*:/m.test(raw ?? '');
+  const quick = /^quick[-_]id\s*:/m.test(raw ?? '');
+  if (raw !== null && raw !== undefined && done.test(raw) && (plan || quick)) {
     const fm = readFrontMatter(raw);
     if (!fm.ok) return { problems: fm.problems };
     return { fm: fm.value };
   }
-  // Only the opening (up to the first `##` heading): a label quoted further down is not one.
-  const opening = body.split(/(?:^|\n) {0,3}#{2,6}[ \t]/)[0] ?? '';
-  return LABELS.every((re) => re.test(opening)) ? { fm: {} } : undefined;
+  const opening = openingOf(body);
+  return LABELS.every((re) => re.test(opening)) || TITLE.test(opening) ? { fm: {} } : undefined;
+}
+
+/** `✓ Complete`, `completed`, `**PASS**`: the status word a summary claims, in the contract's words. */
+function summaryStatus(written: string): string | undefined {
+  const word = (
+    /^[^A-Za-z]*([A-Za-z]+)/.exec(written.replace(/[*_`]/g, '').trim())?.[1] ?? ''
+  ).toLowerCase();
+  const words: Record<string, string> = {
+    complete: 'complete',
+    completed: 'complete',
+    done: 'complete',
+    pass: 'PASS',
+    passed: 'PASS',
+    partial: 'PARTIAL',
+    blocked: 'blocked',
+    fail: 'FAIL',
+    failed: 'FAIL',
+  };
+  return words[word];
 }
 
 function strings(value: FrontValue | undefined): string[] {
   if (typeof value === 'string') return value.trim() === '' ? [] : [value];
   if (!Array.isArray(value)) return [];
-  return value.filter((x): x is string => typeof x === 'string' && x.trim() !== '');
+  // `- path: src/a.ts` items (a map per file) name their file under `path`.
+  const items = value.map((x) =>
+    x !== null && typeof x === 'object' && !Array.isArray(x) && typeof x['path'] === 'string'
+      ? x['path']
+      : x,
+  );
+  return items.filter((x): x is string => typeof x === 'string' && x.trim() !== '');
+}
+
+/** A per-item action after a path: `` `a.ts` -- create: why ``, `- [x] a.ts -- MODIFY: why`. */
+const ITEM_ACTION =
+  /^\s*(?:--|—|–|-|:)?\s*\(?(create|created|new|add|added|modify|modified|update|updated|change|changed|delete|deleted|remove|removed)\)?\s*(?::|--|$)/i;
+
+function itemAction(rest: string): Action | undefined {
+  const word = (ITEM_ACTION.exec(rest)?.[1] ?? '').toLowerCase();
+  if (word === '') return undefined;
+  if (/^(create|created|new|add|added)$/.test(word)) return 'created';
+  if (/^(delete|deleted|remove|removed)$/.test(word)) return 'deleted';
+  return 'modified';
+}
+
+/** A map of created/modified/deleted lists: `key-files`, `file_tracking.key_files`, … */
+function fileMap(fm: FrontMap): { key: string; map: FrontValue } | undefined {
+  for (const key of ['key-files', 'key_files'])
+    if (fm[key] !== undefined) return { key, map: fm[key] ?? null };
+  const tracking = fm['file_tracking'] ?? fm['file-tracking'];
+  if (tracking !== null && typeof tracking === 'object' && !Array.isArray(tracking)) {
+    const inner = tracking['key_files'] ?? tracking['key-files'];
+    if (inner !== undefined) return { key: 'file_tracking.key_files', map: inner };
+    return { key: 'file_tracking', map: tracking };
+  }
+  return undefined;
 }
 
 /** One line of a list, kept on one line (a YAML string may span lines). */
 const flat = (s: string): string => s.replace(/\s+/g, ' ').trim();
 
 /**
- * The claims of a phase summary: `key-files` created/modified as `Created:`/`Modified:` lines,
- * then every `` `path` `` item of a files section not already named: with the action of its
- * section or sub-section (`## Files Created`, `### Modified` under `## Key Files`), else touched.
+ * The claims of a phase summary: the front matter's file lists (`key-files`, `key_files`,
+ * `file_tracking: key_files:` created/modified/deleted; `files_modified` and `files_created`),
+ * then every file item of a files section not already named — `` `path` `` or a bare path, in a
+ * list or a `| File | … |` table — with the action it states (`` `a.ts` -- create: ``), else its
+ * section's or sub-section's (`## Key Files Created`, `### Created (10 files)`), else touched. The
+ * status it claims comes from `status:` or an opening `**Status:**` label. Whatever lists files
+ * is noted in `listings`, so that a list read into nothing is refused rather than dropped.
  */
 export function readPhaseSummary(
   fm: FrontMap,
   sections: readonly Section[],
   problems: Problem[],
+  opening = '',
+  /** Lines before the body (the front matter), so that a section's line is the document's. */
+  lineOffset = 0,
 ): PhaseSummary {
-  const keyFiles = fm['key-files'] ?? fm['key_files'];
   const lines: string[] = [];
+  const prose: PhaseSummary['prose'] = [];
+  const listings: string[] = [];
   const named = new Set<string>();
-  if (keyFiles !== null && typeof keyFiles === 'object' && !Array.isArray(keyFiles)) {
+  let items = 0;
+  const claim = (path: string, action: Action, note = ''): void => {
+    items++;
+    if (named.has(path)) return;
+    named.add(path);
+    const label = action === 'touched' ? '' : `${action[0]?.toUpperCase()}${action.slice(1)}: `;
+    lines.push(`- ${label}\`${path}\`${note === '' ? '' : ` ${flat(note)}`}`);
+  };
+  const pathOf = (item: string): string =>
+    flat(item)
+      .replace(/^`([^`]+)`.*$/, '$1')
+      .split(/\s/)[0] ?? '';
+  const files = fileMap(fm);
+  const { map } = files ?? { map: null };
+  if (map !== null && typeof map === 'object' && !Array.isArray(map)) {
     for (const [key, action] of [
       ['created', 'Created'],
       ['modified', 'Modified'],
       ['deleted', 'Deleted'],
     ] as const) {
-      for (const item of strings(keyFiles[key])) {
+      const items = strings(map[key]);
+      if (items.length > 0) listings.push(`front matter ${files?.key ?? 'key-files'}.${key}`);
+      for (const item of items) {
         lines.push(`- ${action}: ${flat(item)}`);
-        named.add(
-          flat(item)
-            .replace(/^`([^`]+)`.*$/, '$1')
-            .split(/\s/)[0] ?? '',
-        );
+        named.add(pathOf(item));
       }
     }
-  } else if (keyFiles !== undefined && keyFiles !== null) {
+  } else if (files !== undefined && map !== null) {
     problems.push({
-      path: 'frontMatter.key-files',
-      message: 'key-files must map created/modified to lists of paths',
-      expected: 'key-files: {created: [...], modified: [...]}',
-      got: Array.isArray(keyFiles) ? 'a list' : typeof keyFiles,
+      path: `frontMatter.${files.key}`,
+      message: `${files.key} must map created/modified to lists of paths`,
+      expected: `${files.key}: {created: [...], modified: [...]}`,
+      got: Array.isArray(map) ? 'a list' : typeof map,
     });
+  }
+  // GSD's `files_modified` names every file a plan touches, new ones too: touched.
+  for (const [key, action] of [
+    ['files_created', 'created'],
+    ['files-created', 'created'],
+    ['files_modified', 'touched'],
+    ['files-modified', 'touched'],
+  ] as const) {
+    const items = strings(fm[key]);
+    if (items.length > 0) listings.push(`front matter ${key}`);
+    for (const item of items) claim(pathOf(item), action);
   }
   let group: { level: number; action: Action } | undefined;
   for (const s of sections) {
@@ -122,23 +221,106 @@ export function readPhaseSummary(
       group = undefined;
       continue;
     }
-    for (const line of s.body.split('\n')) {
-      const item = /^[ \t]{0,3}[-*+][ \t]+`([^`]+)`(.*)$/.exec(line);
-      if (!item || named.has(item[1] ?? '')) continue;
-      named.add(item[1] ?? '');
-      const label =
-        group.action === 'touched'
-          ? ''
-          : `${group.action[0]?.toUpperCase()}${group.action.slice(1)}: `;
-      // `26-01 through 26-05 SUMMARY.md` (maxsimcli 30-03): words in backticks, no folder. Left
-      // unticked, the path reader takes them for the description they are.
-      const words = /\s/.test(item[1] ?? '') && !/[/\\]/.test(item[1] ?? '');
-      lines.push(`- ${label}${words ? (item[1] ?? '') : `\`${item[1] ?? ''}\``}${item[2] ?? ''}`);
+    const where = `line ${s.line + lineOffset}: ${s.heading.trim()}`;
+    const before = items + prose.length;
+    const body = s.body.split('\n');
+    const tables = findTables(body).filter((t) => column(t.header, ['file', 'path', 'files']) >= 0);
+    for (const table of tables) {
+      const col = column(table.header, ['file', 'path', 'files']);
+      const actionCol = column(table.header, ['action', 'change', 'status', 'type']);
+      for (const row of table.rows) {
+        const cell = row[col] ?? '';
+        const split = splitPathAndNote(cell);
+        const stated = actionCol >= 0 ? itemAction(`-- ${row[actionCol] ?? ''}:`) : undefined;
+        const action = stated ?? group.action;
+        if (split.kind === 'prose')
+          prose.push({ action: label(action), text: cell, why: split.why });
+        else claim(split.path, action, split.note ?? '');
+      }
+    }
+    const inTable = (i: number): boolean => tables.some((t) => i >= t.start && i < t.end);
+    body.forEach((line, i) => {
+      if (inTable(i)) return;
+      // Items at the list's own level: deeper bullets describe the file above them.
+      // A file as a bold paragraph (`` **`a.py`** (113 lines) ``) is an item too.
+      const item =
+        /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)$/.exec(line) ??
+        /^(\*\*`[^`]+`\*\*.*)$/.exec(line);
+      if (!item) return;
+      const raw = (item[1] ?? '').trim();
+      // `- **Quick Reference:** fixture scopes` labels a description; it names no file.
+      if (/^\*\*[^*`]+:\*\*/.test(raw) && !/`[^`\s]*[/.][^`\s]*`/.test(raw)) return;
+      const text = raw.replace(/^\*\*`([^`]+)`\*\*/, '`$1`').replace(/^\*\*([^*]+)\*\*/, '`$1`');
+      // `- **5 async utility functions:**` labels what follows; it names no file.
+      if (/^`[^`]*:`$|:$/.test(text)) return;
+      const ticked = /^`([^`]+)`(.*)$/.exec(text);
+      // `26-01 through 26-05 SUMMARY.md` (maxsimcli 30-03): words in backticks, no folder: the
+      // description they are, not a path.
+      const words = ticked !== null && /\s/.test(ticked[1] ?? '') && !/[/\\]/.test(ticked[1] ?? '');
+      const split =
+        ticked !== null && !words ? null : splitPathAndNote(words ? (ticked?.[1] ?? '') : text);
+      if (split !== null && split.kind === 'prose') {
+        const said = words ? `${ticked?.[1] ?? ''}${ticked?.[2] ?? ''}` : text;
+        prose.push({ action: label(group?.action ?? 'touched'), text: said, why: split.why });
+        return;
+      }
+      const path = ticked !== null ? (ticked[1] ?? '') : split?.kind === 'path' ? split.path : '';
+      const rest =
+        ticked !== null ? (ticked[2] ?? '') : split?.kind === 'path' ? (split.note ?? '') : '';
+      claim(path, itemAction(rest) ?? group?.action ?? 'touched', rest.trim());
+    });
+    if (items + prose.length > before) listings.push(where);
+    else if (/^[ \t]*(?:[-*+|]|\d{1,3}[.)])/m.test(s.body) && !isNone(s.body)) {
+      // A list or table here that names no file is said, not dropped: verify reports it.
+      listings.push(where);
+      prose.push({
+        action: label(group.action),
+        text: flat(s.body).slice(0, 200),
+        why: `a files section (${where}) with no file item or File column this reader can name`,
+      });
     }
   }
-  const decisions = strings(fm['key-decisions'] ?? fm['decisions']).map((d) => decisionOf(flat(d)));
+  const decisions = decisionItems(fm['key-decisions'] ?? fm['decisions']).map((d) =>
+    decisionOf(flat(d)),
+  );
+  const fmStatus = typeof fm['status'] === 'string' ? fm['status'] : undefined;
+  const labelled = STATUS_LABEL.exec(opening)?.[1];
+  const written = fmStatus ?? labelled;
+  let status: PhaseSummary['status'];
+  if (written !== undefined) {
+    const where = fmStatus !== undefined ? 'front matter status' : 'the opening **Status:** label';
+    const value = summaryStatus(written);
+    if (value === undefined) {
+      problems.push({
+        path: fmStatus !== undefined ? 'frontMatter.status' : 'Status',
+        message: `${where} is not a status word MaxsimCLI or its summary templates use`,
+        expected: 'complete, partial, blocked or failed (or PASS, FAIL, PARTIAL)',
+        got: flat(written).slice(0, 80),
+      });
+    } else status = { value, written: flat(written), where };
+  }
   return {
     artifacts: lines.length > 0 ? lines.join('\n') : undefined,
+    prose,
     decisions: decisions.length > 0 ? decisions : undefined,
+    status,
+    listings,
   };
+}
+
+/** Decisions as strings, or as maps (`- id: x` / `description: …`, `decision:`, `text:`). */
+function decisionItems(value: FrontValue | undefined): string[] {
+  if (!Array.isArray(value)) return strings(value);
+  return value.flatMap((x) => {
+    if (typeof x === 'string') return x.trim() === '' ? [] : [x];
+    if (x === null || typeof x !== 'object' || Array.isArray(x)) return [];
+    const text = x['decision'] ?? x['description'] ?? x['text'];
+    const why = x['rationale'] ?? x['reason'];
+    if (typeof text !== 'string') return [];
+    return [typeof why === 'string' ? `${text}: ${why}` : text];
+  });
+}
+
+function label(action: Action): string {
+  return `${action[0]?.toUpperCase()}${action.slice(1)}`;
 }

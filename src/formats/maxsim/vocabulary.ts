@@ -39,7 +39,10 @@ export const ACTIONS: Readonly<Record<string, ClaimedArtifact['action']>> = {
 
 /** Sub-headings or labels that group artifacts by action (`### Created` inside Artifacts). */
 export function actionGroup(title: string): ClaimedArtifact['action'] | undefined {
-  const t = normalizeTitle(title);
+  // `### Created (10 files)`: the count says how many, not which action.
+  const t = normalizeTitle(title)
+    .replace(/\s*\([^)]*\)$/, '')
+    .replace(/[:：]\s*$/, '');
   if (/^(created|new( files?)?|files? created|added|new files? created)$/.test(t)) return 'created';
   if (/^(modified|changed|updated|files? modified|modified files?|changed files?)$/.test(t))
     return 'modified';
@@ -51,6 +54,8 @@ export function actionGroup(title: string): ClaimedArtifact['action'] | undefine
 export function sectionOf(title: string): { name: SectionName; inline?: string } | null {
   const t = normalizeTitle(title);
   for (const name of MAXSIM_SECTIONS) if (t === name.toLowerCase()) return { name };
+  // The README's own words for the section: `### Status + Evidence`.
+  if (/^status\s*(?:\+|&|and)\s*evidence$/.test(t)) return { name: 'Status' };
   const m = /^[*_]*status[*_]*\s*:\s*(.+)$/i.exec(title.trim());
   if (m) return { name: 'Status', inline: (m[1] ?? '').trim() };
   return null;

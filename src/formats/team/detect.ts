@@ -44,8 +44,18 @@ function detectJson(value: unknown, fileName?: string): Detection {
     };
   }
   // Without a workspaceId, "status" or "features" alone say little: any JSON may have them.
-  if (kind === 'features' || kind === 'insights')
-    return { score: 0.3, signals: [`the shape of a toolkit ${kind} file, without workspaceId`] };
+  if (kind === 'features' || kind === 'insights') {
+    const signals = [`the shape of a toolkit ${kind} file, without workspaceId`];
+    // The toolkit's claude-progress.json has no features array: a file by that name that has
+    // one is another harness's progress file (issue 20), not Spec-Workflow-Toolkit's.
+    if (kind === 'features' && /claude-progress\.json$/i.test(fileName ?? '')) {
+      signals.push(
+        "but named claude-progress.json, which in the toolkit holds progress, not a features array: another harness's progress file",
+      );
+      return { score: 0.25, signals };
+    }
+    return { score: 0.3, signals };
+  }
   if (workspace) return { score: 0.3, signals: ['a workspaceId, but no toolkit file shape'] };
   return { score: 0, signals: [] };
 }

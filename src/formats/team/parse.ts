@@ -39,10 +39,31 @@ export function parseTeam(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     case 'insights':
       return parseInsightQueue(read.value);
     case 'progress':
-      return parseProgressFile(read.value, ctx);
+      return lookAlike(parseProgressFile(read.value, ctx), read.value, 'claude-progress.json');
     case 'features':
-      return parseFeatureList(read.value);
+      return lookAlike(parseFeatureList(read.value), read.value, 'feature-list.json');
     default:
       return { ok: false, problems: [unknownKind()] };
   }
+}
+
+/**
+ * A toolkit file's shape errors on a file without the toolkit's workspaceId: say what the file
+ * was taken for and what it seems to be, not only "fix the listed fields" (issue 20: another
+ * harness's feature-list.json was refused as if it were a broken toolkit file).
+ */
+function lookAlike(result: ParseResult, value: Record<string, unknown>, file: string): ParseResult {
+  if (result.ok || typeof value['workspaceId'] === 'string') return result;
+  return {
+    ok: false,
+    problems: [
+      {
+        path: '',
+        message: `read as Spec-Workflow-Toolkit's ${file} (by its shape or name), but it has no workspaceId and does not match that file's fields: it seems to be another tool's ${file}`,
+        expected: `Spec-Workflow-Toolkit's ${file}, with a workspaceId`,
+        got: `a file without workspaceId (keys: ${Object.keys(value).slice(0, 8).join(', ')})`,
+      },
+      ...result.problems,
+    ],
+  };
 }

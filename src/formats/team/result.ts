@@ -76,9 +76,13 @@ export function referencesIn(body: string, roots: readonly string[]): Reference[
 
 export function findingsIn(body: string, roots: readonly string[]): Finding[] {
   const out: Finding[] = [];
-  for (const table of findTables(body.split('\n'))) {
+  const lines = body.split('\n');
+  for (const table of findTables(lines)) {
     const sev = column(table.header, ['severity', '重大度', 'priority', '優先度']);
-    if (sev < 0) continue;
+    if (sev < 0) {
+      out.push(...locatedRows(table, lines, roots));
+      continue;
+    }
     const id = column(table.header, ['id']);
     const loc = column(table.header, ['file:line', 'location', '場所', 'file', 'path']);
     let sum = column(table.header, [
@@ -101,6 +105,41 @@ export function findingsIn(body: string, roots: readonly string[]): Finding[] {
         ...(at?.line === undefined ? {} : { line: at.line }),
       });
     }
+  }
+  return out;
+}
+
+/**
+ * A Findings table without a severity column whose rows point at `File:Line` (a `#### Security`
+ * subsection's `| File:Line | Issue |`): each row a finding at that place, so verify checks the
+ * line exists (issue 20: a line past the end passed). Tables under a Files Created heading are
+ * the agent's files, read by filesIn.
+ */
+function locatedRows(
+  table: ReturnType<typeof findTables>[number],
+  lines: readonly string[],
+  roots: readonly string[],
+): Finding[] {
+  const loc = column(table.header, ['file:line', 'location', '場所']);
+  if (loc < 0) return [];
+  let heading: string | undefined;
+  for (let i = table.start - 1; i >= 0 && heading === undefined; i--)
+    heading = headingOf(lines[i] ?? '')?.title;
+  if (heading !== undefined && filesAction(heading) !== undefined) return [];
+  const sum = table.header.findIndex((_, i) => i !== loc);
+  const out: Finding[] = [];
+  for (const row of table.rows) {
+    const at = located((row[loc] ?? '').replace(UNVERIFIED, '').trim(), roots);
+    if (at === null) continue;
+    const summary = [heading, sum >= 0 ? row[sum] : undefined]
+      .filter((x): x is string => x !== undefined && x.trim() !== '')
+      .join(': ');
+    out.push({
+      severity: 'unknown',
+      summary: summary || '(no summary)',
+      path: at.path,
+      ...(at.line === undefined ? {} : { line: at.line }),
+    });
   }
   return out;
 }

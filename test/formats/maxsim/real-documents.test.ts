@@ -253,7 +253,7 @@ describe('MaxsimCLI phase summaries from its own template (maystudios/maxsimcli 
     expect(r.ok).toBe(false);
     expect(!r.ok && r.problems[0]).toMatchObject({
       path: 'frontMatter',
-      message: expect.stringMatching(/^front matter line \d+: .*@/),
+      message: expect.stringMatching(/^front matter line 18, column \d+: .*@/),
     });
     expect(detectFormat(read(file), file).module.name).toBe('maxsim');
   });

@@ -1,0 +1,96 @@
+/**
+ * Issue 20: summaries of the GSD template family as public projects write them (corpus
+ * `gsd.json`, documents copied unchanged), each read into every claim it makes or refused with
+ * the line and the reason — never recorded with its file list dropped. In npm test: parsing is
+ * pure, so each document is judged in memory; one goes through record and verify.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { recordHandoff } from '../../../src/app/record.js';
+import { verifyRepository } from '../../../src/app/verify.js';
+import { detectFormat, type ParseContext } from '../../../src/formats/index.js';
+import { maxsim } from '../../../src/formats/maxsim/index.js';
+import { cleanup, git, gitdir, PROJECT_ROOT, writeFiles } from '../../helpers/git.js';
+
+afterAll(cleanup);
+
+interface Entry {
+  file: string;
+  source: string;
+  detect: string;
+  expect: {
+    status: string;
+    claimed: string;
+    artifacts: [string, string][];
+    decisions?: number;
+    withoutKeyFiles?: [string, string][];
+  };
+}
+
+const HERE = join(PROJECT_ROOT, 'test', 'formats', 'corpus');
+const manifest = JSON.parse(readFileSync(join(HERE, 'gsd.json'), 'utf8')) as {
+  documents: Entry[];
+};
+const ctx: ParseContext = { repoRoot: '/home/dev/project', now: new Date('2026-03-07T10:00:00Z') };
+const claimsOf = (bytes: Uint8Array, fileName: string) => {
+  const r = maxsim.parse(bytes, { ...ctx, fileName });
+  if (!r.ok) throw new Error(`${fileName} refused: ${JSON.stringify(r.problems)}`);
+  return r.handoff;
+};
+
+describe('GSD-family summaries from public projects (test/formats/corpus/gsd.json)', () => {
+  for (const doc of manifest.documents) {
+    it(`${doc.file}: every file it lists is a claim with its action`, () => {
+      const bytes = readFileSync(join(HERE, doc.file));
+      const name = doc.file.split('/').pop() ?? doc.file;
+      expect(detectFormat(bytes, name).module.name).toBe(doc.detect);
+      const h = claimsOf(bytes, name);
+      expect((h.claims.artifacts ?? []).map((a) => [a.path, a.action])).toEqual(
+        doc.expect.artifacts,
+      );
+      expect(h.claims.extra?.['proseArtifacts']).toBeUndefined();
+      expect(h.claims.status).toBe(doc.expect.claimed);
+      expect(h.status).toBe(doc.expect.status);
+      if (doc.expect.decisions !== undefined)
+        expect(h.claims.decisions).toHaveLength(doc.expect.decisions);
+      expect(h.reasons.map((r) => r.code)).not.toContain('MAXSIM_FORBIDDEN_PHRASE');
+      if (doc.expect.withoutKeyFiles) {
+        // The same document with its key-files cut: the body's sections alone say the same.
+        const text = bytes.toString('utf8').replace(/\nkey-files:\n(?: {2}.*\n)+/, '\n');
+        expect(text).not.toContain('key-files:');
+        const body = claimsOf(new TextEncoder().encode(text), name);
+        expect((body.claims.artifacts ?? []).map((a) => [a.path, a.action])).toEqual(
+          doc.expect.withoutKeyFiles,
+        );
+      }
+    });
+  }
+
+  it('through record and verify: the real 07-02 summary claims created a file its base already had', async () => {
+    // types.ts aside, the summary says calculations.ts was created; here the base has it.
+    const repo = gitdir({ files: { 'apps/admin/lib/invoices/calculations.ts': 'export {};\n' } });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    writeFiles(repo, {
+      'apps/admin/lib/invoices/calculations.ts': 'export const a = 1;\n',
+      'apps/admin/lib/invoices/constants.ts': 'export {};\n',
+      'apps/admin/lib/invoices/schemas.ts': 'export {};\n',
+      'apps/admin/lib/invoices/csv-export.ts': 'export {};\n',
+    });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'feat(07-02)');
+    const file = '07-02-file-tracking-key-files.md';
+    const bytes = readFileSync(join(HERE, 'docs', 'gsd', file));
+    await recordHandoff({ cwd: repo, base, from: { bytes, fileName: file } });
+    const report = await verifyRepository({ cwd: repo });
+    const verdicts = report.records[0]!.checks.filter((c) => c.check === 'claim.artifact').map(
+      (c) => `${c.subject} ${c.verdict}`,
+    );
+    expect(verdicts.sort()).toEqual([
+      'apps/admin/lib/invoices/calculations.ts contradicted',
+      'apps/admin/lib/invoices/constants.ts verified',
+      'apps/admin/lib/invoices/csv-export.ts verified',
+      'apps/admin/lib/invoices/schemas.ts verified',
+    ]);
+  });
+});

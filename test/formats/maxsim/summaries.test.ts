@@ -1,0 +1,158 @@
+/**
+ * Issue 20: the summary shapes of the GSD template family that were dropped, weakened or
+ * misread — per-item actions (VBW's `` `path` -- create: ``), bare paths, a counted
+ * `### Created (2 files)` over a `| File | Lines | Purpose |` table, a forecast that is not
+ * evidence, the README's `### Status + Evidence`, and a files section read into nothing.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { recordHandoff } from '../../../src/app/record.js';
+import { verifyRepository } from '../../../src/app/verify.js';
+import type { ParseContext, ParsedHandoff } from '../../../src/formats/index.js';
+import { maxsim } from '../../../src/formats/maxsim/index.js';
+import { readFrontMatter } from '../../../src/formats/kit/front-matter.js';
+import { cleanup, git, gitdir, PROJECT_ROOT, writeFiles } from '../../helpers/git.js';
+
+afterAll(cleanup);
+
+const DIR = join(PROJECT_ROOT, 'fixtures', 'handoffs', 'maxsim');
+const ctx: ParseContext = { repoRoot: '/home/dev/project', now: new Date('2026-03-07T10:00:00Z') };
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+function parsed(bytes: Uint8Array, fileName = 'SUMMARY.md'): ParsedHandoff {
+  const r = maxsim.parse(bytes, { ...ctx, fileName });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.handoff;
+}
+const read = (file: string): Uint8Array => readFileSync(join(DIR, file));
+const pairs = (h: ParsedHandoff) => (h.claims.artifacts ?? []).map((a) => [a.path, a.action]);
+
+describe('GSD-family summary shapes', () => {
+  it('per-item actions (`path` -- create: / -- modify: / -- delete:) are created/modified/deleted claims, not touched', () => {
+    const h = parsed(read('vbw-template-item-actions.md'));
+    expect(pairs(h)).toEqual([
+      ['src/config/loader.ts', 'created'],
+      ['src/config/index.ts', 'modified'],
+      ['src/legacy/env.ts', 'deleted'],
+    ]);
+    expect(h.claims.status).toBe('complete');
+    expect(h.claims.extra?.['summaryStatus']).toEqual({
+      written: 'complete',
+      where: 'front matter status',
+    });
+  });
+
+  it('through record and verify: a file the summary says it modified, which the commit created, is contradicted', async () => {
+    const repo = gitdir({ files: { 'src/legacy/env.ts': 'export {};\n' } });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'rm', '-q', 'src/legacy/env.ts');
+    writeFiles(repo, {
+      'src/config/loader.ts': 'export const load = 1;\n',
+      'src/config/index.ts': 'export * from "./loader";\n',
+    });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'feat(03-01)');
+    const file = 'vbw-template-item-actions.md';
+    await recordHandoff({ cwd: repo, base, from: { bytes: read(file), fileName: file } });
+    const report = await verifyRepository({ cwd: repo });
+    const verdicts = report.records[0]!.checks.filter((c) => c.check === 'claim.artifact').map(
+      (c) => `${c.subject} ${c.verdict}`,
+    );
+    expect(verdicts.sort()).toEqual([
+      'src/config/index.ts contradicted',
+      'src/config/loader.ts verified',
+      'src/legacy/env.ts verified',
+    ]);
+  });
+
+  it('bare paths under ## Key Files Created and a `### Created (2 files)` over a | File | Lines | Purpose | table are claims with their actions', () => {
+    const h = parsed(read('summary-bare-paths-table.md'));
+    expect(pairs(h)).toEqual([
+      ['src/app.ts', 'created'],
+      ['src/lib/db.ts', 'created'],
+      ['Makefile', 'created'],
+      ['src/store/cache.ts', 'created'],
+      ['src/store/keys.ts', 'created'],
+      ['src/index.ts', 'modified'],
+    ]);
+    // The opening `**Status:** ✓ Complete` label is the claimed status; no Status section, so
+    // no evidence: partial, not failed.
+    expect(h.claims.status).toBe('complete');
+    expect(h.status).toBe('partial');
+  });
+
+  it('"should work" in a forecast (## Next Phase Readiness) is not a forbidden phrase; as evidence it still is', () => {
+    const h = parsed(read('summary-bare-paths-table.md'));
+    expect(h.reasons.map((r) => r.code)).not.toContain('MAXSIM_FORBIDDEN_PHRASE');
+    expect(h.status).toBe('partial');
+    const text = readFileSync(join(DIR, 'summary-bare-paths-table.md'), 'utf8').replace(
+      '## Next Phase Readiness',
+      '## Verification',
+    );
+    const used = parsed(enc(text));
+    expect(used.reasons.map((r) => r.code)).toContain('MAXSIM_FORBIDDEN_PHRASE');
+    expect(used.status).toBe('failed');
+  });
+
+  it("### Status + Evidence (the README's words) reads as the Status section", () => {
+    const h = parsed(read('contract-status-evidence-heading.md'), 'handoff.md');
+    expect(h.claims.status).toBe('PASS');
+    expect(h.claims.checks).toEqual([
+      expect.objectContaining({ command: 'npm test', result: 'passed' }),
+    ]);
+    expect(h.reasons.map((r) => r.code)).not.toContain('MAXSIM_MISSING_SECTION');
+    expect(h.status).toBe('success');
+  });
+
+  it('a files section that names no file is said (unverifiable prose with its line), never dropped', () => {
+    const h = parsed(
+      enc(
+        '---\nphase: 01\nplan: 02\nstatus: complete\n---\n\n# Phase 1 Plan 2 Summary\n\n## Files Created\n\n| Name | Purpose |\n|---|---|\n| the loader | reads config |\n',
+      ),
+    );
+    expect(h.claims.artifacts).toEqual([]);
+    expect(h.claims.extra?.['proseArtifacts']).toEqual([
+      expect.objectContaining({
+        action: 'Created',
+        why: expect.stringMatching(/line 9: ## Files Created/),
+      }),
+    ]);
+    const record = { claims: h.claims } as Parameters<
+      NonNullable<NonNullable<typeof maxsim.verify>['uncheckable']>
+    >[0];
+    expect(maxsim.verify?.uncheckable?.(record)).toHaveLength(1);
+  });
+
+  it('front matter files_modified and nested file_tracking: key_files: are claims', () => {
+    const h = parsed(
+      enc(
+        '---\nphase: 02\nplan: 01\ncompleted: 2026-01-02\nfiles_modified:\n  - src/a.ts\n  - src/b.ts\nfile_tracking:\n  key_files:\n    created: [src/c.ts]\n    modified: [src/a.ts]\n---\n\n# Phase 2 Plan 1 Summary\n',
+      ),
+    );
+    expect(pairs(h)).toEqual([
+      ['src/c.ts', 'created'],
+      ['src/a.ts', 'modified'],
+      ['src/b.ts', 'touched'],
+    ]);
+  });
+
+  it('a front matter status no template uses is refused with the field, not read as no status', () => {
+    const r = maxsim.parse(
+      enc('---\nphase: 02\nplan: 01\nstatus: in-progress\n---\n\n# Summary\n'),
+      ctx,
+    );
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.problems[0]).toMatchObject({
+      path: 'frontMatter.status',
+      got: 'in-progress',
+    });
+  });
+
+  it('a YAML error carries the line and column of the document, not of the front matter', () => {
+    const r = readFrontMatter('phase: 1\nplan: 2\ntags: [a, b\nkey: 1');
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.problems[0]?.message).toMatch(/^front matter line [3-5], column \d+: /);
+    const bad = readFrontMatter('a: 1\nb: 2\nc: [@x]');
+    expect(!bad.ok && bad.problems[0]?.message).toMatch(/^front matter line 4, column 5: /);
+  });
+});
