@@ -194,7 +194,11 @@ export function descendsFrom(
   return false;
 }
 
-export function incomingError(remote: string, problems: readonly Problem[]): LedgerError {
+export function incomingError(
+  remote: string,
+  problems: readonly Problem[],
+  ref = 'refs/ledger/log',
+): LedgerError {
   const first = problems[0];
   return new LedgerError(
     'INTEGRITY',
@@ -204,7 +208,7 @@ export function incomingError(remote: string, problems: readonly Problem[]): Led
       ...(first && /^sha256:[0-9a-f]{64}/.test(first.path)
         ? { record: first.path.slice(0, 71) }
         : {}),
-      hint: `Your ledger is unchanged. The remote's ledger is damaged or was tampered with: inspect refs/ledger-remotes/${remote}/log and repair the remote from a good clone.`,
+      hint: `Your ledger is unchanged. The remote's ledger is damaged or was tampered with: inspect refs/ledger-remotes/${remote}/${ref.slice('refs/ledger/'.length)} and repair the remote from a good clone.`,
     },
   );
 }
