@@ -202,7 +202,7 @@ export function incomingError(
   const first = problems[0];
   return new LedgerError(
     'INTEGRITY',
-    `what ${remote} sent does not verify (${problems.length} problem(s)${first ? `, first: ${first.message}` : ''}); nothing was adopted`,
+    `what ${remote} sent in ${ref} does not verify (${problems.length} problem(s)${first ? `, first: ${first.message}` : ''}); nothing was adopted`,
     {
       problems,
       ...(first && /^sha256:[0-9a-f]{64}/.test(first.path)
