@@ -207,6 +207,23 @@ export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void
   }
 }
 
+/**
+ * Moves this clone's markers of what it saw on a remote, in one `git update-ref --stdin` (a
+ * fresh clone of a remote with 1,000 writers would otherwise start git 1,000 times). Each update
+ * is a compare-and-swap; the batch is one transaction, so when any marker moved meanwhile
+ * (another sync in this clone) none moves: markers only sharpen the next rollback check, and
+ * an older marker is still a state that was really seen.
+ */
+export async function moveMarkers(
+  repo: RepoPaths,
+  updates: readonly { ref: string; next: string; expected: string | undefined }[],
+): Promise<void> {
+  if (updates.length === 0) return;
+  const zero = '0'.repeat(40);
+  const input = updates.map((u) => `update ${u.ref} ${u.next} ${u.expected ?? zero}\n`).join('');
+  await runGit(['update-ref', '--stdin'], { cwd: repo.root, guard: repo.guard, input });
+}
+
 export type PushOutcome = { pushed: true } | { pushed: false; moved: true; detail: string };
 
 /**

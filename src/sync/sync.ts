@@ -26,6 +26,7 @@ import {
   checkCloneKind,
   fetchLedger,
   listLedgerRefs,
+  moveMarkers,
   publishedRef,
   pushLedger,
   resolveRemote,
@@ -243,8 +244,11 @@ export async function syncLedger(
     if (roundAction !== 'up-to-date') action = action === 'merge' ? 'merge' : roundAction;
 
     // Everything the remote had is here now: remember each ref, so a later rollback is noticed.
-    for (const r of changed)
-      await store.updateRef(syncedRef(remote, r.ref), r.tip, r.anchor).catch(() => false);
+    const markers = changed.map((r) => ({
+      ref: syncedRef(remote, r.ref),
+      next: r.tip,
+      expected: r.anchor,
+    }));
 
     // Anything recorded here since the last sync ended is on no remote ref yet. A fast-forward
     // means a remote ref holds everything this clone had.
@@ -259,7 +263,8 @@ export async function syncLedger(
       roundAction !== 'fast-forward';
     if (!needsPush || options.push === false) {
       if (!needsPush && next !== undefined && next !== published)
-        await store.updateRef(publishedRef(remote), next, published).catch(() => false);
+        markers.push({ ref: publishedRef(remote), next, expected: published });
+      await moveMarkers(repo, markers);
       return result({
         remote,
         before,
@@ -277,16 +282,17 @@ export async function syncLedger(
         remoteRefs: fetched.size,
       });
     }
+    await moveMarkers(repo, markers);
     const sent = await countNewEntries(store, published, next!);
     progress(`pushing ${sent} log entr${sent === 1 ? 'y' : 'ies'} to ${remote} ${pushRef}`);
     const pushed = await pushLedger(repo, remote, next!, remoteTip, pushRef);
     killPoint('sync-after-push');
     if (pushed.pushed) {
       await options.onTip?.(next!);
-      await store
-        .updateRef(syncedRef(remote, pushRef), next!, fetched.get(pushRef))
-        .catch(() => false);
-      await store.updateRef(publishedRef(remote), next!, published).catch(() => false);
+      await moveMarkers(repo, [
+        { ref: syncedRef(remote, pushRef), next: next!, expected: fetched.get(pushRef) },
+        { ref: publishedRef(remote), next: next!, expected: published },
+      ]);
       return result({
         remote,
         before,
