@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { BIN, removeAllScratch, ROOT, RUNS, SCALE } from './common.mjs';
 
 /** The parts, in the order they run; each imported only when it runs. */
-const PARTS = ['startup', 'record', 'verify', 'sync', 'scale', 'report'];
+const PARTS = ['startup', 'record', 'verify', 'sync', 'fleet', 'scale', 'report'];
 const ONLY = process.env.BENCH_ONLY?.split(',')
   .map((p) => p.trim())
   .filter(Boolean);
@@ -110,6 +110,16 @@ async function main() {
     const verify = await benchVerify({ log });
     rows.push(...verify.rows);
     details.verify = { samples: verify.samples };
+  });
+
+  await timing('fleet', async () => {
+    log('fleet: 64 clones record and sync at once against one bare remote (issue 19)');
+    const { benchFleet } = await import('./fleet.mjs');
+    const fleet = await benchFleet({ log });
+    rows.push(...fleet.rows);
+    details.fleet = fleet.details;
+    if (!fleet.details.ok)
+      notes.push('fleet: not every sync exited 0 the first time, or a fresh clone lacked records');
   });
 
   await timing('sync', async () => {

@@ -10,6 +10,7 @@ import { LedgerError } from '../model/errors.js';
 import { syncLedger, type SyncOptions, type SyncResult } from '../sync/sync.js';
 import { openLocalState } from './local-state.js';
 import { withRepo } from './repo.js';
+import { writerId } from './writer-id.js';
 
 export interface SyncRequest extends Omit<SyncOptions, 'onTip'> {
   cwd: string;
@@ -36,6 +37,7 @@ export function syncRepository(request: SyncRequest): Promise<SyncResult> {
     }
     return syncLedger(repo, store, {
       ...options,
+      writer: await writerId(repo),
       onTip: async (commit) => {
         const tip = await readTip(store, commit);
         await local.noteKnownEntry(tip.entryId);

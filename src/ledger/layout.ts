@@ -26,6 +26,19 @@
  */
 
 export const LOG_REF = 'refs/ledger/log';
+
+/**
+ * Where each clone publishes on a remote: a ref only that clone writes, named by its writer id
+ * (random per clone, kept in the user's state; not a secret and not a trust claim). Many clones
+ * pushing at once never race for one ref (issue 19). The local `refs/ledger/log` stays the
+ * merged view every command reads; see docs/design.md, "Many writers".
+ */
+export const WRITERS_PREFIX = 'refs/ledger/writers/';
+export const WRITER_ID = /^[0-9a-f]{32}$/;
+
+export function writerRef(writer: string): string {
+  return `${WRITERS_PREFIX}${writer}`;
+}
 export const RECORDS_DIR = 'records';
 export const LOG_DIR = 'log';
 export const RECORD_FILE = 'record';

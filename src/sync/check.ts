@@ -194,17 +194,21 @@ export function descendsFrom(
   return false;
 }
 
-export function incomingError(remote: string, problems: readonly Problem[]): LedgerError {
+export function incomingError(
+  remote: string,
+  problems: readonly Problem[],
+  ref = 'refs/ledger/log',
+): LedgerError {
   const first = problems[0];
   return new LedgerError(
     'INTEGRITY',
-    `what ${remote} sent does not verify (${problems.length} problem(s)${first ? `, first: ${first.message}` : ''}); nothing was adopted`,
+    `what ${remote} sent in ${ref} does not verify (${problems.length} problem(s)${first ? `, first: ${first.message}` : ''}); nothing was adopted`,
     {
       problems,
       ...(first && /^sha256:[0-9a-f]{64}/.test(first.path)
         ? { record: first.path.slice(0, 71) }
         : {}),
-      hint: `Your ledger is unchanged. The remote's ledger is damaged or was tampered with: inspect refs/ledger-remotes/${remote}/log and repair the remote from a good clone.`,
+      hint: `Your ledger is unchanged. The remote's ledger is damaged or was tampered with: inspect refs/ledger-remotes/${remote}/${ref.slice('refs/ledger/'.length)} and repair the remote from a good clone.`,
     },
   );
 }

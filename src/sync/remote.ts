@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { entryIdFromMessage, LOG_REF } from '../ledger/layout.js';
+import { entryIdFromMessage, LOG_REF, WRITER_ID } from '../ledger/layout.js';
 import { LedgerError } from '../model/errors.js';
 import { parseGitBool } from '../store/git/config.js';
 import { parseCommit } from '../store/objects.js';
@@ -29,8 +29,49 @@ export function trackingRef(remote: string, ref = LOG_REF): string {
  * a plain `git fetch` force-updates (and which a remote can fill with any name it likes), and
  * outside `refs/ledger/*`, which `git push` sends.
  */
-export function syncedRef(remote: string): string {
-  return `refs/ledger-synced/${remote}/log`;
+export function syncedRef(remote: string, ref = LOG_REF): string {
+  return `refs/ledger-synced/${remote}/${ref.slice('refs/ledger/'.length)}`;
+}
+
+/**
+ * This clone's local tip at the end of its last sync with `remote`: everything in it was on the
+ * remote then, so a sync pushes only when the ledger moved since (a record, a signature).
+ */
+export function publishedRef(remote: string): string {
+  return `refs/ledger-synced/${remote}/published`;
+}
+
+/**
+ * The ledger refs under `prefix` (a tracking or a seen-tips prefix), by the name they have on
+ * the remote (`refs/ledger/log`, `refs/ledger/writers/<id>`), in one `git for-each-ref`: with
+ * thousands of writers, one process instead of one ref read each. Names that are neither are
+ * counted, not returned: a remote may hold any name, and ledger reads only its own.
+ */
+export async function listLedgerRefs(
+  repo: RepoPaths,
+  prefix: string,
+): Promise<{ refs: Map<string, string>; ignored: number }> {
+  const result = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', `${prefix}/`], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
+  if (result.code !== 0)
+    throw new LedgerError(
+      'GIT_FAILED',
+      `git for-each-ref ${prefix}/ failed: ${lastLines(result.stderr)}`,
+    );
+  const refs = new Map<string, string>();
+  let ignored = 0;
+  for (const line of result.stdout.toString('utf8').split('\n')) {
+    const match = /^([0-9a-f]{40}) (.+)$/.exec(line);
+    if (!match) continue;
+    const name = match[2]!.slice(prefix.length + 1);
+    const writer = name.startsWith('writers/') ? name.slice('writers/'.length) : undefined;
+    if (name === 'log' || (writer !== undefined && WRITER_ID.test(writer)))
+      refs.set(`refs/ledger/${name}`, match[1]!);
+    else if (name !== 'published') ignored++;
+  }
+  return { refs, ignored };
 }
 
 /** The remotes git knows here: every `remote.<name>.url`, from any scope or included file. */
@@ -166,18 +207,37 @@ export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void
   }
 }
 
+/**
+ * Moves this clone's markers of what it saw on a remote, in one `git update-ref --stdin` (a
+ * fresh clone of a remote with 1,000 writers would otherwise start git 1,000 times). Each update
+ * is a compare-and-swap; the batch is one transaction, so when any marker moved meanwhile
+ * (another sync in this clone) none moves: markers only sharpen the next rollback check, and
+ * an older marker is still a state that was really seen.
+ */
+export async function moveMarkers(
+  repo: RepoPaths,
+  updates: readonly { ref: string; next: string; expected: string | undefined }[],
+): Promise<void> {
+  if (updates.length === 0) return;
+  const zero = '0'.repeat(40);
+  const input = updates.map((u) => `update ${u.ref} ${u.next} ${u.expected ?? zero}\n`).join('');
+  await runGit(['update-ref', '--stdin'], { cwd: repo.root, guard: repo.guard, input });
+}
+
 export type PushOutcome = { pushed: true } | { pushed: false; moved: true; detail: string };
 
 /**
- * Pushes `commit` to the remote's refs/ledger/log, but only if the remote still holds exactly
- * `expected` (undefined: no ledger there). A remote that moved is not an error: sync fetches
- * again and joins what arrived.
+ * Pushes `commit` to the remote's `ref` (this clone's writer ref), but only if the remote still
+ * holds exactly `expected` (undefined: no such ref there). Only this clone writes its writer
+ * ref, so the lease fails only when a second sync in this clone, or someone reusing its id,
+ * pushed meanwhile: not an error, sync fetches again and joins what arrived.
  */
 export async function pushLedger(
   repo: RepoPaths,
   remote: string,
   commit: string,
   expected: string | undefined,
+  ref = LOG_REF,
 ): Promise<PushOutcome> {
   const result = await runGit(
     [
@@ -187,9 +247,9 @@ export async function pushLedger(
       // push.gpgSign in the repository's config would run gpg for a push certificate.
       '--no-signed',
       '--no-recurse-submodules',
-      `--force-with-lease=${LOG_REF}:${expected ?? ''}`,
+      `--force-with-lease=${ref}:${expected ?? ''}`,
       remote,
-      `${commit}:${LOG_REF}`,
+      `${commit}:${ref}`,
     ],
     { cwd: repo.root, guard: repo.guard },
   );

@@ -5,9 +5,16 @@
  */
 import { encodeCanonical, toRecordId } from '../canonical/index.js';
 import { ledgerCommit } from '../ledger/append.js';
-import { commitMessage, fanout, LOG_DIR, LOG_REF, RECORDS_DIR } from '../ledger/layout.js';
+import {
+  commitMessage,
+  fanout,
+  LOG_DIR,
+  LOG_REF,
+  RECORDS_DIR,
+  writerRef,
+} from '../ledger/layout.js';
 import { readEntry, readTip, type Tip } from '../ledger/read.js';
-import { insertPath } from '../ledger/trees.js';
+import { insertPath, lookupPath } from '../ledger/trees.js';
 import { isLedgerError, LedgerError, type Problem } from '../model/errors.js';
 import { killPoint, pausePoint } from '../model/faults.js';
 import { LOG_ENTRY_SCHEMA, type LogEntry } from '../model/record.js';
@@ -18,6 +25,9 @@ import type * as Check from './check.js';
 import {
   checkCloneKind,
   fetchLedger,
+  listLedgerRefs,
+  moveMarkers,
+  publishedRef,
   pushLedger,
   resolveRemote,
   shallowLedgerCommits,
@@ -30,7 +40,6 @@ import {
   leavesIn,
   unionLedgerTrees,
   type LeafSets,
-  type LedgerDiff,
 } from './trees.js';
 
 export interface SyncOptions {
@@ -45,6 +54,14 @@ export interface SyncOptions {
    * that is done: the caller remembers it, so a later reset below it reads as a rollback.
    */
   onTip?: (commit: string) => Promise<void>;
+  /**
+   * This clone's writer id: sync publishes to `refs/ledger/writers/<writer>` on the remote, a
+   * ref no other clone writes, so a push never races (issue 19). Without one (library callers
+   * of this module only) it publishes to `refs/ledger/log` with a lease, as before.
+   */
+  writer?: string;
+  /** The most ledger refs (writer refs + refs/ledger/log) a remote may hold; default 10,000. */
+  maxWriters?: number;
 }
 
 export type SyncAction = 'up-to-date' | 'fast-forward' | 'merge';
@@ -54,7 +71,7 @@ export interface SyncResult {
   /** The local ledger tip before and after. */
   before: string | undefined;
   after: string | undefined;
-  /** The remote's tip as last fetched, and after our push. */
+  /** The remote's ref this clone publishes to (its writer ref), as fetched and after our push. */
   remoteBefore: string | undefined;
   remoteAfter: string | undefined;
   action: SyncAction;
@@ -63,19 +80,22 @@ export interface SyncResult {
   /** Number of log entries the remote did not have and was sent. */
   sent: number;
   pushed: boolean;
-  /** Fetch rounds: more than one when the remote moved between our fetch and our push. */
+  /** Fetch rounds: more than one only when this clone's own ref moved between fetch and push. */
   attempts: number;
   /** True in a shallow clone (the ledger's own history was checked to be complete). */
   shallow: boolean;
   /** Things worth knowing that did not stop the sync (e.g. signatures gone from the remote). */
   notices: string[];
+  /** The ref this clone publishes to on the remote (`refs/ledger/writers/<id>`). */
+  publishedTo: string;
+  /** How many ledger refs (writer refs and refs/ledger/log) the remote holds. */
+  remoteRefs: number;
 }
 
 /**
- * A remote that keeps moving (other clones pushing) is retried for at least MIN_ROUNDS
- * fetch-and-push rounds and, past them, for as long as PATIENCE_MS: with eight writers pushing
- * to one remote a sync could lose eight races in a row (found by the mixed record/sync stress
- * test) and gave up although waiting a little longer would have won.
+ * A push fails only when this clone's own ref moved (a second sync in this clone, or a clone
+ * reusing its writer id; with no writer id, any clone). Retried for at least MIN_ROUNDS
+ * fetch-and-push rounds and, past them, for as long as PATIENCE_MS.
  */
 const MIN_ROUNDS = 8;
 const PATIENCE_MS = 60_000;
@@ -83,6 +103,20 @@ const PATIENCE_MS = 60_000;
 const MAX_ROUND_PAUSE_MS = 320;
 /** Local compare-and-swap attempts per round (local records racing the sync). */
 const MAX_LOCAL_ATTEMPTS = 50;
+/**
+ * Ledger refs one sync reads. Each changed one costs a tip read, a rollback check and a tree
+ * diff; a remote filled with junk writer refs is refused here, before that work, not after.
+ */
+export const MAX_LEDGER_REFS = 10_000;
+
+/** One of the remote's ledger refs that moved since this clone last saw it. */
+interface RemoteRef {
+  ref: string;
+  tip: string;
+  head: Tip;
+  /** The tip this clone last saw there (undefined: a ref new to this clone). */
+  anchor: string | undefined;
+}
 
 export async function syncLedger(
   repo: RepoPaths,
@@ -96,8 +130,8 @@ export async function syncLedger(
   loading.catch(() => undefined); // awaited below; never an unhandled rejection
   const remote = await resolveRemote(repo, options.remote);
   const { shallow } = await checkCloneKind(repo);
-  const tracking = trackingRef(remote);
-  const anchorRef = syncedRef(remote);
+  const pushRef = options.writer === undefined ? LOG_REF : writerRef(options.writer);
+  const maxRefs = options.maxWriters ?? MAX_LEDGER_REFS;
   const before = await store.readRef(LOG_REF);
   const received = new Set<string>();
   const checked = new Set<string>();
@@ -107,25 +141,49 @@ export async function syncLedger(
   let action: SyncAction = 'up-to-date';
 
   /**
-   * What this clone last saw on the remote, then what the remote holds now. The marker is read
-   * *before* the fetch: another sync in this clone may fetch a newer tip and move the marker
-   * while ours runs, and a marker newer than our fetch is no evidence that the remote lost
-   * anything. Read first, everything it names was on the remote before our fetch began.
+   * What this clone last saw on the remote, ref by ref, then what the remote holds now. The
+   * markers are read *before* the fetch: another sync in this clone may fetch newer tips and
+   * move them while ours runs, and a marker newer than our fetch is no evidence that the remote
+   * lost anything. Read first, everything they name was on the remote before our fetch began.
    */
   const observe = async () => {
-    const seenTip = await store.readRef(anchorRef);
+    const seen = (await listLedgerRefs(repo, `refs/ledger-synced/${remote}`)).refs;
+    const published = await store.readRef(publishedRef(remote));
     progress(`fetching the ledger from ${remote}`);
     await fetchLedger(repo, remote);
     killPoint('sync-after-fetch');
     await pausePoint('sync-before-read-tracking');
-    const fetchedTip = await store.readRef(tracking);
+    const { refs: fetched, ignored } = await listLedgerRefs(repo, `refs/ledger-remotes/${remote}`);
     await pausePoint('sync-after-read-tracking');
+    if (fetched.size > maxRefs) {
+      throw new LedgerError(
+        'REMOTE',
+        `${remote} holds ${fetched.size} ledger refs (refs/ledger/log and refs/ledger/writers/*), more than the ${maxRefs} one sync reads; nothing was adopted`,
+        {
+          hint: `List them with git ls-remote ${remote} 'refs/ledger/writers/*'. Delete the writer refs that are not your clones' (git push ${remote} --delete REF): a clone's records stay in every writer ref that synced after it.`,
+        },
+      );
+    }
+    if (ignored > 0)
+      notices.add(
+        `${ignored} ref(s) under refs/ledger/ on ${remote} are neither refs/ledger/log nor a writer ref (refs/ledger/writers/<32 hex>); ignored`,
+      );
     if (shallow) await refuseShallowLedger(repo, store, remote);
-    const head =
-      fetchedTip === undefined ? undefined : await readRemoteTip(store, fetchedTip, remote);
-    const rollback =
-      seenTip === undefined ? undefined : await refuseRollback(store, remote, seenTip, head);
-    return { anchor: seenTip, remoteTip: fetchedTip, remoteHead: head, seen: rollback };
+    const changed: RemoteRef[] = [];
+    let vanished = 0;
+    for (const ref of [...fetched.keys()].sort()) {
+      const tip = fetched.get(ref)!;
+      const anchor = seen.get(ref);
+      if (tip === anchor) continue;
+      const head = await readRemoteTip(store, tip, remote, ref);
+      if (anchor !== undefined)
+        vanished += (await refuseRollback(store, remote, anchor, head, ref)).vanished;
+      changed.push({ ref, tip, head, anchor });
+    }
+    // A ref this clone saw that is gone: as a rewind to nothing.
+    for (const [ref, anchor] of seen)
+      if (!fetched.has(ref)) await refuseRollback(store, remote, anchor, undefined, ref);
+    return { fetched, changed, vanished, published: published ?? seen.get(LOG_REF) };
   };
 
   const started = Date.now();
@@ -140,9 +198,8 @@ export async function syncLedger(
       if (!isLedgerError(error) || error.code !== 'ROLLBACK') throw error;
       view = await observe();
     }
-    const { remoteTip, remoteHead, seen } = view;
-    let anchor = view.anchor;
-    const vanished = seen?.vanished ?? 0;
+    const { fetched, changed, vanished, published } = view;
+    const remoteTip = fetched.get(pushRef);
     if (vanished > 0)
       notices.add(
         `${vanished} signature/attestation leaf(s) this clone saw on ${remote} are gone there (no record or log entry is lost)`,
@@ -150,7 +207,7 @@ export async function syncLedger(
 
     // Join: loop because a local `ledger record` may move the ref under us.
     let next: string | undefined;
-    let diff: LedgerDiff | undefined;
+    let localAtJoin: string | undefined;
     let roundAction: SyncAction = 'up-to-date';
     for (let attempt = 0; ; attempt++) {
       if (attempt >= MAX_LOCAL_ATTEMPTS) {
@@ -163,91 +220,51 @@ export async function syncLedger(
         );
       }
       const localTip = await store.readRef(LOG_REF);
+      localAtJoin = localTip;
       const localHead = localTip === undefined ? undefined : await readTip(store, localTip);
-      // Usually nothing was recorded here since the last sync: the local tree is the one last
-      // seen on the remote, and the rollback check already diffed it against the fetched one.
-      diff =
-        seen?.diff !== undefined && localHead !== undefined && seen.tree === localHead.tree
-          ? seen.diff
-          : await diffLedgerTrees(store, localHead?.tree, remoteHead?.tree);
-      if (diff.conflicts.length > 0) {
-        throw new LedgerError(
-          'INTEGRITY',
-          `${diff.conflicts.length} ledger path(s) hold different objects here and on ${remote}; nothing was adopted`,
-          {
-            problems: diff.conflicts.map((path) => ({
-              path,
-              message: 'different objects under one content-addressed path',
-            })),
-            hint: 'A ledger path is its content hash: one side is damaged. Run ledger verify here, and in a fresh clone of the remote.',
-          },
-        );
-      }
-      const incoming = unchecked(diff.added, checked);
-      if (countLeaves(incoming) > 0) {
-        progress(`checking ${leavesIn(incoming, RECORDS_DIR).size} new record(s) from ${remote}`);
-        const { checkIncoming, incomingError } = await loading;
-        const result = await checkIncoming(store, remoteHead!, incoming);
-        if (result.problems.length > 0) throw incomingError(remote, result.problems);
-        for (const m of incoming.values()) for (const id of m.keys()) checked.add(id);
-        for (const [id, entry] of result.entries) newEntries.set(id, entry);
-      }
-      const adds = countLeaves(diff.added) > 0;
-      const lacks = countLeaves(diff.removed) > 0;
-      // The remote's tip entry becomes ours unless we join with a new entry over both tips
-      // (only when both sides added entries): then it must descend from our tip.
-      const theirsOnly = leavesIn(diff.removed, LOG_DIR).size === 0;
-      if (adds && theirsOnly && localHead !== undefined && remoteHead !== undefined)
-        refuseBrokenDescent(
-          await loading,
-          remote,
-          remoteHead.entryId,
-          localHead.entryId,
-          newEntries,
-        );
-      let candidate: string | undefined = localTip;
-      roundAction = 'up-to-date';
-      if (adds && !lacks) {
-        candidate = remoteTip;
-        roundAction = 'fast-forward';
-      } else if (adds) {
-        candidate = await writeJoin(
-          store,
-          localHead!,
-          remoteHead!,
-          diff,
-          options.now ?? new Date(),
-        );
-        roundAction = 'merge';
-      }
-      if (candidate === localTip) {
+      const joined = await joinRefs(store, remote, localHead, changed, checked, newEntries, {
+        loading,
+        progress,
+        now: options.now ?? new Date(),
+      });
+      roundAction = joined.action;
+      if (joined.candidate === localTip) {
         next = localTip;
         break;
       }
       killPoint('sync-before-adopt');
-      if (await store.updateRef(LOG_REF, candidate!, localTip)) {
-        next = candidate;
-        for (const id of leavesIn(diff.added, RECORDS_DIR).keys()) received.add(id);
-        await options.onTip?.(candidate!);
+      if (await store.updateRef(LOG_REF, joined.candidate!, localTip)) {
+        next = joined.candidate;
+        for (const id of joined.received) received.add(id);
+        await options.onTip?.(next!);
         break;
       }
     }
     killPoint('sync-after-adopt');
     if (roundAction !== 'up-to-date') action = action === 'merge' ? 'merge' : roundAction;
 
-    // Everything the remote had is here now: remember it, so a later rollback is noticed.
-    if (remoteTip !== undefined && remoteTip !== anchor) {
-      if (await store.updateRef(anchorRef, remoteTip, anchor).catch(() => false))
-        anchor = remoteTip;
-    }
+    // Everything the remote had is here now: remember each ref, so a later rollback is noticed.
+    const markers = changed.map((r) => ({
+      ref: syncedRef(remote, r.ref),
+      next: r.tip,
+      expected: r.anchor,
+    }));
 
-    // Entries the remote lacks: ours, plus the join entry when we joined.
-    const ours = leavesIn(diff.removed, LOG_DIR).size;
-    const behind =
-      ours +
-      (roundAction === 'merge' && ours > 0 && leavesIn(diff.added, LOG_DIR).size > 0 ? 1 : 0);
-    const needsPush = next !== undefined && next !== remoteTip && countLeaves(diff.removed) > 0;
+    // Anything recorded here since the last sync ended is on no remote ref yet. A fast-forward
+    // means a remote ref holds everything this clone had.
+    // A local tip that is one of the remote's refs (another sync here adopted it) is there too.
+    const onRemote = new Set(fetched.values());
+    const needsPush =
+      next !== undefined &&
+      !onRemote.has(next) &&
+      localAtJoin !== undefined &&
+      localAtJoin !== published &&
+      !onRemote.has(localAtJoin) &&
+      roundAction !== 'fast-forward';
     if (!needsPush || options.push === false) {
+      if (!needsPush && next !== undefined && next !== published)
+        markers.push({ ref: publishedRef(remote), next, expected: published });
+      await moveMarkers(repo, markers);
       return result({
         remote,
         before,
@@ -261,14 +278,21 @@ export async function syncLedger(
         attempts: round,
         shallow,
         notices,
+        publishedTo: pushRef,
+        remoteRefs: fetched.size,
       });
     }
-    progress(`pushing ${behind} log entr${behind === 1 ? 'y' : 'ies'} to ${remote}`);
-    const pushed = await pushLedger(repo, remote, next!, remoteTip);
+    await moveMarkers(repo, markers);
+    const sent = await countNewEntries(store, published, next!);
+    progress(`pushing ${sent} log entr${sent === 1 ? 'y' : 'ies'} to ${remote} ${pushRef}`);
+    const pushed = await pushLedger(repo, remote, next!, remoteTip, pushRef);
     killPoint('sync-after-push');
     if (pushed.pushed) {
       await options.onTip?.(next!);
-      if (next !== anchor) await store.updateRef(anchorRef, next!, anchor).catch(() => false);
+      await moveMarkers(repo, [
+        { ref: syncedRef(remote, pushRef), next: next!, expected: fetched.get(pushRef) },
+        { ref: publishedRef(remote), next: next!, expected: published },
+      ]);
       return result({
         remote,
         before,
@@ -277,23 +301,135 @@ export async function syncLedger(
         remoteAfter: next,
         action,
         received,
-        sent: behind,
+        sent,
         pushed: true,
         attempts: round,
         shallow,
         notices,
+        publishedTo: pushRef,
+        remoteRefs: fetched.size,
       });
     }
-    progress(`${remote} moved meanwhile (${pushed.detail}); fetching again`);
+    progress(`${remote} ${pushRef} moved meanwhile (${pushed.detail}); fetching again`);
     await sleep(Math.min(MAX_ROUND_PAUSE_MS, 20 * 2 ** round) * (0.5 + Math.random()));
   }
   throw new LedgerError(
     'REMOTE',
-    `${remote}'s ledger kept moving: gave up after ${round - 1} fetch-and-push rounds in ${Math.round((Date.now() - started) / 1000)} s`,
+    `${remote}'s ${pushRef} kept moving: gave up after ${round - 1} fetch-and-push rounds in ${Math.round((Date.now() - started) / 1000)} s`,
     {
-      hint: 'What arrived was checked and adopted here. Run ledger sync again when the other writers are done.',
+      hint:
+        pushRef === LOG_REF
+          ? 'What arrived was checked and adopted here. Run ledger sync again when the other writers are done.'
+          : `Only this clone should write ${pushRef}: another sync here, or a clone reusing this writer id, keeps pushing it. Run ledger sync again when it is done.`,
     },
   );
+}
+
+interface Joined {
+  /** The local ledger's next tip (the local tip itself when nothing was adopted). */
+  candidate: string | undefined;
+  action: SyncAction;
+  received: string[];
+}
+
+/**
+ * The merged view: the local ledger joined with every remote ref that moved, in ref-name order.
+ * Each ref's new leaves are checked against that ref's own tip (its chain must hold on its own)
+ * before anything is adopted. When one ref holds everything this clone has and more, its commit
+ * becomes the tip (a fast-forward); otherwise one commit holds the union of the trees, and when
+ * more than one side brought log entries, one join entry `{record: null, prev: every new tip,
+ * sorted, height: max + 1}` chains them: the same tips give every clone the same entry.
+ */
+async function joinRefs(
+  store: ObjectStore,
+  remote: string,
+  localHead: Tip | undefined,
+  changed: readonly RemoteRef[],
+  checked: Set<string>,
+  newEntries: Map<string, LogEntry>,
+  context: {
+    loading: Promise<typeof Check>;
+    progress: (message: string) => void;
+    now: Date;
+  },
+): Promise<Joined> {
+  let union = localHead?.tree;
+  const tips = new Map<string, number>();
+  if (localHead) tips.set(localHead.entryId, localHead.entry.height);
+  const parents: string[] = [];
+  const received: string[] = [];
+  let forward: RemoteRef | undefined;
+  let contributors = 0;
+  for (const r of changed) {
+    const diff = await diffLedgerTrees(store, union, r.head.tree);
+    if (diff.conflicts.length > 0) {
+      throw new LedgerError(
+        'INTEGRITY',
+        `${diff.conflicts.length} ledger path(s) hold different objects here and in ${remote}'s ${r.ref}; nothing was adopted`,
+        {
+          problems: diff.conflicts.map((path) => ({
+            path,
+            message: 'different objects under one content-addressed path',
+          })),
+          hint: 'A ledger path is its content hash: one side is damaged. Run ledger verify here, and in a fresh clone of the remote.',
+        },
+      );
+    }
+    if (countLeaves(diff.added) === 0) continue;
+    const incoming = unchecked(diff.added, checked);
+    if (countLeaves(incoming) > 0) {
+      context.progress(
+        `checking ${leavesIn(incoming, RECORDS_DIR).size} new record(s) from ${remote} ${r.ref}`,
+      );
+      const { checkIncoming, incomingError } = await context.loading;
+      const result = await checkIncoming(store, r.head, incoming);
+      if (result.problems.length > 0) throw incomingError(remote, result.problems, r.ref);
+      for (const m of incoming.values()) for (const id of m.keys()) checked.add(id);
+      for (const [id, entry] of result.entries) newEntries.set(id, entry);
+    }
+    const lacks = countLeaves(diff.removed) > 0;
+    forward = contributors === 0 && !lacks ? r : undefined;
+    contributors++;
+    union = lacks ? await unionLedgerTrees(store, union, r.head.tree) : r.head.tree;
+    if (leavesIn(diff.added, LOG_DIR).has(r.head.entryId))
+      tips.set(r.head.entryId, r.head.entry.height);
+    parents.push(r.tip);
+    received.push(...leavesIn(diff.added, RECORDS_DIR).keys());
+  }
+  if (contributors === 0) return { candidate: localHead?.commit, action: 'up-to-date', received };
+  if (forward !== undefined) {
+    // The remote ref's tip entry becomes ours: it must descend from our tip.
+    if (localHead !== undefined && forward.head.entryId !== localHead.entryId)
+      refuseBrokenDescent(
+        await context.loading,
+        remote,
+        forward.head.entryId,
+        localHead.entryId,
+        newEntries,
+        forward.ref,
+      );
+    return { candidate: forward.tip, action: 'fast-forward', received };
+  }
+  return {
+    candidate: await writeJoin(store, localHead, union!, tips, parents, context.now),
+    action: 'merge',
+    received,
+  };
+}
+
+/** Log entries in `next`'s tree that `published`'s lacks: what this push sends. */
+async function countNewEntries(
+  store: ObjectStore,
+  published: string | undefined,
+  next: string,
+): Promise<number> {
+  const treeOf = async (commit: string | undefined) => {
+    if (commit === undefined) return undefined;
+    const object = await store.read(commit);
+    return object?.type === 'commit' ? parseCommit(object.bytes, commit).tree : undefined;
+  };
+  const diff = await diffLedgerTrees(store, await treeOf(published), await treeOf(next));
+  return leavesIn(diff.added, LOG_DIR).size;
 }
 
 function result(
@@ -308,17 +444,25 @@ function unchecked(sets: LeafSets, checked: ReadonlySet<string>): LeafSets {
   return out;
 }
 
-async function readRemoteTip(store: ObjectStore, tip: string, remote: string): Promise<Tip> {
+async function readRemoteTip(
+  store: ObjectStore,
+  tip: string,
+  remote: string,
+  ref: string,
+): Promise<Tip> {
   try {
     return await readTip(store, tip);
   } catch (error) {
     if (error instanceof LedgerError) {
       throw new LedgerError(
         'INTEGRITY',
-        `${remote}'s ledger tip ${tip} is unusable: ${error.message}; nothing was adopted`,
+        `${remote}'s ${ref} points at ${tip}, which is unusable: ${error.message}; nothing was adopted`,
         {
           cause: error,
-          hint: `Your ledger is unchanged. Repair ${remote}'s refs/ledger/log from a good clone.`,
+          hint:
+            ref === LOG_REF
+              ? `Your ledger is unchanged. Repair ${remote}'s ${ref} from a good clone.`
+              : `Your ledger is unchanged. Delete or repair ${remote}'s ${ref} (git push ${remote} --delete ${ref}); the records it held are in every writer ref that synced after it.`,
         },
       );
     }
@@ -326,30 +470,24 @@ async function readRemoteTip(store: ObjectStore, tip: string, remote: string): P
   }
 }
 
-/**
- * The join of two histories that each hold leaves the other lacks: the union of both trees.
- * When both sides added log entries, plus one entry `{record: null, prev: [both tips, sorted],
- * height: max + 1}` — both clones that join the same two tips write the same entry, so their
- * logs agree on the order. When only one side added entries (the other only signatures or
- * attestations), that side's tip entry stays the tip: no log position is taken.
- */
+/** The union tree as the next local tip, with a join entry when more than one tip is new. */
 async function writeJoin(
   store: ObjectStore,
-  local: Tip,
-  remote: Tip,
-  diff: LedgerDiff,
+  local: Tip | undefined,
+  union: string,
+  tips: ReadonlyMap<string, number>,
+  parents: readonly string[],
   now: Date,
 ): Promise<string> {
-  let root = await unionLedgerTrees(store, local.tree, remote.tree);
-  const theirs = leavesIn(diff.added, LOG_DIR).size > 0;
-  const ours = leavesIn(diff.removed, LOG_DIR).size > 0;
-  let entryId = theirs ? remote.entryId : local.entryId;
-  if (theirs && ours) {
+  let root = union;
+  const prev = [...tips.keys()].sort();
+  let entryId = prev[0]!;
+  if (prev.length > 1) {
     const entry: LogEntry = {
       schema: LOG_ENTRY_SCHEMA,
       record: null,
-      prev: [local.entryId, remote.entryId].sort(),
-      height: Math.max(local.entry.height, remote.entry.height) + 1,
+      prev,
+      height: Math.max(...tips.values()) + 1,
     };
     const bytes = encodeCanonical(entry);
     entryId = toRecordId(bytes);
@@ -359,8 +497,9 @@ async function writeJoin(
       oid: blob,
     });
   }
+  const extra = [...new Set(parents)].filter((p) => p !== local?.commit);
   const commit = {
-    ...ledgerCommit(root!, local.commit, entryId, null, now, [remote.commit]),
+    ...ledgerCommit(root, local?.commit, entryId, null, now, extra),
     message: commitMessage(entryId, null),
   };
   const oid = await store.write('commit', encodeCommit(commit));
@@ -380,7 +519,8 @@ async function refuseRollback(
   remote: string,
   anchor: string,
   remoteHead: Tip | undefined,
-): Promise<{ vanished: number; tree?: string; diff?: LedgerDiff }> {
+  ref: string,
+): Promise<{ vanished: number }> {
   const object = await store.read(anchor);
   // a damaged marker only weakens detection
   if (!object || object.type !== 'commit') return { vanished: 0 };
@@ -393,8 +533,10 @@ async function refuseRollback(
   // to them, so one that vanished (a collaborator's junk signature, removed again) loses no
   // record. Only lost records or log entries, or a path now holding another object, are a
   // rollback (issue 8); a vanished annotation is worth a notice, not a refusal.
-  if (lostEntries.size === 0 && records.size === 0 && diff.conflicts.length === 0)
-    return { vanished: lostLeaves, tree: seenTree, diff };
+  if (lostEntries.size === 0 && records.size === 0 && diff.conflicts.length === 0) {
+    if (remoteHead !== undefined) await refuseFork(store, remote, anchor, remoteHead, ref);
+    return { vanished: lostLeaves };
+  }
   for (const [id, blob] of lostEntries) {
     const entry = await readEntry(store, id, blob).catch(() => undefined);
     if (entry?.entry.record) records.add(entry.entry.record);
@@ -409,15 +551,70 @@ async function refuseRollback(
   const named = [...records].sort();
   throw new LedgerError(
     'ROLLBACK',
-    `${remote}'s ledger went backwards or was rewritten: ${named.length} record(s) and ${lostEntries.size} log entr${lostEntries.size === 1 ? 'y' : 'ies'}` +
+    `${remote}'s ${ref} went backwards or was rewritten: ${named.length} record(s) and ${lostEntries.size} log entr${lostEntries.size === 1 ? 'y' : 'ies'}` +
       `${lostLeaves > 0 ? ` and ${lostLeaves} signature/attestation(s)` : ''} this clone saw there are gone${named.length > 0 ? ` (${named.slice(0, 3).join(', ')}${named.length > 3 ? ', …' : ''})` : ''}${diff.conflicts.length > 0 ? `, ${diff.conflicts.length} path(s) rewritten` : ''}`,
     {
       problems,
       ...(named[0] ? { record: named[0] } : {}),
       hint:
         `Your ledger is unchanged and still holds them. To restore ${remote}, push yours back: ` +
-        `git push --force-with-lease=${LOG_REF}:${remoteHead?.commit ?? ''} ${remote} ${LOG_REF}:${LOG_REF}. ` +
-        `To accept the rewrite, delete the marker: git update-ref -d ${syncedRef(remote)}.`,
+        `git push --force-with-lease=${ref}:${remoteHead?.commit ?? ''} ${remote} ${LOG_REF}:${ref}. ` +
+        `To accept the rewrite, delete the marker: git update-ref -d ${syncedRef(remote, ref)}.`,
+    },
+  );
+}
+
+/** The most log entries the fork check walks: far more than one writer adds between syncs. */
+const MAX_FORK_WALK = 200_000;
+
+/**
+ * A ref whose new tip entry does not descend from the tip entry this clone saw there was
+ * forked: its chain was replaced, even if every entry is still somewhere in its tree. Walks the
+ * new entries down from the new tip, never below the seen tip's height (a chain's heights only
+ * grow), so the work follows what the ref added since.
+ */
+async function refuseFork(
+  store: ObjectStore,
+  remote: string,
+  anchor: string,
+  head: Tip,
+  ref: string,
+): Promise<void> {
+  let seen: Tip;
+  try {
+    seen = await readTip(store, anchor);
+  } catch {
+    return; // a damaged marker only weakens detection
+  }
+  if (seen.entryId === head.entryId) return;
+  const stack: { id: string; entry: LogEntry }[] = [{ id: head.entryId, entry: head.entry }];
+  const visited = new Set<string>([head.entryId]);
+  while (stack.length > 0) {
+    const { entry } = stack.pop()!;
+    for (const prev of entry.prev) {
+      if (prev === seen.entryId) return;
+      if (visited.has(prev)) continue;
+      visited.add(prev);
+      if (visited.size > MAX_FORK_WALK) break;
+      const leaf = await lookupPath(store, head.tree, [LOG_DIR, ...fanout(prev)].join('/'));
+      if (leaf === undefined) continue;
+      const decoded = await readEntry(store, prev, leaf.oid).catch(() => undefined);
+      if (decoded && decoded.entry.height > seen.entry.height) stack.push(decoded);
+    }
+  }
+  throw new LedgerError(
+    'ROLLBACK',
+    `${remote}'s ${ref} was forked: its tip (log entry ${head.entryId}) does not descend from ${seen.entryId}, the tip this clone saw there`,
+    {
+      problems: [
+        {
+          path: head.entryId,
+          message: 'forked',
+          expected: `a chain through ${seen.entryId}`,
+          got: 'a tip that skips it',
+        },
+      ],
+      hint: `Your ledger is unchanged. Whoever pushed ${ref} replaced its history. To accept it, delete the marker: git update-ref -d ${syncedRef(remote, ref)}.`,
     },
   );
 }
@@ -428,16 +625,21 @@ function refuseBrokenDescent(
   remoteEntry: string,
   localEntry: string,
   newEntries: ReadonlyMap<string, LogEntry>,
+  ref: string,
 ): void {
   if (descendsFrom(remoteEntry, localEntry, newEntries)) return;
-  throw incomingError(remote, [
-    {
-      path: remoteEntry,
-      message: `${remote}'s ledger tip (log entry ${remoteEntry}) does not descend from this clone's tip ${localEntry}: its log was re-parented, and the entries in between would no longer chain from the tip`,
-      expected: `a chain through ${localEntry}`,
-      got: `a tip that skips it`,
-    },
-  ]);
+  throw incomingError(
+    remote,
+    [
+      {
+        path: remoteEntry,
+        message: `${remote}'s ledger tip (log entry ${remoteEntry}) does not descend from this clone's tip ${localEntry}: its log was re-parented, and the entries in between would no longer chain from the tip`,
+        expected: `a chain through ${localEntry}`,
+        got: `a tip that skips it`,
+      },
+    ],
+    ref,
+  );
 }
 
 async function refuseShallowLedger(

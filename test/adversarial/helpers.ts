@@ -230,11 +230,12 @@ async function setPath(
 export async function rewriteLedger(
   dir: string,
   edits: { path: string; leaf?: { mode: string; oid: string } | undefined; bytes?: Uint8Array }[],
+  ref = LOG_REF,
 ): Promise<void> {
   const repo = await openRepo(dir);
   const store = new GitStore(repo);
   try {
-    const tip = (await store.readRef(LOG_REF))!;
+    const tip = (await store.readRef(ref))!;
     const commit = parseCommit((await store.read(tip))!.bytes);
     let root = commit.tree;
     for (const edit of edits) {
@@ -247,7 +248,7 @@ export async function rewriteLedger(
       'commit',
       encodeCommit(ledgerCommit(root, tip, entryIdFromMessage(commit.message)!, null, new Date())),
     );
-    safeGit(dir, 'update-ref', LOG_REF, next, tip);
+    safeGit(dir, 'update-ref', ref, next, tip);
   } finally {
     store.close();
   }

@@ -20,6 +20,7 @@ import {
   gitdir,
   gitTry,
   ledgerTip,
+  publishedTip,
   remoteWithClones,
   tempDir,
   writeFiles,
@@ -345,7 +346,7 @@ describe('adversarial: planted programs through the real CLI', () => {
     expect(uploadpack.ran()).toBe(false);
     expect(receivepack.ran()).toBe(false);
     expect(gpg.ran()).toBe(false);
-    expect(ledgerTip(remote)).toBe(ledgerTip(dir));
+    expect(publishedTip(remote)).toBe(ledgerTip(dir));
   });
 
   it('sync: core.sshCommand and core.gitProxy never run (the connection fails on its own, exit 2)', async () => {

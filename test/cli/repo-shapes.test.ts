@@ -22,6 +22,7 @@ import {
   git,
   gitdir,
   ledgerTip,
+  publishedTip,
   refs,
   runCli,
   writeFiles,
@@ -116,7 +117,7 @@ describe('a repository with no commit yet', () => {
     const remote = bareRemote();
     git(dir, 'remote', 'add', 'origin', remote);
     expect((await syncRepository({ cwd: dir })).pushed).toBe(true);
-    expect(ledgerTip(remote)).toBe(ledgerTip(dir));
+    expect(publishedTip(remote)).toBe(ledgerTip(dir));
     git(dir, 'add', '-A');
     git(dir, 'commit', '-q', '-m', 'first');
     git(dir, 'push', '-q', 'origin', 'HEAD:main');

@@ -11,6 +11,8 @@ import {
 } from '../../src/index.js';
 import {
   cleanup,
+  cloneOf,
+  git,
   gitdir,
   gitTry,
   ledgerTip,
@@ -35,6 +37,8 @@ const PER_WRITER = Number(process.env['LEDGER_TEST_PER_WRITER'] ?? 10);
 // raise them to hunt rarer interleavings (about 5 s at the defaults).
 const MIX_WRITERS = Number(process.env['LEDGER_TEST_MIX_WRITERS'] ?? 4);
 const MIX_RECORDS = Number(process.env['LEDGER_TEST_MIX_RECORDS'] ?? 9);
+// Clones syncing at once against one bare remote (issue 19; bench/ runs 64).
+const FLEET = Number(process.env['LEDGER_TEST_FLEET'] ?? 8);
 
 async function ledgerIds(cwd: string): Promise<string[]> {
   return (await withRepo(cwd, ({ store }) => listLog(store))).map((i) => i.id);
@@ -45,6 +49,38 @@ function expectFsckClean(cwd: string): void {
   expect(r.code, r.stdout + r.stderr).toBe(0);
   expect(r.stdout + r.stderr).not.toMatch(/error|warning|missing|broken/i);
 }
+
+describe('a fleet of clones on one remote (issue 19)', () => {
+  it(`${FLEET} clones record and sync at once: every sync pushes its own writer ref the first time, and a fresh clone sees every record`, async () => {
+    const { remote, clones } = remoteWithClones(FLEET);
+    const ids = await Promise.all(
+      clones.map(
+        async (cwd, i) =>
+          (await recordHandoff({ cwd, status: 'success', summary: `fleet ${i}` })).id,
+      ),
+    );
+    const synced = await Promise.all(clones.map((cwd) => syncRepository({ cwd })));
+    for (const r of synced) {
+      expect(r.pushed).toBe(true);
+      expect(r.attempts).toBe(1);
+    }
+    const writers = new Set(synced.map((r) => r.publishedTo));
+    expect(writers.size).toBe(FLEET);
+    const onRemote = git(remote, 'for-each-ref', '--format=%(refname)', 'refs/ledger/');
+    expect(new Set(onRemote.split('\n'))).toEqual(writers);
+
+    const fresh = cloneOf(remote);
+    const read = await syncRepository({ cwd: fresh });
+    expect(read.pushed).toBe(false); // a clone with nothing of its own publishes nothing
+    expect(read.remoteRefs).toBe(FLEET);
+    expect(new Set(await ledgerIds(fresh))).toEqual(new Set(ids));
+    expect((await verifyRepository({ cwd: fresh })).exitCode).toBe(0);
+    // Every clone converges on the same records, in the same order.
+    for (const cwd of clones) await syncRepository({ cwd });
+    const order = await ledgerIds(fresh);
+    for (const cwd of clones) expect(await ledgerIds(cwd)).toEqual(order);
+  });
+});
 
 describe('concurrent writers in one repository', () => {
   it(`${WRITERS} processes × ${PER_WRITER} records → every acknowledged id, distinct, fsck --strict clean`, async () => {

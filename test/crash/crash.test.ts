@@ -42,6 +42,11 @@ function expectIntactRef(cwd: string, ref = 'refs/ledger/log'): void {
   if (tip !== '') expect(gitTry(cwd, 'cat-file', '-t', tip).stdout.trim()).toBe('commit');
 }
 
+function refNames(cwd: string, prefix: string): string[] {
+  const out = gitTry(cwd, 'for-each-ref', '--format=%(refname)', prefix).stdout.trim();
+  return out === '' ? [] : out.split('\n');
+}
+
 async function expectHealthy(cwd: string): Promise<void> {
   expectIntactRef(cwd);
   const report = await verifyRepository({ cwd });
@@ -114,8 +119,12 @@ describe('SIGKILL at every write step', () => {
           expect(r.signal, `${step}: ${r.stderr}`).toBe('SIGKILL');
           acked.push(...r.acked);
           expectIntactRef(a);
-          expectIntactRef(a, 'refs/ledger-synced/origin/log');
-          expect(gitTry(remote, 'cat-file', '-t', ledgerTip(remote)).stdout.trim()).toBe('commit');
+          // every marker of a remote ref, and every ledger ref on the remote (one per writer)
+          for (const ref of refNames(a, 'refs/ledger-synced/origin/')) expectIntactRef(a, ref);
+          for (const ref of refNames(remote, 'refs/ledger/')) {
+            const tip = ledgerTip(remote, ref);
+            expect(gitTry(remote, 'cat-file', '-t', tip).stdout.trim()).toBe('commit');
+          }
           const after = ledgerTip(a);
           if (
             [

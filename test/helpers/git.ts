@@ -229,6 +229,17 @@ export async function startDaemon(basePath: string, probe: string): Promise<Daem
   }
 }
 
+/**
+ * The tip of the one writer ref on a remote (each clone publishes to its own,
+ * refs/ledger/writers/<id>), or '' when there is none; more than one is a test's mistake.
+ */
+export function publishedTip(remote: string): string {
+  const refs = git(remote, 'for-each-ref', '--format=%(objectname)', 'refs/ledger/writers/');
+  const tips = refs === '' ? [] : refs.split('\n');
+  if (tips.length > 1) throw new Error(`${remote} holds ${tips.length} writer refs, expected one`);
+  return tips[0] ?? '';
+}
+
 /** The ledger tip, or '' when there is none. */
 export function ledgerTip(cwd: string, ref = 'refs/ledger/log'): string {
   return gitTry(cwd, 'rev-parse', '--verify', '--quiet', ref).stdout.trim();

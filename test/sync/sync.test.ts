@@ -63,6 +63,13 @@ async function sync(cwd: string, remote?: string): Promise<SyncOutcome> {
   }
 }
 
+/** The remote ref a sync published to: the clone's writer ref. */
+function published(r: SyncOutcome): string {
+  const ref = r.json['publishedTo'];
+  expect(ref, JSON.stringify(r.json)).toMatch(/^refs\/ledger\/writers\/[0-9a-f]{32}$/);
+  return ref as string;
+}
+
 async function cliSync(cwd: string, ...args: string[]): Promise<SyncOutcome> {
   const r = await runCli(['sync', '--json', ...args], cwd);
   return { code: r.code, json: JSON.parse(r.stdout) as SyncOutcome['json'] };
@@ -148,12 +155,14 @@ describe('ledger sync', () => {
     const { remote, clones } = remoteWithClones(1);
     const a = clones[0]!;
     const ids = await recordN(a, 5, 'A');
-    expect((await sync(a)).code).toBe(0);
+    const synced = await sync(a);
+    expect(synced.code).toBe(0);
+    const mine = published(synced);
     const before = refs(a)
       .split('\n')
       .filter((l) => l.endsWith('refs/ledger/log'))
       .join();
-    git(remote, 'update-ref', 'refs/ledger/log', git(remote, 'rev-parse', 'refs/ledger/log~2'));
+    git(remote, 'update-ref', mine, git(remote, 'rev-parse', `${mine}~2`));
     const r = await cliSync(a);
     expect(r.code).toBe(3);
     expect(r.json.error?.code).toBe('ROLLBACK');
@@ -175,8 +184,9 @@ describe('ledger sync', () => {
   it('refuses a remote whose ledger was deleted after this clone saw it', async () => {
     const { remote, clones } = remoteWithClones(1);
     await recordN(clones[0]!, 1, 'A');
-    expect((await sync(clones[0]!)).code).toBe(0);
-    git(remote, 'update-ref', '-d', 'refs/ledger/log');
+    const synced = await sync(clones[0]!);
+    expect(synced.code).toBe(0);
+    git(remote, 'update-ref', '-d', published(synced));
     const r = await sync(clones[0]!);
     expect(r.code).toBe(3);
     expect(r.json.error?.code).toBe('ROLLBACK');
@@ -204,15 +214,17 @@ describe('ledger sync', () => {
     } finally {
       opened.store.close();
     }
-    expect((await sync(b)).code).toBe(0);
+    const fromB = await sync(b);
+    expect(fromB.code).toBe(0);
+    const writerB = published(fromB);
     expect((await sync(a)).code).toBe(0);
     expect(git(a, 'ls-tree', '-r', '--name-only', 'refs/ledger/log')).toContain(
       junk.slice('sha256:'.length + 2),
     );
     const mine = ledgerTip(a);
     // The remote's ledger is rewritten without the leaf (a new commit on top, as a cleanup would).
-    await rewriteLedger(remote, [{ path: idPath('signatures', junk) }]);
-    expect(git(remote, 'ls-tree', '-r', '--name-only', 'refs/ledger/log')).not.toContain(
+    await rewriteLedger(remote, [{ path: idPath('signatures', junk) }], writerB);
+    expect(git(remote, 'ls-tree', '-r', '--name-only', writerB)).not.toContain(
       junk.slice('sha256:'.length + 2),
     );
     const r = await cliSync(a, '--no-push');
@@ -223,7 +235,7 @@ describe('ledger sync', () => {
     expect(await logIds(a)).toEqual([id]);
     await expectVerifies(a);
     // Losing a record is still a rollback, whatever else changed with it.
-    git(remote, 'update-ref', '-d', 'refs/ledger/log');
+    git(remote, 'update-ref', '-d', writerB);
     const lost = await sync(a);
     expect(lost.code).toBe(3);
     expect(lost.json.error?.code).toBe('ROLLBACK');
@@ -321,32 +333,33 @@ describe('ledger sync', () => {
     const { clones } = remoteWithClones(2);
     const [a, b] = clones as [string, string];
     await recordN(b, 1, 'b0');
-    expect((await sync(b)).code).toBe(0);
+    const writerB = published(await sync(b));
     expect((await sync(a)).code).toBe(0);
-    const older = ledgerTip(a, 'refs/ledger-remotes/origin/log');
+    const tracking = `refs/ledger-remotes/origin/${writerB.slice('refs/ledger/'.length)}`;
+    const older = ledgerTip(a, tracking);
     await recordN(b, 1, 'b1');
     expect((await sync(b)).code).toBe(0);
     expect((await sync(a)).code).toBe(0); // this clone has now seen the newer tip
 
     const { pause, slow } = await pausedSync(a, 'sync-before-read-tracking');
-    git(a, 'update-ref', 'refs/ledger-remotes/origin/log', older);
+    git(a, 'update-ref', tracking, older);
     writeFileSync(join(pause, 'resume'), '');
     const r = await slow;
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(await logIds(a)).toEqual(await logIds(b));
   });
 
-  it('a sync that loses more than eight push races in a row keeps trying and gets through', async () => {
-    // Eight writers pushing to one remote made a sync lose eight races in a row, and it gave
-    // up ("kept moving") although the others were about to finish. Here the remote's own
-    // pre-receive hook moves the ledger to another clone's next tip on each of our first nine
-    // pushes, exactly as a racing writer would: every lease fails until the tenth.
+  it('other writers pushing while this clone pushes never make it retry: its writer ref is its own (issue 19)', async () => {
+    // Eight writers racing for refs/ledger/log made a sync lose eight races in a row. Here the
+    // remote's pre-receive hook moves refs/ledger/log and another clone's writer ref during
+    // each push, exactly as racing writers would: the push of this clone's own ref still wins
+    // the first time.
     const { remote, clones } = remoteWithClones(2);
     const [a, b] = clones as [string, string];
     await recordN(b, 1, 'b0');
-    expect((await sync(b)).code).toBe(0);
+    const writerB = published(await sync(b));
     const tips: string[] = [];
-    for (let i = 1; i <= 9; i++) {
+    for (let i = 1; i <= 3; i++) {
       await recordN(b, 1, `b${i}`);
       tips.push(ledgerTip(b));
     }
@@ -357,12 +370,11 @@ describe('ledger sync', () => {
       [
         '#!/bin/sh',
         'n=$(cat "$GIT_DIR/moves" 2>/dev/null || echo 0)',
-        'if [ "$n" -lt 9 ]; then',
-        '  n=$((n + 1)); echo "$n" > "$GIT_DIR/moves"',
-        '  tip=$(sed -n "${n}p" "$GIT_DIR/later-tips")',
+        'n=$((n + 1)); echo "$n" > "$GIT_DIR/moves"',
+        'tip=$(sed -n "${n}p" "$GIT_DIR/later-tips")',
         // a hook may not move refs inside the push's quarantine; a racing writer is outside it
-        '  env -u GIT_QUARANTINE_PATH git update-ref refs/ledger/log "$tip"',
-        'fi',
+        'env -u GIT_QUARANTINE_PATH git update-ref refs/ledger/log "$tip"',
+        `env -u GIT_QUARANTINE_PATH git update-ref ${writerB} "$tip"`,
         'exit 0',
         '',
       ].join('\n'),
@@ -372,20 +384,29 @@ describe('ledger sync', () => {
     const r = await sync(a);
     expect(r.code, JSON.stringify(r.json)).toBe(0);
     expect(r.json['pushed']).toBe(true);
-    expect(r.json['attempts']).toBe(10);
-    expect(readFileSync(join(remote, 'moves'), 'utf8').trim()).toBe('9');
+    expect(r.json['attempts']).toBe(1);
+    expect(readFileSync(join(remote, 'moves'), 'utf8').trim()).toBe('1');
+    rmSync(join(remote, 'hooks', 'pre-receive'));
     expect((await sync(b)).code).toBe(0);
     const there = await logIds(b);
     expect(there).toContain(mine[0]);
-    expect(there).toHaveLength(11);
+    expect(there).toHaveLength(5);
+    await expectVerifies(b);
   });
 
   it('a tracking ref locked by another process is waited out, and named when the lock stays', async () => {
     const { clones } = remoteWithClones(2);
     const [a, b] = clones as [string, string];
     await recordN(b, 1, 'b');
-    expect((await sync(b)).code).toBe(0);
-    const lock = join(a, '.git', 'refs', 'ledger-remotes', 'origin', 'log.lock');
+    const writerB = published(await sync(b));
+    const lock = join(
+      a,
+      '.git',
+      'refs',
+      'ledger-remotes',
+      'origin',
+      `${writerB.slice('refs/ledger/'.length)}.lock`,
+    );
     mkdirSync(dirname(lock), { recursive: true });
 
     writeFileSync(lock, '');
@@ -404,7 +425,9 @@ describe('ledger sync', () => {
       const stuck = await sync(a);
       expect(stuck.code).toBe(2);
       expect(stuck.json.error?.code).toBe('LOCKED');
-      expect(stuck.json.error?.message).toContain('refs/ledger-remotes/origin/log.lock');
+      expect(stuck.json.error?.message).toContain(
+        `refs/ledger-remotes/origin/${writerB.slice('refs/ledger/'.length)}.lock`,
+      );
     } finally {
       if (saved === undefined) delete process.env['LEDGER_LOCK_WAIT_MS'];
       else process.env['LEDGER_LOCK_WAIT_MS'] = saved;

@@ -300,6 +300,14 @@ export const SyncOutput = z
       .describe(
         'what did not stop the sync but is worth knowing (signatures gone from the remote)',
       ),
+    publishedTo: z
+      .string()
+      .describe("the remote ref this clone publishes to (refs/ledger/writers/<this clone's id>)"),
+    remoteRefs: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('ledger refs the remote holds (writer refs and the legacy refs/ledger/log)'),
   })
   .describe('ledger sync --json');
 
