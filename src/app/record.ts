@@ -53,6 +53,7 @@ import {
 } from '../store/git/snapshot.js';
 import { USER_SCOPES } from '../store/git/config.js';
 import { openLocalState } from './local-state.js';
+import { findSecrets, secretRefusal } from './secrets.js';
 import { signByDefault } from './sign-setting.js';
 import { requireWorkTree, withRepo } from './repo.js';
 
@@ -81,6 +82,13 @@ export interface RecordRequest {
   producer?: string;
   base?: string;
   artifacts?: readonly string[];
+  /**
+   * Untracked files to store although they look secret (`--include-untracked`); without it an
+   * untracked, non-ignored file that looks secret is refused (SECRET_FILE, app/secrets.ts).
+   */
+  includeUntracked?: readonly string[];
+  /** Snapshot tracked files only: untracked files stay out unless named (`--tracked-only`). */
+  trackedOnly?: boolean;
   witnesses?: readonly string[];
   /** Extra evidence files (validation logs…): name → path. */
   evidence?: ReadonlyMap<string, string>;
@@ -166,6 +174,13 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         ? undefined
         : await parseInput(request, root, now, evidenceFiles, problems);
     const artifacts = await checkArtifacts(request.artifacts ?? [], request.cwd, root, problems);
+    const kept = await checkArtifacts(
+      request.includeUntracked ?? [],
+      request.cwd,
+      root,
+      problems,
+      'include-untracked',
+    );
     const witnesses = (request.witnesses ?? []).map((w, i) => {
       if (w.trim() === '')
         problems.push({ path: `witness[${i}]`, message: 'empty witness command' });
@@ -191,10 +206,18 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     // 2. Observe: candidate tree first (what the agent handed over), then the witnesses.
     progress('snapshotting the work tree');
     const snapshot = await snapshotWorktree(repo, store, {
-      include: artifacts,
+      include: [...new Set([...artifacts, ...kept])],
       untracked: untrackedBudget(repo),
+      ...(request.trackedOnly === true ? { trackedOnly: true } : {}),
     });
     for (const file of snapshot.skipped) progress(`not stored: ${file.path} (${file.reason})`);
+    // Before any witness runs or anything is written: nothing secret is stored by accident.
+    const secrets = await findSecrets(
+      store,
+      [...snapshot.untracked].flatMap((path) => snapshot.files.get(path) ?? []),
+      new Set(kept),
+    );
+    if (secrets.length > 0) throw secretRefusal(secrets);
     const observedArtifacts: ObservedArtifact[] = artifacts.map((path) => {
       const file = snapshot.files.get(path);
       if (!file) {
@@ -661,11 +684,12 @@ async function checkArtifacts(
   cwd: string,
   root: string,
   problems: Problem[],
+  field = 'artifact',
 ): Promise<string[]> {
   // Checked concurrently (a record may name thousands of artifacts); reported in input order.
   const memo = resolveMemo();
   const check = async (given: string, i: number): Promise<string | Problem> => {
-    const where = `artifact[${i}]`;
+    const where = `${field}[${i}]`;
     const absolute = isAbsolute(given) ? given : resolve(cwd, given);
     // Only Windows separates with backslashes; on POSIX one is part of a name, and checkRepoPath
     // refuses it rather than letting `a\b` silently name `a/b`.
