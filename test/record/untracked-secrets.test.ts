@@ -8,10 +8,12 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordHandoff, type RecordRequest } from '../../src/app/record.js';
+import { findSecrets, MAX_SCAN_FILE_BYTES } from '../../src/app/secrets.js';
+import { MemoryStore } from '../../src/store/memory.js';
 import { runClaudeCodeHook } from '../../src/integrations/claude-code/hook.js';
 import { openLedger } from '../../src/library.js';
 import { isLedgerError, type LedgerError } from '../../src/model/errors.js';
-import { cleanup, git, gitdir, gitTry, writeFiles } from '../helpers/git.js';
+import { cleanup, git, gitdir, gitTry, runCli, writeFiles } from '../helpers/git.js';
 import { PRIVATE_KEY, TOKENS } from '../helpers/secrets.js';
 
 afterAll(cleanup);
@@ -112,6 +114,26 @@ describe('record: an untracked file that looks secret is refused (exit 2), namin
   });
 });
 
+describe('ledger record (the CLI)', () => {
+  it('exits 2 with SECRET_FILE in --json, then records with --include-untracked and with --tracked-only', async () => {
+    const dir = gitdir();
+    writeFiles(dir, { '.env': ENV });
+    const refused = await runCli(['record', '--status', 'success', '--json'], dir);
+    expect(refused.code).toBe(2);
+    const body = JSON.parse(refused.stdout);
+    expect(body.error).toMatchObject({ code: 'SECRET_FILE', problems: [{ got: '.env' }] });
+    expect(refused.stdout + refused.stderr).not.toContain('hunter2');
+    noLedger(dir);
+    const kept = await runCli(
+      ['record', '--status', 'success', '--include-untracked', '.env'],
+      dir,
+    );
+    expect(kept.code, kept.stderr).toBe(0);
+    const tracked = await runCli(['record', '--status', 'success', '--tracked-only'], dir);
+    expect(tracked.code, tracked.stderr).toBe(0);
+  });
+});
+
 describe('record: the ways out', () => {
   it('a git-ignored .env is left out of the candidate tree, and the record is made', async () => {
     const dir = gitdir();
@@ -206,5 +228,30 @@ describe('the hook and MCP paths refuse the same way', () => {
     const error = await refusal(openLedger(dir).record({ handoff: HANDOFF }));
     expect(error.code).toBe('SECRET_FILE');
     noLedger(dir);
+  });
+});
+
+describe('findSecrets reads what was stored, within its bounds', () => {
+  it('scans the stored blob, not the work tree: a file rewritten after the snapshot cannot slip past', async () => {
+    const store = new MemoryStore();
+    // The snapshot stored the key; whatever the work tree holds now is not what is pushed.
+    const bytes = Buffer.from(PRIVATE_KEY);
+    const blob = await store.write('blob', bytes);
+    const found = await findSecrets(
+      store,
+      [{ path: 'notes.txt', mode: '100644', blob, sha256: '', size: bytes.length }],
+      new Set(),
+    );
+    expect(found).toEqual([{ path: 'notes.txt', reason: expect.stringMatching(/private key/) }]);
+  });
+
+  it('a blob over the scan bound is judged by its name only: a huge file cannot stall record', async () => {
+    const store = new MemoryStore();
+    const big = Buffer.alloc(MAX_SCAN_FILE_BYTES + 1, 0x20);
+    big.write(TOKENS['github']!, 10);
+    const blob = await store.write('blob', big);
+    const file = { mode: '100644', blob, sha256: '', size: big.length };
+    expect(await findSecrets(store, [{ path: 'data.bin', ...file }], new Set())).toEqual([]);
+    expect(await findSecrets(store, [{ path: 'big.pem', ...file }], new Set())).toHaveLength(1);
   });
 });
