@@ -10,6 +10,7 @@ import {
   detectFormat,
   formatModule,
   issuesToProblems,
+  malformedHandoffFormat,
   type FormatModule,
   type ParsedHandoff,
   type ParseResult,
@@ -544,9 +545,20 @@ async function parseInput(
     try {
       if (request.format) module = formatModule(request.format);
       else {
-        const found = detectFormat(request.from.bytes, request.from.fileName);
-        module = found.module;
-        detected = { format: found.module.name, confidence: found.score, signals: found.signals };
+        const malformed = malformedHandoffFormat(request.from.bytes, request.from.fileName);
+        if (malformed !== undefined) {
+          // Meant as a handoff, recognised by no format: its own problems, not "which format?".
+          module = malformed;
+          detected = {
+            format: malformed.name,
+            confidence: 0,
+            signals: ['a JSON object with a status and handoff keys, which no format recognised'],
+          };
+        } else {
+          const found = detectFormat(request.from.bytes, request.from.fileName);
+          module = found.module;
+          detected = { format: found.module.name, confidence: found.score, signals: found.signals };
+        }
       }
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
@@ -638,6 +650,7 @@ async function otherWorktrees(root: string): Promise<string[]> {
 
 /** Whether detection, too, would read these bytes as `format`: the file is such a handoff. */
 function looksLike(format: FormatName, from: HandoffBytes): boolean {
+  if (malformedHandoffFormat(from.bytes, from.fileName)?.name === format) return true;
   try {
     return detectFormat(from.bytes, from.fileName).module.name === format;
   } catch {
