@@ -54,6 +54,7 @@ import {
 } from '../store/git/snapshot.js';
 import { USER_SCOPES } from '../store/git/config.js';
 import { openLocalState } from './local-state.js';
+import { claimedArtifacts } from './claimed-artifacts.js';
 import { findSecrets, secretRefusal } from './secrets.js';
 import { signByDefault } from './sign-setting.js';
 import { requireWorkTree, withRepo } from './repo.js';
@@ -268,6 +269,17 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       baseCommitBytes === undefined
         ? await store.write('tree', new Uint8Array())
         : parseCommit(baseCommitBytes, base.commit ?? undefined).tree;
+    // Claimed files the trees confirm are observed artifacts too, digested from the candidate
+    // tree (not named with --artifact: a hook or MCP record has no one to name them).
+    observedArtifacts.push(
+      ...(await claimedArtifacts(
+        store,
+        handoff.claims.artifacts ?? [],
+        { base: baseTree, candidate: snapshot.tree },
+        snapshot.files,
+        new Set(artifacts),
+      )),
+    );
     const branch = await currentBranch(repo, head);
     const input =
       request.from === undefined ? undefined : { ...sourceName(request.from.fileName), root };
