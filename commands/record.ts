@@ -19,6 +19,8 @@ export default class RecordCommand extends LedgerCommand {
     '<%= config.bin %> record --from HANDOFF.md --format maxsim --witness "npm run build"',
     '<%= config.bin %> record --from .mainark/handoff-42.partial.json --task 42 --evidence validate=.reviews/pr-7.validate.log',
     '<%= config.bin %> record --status success --witness "npm test" --no-keep-output',
+    '<%= config.bin %> record --from handoff.json --tracked-only',
+    '<%= config.bin %> record --from handoff.json --include-untracked test/fixtures/server.key',
   ];
   static override flags = {
     task: Flags.string({ description: 'Task id the run worked on.' }),
@@ -34,6 +36,16 @@ export default class RecordCommand extends LedgerCommand {
     artifact: Flags.string({
       description: 'A file the run produced; digested and stored (repeatable).',
       multiple: true,
+    }),
+    'include-untracked': Flags.string({
+      description:
+        'Store this untracked file although it looks secret (.env, *.pem, id_rsa, a token or private key inside); without it such a file is refused (repeatable).',
+      multiple: true,
+    }),
+    'tracked-only': Flags.boolean({
+      description:
+        'Snapshot tracked files only: untracked files stay out of the candidate tree unless named with --artifact or --include-untracked.',
+      default: false,
     }),
     witness: Flags.string({
       description: 'A command whose exit code is evidence; ledger runs it (repeatable).',
@@ -144,6 +156,8 @@ export default class RecordCommand extends LedgerCommand {
       }),
       base: flags.base,
       artifacts: flags.artifact ?? [],
+      includeUntracked: flags['include-untracked'] ?? [],
+      ...(flags['tracked-only'] ? { trackedOnly: true } : {}),
       witnesses: flags.witness ?? [],
       evidence,
       witnessTimeoutMs: flags['witness-timeout'] * 1000,

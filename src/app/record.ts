@@ -10,6 +10,7 @@ import {
   detectFormat,
   formatModule,
   issuesToProblems,
+  malformedHandoffFormat,
   type FormatModule,
   type ParsedHandoff,
   type ParseResult,
@@ -53,6 +54,8 @@ import {
 } from '../store/git/snapshot.js';
 import { USER_SCOPES } from '../store/git/config.js';
 import { openLocalState } from './local-state.js';
+import { claimedArtifacts } from './claimed-artifacts.js';
+import { findSecrets, secretRefusal } from './secrets.js';
 import { signByDefault } from './sign-setting.js';
 import { requireWorkTree, withRepo } from './repo.js';
 
@@ -81,6 +84,13 @@ export interface RecordRequest {
   producer?: string;
   base?: string;
   artifacts?: readonly string[];
+  /**
+   * Untracked files to store although they look secret (`--include-untracked`); without it an
+   * untracked, non-ignored file that looks secret is refused (SECRET_FILE, app/secrets.ts).
+   */
+  includeUntracked?: readonly string[];
+  /** Snapshot tracked files only: untracked files stay out unless named (`--tracked-only`). */
+  trackedOnly?: boolean;
   witnesses?: readonly string[];
   /** Extra evidence files (validation logs…): name → path. */
   evidence?: ReadonlyMap<string, string>;
@@ -166,6 +176,13 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         ? undefined
         : await parseInput(request, root, now, evidenceFiles, problems);
     const artifacts = await checkArtifacts(request.artifacts ?? [], request.cwd, root, problems);
+    const kept = await checkArtifacts(
+      request.includeUntracked ?? [],
+      request.cwd,
+      root,
+      problems,
+      'include-untracked',
+    );
     const witnesses = (request.witnesses ?? []).map((w, i) => {
       if (w.trim() === '')
         problems.push({ path: `witness[${i}]`, message: 'empty witness command' });
@@ -191,10 +208,18 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     // 2. Observe: candidate tree first (what the agent handed over), then the witnesses.
     progress('snapshotting the work tree');
     const snapshot = await snapshotWorktree(repo, store, {
-      include: artifacts,
+      include: [...new Set([...artifacts, ...kept])],
       untracked: untrackedBudget(repo),
+      ...(request.trackedOnly === true ? { trackedOnly: true } : {}),
     });
     for (const file of snapshot.skipped) progress(`not stored: ${file.path} (${file.reason})`);
+    // Before any witness runs or anything is written: nothing secret is stored by accident.
+    const secrets = await findSecrets(
+      store,
+      [...snapshot.untracked].flatMap((path) => snapshot.files.get(path) ?? []),
+      new Set(kept),
+    );
+    if (secrets.length > 0) throw secretRefusal(secrets);
     const observedArtifacts: ObservedArtifact[] = artifacts.map((path) => {
       const file = snapshot.files.get(path);
       if (!file) {
@@ -244,6 +269,17 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       baseCommitBytes === undefined
         ? await store.write('tree', new Uint8Array())
         : parseCommit(baseCommitBytes, base.commit ?? undefined).tree;
+    // Claimed files the trees confirm are observed artifacts too, digested from the candidate
+    // tree (not named with --artifact: a hook or MCP record has no one to name them).
+    observedArtifacts.push(
+      ...(await claimedArtifacts(
+        store,
+        handoff.claims.artifacts ?? [],
+        { base: baseTree, candidate: snapshot.tree },
+        snapshot.files,
+        new Set(artifacts),
+      )),
+    );
     const branch = await currentBranch(repo, head);
     const input =
       request.from === undefined ? undefined : { ...sourceName(request.from.fileName), root };
@@ -521,9 +557,20 @@ async function parseInput(
     try {
       if (request.format) module = formatModule(request.format);
       else {
-        const found = detectFormat(request.from.bytes, request.from.fileName);
-        module = found.module;
-        detected = { format: found.module.name, confidence: found.score, signals: found.signals };
+        const malformed = malformedHandoffFormat(request.from.bytes, request.from.fileName);
+        if (malformed !== undefined) {
+          // Meant as a handoff, recognised by no format: its own problems, not "which format?".
+          module = malformed;
+          detected = {
+            format: malformed.name,
+            confidence: 0,
+            signals: ['a JSON object with a status and handoff keys, which no format recognised'],
+          };
+        } else {
+          const found = detectFormat(request.from.bytes, request.from.fileName);
+          module = found.module;
+          detected = { format: found.module.name, confidence: found.score, signals: found.signals };
+        }
       }
     } catch (error) {
       if (!(error instanceof LedgerError)) throw error;
@@ -615,6 +662,7 @@ async function otherWorktrees(root: string): Promise<string[]> {
 
 /** Whether detection, too, would read these bytes as `format`: the file is such a handoff. */
 function looksLike(format: FormatName, from: HandoffBytes): boolean {
+  if (malformedHandoffFormat(from.bytes, from.fileName)?.name === format) return true;
   try {
     return detectFormat(from.bytes, from.fileName).module.name === format;
   } catch {
@@ -661,11 +709,12 @@ async function checkArtifacts(
   cwd: string,
   root: string,
   problems: Problem[],
+  field = 'artifact',
 ): Promise<string[]> {
   // Checked concurrently (a record may name thousands of artifacts); reported in input order.
   const memo = resolveMemo();
   const check = async (given: string, i: number): Promise<string | Problem> => {
-    const where = `artifact[${i}]`;
+    const where = `${field}[${i}]`;
     const absolute = isAbsolute(given) ? given : resolve(cwd, given);
     // Only Windows separates with backslashes; on POSIX one is part of a name, and checkRepoPath
     // refuses it rather than letting `a\b` silently name `a/b`.

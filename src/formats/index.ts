@@ -14,6 +14,7 @@ export {
   isEmitterName,
   findEmitter,
   isFormatName,
+  malformedHandoffFormat,
   sourceShapeOf,
   type Detected,
   type EmitterName,

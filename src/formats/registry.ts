@@ -6,6 +6,7 @@
 import { LedgerError } from '../model/errors.js';
 import { FORMATS, type FormatName, type LedgerRecord, type Status } from '../model/record.js';
 import type { Detection, Emitted, Emitter, FormatModule } from './contract.js';
+import { isPlainObject } from './kit/json.js';
 import { createSniff } from './kit/sniff.js';
 import { kxm } from './kxm/index.js';
 import { ledger } from './ledger/index.js';
@@ -145,4 +146,62 @@ export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
     signals: best.signals,
     ranking: ranking.map(({ format, score, signals }) => ({ format, score, signals })),
   };
+}
+
+/**
+ * Keys that make a JSON object with a `status` a handoff rather than any JSON with a status (an
+ * API response `{"status": 404, "error": …}`): the ledger shape's claims, and the keys of the
+ * seed formats' JSON handoffs.
+ */
+const HANDOFF_KEYS = [
+  'summary',
+  'task',
+  'run',
+  'attempt',
+  'intent',
+  'reworkOf',
+  'decisions',
+  'assumptions',
+  'openQuestions',
+  'deferred',
+  'findings',
+  'references',
+  'confidence',
+  'nextStep',
+  'artifacts',
+  'checks',
+  'insights',
+  'anchors',
+  'verification',
+  'recommended_next_stage',
+  'workspaceId',
+] as const;
+
+/**
+ * A handoff that no format recognises but that is plainly meant as one — a JSON object with a
+ * `status` key and at least one other handoff key (`{"status": "done", "summary": …}`) — is a
+ * malformed ledger-shape handoff, not "no handoff": the ledger module, whose shape it has, then
+ * says what is wrong (`status: unknown status, expected success | …, got done`). Undefined for
+ * anything else, and when detection decides (or finds two formats equally likely) by itself.
+ * This rule needs a `status` key: a hook's cheap pre-filter that passes on every input with
+ * one never drops such a handoff.
+ */
+export function malformedHandoffFormat(
+  bytes: Uint8Array,
+  fileName?: string,
+): FormatModule | undefined {
+  const sniff = createSniff(bytes, fileName);
+  const value = sniff.json();
+  if (!isPlainObject(value) || !Object.hasOwn(value, 'status')) return undefined;
+  if (!HANDOFF_KEYS.some((k) => Object.hasOwn(value, k))) return undefined;
+  for (const module of MODULES) {
+    let score = 0;
+    try {
+      score = module.detect(sniff).score;
+    } catch {
+      score = 0;
+    }
+    if (score >= MIN_SCORE) return undefined;
+  }
+  return formatModule('ledger');
 }

@@ -15,6 +15,8 @@ const CODE_EXIT = {
   LEDGER_FIELD_IN_INPUT: EXIT.usage,
   ARTIFACT_NOT_FOUND: EXIT.usage,
   UNSAFE_PATH: EXIT.usage,
+  /** An untracked file that looks secret would enter the candidate tree (record refuses it). */
+  SECRET_FILE: EXIT.usage,
   NOT_A_REPOSITORY: EXIT.usage,
   UNSUPPORTED_REPOSITORY: EXIT.usage,
   BAD_REVISION: EXIT.usage,

@@ -3,9 +3,16 @@
  * handoff itself (a MaxsimCLI contract in Markdown, a team-orchestration result) or with a
  * sentence and the handoff in a fenced block (a JSON manifest). The whole message is tried
  * first, then each fenced block from the last one back; the first a format module recognises
- * wins. A message none recognises is no handoff: a conversational turn, not a run's end.
+ * wins. A message none recognises is no handoff: a conversational turn, not a run's end —
+ * unless a part of it is plainly meant as a handoff (a JSON object with a `status` and handoff
+ * keys, `malformedHandoffFormat`): that is a malformed handoff, recorded so that it is refused.
  */
-import { detectFormat, formatModule, type FormatModule } from '../../formats/index.js';
+import {
+  detectFormat,
+  formatModule,
+  malformedHandoffFormat,
+  type FormatModule,
+} from '../../formats/index.js';
 import type { FormatName } from '../../model/record.js';
 
 export interface PickedHandoff {
@@ -23,10 +30,20 @@ export function pickHandoff(message: string, pinned?: FormatName): PickedHandoff
       .reverse()
       .map((text) => ({ text, from: 'fenced-block' as const })),
   ];
-  for (const candidate of candidates) {
-    const bytes = new Uint8Array(Buffer.from(candidate.text, 'utf8'));
-    const module = pinned === undefined ? detect(bytes) : formatModule(pinned);
-    if (module) return { bytes, format: module.name, from: candidate.from };
+  const encoded = candidates.map((c) => ({
+    ...c,
+    bytes: new Uint8Array(Buffer.from(c.text, 'utf8')),
+  }));
+  for (const candidate of encoded) {
+    const module = pinned === undefined ? detect(candidate.bytes) : formatModule(pinned);
+    if (module) return { bytes: candidate.bytes, format: module.name, from: candidate.from };
+  }
+  // A handoff no format recognises but plainly meant as one (`{"status": "done", "summary": …}`)
+  // is a refused handoff, never "no handoff": recording it says what is wrong, and
+  // `--block refused` holds.
+  for (const candidate of encoded) {
+    const module = malformedHandoffFormat(candidate.bytes);
+    if (module) return { bytes: candidate.bytes, format: module.name, from: candidate.from };
   }
   return undefined;
 }

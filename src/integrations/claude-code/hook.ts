@@ -151,6 +151,8 @@ async function finalMessage(
 
 /** Problems with the handoff itself (a refusal), or undefined for any other failure. */
 function handoffProblems(error: unknown): Problem[] | undefined {
+  // An untracked file that looks secret: the agent's to fix (ignore it, or remove it).
+  if (isLedgerError(error) && error.code === 'SECRET_FILE') return [...error.problems];
   if (!isLedgerError(error) || error.code !== 'INVALID_INPUT') return undefined;
   const all = error.problems;
   if (all.length === 0 || !all.every((p) => p.path === 'from' || p.path.startsWith('from:')))

@@ -54,6 +54,8 @@ export interface Snapshot {
   files: Map<string, FileDigest>;
   /** Untracked files over the budget: not in the candidate tree (in path order). */
   skipped: SkippedFile[];
+  /** The stored paths git does not track (untracked files, named artifacts outside the index). */
+  untracked: Set<string>;
 }
 
 /**
@@ -79,11 +81,20 @@ const CONCURRENCY = 16;
 export async function snapshotWorktree(
   repo: RepoPaths,
   store: ObjectStore,
-  options: { include: readonly string[]; untracked?: UntrackedBudget },
+  options: {
+    include: readonly string[];
+    untracked?: UntrackedBudget;
+    /** Leave untracked files out, except those in `include` (`record --tracked-only`). */
+    trackedOnly?: boolean;
+  },
 ): Promise<Snapshot> {
   const changes = await listChanges(repo);
   const config = snapshotConfig(repo);
   const fileMode = config.fileMode;
+  if (options.trackedOnly === true) {
+    for (const path of changes.untracked) changes.changed.delete(path);
+    changes.untracked.clear();
+  }
   for (const path of options.include) changes.untracked.delete(path);
   const skipped = await overBudget(
     repo.root,
@@ -173,7 +184,9 @@ export async function snapshotWorktree(
         hint: 'Resolve merge conflicts (git status) and retry.',
       });
     }
-    return { tree: write.stdout.toString().trim(), files, skipped };
+    const untracked = new Set<string>();
+    for (const path of files.keys()) if (!changes.indexModes.has(path)) untracked.add(path);
+    return { tree: write.stdout.toString().trim(), files, skipped, untracked };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -1,0 +1,71 @@
+/**
+ * `record` refuses to store an untracked file that looks secret (record/secrets.ts says what
+ * does). The content rule reads what the snapshot stored — the blob, not the work-tree file
+ * again — so a file rewritten between the two reads cannot slip past: what is scanned is what
+ * would be pushed. Bounded: only files git does not track, only blobs up to
+ * MAX_SCAN_FILE_BYTES, smallest first until MAX_SCAN_TOTAL_BYTES were scanned (a key or an
+ * `.env` is small; a 100 MiB data file is checked by its name only). Symlinks are never
+ * refused: the candidate tree keeps a link's target path, never the bytes it points at.
+ */
+import { LedgerError, type Problem } from '../model/errors.js';
+import { ContentScan, secretName, type SecretFinding } from '../record/secrets.js';
+import { MODE } from '../store/objects.js';
+import type { FileDigest } from '../store/git/snapshot.js';
+import type { ObjectReader } from '../store/port.js';
+import { sanitizeLine } from '../paths/index.js';
+
+export const MAX_SCAN_FILE_BYTES = 4 * 1024 * 1024;
+export const MAX_SCAN_TOTAL_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The stored untracked files that look secret, in path order. `allowed` are the paths the
+ * user named with --include-untracked: stored as they are.
+ */
+export async function findSecrets(
+  store: ObjectReader,
+  files: Iterable<FileDigest>,
+  allowed: ReadonlySet<string>,
+): Promise<SecretFinding[]> {
+  const findings: SecretFinding[] = [];
+  const toScan: FileDigest[] = [];
+  for (const file of files) {
+    if (file.mode === MODE.symlink || allowed.has(file.path)) continue;
+    const named = secretName(file.path);
+    if (named !== undefined) findings.push({ path: file.path, reason: named });
+    else if (file.size <= MAX_SCAN_FILE_BYTES) toScan.push(file);
+  }
+  toScan.sort((a, b) => a.size - b.size || (a.path < b.path ? -1 : 1));
+  let budget = MAX_SCAN_TOTAL_BYTES;
+  for (const file of toScan) {
+    if (file.size > budget) break;
+    budget -= file.size;
+    const scan = new ContentScan();
+    await store.readChunks(file.blob, (chunk) => scan.push(chunk));
+    if (scan.finding !== undefined) findings.push({ path: file.path, reason: scan.finding });
+  }
+  return findings.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The refusal: which files, why, and the three ways out. Quotes no byte of any file. */
+export function secretRefusal(findings: readonly SecretFinding[]): LedgerError {
+  const problems: Problem[] = findings.map((f) => ({
+    path: 'untracked',
+    message: `${sanitizeLine(f.path)}: untracked and not ignored, and ${f.reason}`,
+    expected:
+      'a file ignored by git (.gitignore), named with --include-untracked, or left out with --tracked-only',
+    got: sanitizeLine(f.path),
+  }));
+  const first = sanitizeLine(findings[0]?.path ?? '');
+  const names = findings.map((f) => sanitizeLine(f.path)).join(', ');
+  return new LedgerError(
+    'SECRET_FILE',
+    `cannot record: ${findings.length === 1 ? 'an untracked file looks' : `${findings.length} untracked files look`} secret (${names}); the candidate tree would carry ${findings.length === 1 ? 'it' : 'them'} to every remote the ledger is pushed to`,
+    {
+      problems,
+      hint:
+        `Nothing was written. Either add ${findings.length === 1 ? 'it' : 'them'} to .gitignore (or .git/info/exclude), ` +
+        `or store ${findings.length === 1 ? 'it' : 'them'} knowingly with --include-untracked ${first}` +
+        `${findings.length > 1 ? ' (once per file)' : ''}, or record tracked files only with --tracked-only.`,
+    },
+  );
+}
