@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeUser, record, type User } from '../adversarial/helpers.js';
+import { cli, makeUser, record, type User } from '../adversarial/helpers.js';
 import { bareRemote, cloneOf, git, tempDir, writeFiles } from '../helpers/git.js';
 import { parseAnnotations, runAction } from './runner.js';
 
@@ -231,6 +231,52 @@ describe('action.yml in a workspace made as actions/checkout@v4 makes it', () =>
     expect(lying.code).toBe(1);
     const errors = parseAnnotations(lying.stdout).filter((a) => a.level === 'error');
     expect(errors.map((a) => a.properties.file)).toEqual(['src/gone.ts']);
+  });
+
+  it('fetch-depth 1: two clones that published with `ledger sync` (each its own writer ref) are joined and checked; a lie among them fails', async () => {
+    const user = makeUser();
+    const policy = auditorPolicy();
+    const remote = bareRemote();
+    const first = cloneOf(remote);
+    writeFiles(first, { 'src/app.ts': 'one\ntwo\n', 'src/gone.ts': 'old\n' });
+    git(first, 'add', '-A');
+    git(first, 'commit', '-q', '-m', 'initial');
+    git(first, 'push', '-q', 'origin', 'HEAD:main');
+    const second = cloneOf(remote);
+    writeFiles(first, { 'src/app.ts': 'one\ntwo\nthree\n' });
+    await record(user, first, {
+      status: 'success',
+      summary: 'add three',
+      task: 'T-1',
+      artifacts: ['src/app.ts'],
+      witnesses: [WITNESS],
+    });
+    git(first, 'add', '-A');
+    git(first, 'commit', '-q', '-m', 'recorded work');
+    git(first, 'push', '-q', 'origin', 'HEAD:main');
+    expect((await cli(user, first, ['sync'])).code).toBe(0);
+    await record(user, second, {
+      from: { bytes: new TextEncoder().encode(JSON.stringify(LIE)), fileName: 'handoff.json' },
+    });
+    expect((await cli(user, second, ['sync'])).code).toBe(0);
+    // Nothing is at the remote's refs/ledger/log: only the writer refs carry the ledger.
+    expect(git(remote, 'for-each-ref', '--format=%(refname)', 'refs/ledger/')).toMatch(
+      /^refs\/ledger\/writers\/[0-9a-f]{32}\nrefs\/ledger\/writers\/[0-9a-f]{32}$/,
+    );
+    const main = git(first, 'rev-parse', 'HEAD');
+    const workspace = checkoutV4(remote, main, 'refs/remotes/origin/main', 1, 'main');
+    const run = runAction({
+      workspace,
+      inputs: { policy, build: 'false', summary: 'false', head: 'false' },
+      env: user.env,
+      github: { sha: main },
+    });
+    const verify = run.steps.find((s) => s.name === 'Verify the ledger')!;
+    expect(run.code, verify.stdout + verify.stderr).toBe(1);
+    const errors = parseAnnotations(run.stdout).filter((a) => a.level === 'error');
+    expect(errors.map((a) => a.properties.file)).toEqual(['src/gone.ts']);
+    // Both records were checked: the honest one's witness re-ran and verified.
+    expect(verify.stdout).toMatch(/verifying 2 record/);
   });
 
   it('fetch-depth 1: a base commit on no branch any more (deleted after a squash merge) is fetched by its id', async () => {
