@@ -38,17 +38,32 @@ export async function unfetchedLedgerHints(repo: RepoPaths): Promise<string[]> {
     }
     const destination = ledger.split(':')[1];
     if (destination === undefined || !destination.endsWith('/*')) continue;
-    const tracked = `${destination.slice(0, -1)}log`;
-    if (tracked === LOG_REF) continue;
-    const theirs = await revParse(repo, tracked);
-    if (theirs === undefined || theirs === local) continue;
+    const prefix = destination.slice(0, -1);
+    if (`${prefix}log` === LOG_REF) continue;
+    // The remote's ledger is its refs/ledger/log (a plain push) and one writer ref per clone
+    // that ran `ledger sync` (refs/ledger/writers/*): one for-each-ref and one rev-list, however
+    // many writers there are.
+    const listed = await runGit(
+      ['for-each-ref', '--format=%(objectname)', `${prefix}log`, `${prefix}writers/`],
+      { cwd: repo.root, guard: repo.guard },
+    );
+    const theirs = [
+      ...new Set(
+        listed.stdout
+          .toString()
+          .split('\n')
+          .filter((l) => /^[0-9a-f]{40,64}$/.test(l)),
+      ),
+    ];
+    if (theirs.length === 0) continue;
     if (local !== undefined) {
-      const r = await runGit(['merge-base', '--is-ancestor', theirs, local], {
+      const r = await runGit(['rev-list', '--max-count=1', ...theirs, '--not', local, '--'], {
         cwd: repo.root,
         guard: repo.guard,
       });
-      if (r.code === 0) continue;
+      if (r.code === 0 && r.stdout.toString().trim() === '') continue;
     }
+    const tracked = `${prefix}*`;
     hints.push(
       `remote ${name}'s ledger (${sanitizeLine(tracked)}, as the last git fetch brought it) has records this ledger does not: run ledger sync ${name} to verify and join them`,
     );

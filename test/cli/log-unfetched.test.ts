@@ -39,13 +39,44 @@ describe('ledger log in a clone that has not taken in its remote’s ledger', ()
     git(plain, 'fetch', '-q', 'origin');
     const fetched = await cliText(user, plain, ['log']);
     expect(fetched.stderr).toMatch(
-      /remote origin's ledger \(refs\/ledger-remotes\/origin\/log.*ledger sync origin/,
+      /remote origin's ledger \(refs\/ledger-remotes\/origin\/\*.*ledger sync origin/,
     );
 
     const synced = await cliText(user, plain, ['sync', 'origin']);
     expect(synced.code, synced.stderr).toBe(0);
     const after = await cliText(user, plain, ['log']);
     expect(after.stdout).toMatch(/one/);
+    expect(after.stderr).not.toMatch(/ledger sync/);
+  });
+
+  it('says so too when the remote holds only writer refs (clones that published with ledger sync)', async () => {
+    const user = makeUser();
+    const remote = bareRemote();
+    const agent = cloneOf(remote);
+    writeFiles(agent, { 'a.txt': 'a\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'a');
+    git(agent, 'push', '-q', 'origin', 'HEAD:main');
+    await record(user, agent, { status: 'success', summary: 'published by sync' });
+    expect((await cliText(user, agent, ['sync', 'origin'])).code).toBe(0);
+    expect(git(remote, 'for-each-ref', '--format=%(refname)', 'refs/ledger/')).toMatch(
+      /^refs\/ledger\/writers\/[0-9a-f]{32}$/,
+    );
+
+    const plain = cloneOf(remote);
+    git(
+      plain,
+      'config',
+      '--add',
+      'remote.origin.fetch',
+      '+refs/ledger/*:refs/ledger-remotes/origin/*',
+    );
+    git(plain, 'fetch', '-q', 'origin');
+    const fetched = await cliText(user, plain, ['log']);
+    expect(fetched.stderr).toMatch(/remote origin's ledger .*ledger sync origin/);
+    expect((await cliText(user, plain, ['sync', 'origin'])).code).toBe(0);
+    const after = await cliText(user, plain, ['log']);
+    expect(after.stdout).toMatch(/published by sync/);
     expect(after.stderr).not.toMatch(/ledger sync/);
   });
 });
