@@ -98,6 +98,48 @@ describe.each(AGENTS)('ledger hook $agent', ({ agent, stop, other, block }) => {
 });
 
 describe('the cheap path', () => {
+  it("answers Cursor's conversational afterAgentResponse and a stop with nothing pending without loading oclif, zod, the formats or git", () => {
+    const repo = gitdir();
+    const state = tempDir();
+    for (const input of [
+      { ...payload('cursor/after-agent-response.json'), text: TALK },
+      payload('cursor/stop.json'),
+    ]) {
+      const trace = join(tempDir(), 'trace');
+      writeFileSync(trace, '');
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          join(PROJECT_ROOT, 'test', 'helpers', 'import-trace.mjs'),
+          BIN,
+          'hook',
+          'cursor',
+          '--block',
+          'lowered',
+        ],
+        {
+          cwd: repo,
+          input: JSON.stringify(input),
+          encoding: 'utf8',
+          env: { ...process.env, LEDGER_TEST_IMPORT_TRACE: trace, XDG_STATE_HOME: state },
+        },
+      );
+      expect({ code: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: '',
+      });
+      const modules = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      expect(modules.some((m) => m.endsWith('dist/src/integrations/cursor-state.js'))).toBe(true);
+      expect(
+        modules.filter((m) =>
+          /@oclif|node_modules\/zod\/|dist\/src\/(formats|cli|app|store)\//.test(m),
+        ),
+      ).toEqual([]);
+    }
+  });
+
   it('answers a conversational turn without loading oclif, zod, the formats, git or CBOR', () => {
     const repo = gitdir();
     const trace = join(tempDir(), 'trace');
