@@ -9,6 +9,7 @@ import {
 import {
   prepareAgentsMd,
   prepareCodexMcp,
+  prepareCursorMcp,
   type FileChange,
 } from '../src/integrations/agent-files.js';
 import type { AgentName } from '../src/integrations/agents.js';
@@ -32,8 +33,9 @@ export default class Init extends LedgerCommand {
     'an allowed_signers template to .git/ledger/. ledger never reads those files (the agent can ' +
     'write them): init prints the commands that copy both outside the repository (the policy names ' +
     'its allowed_signers relative to itself) and set `git config --global ledger.policy`. ' +
-    'With --claude-code, --codex or --gemini it adds the stop hook (ledger hook AGENT) to that ' +
-    "agent's project settings, and for Codex and Gemini CLI the MCP server (ledger mcp) too, " +
+    'With --claude-code, --codex, --gemini or --cursor it adds the stop hook (ledger hook AGENT) ' +
+    "to that agent's project settings, and for Codex, Gemini CLI and Cursor the MCP server " +
+    '(ledger mcp) too, ' +
     'merging into what is there; --agents-md adds a short section on handing over to AGENTS.md. ' +
     'The commands call `ledger` when the ledger on PATH is this install, else this install by ' +
     'its absolute paths (said in the output). Safe to run again.';
@@ -42,6 +44,7 @@ export default class Init extends LedgerCommand {
     '<%= config.bin %> init --remote origin --json',
     '<%= config.bin %> init --claude-code --witness "npm test" --block lowered',
     '<%= config.bin %> init --codex --gemini --agents-md --block refused',
+    '<%= config.bin %> init --cursor --block lowered',
   ];
   static override flags = {
     remote: Flags.string({ description: 'Only configure this remote (default: every remote).' }),
@@ -58,6 +61,11 @@ export default class Init extends LedgerCommand {
     gemini: Flags.boolean({
       description:
         'Also add `ledger hook gemini` (AfterAgent) and the MCP server (mcpServers.ledger) to .gemini/settings.json.',
+      default: false,
+    }),
+    cursor: Flags.boolean({
+      description:
+        'Also add `ledger hook cursor` to .cursor/hooks.json (afterAgentResponse, stop) and the MCP server (mcpServers.ledger) to .cursor/mcp.json.',
       default: false,
     }),
     'agents-md': Flags.boolean({
@@ -83,7 +91,7 @@ export default class Init extends LedgerCommand {
   protected async execute(): Promise<Output> {
     const { flags } = await this.parse(Init);
     const hookOptions = agentHookOptions(flags);
-    const agents = (['claude-code', 'codex', 'gemini'] as const).filter((a) => flags[a]);
+    const agents = (['claude-code', 'codex', 'gemini', 'cursor'] as const).filter((a) => flags[a]);
     const program = ledgerProgram();
     const install = { ...hookOptions, program: program.program };
     const mcp = { command: program.command, args: [...program.args, 'mcp'] };
@@ -95,14 +103,16 @@ export default class Init extends LedgerCommand {
         agent,
         await prepareAgentHook(agent, process.cwd(), install, agent === 'gemini' ? mcp : undefined),
       );
-    const files: { codexMcp?: FileChange; agentsMd?: FileChange } = {};
+    const files: { codexMcp?: FileChange; cursorMcp?: FileChange; agentsMd?: FileChange } = {};
     const root = agents.length > 0 || flags['agents-md'] ? workTreeOf(prepared) : undefined;
     if (flags.codex) files.codexMcp = await prepareCodexMcp(await root!, mcp);
+    if (flags.cursor) files.cursorMcp = await prepareCursorMcp(await root!, mcp);
     if (flags['agents-md']) files.agentsMd = await prepareAgentsMd(await root!);
     const result = await initRepository(process.cwd(), flags.remote);
     const written: Partial<Record<AgentName, InstallResult>> = {};
     for (const [agent, p] of prepared) written[agent] = await p.write();
     if (files.codexMcp) await files.codexMcp.write();
+    if (files.cursorMcp) await files.cursorMcp.write();
     if (files.agentsMd) await files.agentsMd.write();
     const warnings = agents.length > 0 && program.warning ? [program.warning] : [];
     const claudeCode = written['claude-code'];
@@ -130,6 +140,10 @@ export default class Init extends LedgerCommand {
         lines.push(
           `    mcp: ${sanitizeLine(files.codexMcp.path)} (mcp_servers.ledger ${files.codexMcp.change})`,
         );
+      if (agent === 'cursor' && files.cursorMcp)
+        lines.push(
+          `    mcp: ${sanitizeLine(files.cursorMcp.path)} (mcpServers.ledger ${files.cursorMcp.change})`,
+        );
     }
     if (files.agentsMd)
       lines.push(
@@ -141,6 +155,10 @@ export default class Init extends LedgerCommand {
       ...written.codex,
       ...(files.codexMcp ? { mcp: fileChange(files.codexMcp) } : {}),
     };
+    const cursor = written.cursor && {
+      ...written.cursor,
+      ...(files.cursorMcp ? { mcp: fileChange(files.cursorMcp) } : {}),
+    };
     return {
       json: {
         ok: true,
@@ -148,6 +166,7 @@ export default class Init extends LedgerCommand {
         ...(claudeCode ? { claudeCode } : {}),
         ...(codex ? { codex } : {}),
         ...(written.gemini ? { gemini: written.gemini } : {}),
+        ...(cursor ? { cursor } : {}),
         ...(files.agentsMd ? { agentsMd: fileChange(files.agentsMd) } : {}),
         ...(warnings.length > 0 ? { warnings } : {}),
       },
@@ -160,6 +179,7 @@ const AGENT_TITLE: Record<AgentName, string> = {
   'claude-code': 'claude code',
   codex: 'codex',
   gemini: 'gemini',
+  cursor: 'cursor',
 };
 
 /** The work tree the agents' files go into (a bare repository has none: said, exit 2). */
@@ -173,9 +193,9 @@ async function workTreeOf(prepared: Map<AgentName, PreparedInstall>): Promise<st
 
 /** The hooks' options, checked before anything is written; undefined without an agent flag. */
 function agentHookOptions(
-  flags: HookFlags & { 'claude-code': boolean; codex: boolean; gemini: boolean },
+  flags: HookFlags & { 'claude-code': boolean; codex: boolean; gemini: boolean; cursor: boolean },
 ): HookOptions | undefined {
-  if (flags['claude-code'] || flags.codex || flags.gemini)
+  if (flags['claude-code'] || flags.codex || flags.gemini || flags.cursor)
     return hookOptionsFrom(flags, 'cannot initialise');
   const given = (['witness', 'witness-timeout', 'block', 'format'] as const).filter(
     (name) => flags[name] !== undefined,
@@ -184,7 +204,7 @@ function agentHookOptions(
   throw new LedgerError('USAGE', `--${given.join(', --')} configure the agents' hooks`, {
     problems: given.map((name) => ({
       path: name,
-      message: 'needs --claude-code, --codex or --gemini',
+      message: 'needs --claude-code, --codex, --gemini or --cursor',
     })),
     hint: 'Nothing was written. Add an agent flag, or leave these flags out.',
   });

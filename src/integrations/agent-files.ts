@@ -99,6 +99,60 @@ export async function prepareCodexMcp(root: string, mcp: McpEntry): Promise<File
   };
 }
 
+/**
+ * `mcpServers.ledger` in `.cursor/mcp.json`, added or brought up to date; other servers and
+ * other keys of a hand-edited ledger entry (env) stay. A file that is not a JSON object with an
+ * object `mcpServers` is refused with nothing written.
+ */
+export async function prepareCursorMcp(root: string, mcp: McpEntry): Promise<FileChange> {
+  const dir = join(root, '.cursor');
+  const path = join(dir, 'mcp.json');
+  await refuseLinks(dir, path, '--cursor');
+  const original = await readText(path);
+  const refuse = (message: string) =>
+    new LedgerError('INVALID_INPUT', `${path} cannot be merged`, {
+      problems: [{ path: '.cursor/mcp.json', message, expected: 'a JSON object with mcpServers' }],
+      hint: 'Nothing was written. Fix the file (Cursor reads it as plain JSON) or move it aside, then run ledger init --cursor again.',
+    });
+  let config: Record<string, unknown> = {};
+  if (original !== undefined && original.trim() !== '') {
+    let value: unknown;
+    try {
+      value = JSON.parse(original);
+    } catch (error) {
+      throw refuse((error as Error).message);
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw refuse('not a JSON object');
+    config = value as Record<string, unknown>;
+  }
+  const servers = config['mcpServers'] ?? {};
+  if (servers === null || typeof servers !== 'object' || Array.isArray(servers))
+    throw refuse('mcpServers is not an object');
+  const existing = (servers as Record<string, unknown>)['ledger'];
+  const before = JSON.stringify(existing);
+  const entry = {
+    ...(existing !== null && typeof existing === 'object' && !Array.isArray(existing)
+      ? existing
+      : {}),
+    ...mcp,
+  };
+  config['mcpServers'] = { ...servers, ledger: entry };
+  const change: FileChange['change'] =
+    before === undefined ? 'added' : before === JSON.stringify(entry) ? 'unchanged' : 'updated';
+  const text = `${JSON.stringify(config, null, 2)}\n`;
+  return {
+    path,
+    change,
+    async write() {
+      if (change === 'unchanged') return;
+      await mkdir(dir, { recursive: true });
+      await refuseLinks(dir, path, '--cursor');
+      await writeAtomically(path, text);
+    },
+  };
+}
+
 const BEGIN =
   '<!-- ledger:handoff (written by ledger init --agents-md; edits inside are replaced) -->';
 const END = '<!-- /ledger:handoff -->';

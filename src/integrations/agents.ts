@@ -15,12 +15,18 @@
  *   `AfterAgent`; `prompt_response`; `stop_hook_active`; `{decision: "deny", reason}` (the
  *   reason is sent to the agent as a new prompt) / `{systemMessage}`.
  *
+ * - Cursor (cursor.com/docs/agent/hooks): its `stop` input has no final message, so two events
+ *   pair up: `afterAgentResponse` carries the response (`text`) and is where the handoff is
+ *   recorded; its answer is ignored, so the outcome waits in the user's state dir
+ *   (cursor-state.ts) for `stop`, which answers `{followup_message}` once when it was lowered or
+ *   refused (`loop_count` > 0 means the turn is already a follow-up).
+ *
  * The payloads those documents show are pinned under fixtures/agents/.
  *
  * Imports nothing heavy: the cheap path in bin/run.js uses it before anything else is loaded.
  */
 
-export const AGENTS = ['claude-code', 'codex', 'gemini'] as const;
+export const AGENTS = ['claude-code', 'codex', 'gemini', 'cursor'] as const;
 export type AgentName = (typeof AGENTS)[number];
 
 export function isAgentName(name: string): name is AgentName {
@@ -32,11 +38,12 @@ export const AGENT_STOP_EVENTS: Record<AgentName, readonly string[]> = {
   'claude-code': ['Stop', 'SubagentStop'],
   codex: ['Stop', 'SubagentStop'],
   gemini: ['AfterAgent'],
+  cursor: ['afterAgentResponse', 'stop'],
 };
 
 /** Where the final message of a stop is: given in the input, or in a transcript to read. */
 export type MessageSource =
-  | { text: string; source: 'last_assistant_message' | 'prompt_response' }
+  | { text: string; source: 'last_assistant_message' | 'prompt_response' | 'text' }
   | { transcript: string; sidechain: boolean }
   | { none: true }
   | { invalid: string };
@@ -48,11 +55,13 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * field it needs has the wrong type; the full path then reports the input's problems.
  */
 export function messageSourceOf(agent: AgentName, payload: Record<string, unknown>): MessageSource {
-  const field = agent === 'gemini' ? 'prompt_response' : 'last_assistant_message';
+  // Cursor's stop has no message: its outcome was settled at afterAgentResponse.
+  if (agent === 'cursor' && payload['hook_event_name'] === 'stop') return { none: true };
+  const field =
+    agent === 'gemini' ? 'prompt_response' : agent === 'cursor' ? 'text' : 'last_assistant_message';
   const given = payload[field];
   if (given !== undefined && given !== null && typeof given !== 'string') return { invalid: field };
-  if (typeof given === 'string' && given.trim() !== '')
-    return { text: given, source: field as 'last_assistant_message' | 'prompt_response' };
+  if (typeof given === 'string' && given.trim() !== '') return { text: given, source: field };
   if (agent !== 'claude-code') return { none: true };
   const subagent = payload['hook_event_name'] === 'SubagentStop';
   const own = payload['agent_transcript_path'];

@@ -13,6 +13,7 @@
 import { AGENT_STOP_EVENTS, isAgentName, messageSourceOf, type AgentName } from './agents.js';
 import { handOverInput, MAX_HOOK_INPUT_BYTES, readStdinBounded } from './hook-input.js';
 import { mayHoldHandoff } from './prefilter.js';
+import { hasPending } from './cursor-state.js';
 import { readFinalMessage } from './claude-code/transcript.js';
 
 /** The agent of a `hook AGENT …` command line the cheap path may answer, else undefined. */
@@ -30,7 +31,8 @@ export function cheapHookAgent(argv: readonly string[]): AgentName | undefined {
 
 /**
  * Whether the full path can only find nothing to do in this input: false whenever in doubt.
- * Pure except for reading the transcript a Claude Code input names.
+ * Pure except for reading the transcript a Claude Code input names, and for Cursor's stop,
+ * whether the state dir holds an entry for its generation.
  */
 export async function nothingToDo(agent: AgentName, bytes: Uint8Array): Promise<boolean> {
   if (bytes.length > MAX_HOOK_INPUT_BYTES) return false;
@@ -45,6 +47,9 @@ export async function nothingToDo(agent: AgentName, bytes: Uint8Array): Promise<
   const event = p['hook_event_name'];
   if (typeof event !== 'string' || event === '' || event.length > 128) return false;
   if (!AGENT_STOP_EVENTS[agent].includes(event)) return true;
+  // Cursor's stop speaks only when its afterAgentResponse left an entry in the state dir.
+  if (agent === 'cursor' && event === 'stop')
+    return !hasPending(p['conversation_id'], p['generation_id']);
   const source = messageSourceOf(agent, p);
   if ('invalid' in source) return false;
   if ('none' in source) return true;

@@ -117,3 +117,61 @@ describe('ledger init --codex --gemini --agents-md', () => {
     expect(parsed.ok).toBe(true);
   });
 });
+
+describe('ledger init --cursor', () => {
+  it('merges the hooks into .cursor/hooks.json (version 1, flat) and the MCP server into .cursor/mcp.json, idempotently', async () => {
+    const repo = gitdir();
+    mkdirSync(join(repo, '.cursor'));
+    const hooks = {
+      version: 1,
+      hooks: { afterFileEdit: [{ command: './format.sh' }], stop: [{ command: './notify.sh' }] },
+    };
+    const mcpJson = { mcpServers: { docs: { command: 'npx', args: ['-y', 'docs-mcp'] } } };
+    writeFileSync(join(repo, '.cursor', 'hooks.json'), `${JSON.stringify(hooks, null, 2)}\n`);
+    writeFileSync(join(repo, '.cursor', 'mcp.json'), `${JSON.stringify(mcpJson, null, 2)}\n`);
+    const env = linkedLedger();
+    const args = ['init', '--cursor', '--block', 'lowered', '--json'];
+
+    const first = await runCli(args, repo, env);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const out = JSON.parse(first.stdout);
+    expect(out.cursor.events.map((e: any) => [e.event, e.change])).toEqual([
+      ['afterAgentResponse', 'added'],
+      ['stop', 'added'],
+    ]);
+    expect(out.cursor.mcp.change).toBe('added');
+    const ours = { command: 'ledger hook cursor --block lowered' };
+    expect(JSON.parse(readFileSync(join(repo, '.cursor', 'hooks.json'), 'utf8'))).toEqual({
+      version: 1,
+      hooks: { ...hooks.hooks, afterAgentResponse: [ours], stop: [...hooks.hooks.stop, ours] },
+    });
+    expect(JSON.parse(readFileSync(join(repo, '.cursor', 'mcp.json'), 'utf8'))).toEqual({
+      mcpServers: { ...mcpJson.mcpServers, ledger: { command: 'ledger', args: ['mcp'] } },
+    });
+
+    const files = ['.cursor/hooks.json', '.cursor/mcp.json'];
+    const before = files.map((f) => readFileSync(join(repo, f), 'utf8'));
+    const again = JSON.parse((await runCli(args, repo, env)).stdout);
+    expect(again.cursor.events.map((e: any) => e.change)).toEqual(['unchanged', 'unchanged']);
+    expect(again.cursor.mcp.change).toBe('unchanged');
+    expect(files.map((f) => readFileSync(join(repo, f), 'utf8'))).toEqual(before);
+  });
+
+  it('refuses a hooks.json of another version or an mcp.json it cannot merge, and writes nothing', async () => {
+    for (const [file, text] of [
+      ['hooks.json', '{"version": 2, "hooks": {}}\n'],
+      ['mcp.json', '{"mcpServers": []}\n'],
+    ] as const) {
+      const repo = gitdir();
+      mkdirSync(join(repo, '.cursor'));
+      writeFileSync(join(repo, '.cursor', file), text);
+      const r = await runCli(['init', '--cursor', '--json'], repo, linkedLedger());
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout).error.code).toBe('INVALID_INPUT');
+      expect(readFileSync(join(repo, '.cursor', file), 'utf8')).toBe(text);
+      const other = file === 'hooks.json' ? 'mcp.json' : 'hooks.json';
+      expect(() => readFileSync(join(repo, '.cursor', other))).toThrow();
+    }
+  });
+});

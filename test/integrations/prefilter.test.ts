@@ -5,12 +5,13 @@
  * and with generated messages held against pickHandoff itself. In memory: no process, no git.
  */
 import fc from 'fast-check';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pickHandoff } from '../../src/integrations/claude-code/handoff.js';
 import { cheapHookAgent, nothingToDo } from '../../src/integrations/fast-path.js';
 import { mayHoldHandoff } from '../../src/integrations/prefilter.js';
+import { entryPath, writeOutcome } from '../../src/integrations/cursor-state.js';
 import { PROJECT_ROOT } from '../helpers/git.js';
 
 function filesUnder(dir: string): string[] {
@@ -112,7 +113,7 @@ describe('the cheap path only skips what the full path would skip', () => {
     expect(cheapHookAgent(['hook', 'claude-code', '--format=maxsim'])).toBeUndefined();
     expect(cheapHookAgent(['hook', 'claude-code', '--json'])).toBeUndefined();
     expect(cheapHookAgent(['hook', 'claude-code', '-h'])).toBeUndefined();
-    expect(cheapHookAgent(['hook', 'cursor'])).toBeUndefined();
+    expect(cheapHookAgent(['hook', 'windsurf'])).toBeUndefined();
     expect(cheapHookAgent(['record', 'claude-code'])).toBeUndefined();
   });
 
@@ -150,5 +151,25 @@ describe('the cheap path only skips what the full path would skip', () => {
     for (const [agent, payload] of goOn)
       expect(await nothingToDo(agent, utf8(payload))).toBe(false);
     expect(await nothingToDo('claude-code', new Uint8Array(Buffer.from('{not json')))).toBe(false);
+  });
+
+  it('Cursor: a conversational afterAgentResponse and a stop with no entry in the state dir are nothing; a handoff, a wrong-typed text or a pending entry go on', async () => {
+    const ids = { conversation_id: 'c-prefilter', generation_id: `g-${process.pid}` };
+    const response = (text: unknown) =>
+      utf8({ hook_event_name: 'afterAgentResponse', ...ids, text });
+    const stop = utf8({ hook_event_name: 'stop', ...ids, status: 'completed', loop_count: 0 });
+    expect(await nothingToDo('cursor', response(CONVERSATION[0]!))).toBe(true);
+    expect(await nothingToDo('cursor', response(null))).toBe(true);
+    expect(await nothingToDo('cursor', stop)).toBe(true);
+    expect(await nothingToDo('cursor', utf8({ hook_event_name: 'beforeSubmitPrompt' }))).toBe(true);
+    expect(await nothingToDo('cursor', response('```json\n{"status": "done"}\n```'))).toBe(false);
+    expect(await nothingToDo('cursor', response(42))).toBe(false);
+    const path = entryPath(ids.conversation_id, ids.generation_id)!;
+    await writeOutcome(path, { outcome: 'refused', followup: 'fix it' });
+    try {
+      expect(await nothingToDo('cursor', stop)).toBe(false);
+    } finally {
+      rmSync(path, { force: true });
+    }
   });
 });

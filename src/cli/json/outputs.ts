@@ -363,6 +363,11 @@ export const InitOutput = z
     gemini: agentInstall
       .optional()
       .describe('with --gemini: .gemini/settings.json (AfterAgent and mcpServers.ledger)'),
+    cursor: agentInstall
+      .optional()
+      .describe(
+        'with --cursor: .cursor/hooks.json (afterAgentResponse, stop) and .cursor/mcp.json',
+      ),
     agentsMd: fileChange.optional().describe('with --agents-md: the section in AGENTS.md'),
     warnings: z
       .array(z.string())
@@ -433,17 +438,21 @@ export const SchemaOutput = z
   .describe('ledger schema --json: the list of schemas, or one schema');
 
 /** `ledger hook AGENT --json`: each agent's answer shape and message field. */
-function hookOutput(agent: string, decision: 'block' | 'deny', message: string) {
+function hookOutput(agent: string, decision: 'block' | 'deny' | undefined, message: string) {
   return z
     .union([
       z.object({
         ok: okTrue,
         response: z
-          .object({
-            decision: z.literal(decision).optional(),
-            reason: z.string().optional(),
-            systemMessage: z.string().optional(),
-          })
+          .object(
+            decision === undefined
+              ? { followup_message: z.string().optional() }
+              : {
+                  decision: z.literal(decision).optional(),
+                  reason: z.string().optional(),
+                  systemMessage: z.string().optional(),
+                },
+          )
           .describe('the hook-protocol answer printed without --json'),
         event: z.string(),
         outcome: z.enum(['recorded', 'refused', 'no-handoff', 'ignored']),
@@ -472,6 +481,7 @@ function hookOutput(agent: string, decision: 'block' | 'deny', message: string) 
 export const HookClaudeCodeOutput = hookOutput('claude-code', 'block', 'last_assistant_message');
 export const HookCodexOutput = hookOutput('codex', 'block', 'last_assistant_message');
 export const HookGeminiOutput = hookOutput('gemini', 'deny', 'prompt_response');
+export const HookCursorOutput = hookOutput('cursor', undefined, 'text');
 
 export const ExportOutput = z
   .object({

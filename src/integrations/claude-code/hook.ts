@@ -24,6 +24,7 @@ import { lowerTo } from '../../record/status.js';
 import { recordHandoff } from '../../app/record.js';
 import { toRecordJson, type RecordJson } from '../../app/views.js';
 import { AGENT_STOP_EVENTS, messageSourceOf, type AgentName } from '../agents.js';
+import { entryPath, readOutcome, writeOutcome } from '../cursor-state.js';
 import { pickHandoff } from './handoff.js';
 import type { HookOptions } from './options.js';
 import { parseAgentInput, type AgentInput } from './payload.js';
@@ -37,6 +38,8 @@ export interface HookResponse {
   decision?: 'block' | 'deny';
   reason?: string;
   systemMessage?: string;
+  /** Cursor's stop: sent to the agent as the next user message. */
+  followup_message?: string;
 }
 
 function blockResponse(agent: AgentName, reason: string): HookResponse {
@@ -49,7 +52,7 @@ export interface HookResult {
   event: string;
   outcome: 'recorded' | 'refused' | 'no-handoff' | 'ignored';
   /** Where the final message came from. */
-  message?: 'last_assistant_message' | 'prompt_response' | 'transcript';
+  message?: 'last_assistant_message' | 'prompt_response' | 'text' | 'transcript';
   format?: FormatName;
   record?: RecordJson;
   /** Why the handoff was refused (nothing was written). */
@@ -78,7 +81,66 @@ export async function runAgentHook(
   const event = payload.hook_event_name;
   if (!AGENT_STOP_EVENTS[agent].includes(event))
     return { response: {}, event, outcome: 'ignored', blocked: false };
+  if (agent === 'cursor') {
+    if (event === 'stop') return cursorStop(payload);
+    return cursorResponse(await decide(agent, payload, options, fallbackCwd), payload);
+  }
+  return decide(agent, payload, options, fallbackCwd);
+}
 
+/**
+ * Cursor's afterAgentResponse: decided as every agent's stop, but Cursor reads no answer here,
+ * so the outcome is kept for the stop hook (cursor-state.ts) and nothing is printed.
+ */
+async function cursorResponse(result: HookResult, payload: AgentInput): Promise<HookResult> {
+  if (result.outcome !== 'recorded' && result.outcome !== 'refused') return result;
+  const path = entryPath(payload.raw['conversation_id'], payload.raw['generation_id']);
+  if (path !== undefined) {
+    await writeOutcome(path, {
+      outcome: result.outcome,
+      ...(result.lowered === undefined ? {} : { lowered: result.lowered }),
+      ...(result.blocked && result.response.reason !== undefined
+        ? { followup: result.response.reason }
+        : {}),
+    });
+  }
+  return { ...result, response: {}, blocked: false };
+}
+
+/**
+ * Cursor's stop: the follow-up afterAgentResponse left, sent once — not when the turn was
+ * aborted or failed, not when it already is a follow-up (`loop_count` > 0), and never twice
+ * for one generation (marked answered before it is sent).
+ */
+async function cursorStop(payload: AgentInput): Promise<HookResult> {
+  const event = payload.hook_event_name;
+  const path = entryPath(payload.raw['conversation_id'], payload.raw['generation_id']);
+  const entry = path === undefined ? undefined : await readOutcome(path);
+  if (path === undefined || entry === undefined)
+    return { response: {}, event, outcome: 'no-handoff', blocked: false };
+  const loop = payload.raw['loop_count'] ?? 0;
+  const follow =
+    entry.followup !== undefined &&
+    entry.answered !== true &&
+    payload.raw['status'] === 'completed' &&
+    loop === 0;
+  if (follow) await writeOutcome(path, { ...entry, answered: true });
+  return {
+    response: follow ? { followup_message: entry.followup! } : {},
+    event,
+    outcome: entry.outcome,
+    ...(entry.lowered === undefined ? {} : { lowered: entry.lowered }),
+    blocked: follow,
+  };
+}
+
+async function decide(
+  agent: AgentName,
+  payload: AgentInput,
+  options: HookOptions,
+  fallbackCwd: string,
+): Promise<HookResult> {
+  const event = payload.hook_event_name;
   const final = await finalMessage(agent, payload);
   if (final === undefined) return { response: {}, event, outcome: 'no-handoff', blocked: false };
   const handoff = pickHandoff(final.text, options.format);

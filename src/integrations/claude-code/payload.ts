@@ -58,6 +58,21 @@ const GeminiInput = z.looseObject({
   prompt_response: z.string().nullable().optional(),
 });
 
+/**
+ * Cursor's input (cursor.com/docs/agent/hooks): the common fields (conversation_id,
+ * generation_id, model, hook_event_name, cursor_version, workspace_roots, user_email,
+ * transcript_path), plus `text` at afterAgentResponse and `status`, `loop_count` at stop.
+ */
+const CursorInput = z.looseObject({
+  conversation_id: z.string().max(256).optional(),
+  generation_id: z.string().max(256).optional(),
+  hook_event_name: z.string().min(1).max(128),
+  text: z.string().nullable().optional(),
+  status: z.string().max(64).optional(),
+  loop_count: z.number().int().nonnegative().optional(),
+  workspace_roots: z.array(path).optional(),
+});
+
 /** The fields the hook uses, whichever agent wrote the input. */
 export interface AgentInput {
   raw: Record<string, unknown>;
@@ -69,8 +84,18 @@ export interface AgentInput {
   agent_type?: string | undefined;
 }
 
-const SCHEMAS = { 'claude-code': HookInput, codex: CodexInput, gemini: GeminiInput } as const;
-const TITLES = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI' } as const;
+const SCHEMAS = {
+  'claude-code': HookInput,
+  codex: CodexInput,
+  gemini: GeminiInput,
+  cursor: CursorInput,
+} as const;
+const TITLES = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  gemini: 'Gemini CLI',
+  cursor: 'Cursor',
+} as const;
 
 /** Every problem in `agent`'s hook input at once, or the input. */
 export function parseAgentInput(agent: AgentName, bytes: Uint8Array): AgentInput {
@@ -87,6 +112,16 @@ export function parseAgentInput(agent: AgentName, bytes: Uint8Array): AgentInput
     });
   }
   const data = parsed.data as Record<string, unknown> & AgentInput;
+  if (agent === 'cursor') {
+    // Cursor runs project hooks from the project root (the hook's own directory is the
+    // repository); its conversation names the producer as a session does elsewhere.
+    const conversation = data['conversation_id'];
+    return {
+      raw: data,
+      hook_event_name: data.hook_event_name,
+      ...(typeof conversation === 'string' ? { session_id: conversation } : {}),
+    };
+  }
   return { ...data, raw: data };
 }
 

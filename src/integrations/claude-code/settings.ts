@@ -11,6 +11,8 @@
  * Codex's `.codex/hooks.json` (Stop, SubagentStop; timeout in seconds) and Gemini CLI's
  * `.gemini/settings.json` (AfterAgent; timeout in milliseconds, and the MCP server under
  * `mcpServers`) have the same event → matcher groups → hooks shape, and are merged the same way.
+ * Cursor's `.cursor/hooks.json` is flat (`version: 1`, event → hook entries; timeout in
+ * seconds), and gets the entry for both its events (afterAgentResponse, stop).
  */
 import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -26,7 +28,7 @@ export const SETTINGS_PATH = '.claude/settings.json';
 /** Where each agent's project hooks live, and how its hook entries are written. */
 const TARGETS: Record<
   AgentName,
-  { dir: string; file: string; timeoutUnit: number; name?: string; flag: string }
+  { dir: string; file: string; timeoutUnit: number; name?: string; flag: string; flat?: true }
 > = {
   'claude-code': { dir: '.claude', file: 'settings.json', timeoutUnit: 1, flag: '--claude-code' },
   codex: { dir: '.codex', file: 'hooks.json', timeoutUnit: 1, flag: '--codex' },
@@ -37,6 +39,7 @@ const TARGETS: Record<
     name: 'ledger',
     flag: '--gemini',
   },
+  cursor: { dir: '.cursor', file: 'hooks.json', timeoutUnit: 1, flag: '--cursor', flat: true },
 };
 
 /** The MCP server entry an agent's JSON config gets (Gemini CLI: `mcpServers.ledger`). */
@@ -124,10 +127,15 @@ export async function prepareAgentHook(
       : undefined;
   const entry = {
     ...(target.name === undefined ? {} : { name: target.name }),
-    type: 'command',
+    ...(target.flat ? {} : { type: 'command' }),
     command,
     ...(timeout === undefined ? {} : { timeout }),
   };
+  if (target.flat) {
+    // Cursor reads only version 1 of its hooks file.
+    if (settings['version'] === undefined) settings['version'] = 1;
+    else if (settings['version'] !== 1) throw shapeError(path, 'version', '1', target.flag);
+  }
 
   const hooks = objectAt(settings, 'hooks', path, target.flag);
   const events: InstallResult['events'] = [];
@@ -135,7 +143,10 @@ export async function prepareAgentHook(
     const groups = hooks[event] ?? [];
     if (!Array.isArray(groups)) throw shapeError(path, `hooks.${event}`, 'an array', target.flag);
     hooks[event] = groups;
-    events.push({ event, change: mergeEntry(groups, entry, path, event, agent, target.flag) });
+    const change = target.flat
+      ? mergeFlatEntry(groups, entry, path, event, agent, target.flag)
+      : mergeEntry(groups, entry, path, event, agent, target.flag);
+    events.push({ event, change });
   }
   if (mcp !== undefined) {
     const servers = objectAt(settings, 'mcpServers', path, target.flag);
@@ -181,13 +192,42 @@ export async function installClaudeCodeHook(
   return (await prepareClaudeCodeHook(cwd, options)).write();
 }
 
+/** Puts `entry` into a flat list of hooks (Cursor): ledger's own entry updated, else appended. */
+function mergeFlatEntry(
+  list: unknown[],
+  entry: { command: string; timeout?: number },
+  path: string,
+  event: string,
+  agent: AgentName,
+  flag: string,
+): 'added' | 'updated' | 'unchanged' {
+  let change: 'added' | 'updated' | 'unchanged' | undefined;
+  for (let j = list.length - 1; j >= 0; j--) {
+    const hook = list[j];
+    if (hook === null || typeof hook !== 'object' || Array.isArray(hook))
+      throw shapeError(path, `hooks.${event}[${j}]`, 'an object with a command', flag);
+    if (!isLedgerHookCommand((hook as Record<string, unknown>)['command'], agent)) continue;
+    if (change !== undefined) {
+      list.splice(j, 1);
+      change = 'updated';
+      continue;
+    }
+    const { timeout: old, ...rest } = hook as Record<string, unknown>;
+    change = rest['command'] === entry.command && old === entry.timeout ? 'unchanged' : 'updated';
+    list[j] = { ...rest, ...entry };
+  }
+  if (change !== undefined) return change;
+  list.push(entry);
+  return 'added';
+}
+
 /**
  * Puts `entry` into the event's matcher groups: where ledger's own entry is already there, one
  * of them is updated in place and any other copy dropped; else a group of its own is appended.
  */
 function mergeEntry(
   groups: unknown[],
-  entry: { type: string; command: string; timeout?: number },
+  entry: { type?: string; command: string; timeout?: number },
   path: string,
   event: string,
   agent: AgentName,

@@ -168,7 +168,7 @@ describe('ledger init --claude-code', () => {
     const result = await runCli(['init', '--block', 'lowered', '--json'], repo);
     expect(result.code).toBe(2);
     expect(JSON.parse(result.stdout).error.problems).toEqual([
-      { path: 'block', message: 'needs --claude-code, --codex or --gemini' },
+      { path: 'block', message: 'needs --claude-code, --codex, --gemini or --cursor' },
     ]);
   });
 });
