@@ -3,10 +3,10 @@
  * current directory), GIT_WORK_TREE its work tree. The checks ledger makes of a repository it
  * finds by itself hold for one named this way too.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, makeUser, record, safeGit } from '../adversarial/helpers.js';
+import { cli, makeUser, record, recordParts, safeGit } from '../adversarial/helpers.js';
 import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
 import { bareRemote, cleanup, git, gitdir, ledgerTip, refs, tempDir } from '../helpers/git.js';
 
@@ -45,8 +45,10 @@ describe('GIT_DIR and GIT_WORK_TREE', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(ledgerTip(dir)).toMatch(/^[0-9a-f]{40}$/);
     // The candidate holds the work tree's change, not the committed file.
-    const candidate = git(dir, 'ls-tree', '-r', '--name-only', `refs/ledger/log`);
-    expect(candidate).toContain('candidate');
+    const parts = await recordParts(dir, r.json.id);
+    expect(git(dir, 'cat-file', 'blob', `${parts.candidateTree}:src/app.ts`)).toBe(
+      'export const x = 2;',
+    );
     const verified = await cli(user, dir, ['verify', '--strict']);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     expect(verified.json.records.map((x: { id: string }) => x.id)).toEqual([r.json.id]);
@@ -94,5 +96,21 @@ describe('GIT_DIR and GIT_WORK_TREE', () => {
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.json.error.message).toMatch(/core\.worktree/);
     expect(refs(dir)).toBe(before);
+  });
+
+  it('a clean filter planted in the GIT_DIR repository config never runs when record snapshots the GIT_WORK_TREE', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    const marker = join(tempDir('ledger-marker-'), 'ran');
+    git(dir, 'config', 'filter.evil.clean', `touch ${marker}; cat`);
+    writeFileSync(join(dir, '.gitattributes'), '* filter=evil\n');
+    writeFileSync(join(dir, 'src', 'app.ts'), 'export const x = 3;\n');
+    const elsewhere = tempDir('ledger-elsewhere-');
+    const r = await cli(user, elsewhere, ['record', '--status', 'success'], {
+      GIT_DIR: join(dir, '.git'),
+      GIT_WORK_TREE: dir,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(existsSync(marker), 'the planted filter ran').toBe(false);
   });
 });
