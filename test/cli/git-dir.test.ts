@@ -113,4 +113,16 @@ describe('GIT_DIR and GIT_WORK_TREE', () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(existsSync(marker), 'the planted filter ran').toBe(false);
   });
+
+  it('sync on a bare mirror named by GIT_DIR fetches and adopts the records of its remote', async () => {
+    const { user, dir, mirror } = await mirrorWithRecord();
+    const second = await record(user, dir, { status: 'success', summary: 'later' });
+    git(mirror, 'remote', 'add', 'origin', dir);
+    const elsewhere = tempDir('ledger-elsewhere-');
+    const r = await cli(user, elsewhere, ['sync', 'origin', '--no-push'], { GIT_DIR: mirror });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(ledgerTip(mirror)).toBe(ledgerTip(dir));
+    const log = await cli(user, mirror, ['log']);
+    expect(log.json.map((x: { id: string }) => x.id)).toContain(second.id);
+  });
 });
