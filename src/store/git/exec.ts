@@ -5,6 +5,7 @@
  * grafts are ignored, and git's own environment steering variables are dropped.
  */
 import { spawn } from 'node:child_process';
+import { isAbsolute, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { GitConfig, parseConfigListing } from './config.js';
 import { guardConfig, type ConfigGuard } from './guard.js';
@@ -28,11 +29,42 @@ export const SAFE_CONFIG = [
 const DROPPED_ENV =
   /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES|COMMON_DIR|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|REPLACE_REF_BASE|GRAFT_FILE|SHALLOW_FILE|EXTERNAL_DIFF|EXEC_PATH|TRACE.*)$/;
 
+/**
+ * The repository and work tree the user named with GIT_DIR / GIT_WORK_TREE, made absolute
+ * against the current directory as git does. They come from the user's environment, not from
+ * anything the agent controls, so they are honoured; every other steering variable is not.
+ */
+export interface NamedLocation {
+  gitDir?: string;
+  workTree?: string;
+}
+
+export function namedLocation(env: NodeJS.ProcessEnv = process.env): NamedLocation {
+  const absolute = (value: string | undefined) =>
+    value === undefined || value === ''
+      ? undefined
+      : isAbsolute(value)
+        ? value
+        : resolve(process.cwd(), value);
+  const gitDir = absolute(env.GIT_DIR);
+  // Only with GIT_DIR: a GIT_WORK_TREE left over in the environment must not move the work
+  // tree of a repository ledger found by itself (and then checked holds its own .git).
+  const workTree = gitDir === undefined ? undefined : absolute(env.GIT_WORK_TREE);
+  return {
+    ...(gitDir === undefined ? {} : { gitDir }),
+    ...(workTree === undefined ? {} : { workTree }),
+  };
+}
+
 export function gitEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (!DROPPED_ENV.test(key)) env[key] = value;
   }
+  // Re-added absolute, so every git ledger spawns — whatever its cwd — opens the same repository.
+  const named = namedLocation();
+  if (named.gitDir !== undefined) env.GIT_DIR = named.gitDir;
+  if (named.workTree !== undefined) env.GIT_WORK_TREE = named.workTree;
   return {
     ...env,
     GIT_NO_REPLACE_OBJECTS: '1',

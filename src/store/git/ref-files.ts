@@ -184,6 +184,25 @@ export async function checkDiscovery(cwd: string): Promise<void> {
   }
 }
 
+/**
+ * The same checks for a git dir the user named with GIT_DIR: git opens it directly, with no
+ * discovery walk, and reads its HEAD, config, index (and a linked one's commondir) blocking.
+ */
+export async function checkNamedGitDir(gitDir: string): Promise<void> {
+  await check(join(gitDir, 'HEAD'), join(gitDir, 'HEAD'), LOOSE_REF_MAX_BYTES);
+  await check(join(gitDir, 'config'), join(gitDir, 'config'), undefined, 'the file');
+  await check(join(gitDir, 'index'), join(gitDir, 'index'), undefined, 'the file');
+  await checkOtherGitFiles(gitDir, `${gitDir}/`);
+  const common = await readRegularFile(join(gitDir, 'commondir'), {
+    maxBytes: LOOSE_REF_MAX_BYTES,
+  });
+  if (common.ok) {
+    const commonDir = resolve(gitDir, common.bytes.toString('utf8').trim());
+    await check(join(commonDir, 'config'), join(commonDir, 'config'), undefined, 'the file');
+    await checkOtherGitFiles(commonDir, `${commonDir}/`);
+  }
+}
+
 async function checkOtherGitFiles(gitDir: string, shownAs: string): Promise<void> {
   for (const name of OTHER_GIT_FILES)
     await check(join(gitDir, name), `${shownAs}${name}`, undefined, 'the file');

@@ -7,9 +7,9 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { GitConfig } from './config.js';
-import { readGitConfig, runGit } from './exec.js';
+import { namedLocation, readGitConfig, runGit } from './exec.js';
 import { guardConfig, NO_GUARD, type ConfigGuard } from './guard.js';
-import { checkDiscovery, checkRefFiles } from './ref-files.js';
+import { checkDiscovery, checkNamedGitDir, checkRefFiles } from './ref-files.js';
 
 export interface RepoPaths {
   /**
@@ -34,8 +34,11 @@ export interface RepoPaths {
 }
 
 export async function openRepo(cwd: string): Promise<RepoPaths> {
+  const named = namedLocation();
   // git opens HEAD blocking while it looks for the repository: a planted FIFO would hang it.
-  await checkDiscovery(cwd);
+  // With GIT_DIR there is no looking: the named git dir's own files are what git opens.
+  if (named.gitDir === undefined) await checkDiscovery(cwd);
+  else await checkNamedGitDir(named.gitDir);
   // Both in parallel: one spawn's latency for the two questions every command asks first.
   // This rev-parse reads no object and runs no program, so it needs no guard; the config
   // listing it runs beside is what the guard is made from.
@@ -55,7 +58,7 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
     ),
     readGitConfig(cwd).catch((error: unknown) => error as Error),
   ]);
-  if (located.code !== 0) throw notARepository(cwd, located.stderr);
+  if (located.code !== 0) throw notARepository(cwd, located.stderr, named.gitDir);
   if (config instanceof Error) throw config;
   const [bare, inside, gitDir, commonDir, cdup] = located.stdout.toString('utf8').split('\n');
   if (!gitDir || !commonDir) {
@@ -82,6 +85,12 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
       noWorkTree: `${gitDir} is a bare repository (it has no work tree)`,
     };
   }
+  if (named.gitDir !== undefined) {
+    const chosen = await namedWorkTree(cwd, named.workTree, config);
+    return typeof chosen === 'string'
+      ? { ...paths, root: chosen, workTree: chosen }
+      : { ...paths, root: gitDir, workTree: undefined, noWorkTree: chosen.problem };
+  }
   if (inside !== 'true') {
     return {
       ...paths,
@@ -98,7 +107,31 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
   return { ...paths, root: top, workTree: top };
 }
 
-function notARepository(cwd: string, stderr: string): LedgerError {
+/**
+ * The work tree of a repository named by GIT_DIR, as git chooses it: GIT_WORK_TREE (the
+ * user's), else the current directory. A core.worktree in the repository's config — which the
+ * agent can write — would make git snapshot another directory: refused, not followed.
+ */
+async function namedWorkTree(
+  cwd: string,
+  workTree: string | undefined,
+  config: GitConfig,
+): Promise<string | { problem: string }> {
+  if (workTree !== undefined) {
+    return realpath(workTree).catch(() => ({
+      problem: `GIT_WORK_TREE names ${workTree}, which does not exist`,
+    }));
+  }
+  const planted = config.get('core.worktree');
+  if (planted !== undefined) {
+    return {
+      problem: `GIT_DIR is set without GIT_WORK_TREE and the repository's config sets core.worktree (${planted}); ledger does not take a work tree from the repository's own config — set GIT_WORK_TREE`,
+    };
+  }
+  return realpath(cwd);
+}
+
+function notARepository(cwd: string, stderr: string, named?: string): LedgerError {
   // An older git refuses a repository that needs an extension it does not know (reftable
   // refs on git < 2.45): say so, rather than "not a repository".
   const unknown = /unknown repository extensions? found:\s*([^\n]+(?:\n\t[^\n]+)*)/i.exec(stderr);
@@ -118,6 +151,15 @@ function notARepository(cwd: string, stderr: string): LedgerError {
     .split('\n')
     .map((l) => l.replace(/^fatal:\s*/, '').trim())
     .find((l) => l !== '');
+  if (named !== undefined) {
+    return new LedgerError(
+      'NOT_A_REPOSITORY',
+      `GIT_DIR names ${named}, which is not a git repository${said === undefined ? '' : ` (git: ${said})`}`,
+      {
+        hint: 'Point GIT_DIR at a repository (its .git directory, or a bare repository), or unset it.',
+      },
+    );
+  }
   return new LedgerError(
     'NOT_A_REPOSITORY',
     `${cwd} is not inside a git repository${said === undefined ? '' : ` (git: ${said})`}`,
