@@ -142,7 +142,14 @@ export default class Verify extends LedgerCommand {
       const bad = r.checks.filter((c) => c.verdict !== 'verified');
       counts.verified += r.verified ?? 0;
       for (const c of r.checks) counts[c.verdict] += 1;
-      lines.push(`${bad.some((c) => c.verdict === 'contradicted') ? 'FAIL' : 'ok  '} ${r.id}`);
+      const failed = bad.some((c) => c.verdict === 'contradicted');
+      const resolved = r.lifecycle?.resolved === true && r.lifecycle.state !== 'step';
+      lines.push(
+        `${failed ? (resolved ? 'RSLV' : 'FAIL') : 'ok  '} ${r.id}` +
+          (r.lifecycle === undefined || r.lifecycle.state === 'step'
+            ? ''
+            : `\n  lifecycle: ${sanitizeLine(r.lifecycle.detail)}`),
+      );
       // The same finding repeats across records ("not re-run", "no trusted signature"): one
       // string each, not one per record, on a 100,000-record ledger.
       for (const c of bad) lines.push(intern(show(c)));
@@ -156,7 +163,9 @@ export default class Verify extends LedgerCommand {
             ? report.cache?.used
               ? 'nothing new since the cached tip, which verified'
               : 'nothing was verified'
-            : 'all checks passed';
+            : report.records.some((r) => r.lifecycle?.resolved && r.lifecycle.state !== 'step')
+              ? 'no unresolved claim fails (contradicted records were rejected or superseded)'
+              : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
     for (const a of report.attestations ?? [])
       lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);

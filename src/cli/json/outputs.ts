@@ -193,6 +193,25 @@ const CheckOutput = z.object({
     .describe('a re-run witness: how it ended, its output digests and last lines'),
 });
 
+/** A failing record's lifecycle as verify's gate reads it (src/app/verify-lifecycle.ts). */
+const RecordLifecycleOutput = z
+  .object({
+    state: z
+      .string()
+      .describe('pending, accepted, rejected, superseded; step: the record is a lifecycle step'),
+    step: recordId.optional().describe('the step that set the state'),
+    by: z.string().optional().describe('who the step says took it (a claim)'),
+    at: z.string().optional().describe('when the step was recorded'),
+    with: recordId.optional().describe('supersede --with: the record that supersedes'),
+    reviewer: z
+      .string()
+      .optional()
+      .describe('the trusted reviewer whose signature is on the step, when one is'),
+    resolved: z.boolean().describe('true: the findings are reported but do not fail the gate'),
+    detail: z.string(),
+  })
+  .describe('set on a record whose claims fail: its lifecycle and whether a step resolved it');
+
 export const VerifyOutput = z
   .object({
     ok: z.boolean(),
@@ -218,6 +237,7 @@ export const VerifyOutput = z
             'the record as a whole: contradicted if any check is, else unverifiable, else stale, else verified',
           ),
         checks: z.array(CheckOutput),
+        lifecycle: RecordLifecycleOutput.optional(),
       }),
     ),
     notes: z.array(z.string()).describe('what this run could not check, and why'),
