@@ -6,6 +6,7 @@ import { toVerifyJson } from '../src/app/views.js';
 import type { Check, VerifyScope } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
 import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
+import { expandStdinIds } from '../src/cli/stdin-ids.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -21,6 +22,7 @@ export default class Verify extends LedgerCommand {
   static override examples = [
     '<%= config.bin %> verify',
     '<%= config.bin %> verify sha256:3f2a --rerun',
+    '<%= config.bin %> log --json | jq -r ".[].id" | <%= config.bin %> verify -',
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
     '<%= config.bin %> verify --strict --annotations github   # in a CI job',
@@ -29,7 +31,10 @@ export default class Verify extends LedgerCommand {
   ];
   static override strict = false;
   static override args = {
-    ids: Args.string({ description: 'Record ids or unique prefixes (default: all).' }),
+    ids: Args.string({
+      description: 'Record ids or unique prefixes (default: all); - reads them from stdin.',
+      ignoreStdin: true,
+    }),
   };
   static override flags = {
     rerun: Flags.boolean({
@@ -86,7 +91,7 @@ export default class Verify extends LedgerCommand {
     // growth factor of 1.25 keeps the peak near what is live, for a few percent more GC time.
     // Set here, in the command's own process, never by the library inside someone else's.
     setFlagsFromString('--heap-growing-percent=25');
-    const ids = (argv as string[]).filter((a) => a !== '');
+    const ids = await expandStdinIds((argv as string[]).filter((a) => a !== ''));
     const report = await verifyRepository({
       cwd: process.cwd(),
       ...(ids.length > 0 ? { ids } : {}),

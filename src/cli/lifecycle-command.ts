@@ -28,7 +28,11 @@ export function lifecycleCommand(action: string): typeof LedgerCommand {
       `<%= config.bin %> sign STEP_ID   # a reviewer's signature, when the policy requires one`,
     ];
     static override args = {
-      id: Args.string({ description: 'Record id or unique prefix.', required: true }),
+      id: Args.string({
+        description: 'Record id or unique prefix.',
+        required: true,
+        ignoreStdin: true,
+      }),
     };
     static override flags = {
       by: Flags.string({
