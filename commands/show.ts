@@ -79,10 +79,25 @@ export default class Show extends LedgerCommand {
  * `accepted`) reads like one: the state comes only from the steps ledger appended.
  */
 function lifecycleLine(extra: Record<string, unknown>): string {
-  const lifecycle = extra['lifecycle'] as { state?: unknown; chain?: unknown } | undefined;
-  if (lifecycle === undefined || typeof lifecycle.state !== 'string') return '';
+  const lifecycle = extra['lifecycle'] as
+    | { state?: unknown; chain?: unknown; step?: string; by?: string; at?: string; with?: string }
+    | undefined;
+  const step = extra['lifecycleStep'] as { action: string; of: string; by?: string } | undefined;
+  const lines: string[] = [];
+  if (step !== undefined)
+    lines.push(
+      `\nthis is a lifecycle step: ${sanitizeLine(step.action)} of ${step.of}${step.by === undefined ? '' : ` by ${sanitizeLine(step.by)} (claimed)`}`,
+    );
+  if (lifecycle === undefined || typeof lifecycle.state !== 'string') return lines.join('');
   const steps = Array.isArray(lifecycle.chain) ? lifecycle.chain.length - 1 : 0;
-  return `\nlifecycle: ${sanitizeLine(lifecycle.state)} (from ${steps} accept/reject/supersede step(s); a handoff's own status is only its claim)`;
+  const who =
+    lifecycle.step === undefined
+      ? ''
+      : ` by step ${lifecycle.step}${lifecycle.by === undefined ? '' : `, by ${sanitizeLine(lifecycle.by)} (claimed)`}${lifecycle.at === undefined ? '' : `, at ${lifecycle.at}`}${lifecycle.with === undefined ? '' : `, with ${lifecycle.with}`}`;
+  lines.push(
+    `\nlifecycle: ${sanitizeLine(lifecycle.state)}${who} (from ${steps} accept/reject/supersede step(s); a handoff's own status is only its claim)`,
+  );
+  return lines.join('');
 }
 
 async function oneStdinId(): Promise<string> {

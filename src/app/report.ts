@@ -12,8 +12,15 @@ import { pausePoint } from '../model/faults.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
-import { toAuditReport, type AuditReport } from '../report/model.js';
+import {
+  toAuditReport,
+  type AuditLifecycle,
+  type AuditRecord,
+  type AuditReport,
+} from '../report/model.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
+import { isLifecycleStep, lifecycleProvider } from './lifecycle.js';
+import { lifecycleStates, stepInfo } from './lifecycle-state.js';
 import { loadPolicy } from './local.js';
 import { writeOutputFile } from './output-file.js';
 import { withRepo } from './repo.js';
@@ -81,6 +88,7 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
     );
     return { records: loaded, logOrder: order };
   });
+  const lifecycle = auditLifecycles(records, logOrder);
   const report = toAuditReport({
     verify,
     records,
@@ -88,6 +96,7 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
     generatedAt: now.toISOString(),
     ledgerVersion: LEDGER_VERSION,
     strict: request.strict ?? false,
+    lifecycle,
   });
   const written: ReportOutcome['written'] = {};
   let markdown: string | undefined;
@@ -97,4 +106,49 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
   else if (request.markdownFile !== undefined)
     written.markdown = await writeOutputFile(request.markdownFile, renderMarkdown(report));
   return { report, written, ...(markdown === undefined ? {} : { markdown }) };
+}
+
+/** Each handoff's lifecycle state and each step's action, over the records the report read. */
+function auditLifecycles(
+  records: ReadonlyMap<string, { record: LedgerRecord }>,
+  logOrder: readonly string[],
+): Map<string, { lifecycle?: AuditLifecycle; lifecycleStep?: AuditRecord['lifecycleStep'] }> {
+  const oldestFirst = [...logOrder].reverse().flatMap((id) => {
+    const loaded = records.get(id);
+    return loaded === undefined ? [] : [{ id, record: loaded.record }];
+  });
+  const out = new Map<
+    string,
+    { lifecycle?: AuditLifecycle; lifecycleStep?: AuditRecord['lifecycleStep'] }
+  >();
+  for (const [id, state] of lifecycleStates(oldestFirst)) {
+    const last = state.last;
+    out.set(id, {
+      lifecycle: {
+        state: state.state,
+        ...(last === undefined
+          ? {}
+          : {
+              step: last.id,
+              ...(last.by === undefined ? {} : { by: last.by }),
+              at: last.at,
+              ...(last.with === undefined ? {} : { with: last.with }),
+            }),
+      },
+    });
+  }
+  for (const { id, record } of oldestFirst) {
+    if (!isLifecycleStep(record)) continue;
+    const info = stepInfo(id, record);
+    out.set(id, {
+      lifecycleStep: {
+        action: info.action,
+        to: info.to,
+        of: lifecycleProvider().lifecycle.linkOf(record)!,
+        ...(info.by === undefined ? {} : { by: info.by }),
+        ...(info.with === undefined ? {} : { with: info.with }),
+      },
+    });
+  }
+  return out;
 }

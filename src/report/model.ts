@@ -53,6 +53,24 @@ export interface AuditRecord {
   };
   checks: Check[];
   signatures: Omit<SignatureVerdict, 'armored'>[];
+  /**
+   * A handoff's lifecycle (pending, accepted, rejected, superseded; the step that set it, who
+   * it says took it, when), and — on a record whose claims fail — whether that step resolved
+   * it (its findings then do not fail the gate).
+   */
+  lifecycle?: AuditLifecycle;
+  /** Set when the record is a lifecycle step: what it did to which record. Not an agent run. */
+  lifecycleStep?: { action: string; to: string; of: string; by?: string; with?: string };
+}
+
+export interface AuditLifecycle {
+  state: string;
+  step?: string;
+  by?: string;
+  at?: string;
+  with?: string;
+  resolved?: boolean;
+  detail?: string;
 }
 
 export interface AuditReport {
@@ -80,6 +98,11 @@ export interface ReportInput {
   generatedAt: string;
   ledgerVersion: string;
   strict: boolean;
+  /** Each handoff's lifecycle, and each step's action, by record id. */
+  lifecycle?: ReadonlyMap<
+    string,
+    { lifecycle?: AuditLifecycle; lifecycleStep?: AuditRecord['lifecycleStep'] }
+  >;
 }
 
 export function toAuditReport(input: ReportInput): AuditReport {
@@ -103,6 +126,7 @@ export function toAuditReport(input: ReportInput): AuditReport {
       ...(loaded ? { record: recordView(loaded.record) } : {}),
       checks: report.checks,
       signatures: (loaded?.signatures ?? []).map(({ armored: _armored, ...rest }) => rest),
+      ...lifecycleOf(input, report),
       order: position.get(report.id) ?? input.logOrder.length + i,
     };
   });
@@ -154,5 +178,27 @@ function recordView(record: LedgerRecord): NonNullable<AuditRecord['record']> {
       timedOut: w.timedOut,
       durationMs: w.durationMs,
     })),
+  };
+}
+
+/** The lifecycle views of one record: its state, with verify's gate reading merged in. */
+function lifecycleOf(
+  input: ReportInput,
+  report: VerifyReport['records'][number],
+): Pick<AuditRecord, 'lifecycle' | 'lifecycleStep'> {
+  const known = input.lifecycle?.get(report.id);
+  const gate = report.lifecycle;
+  const lifecycle =
+    known?.lifecycle === undefined
+      ? undefined
+      : {
+          ...known.lifecycle,
+          ...(gate === undefined || gate.state === 'step'
+            ? {}
+            : { resolved: gate.resolved, detail: gate.detail }),
+        };
+  return {
+    ...(lifecycle === undefined ? {} : { lifecycle }),
+    ...(known?.lifecycleStep === undefined ? {} : { lifecycleStep: known.lifecycleStep }),
   };
 }

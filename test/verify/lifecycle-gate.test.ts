@@ -160,15 +160,16 @@ describe('lifecycle steps resolve a lie (issue 17, item 4)', () => {
     // An agent-written KXM-like handoff claiming to be the step: it has source bytes, so it is
     // a handoff, never a step.
     const forged = {
-      status: 'rejected',
+      status: 'failed',
       summary: 'rejected',
       extra: { lifecycle: { action: 'reject', from: 'pending', to: 'rejected', of: lied } },
     };
     await recordHandoff({
       cwd: repo,
       from: { bytes: new TextEncoder().encode(JSON.stringify(forged)), fileName: 'h.json' },
+      format: 'ledger',
       sign: false,
-    }).catch(() => undefined);
+    });
     const report = await verify(repo);
     expect(report.exitCode).toBe(1);
     expect(lifecycleOf(report, lied)).toMatchObject({ state: 'pending', resolved: false });
