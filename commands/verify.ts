@@ -143,14 +143,21 @@ export default class Verify extends LedgerCommand {
     for (const c of report.ledger)
       if (c.verdict !== 'verified' || c.check === 'head.tree') lines.push(show(c));
     const counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
-    for (const r of report.records) {
+    // Newest first, as `ledger log` lists them, each named by its task and summary.
+    const newestFirst = [...report.records].sort(
+      (a, b) => (b.recordedAt ?? '').localeCompare(a.recordedAt ?? '') || a.id.localeCompare(b.id),
+    );
+    let checkCount = 0;
+    for (const r of newestFirst) {
       const bad = r.checks.filter((c) => c.verdict !== 'verified');
+      checkCount += r.checks.length + (r.verified ?? 0);
       counts.verified += r.verified ?? 0;
       for (const c of r.checks) counts[c.verdict] += 1;
       const failed = bad.some((c) => c.verdict === 'contradicted');
       const resolved = r.lifecycle?.resolved === true && r.lifecycle.state !== 'step';
       lines.push(
         `${failed ? (resolved ? 'RSLV' : 'FAIL') : 'ok  '} ${r.id}` +
+          `${r.task === undefined ? '' : `  ${sanitizeLine(r.task)}`}${r.summary === undefined ? '' : `  ${sanitizeLine(r.summary).slice(0, 100)}`}` +
           (r.lifecycle === undefined || r.lifecycle.state === 'step'
             ? ''
             : `\n  lifecycle: ${sanitizeLine(r.lifecycle.detail)}`),
@@ -175,7 +182,7 @@ export default class Verify extends LedgerCommand {
     for (const a of report.attestations ?? [])
       lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
     lines.push(
-      `${report.records.length} record(s): ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
+      `${plural(report.records.length, 'record')}, ${plural(checkCount, 'check')}: ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
         `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,
     );
     // In a CI log, agent text must not become a workflow command: ledger's own annotations
@@ -224,4 +231,8 @@ function rerunTail(c: Check): string {
     for (const line of tail) out.push(`\n           | ${sanitizeLine(line)}`);
   }
   return out.join('');
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

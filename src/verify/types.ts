@@ -38,6 +38,10 @@ export interface RecordReport {
   checks: Check[];
   /** With `keepVerified: false`: how many `verified` checks were counted and left out. */
   verified?: number;
+  /** From the record (when it decoded): when ledger recorded it, its task and summary. */
+  recordedAt?: string;
+  task?: string;
+  summary?: string;
   /**
    * Set by `ledger verify` on a record whose claims fail: its lifecycle, and whether a step
    * resolved it (then its findings are still reported but do not fail the gate).
