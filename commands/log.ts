@@ -40,11 +40,21 @@ export default class Log extends LedgerCommand {
         ? `no record matches --task ${sanitizeLine(flags.task ?? '')} (ledger log lists every record)`
         : items
             .map((i) => {
+              if (i.step !== undefined) {
+                const s = i.step;
+                const what = `lifecycle step: ${sanitizeLine(s.action)} ${s.of.slice(0, 19)}${s.with === undefined ? '' : ` with ${s.with.slice(0, 19)}`}${s.by === undefined ? '' : ` by ${sanitizeLine(s.by)} (claimed)`}`;
+                return `${i.id.slice(0, 19)}  ${i.recordedAt}  ${sanitizeLine(s.to)}  ${sanitizeLine(i.task ?? '-')}  [${what}]`;
+              }
               const status =
                 i.claimedStatus === i.effectiveStatus
                   ? i.effectiveStatus
                   : `${i.effectiveStatus} (claimed ${claimedStatusLabel(i.claimedStatus)})`;
-              const head = `${i.id.slice(0, 19)}  ${i.recordedAt}  ${sanitizeLine(status)}  ${sanitizeLine(i.task ?? '-')}  [${i.format}]`;
+              const l = i.lifecycle;
+              const state =
+                l === undefined || l.state === 'pending'
+                  ? ''
+                  : `  ${sanitizeLine(l.state)}${l.by === undefined ? '' : ` by ${sanitizeLine(l.by)}`}${l.at === undefined ? '' : ` ${l.at}`}`;
+              const head = `${i.id.slice(0, 19)}  ${i.recordedAt}  ${sanitizeLine(status)}  ${sanitizeLine(i.task ?? '-')}  [${i.format}]${state}`;
               return i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head;
             })
             .join('\n');

@@ -6,6 +6,7 @@ import { toEmittedJson, toShowJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
 import { sanitizeLine } from '../src/paths/index.js';
 import { emitterNames, isEmitterName } from '../src/formats/index.js';
+import { expandStdinIds } from '../src/cli/stdin-ids.js';
 
 export default class Show extends LedgerCommand {
   static override summary = 'Show one record: who authored each field, and what ledger observed.';
@@ -19,7 +20,12 @@ export default class Show extends LedgerCommand {
     '<%= config.bin %> show 3f2a --as kxm',
     '<%= config.bin %> show --latest T-12',
   ];
-  static override args = { id: Args.string({ description: 'Record id or unique prefix.' }) };
+  static override args = {
+    id: Args.string({
+      description: 'Record id or unique prefix; - reads it from stdin.',
+      ignoreStdin: true,
+    }),
+  };
   static override flags = {
     as: Flags.string({
       description: `Print in this shape: ${emitterNames().join(', ')}.`,
@@ -32,7 +38,8 @@ export default class Show extends LedgerCommand {
   };
 
   protected async execute(): Promise<Output> {
-    const { args, flags } = await this.parse(Show);
+    const { args: given, flags } = await this.parse(Show);
+    const args = given.id === '-' ? { id: await oneStdinId() } : given;
     if ((args.id === undefined) === (flags.latest === undefined)) {
       throw new LedgerError('USAGE', 'give exactly one of a record id or --latest TASK', {
         hint: 'ledger log lists record ids.',
@@ -72,8 +79,30 @@ export default class Show extends LedgerCommand {
  * `accepted`) reads like one: the state comes only from the steps ledger appended.
  */
 function lifecycleLine(extra: Record<string, unknown>): string {
-  const lifecycle = extra['lifecycle'] as { state?: unknown; chain?: unknown } | undefined;
-  if (lifecycle === undefined || typeof lifecycle.state !== 'string') return '';
+  const lifecycle = extra['lifecycle'] as
+    | { state?: unknown; chain?: unknown; step?: string; by?: string; at?: string; with?: string }
+    | undefined;
+  const step = extra['lifecycleStep'] as { action: string; of: string; by?: string } | undefined;
+  const lines: string[] = [];
+  if (step !== undefined)
+    lines.push(
+      `\nthis is a lifecycle step: ${sanitizeLine(step.action)} of ${step.of}${step.by === undefined ? '' : ` by ${sanitizeLine(step.by)} (claimed)`}`,
+    );
+  if (lifecycle === undefined || typeof lifecycle.state !== 'string') return lines.join('');
   const steps = Array.isArray(lifecycle.chain) ? lifecycle.chain.length - 1 : 0;
-  return `\nlifecycle: ${sanitizeLine(lifecycle.state)} (from ${steps} accept/reject/supersede step(s); a handoff's own status is only its claim)`;
+  const who =
+    lifecycle.step === undefined
+      ? ''
+      : ` by step ${lifecycle.step}${lifecycle.by === undefined ? '' : `, by ${sanitizeLine(lifecycle.by)} (claimed)`}${lifecycle.at === undefined ? '' : `, at ${lifecycle.at}`}${lifecycle.with === undefined ? '' : `, with ${lifecycle.with}`}`;
+  lines.push(
+    `\nlifecycle: ${sanitizeLine(lifecycle.state)}${who} (from ${steps} accept/reject/supersede step(s); a handoff's own status is only its claim)`,
+  );
+  return lines.join('');
+}
+
+async function oneStdinId(): Promise<string> {
+  const ids = await expandStdinIds(['-']);
+  if (ids.length !== 1)
+    throw new LedgerError('USAGE', `show takes one record id; stdin held ${ids.length}`);
+  return ids[0]!;
 }

@@ -17,7 +17,10 @@ export default class Sign extends LedgerCommand {
     'printf %s sha256:3f2a… | ssh-keygen -Y sign -n ledger -f ~/.ssh/id_ed25519 > sig && <%= config.bin %> sign 3f2a --signature sig',
   ];
   static override args = {
-    id: Args.string({ description: 'Record id or unique prefix (or an attestation id).' }),
+    id: Args.string({
+      description: 'Record id or unique prefix (or an attestation id).',
+      ignoreStdin: true,
+    }),
   };
   static override flags = {
     signature: Flags.string({

@@ -24,6 +24,13 @@ export default class Stats extends LedgerCommand {
           .join(', ') || '-'
       }`,
     );
+    lines.push(
+      `  by lifecycle: ${
+        Object.entries(stats.byLifecycle)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || '-'
+      } (${stats.lifecycleSteps} accept/reject/supersede step(s), not counted as records)`,
+    );
     for (const line of describeFormatStats(stats)) lines.push(`  ${line}`);
     return { json: stats, text: lines.join('\n') };
   }

@@ -7,6 +7,7 @@ import type { Check, VerifyScope } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
 import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
 import { adviceLines, strictOnly } from '../src/verify/advice.js';
+import { expandStdinIds } from '../src/cli/stdin-ids.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -22,6 +23,7 @@ export default class Verify extends LedgerCommand {
   static override examples = [
     '<%= config.bin %> verify',
     '<%= config.bin %> verify sha256:3f2a --rerun',
+    '<%= config.bin %> log --json | jq -r ".[].id" | <%= config.bin %> verify -',
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
     '<%= config.bin %> verify --strict --annotations github   # in a CI job',
@@ -31,7 +33,10 @@ export default class Verify extends LedgerCommand {
   ];
   static override strict = false;
   static override args = {
-    ids: Args.string({ description: 'Record ids or unique prefixes (default: all).' }),
+    ids: Args.string({
+      description: 'Record ids or unique prefixes (default: all); - reads them from stdin.',
+      ignoreStdin: true,
+    }),
   };
   static override flags = {
     rerun: Flags.boolean({
@@ -92,7 +97,7 @@ export default class Verify extends LedgerCommand {
     // growth factor of 1.25 keeps the peak near what is live, for a few percent more GC time.
     // Set here, in the command's own process, never by the library inside someone else's.
     setFlagsFromString('--heap-growing-percent=25');
-    const ids = (argv as string[]).filter((a) => a !== '');
+    const ids = await expandStdinIds((argv as string[]).filter((a) => a !== ''));
     const report = await verifyRepository({
       cwd: process.cwd(),
       ...(ids.length > 0 ? { ids } : {}),
@@ -145,11 +150,25 @@ export default class Verify extends LedgerCommand {
     for (const c of report.ledger)
       if (c.verdict !== 'verified' || c.check === 'head.tree') lines.push(show(c));
     const counts = { verified: 0, contradicted: 0, unverifiable: 0, stale: 0 };
-    for (const r of report.records) {
+    // Newest first, as `ledger log` lists them, each named by its task and summary.
+    const newestFirst = [...report.records].sort(
+      (a, b) => (b.recordedAt ?? '').localeCompare(a.recordedAt ?? '') || a.id.localeCompare(b.id),
+    );
+    let checkCount = 0;
+    for (const r of newestFirst) {
       const bad = r.checks.filter((c) => c.verdict !== 'verified');
+      checkCount += r.checks.length + (r.verified ?? 0);
       counts.verified += r.verified ?? 0;
       for (const c of r.checks) counts[c.verdict] += 1;
-      lines.push(`${bad.some((c) => c.verdict === 'contradicted') ? 'FAIL' : 'ok  '} ${r.id}`);
+      const failed = bad.some((c) => c.verdict === 'contradicted');
+      const resolved = r.lifecycle?.resolved === true && r.lifecycle.state !== 'step';
+      lines.push(
+        `${failed ? (resolved ? 'RSLV' : 'FAIL') : 'ok  '} ${r.id}` +
+          `${r.task === undefined ? '' : `  ${sanitizeLine(r.task)}`}${r.summary === undefined ? '' : `  ${sanitizeLine(r.summary).slice(0, 100)}`}` +
+          (r.lifecycle === undefined || r.lifecycle.state === 'step'
+            ? ''
+            : `\n  lifecycle: ${sanitizeLine(r.lifecycle.detail)}`),
+      );
       // The same finding repeats across records ("not re-run", "no trusted signature"): one
       // string each, not one per record, on a 100,000-record ledger.
       for (const c of bad) lines.push(intern(show(c)));
@@ -169,12 +188,14 @@ export default class Verify extends LedgerCommand {
               ? report.cache?.used
                 ? 'nothing new since the cached tip, which verified'
                 : 'nothing was verified'
-              : 'all checks passed';
+              : report.records.some((r) => r.lifecycle?.resolved && r.lifecycle.state !== 'step')
+                ? 'no unresolved claim fails (contradicted records were rejected or superseded)'
+                : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
     for (const a of report.attestations ?? [])
       lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
     lines.push(
-      `${report.records.length} record(s): ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
+      `${plural(report.records.length, 'record')}, ${plural(checkCount, 'check')}: ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
         `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,
     );
     // In a CI log, agent text must not become a workflow command: ledger's own annotations
@@ -223,4 +244,8 @@ function rerunTail(c: Check): string {
     for (const line of tail) out.push(`\n           | ${sanitizeLine(line)}`);
   }
   return out.join('');
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -15,7 +15,10 @@ import { RECORD_SCHEMA, type LedgerRecord } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
 import { openLocalState } from './local-state.js';
+import { verifyLedger } from '../verify/verify.js';
+import { loadPolicy } from './local.js';
 import { loadRecord, resolveId } from './query.js';
+import { formatOptionsFrom } from './trust.js';
 import { sealedStatus, stripUndefined, type RecordOutcome } from './record.js';
 import { withRepo } from './repo.js';
 
@@ -105,6 +108,12 @@ export interface LifecycleRequest {
   /** One of lifecycleActions(). */
   action: string;
   by?: string;
+  /** `supersede --with ID`: the record that supersedes (id or unique prefix). */
+  with?: string;
+  /** `accept --force`: accept a record whose claims are contradicted. */
+  force?: boolean;
+  /** The auditor's policy file (format gates for the contradiction check of `accept`). */
+  policyFile?: string;
   now?: Date;
 }
 
@@ -148,11 +157,24 @@ async function stepOnce(
   const headId = chain.ids.at(-1)!;
   const head = chain.records.at(-1)!;
   const from = chain.state ?? provider.lifecycle.initialState;
+  const withId = request.with === undefined ? undefined : resolveId(index, request.with);
+  if (withId !== undefined) {
+    const { record: superseding } = await loadRecord(store, index, withId);
+    if (chain.ids.includes(withId) || isLifecycleStep(superseding))
+      throw new LedgerError(
+        'USAGE',
+        `--with ${withId}: a record cannot be superseded by itself or by a lifecycle step`,
+        { hint: 'Name the handoff that replaces it (ledger log lists them).' },
+      );
+  }
+  if (request.action === 'accept' && !request.force)
+    await refuseContradicted(store, index, chain.ids[0]!, request.policyFile);
   const claims = provider.lifecycle.nextClaims(
     { ...head, claims: { ...head.claims, status: from } },
     request.action,
     request.by,
     headId,
+    withId,
   );
   const to = claims.status;
   const recordedAt = now.toISOString();
@@ -208,4 +230,37 @@ async function stepOnce(
     index.tipCommit,
   );
   return appended && { ...appended, record, from, to };
+}
+
+/**
+ * Accepting a record whose claims verify contradicts is a mistake a flag must own: the record
+ * is checked as `verify ID` checks it (no re-runs) and its contradictions are the refusal.
+ */
+async function refuseContradicted(
+  store: ObjectStore,
+  index: LedgerIndex,
+  id: string,
+  policyFile: string | undefined,
+): Promise<void> {
+  const loaded = await loadPolicy(policyFile);
+  const report = await verifyLedger(store, index, {
+    ids: [id],
+    chain: false,
+    formatOptions: formatOptionsFrom(loaded),
+  });
+  const contradicted = (report.records[0]?.checks ?? []).filter(
+    (c) => c.verdict === 'contradicted',
+  );
+  if (contradicted.length === 0) return;
+  throw new LedgerError(
+    'CONTRADICTED',
+    `not accepting ${id}: ${contradicted.length} of its claims ${contradicted.length === 1 ? 'is' : 'are'} contradicted (${contradicted
+      .slice(0, 3)
+      .map((c) => `${c.check} ${c.subject}`)
+      .join('; ')}${contradicted.length > 3 ? '; …' : ''})`,
+    {
+      record: id,
+      hint: `ledger verify ${id} shows why; reject it (ledger reject ${id}), or accept it anyway with --force.`,
+    },
+  );
 }

@@ -47,6 +47,11 @@ export const Policy = z.strictObject({
         .strictObject({
           producer: z.array(principal).max(1000).optional(),
           auditor: z.array(principal).max(1000).optional(),
+          /**
+           * Who may take lifecycle steps that resolve a contradicted record (`lifecycle`
+           * below). No default: without patterns here no step counts as a reviewer's.
+           */
+          reviewer: z.array(principal).max(1000).optional(),
         })
         .default({}),
     })
@@ -64,6 +69,12 @@ export const Policy = z.strictObject({
   head: z
     .strictObject({ witnesses: z.array(z.string().min(1).max(4096)).max(100).default([]) })
     .optional(),
+  /**
+   * When a rejected or superseded record stops failing the gate. `requireReviewer`: only when
+   * the step that rejected or superseded it is signed by a principal `signatures.roles.reviewer`
+   * admits (`ledger sign STEP`); else any step resolves — `--by` is then only a claim.
+   */
+  lifecycle: z.strictObject({ requireReviewer: z.boolean().default(false) }).optional(),
 });
 export type Policy = z.infer<typeof Policy>;
 

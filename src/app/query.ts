@@ -7,7 +7,10 @@ import { readTip, walkLog, type LedgerIndex } from '../ledger/read.js';
 import { readIndexedRecord, readRecord, type ReadRecord } from '../ledger/records.js';
 import { lookupPath } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
+import type { LedgerRecord } from '../model/record.js';
 import { sanitizeLine } from '../paths/index.js';
+import { lifecycleStates, stepInfo } from './lifecycle-state.js';
+import { isLifecycleStep, lifecycleProvider } from './lifecycle.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
 
@@ -62,6 +65,19 @@ export interface LogItem {
   effectiveStatus: string;
   recordedAt: string;
   summary: string | undefined;
+  /** Set on a lifecycle step (accept, reject, supersede): what it did to which record. */
+  step?: { action: string; to: string; of: string; by?: string; with?: string };
+  /** Set on a handoff: its lifecycle state, from the steps on it (none: pending). */
+  lifecycle?: LogLifecycle;
+}
+
+export interface LogLifecycle {
+  state: string;
+  /** The step that set the state, who it says took it, when, and (supersede) with what. */
+  step?: string;
+  by?: string;
+  at?: string;
+  with?: string;
 }
 
 /** True when the ledger has no record at all (not even one that a filter left out). */
@@ -99,6 +115,10 @@ export async function listLog(
   if (tipCommit === undefined || tipCommit === null) return [];
   const tip = await readTip(store, tipCommit);
   const items: LogItem[] = [];
+  // Steps come after the record they act on: walking from the tip, a record's steps are seen
+  // before it, whatever the filter or limit leaves out.
+  const walked: { id: string; record: LedgerRecord }[] = [];
+  const handoffs = new Map<string, LedgerRecord>();
   for await (const { id: entryId, entry } of walkLog(store, tip)) {
     if (entry.record === null) continue;
     const tree = await lookupPath(
@@ -109,7 +129,11 @@ export async function listLog(
     if (tree === undefined)
       throw new LedgerError('UNKNOWN_RECORD', `record ${entry.record} is not in the ledger`);
     const { record } = await readRecord(store, entry.record, tree.oid);
+    const step = isLifecycleStep(record) ? stepInfo(entry.record, record) : undefined;
+    if (step !== undefined) walked.push({ id: entry.record, record });
     if (options.task !== undefined && !taskMatches(options.task, record.claims.task)) continue;
+    if (step === undefined) handoffs.set(entry.record, record);
+    const of = step === undefined ? undefined : lifecycleProvider().lifecycle.linkOf(record);
     items.push({
       id: entry.record,
       entry: entryId,
@@ -121,8 +145,38 @@ export async function listLog(
       effectiveStatus: record.observed.effectiveStatus,
       recordedAt: record.observed.recordedAt,
       summary: record.claims.summary,
+      ...(step === undefined || of === undefined
+        ? {}
+        : {
+            step: {
+              action: step.action,
+              to: step.to,
+              of,
+              ...(step.by === undefined ? {} : { by: step.by }),
+              ...(step.with === undefined ? {} : { with: step.with }),
+            },
+          }),
     });
     if (options.limit !== undefined && items.length >= options.limit) break;
+  }
+  const states = lifecycleStates(
+    [...walked, ...[...handoffs].map(([id, record]) => ({ id, record }))].reverse(),
+  );
+  for (const item of items) {
+    const state = states.get(item.id);
+    if (state === undefined) continue;
+    const last = state.last;
+    item.lifecycle = {
+      state: state.state,
+      ...(last === undefined
+        ? {}
+        : {
+            step: last.id,
+            ...(last.by === undefined ? {} : { by: last.by }),
+            at: last.at,
+            ...(last.with === undefined ? {} : { with: last.with }),
+          }),
+    };
   }
   return items;
 }

@@ -12,9 +12,15 @@ import { pausePoint } from '../model/faults.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import { renderHtml } from '../report/html.js';
 import { renderMarkdown } from '../report/markdown.js';
-import { toAuditReport, type AuditReport } from '../report/model.js';
+import {
+  toAuditReport,
+  type AuditLifecycle,
+  type AuditRecord,
+  type AuditReport,
+} from '../report/model.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { isLifecycleStep, lifecycleProvider } from './lifecycle.js';
+import { lifecycleStates, stepInfo } from './lifecycle-state.js';
 import { loadPolicy } from './local.js';
 import { attachEvidence } from './report-evidence.js';
 import { writeOutputFile } from './output-file.js';
@@ -85,7 +91,7 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
       () => [] as string[],
     );
     // Lifecycle steps of the records shown, when only some records were asked for.
-    const all = new Map([...loaded].map(([id, l]) => [id, l.record]));
+    const all = new Map<string, { record: LedgerRecord }>(loaded);
     if (request.ids)
       for (const id of order)
         if (!all.has(id)) {
@@ -93,12 +99,12 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
             (l) => l.record,
             () => undefined,
           );
-          if (record !== undefined) all.set(id, record);
+          if (record !== undefined) all.set(id, { record });
         }
     const report = toAuditReport({
       verify,
       records: loaded,
-      lifecycle: lifecycleStates(all, [...order].reverse()),
+      lifecycle: auditLifecycles(all, order),
       logOrder: order,
       generatedAt: now.toISOString(),
       ledgerVersion: LEDGER_VERSION,
@@ -117,45 +123,47 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
   return { report, written, ...(markdown === undefined ? {} : { markdown }) };
 }
 
-/**
- * Each record's lifecycle state, in one pass over the ledger (oldest first): a handoff starts
- * in the lifecycle's initial state whatever its own status says, and moves by the steps that
- * link to it — the derivation `lifecycleChain` makes for one record. A step is `step`.
- * Undefined states (no lifecycle in this build) are left out.
- */
-export function lifecycleStates(
-  records: ReadonlyMap<string, LedgerRecord>,
-  oldestFirst: readonly string[],
-): Map<string, string> {
-  const states = new Map<string, string>();
-  let lifecycle;
-  try {
-    lifecycle = lifecycleProvider().lifecycle;
-  } catch {
-    return states;
+/** Each handoff's lifecycle state and each step's action, over the records the report read. */
+function auditLifecycles(
+  records: ReadonlyMap<string, { record: LedgerRecord }>,
+  logOrder: readonly string[],
+): Map<string, { lifecycle?: AuditLifecycle; lifecycleStep?: AuditRecord['lifecycleStep'] }> {
+  const oldestFirst = [...logOrder].reverse().flatMap((id) => {
+    const loaded = records.get(id);
+    return loaded === undefined ? [] : [{ id, record: loaded.record }];
+  });
+  const out = new Map<
+    string,
+    { lifecycle?: AuditLifecycle; lifecycleStep?: AuditRecord['lifecycleStep'] }
+  >();
+  for (const [id, state] of lifecycleStates(oldestFirst)) {
+    const last = state.last;
+    out.set(id, {
+      lifecycle: {
+        state: state.state,
+        ...(last === undefined
+          ? {}
+          : {
+              step: last.id,
+              ...(last.by === undefined ? {} : { by: last.by }),
+              at: last.at,
+              ...(last.with === undefined ? {} : { with: last.with }),
+            }),
+      },
+    });
   }
-  const next = new Map<string, string>();
-  const steps = new Set<string>();
-  for (const id of oldestFirst) {
-    const record = records.get(id);
-    if (record === undefined || !isLifecycleStep(record)) continue;
-    steps.add(id);
-    const of = lifecycle.linkOf(record);
-    if (of !== undefined && !next.has(of)) next.set(of, id);
+  for (const { id, record } of oldestFirst) {
+    if (!isLifecycleStep(record)) continue;
+    const info = stepInfo(id, record);
+    out.set(id, {
+      lifecycleStep: {
+        action: info.action,
+        to: info.to,
+        of: lifecycleProvider().lifecycle.linkOf(record)!,
+        ...(info.by === undefined ? {} : { by: info.by }),
+        ...(info.with === undefined ? {} : { with: info.with }),
+      },
+    });
   }
-  for (const [id, record] of records) {
-    if (steps.has(id)) {
-      states.set(id, 'step');
-      continue;
-    }
-    const chain = [{ ...record, claims: { ...record.claims, status: lifecycle.initialState } }];
-    const seen = new Set([id]);
-    for (let n = next.get(id); n !== undefined && !seen.has(n); n = next.get(n)) {
-      seen.add(n);
-      chain.push(records.get(n)!);
-    }
-    const { state } = lifecycle.currentState(chain);
-    if (state !== undefined) states.set(id, state);
-  }
-  return states;
+  return out;
 }

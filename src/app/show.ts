@@ -6,7 +6,8 @@ import { readLedgerIndex } from '../ledger/read.js';
 import { readKeptBlob } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
-import { lifecycleChain, lifecycleOf } from './lifecycle.js';
+import { isLifecycleStep, lifecycleChain, lifecycleProvider } from './lifecycle.js';
+import { stepInfo } from './lifecycle-state.js';
 import { readSignatures } from '../ledger/leaves.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { loadPolicy } from './local.js';
@@ -77,9 +78,32 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     const module = formatModule(record.format);
     const kept = await source();
     const extra: Record<string, unknown> = { ...(module.views?.(record, kept) ?? {}) };
-    if (lifecycleOf(record) !== undefined) {
-      const chain = await lifecycleChain(store, index, id);
-      extra['lifecycle'] = { state: chain.state, chain: chain.ids };
+    // Every record has a lifecycle (a step of another format acts on it too): its state, the
+    // step that set it, who that step says took it and when.
+    const chain = await lifecycleChain(store, index, id);
+    const infos = chain.ids.slice(1).map((step, i) => stepInfo(step, chain.records[i + 1]!));
+    const last = infos.find((s) => s.to === chain.state);
+    extra['lifecycle'] = {
+      state: chain.state ?? lifecycleProvider().lifecycle.initialState,
+      chain: chain.ids,
+      ...(last === undefined
+        ? {}
+        : {
+            step: last.id,
+            ...(last.by === undefined ? {} : { by: last.by }),
+            at: last.at,
+            ...(last.with === undefined ? {} : { with: last.with }),
+          }),
+    };
+    if (isLifecycleStep(record)) {
+      const info = stepInfo(id, record);
+      extra['lifecycleStep'] = {
+        action: info.action,
+        to: info.to,
+        of: lifecycleProvider().lifecycle.linkOf(record)!,
+        ...(info.by === undefined ? {} : { by: info.by }),
+        ...(info.with === undefined ? {} : { with: info.with }),
+      };
     }
     if (request.as === undefined) return { id, record, extra, signatures };
     // The kept bytes are given back only in the shape they were written in.

@@ -17,6 +17,10 @@ export interface LedgerStats {
   byEffectiveStatus: Record<string, number>;
   /** Records whose effective status is worse than what their claimed status means. */
   lowered: number;
+  /** Accept/reject/supersede steps: records of the ledger, but no agent run (not in the above). */
+  lifecycleSteps: number;
+  /** Handoffs by lifecycle state (pending, accepted, rejected, superseded). */
+  byLifecycle: Record<string, number>;
   /** Each format's own numbers, under the key its stats hook names (`mainark`). */
   [format: string]: unknown;
 }
@@ -30,7 +34,8 @@ export function isLowered(format: FormatName, claimedStatus: string, effective: 
 export function ledgerStats(cwd: string): Promise<LedgerStats> {
   return withRepo(cwd, async ({ store }) => {
     const index = await readLedgerIndex(store);
-    const items = await listLog(store, { at: index.tipCommit ?? null });
+    const all = await listLog(store, { at: index.tipCommit ?? null });
+    const items = all.filter((i) => i.step === undefined);
     const withStats = formatModules().filter((m) => m.stats !== undefined);
     const totals = new Map(withStats.map((m) => [m.name, m.stats!.empty()]));
     const stats: LedgerStats = {
@@ -38,8 +43,12 @@ export function ledgerStats(cwd: string): Promise<LedgerStats> {
       byFormat: {},
       byEffectiveStatus: {},
       lowered: 0,
+      lifecycleSteps: all.length - items.length,
+      byLifecycle: {},
     };
     for (const item of items) {
+      const state = item.lifecycle?.state ?? 'pending';
+      stats.byLifecycle[state] = (stats.byLifecycle[state] ?? 0) + 1;
       stats.byFormat[item.format] = (stats.byFormat[item.format] ?? 0) + 1;
       stats.byEffectiveStatus[item.effectiveStatus] =
         (stats.byEffectiveStatus[item.effectiveStatus] ?? 0) + 1;

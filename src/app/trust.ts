@@ -32,6 +32,7 @@ export function trustFrom(loaded: LoadedPolicy, now: Date): Trust | undefined {
     roles: {
       ...(signatures.roles.producer === undefined ? {} : { producer: signatures.roles.producer }),
       ...(signatures.roles.auditor === undefined ? {} : { auditor: signatures.roles.auditor }),
+      ...(signatures.roles.reviewer === undefined ? {} : { reviewer: signatures.roles.reviewer }),
     },
     now,
   });

@@ -57,6 +57,7 @@ import {
 } from './verify-cache.js';
 import { resolveId } from './query.js';
 import { describeSince, resolveSince } from './since-rev.js';
+import { attachLifecycles, gateChecks } from './verify-lifecycle.js';
 import { addWorktreeChecks } from './worktree.js';
 import { requireWorkTree, withRepo } from './repo.js';
 import {
@@ -209,11 +210,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     if (recording !== undefined) checkoutReads = recording.reader;
     let report: VerifyReport;
     try {
-      report = await verifyLedger(recording?.reader ?? store, index, {
-        ...(cache.since ? { since: cache.since } : {}),
+      const reader = recording?.reader ?? store;
+      const options = {
         ...(cache.key === undefined ? {} : { onBaseCommit: (c: string) => baseCommits.add(c) }),
         ...(request.keepVerified === false && !request.record ? { keepVerified: false } : {}),
-        ...(ids ? { ids } : {}),
         ...(rerun ? { rerun } : {}),
         ...(request.strict ? { strict: true } : {}),
         ...(trust ? { trust } : {}),
@@ -221,6 +221,19 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         root: repo.root,
         formatOptions: formatOptionsFrom(loaded),
         ...(isShallow(repo) ? { shallow: true } : {}),
+      };
+      report = await verifyLedger(reader, index, {
+        ...options,
+        ...(cache.since ? { since: cache.since } : {}),
+        ...(ids ? { ids } : {}),
+      });
+      // Before the re-run session closes: a superseding record may need its witnesses re-run.
+      await attachLifecycles(reader, index, report, {
+        strict: request.strict ?? false,
+        trust,
+        requireReviewer: loaded.policy.lifecycle?.requireReviewer ?? false,
+        verifyOthers: async (others) =>
+          (await verifyLedger(reader, index, { ...options, ids: others, chain: false })).records,
       });
     } finally {
       // No checkout outlives the command, whatever happened.
@@ -265,10 +278,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       const from = attested.get(r.id);
       if (from) r.checks = applyAttestation(r.checks, from);
     }
-    const exitCode = exitCodeOf(
-      [...report.ledger, ...report.records.flatMap((r) => r.checks)],
-      request.strict ?? false,
-    );
+    // The one exit decision: a record a lifecycle step resolved fails only on integrity.
+    const exitCode = exitCodeOf(gateChecks(report), request.strict ?? false);
     const final: VerifyReport = {
       ...report,
       ok: exitCode === 0,

@@ -5,7 +5,13 @@
  */
 import type { Reason, Status } from '../model/record.js';
 import type { SignatureVerdict } from '../verify/signatures.js';
-import type { RerunOutput, Verdict, VerifyReport, VerifyScope } from '../verify/types.js';
+import type {
+  RecordLifecycle,
+  RerunOutput,
+  Verdict,
+  VerifyReport,
+  VerifyScope,
+} from '../verify/types.js';
 import { recordVerdict } from '../verify/verdict.js';
 import type { RecordOutcome } from './record.js';
 import type { Shown } from './show.js';
@@ -70,7 +76,7 @@ export interface VerifyJson {
   scope?: VerifyScope;
   ledger: CheckJson[];
   /** `verdict`: the record as a whole, the worst of its checks (src/verify/verdict.ts). */
-  records: { id: string; verdict: Verdict; checks: CheckJson[] }[];
+  records: { id: string; verdict: Verdict; checks: CheckJson[]; lifecycle?: RecordLifecycle }[];
   notes: string[];
   policy?: NonNullable<VerifyReport['policy']>;
   attestations?: NonNullable<VerifyReport['attestations']>;
@@ -100,6 +106,7 @@ export function toVerifyJson(report: VerifyReport): VerifyJson {
       id: r.id,
       verdict: recordVerdict(r.checks),
       checks: r.checks.map(strip),
+      ...(r.lifecycle === undefined ? {} : { lifecycle: r.lifecycle }),
     })),
     notes: report.notes ?? [],
     ...(report.policy ? { policy: report.policy } : {}),

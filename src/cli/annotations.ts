@@ -23,7 +23,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { checkRepoPath, neutralizeWorkflowCommands, sanitizeLine } from '../paths/index.js';
-import type { Check, VerifyReport } from '../verify/types.js';
+import type { Check, RecordReport, VerifyReport } from '../verify/types.js';
 
 // Where every printed line is made to start no command (`printableText`, the command base).
 export { neutralizeWorkflowCommands };
@@ -31,7 +31,7 @@ export { neutralizeWorkflowCommands };
 export const ANNOTATION_FORMATS = ['github'] as const;
 export type AnnotationFormat = (typeof ANNOTATION_FORMATS)[number];
 
-/** Checks whose subject is a repository path (`reference`: `path` or `path:line`). */
+/** Checks whose subject is a repository path (`reference`, `finding`: `path` or `path:line`). */
 const PATH_CHECKS = new Set(['artifact', 'claim.artifact', 'artifact.worktree']);
 
 export interface Location {
@@ -43,7 +43,7 @@ export interface Location {
 export function locationOf(check: Check): Location {
   let path: string | undefined;
   let line: number | undefined;
-  if (check.check === 'reference') {
+  if (check.check === 'reference' || check.check === 'finding') {
     const match = /^(.*):([1-9]\d{0,8})$/.exec(check.subject);
     path = match ? match[1] : check.subject;
     line = match ? Number(match[2]) : undefined;
@@ -96,29 +96,33 @@ export function escapeGithubProperty(text: string): string {
 /**
  * The annotation lines for a verify report: `error` for each contradicted check (ledger-wide
  * and per record), and with `strict` a `warning` for each unverifiable one (it fails the gate
- * too). Verified and stale checks get none.
+ * too); a `notice` instead for those of a record a lifecycle step resolved. Verified and stale
+ * checks get none.
  */
 export function toGithubAnnotations(report: VerifyReport, strict: boolean): string[] {
   const lines: string[] = [];
-  const add = (check: Check, record: string | undefined) => {
-    const level =
+  const add = (check: Check, record: RecordReport | undefined) => {
+    const failing =
       check.verdict === 'contradicted'
         ? 'error'
         : strict && check.verdict === 'unverifiable'
           ? 'warning'
           : undefined;
-    if (level === undefined) return;
+    if (failing === undefined) return;
+    // A record a lifecycle step resolved is still named, but does not fail the job.
+    const resolved = record?.lifecycle?.resolved === true && !check.integrity;
+    const level = resolved ? 'notice' : failing;
     const { file, line } = locationOf(check);
     const properties = [
       ...(file === undefined ? [] : [`file=${escapeGithubProperty(file)}`]),
       ...(line === undefined ? [] : [`line=${line}`]),
       `title=${escapeGithubProperty(`ledger ${check.check}: ${check.verdict}${check.integrity ? ' (integrity)' : ''}`)}`,
     ];
-    const where = record === undefined ? 'ledger' : `record ${record.slice(0, 19)}`;
-    const message = `${check.subject}: ${check.detail} (${where})`;
+    const where = record === undefined ? 'ledger' : `record ${record.id.slice(0, 19)}`;
+    const message = `${check.subject}: ${check.detail} (${where}${resolved ? `; ${record!.lifecycle!.detail}` : ''})`;
     lines.push(`::${level} ${properties.join(',')}::${escapeGithubData(message)}`);
   };
   for (const check of report.ledger) add(check, undefined);
-  for (const r of report.records) for (const check of r.checks) add(check, r.id);
+  for (const r of report.records) for (const check of r.checks) add(check, r);
   return lines;
 }

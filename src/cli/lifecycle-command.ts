@@ -20,23 +20,56 @@ export function lifecycleCommand(action: string): typeof LedgerCommand {
       'Handoff lifecycle: pending → accepted | rejected; pending | accepted → superseded. The new record ' +
       'links to the previous step; the current state is derived from the chain (ledger show ID).';
     static override examples = [
-      `<%= config.bin %> ${action} sha256:3f2a`,
+      action === 'supersede'
+        ? `<%= config.bin %> supersede sha256:3f2a --with 9c41`
+        : `<%= config.bin %> ${action} sha256:3f2a`,
       `<%= config.bin %> ${action} 3f2a --by reviewer-arch --json`,
+      ...(action === 'accept' ? [`<%= config.bin %> accept 3f2a --force`] : []),
+      `<%= config.bin %> sign STEP_ID   # a reviewer's signature, when the policy requires one`,
     ];
     static override args = {
-      id: Args.string({ description: 'Record id or unique prefix.', required: true }),
+      id: Args.string({
+        description: 'Record id or unique prefix.',
+        required: true,
+        ignoreStdin: true,
+      }),
     };
     static override flags = {
-      by: Flags.string({ description: 'Who takes this step (a claim until signed).' }),
+      by: Flags.string({
+        description:
+          'Who takes this step (a claim until a reviewer signs the step: ledger sign STEP_ID).',
+      }),
+      ...(action === 'supersede'
+        ? {
+            with: Flags.string({
+              description:
+                'The record that supersedes this one. A contradicted record stops failing verify only when superseded with a record that verifies.',
+            }),
+          }
+        : {}),
+      ...(action === 'accept'
+        ? {
+            force: Flags.boolean({
+              description: 'Accept even though verify finds some of its claims contradicted.',
+            }),
+            policy: Flags.string({
+              description: "The auditor's policy file (format gates for that check).",
+            }),
+          }
+        : {}),
     };
 
     protected async execute(): Promise<Output> {
       const { args, flags } = await this.parse(Lifecycle);
+      const given = flags as { by?: string; with?: string; force?: boolean; policy?: string };
       const result = await applyLifecycle({
         cwd: process.cwd(),
         id: args.id,
         action,
-        ...(flags.by ? { by: flags.by } : {}),
+        ...(given.by ? { by: given.by } : {}),
+        ...(given.with ? { with: given.with } : {}),
+        ...(given.force ? { force: true } : {}),
+        ...(given.policy ? { policyFile: given.policy } : {}),
       });
       return {
         json: {

@@ -127,7 +127,13 @@ export interface Lifecycle {
   /** The record a step links to (its predecessor), from the record's claims. */
   linkOf(record: LedgerRecord): string | undefined;
   /** Claims of the record that takes `action` on `previous`; throws INVALID_INPUT if forbidden. */
-  nextClaims(previous: LedgerRecord, action: string, by?: string, previousId?: string): Claims;
+  nextClaims(
+    previous: LedgerRecord,
+    action: string,
+    by?: string,
+    previousId?: string,
+    withId?: string,
+  ): Claims;
   /** The current state of a chain, oldest first, and the steps the rule forbids. */
   currentState(records: readonly LedgerRecord[]): {
     state: string | undefined;

@@ -24,7 +24,13 @@ import type { Check, Verdict } from '../verify/types.js';
 import { capLine, type DiffLine } from './bounded.js';
 import { html, SafeHtml } from './escape.js';
 import { NO_ROOM } from './bounded.js';
-import { VERDICT_RANK, type AuditRecord, type AuditReport, type ClaimedFile } from './model.js';
+import {
+  lifecycleWord,
+  VERDICT_RANK,
+  type AuditRecord,
+  type AuditReport,
+  type ClaimedFile,
+} from './model.js';
 
 /**
  * Badge colours meet WCAG AA (4.5:1) with white text: green 700 (5.0:1), amber 800 (6.0:1), red
@@ -124,7 +130,9 @@ export const CONTENT_SECURITY_POLICY = [
 export function renderHtml(report: AuditReport): string {
   const taskIndex = new Map(report.tasks.map((task, i) => [task, `t${i}`]));
   const lifecycles = [
-    ...new Set(report.records.flatMap((r) => (r.lifecycle === undefined ? [] : [r.lifecycle]))),
+    ...new Set(
+      report.records.flatMap((r) => (lifecycleWord(r) === undefined ? [] : [lifecycleWord(r)!])),
+    ),
   ].sort();
   const byVerdict = (v: Verdict) => report.records.filter((r) => r.verdict === v).length;
   const { counts } = report;
@@ -234,7 +242,8 @@ function inline(tag: 'style' | 'script', body: typeof STYLE | typeof SCRIPT): Sa
 /** What the filters match: the same on a summary row and on its record's details. */
 function filterData(r: AuditRecord, taskIndex: ReadonlyMap<string, string>): SafeHtml {
   const task = r.record?.task === undefined ? '' : taskIndex.get(r.record.task);
-  return html`data-verdict="${r.verdict}" data-lifecycle="${r.lifecycle ?? ''}" data-task="${task}"`;
+  return html`data-verdict="${r.verdict}" data-lifecycle="${lifecycleWord(r) ?? ''}"
+  data-task="${task}"`;
 }
 
 function badge(verdict: Verdict, integrity = false): SafeHtml {
@@ -284,7 +293,7 @@ function summaryTable(report: AuditReport, taskIndex: ReadonlyMap<string, string
           <td class="s-status">
             ${rec === undefined ? '—' : html`<bdi>${claimedStatusLabel(rec.claimedStatus)}</bdi> → ${rec.effectiveStatus}`}
           </td>
-          <td class="s-lifecycle">${r.lifecycle ?? '—'}</td>
+          <td class="s-lifecycle">${lifecycleWord(r) ?? '—'}</td>
           <td class="s-checks">${verdictCounts(r.checks)}</td>
         </tr>`;
       })}
@@ -426,7 +435,7 @@ function facts(rec: RecordView, r: AuditRecord): SafeHtml {
   return html`<p class="facts">
       <bdi class="f-claimed">${claimedStatusLabel(rec.claimedStatus)}</bdi> →
       <span class="f-effective">${rec.effectiveStatus}</span>,
-      <span class="f-lifecycle">${r.lifecycle ?? '—'}</span>;
+      <span class="f-lifecycle">${lifecycleWord(r) ?? '—'}</span>;
       ${rec.run === undefined ? '' : html`run <bdi>${cap(rec.run, FIELD_CHARS)}</bdi>, `}${rec.format},
       ${rec.recordedAt}${rec.producer === undefined ? '' : html`, by <bdi>${cap(rec.producer, FIELD_CHARS)}</bdi>`}
       ${verified.length > 0 ? html`(verified: ${verified.join(', ')})` : rec.producer === undefined ? '' : '(not proven)'}

@@ -6,7 +6,7 @@
 import { claimedStatusLabel } from '../model/vocabulary.js';
 import type { Verdict } from '../verify/types.js';
 import { escapeMarkdown } from './escape.js';
-import type { AuditReport } from './model.js';
+import type { AuditRecord, AuditReport } from './model.js';
 
 const ICON: Record<Verdict, string> = {
   contradicted: '❌',
@@ -41,9 +41,12 @@ export function renderMarkdown(report: AuditReport): string {
     return `${escapeMarkdown(chars.slice(0, MAX_CELL_CHARS).join(''))}…`;
   };
   const { counts } = report;
+  const resolved = report.records.filter((r) => r.lifecycle?.resolved === true).length;
   const head =
     report.exitCode === 0
-      ? '✅ all checks passed'
+      ? resolved > 0
+        ? `✅ no unresolved claim fails (${resolved} contradicted record(s) rejected or superseded)`
+        : '✅ all checks passed'
       : report.exitCode === 3
         ? '⛔ INTEGRITY FAILURE: ledger data is damaged or was tampered with'
         : report.strict &&
@@ -67,8 +70,8 @@ export function renderMarkdown(report: AuditReport): string {
   if (report.records.length > 0) {
     lines.push(
       '',
-      '| | record | task | claimed | effective | checks |',
-      '| --- | --- | --- | --- | --- | --- |',
+      '| | record | task | claimed | effective | lifecycle | checks |',
+      '| --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const r of report.records) {
       const tally = (['contradicted', 'unverifiable', 'stale', 'verified'] as const)
@@ -78,7 +81,7 @@ export function renderMarkdown(report: AuditReport): string {
         .join(', ');
       lines.push(
         `| ${ICON[r.verdict]} | \`${r.id.slice(0, 19)}\` | ${md(r.record?.task ?? '')} | ${md(r.record === undefined ? '' : claimedStatusLabel(r.record.claimedStatus))} | ` +
-          `${md(r.record?.effectiveStatus ?? (r.integrity ? 'unreadable' : ''))} | ${tally} |`,
+          `${md(r.record?.effectiveStatus ?? (r.integrity ? 'unreadable' : ''))} | ${md(lifecycleCell(r))} | ${tally} |`,
       );
     }
   }
@@ -87,13 +90,13 @@ export function renderMarkdown(report: AuditReport): string {
       .filter(
         (c) => c.verdict === 'contradicted' || (report.strict && c.verdict === 'unverifiable'),
       )
-      .map((c) => ({ id: r.id, c })),
+      .map((c) => ({ id: r.id, c, resolved: r.lifecycle?.resolved === true })),
   );
   if (failing.length > 0) {
     lines.push('', '### What did not hold', '');
-    for (const { id, c } of failing.slice(0, MAX_LISTED))
+    for (const { id, c, resolved } of failing.slice(0, MAX_LISTED))
       lines.push(
-        `- ${ICON[c.verdict]} \`${id.slice(0, 19)}\` **${md(c.check)}** ${md(c.subject)}: ${md(c.detail)}`,
+        `- ${ICON[c.verdict]} \`${id.slice(0, 19)}\` **${md(c.check)}** ${md(c.subject)}: ${md(c.detail)}${resolved ? ' _(resolved by a lifecycle step: not failing the gate)_' : ''}`,
       );
     if (failing.length > MAX_LISTED)
       lines.push(`- … and ${failing.length - MAX_LISTED} more (see the HTML report)`);
@@ -124,4 +127,13 @@ function withinBudget(lines: readonly string[], cellsCut: boolean): string {
       : `${left} more line(s) not shown and long text cut to ${MAX_CELL_CHARS} characters, to stay under GitHub's 1 MiB summary limit`;
   // A blank line first ends a table the cut may have left open.
   return `${[...lines.slice(0, kept), '', `> **truncated**: ${why}; ${SEE_ALL}`].join('\n')}\n`;
+}
+
+/** A handoff's lifecycle state and who moved it there; a step says what it did. */
+function lifecycleCell(r: AuditRecord): string {
+  if (r.lifecycleStep !== undefined)
+    return `step: ${r.lifecycleStep.action} ${r.lifecycleStep.of.slice(0, 19)}`;
+  const l = r.lifecycle;
+  if (l === undefined) return '';
+  return `${l.state}${l.by === undefined ? '' : ` by ${l.by}`}${l.resolved === true ? ' (resolved)' : ''}`;
 }

@@ -39,11 +39,6 @@ export interface WitnessOutput {
 
 export interface AuditRecord {
   id: string;
-  /**
-   * Lifecycle state (pending, accepted, rejected, superseded; `step` for a step itself), as
-   * `src/app/report.ts` derives it; absent when this build has no lifecycle.
-   */
-  lifecycle?: string;
   /** The worst verdict among the record's checks. */
   verdict: Verdict;
   /** Every verdict that occurs among its checks (for filtering). */
@@ -81,6 +76,24 @@ export interface AuditRecord {
   };
   checks: Check[];
   signatures: Omit<SignatureVerdict, 'armored'>[];
+  /**
+   * A handoff's lifecycle (pending, accepted, rejected, superseded; the step that set it, who
+   * it says took it, when), and — on a record whose claims fail — whether that step resolved
+   * it (its findings then do not fail the gate).
+   */
+  lifecycle?: AuditLifecycle;
+  /** Set when the record is a lifecycle step: what it did to which record. Not an agent run. */
+  lifecycleStep?: { action: string; to: string; of: string; by?: string; with?: string };
+}
+
+export interface AuditLifecycle {
+  state: string;
+  step?: string;
+  by?: string;
+  at?: string;
+  with?: string;
+  resolved?: boolean;
+  detail?: string;
 }
 
 export interface AuditReport {
@@ -103,13 +116,16 @@ export interface ReportInput {
   verify: VerifyReport;
   /** Decoded records with their judged signatures, by id (absent: could not be read). */
   records: ReadonlyMap<string, { record: LedgerRecord; signatures: readonly SignatureVerdict[] }>;
-  /** Lifecycle state by record id (see `AuditRecord.lifecycle`). */
-  lifecycle?: ReadonlyMap<string, string>;
   /** Record ids newest first (the log order); ids not in it keep verify's order, after it. */
   logOrder: readonly string[];
   generatedAt: string;
   ledgerVersion: string;
   strict: boolean;
+  /** Each handoff's lifecycle, and each step's action, by record id. */
+  lifecycle?: ReadonlyMap<
+    string,
+    { lifecycle?: AuditLifecycle; lifecycleStep?: AuditRecord['lifecycleStep'] }
+  >;
 }
 
 export function toAuditReport(input: ReportInput): AuditReport {
@@ -125,16 +141,15 @@ export function toAuditReport(input: ReportInput): AuditReport {
     const verdicts = VERDICT_RANK.filter((v) => report.checks.some((c) => c.verdict === v));
     // verdicts[0] is recordVerdict(report.checks), the verdict verify --json gives the record.
     const loaded = input.records.get(report.id);
-    const lifecycle = input.lifecycle?.get(report.id);
     return {
       id: report.id,
-      ...(lifecycle === undefined ? {} : { lifecycle }),
       verdict: verdicts[0] ?? 'verified',
       verdicts,
       integrity: report.checks.some((c) => c.integrity && c.verdict !== 'verified'),
       ...(loaded ? { record: recordView(loaded.record) } : {}),
       checks: report.checks,
       signatures: (loaded?.signatures ?? []).map(({ armored: _armored, ...rest }) => rest),
+      ...lifecycleOf(input, report),
       order: position.get(report.id) ?? input.logOrder.length + i,
     };
   });
@@ -186,5 +201,32 @@ function recordView(record: LedgerRecord): NonNullable<AuditRecord['record']> {
       timedOut: w.timedOut,
       durationMs: w.durationMs,
     })),
+  };
+}
+
+/** A record's lifecycle in one word, for the page's column and filter (`step` for a step). */
+export function lifecycleWord(record: AuditRecord): string | undefined {
+  return record.lifecycleStep !== undefined ? 'step' : record.lifecycle?.state;
+}
+
+/** The lifecycle views of one record: its state, with verify's gate reading merged in. */
+function lifecycleOf(
+  input: ReportInput,
+  report: VerifyReport['records'][number],
+): Pick<AuditRecord, 'lifecycle' | 'lifecycleStep'> {
+  const known = input.lifecycle?.get(report.id);
+  const gate = report.lifecycle;
+  const lifecycle =
+    known?.lifecycle === undefined
+      ? undefined
+      : {
+          ...known.lifecycle,
+          ...(gate === undefined || gate.state === 'step'
+            ? {}
+            : { resolved: gate.resolved, detail: gate.detail }),
+        };
+  return {
+    ...(lifecycle === undefined ? {} : { lifecycle }),
+    ...(known?.lifecycleStep === undefined ? {} : { lifecycleStep: known.lifecycleStep }),
   };
 }

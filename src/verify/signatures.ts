@@ -21,7 +21,7 @@ import {
 } from '../sign/index.js';
 import type { Check, CheckSink } from './types.js';
 
-export type Role = 'producer' | 'auditor';
+export type Role = 'producer' | 'auditor' | 'reviewer';
 
 /** What the auditor trusts, already read from disk. */
 export interface Trust {
@@ -69,11 +69,14 @@ export interface SignatureVerdict {
  * Whether the policy's patterns for `role` admit `principal`: the role's list read as one
  * OpenSSH pattern list, exactly as the principals field of an `allowed_signers` line — so a
  * `!pattern` anywhere in it excludes what it matches (`["*@agents.example.com",
- * "!mallory@agents.example.com"]`). No list for the role: every principal of the file.
+ * "!mallory@agents.example.com"]`). No list for the role: every principal of the file, except
+ * for `reviewer`, which names no one unless listed.
  */
 export function roleAdmits(trust: Trust, role: Role, principal: string): boolean {
   const patterns = trust.roles[role];
-  return patterns === undefined || matchPatternList(principal, patterns.join(','));
+  // A reviewer resolves a lie: no one is one by default (an agent's producer key is in the file).
+  if (patterns === undefined) return role !== 'reviewer';
+  return matchPatternList(principal, patterns.join(','));
 }
 
 /**

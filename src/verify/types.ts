@@ -38,6 +38,33 @@ export interface RecordReport {
   checks: Check[];
   /** With `keepVerified: false`: how many `verified` checks were counted and left out. */
   verified?: number;
+  /** From the record (when it decoded): when ledger recorded it, its task and summary. */
+  recordedAt?: string;
+  task?: string;
+  summary?: string;
+  /**
+   * Set by `ledger verify` on a record whose claims fail: its lifecycle, and whether a step
+   * resolved it (then its findings are still reported but do not fail the gate).
+   */
+  lifecycle?: RecordLifecycle;
+}
+
+/** A failing record's lifecycle as the gate reads it (`src/app/verify-lifecycle.ts`). */
+export interface RecordLifecycle {
+  /** pending, accepted, rejected or superseded. */
+  state: string;
+  /** The step that set the state: its id, who it says took it, when. */
+  step?: string;
+  by?: string;
+  at?: string;
+  /** `supersede --with`: the record that supersedes this one. */
+  with?: string;
+  /** The principal whose trusted reviewer signature is on the step. */
+  reviewer?: string;
+  /** True: the findings stand but do not fail the gate. */
+  resolved: boolean;
+  /** Why it is (not) resolved, for a person. */
+  detail: string;
 }
 
 /** What a verify run looked at: a person must be able to tell the ledger they meant was seen. */

@@ -85,7 +85,12 @@ export interface VerifyOptions {
    * and its finding says how to fetch it. Wording only, never a verdict.
    */
   shallow?: boolean;
+  /** Called with every record whose blob decoded (verify's text names each by task and summary). */
+  onRecord?: (id: string, record: LedgerRecord) => void;
 }
+
+/** How much of a record's summary a report keeps, to name the record to a person. */
+const SUMMARY_CHARS = 160;
 
 /** Records verified concurrently (their object reads pipelined through the store). */
 const RECORDS_IN_FLIGHT = 8;
@@ -168,7 +173,23 @@ export async function verifyLedger(
         `${LOG_REF} does not exist: there are no records, so nothing was verified`,
       ),
     );
-  const context: RecordContext = { ...options, signatures: bySubject(signed.leaves) };
+  // What a person needs to tell records apart: when, which task, what it says it did.
+  const seen = new Map<string, Pick<RecordReport, 'recordedAt' | 'task' | 'summary'>>();
+  const context: RecordContext = {
+    ...options,
+    signatures: bySubject(signed.leaves),
+    onRecord: (id, record) => {
+      seen.set(id, {
+        recordedAt: record.observed.recordedAt,
+        ...(record.claims.task === undefined ? {} : { task: record.claims.task }),
+        // A line's worth: a 100,000-record verify keeps one per record.
+        ...(record.claims.summary === undefined
+          ? {}
+          : { summary: [...record.claims.summary].slice(0, SUMMARY_CHARS).join('') }),
+      });
+      options.onRecord?.(id, record);
+    },
+  };
   let ids: readonly string[] = options.ids ?? [...index.records.keys()];
   if (incremental) {
     // A new signature or attestation can change the verdict of an old record: check it again.
@@ -225,14 +246,15 @@ export async function verifyLedger(
       }
     }
     const checks = identifyChecks(drafts);
+    const about = seen.get(id);
     if (options.keepVerified === false) {
       // What is kept is mostly the same few findings on every record: one copy of each text.
       const kept = checks
         .filter((c) => c.verdict !== 'verified')
         .map((c) => ({ ...c, id: intern(c.id), check: intern(c.check), detail: intern(c.detail) }));
-      return { id, checks: kept, verified: checks.length - kept.length };
+      return { id, checks: kept, verified: checks.length - kept.length, ...about };
     }
-    return { id, checks };
+    return { id, checks, ...about };
   };
   // Several records in flight: each waits on object reads through one cat-file pipe, so their
   // reads queue there while this thread decodes and checks another (re-runs stay one at a time:
@@ -350,6 +372,7 @@ async function verifyRecord(
     return;
   }
   const record: LedgerRecord = parsed.data;
+  options.onRecord?.(id, record);
   checks.push(pass('canonical', 'canonical', id, `canonical CBOR of a ${record.schema}`, true));
   const baseCommitBytes = await checkAnchors(store, record, files, checks);
   await checkBaseInRepository(store, record, checks, options.shallow ?? false);

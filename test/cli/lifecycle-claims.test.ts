@@ -47,8 +47,9 @@ describe('lifecycle is never agent-written', () => {
     expect(rejected.code, rejected.stderr).toBe(0);
     const step = JSON.parse(rejected.stdout);
     expect(step).toMatchObject({ from: 'pending', to: 'rejected' });
-    expect(await lifecycleOf(repo, recorded.id)).toEqual({
+    expect(await lifecycleOf(repo, recorded.id)).toMatchObject({
       state: 'rejected',
+      step: step.id,
       chain: [recorded.id, step.id],
     });
   });
@@ -63,7 +64,14 @@ describe('lifecycle is never agent-written', () => {
         sign: false,
       });
       expect(await lifecycleOf(repo, recorded.id)).toMatchObject({ state: 'pending' });
-      const step = await applyLifecycle({ cwd: repo, id: recorded.id, action: 'accept' });
+      // The fixture's baseCommit anchor is another repository's: contradicted here, so accept
+      // needs --force (issue 17, item 4).
+      const step = await applyLifecycle({
+        cwd: repo,
+        id: recorded.id,
+        action: 'accept',
+        force: true,
+      });
       expect(step).toMatchObject({ from: 'pending', to: 'accepted' });
     });
   }
@@ -118,10 +126,15 @@ describe('lifecycle is never agent-written', () => {
     });
     expect(await lifecycleOf(repo, target.id)).toEqual({ state: 'pending', chain: [target.id] });
     // The auditor's step links to the handoff itself, not to the agent's record.
-    const accepted = await applyLifecycle({ cwd: repo, id: target.id, action: 'accept' });
+    const accepted = await applyLifecycle({
+      cwd: repo,
+      id: target.id,
+      action: 'accept',
+      force: true,
+    });
     expect(accepted).toMatchObject({ from: 'pending', to: 'accepted' });
     expect(accepted.record.claims.extra?.['lifecycle']).toMatchObject({ of: target.id });
-    expect(await lifecycleOf(repo, target.id)).toEqual({
+    expect(await lifecycleOf(repo, target.id)).toMatchObject({
       state: 'accepted',
       chain: [target.id, accepted.id],
     });

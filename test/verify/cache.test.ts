@@ -116,7 +116,7 @@ describe('verify with the verified-state cache', () => {
     const count = (v: string) => checks.filter((c: any) => c.verdict === v).length;
     const fullText = await cliText(user, dir, ['verify', '--full']);
     expect(fullText.stdout).toContain(
-      `3 record(s): ${count('verified')} verified, ${count('contradicted')} contradicted, ${count('unverifiable')} unverifiable`,
+      `3 records, ${checks.length} checks: ${count('verified')} verified, ${count('contradicted')} contradicted, ${count('unverifiable')} unverifiable`,
     );
   });
 

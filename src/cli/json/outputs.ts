@@ -82,6 +82,15 @@ export const RecordOutput = z
   })
   .describe('ledger record --json');
 
+/** A handoff's lifecycle: pending until a step accepts, rejects or supersedes it. */
+const LifecycleState = z.object({
+  state: z.string().describe('pending, accepted, rejected or superseded'),
+  step: recordId.optional().describe('the step that set the state'),
+  by: z.string().optional().describe('who the step says took it (a claim unless signed)'),
+  at: z.string().optional().describe('when the step was recorded'),
+  with: recordId.optional().describe('supersede --with: the superseding record'),
+});
+
 export const LogOutput = z
   .array(
     z.object({
@@ -95,6 +104,17 @@ export const LogOutput = z
       effectiveStatus: z.enum(STATUSES),
       recordedAt: z.string(),
       summary: z.string().optional(),
+      step: z
+        .object({
+          action: z.string().describe('accept, reject or supersede'),
+          to: z.string().describe('the state it moved the record to'),
+          of: recordId.describe('the record (or previous step) it acts on'),
+          by: z.string().optional().describe('who it says took it (a claim unless signed)'),
+          with: recordId.optional().describe('supersede --with: the superseding record'),
+        })
+        .optional()
+        .describe('set on a lifecycle step: not a handoff, and not an agent run'),
+      lifecycle: LifecycleState.optional().describe('set on a handoff: its lifecycle state'),
     }),
   )
   .describe('ledger log --json: records, newest first (empty when none matches)');
@@ -140,10 +160,19 @@ const ShowRecord = z.object({
     })
     .optional()
     .describe('Mainark records: where the validation evidence came from'),
-  lifecycle: z
-    .object({ state: z.string(), chain: z.array(recordId) })
+  lifecycle: LifecycleState.extend({ chain: z.array(recordId) })
     .optional()
-    .describe('KXM records: the lifecycle state derived from the chain of steps'),
+    .describe('the lifecycle state derived from the chain of steps (the record, then each step)'),
+  lifecycleStep: z
+    .object({
+      action: z.string(),
+      to: z.string(),
+      of: recordId,
+      by: z.string().optional(),
+      with: recordId.optional(),
+    })
+    .optional()
+    .describe('set when the record is a lifecycle step: what it did to which record'),
 });
 
 const ShowEmitted = z.object({
@@ -193,6 +222,25 @@ const CheckOutput = z.object({
     .describe('a re-run witness: how it ended, its output digests and last lines'),
 });
 
+/** A failing record's lifecycle as verify's gate reads it (src/app/verify-lifecycle.ts). */
+const RecordLifecycleOutput = z
+  .object({
+    state: z
+      .string()
+      .describe('pending, accepted, rejected, superseded; step: the record is a lifecycle step'),
+    step: recordId.optional().describe('the step that set the state'),
+    by: z.string().optional().describe('who the step says took it (a claim)'),
+    at: z.string().optional().describe('when the step was recorded'),
+    with: recordId.optional().describe('supersede --with: the record that supersedes'),
+    reviewer: z
+      .string()
+      .optional()
+      .describe('the trusted reviewer whose signature is on the step, when one is'),
+    resolved: z.boolean().describe('true: the findings are reported but do not fail the gate'),
+    detail: z.string(),
+  })
+  .describe('set on a record whose claims fail: its lifecycle and whether a step resolved it');
+
 export const VerifyOutput = z
   .object({
     ok: z.boolean(),
@@ -218,6 +266,7 @@ export const VerifyOutput = z
             'the record as a whole: contradicted if any check is, else unverifiable, else stale, else verified',
           ),
         checks: z.array(CheckOutput),
+        lifecycle: RecordLifecycleOutput.optional(),
       }),
     ),
     notes: z.array(z.string()).describe('what this run could not check, and why'),
@@ -383,6 +432,14 @@ export const StatsOutput = z
     byFormat: counts,
     byEffectiveStatus: counts,
     lowered: z.number().int().nonnegative(),
+    lifecycleSteps: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('accept/reject/supersede steps: not agent runs, so in none of the counts above'),
+    byLifecycle: counts.describe(
+      'handoffs by lifecycle state: pending, accepted, rejected, superseded',
+    ),
     mainark: z.object({
       runs: z.number().int().nonnegative(),
       total: z.object({
@@ -551,7 +608,6 @@ export const ReportOutput = z
       records: z.array(
         z.object({
           id: recordId,
-          lifecycle: z.string().optional(),
           verdict: z.enum(VERDICTS),
           verdicts: z.array(z.enum(VERDICTS)),
           integrity: z.boolean(),
@@ -629,6 +685,25 @@ export const ReportOutput = z
               reason: z.string(),
             }),
           ),
+          lifecycle: LifecycleState.extend({
+            resolved: z
+              .boolean()
+              .optional()
+              .describe('on a record whose claims fail: whether the step resolved it'),
+            detail: z.string().optional(),
+          })
+            .optional()
+            .describe("a handoff's lifecycle state"),
+          lifecycleStep: z
+            .object({
+              action: z.string(),
+              to: z.string(),
+              of: recordId,
+              by: z.string().optional(),
+              with: recordId.optional(),
+            })
+            .optional()
+            .describe('set when the record is a lifecycle step'),
         }),
       ),
       counts: z.record(z.enum(VERDICTS), z.number().int().nonnegative()),

@@ -64,6 +64,8 @@ export function nextLifecycleClaims(
   action: string,
   by?: string,
   previousId?: string,
+  /** `supersede --with`: the record that supersedes (only a supersede step names one). */
+  withId?: string,
 ): Claims {
   if (!isLifecycleAction(action))
     throw new LedgerError('USAGE', `unknown lifecycle step ${action}`, {
@@ -85,6 +87,11 @@ export function nextLifecycleClaims(
   const lifecycle: Record<string, Json> = { action, from: p.status, to };
   if (previousId !== undefined) lifecycle['of'] = previousId;
   if (by !== undefined) lifecycle['by'] = by;
+  if (withId !== undefined) {
+    if (action !== 'supersede')
+      throw new LedgerError('USAGE', `only supersede names a superseding record, not ${action}`);
+    lifecycle['with'] = withId;
+  }
   return compact({
     status: to,
     task: p.task,
@@ -92,7 +99,7 @@ export function nextLifecycleClaims(
     attempt: p.attempt,
     intent: p.intent,
     reworkOf: p.reworkOf,
-    summary: `${to} ${previousId ?? 'the previous record'}${by === undefined ? '' : ` by ${by}`}`,
+    summary: `${to} ${previousId ?? 'the previous record'}${withId === undefined ? '' : ` with ${withId}`}${by === undefined ? '' : ` by ${by}`}`,
     anchors: p.anchors,
     extra: { ...prevExtra, lifecycle },
   });

@@ -1,0 +1,90 @@
+/**
+ * Every handoff's lifecycle state at once, from the ledger's records oldest first: one pass
+ * that `verify`, `log`, `stats` and `report` share (`lifecycleChain` answers for one record).
+ * Pure: the caller reads the records.
+ */
+import type { LedgerRecord } from '../model/record.js';
+import { isLifecycleStep, lifecycleProvider } from './lifecycle.js';
+
+export const LIFECYCLE_STATES = ['pending', 'accepted', 'rejected', 'superseded'] as const;
+
+/** One step a lifecycle command took. */
+export interface LifecycleStepInfo {
+  id: string;
+  action: string;
+  to: string;
+  /** `--by`: a claim unless a trusted reviewer signed the step. */
+  by?: string;
+  at: string;
+  /** `supersede --with ID`: the record that supersedes. */
+  with?: string;
+}
+
+export interface LifecycleState {
+  /** The handoff the steps act on. */
+  record: string;
+  state: string;
+  /** Oldest first: the steps the state follows from. */
+  steps: LifecycleStepInfo[];
+  /** The step that set the current state (absent while pending with no step). */
+  last?: LifecycleStepInfo;
+}
+
+/** What a step record says of itself (its `claims.extra.lifecycle`). */
+export function stepInfo(id: string, record: LedgerRecord): LifecycleStepInfo {
+  const raw = record.claims.extra?.['lifecycle'];
+  const l: Record<string, unknown> =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+      ? (raw as Record<string, unknown>)
+      : {};
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const by = text(l['by']);
+  const withId = text(l['with']);
+  return {
+    id,
+    action: text(l['action']) ?? '',
+    to: record.claims.status,
+    ...(by === undefined ? {} : { by }),
+    at: record.observed.recordedAt,
+    ...(withId === undefined ? {} : { with: withId }),
+  };
+}
+
+/**
+ * The state of every handoff that is not itself a step. The first step linking to a record is
+ * the one that follows it (as `lifecycleChain` reads the chain); a step the rule forbids from
+ * the state before it changes nothing.
+ */
+export function lifecycleStates(
+  records: readonly { id: string; record: LedgerRecord }[],
+): Map<string, LifecycleState> {
+  const { lifecycle } = lifecycleProvider();
+  const byId = new Map(records.map((r) => [r.id, r.record]));
+  const next = new Map<string, string>();
+  const steps = new Set<string>();
+  for (const { id, record } of records) {
+    if (!isLifecycleStep(record)) continue;
+    steps.add(id);
+    const of = lifecycle.linkOf(record);
+    if (of !== undefined && byId.has(of) && !next.has(of)) next.set(of, id);
+  }
+  const out = new Map<string, LifecycleState>();
+  for (const { id, record } of records) {
+    if (steps.has(id)) continue;
+    const chain: { id: string; record: LedgerRecord }[] = [];
+    for (let n = next.get(id); n !== undefined && !chain.some((c) => c.id === n); n = next.get(n))
+      chain.push({ id: n, record: byId.get(n)! });
+    // The handoff's own status is the agent's claim: it starts in the initial state.
+    const asLifecycle = [
+      { ...record, claims: { ...record.claims, status: lifecycle.initialState } },
+      ...chain.map((c) => c.record),
+    ];
+    const state = lifecycle.currentState(asLifecycle).state ?? lifecycle.initialState;
+    const infos = chain.map((c) => stepInfo(c.id, c.record));
+    // The step that moved the chain into its state: the first one that reached it (a repeat
+    // of the same state from a forbidden transition moves nothing).
+    const last = infos.find((s) => s.to === state);
+    out.set(id, { record: id, state, steps: infos, ...(last === undefined ? {} : { last }) });
+  }
+  return out;
+}

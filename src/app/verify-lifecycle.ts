@@ -1,0 +1,179 @@
+/**
+ * Lies can be resolved (issue 17, item 4): a record whose claims fail stops failing the gate
+ * once it was rejected, or superseded by a record that verifies — its findings are still
+ * reported. The step is the agent's to take (`ledger reject` needs no key), so the policy can
+ * ask that the step be signed by a principal `signatures.roles.reviewer` admits; a step that
+ * does not meet the policy resolves nothing.
+ *
+ * Read only when some record fails (an honest ledger pays nothing), over the whole ledger —
+ * a step or a superseding record may be older than what a cached verify re-checks — so the
+ * cached answer stays the one `--full` gives.
+ */
+import { bySubject, readSignatures } from '../ledger/leaves.js';
+import { orderEntries, readAllEntries, type LedgerIndex } from '../ledger/read.js';
+import { readIndexedRecord } from '../ledger/records.js';
+import type { LedgerRecord } from '../model/record.js';
+import type { ObjectReader } from '../store/port.js';
+import { judgeSignature, type SignatureLeaf, type Trust } from '../verify/signatures.js';
+import type {
+  Check,
+  CheckDraft,
+  RecordLifecycle,
+  RecordReport,
+  VerifyReport,
+} from '../verify/types.js';
+import { exitCodeOf } from '../verify/verify.js';
+import { lifecycleStates, type LifecycleState } from './lifecycle-state.js';
+import { isLifecycleStep } from './lifecycle.js';
+
+export interface LifecycleGateOptions {
+  strict: boolean;
+  trust: Trust | undefined;
+  /** The policy's `lifecycle.requireReviewer`. */
+  requireReviewer: boolean;
+  /** Verifies records the report does not hold (a superseding record older than a cached tip). */
+  verifyOthers: (ids: readonly string[]) => Promise<RecordReport[]>;
+}
+
+/** Whether a record's own claims fail the gate (integrity failures are never resolved). */
+function failsOnClaims(checks: readonly CheckDraft[], strict: boolean): boolean {
+  return (
+    !checks.some((c) => c.integrity && c.verdict !== 'verified') && exitCodeOf(checks, strict) === 1
+  );
+}
+
+/** What fails the gate: resolved records count only through their integrity checks. */
+export function gateChecks(report: Pick<VerifyReport, 'ledger' | 'records'>): CheckDraft[] {
+  return [
+    ...report.ledger,
+    ...report.records.flatMap((r) =>
+      r.lifecycle?.resolved === true ? r.checks.filter((c) => c.integrity) : r.checks,
+    ),
+  ];
+}
+
+/** Sets `lifecycle` on every record of `report` whose claims fail. */
+export async function attachLifecycles(
+  reader: ObjectReader,
+  index: LedgerIndex,
+  report: VerifyReport,
+  options: LifecycleGateOptions,
+): Promise<void> {
+  const failing = report.records.filter((r) => failsOnClaims(r.checks, options.strict));
+  if (failing.length === 0) return;
+  const records: { id: string; record: LedgerRecord }[] = [];
+  for (const { entry } of orderEntries(await readAllEntries(reader, index)).reverse()) {
+    if (entry.record === null || !index.records.has(entry.record)) continue;
+    const { record } = await readIndexedRecord(reader, index, entry.record);
+    records.push({ id: entry.record, record });
+  }
+  const steps = new Set(records.filter((r) => isLifecycleStep(r.record)).map((r) => r.id));
+  const states = lifecycleStates(records);
+  const signatures = bySubject((await readSignatures(reader, index)).leaves);
+  const inReport = new Map(report.records.map((r) => [r.id, r]));
+  const others = [
+    ...new Set(
+      failing
+        .map((r) => states.get(r.id)?.last?.with)
+        .filter((w): w is string => w !== undefined && index.records.has(w) && !inReport.has(w)),
+    ),
+  ];
+  const verdictOf = new Map<string, readonly Check[]>(
+    [...report.records, ...(others.length > 0 ? await options.verifyOthers(others) : [])].map(
+      (r) => [r.id, r.checks],
+    ),
+  );
+  for (const r of failing) {
+    const state = states.get(r.id);
+    r.lifecycle =
+      state === undefined
+        ? stepLifecycle(r.checks)
+        : judge(state, {
+            ...options,
+            signatures: signatures.get(state.last?.id ?? '') ?? [],
+            steps,
+            known: (id) => index.records.has(id),
+            verdictOf: (id) => verdictOf.get(id),
+          });
+  }
+}
+
+/**
+ * A step makes no claim about work: who took it (`--by`) stays unproven until someone signs
+ * it, and the gate weighs that through the rule above, on the record the step acts on. So an
+ * unverifiable producer or signature does not fail a step under --strict; anything else does.
+ */
+function stepLifecycle(checks: readonly Check[]): RecordLifecycle {
+  const only = checks
+    .filter((c) => c.verdict !== 'verified' && c.verdict !== 'stale')
+    .every(
+      (c) => c.verdict === 'unverifiable' && (c.check === 'producer' || c.check === 'signature'),
+    );
+  return only
+    ? {
+        state: 'step',
+        resolved: true,
+        detail:
+          'a lifecycle step: who took it is a claim until a reviewer signs it (ledger sign STEP); not failing the gate',
+      }
+    : { state: 'step', resolved: false, detail: 'a lifecycle step whose own checks fail' };
+}
+
+interface JudgeContext extends LifecycleGateOptions {
+  signatures: readonly SignatureLeaf[];
+  steps: ReadonlySet<string>;
+  known: (id: string) => boolean;
+  verdictOf: (id: string) => readonly Check[] | undefined;
+}
+
+function judge(state: LifecycleState, ctx: JudgeContext): RecordLifecycle {
+  const last = state.last;
+  const base: RecordLifecycle = {
+    state: state.state,
+    ...(last === undefined
+      ? {}
+      : {
+          step: last.id,
+          ...(last.by === undefined ? {} : { by: last.by }),
+          at: last.at,
+          ...(last.with === undefined ? {} : { with: last.with }),
+        }),
+    resolved: false,
+    detail: '',
+  };
+  const no = (detail: string): RecordLifecycle => ({ ...base, detail });
+  if (last === undefined || (state.state !== 'rejected' && state.state !== 'superseded'))
+    return no(
+      `${state.state}: it fails the gate until it is rejected (ledger reject ID) or superseded by a record that verifies (ledger supersede ID --with NEW)`,
+    );
+  if (state.state === 'superseded') {
+    const by = last.with;
+    if (by === undefined)
+      return no(
+        `superseded by step ${last.id}, which names no superseding record (ledger supersede ID --with NEW)`,
+      );
+    if (!ctx.known(by) || ctx.steps.has(by) || by === state.record)
+      return no(`superseded with ${by}, which is not a handoff of this ledger`);
+    const checks = ctx.verdictOf(by);
+    if (checks === undefined || exitCodeOf(checks, ctx.strict) !== 0)
+      return no(`superseded with ${by}, which does not verify itself`);
+  }
+  let reviewer: string | undefined;
+  if (ctx.requireReviewer) {
+    const judged = ctx.signatures.map((s) =>
+      judgeSignature(last.id, s.signature.armored, ctx.trust, 'reviewer'),
+    );
+    reviewer = judged.find((v) => v.verified)?.signer ?? undefined;
+    if (reviewer === undefined)
+      return no(
+        `${state.state} by step ${last.id}, which no trusted reviewer signed (policy lifecycle.requireReviewer; ` +
+          `a reviewer runs ledger sign ${last.id})${judged.length === 0 ? '' : `: ${judged.map((v) => v.reason).join('; ')}`}`,
+      );
+  }
+  return {
+    ...base,
+    ...(reviewer === undefined ? {} : { reviewer }),
+    resolved: true,
+    detail: `${state.state} by step ${last.id}${reviewer === undefined ? (last.by === undefined ? '' : ` (by ${last.by}, claimed)`) : ` signed by reviewer ${reviewer}`}${last.with === undefined ? '' : `, superseded with ${last.with}`}: reported, not failing the gate`,
+  };
+}

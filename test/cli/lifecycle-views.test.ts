@@ -1,0 +1,104 @@
+/**
+ * Issue 17, item 4: lifecycle state (pending, accepted, rejected, superseded; by whom; when; by
+ * which step) shows in show, log, stats and report; steps are not agent runs. In-process
+ * library calls, one CLI run for the log's text.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { applyLifecycle } from '../../src/app/lifecycle.js';
+import { listLog } from '../../src/app/query.js';
+import { recordHandoff } from '../../src/app/record.js';
+import { withRepo } from '../../src/app/repo.js';
+import { writeReport } from '../../src/app/report.js';
+import { showRecord } from '../../src/app/show.js';
+import { ledgerStats } from '../../src/app/stats.js';
+import { cleanup, gitdir, runCli } from '../helpers/git.js';
+
+afterAll(cleanup);
+
+async function ledgerWithSteps() {
+  const repo = gitdir();
+  const lie = (
+    await recordHandoff({
+      cwd: repo,
+      status: 'success',
+      summary: 'lie',
+      witnesses: ['false'],
+      sign: false,
+    })
+  ).id;
+  const fix = (await recordHandoff({ cwd: repo, status: 'success', summary: 'fix', sign: false }))
+    .id;
+  const other = (
+    await recordHandoff({ cwd: repo, status: 'success', summary: 'other', sign: false })
+  ).id;
+  const rejected = await applyLifecycle({ cwd: repo, id: lie, action: 'reject', by: 'rita' });
+  const accepted = await applyLifecycle({ cwd: repo, id: fix, action: 'accept', by: 'rita' });
+  const superseded = await applyLifecycle({ cwd: repo, id: other, action: 'supersede', with: fix });
+  return { repo, lie, fix, other, rejected, accepted, superseded };
+}
+
+describe('lifecycle state in every view (issue 17, item 4)', () => {
+  it('log names each step as a step and gives each handoff its state, by whom and when', async () => {
+    const l = await ledgerWithSteps();
+    const items = await withRepo(l.repo, ({ store }) => listLog(store));
+    const byId = new Map(items.map((i) => [i.id, i]));
+    expect(byId.get(l.rejected.id)!.step).toEqual({
+      action: 'reject',
+      to: 'rejected',
+      of: l.lie,
+      by: 'rita',
+    });
+    expect(byId.get(l.superseded.id)!.step).toMatchObject({ action: 'supersede', with: l.fix });
+    expect(byId.get(l.lie)!.lifecycle).toEqual({
+      state: 'rejected',
+      step: l.rejected.id,
+      by: 'rita',
+      at: l.rejected.record.observed.recordedAt,
+    });
+    expect(byId.get(l.other)!.lifecycle).toMatchObject({ state: 'superseded', with: l.fix });
+    expect(byId.get(l.fix)!.lifecycle).toMatchObject({ state: 'accepted' });
+    // --task and -n still see the steps newer than what they list.
+    const one = await withRepo(l.repo, ({ store }) => listLog(store, { limit: 4 }));
+    expect(one.at(-1)!.lifecycle?.state).toBe('superseded');
+    const text = await runCli(['log'], l.repo);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('[lifecycle step: reject');
+    expect(text.stdout).not.toMatch(/claimed rejected\)/);
+    expect(text.stdout).not.toContain('[kxm]');
+  });
+
+  it('stats counts steps apart, not as agent runs, and handoffs by lifecycle state', async () => {
+    const l = await ledgerWithSteps();
+    const stats = await ledgerStats(l.repo);
+    expect(stats.records).toBe(3);
+    expect(stats.lifecycleSteps).toBe(3);
+    expect(stats.byFormat['kxm']).toBeUndefined();
+    expect(stats.byLifecycle).toEqual({ rejected: 1, accepted: 1, superseded: 1 });
+  });
+
+  it('show gives the state of any record, the step, by whom and when; a step says it is one', async () => {
+    const l = await ledgerWithSteps();
+    const shown = await showRecord({ cwd: l.repo, id: l.lie });
+    expect(shown.extra['lifecycle']).toMatchObject({
+      state: 'rejected',
+      step: l.rejected.id,
+      by: 'rita',
+    });
+    const step = await showRecord({ cwd: l.repo, id: l.rejected.id });
+    expect(step.extra['lifecycleStep']).toMatchObject({ action: 'reject', of: l.lie });
+  });
+
+  it("report's view model and Markdown carry the lifecycle, and a resolved lie's findings say so", async () => {
+    const l = await ledgerWithSteps();
+    const out = await writeReport({ cwd: l.repo, markdownFile: '-' });
+    const lie = out.report.records.find((r) => r.id === l.lie)!;
+    expect(lie.lifecycle).toMatchObject({ state: 'rejected', by: 'rita', resolved: true });
+    expect(out.report.records.find((r) => r.id === l.rejected.id)!.lifecycleStep).toMatchObject({
+      action: 'reject',
+    });
+    expect(out.markdown).toContain('| lifecycle |');
+    expect(out.markdown).toContain('rejected by rita \\(resolved\\)');
+    expect(out.markdown).toContain('no unresolved claim fails (1 contradicted record(s)');
+    expect(out.report.exitCode).toBe(0);
+  });
+});

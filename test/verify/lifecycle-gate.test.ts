@@ -1,0 +1,306 @@
+/**
+ * Issue 17, item 4: a lie can be resolved. A record whose claims are contradicted stops failing
+ * `verify` once it was rejected, or superseded with a record that verifies; its findings are
+ * still reported. Under `lifecycle.requireReviewer` only a step a trusted reviewer signed
+ * resolves — the attacks an agent has (its own step, its own key, a step on another record, a
+ * replayed signature) are kept here. In-process library calls on real repositories.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyLifecycle } from '../../src/app/lifecycle.js';
+import { recordHandoff } from '../../src/app/record.js';
+import { signRecord } from '../../src/app/sign.js';
+import { verifyRepository } from '../../src/app/verify.js';
+import { appendLeaves, readSignatures, signatureObject } from '../../src/ledger/leaves.js';
+import { SIGNATURES_DIR } from '../../src/ledger/layout.js';
+import { readLedgerIndex } from '../../src/ledger/read.js';
+import { isLedgerError } from '../../src/model/errors.js';
+import { openRepo } from '../../src/store/git/repo.js';
+import { GitStore } from '../../src/store/git/store.js';
+import type { VerifyReport } from '../../src/verify/types.js';
+import { cleanup, gitdir, tempDir } from '../helpers/git.js';
+
+afterEach(cleanup);
+
+/** A handoff that says its tests pass while its witness fails: `claims.status` contradicted. */
+async function lie(cwd: string, summary = 'all tests pass') {
+  return (
+    await recordHandoff({ cwd, status: 'success', summary, witnesses: ['false'], sign: false })
+  ).id;
+}
+async function honest(cwd: string, summary = 'the fix') {
+  return (
+    await recordHandoff({ cwd, status: 'success', summary, witnesses: ['true'], sign: false })
+  ).id;
+}
+const verify = (cwd: string, extra: Partial<Parameters<typeof verifyRepository>[0]> = {}) =>
+  verifyRepository({ cwd, cache: false, ...extra });
+const lifecycleOf = (report: VerifyReport, id: string) =>
+  report.records.find((r) => r.id === id)?.lifecycle;
+const contradicted = (report: VerifyReport, id: string) =>
+  report.records.find((r) => r.id === id)!.checks.filter((c) => c.verdict === 'contradicted');
+
+function keypair(dir: string, name: string): { key: string; pub: string } {
+  const key = join(dir, name);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', key]);
+  return { key, pub: readFileSync(`${key}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ') };
+}
+
+/** A policy that trusts the reviewer as reviewer and the agent's key as producer only. */
+function reviewerPolicy(): { policy: string; reviewer: string; agent: string } {
+  const dir = tempDir();
+  const reviewer = keypair(dir, 'reviewer');
+  const agent = keypair(dir, 'agent');
+  const allowed = join(dir, 'allowed_signers');
+  writeFileSync(
+    allowed,
+    `rita@reviewers.example.com namespaces="ledger" ${reviewer.pub}\n` +
+      `bot@agents.example.com namespaces="ledger" ${agent.pub}\n`,
+  );
+  const policy = join(dir, 'policy.json');
+  writeFileSync(
+    policy,
+    JSON.stringify({
+      version: 1,
+      rerun: { recordedHere: true, commands: [] },
+      witnessTimeoutSeconds: 30,
+      signatures: {
+        allowedSigners: allowed,
+        required: false,
+        roles: { producer: ['*'], reviewer: ['*@reviewers.example.com'] },
+      },
+      lifecycle: { requireReviewer: true },
+    }),
+  );
+  return { policy, reviewer: reviewer.key, agent: agent.key };
+}
+
+describe('lifecycle steps resolve a lie (issue 17, item 4)', () => {
+  it('a rejected lie is reported with its contradictions but verify exits 0, --strict too', async () => {
+    const repo = gitdir();
+    await honest(repo);
+    const lied = await lie(repo);
+    const before = await verify(repo);
+    expect(before.exitCode).toBe(1);
+    expect(lifecycleOf(before, lied)).toMatchObject({ state: 'pending', resolved: false });
+    const step = await applyLifecycle({ cwd: repo, id: lied, action: 'reject', by: 'rita' });
+    const after = await verify(repo);
+    expect(after.exitCode).toBe(0);
+    expect(contradicted(after, lied).length).toBeGreaterThan(0);
+    expect(lifecycleOf(after, lied)).toMatchObject({
+      state: 'rejected',
+      step: step.id,
+      by: 'rita',
+      resolved: true,
+    });
+    expect((await verify(repo, { strict: true, rerun: true })).exitCode).toBe(0);
+  });
+
+  it('the verified-state cache moves past a resolved lie and answers as --full does', async () => {
+    const repo = gitdir();
+    const lied = await lie(repo);
+    expect((await verifyRepository({ cwd: repo, cache: true })).exitCode).toBe(1);
+    await applyLifecycle({ cwd: repo, id: lied, action: 'reject' });
+    const cached = await verifyRepository({ cwd: repo, cache: true });
+    expect(cached.exitCode).toBe(0);
+    const again = await verifyRepository({ cwd: repo, cache: true });
+    expect(again.cache?.used).toBe(true);
+    expect(again.exitCode).toBe((await verify(repo)).exitCode);
+    // A second lie after the cached tip fails again, whatever was resolved before it.
+    await lie(repo, 'second lie');
+    expect((await verifyRepository({ cwd: repo, cache: true })).exitCode).toBe(1);
+    expect((await verify(repo)).exitCode).toBe(1);
+  });
+
+  it('superseded resolves only with a record that verifies: none named, a lie, or the record itself do not', async () => {
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const other = await lie(repo, 'another lie');
+    await applyLifecycle({ cwd: repo, id: lied, action: 'supersede', with: other });
+    const withLie = await verify(repo);
+    expect(withLie.exitCode).toBe(1);
+    expect(lifecycleOf(withLie, lied)).toMatchObject({ state: 'superseded', resolved: false });
+    expect(lifecycleOf(withLie, lied)!.detail).toMatch(/does not verify itself/);
+    await expect(
+      applyLifecycle({ cwd: repo, id: other, action: 'supersede', with: other }),
+    ).rejects.toThrow(/superseded by itself/);
+    const bare = gitdir();
+    const lone = await lie(bare);
+    await applyLifecycle({ cwd: bare, id: lone, action: 'supersede' });
+    const unnamed = await verify(bare);
+    expect(unnamed.exitCode).toBe(1);
+    expect(lifecycleOf(unnamed, lone)!.detail).toMatch(/names no superseding record/);
+  });
+
+  it('superseded with a verified record resolves, also when that record is older than a cached tip', async () => {
+    const repo = gitdir();
+    const fix = await honest(repo);
+    expect((await verifyRepository({ cwd: repo, cache: true })).exitCode).toBe(0);
+    const lied = await lie(repo);
+    await applyLifecycle({ cwd: repo, id: lied, action: 'supersede', with: fix });
+    const cached = await verifyRepository({ cwd: repo, cache: true });
+    expect(cached.cache?.used).toBe(true);
+    expect(cached.records.map((r) => r.id)).not.toContain(fix);
+    expect(cached.exitCode).toBe(0);
+    expect(lifecycleOf(cached, lied)).toMatchObject({
+      state: 'superseded',
+      with: fix,
+      resolved: true,
+    });
+    expect((await verify(repo)).exitCode).toBe(0);
+  });
+
+  it('a step on another record, or a handoff that calls itself a rejection of the lie, resolves nothing', async () => {
+    const repo = gitdir();
+    const fine = await honest(repo);
+    const lied = await lie(repo);
+    await applyLifecycle({ cwd: repo, id: fine, action: 'reject' });
+    // An agent-written KXM-like handoff claiming to be the step: it has source bytes, so it is
+    // a handoff, never a step.
+    const forged = {
+      status: 'failed',
+      summary: 'rejected',
+      extra: { lifecycle: { action: 'reject', from: 'pending', to: 'rejected', of: lied } },
+    };
+    await recordHandoff({
+      cwd: repo,
+      from: { bytes: new TextEncoder().encode(JSON.stringify(forged)), fileName: 'h.json' },
+      format: 'ledger',
+      sign: false,
+    });
+    const report = await verify(repo);
+    expect(report.exitCode).toBe(1);
+    expect(lifecycleOf(report, lied)).toMatchObject({ state: 'pending', resolved: false });
+  });
+});
+
+describe("policy lifecycle.requireReviewer: only a trusted reviewer's signed step resolves", () => {
+  it("the agent's own unsigned reject does not resolve; the reviewer signing that step does", async () => {
+    const { policy, reviewer } = reviewerPolicy();
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const step = await applyLifecycle({
+      cwd: repo,
+      id: lied,
+      action: 'reject',
+      by: 'rita@reviewers.example.com',
+    });
+    const unsigned = await verify(repo, { policyFile: policy });
+    expect(unsigned.exitCode).toBe(1);
+    expect(lifecycleOf(unsigned, lied)!.detail).toMatch(/no trusted reviewer signed/);
+    await signRecord({ cwd: repo, id: step.id, signingKey: reviewer });
+    const signed = await verify(repo, { policyFile: policy });
+    expect(signed.exitCode).toBe(0);
+    expect(lifecycleOf(signed, lied)).toMatchObject({
+      resolved: true,
+      reviewer: 'rita@reviewers.example.com',
+    });
+  });
+
+  it("a step signed by the agent's key, trusted as producer but not as reviewer, does not resolve", async () => {
+    const { policy, agent } = reviewerPolicy();
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const step = await applyLifecycle({
+      cwd: repo,
+      id: lied,
+      action: 'reject',
+      by: 'rita@reviewers.example.com',
+    });
+    await signRecord({ cwd: repo, id: step.id, signingKey: agent });
+    const report = await verify(repo, { policyFile: policy });
+    expect(report.exitCode).toBe(1);
+    expect(lifecycleOf(report, lied)!.detail).toMatch(/not trusted as reviewer/);
+  });
+
+  it('a step signed by a key allowed_signers does not list does not resolve', async () => {
+    const { policy } = reviewerPolicy();
+    const stranger = keypair(tempDir(), 'stranger');
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const step = await applyLifecycle({ cwd: repo, id: lied, action: 'reject' });
+    await signRecord({ cwd: repo, id: step.id, signingKey: stranger.key });
+    expect((await verify(repo, { policyFile: policy })).exitCode).toBe(1);
+  });
+
+  it("a reviewer's signature over one step, replayed as a leaf over another step, does not resolve", async () => {
+    const { policy, reviewer } = reviewerPolicy();
+    const repo = gitdir();
+    const first = await lie(repo, 'first lie');
+    const second = await lie(repo, 'second lie');
+    const signedStep = await applyLifecycle({ cwd: repo, id: first, action: 'reject' });
+    const agentStep = await applyLifecycle({ cwd: repo, id: second, action: 'reject' });
+    const { armored } = await signRecord({ cwd: repo, id: signedStep.id, signingKey: reviewer });
+    const opened = await openRepo(repo);
+    const store = new GitStore(opened);
+    try {
+      await appendLeaves(
+        store,
+        [{ dir: SIGNATURES_DIR, value: signatureObject(agentStep.id, armored) }],
+        'replay',
+        new Date(),
+      );
+      const leaves = await readSignatures(store, await readLedgerIndex(store));
+      expect([...leaves.leaves.values()].some((l) => l.subject === agentStep.id)).toBe(true);
+    } finally {
+      store.close();
+    }
+    const report = await verify(repo, { policyFile: policy });
+    expect(report.exitCode).toBe(1);
+    expect(lifecycleOf(report, first)).toMatchObject({ resolved: true });
+    expect(lifecycleOf(report, second)).toMatchObject({ resolved: false });
+  });
+
+  it('without signatures.roles.reviewer nobody is a reviewer, whatever allowed_signers lists', async () => {
+    const { policy, reviewer } = reviewerPolicy();
+    const text = JSON.parse(readFileSync(policy, 'utf8'));
+    delete text.signatures.roles.reviewer;
+    writeFileSync(policy, JSON.stringify(text));
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const step = await applyLifecycle({ cwd: repo, id: lied, action: 'reject' });
+    await signRecord({ cwd: repo, id: step.id, signingKey: reviewer });
+    expect((await verify(repo, { policyFile: policy })).exitCode).toBe(1);
+  });
+});
+
+describe('accept and supersede guard their input (issue 17, item 4)', () => {
+  it('accept of a record with contradicted claims refuses without --force', async () => {
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const refused = await applyLifecycle({ cwd: repo, id: lied, action: 'accept' }).catch((e) => e);
+    expect(isLedgerError(refused) && refused.code).toBe('CONTRADICTED');
+    expect(String(refused.message)).toMatch(/not accepting/);
+    const forced = await applyLifecycle({ cwd: repo, id: lied, action: 'accept', force: true });
+    expect(forced.to).toBe('accepted');
+    const fine = await honest(repo);
+    expect((await applyLifecycle({ cwd: repo, id: fine, action: 'accept' })).to).toBe('accepted');
+    // Accepted is not resolved: the lie still fails the gate.
+    expect((await verify(repo)).exitCode).toBe(1);
+  });
+
+  it('supersede --with names an existing handoff, never a step or an unknown id', async () => {
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const fine = await honest(repo);
+    const step = await applyLifecycle({ cwd: repo, id: fine, action: 'accept' });
+    await expect(
+      applyLifecycle({ cwd: repo, id: lied, action: 'supersede', with: step.id }),
+    ).rejects.toThrow(/lifecycle step/);
+    await expect(
+      applyLifecycle({
+        cwd: repo,
+        id: lied,
+        action: 'supersede',
+        with: `sha256:${'0'.repeat(64)}`,
+      }),
+    ).rejects.toThrow();
+    await expect(
+      applyLifecycle({ cwd: repo, id: lied, action: 'reject', with: fine }),
+    ).rejects.toThrow(/only supersede/);
+    const done = await applyLifecycle({ cwd: repo, id: lied, action: 'supersede', with: fine });
+    expect(done.record.claims.extra?.['lifecycle']).toMatchObject({ with: fine });
+  });
+});
