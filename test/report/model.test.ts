@@ -64,7 +64,8 @@ describe('escaping', () => {
     const row = markdown
       .split('\n')
       .find((l) => l.includes(id(7).slice(0, 19)) && l.startsWith('|'))!;
-    expect(row.match(/(?<!\\)\|/g)).toHaveLength(7);
+    // Seven columns (| | record | task | claimed | effective | lifecycle | checks |): eight bars.
+    expect(row.match(/(?<!\\)\|/g)).toHaveLength(8);
     expect(markdown).not.toContain('<img');
   });
 
