@@ -161,6 +161,36 @@ describe('action.yml in a workspace made as actions/checkout@v4 makes it', () =>
     });
   }
 
+  it('fetch-depth 1: after `ledger reject` of the lie the job passes, and still names the lie', async () => {
+    const user = makeUser();
+    const policy = auditorPolicy();
+    const { agent, remote } = await pushedMain(user, true);
+    const log = await cli(user, agent, ['log', '--task', 'T-2']);
+    const lie = (log.json as { id: string }[])[0]!.id;
+    const rejected = await cli(user, agent, ['reject', lie, '--by', 'reviewer']);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    git(agent, 'push', '-q', 'origin', 'refs/ledger/*:refs/ledger/*');
+    const main = git(agent, 'rev-parse', 'HEAD');
+    const workspace = checkoutV4(remote, main, 'refs/remotes/origin/main', 1, 'main');
+    const run = runAction({
+      workspace,
+      inputs: { policy, build: 'false' },
+      env: user.env,
+      github: { sha: main },
+    });
+    const verify = run.steps.find((s) => s.name === 'Verify the ledger')!;
+    expect(run.code, verify.stdout + verify.stderr).toBe(0);
+    const annotations = parseAnnotations(run.stdout);
+    expect(annotations.filter((a) => a.level === 'error')).toEqual([]);
+    // The lie is still there for a person to see: a notice on its file, and in the summary.
+    expect(annotations.filter((a) => a.level === 'notice').map((a) => a.properties.file)).toContain(
+      'src/gone.ts',
+    );
+    expect(verify.stdout).toMatch(/rejected or superseded/);
+    expect(run.summary).toContain('src/gone\\.ts: claimed deleted'); // Markdown-escaped
+    expect(run.summary).toMatch(/rejected by reviewer/);
+  });
+
   it("fetch-depth 1, pull request: only the records it adds are checked, bound to the pull request's head; a lie among them fails", async () => {
     const user = makeUser();
     const policy = auditorPolicy();
