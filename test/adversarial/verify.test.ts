@@ -135,7 +135,7 @@ function checkById(json: any, recordId: string, checkId: string) {
     ?.checks.find((c: any) => c.id === checkId);
 }
 
-const MAXSIM_SIX_RULES_BROKEN = `### Key Decisions
+### Key Decisions
 - Skipped the integration suite: this is low risk
 
 ### Artifacts
@@ -146,7 +146,8 @@ const MAXSIM_SIX_RULES_BROKEN = `### Key Decisions
 PASS
 
 Evidence:
-- Tests were green yesterday; I think it's fine, the change should work, the logic is sound
+- Tests were green yesterday; I think it's fine, the change should work, the logic is sound;
+  we can verify later
 
 ### Deferred Items
 - [bug] Eviction order under concurrent access -- we can verify later
