@@ -135,7 +135,9 @@ function checkById(json: any, recordId: string, checkId: string) {
     ?.checks.find((c: any) => c.id === checkId);
 }
 
-### Key Decisions
+// "we can verify later" under Deferred Items is a deferral, not evidence (issue 20: forecasts are
+// not judged), so the sixth broken rule is the same phrase in the Status evidence.
+const MAXSIM_SIX_RULES_BROKEN = `### Key Decisions
 - Skipped the integration suite: this is low risk
 
 ### Artifacts
