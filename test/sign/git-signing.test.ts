@@ -42,6 +42,9 @@ describe('signing as git signs', () => {
     const dir = gitdir();
     const key = await keygen(dir, 'repo-key', 'ed25519'); // inside the work tree, relative path
     git(dir, 'config', 'user.signingKey', 'repo-key.pub');
+    // A key kept in the work tree is git-ignored, as a team keeps it: else record refuses to
+    // carry an untracked private key into the candidate tree (SECRET_FILE, issue 18).
+    writeFileSync(join(dir, '.git', 'info', 'exclude'), 'repo-key\nrepo-key.pub\n');
     // The repository asks for signing: not its decision.
     git(dir, 'config', 'ledger.sign', 'true');
     const unsigned = await record(user, join(dir, 'src'), { status: 'success', summary: 'a' });
