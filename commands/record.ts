@@ -20,7 +20,7 @@ export default class RecordCommand extends LedgerCommand {
     '<%= config.bin %> record --from .mainark/handoff-42.partial.json --task 42 --evidence validate=.reviews/pr-7.validate.log',
     '<%= config.bin %> record --status success --witness "npm test" --no-keep-output',
     '<%= config.bin %> record --from handoff.json --tracked-only',
-    '<%= config.bin %> record --from handoff.json --include-untracked test/fixtures/server.key',
+    '<%= config.bin %> record --from handoff.json --include-untracked certs/dev-server.key',
   ];
   static override flags = {
     task: Flags.string({ description: 'Task id the run worked on.' }),

@@ -88,7 +88,7 @@ export const HANDOFF_EXAMPLE = {
   task: 'ISSUE-42',
   artifacts: [
     { path: 'src/translit.ts', action: 'created' },
-    { path: 'test/translit.test.ts', action: 'created' },
+    { path: 'src/translit.test.ts', action: 'created' },
   ],
   checks: [{ command: 'npm test', result: 'passed', exitCode: 0 }],
   decisions: [{ text: 'Kept the ASCII fallback', reason: 'the CLI prints to old terminals' }],
