@@ -22,7 +22,7 @@ import { MODE } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 
 /** Characters of diffs and output tails one page holds at most (1,000 records stay < 2 MB). */
-export const PAGE_EVIDENCE_CHARS = 150_000;
+export const PAGE_EVIDENCE_CHARS = 100_000;
 /** Claimed files diffed per record at most; the rest are listed without a diff. */
 const FILES_PER_RECORD = 20;
 

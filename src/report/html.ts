@@ -51,24 +51,26 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1r
 dl.facts dt { color: #555; }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 .summary { white-space: pre-wrap; background: #f2f2f5; padding: .5rem .75rem; border-radius: 4px; }
-details.record { background: #fff; border: 1px solid #ddd; border-left: 6px solid #15803d; border-radius: 6px; padding: .4rem 1rem; margin: .4rem 0; }
-details.record[open] { padding-bottom: 1rem; }
-details.record > summary { cursor: pointer; display: flex; gap: .6rem; align-items: baseline; flex-wrap: wrap; }
-details.record.v-contradicted { border-left-color: #b91c1c; }
-details.record.v-unverifiable { border-left-color: #92400e; }
-details.record.v-stale { border-left-color: #4b5563; }
-details.fold > summary { cursor: pointer; color: #444; margin: .6rem 0 .3rem; }
-.badge { display: inline-block; white-space: nowrap; padding: 0 .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; color: #fff; background: #15803d; }
+#records > details { background: #fff; border: 1px solid #ddd; border-left: 6px solid #15803d; border-radius: 6px; padding: .4rem 1rem; margin: .4rem 0; }
+#records > details[open] { padding-bottom: 1rem; }
+#records > details > summary { cursor: pointer; display: flex; gap: .6rem; align-items: baseline; flex-wrap: wrap; }
+#records > details.c { border-left-color: #b91c1c; }
+#records > details.u { border-left-color: #92400e; }
+#records > details.s { border-left-color: #4b5563; }
+details.fold > summary, #records details details > summary { cursor: pointer; color: #444; margin: .6rem 0 .3rem; }
+.badge, b.c, b.u, b.s, b.v, b.i { display: inline-block; white-space: nowrap; padding: 0 .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; color: #fff; background: #15803d; }
+b.c { background: #b91c1c; }
+b.u { background: #92400e; }
+b.s { background: #4b5563; }
+b.i, .badge.integrity { background: #7f1d1d; }
 .badge.v-contradicted { background: #b91c1c; }
-.badge.v-unverifiable { background: #92400e; }
-.badge.v-stale { background: #4b5563; }
-.badge.integrity { background: #7f1d1d; }
-#summary td.n { white-space: nowrap; }
+#summary tbody td:first-child { white-space: nowrap; }
+ul.checks > li > code, ul.files > li > bdi:first-of-type { font-weight: 600; }
 #filters { display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; padding: .75rem 0; border-bottom: 1px solid #ddd; position: sticky; top: 0; background: #fafafa; z-index: 1; }
 pre { background: #f6f6f8; padding: .4rem .6rem; margin: .2rem 0 .6rem; overflow-x: auto; white-space: pre-wrap; }
 pre ins { text-decoration: none; background: #dcfce7; }
 pre del { text-decoration: none; background: #fee2e2; }
-pre .hunk { color: #1e40af; }
+pre i { font-style: normal; color: #1e40af; }
 .meta { color: #555; }
 .empty { color: #595959; font-style: italic; }
 `;
@@ -77,11 +79,11 @@ const SCRIPT = `
 "use strict";
 (function () {
   var filters = ["verdict", "lifecycle", "task"].map(function (name) {
-    return { name: name, select: document.getElementById("filter-" + name) };
+    return { name: name.charAt(0), select: document.getElementById("filter-" + name) };
   });
   var shown = document.getElementById("shown");
   var rows = Array.prototype.slice.call(document.querySelectorAll("#summary tbody tr"));
-  var records = Array.prototype.slice.call(document.querySelectorAll("details.record"));
+  var records = Array.prototype.slice.call(document.querySelectorAll("#records > details"));
   function apply() {
     var visible = 0;
     function match(el) {
@@ -89,12 +91,10 @@ const SCRIPT = `
         return f.select.value === "" || el.getAttribute("data-" + f.name) === f.select.value;
       });
     }
-    rows.forEach(function (row) {
+    rows.forEach(function (row, i) {
       row.hidden = !match(row);
+      if (records[i]) records[i].hidden = row.hidden;
       if (!row.hidden) visible++;
-    });
-    records.forEach(function (record) {
-      record.hidden = !match(record);
     });
     shown.textContent = visible + " of " + rows.length + " record(s) shown";
   }
@@ -208,8 +208,9 @@ export function renderHtml(report: AuditReport): string {
           </div>
           ${summary}
           <h2>Records</h2>
+          ${noRoom(report) ? html`<p class="empty" id="no-room">Diffs and output tails are shown worst first while there is room: ${NO_ROOM} for those of the records without them.</p>` : ''}
           <div id="records">
-            ${report.records.length === 0 ? html`<p class="empty">No records.</p>` : recordsDetails(report, taskIndex, budget)}
+            ${report.records.length === 0 ? html`<p class="empty">No records.</p>` : recordsDetails(report, budget)}
           </div>
           <details class="fold" id="ledger-checks">
             <summary>The ledger's own checks (${report.ledger.length})</summary>
@@ -220,6 +221,15 @@ export function renderHtml(report: AuditReport): string {
       </body>
     </html> `;
   return page.text;
+}
+
+/** Some record's diffs or output were left out for the page's budget (said once, not per record). */
+function noRoom(report: AuditReport): boolean {
+  return report.records.some(
+    (r) =>
+      r.record?.files?.some((f) => f.note === NO_ROOM) === true ||
+      r.record?.witnesses.some((w) => w.output?.note === NO_ROOM) === true,
+  );
 }
 
 function outcome(exitCode: number): string {
@@ -239,17 +249,35 @@ function inline(tag: 'style' | 'script', body: typeof STYLE | typeof SCRIPT): Sa
   return new SafeHtml(`<${tag}>${body}</${tag}>`);
 }
 
-/** What the filters match: the same on a summary row and on its record's details. */
+/**
+ * The per-record markup is written with `h`, not `html`: the same tag, but a name Prettier does
+ * not reformat as embedded HTML, so each record's markup stays on as few lines as it was written
+ * (a thousand records' line breaks and attribute wrapping were a tenth of the page).
+ */
+const h = html;
+
+/**
+ * What the filters match, on the summary row only: the script hides a record's details with its
+ * row (rows and details are in the same order), so the details need no copy of them.
+ */
 function filterData(r: AuditRecord, taskIndex: ReadonlyMap<string, string>): SafeHtml {
   const task = r.record?.task === undefined ? '' : taskIndex.get(r.record.task);
-  return html`data-verdict="${r.verdict}" data-lifecycle="${lifecycleWord(r) ?? ''}"
-  data-task="${task}"`;
+  return h`data-v="${r.verdict}" data-l="${lifecycleWord(r) ?? ''}" data-t="${task}"`;
 }
 
+/** A verdict's one-letter class: the badge's colour and the record's border (see STYLE). */
+const SHORT: Readonly<Record<Verdict, string>> = {
+  contradicted: 'c',
+  unverifiable: 'u',
+  stale: 's',
+  verified: 'v',
+};
+
+/** A verdict badge: `<b>` with a one-letter class, as it is on the page thousands of times. */
 function badge(verdict: Verdict, integrity = false): SafeHtml {
-  return html`<span class="badge v-${verdict}${integrity ? ' integrity' : ''}"
-    >${integrity ? 'integrity failure' : verdict}</span
-  >`;
+  return integrity
+    ? h`<b class=i>integrity failure</b>`
+    : h`<b class=${SHORT[verdict]}>${verdict}</b>`;
 }
 
 /** "2 contradicted, 11 verified": how many of the record's checks have each verdict. */
@@ -269,6 +297,16 @@ function kinds(checks: readonly Check[]): string {
 
 function summaryTable(report: AuditReport, taskIndex: ReadonlyMap<string, string>): SafeHtml {
   if (report.records.length === 0) return html``;
+  // Cells and rows are closed by the next one (HTML's optional end tags): a row is on the page
+  // once per record.
+  const rows = report.records.map((r, i) => {
+    const rec = r.record;
+    const status =
+      rec === undefined
+        ? '—'
+        : h`<bdi>${claimedStatusLabel(rec.claimedStatus)}</bdi> → ${rec.effectiveStatus}`;
+    return h`<tr ${filterData(r, taskIndex)}><td><a href="#r${i}">${badge(r.verdict, r.integrity)} <code>${r.id.slice(7, 19)}</code></a><td><bdi>${cap(rec?.task ?? '—', 120)}</bdi><td>${status}<td>${lifecycleWord(r) ?? '—'}<td>${verdictCounts(r.checks)}`;
+  });
   return html`<table id="summary">
     <caption class="meta">
       One row per record, worst first
@@ -283,20 +321,7 @@ function summaryTable(report: AuditReport, taskIndex: ReadonlyMap<string, string
       </tr>
     </thead>
     <tbody>
-      ${report.records.map((r, i) => {
-        const rec = r.record;
-        return html`<tr ${filterData(r, taskIndex)}>
-          <td class="n">
-            <a href="#r${i}">${badge(r.verdict, r.integrity)} <code>${r.id.slice(7, 19)}</code></a>
-          </td>
-          <td class="s-task"><bdi>${cap(rec?.task ?? '—', 120)}</bdi></td>
-          <td class="s-status">
-            ${rec === undefined ? '—' : html`<bdi>${claimedStatusLabel(rec.claimedStatus)}</bdi> → ${rec.effectiveStatus}`}
-          </td>
-          <td class="s-lifecycle">${lifecycleWord(r) ?? '—'}</td>
-          <td class="s-checks">${verdictCounts(r.checks)}</td>
-        </tr>`;
-      })}
+      ${new SafeHtml(rows.map((row) => row.text).join('\n'))}
     </tbody>
   </table>`;
 }
@@ -351,22 +376,18 @@ const SUMMARY_CHARS = 2000;
  * the records' details (so 1,000 records stay under 2 MB). Details are written in page order,
  * worst first; past the budget a record keeps its summary row and a stub that says how to see it.
  */
-export const PAGE_BYTES = 1_900_000;
+export const PAGE_BYTES = 1_960_000;
 /** Record details always get at least this much, however long the summary table is. */
 const MIN_DETAILS_BYTES = 200_000;
 
-function recordsDetails(
-  report: AuditReport,
-  taskIndex: ReadonlyMap<string, string>,
-  budget: number,
-): SafeHtml {
+function recordsDetails(report: AuditReport, budget: number): SafeHtml {
   // Every record gets at least its stub; details replace stubs in page order while they fit.
-  const stubs = report.records.map((r, i) => recordDetails(r, i, taskIndex, true));
+  const stubs = report.records.map((r, i) => recordDetails(r, i, true));
   let left = budget - stubs.reduce((n, stub) => n + stub.text.length, 0);
   const parts = report.records.map((r, i) => {
     const stub = stubs[i]!;
     if (left <= 0) return stub;
-    const full = recordDetails(r, i, taskIndex);
+    const full = recordDetails(r, i);
     if (full.text.length - stub.text.length > left) {
       left = 0;
       return stub;
@@ -377,77 +398,44 @@ function recordsDetails(
   return new SafeHtml(parts.map((p) => p.text).join('\n'));
 }
 
-function recordDetails(
-  r: AuditRecord,
-  index: number,
-  taskIndex: ReadonlyMap<string, string>,
-  stub = false,
-): SafeHtml {
+function recordDetails(r: AuditRecord, index: number, stub = false): SafeHtml {
   const rec = r.record;
   const shown = r.checks.filter((c) => c.verdict !== 'verified');
   const verified = r.checks.filter((c) => c.verdict === 'verified');
   const verdictOf = (id: string) => r.checks.find((c) => c.id === id)?.verdict;
-  return html`<details class="record v-${r.verdict}" id="r${index}" ${filterData(r, taskIndex)}>
-    <summary>
-      ${badge(r.verdict, r.integrity)} <code class="record-id">${r.id}</code>
-      ${rec?.task === undefined ? '' : html`<bdi class="d-task">${cap(rec.task, 120)}</bdi>`}
-    </summary>
-    ${
-      stub
-        ? html`<p class="empty">
-            Details left out to keep the page small: <code>ledger report --html FILE ID</code> with
-            this id shows them.
-          </p>`
-        : html`${rec === undefined ? html`<p class="empty">The record could not be read; its checks say why.</p>` : facts(rec, r)}
-            ${shown.length === 0 ? '' : checkList(shown)}
-            ${rec === undefined ? '' : evidence(rec, verdictOf)}
-            <details class="fold verified">
-              <summary>
-                ${verified.length} verified
-                check(s)${verified.length > 0 ? `: ${kinds(verified)}` : ''}
-              </summary>
-              ${rec === undefined ? '' : anchors(rec)} ${signatures(r)}
-            </details>`
-    }
-  </details>`;
+  const head = h`<details class=${SHORT[r.verdict]} id=r${index}><summary>${badge(r.verdict, r.integrity)} <code>${r.id}</code>${rec?.task === undefined ? '' : h` <bdi>${cap(rec.task, 120)}</bdi>`}</summary>`;
+  if (stub)
+    return h`${head}<p class="empty">Details left out to keep the page small: <code>ledger report --html FILE ID</code> with this id shows them.</p></details>`;
+  const body = h`${rec === undefined ? h`<p class="empty">The record could not be read; its checks say why.</p>` : facts(rec, r)}${shown.length === 0 ? '' : checkList(shown)}${rec === undefined ? '' : evidence(rec, verdictOf)}<details><summary>${verified.length} verified check(s)${verified.length > 0 ? `: ${kinds(verified)}` : ''}</summary>${rec === undefined ? '' : anchors(rec)}${signatures(r)}</details>`;
+  return h`${head}${body}</details>`;
 }
 
-/** A record's checks that did not verify: verdict, check, subject, detail (re-run output). */
+/**
+ * A record's checks that did not verify: verdict, check, subject, detail (re-run output), in
+ * that order as the item's first children (no class per part: it is on the page per check).
+ */
 function checkList(checks: readonly Check[]): SafeHtml {
-  return html`<ul class="checks">
-    ${checks.map(
-      (c) =>
-        html`<li class="check" data-verdict="${c.verdict}" data-check-id="${c.id}">
-          ${badge(c.verdict, c.integrity === true && c.verdict !== 'verified')}
-          <code class="c-check">${c.check}</code>
-          <bdi class="c-subject">${cap(c.subject, FIELD_CHARS)}</bdi>:
-          <bdi class="c-detail">${cap(c.detail, FIELD_CHARS)}</bdi
-          >${c.rerun ? rerunTail(c.rerun.tail) : ''}
-        </li>`,
-    )}
-  </ul>`;
+  const items = checks.map(
+    (c) =>
+      h`<li>${badge(c.verdict, c.integrity === true && c.verdict !== 'verified')} <code>${c.check}</code> <bdi>${cap(c.subject, FIELD_CHARS)}</bdi>: <bdi>${cap(c.detail, FIELD_CHARS)}</bdi>${c.rerun ? rerunTail(c.rerun.tail) : ''}`,
+  );
+  return h`<ul class=checks>${items}</ul>`;
 }
 
 type RecordView = NonNullable<AuditRecord['record']>;
 
 function facts(rec: RecordView, r: AuditRecord): SafeHtml {
   const verified = r.signatures.filter((s) => s.verified).map((s) => s.signer);
-  return html`<p class="facts">
-      <bdi class="f-claimed">${claimedStatusLabel(rec.claimedStatus)}</bdi> →
-      <span class="f-effective">${rec.effectiveStatus}</span>,
-      <span class="f-lifecycle">${lifecycleWord(r) ?? '—'}</span>;
-      ${rec.run === undefined ? '' : html`run <bdi>${cap(rec.run, FIELD_CHARS)}</bdi>, `}${rec.format},
-      ${rec.recordedAt}${rec.producer === undefined ? '' : html`, by <bdi>${cap(rec.producer, FIELD_CHARS)}</bdi>`}
-      ${verified.length > 0 ? html`(verified: ${verified.join(', ')})` : rec.producer === undefined ? '' : '(not proven)'}
-    </p>
-    ${
-      rec.reasons.length > 0
-        ? html`<ul class="reasons">
-            ${rec.reasons.map((reason) => html`<li><code>${reason.code}</code> <bdi>${cap(reason.message, FIELD_CHARS)}</bdi></li>`)}
-          </ul>`
-        : ''
-    }
-    ${rec.summary === undefined ? '' : html`<p class="summary">${capText(rec.summary, SUMMARY_CHARS)}</p>`}`;
+  const by =
+    rec.producer === undefined
+      ? ''
+      : h`, by <bdi>${cap(rec.producer, FIELD_CHARS)}</bdi> ${verified.length > 0 ? `(verified: ${verified.join(', ')})` : '(not proven)'}`;
+  const reasons =
+    rec.reasons.length === 0
+      ? ''
+      : h`<ul class="reasons">${rec.reasons.map((reason) => h`<li><code>${reason.code}</code> <bdi>${cap(reason.message, FIELD_CHARS)}</bdi>`)}</ul>`;
+  // Claimed → effective status and lifecycle are the record's summary row's, not repeated here.
+  return h`<p>${rec.run === undefined ? '' : h`run <bdi>${cap(rec.run, FIELD_CHARS)}</bdi>, `}${rec.format}, ${rec.recordedAt}${by}</p>${reasons}${rec.summary === undefined ? '' : h`<p class=summary>${capText(rec.summary, SUMMARY_CHARS)}</p>`}`;
 }
 
 /** Multi-line text cut to `max` characters, saying how many were cut. */
@@ -461,76 +449,62 @@ function capText(text: string, max: number): string {
 function diffLines(lines: readonly DiffLine[]): SafeHtml {
   const rendered = lines.map((l) =>
     l.op === '+'
-      ? html`<ins>+${l.text}</ins>`
+      ? h`<ins>+${l.text}</ins>`
       : l.op === '-'
-        ? html`<del>-${l.text}</del>`
+        ? h`<del>-${l.text}</del>`
         : l.op === '@'
-          ? html`<span class="hunk">${l.text}</span>`
-          : html` ${l.text}`,
+          ? h`<i>${l.text}</i>`
+          : h` ${l.text}`,
   );
-  return new SafeHtml(rendered.map((h) => h.text).join('\n'));
+  return new SafeHtml(rendered.map((x) => x.text).join('\n'));
 }
 
 function claimedFile(f: ClaimedFile, verdict: Verdict | undefined): SafeHtml {
   const diff = f.diff;
-  return html`<li class="file">
-    ${verdict === undefined || verdict === 'verified' ? '' : badge(verdict)}
-    <bdi class="path">${cap(f.path, FIELD_CHARS)}</bdi>
-    ${f.change}${diff ? `, +${diff.added} −${diff.removed}` : ''}, ${f.size} bytes, sha256
-    <code>${f.sha256.slice(0, 16)}</code>
-    ${f.note === undefined || f.note === NO_ROOM ? '' : html`<span class="empty">(${f.note})</span>`}
-    ${
-      diff === undefined || diff.lines.length === 0
-        ? ''
-        : html`<pre class="diff">
-${diffLines(diff.lines)}${diff.omitted > 0 ? `\n… ${diff.omitted} more diff line(s)` : ''}</pre>`
-    }
-  </li>`;
+  const note =
+    f.note === undefined || f.note === NO_ROOM ? '' : h` <span class="empty">(${f.note})</span>`;
+  const pre =
+    diff === undefined || diff.lines.length === 0
+      ? ''
+      : h`<pre class="diff">\n${diffLines(diff.lines)}${diff.omitted > 0 ? `\n… ${diff.omitted} more diff line(s)` : ''}</pre>`;
+  return h`<li>${verdict === undefined || verdict === 'verified' ? '' : h`${badge(verdict)} `}<bdi>${cap(f.path, FIELD_CHARS)}</bdi> ${f.change}${diff ? `, +${diff.added} −${diff.removed}` : ''}, ${f.size} bytes, sha256 <code>${f.sha256.slice(0, 16)}</code>${note}${pre}`;
+}
+
+/** A witness as recorded; its verdict is its check's, in the record's check list. */
+function witnessItem(w: RecordView['witnesses'][number]): SafeHtml {
+  const result = w.timedOut
+    ? 'timed out'
+    : w.exitCode === null
+      ? `signal ${w.signal ?? '?'}`
+      : `exit ${w.exitCode}`;
+  const note =
+    w.output?.note === undefined || w.output.note === NO_ROOM
+      ? ''
+      : h` <span class="empty">(${w.output.note})</span>`;
+  const tails = (['stdout', 'stderr'] as const).map((s) => {
+    const tail = w.output?.[s];
+    if (tail === undefined || tail.lines.length === 0) return '';
+    const before = tail.omitted > 0 || tail.more ? `… earlier ${s} left out\n` : '';
+    return h`<pre class="tail-${s}" aria-label="${s}, last lines">\n${before}${tail.lines.join('\n')}</pre>`;
+  });
+  return h`<li><code>${cap(w.command, FIELD_CHARS)}</code>: ${result}, ${w.durationMs} ms${note}${tails}`;
 }
 
 function evidence(rec: RecordView, verdictOf: (id: string) => Verdict | undefined): SafeHtml {
   const files: ClaimedFile[] =
     rec.files ?? rec.artifacts.map((a) => ({ ...a, change: 'unknown' as const }));
-  const noRoom =
-    files.some((f) => f.note === NO_ROOM) || rec.witnesses.some((w) => w.output?.note === NO_ROOM);
-  return html`${noRoom ? html`<p class="empty">Diffs and output: ${NO_ROOM}.</p>` : ''}${
+  const fileList =
     files.length === 0
       ? ''
-      : html`<ul class="files" aria-label="claimed files, base → candidate">
-          ${files.map((f, i) => claimedFile(f, verdictOf(`observed.artifacts[${i}]`)))}
-        </ul>`
-  }
-  ${
-    rec.witnesses.length === 0
-      ? ''
-      : html`<ul class="witnesses" aria-label="witnesses">
-          ${rec.witnesses.map((w, i) => {
-            const verdict = verdictOf(`observed.witnesses[${i}]`);
-            return html`<li class="witness">
-              ${verdict === undefined ? '' : badge(verdict)}
-              <code>${cap(w.command, FIELD_CHARS)}</code>:
-              ${w.timedOut ? 'timed out' : w.exitCode === null ? `signal ${w.signal ?? '?'}` : `exit ${w.exitCode}`},
-              ${w.durationMs} ms
-              ${w.output?.note === undefined || w.output.note === NO_ROOM ? '' : html`<span class="empty">(${w.output.note})</span>`}
-              ${(['stdout', 'stderr'] as const).map((s) => {
-                const tail = w.output?.[s];
-                if (tail === undefined || tail.lines.length === 0) return '';
-                const before = tail.omitted > 0 || tail.more ? `… earlier ${s} left out\n` : '';
-                return html`<pre class="tail-${s}" aria-label="${s}, last lines">
-${before}${tail.lines.join('\n')}</pre>`;
-              })}
-            </li>`;
-          })}
-        </ul>`
-  }`;
+      : h`<ul class=files>${files.map((f, i) => claimedFile(f, verdictOf(`observed.artifacts[${i}]`)))}</ul>`;
+  const witnessList =
+    rec.witnesses.length === 0 ? '' : h`<ul>${rec.witnesses.map((w) => witnessItem(w))}</ul>`;
+  return h`${fileList}${witnessList}`;
 }
 
 function anchors(rec: RecordView): SafeHtml {
   const { anchors } = rec;
-  return html`<p class="anchors mono">
-    base commit ${anchors.baseCommit ?? '(none)'}; candidate tree
-    ${anchors.candidateTree}${anchors.branch === undefined ? '' : html`; branch <bdi>${cap(anchors.branch, FIELD_CHARS)}</bdi>`}
-  </p>`;
+  return h`<p class="mono">base commit ${anchors.baseCommit ?? '(none)'}; candidate tree ${anchors.candidateTree}${anchors.branch === undefined ? '' : h`; branch <bdi>${cap(anchors.branch, FIELD_CHARS)}</bdi>`}</p>`;
 }
 
 function signatures(r: AuditRecord): SafeHtml | '' {
