@@ -16,7 +16,6 @@ import { createSniff } from '../../src/formats/kit/sniff.js';
 import {
   Claims,
   Record as RecordSchema,
-  type FormatName,
   type LedgerRecord,
 } from '../../src/model/record.js';
 
@@ -26,7 +25,7 @@ export function score(module: FormatModule, bytes: Uint8Array, fileName?: string
 
 export function recordOf(
   h: ParsedHandoff,
-  format: FormatName,
+  format: LedgerRecord['format'],
   observed: Partial<LedgerRecord['observed']> = {},
 ): LedgerRecord {
   return RecordSchema.parse({
