@@ -11,7 +11,7 @@ import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from 
 import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
-import { RECORD_SCHEMA, type LedgerRecord } from '../model/record.js';
+import { LIFECYCLE_FORMAT, RECORD_SCHEMA_V4, type LedgerRecord } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
 import { openLocalState } from './local-state.js';
@@ -38,7 +38,10 @@ export function lifecycleActions(): readonly string[] {
 /** The lifecycle a record takes part in as its own format's, if that format has one. */
 export function lifecycleOf(record: LedgerRecord): Lifecycle | undefined {
   const provider = formatModules().find((m) => m.lifecycle !== undefined);
-  return provider !== undefined && provider.name === record.format ? provider.lifecycle : undefined;
+  return provider !== undefined &&
+    (provider.name === record.format || record.format === LIFECYCLE_FORMAT)
+    ? provider.lifecycle
+    : undefined;
 }
 
 export interface LifecycleChain {
@@ -49,15 +52,16 @@ export interface LifecycleChain {
 }
 
 /**
- * Whether `record` is a step a lifecycle command took: of the lifecycle's format, made without a
- * handoff file, linking to the record it acts on. A handoff the agent wrote always keeps its
+ * Whether `record` is a step a lifecycle command took: a record of the lifecycle kind (v4), or
+ * as steps were written before it, of the lifecycle's format; either way made without a
+ * handoff file and linking to the record it acts on. A handoff the agent wrote always keeps its
  * source bytes, so whatever its claims say (a `lifecycle` link in `extra`, a status word of the
  * lifecycle's vocabulary), it is never a step and never moves another record's state.
  */
 export function isLifecycleStep(record: LedgerRecord): boolean {
   const { name, lifecycle } = lifecycleProvider();
   return (
-    record.format === name &&
+    (record.format === LIFECYCLE_FORMAT || record.format === name) &&
     record.observed.source === undefined &&
     lifecycle.linkOf(record) !== undefined
   );
@@ -181,16 +185,17 @@ async function stepOnce(
   // The same derivation `verify` re-derives with: a step's status follows from the step.
   const { status, reasons } = sealedStatus(
     {
-      schema: RECORD_SCHEMA,
-      format: provider.name,
+      schema: RECORD_SCHEMA_V4,
+      format: LIFECYCLE_FORMAT,
       claims,
       observed: { recordedAt, witnesses: [] },
     },
     { attachments: new Map() },
   );
+  // A step is a record kind of its own (v4), never a handoff of the lifecycle's format.
   const record: LedgerRecord = {
-    schema: RECORD_SCHEMA,
-    format: provider.name,
+    schema: RECORD_SCHEMA_V4,
+    format: LIFECYCLE_FORMAT,
     claims,
     observed: {
       recordedAt,

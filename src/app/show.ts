@@ -1,7 +1,7 @@
 /**
  * `ledger show`: one record, for people or as JSON, or re-emitted in a seed format.
  */
-import { emitAs, formatModule, sourceShapeOf } from '../formats/index.js';
+import { emitAs, recordModule, sourceShapeOf } from '../formats/index.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { readKeptBlob } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
@@ -75,7 +75,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
         throw new LedgerError('CORRUPT', `record ${id} lost its source bytes`, { record: id });
       return kept;
     };
-    const module = formatModule(record.format);
+    const module = recordModule(record);
     const kept = await source();
     const extra: Record<string, unknown> = { ...(module.views?.(record, kept) ?? {}) };
     // Every record has a lifecycle (a step of another format acts on it too): its state, the

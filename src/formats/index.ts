@@ -11,6 +11,7 @@ export {
   EMITTER_NAMES,
   formatModule,
   formatModules,
+  recordModule,
   isEmitterName,
   findEmitter,
   isFormatName,

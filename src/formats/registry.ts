@@ -4,7 +4,13 @@
  * Adding a format is adding its folder and one line in MODULES (see CONTRIBUTING in README.md).
  */
 import { LedgerError } from '../model/errors.js';
-import { FORMATS, type FormatName, type LedgerRecord, type Status } from '../model/record.js';
+import {
+  FORMATS,
+  LIFECYCLE_FORMAT,
+  type FormatName,
+  type LedgerRecord,
+  type Status,
+} from '../model/record.js';
 import type { Detection, Emitted, Emitter, FormatModule } from './contract.js';
 import { isPlainObject } from './kit/json.js';
 import { createSniff } from './kit/sniff.js';
@@ -38,6 +44,19 @@ export function isFormatName(name: string): name is FormatName {
 export function formatModule(name: FormatName): FormatModule {
   const module = MODULES.find((m) => m.name === name);
   if (!module) throw new LedgerError('USAGE', `the ${name} format is not available in this build`);
+  return module;
+}
+
+/**
+ * The module whose rules a stored record follows: its format's, or for a lifecycle step (a
+ * record kind of its own, not a handoff format) the module that defines the lifecycle, whose
+ * status words and re-derivation the steps use. Never a way to parse or detect a step.
+ */
+export function recordModule(record: Pick<LedgerRecord, 'format'>): FormatModule {
+  if (record.format !== LIFECYCLE_FORMAT) return formatModule(record.format);
+  const module = MODULES.find((m) => m.lifecycle !== undefined);
+  if (!module)
+    throw new LedgerError('USAGE', 'no format in this build defines a handoff lifecycle');
   return module;
 }
 
@@ -78,7 +97,7 @@ export function findEmitter(name: string): { module: FormatModule; emitter: Emit
 
 /** What the record's claimed status means, by the rules of the format it came in. */
 export function claimedMeaning(record: LedgerRecord): Status | undefined {
-  return formatModule(record.format).statusOf(record.claims.status);
+  return recordModule(record).statusOf(record.claims.status);
 }
 
 /** Renders a record in a shape, with the loss report. */
@@ -88,7 +107,7 @@ export function emitAs(name: string, record: LedgerRecord): Emitted {
 
 /** The shape a record's kept source bytes are in: `show --as` that shape gives them back. */
 export function sourceShapeOf(record: LedgerRecord): string {
-  const module = formatModule(record.format);
+  const module = recordModule(record);
   return module.sourceShape?.(record) ?? module.emitters[0]?.name ?? module.name;
 }
 

@@ -11,29 +11,35 @@
 import { z } from 'zod';
 import {
   FORMATS,
+  LIFECYCLE_FORMAT,
   LOG_ENTRY_SCHEMA,
   RECORD_ID,
   RECORD_SCHEMA,
   RECORD_SCHEMA_V1,
   RECORD_SCHEMA_V3,
+  RECORD_SCHEMA_V4,
   RECORD_SCHEMAS,
   STATUSES,
+  type RecordFormat,
 } from './vocabulary.js';
 
 // The names and vocabularies live in a zod-free module (start-up cost); re-exported here.
 export {
   FORMATS,
+  LIFECYCLE_FORMAT,
   LOG_ENTRY_SCHEMA,
   RECORD_ID,
   RECORD_SCHEMA,
   RECORD_SCHEMA_V1,
   RECORD_SCHEMA_V3,
+  RECORD_SCHEMA_V4,
   RECORD_SCHEMAS,
   STATUSES,
   isStatus,
   statusRank,
   worseStatus,
   type FormatName,
+  type RecordFormat,
   type Status,
 } from './vocabulary.js';
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -278,16 +284,35 @@ export const RecordV3 = z
     message: 'a v3 record carries isolation or skipped; one with neither is written as v2',
   });
 
+/**
+ * v4 = v3 with one more `format`, "lifecycle": a step (accept, reject, supersede) is a record
+ * kind of its own, not a handoff format. Only a step is written as v4 and a v4 record is only
+ * a step: it keeps no handoff source (a handoff the agent wrote always keeps its bytes) and
+ * carries no other format's name, so an agent's handoff cannot be spelt as one.
+ */
+export const RecordV4 = z
+  .strictObject({
+    schema: z.literal(RECORD_SCHEMA_V4),
+    format: z.literal(LIFECYCLE_FORMAT),
+    claims: Claims,
+    observed: ObservedV3,
+  })
+  .refine((r) => r.observed.source === undefined, {
+    path: ['observed', 'source'],
+    message: 'a lifecycle step keeps no handoff source; a record with one is a handoff',
+  });
+
 /** Any stored record: every version ever written stays readable, each by its own rules. */
-export const Record = z.discriminatedUnion('schema', [RecordV1, RecordV2, RecordV3]);
+export const Record = z.discriminatedUnion('schema', [RecordV1, RecordV2, RecordV3, RecordV4]);
 /**
  * A record of any version, as the code sees it: v2's shape is a superset of v1's (a v1 record
  * is a v2 record whose base has a commit, whose output was kept and that has no `input`), and
  * v3's of v2's (`observed.isolation`, `observed.skipped`), so one type serves all and `schema` says which rules its
  * bytes were written under.
  */
-export type LedgerRecord = Omit<z.infer<typeof RecordV2>, 'schema' | 'observed'> & {
+export type LedgerRecord = Omit<z.infer<typeof RecordV2>, 'schema' | 'format' | 'observed'> & {
   schema: (typeof RECORD_SCHEMAS)[number];
+  format: RecordFormat;
   observed: Observed & {
     isolation?: WitnessIsolation | undefined;
     skipped?: SkippedFile[] | undefined;

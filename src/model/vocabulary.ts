@@ -10,7 +10,17 @@ export const RECORD_SCHEMA = 'ledger.record/v2';
 export const RECORD_SCHEMA_V1 = 'ledger.record/v1';
 /** v2 plus `observed.isolation`: written only for a record whose witnesses ran isolated. */
 export const RECORD_SCHEMA_V3 = 'ledger.record/v3';
-export const RECORD_SCHEMAS = [RECORD_SCHEMA_V1, RECORD_SCHEMA, RECORD_SCHEMA_V3] as const;
+/**
+ * v3 plus `format: "lifecycle"`: written only for a lifecycle step (accept, reject, supersede),
+ * a record kind of its own that no handoff format detects, parses or converts.
+ */
+export const RECORD_SCHEMA_V4 = 'ledger.record/v4';
+export const RECORD_SCHEMAS = [
+  RECORD_SCHEMA_V1,
+  RECORD_SCHEMA,
+  RECORD_SCHEMA_V3,
+  RECORD_SCHEMA_V4,
+] as const;
 export const LOG_ENTRY_SCHEMA = 'ledger.log/v1';
 
 /** The ledger's own status vocabulary; format-specific statuses map onto it. */
@@ -51,5 +61,14 @@ export function isStatus(value: string): value is Status {
  */
 export const FORMATS = ['ledger', 'maxsim', 'mainark', 'kxm', 'team', 'structured'] as const;
 export type FormatName = (typeof FORMATS)[number];
+
+/**
+ * The `format` of a lifecycle step: not a handoff format (it is not in FORMATS, so the registry
+ * never detects, parses, converts or lists it, and `record --format` refuses it), only ever
+ * written by the lifecycle commands, under schema v4.
+ */
+export const LIFECYCLE_FORMAT = 'lifecycle';
+/** What a stored record's `format` may say: a handoff format, or a lifecycle step. */
+export type RecordFormat = FormatName | typeof LIFECYCLE_FORMAT;
 
 export const RECORD_ID = /^sha256:[0-9a-f]{64}$/;

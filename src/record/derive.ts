@@ -11,8 +11,9 @@
  *
  * Pure: bytes and values in, a derivation out; no store, no clock, no file system.
  */
-import { formatModule, type FormatOptions, type ParseContext } from '../formats/index.js';
+import { recordModule, type FormatOptions, type ParseContext } from '../formats/index.js';
 import {
+  LIFECYCLE_FORMAT,
   RECORD_SCHEMA_V1,
   type LedgerRecord,
   type Observed,
@@ -107,9 +108,12 @@ export function parseContextOf(
 function fromSource(record: DerivableRecord, kept: KeptInputs, options: DeriveOptions): Derivation {
   const caveat = record.schema === RECORD_SCHEMA_V1 ? V1_CAVEAT : undefined;
   const also = caveat === undefined ? {} : { caveat };
+  // A step is not a handoff format: kept bytes on one are never parsed as a handoff.
+  if (record.format === LIFECYCLE_FORMAT)
+    return { ok: false, problem: 'a lifecycle step keeps no handoff source', ...also };
   let module;
   try {
-    module = formatModule(record.format);
+    module = recordModule(record);
   } catch (error) {
     return { ok: false, problem: (error as Error).message, ...also };
   }
@@ -138,7 +142,7 @@ function fromSource(record: DerivableRecord, kept: KeptInputs, options: DeriveOp
 function withoutSource(record: DerivableRecord): Derivation {
   let module;
   try {
-    module = formatModule(record.format);
+    module = recordModule(record);
   } catch (error) {
     return { ok: false, problem: (error as Error).message };
   }

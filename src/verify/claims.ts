@@ -8,7 +8,7 @@
  * status means, and which extra rules apply, comes from the record's format module; nothing
  * here names a format.
  */
-import { formatModule } from '../formats/index.js';
+import { recordModule } from '../formats/index.js';
 import { lookupPath } from '../ledger/trees.js';
 import { statusRank, type ClaimedArtifact, type LedgerRecord } from '../model/record.js';
 import { checkRepoPath } from '../paths/index.js';
@@ -47,7 +47,7 @@ function claim(
 function checkStatus(record: LedgerRecord, checks: Check[]) {
   const claimed = record.claims.status;
   const effective = record.observed.effectiveStatus;
-  const meaning = formatModule(record.format).statusOf(claimed);
+  const meaning = recordModule(record).statusOf(claimed);
   const said = claimed === '' ? 'no status' : `claimed ${claimed}`;
   const why = record.observed.reasons.map((r) => `${r.code}: ${r.message}`).join('; ');
   const lowered = meaning === 'success' && statusRank(effective) > statusRank(meaning);
@@ -332,7 +332,7 @@ async function checkFileLines(store: ObjectReader, record: LedgerRecord, checks:
       );
     }
   }
-  const share = formatModule(record.format).verify?.maxBadReferenceShare;
+  const share = recordModule(record).verify?.maxBadReferenceShare;
   if (share !== undefined && checked > 0 && bad / checked > share)
     checks.push(
       claim(
@@ -347,7 +347,7 @@ async function checkFileLines(store: ObjectReader, record: LedgerRecord, checks:
 
 /** Claims the format knows verify cannot check (prose where a path belongs): reported as such. */
 function checkUncheckable(record: LedgerRecord, checks: Check[]) {
-  for (const u of formatModule(record.format).verify?.uncheckable?.(record) ?? [])
+  for (const u of recordModule(record).verify?.uncheckable?.(record) ?? [])
     checks.push(claim(u.id, 'claim.unverifiable', u.subject, 'unverifiable', u.reason));
 }
 

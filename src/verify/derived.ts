@@ -11,7 +11,7 @@
  */
 import { deriveStatus, type Derivation, type KeptInputs } from '../record/derive.js';
 import { deriveEffectiveStatus } from '../record/status.js';
-import { formatModule, type FormatOptions } from '../formats/index.js';
+import { recordModule, type FormatOptions } from '../formats/index.js';
 import { statusRank, type LedgerRecord, type Reason } from '../model/record.js';
 import { fail, pass, unverifiable } from './checks.js';
 import type { CheckSink } from './types.js';
@@ -152,7 +152,7 @@ function checkPolicyGates(
   const added = gated.reasons.filter(
     (r) => !plain.reasons.some((p) => p.code === r.code && p.subject === r.subject),
   );
-  const claimsDone = formatModule(record.format).statusOf(record.claims.status) === 'success';
+  const claimsDone = recordModule(record).statusOf(record.claims.status) === 'success';
   const detail = `under the auditor's policy the effective status is ${gated.status}, not ${plain.status}: ${describe(added)}`;
   checks.push(
     claimsDone

@@ -221,10 +221,12 @@ describe('kxm and mainark extras', () => {
     const shown = JSON.parse(
       (await runCli(['show', JSON.parse(accepted.stdout).id, '--json'], repo)).stdout,
     );
-    expect(shown.lifecycle).toEqual({
+    expect(shown.lifecycle).toMatchObject({
       state: 'accepted',
       chain: [recorded.id, JSON.parse(accepted.stdout).id],
+      by: 'reviewer',
     });
+    expect(shown.format).toBe('lifecycle');
   });
 
   it('a Mainark run with no partial still yields a record that says so; stats count it', async () => {

@@ -107,7 +107,8 @@ describe('a repository with no commit yet', () => {
     const accepted = await applyLifecycle({ cwd: dir, id: made.json.id, action: 'accept' });
     expect(accepted.record.observed.base.commit).toBeNull();
     expect(await logIds(dir)).toEqual([accepted.id, made.json.id]);
-    expect((await ledgerStats(dir)).records).toBe(2);
+    // A lifecycle step is not an agent run: counted apart (issue 17, item 4).
+    expect(await ledgerStats(dir)).toMatchObject({ records: 1, lifecycleSteps: 1 });
 
     const gate = await cliJson(dir, ['verify', '--strict'], user.env);
     expect(gate.code, gate.stdout).toBe(0);

@@ -13,6 +13,7 @@ import {
   emitterNames,
   findEmitter,
   formatModule,
+  recordModule,
   type Emitted,
 } from '../../src/formats/index.js';
 import type { FormatName, LedgerRecord, Status } from '../../src/model/record.js';
@@ -123,7 +124,7 @@ function convert(record: LedgerRecord, shape: string): string[] {
   const changed = new Set<string>();
   if (back.handoff.status !== record.observed.effectiveStatus)
     changed.add('observed.effectiveStatus');
-  const meant = formatModule(record.format).statusOf(record.claims.status);
+  const meant = recordModule(record).statusOf(record.claims.status);
   if (module.statusOf(back.handoff.claims.status) !== meant) changed.add('claims.status');
   for (const [field, view] of Object.entries(FIELDS))
     if (JSON.stringify(view(record.claims)) !== JSON.stringify(view(again)))

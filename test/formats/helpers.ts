@@ -13,12 +13,7 @@ import {
   type ParsedHandoff,
 } from '../../src/formats/index.js';
 import { createSniff } from '../../src/formats/kit/sniff.js';
-import {
-  Claims,
-  Record as RecordSchema,
-  type FormatName,
-  type LedgerRecord,
-} from '../../src/model/record.js';
+import { Claims, Record as RecordSchema, type LedgerRecord } from '../../src/model/record.js';
 
 export function score(module: FormatModule, bytes: Uint8Array, fileName?: string): number {
   return module.detect(createSniff(bytes, fileName)).score;
@@ -26,7 +21,7 @@ export function score(module: FormatModule, bytes: Uint8Array, fileName?: string
 
 export function recordOf(
   h: ParsedHandoff,
-  format: FormatName,
+  format: LedgerRecord['format'],
   observed: Partial<LedgerRecord['observed']> = {},
 ): LedgerRecord {
   return RecordSchema.parse({

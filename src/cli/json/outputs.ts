@@ -9,7 +9,12 @@
 import { z } from 'zod';
 import { ERROR_CODES } from '../../model/errors.js';
 import { Claims, ObservedV3, Reason } from '../../model/record.js';
-import { FORMATS, STATUSES } from '../../model/vocabulary.js';
+import { FORMATS, LIFECYCLE_FORMAT, STATUSES } from '../../model/vocabulary.js';
+
+/** A stored record's format: a handoff format, or the lifecycle kind for a step (schema v4). */
+const recordFormat = z
+  .enum([...FORMATS, LIFECYCLE_FORMAT])
+  .describe('the handoff format, or lifecycle for a lifecycle step');
 import { VERDICTS } from '../../verify/types.js';
 
 const recordId = z
@@ -99,7 +104,7 @@ export const LogOutput = z
       height: z.number().int().positive(),
       task: z.string().optional(),
       run: z.string().optional(),
-      format: z.enum(FORMATS),
+      format: recordFormat,
       claimedStatus: z.string(),
       effectiveStatus: z.enum(STATUSES),
       recordedAt: z.string(),
@@ -129,7 +134,7 @@ const Signature = z.object({
 
 const ShowRecord = z.object({
   id: recordId,
-  format: z.enum(FORMATS),
+  format: recordFormat,
   claimedStatus: z.string(),
   effectiveStatus: z.enum(STATUSES),
   reasons: z.array(Reason),

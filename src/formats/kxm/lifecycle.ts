@@ -83,7 +83,10 @@ export function nextLifecycleClaims(
       },
     );
   const p = previous.claims;
-  const prevExtra = previous.format === 'kxm' ? (p.extra ?? {}) : {};
+  // A step (the lifecycle kind, or a KXM-shaped step written before it) carries the KXM
+  // handoff's extra on, as a step on a KXM handoff does.
+  const prevExtra =
+    previous.format === 'kxm' || previous.format === 'lifecycle' ? (p.extra ?? {}) : {};
   const lifecycle: Record<string, Json> = { action, from: p.status, to };
   if (previousId !== undefined) lifecycle['of'] = previousId;
   if (by !== undefined) lifecycle['by'] = by;
