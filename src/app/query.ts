@@ -9,8 +9,6 @@ import { lookupPath } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { sanitizeLine } from '../paths/index.js';
-import { lifecycleStates, stepInfo } from './lifecycle-state.js';
-import { isLifecycleStep, lifecycleProvider } from './lifecycle.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
 
@@ -114,6 +112,11 @@ export async function listLog(
   const tipCommit = options.at === undefined ? await store.readRef(LOG_REF) : options.at;
   if (tipCommit === undefined || tipCommit === null) return [];
   const tip = await readTip(store, tipCommit);
+  // Loaded only when there is a ledger to list: they pull in the formats and zod, which `log`
+  // on an empty ledger never needs (its import graph is pinned by test/cli/startup.test.ts).
+  const [{ lifecycleStates, stepInfo }, { isLifecycleStep, lifecycleProvider }] = await Promise.all(
+    [import('./lifecycle-state.js'), import('./lifecycle.js')],
+  );
   const items: LogItem[] = [];
   // Steps come after the record they act on: walking from the tip, a record's steps are seen
   // before it, whatever the filter or limit leaves out.
