@@ -12,6 +12,7 @@ import {
   type Status,
 } from '../model/record.js';
 import type { Detection, Emitted, Emitter, FormatModule } from './contract.js';
+import { CLAIM_FIELDS } from './kit/claims.js';
 import { isPlainObject } from './kit/json.js';
 import { createSniff } from './kit/sniff.js';
 import { kxm } from './kxm/index.js';
@@ -172,29 +173,12 @@ export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
  * API response `{"status": 404, "error": …}`): the ledger shape's claims, and the keys of the
  * seed formats' JSON handoffs.
  */
-const HANDOFF_KEYS = [
-  'summary',
-  'task',
-  'run',
-  'attempt',
-  'intent',
-  'reworkOf',
-  'decisions',
-  'assumptions',
-  'openQuestions',
-  'deferred',
-  'findings',
-  'references',
-  'confidence',
-  'nextStep',
-  'artifacts',
-  'checks',
-  'insights',
-  'anchors',
+const HANDOFF_KEYS: readonly string[] = [
+  ...CLAIM_FIELDS.filter((field) => field !== 'status' && field !== 'extra'),
   'verification',
   'recommended_next_stage',
   'workspaceId',
-] as const;
+];
 
 /**
  * A handoff that no format recognises but that is plainly meant as one — a JSON object with a

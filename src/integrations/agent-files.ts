@@ -9,10 +9,10 @@
  * any other way (an inline table, dotted keys) is refused with nothing written, since appending
  * the table would make the file invalid TOML and Codex would refuse all of it.
  */
-import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../model/errors.js';
-import type { McpEntry } from './claude-code/settings.js';
+import { writeAtomically, type McpEntry } from './claude-code/settings.js';
 
 export interface FileChange {
   path: string;
@@ -249,22 +249,5 @@ async function refuseLinks(dir: string, path: string, flag: string): Promise<voi
         hint: `ledger writes only into a real ${kind}, never through a link; remove it and run ledger init ${flag} again.`,
       });
     }
-  }
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
-  const handle = await open(temp, 'wx', 0o644);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
   }
 }

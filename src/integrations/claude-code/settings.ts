@@ -347,7 +347,8 @@ function indentOf(text: string | undefined): string | number {
   return match ? match[1]! : 2;
 }
 
-async function writeAtomically(path: string, text: string): Promise<void> {
+/** Write by temp file and rename: a crash or a concurrent reader never sees half a file. */
+export async function writeAtomically(path: string, text: string): Promise<void> {
   const temp = `${path}.${process.pid}.tmp`;
   const handle = await open(temp, 'wx', 0o644);
   try {
