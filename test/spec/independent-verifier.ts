@@ -147,7 +147,6 @@ export function canonicalProblem(bytes: Uint8Array): string | undefined {
     return n;
   };
   const item = (depth: number): { key?: Uint8Array | undefined } => {
-    if (depth > 64) fail('nesting deeper than 64');
     if (pos >= bytes.length) fail('truncated');
     const start = pos;
     const ib = bytes[pos++]!;
@@ -172,6 +171,7 @@ export function canonicalProblem(bytes: Uint8Array): string | undefined {
       pos += n;
       return { key: major === 3 ? bytes.subarray(start, pos) : undefined };
     }
+    if ((major === 4 || major === 5) && depth > 64) fail('nesting deeper than 64');
     if (major === 4) for (let i = 0; i < n; i++) item(depth + 1);
     if (major === 5) {
       let prev: Uint8Array | undefined;

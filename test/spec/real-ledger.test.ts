@@ -7,9 +7,11 @@
  * by the independent validator, and the independent verifier (written from spec/ alone)
  * recomputes every id and walks the chain of the merged ledger and of each writer ref.
  */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { Decoder } from 'cbor-x';
+import { Decoder, Encoder } from 'cbor-x';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyLifecycle } from '../../src/app/lifecycle.js';
 import { recordHandoff } from '../../src/app/record.js';
@@ -17,7 +19,14 @@ import { syncRepository } from '../../src/app/sync.js';
 import { verifyRepository } from '../../src/app/verify.js';
 import { asUser } from '../adversarial/helpers.js';
 import { CddlSchema } from '../helpers/cddl-validator.js';
-import { cleanup, git, PROJECT_ROOT, remoteWithClones, writeFiles } from '../helpers/git.js';
+import {
+  cleanup,
+  git,
+  PROJECT_ROOT,
+  remoteWithClones,
+  tempDir,
+  writeFiles,
+} from '../helpers/git.js';
 import { signingUser } from '../helpers/signing-user.js';
 import {
   canonicalProblem,
@@ -179,7 +188,7 @@ describe('every object the code wrote matches spec/ledger.cddl', () => {
 describe('an independent verifier, from spec/ alone', () => {
   let verified: Verified;
   beforeAll(() => {
-    verified = verifyLedgerRef(other, 'refs/ledger/log', schema);
+    verified = verifiedLedger();
   });
 
   it('recomputes every id, walks the chain and checks each record tree: no finding on an honest ledger', () => {
@@ -207,3 +216,80 @@ describe('an independent verifier, from spec/ alone', () => {
       expect(verifyLedgerRef(remote, ref, schema).findings, ref).toEqual([]);
   });
 });
+
+describe('the independent verifier finds tampering (so its clean result means something)', () => {
+  /** A copy of the ledger at `refs/spec-test/<name>` with one path replaced or removed. */
+  function tampered(name: string, edits: { path: string; bytes?: Uint8Array }[]): string {
+    const index = join(tempDir('spec-index-'), 'index');
+    const env = { ...process.env, GIT_INDEX_FILE: index, LC_ALL: 'C' };
+    const run = (args: string[], input?: Uint8Array) => {
+      const r = spawnSync('git', args, { cwd: other, env, input });
+      if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr.toString()}`);
+      return r.stdout.toString().trim();
+    };
+    run(['read-tree', 'refs/ledger/log']);
+    for (const edit of edits) {
+      if (edit.bytes === undefined) run(['update-index', '--force-remove', edit.path]);
+      else {
+        const oid = run(['hash-object', '-w', '--stdin'], edit.bytes);
+        run(['update-index', '--add', '--cacheinfo', `100644,${oid},${edit.path}`]);
+      }
+    }
+    const tree = run(['write-tree']);
+    const message = git(other, 'cat-file', 'commit', 'refs/ledger/log')
+      .split('\n\n')
+      .slice(1)
+      .join('\n\n');
+    const commit = run(['commit-tree', tree, '-m', message]);
+    const ref = `refs/spec-test/${name}`;
+    run(['update-ref', ref, commit]);
+    return ref;
+  }
+
+  const leafPath = (dir: string, id: string) => `${dir}/${id.slice(7, 9)}/${id.slice(9)}`;
+  const problems = (ref: string) =>
+    verifyLedgerRef(other, ref, schema).findings.map((f) => `${f.subject} ${f.problem}`);
+
+  it('a record rewritten under its id: the bytes no longer hash to the path', () => {
+    const id = ids['kxm']!;
+    const path = `${leafPath('records', id)}/record`;
+    const record = decoder.decode(
+      catBatch(other, [`refs/ledger/log:${path}`])
+        .values()
+        .next().value!.bytes,
+    );
+    record.observed.effectiveStatus = 'success';
+    const bytes = new Encoder({ useRecords: false }).encode(record);
+    expect(problems(tampered('rewritten', [{ path, bytes }]))).toEqual([
+      expect.stringMatching(new RegExp(`^${id} its bytes hash to sha256:`)),
+    ]);
+  });
+
+  it('a log entry taken out: a hole, and a record no entry names', () => {
+    const entries = verifiedLedger().entries;
+    const [entryId, entry] = [...entries].find(([, e]) => e.record === ids['mainark'])!;
+    const found = problems(tampered('hole', [{ path: leafPath('log', entryId) }]));
+    expect(found).toContainEqual(expect.stringContaining(`prev ${entryId} is not in the log`));
+    expect(found).toContainEqual(`${entry.record} named by 0 log entries, expected 1`);
+  });
+
+  it('a leaf in non-canonical CBOR under the hash of its own bytes: refused as not canonical', () => {
+    // cbor-x's own output (keys in insertion order, text heads longer than needed): valid CBOR,
+    // and the blob is named by its own hash, but these are not the canonical bytes.
+    const bytes = new Encoder({ useRecords: false }).encode({
+      subject: ids['ledger'],
+      schema: 'ledger.signature/v1',
+      armored: 'x',
+    });
+    const id = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+    expect(
+      problems(tampered('noncanonical', [{ path: leafPath('signatures', id), bytes }])),
+    ).toEqual([expect.stringMatching(new RegExp(`^${id} not canonical CBOR: `))]);
+  });
+});
+
+let verifiedOnce: Verified | undefined;
+function verifiedLedger(): Verified {
+  verifiedOnce ??= verifyLedgerRef(other, 'refs/ledger/log', schema);
+  return verifiedOnce;
+}

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { diagnostic } from '../helpers/cbor-diag.js';
 import { CddlSchema } from '../helpers/cddl-validator.js';
 import { PROJECT_ROOT } from '../helpers/git.js';
+import { canonicalProblem } from './independent-verifier.js';
 
 const SPEC = join(PROJECT_ROOT, 'spec');
 const FIXTURES = join(PROJECT_ROOT, 'fixtures', 'canonical');
@@ -237,6 +238,16 @@ describe('what the CDDL says that a type alone does not', () => {
     ])
       expect(schema.validate('log-entry', { ...entry, record: bad }), bad).not.toEqual([]);
     expect(schema.validate('log-entry', { ...entry, height: 0 })).not.toEqual([]);
+  });
+});
+
+describe("the independent verifier's canonical check (encoding.md)", () => {
+  it('accepts every encoding vector and refuses every refused one', () => {
+    for (const v of expectedEncoding)
+      expect(canonicalProblem(Buffer.from(v.hex, 'hex')), v.name).toBeUndefined();
+    // Vectors that exceed a caller-lowered limit are valid at the default limits.
+    for (const v of expectedRefused.filter((r) => !('limits' in r)))
+      expect(canonicalProblem(Buffer.from(v.hex, 'hex')), v.name).toBeDefined();
   });
 });
 
