@@ -1,6 +1,7 @@
 /**
  * spec/ against what the code really writes: a ledger built through the library in-process —
- * a record of every handoff format, a signed flags-only record with a witness, evidence and an
+ * a record of every handoff format, a signed flags-only record, a v3 record (an untracked file
+ * over the budget skipped) with a witness, evidence and an
  * artifact, a lifecycle step, signed records (the user signs by default), an attestation with
  * its signature, and two clones synced through a remote so that a join entry exists — then
  * every object under the ledger ref, read with plain git, is checked against spec/ledger.cddl
@@ -65,6 +66,17 @@ beforeAll(async () => {
     return { remote: r.remote, clones: r.clones as [string, string] };
   })());
   ids = {};
+  // A v3 record: an untracked file over the user's budget is left out of the candidate tree and
+  // the record says so (observed.skipped).
+  git(
+    user.home,
+    'config',
+    '--file',
+    user.env['GIT_CONFIG_GLOBAL']!,
+    'ledger.maxUntrackedFileBytes',
+    '1000',
+  );
+  writeFiles(other, { 'big.bin': 'x'.repeat(2000) });
   await asUser(user, async () => {
     writeFiles(local, { 'src/new.ts': 'export const y = 2;\n', 'log.txt': 'validation ok\n' });
     // At once: appends race for the ref and retry (the compare-and-swap loop), as clones do.
@@ -170,6 +182,9 @@ describe('every object the code wrote matches spec/ledger.cddl', () => {
     // The coverage the spec test promises, so that it cannot pass on a thinner ledger.
     expect(new Set(records.map((r) => r.format))).toEqual(
       new Set(['kxm', 'mainark', 'maxsim', 'structured', 'team', 'ledger', 'lifecycle']),
+    );
+    expect(new Set(records.map((r) => r.schema))).toEqual(
+      new Set(['ledger.record/v2', 'ledger.record/v3', 'ledger.record/v4']),
     );
     const step = records.find((r) => r.format === 'lifecycle');
     expect(schema.validate('lifecycle-step', step)).toEqual([]);
