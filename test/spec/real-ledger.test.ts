@@ -1,12 +1,12 @@
 /**
  * spec/ against what the code really writes: a ledger built through the library in-process —
- * a record of every handoff format, a signed flags-only record, a v3 record (an untracked file
- * over the budget skipped) with a witness, evidence and an
- * artifact, a lifecycle step, signed records (the user signs by default), an attestation with
- * its signature, and two clones synced through a remote so that a join entry exists — then
- * every object under the ledger ref, read with plain git, is checked against spec/ledger.cddl
- * by the independent validator, and the independent verifier (written from spec/ alone)
- * recomputes every id and walks the chain of the merged ledger and of each writer ref.
+ * a record of every handoff format; a signed flags-only record with a witness, evidence and an
+ * artifact; a v3 record (an untracked file over the user's budget, skipped); a lifecycle step;
+ * an attestation with its signature; and two clones synced through a remote so that a join
+ * entry exists. Every object under the ledger ref, read with plain git, is checked against
+ * spec/ledger.cddl by the independent validator and against the canonical rules, and the
+ * independent verifier (written from spec/ alone) recomputes every id and walks the chain of
+ * the merged ledger and of each writer ref — and finds tampering, so its clean result counts.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
