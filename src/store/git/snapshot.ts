@@ -3,9 +3,10 @@
  * changes plus untracked files that git does not ignore), plus any explicitly named artifact
  * even when ignored — taken without touching the user's index or HEAD.
  *
- * git tells us which paths differ from the index (`ls-files`, stat based, one spawn each);
- * only those are read and hashed here, and the tree is built by `git write-tree` on a
- * throw-away copy of the index, so unchanged subtrees come from git's cache-tree for free.
+ * git tells us which paths differ from the index and what the index holds (`ls-files -s`,
+ * stat based, one spawn); only the changed paths are read and hashed here, and the trees are
+ * encoded in-process from the index entries with those changes applied (index-tree.ts) — never
+ * from the index's cache-tree, which the agent could craft.
  *
  * A large change (PACK_MIN_OBJECTS paths or more) is read, hashed (SHA-1 and SHA-256 from one
  * read) and deflated in worker threads and stored as one pack (pack.ts) instead of a loose file
@@ -13,22 +14,14 @@
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import {
-  copyFile,
-  lstat,
-  mkdtemp,
-  open,
-  readlink,
-  realpath,
-  rm,
-  type FileHandle,
-} from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { lstat, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { ObjectStore } from '../port.js';
 import { MODE } from '../objects.js';
 import { runGit } from './exec.js';
+import { buildTrees, byteKey, type BuiltTree, type IndexEntry } from './index-tree.js';
 import { packWorktreeFiles } from './pack.js';
 import type { RepoPaths } from './repo.js';
 import { changedWhileRead, streamLooseBlob, streamThreshold } from './stream-blob.js';
@@ -151,44 +144,38 @@ export async function snapshotWorktree(
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   }
 
-  const lines: string[] = [];
-  for (const path of changes.removed) lines.push(`0 ${'0'.repeat(40)}\t${path}`);
-  for (const d of files.values()) lines.push(`${d.mode} ${d.blob}\t${d.path}`);
+  // The candidate tree: the index's entries with the work tree's changes applied (removals
+  // first, so a file and a directory can trade places), encoded in-process (index-tree.ts).
+  const entries = new Map(changes.index);
+  for (const path of changes.removed) {
+    entries.delete(byteKey(path));
+    changes.unmerged.delete(byteKey(path));
+  }
+  for (const d of files.values()) {
+    entries.set(byteKey(d.path), { mode: d.mode, oid: d.blob });
+    changes.unmerged.delete(byteKey(d.path));
+  }
+  if (changes.unmerged.size > 0) {
+    const [first] = changes.unmerged;
+    throw new LedgerError(
+      'USAGE',
+      `could not snapshot the work tree: ${JSON.stringify(Buffer.from(first!, 'latin1').toString('utf8'))} is unmerged`,
+      { hint: 'Resolve merge conflicts (git status) and retry.' },
+    );
+  }
+  const built = buildTrees(entries);
+  await writeTrees(store, built.trees);
+  const untracked = new Set<string>();
+  for (const path of files.keys()) if (!changes.indexModes.has(path)) untracked.add(path);
+  return { tree: built.root, files, skipped, untracked };
+}
 
-  const dir = await mkdtemp(join(tmpdir(), 'ledger-index-'));
-  const index = join(dir, 'index');
-  try {
-    await copyFile(join(repo.gitDir, 'index'), index).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error; // a repository with no index yet starts empty
-    });
-    const env = { GIT_INDEX_FILE: index };
-    if (lines.length > 0) {
-      // Unmerged entries (stages 1–3) are replaced by the work-tree file at stage 0.
-      const update = await runGit(['update-index', '-z', '--index-info'], {
-        cwd: repo.root,
-        guard: repo.guard,
-        env,
-        input: lines.map((l) => `${l}\0`).join(''),
-      });
-      if (update.code !== 0) {
-        throw new LedgerError(
-          'GIT_FAILED',
-          `git update-index failed while snapshotting the work tree: ${update.stderr.trim()}`,
-          { hint: 'Nothing was written. Fix what git says (git status), then retry.' },
-        );
-      }
-    }
-    const write = await runGit(['write-tree'], { cwd: repo.root, env, guard: repo.guard });
-    if (write.code !== 0) {
-      throw new LedgerError('USAGE', `could not snapshot the work tree: ${write.stderr.trim()}`, {
-        hint: 'Resolve merge conflicts (git status) and retry.',
-      });
-    }
-    const untracked = new Set<string>();
-    for (const path of files.keys()) if (!changes.indexModes.has(path)) untracked.add(path);
-    return { tree: write.stdout.toString().trim(), files, skipped, untracked };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+/** Stores the trees a few at a time; most exist already (the same directories as last time). */
+async function writeTrees(store: ObjectStore, trees: readonly BuiltTree[]): Promise<void> {
+  for (let start = 0; start < trees.length; start += CONCURRENCY) {
+    await Promise.all(
+      trees.slice(start, start + CONCURRENCY).map((tree) => store.write('tree', tree.bytes)),
+    );
   }
 }
 
@@ -198,6 +185,10 @@ interface Changes {
   /** The changed paths git does not track (`?`). */
   untracked: Set<string>;
   indexModes: Map<string, string>;
+  /** Every stage-0 index entry, keyed by the path's bytes (index-tree.ts). */
+  index: Map<string, IndexEntry>;
+  /** Paths (by bytes) the index holds at stages 1–3: a merge conflict. */
+  unmerged: Set<string>;
 }
 
 /**
@@ -253,17 +244,29 @@ async function listChanges(repo: RepoPaths): Promise<Changes> {
   const removed = new Set<string>();
   const untracked = new Set<string>();
   const indexModes = new Map<string, string>();
-  for (const item of status.stdout.toString('utf8').split('\0')) {
+  const index = new Map<string, IndexEntry>();
+  const unmerged = new Set<string>();
+  const out = status.stdout;
+  for (let start = 0; start < out.length;) {
+    let end = out.indexOf(0, start);
+    if (end < 0) end = out.length;
+    const item = out.subarray(start, end);
+    start = end + 1;
     if (item.length < 3) continue;
-    const tag = item[0];
-    let path = item.slice(2);
+    const tag = String.fromCharCode(item[0]!);
+    let raw = item.subarray(2);
     if (tag !== '?') {
       // "<tag> <mode> <oid> <stage>\t<path>"
-      const tab = path.indexOf('\t');
+      const tab = raw.indexOf(9);
       if (tab < 0) continue;
-      indexModes.set(path.slice(tab + 1), path.slice(0, 6));
-      path = path.slice(tab + 1);
+      const [mode = '', oid = '', stage = ''] = raw.subarray(0, tab).toString('latin1').split(' ');
+      raw = raw.subarray(tab + 1);
+      const key = raw.toString('latin1');
+      if (stage === '0') index.set(key, { mode, oid });
+      else unmerged.add(key);
+      indexModes.set(raw.toString('utf8'), mode);
     }
+    const path = raw.toString('utf8');
     if (path.endsWith('/')) continue; // an embedded repository: git add would refuse it too
     if (tag === 'R') removed.add(path);
     else if (tag === 'C' || tag === '?') changed.add(path);
@@ -272,7 +275,7 @@ async function listChanges(repo: RepoPaths): Promise<Changes> {
   for (const path of removed) changed.delete(path);
   // Submodules (gitlinks) keep the commit the index records.
   for (const [path, mode] of indexModes) if (mode === MODE.gitlink) changed.delete(path);
-  return { changed, removed, untracked, indexModes };
+  return { changed, removed, untracked, indexModes, index, unmerged };
 }
 
 async function storeFile(
