@@ -13,8 +13,7 @@
  * per object; a small one keeps to loose objects, so a pack per record does not pile up.
  */
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, open, readlink, realpath, type FileHandle } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
@@ -24,7 +23,10 @@ import { runGit } from './exec.js';
 import { buildTrees, byteKey, type BuiltTree, type IndexEntry } from './index-tree.js';
 import { packWorktreeFiles } from './pack.js';
 import type { RepoPaths } from './repo.js';
-import { changedWhileRead, streamLooseBlob, streamThreshold } from './stream-blob.js';
+import { readEntry, type WorkTreeEntry } from './read-entry.js';
+import { streamLooseBlob, streamThreshold } from './stream-blob.js';
+
+export type { WorkTreeEntry };
 
 export interface FileDigest {
   path: string;
@@ -285,112 +287,34 @@ async function storeFile(
   objectsDir: string,
   modeOf: (path: string, kind: 'file' | 'symlink', executable: boolean) => string,
 ): Promise<FileDigest | undefined> {
-  const entry = await openWorkTreeEntry(root, path);
+  const entry = await readEntry(root, path, { streamAt: streamThreshold() });
   if (entry === undefined) return undefined; // gone, or no longer a file: not in the candidate
-  if (entry.kind === 'symlink') {
-    const blob = await store.write('blob', entry.bytes);
-    const sha256 = createHash('sha256').update(entry.bytes).digest('hex');
-    return { path, mode: modeOf(path, 'symlink', false), blob, sha256, size: entry.bytes.length };
-  }
-  const mode = modeOf(path, 'file', entry.executable);
-  try {
-    if (entry.size >= streamThreshold()) {
+  if (entry.kind === 'stream') {
+    try {
+      const mode = modeOf(path, 'file', entry.executable);
       const streamed = await streamLooseBlob(objectsDir, entry.handle, entry.size, path);
       return { path, mode, blob: streamed.oid, sha256: streamed.sha256, size: streamed.size };
+    } finally {
+      await entry.handle.close();
     }
-    const bytes = await readExactly(entry.handle, entry.size, path);
-    const blob = await store.write('blob', bytes);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    return { path, mode, blob, sha256, size: bytes.length };
-  } finally {
-    await entry.handle.close();
   }
+  const blob = await store.write('blob', entry.bytes);
+  const sha256 = createHash('sha256').update(entry.bytes).digest('hex');
+  const mode = modeOf(path, entry.kind, entry.executable);
+  return { path, mode, blob, sha256, size: entry.bytes.length };
 }
-
-/** Reads exactly the fstat size: a file that grows meanwhile is never read on without bound. */
-async function readExactly(handle: FileHandle, size: number, path: string): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(size + 1);
-  let read = 0;
-  for (;;) {
-    const { bytesRead } = await handle.read(buffer, read, buffer.length - read, read);
-    if (bytesRead === 0) break;
-    read += bytesRead;
-    if (read > size) break;
-  }
-  if (read !== size) throw changedWhileRead(path, size, read);
-  return buffer.subarray(0, size);
-}
-
-export interface WorkTreeEntry {
-  kind: 'file' | 'symlink';
-  executable: boolean;
-  /** A file's content, or a link's target exactly as stored (git keeps its bytes as they are). */
-  bytes: Buffer;
-}
-
-/** Error codes that mean the path is gone or is no longer something git would store. */
-const GONE = new Set(['ENOENT', 'ENOTDIR', 'ENXIO', 'EINVAL']);
 
 /**
  * Reads what `path` holds now, as git would store it: a regular file's bytes or a symlink's
- * target; undefined for anything else or a path that is gone. The agent may still be writing
- * while we read, so nothing is looked at before it is opened: the open itself decides.
- * - O_NOFOLLOW: a final symlink is not followed (ELOOP), it is read as a link.
- * - O_NONBLOCK: a FIFO opens at once instead of waiting for a writer, and the opened file's
- *   fstat then says it is not a regular file.
- * - The opened file's real path (through /proc/self/fd on Linux) must lie inside the
- *   repository, so a directory swapped for a link to elsewhere never lets outside bytes in.
- * The pack workers (pack.ts) follow the same rules in their own copy of this function.
+ * target, whatever its size; undefined for anything else or a path that is gone (the rules:
+ * read-entry.ts, shared with the pack workers).
  */
 export async function readWorkTreeEntry(
   root: string,
   path: string,
 ): Promise<WorkTreeEntry | undefined> {
-  const entry = await openWorkTreeEntry(root, path);
-  if (entry === undefined || entry.kind === 'symlink') return entry;
-  try {
-    const bytes = await readExactly(entry.handle, entry.size, path);
-    return { kind: 'file', executable: entry.executable, bytes };
-  } finally {
-    await entry.handle.close();
-  }
-}
-
-/** A symlink's target, or a regular file still open (the caller closes it) and its fstat. */
-type OpenedEntry =
-  | { kind: 'symlink'; executable: false; bytes: Buffer }
-  | { kind: 'file'; executable: boolean; size: number; handle: FileHandle };
-
-async function openWorkTreeEntry(root: string, path: string): Promise<OpenedEntry | undefined> {
-  const abs = join(root, path);
-  let handle;
-  try {
-    handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (code === 'ELOOP') {
-      try {
-        return { kind: 'symlink', executable: false, bytes: await readlink(abs, 'buffer') };
-      } catch (again) {
-        if (GONE.has((again as NodeJS.ErrnoException).code ?? '')) return undefined;
-        throw again;
-      }
-    }
-    if (GONE.has(code)) return undefined;
-    throw error;
-  }
-  let keep = false;
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) return undefined;
-    const real = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => realpath(abs));
-    const realRoot = await realpath(root);
-    if (!real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`)) return undefined;
-    keep = true;
-    return { kind: 'file', executable: (stat.mode & 0o100) !== 0, size: stat.size, handle };
-  } finally {
-    if (!keep) await handle.close();
-  }
+  const entry = await readEntry(root, path);
+  return entry?.kind === 'stream' ? undefined : entry;
 }
 
 /** At this many objects a snapshot writes one pack rather than loose objects (git's own
