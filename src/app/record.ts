@@ -44,7 +44,12 @@ import {
 } from './record-input.js';
 import type { ReadRequest, RecordOutcome, RecordRequest } from './record-request.js';
 import { inWorkTree, isolatedWitnesses, observeWitnesses } from './record-witnesses.js';
-import { findSecrets, secretRefusal } from './secrets.js';
+import {
+  findSecrets,
+  MAX_SCAN_FILE_BYTES,
+  MAX_SCAN_TOTAL_BYTES,
+  secretRefusal,
+} from './secrets.js';
 import { signByDefault } from './sign-setting.js';
 import { requireWorkTree, withRepo } from './repo.js';
 
@@ -130,6 +135,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const snapshot = await snapshotWorktree(repo, store, {
       include: [...new Set([...artifacts, ...kept])],
       untracked: untrackedBudget(repo),
+      hold: { maxFileBytes: MAX_SCAN_FILE_BYTES, maxTotalBytes: MAX_SCAN_TOTAL_BYTES },
       ...(request.trackedOnly === true ? { trackedOnly: true } : {}),
     });
     for (const file of snapshot.skipped) progress(`not stored: ${file.path} (${file.reason})`);
@@ -138,6 +144,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       store,
       [...snapshot.untracked].flatMap((path) => snapshot.files.get(path) ?? []),
       new Set(kept),
+      snapshot.held,
     );
     if (secrets.length > 0) throw secretRefusal(secrets);
     const observedArtifacts: ObservedArtifact[] = artifacts.map((path) => {

@@ -20,6 +20,9 @@ export interface PackWorkerData {
   shared: SharedArrayBuffer;
   limitKiB: number;
   streamAt: number;
+  /** Per path: hand the file's bytes back too (up to `holdUpTo` bytes), for the secret scan. */
+  hold?: readonly boolean[];
+  holdUpTo?: number;
 }
 
 export type WorkerItem =
@@ -34,13 +37,15 @@ export type WorkerItem =
       size: number;
       data: Uint8Array;
       crc32: number;
+      /** The very bytes hashed into `oid`, when asked to hold them. */
+      raw?: Uint8Array;
     };
 
 export type WorkerMessage =
   { items: WorkerItem[]; kib: number } | { done: true } | { error: string; path: string };
 
 async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
-  const { root, paths, level, shared, limitKiB, streamAt } = data;
+  const { root, paths, level, shared, limitKiB, streamAt, hold, holdUpTo = 0 } = data;
   const state = new Int32Array(shared);
   const realRoot = await realpath(root);
   let items: WorkerItem[] = [];
@@ -94,6 +99,9 @@ async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
       const entryBytes = new Uint8Array(buffer);
       entryBytes.set(header, 0);
       entryBytes.set(deflated, header.length);
+      // A copy in memory of its own: a small Buffer shares Node's pool, which must not move.
+      const raw =
+        hold?.[i] === true && content.length <= holdUpTo ? new Uint8Array(content) : undefined;
       items.push({
         i,
         kind: entry.kind,
@@ -103,9 +111,14 @@ async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
         size: content.length,
         data: entryBytes,
         crc32: crc32(entryBytes),
+        ...(raw === undefined ? {} : { raw }),
       });
       transfer.push(buffer);
       bytes += entryBytes.length;
+      if (raw !== undefined) {
+        transfer.push(raw.buffer as ArrayBuffer);
+        bytes += raw.length;
+      }
       if (items.length >= 32 || bytes >= 1 << 20) post();
     }
     post();

@@ -373,6 +373,8 @@ export interface PackFilesOptions {
   maxInFlightBytes?: number;
   /** Regular files of this size or more are not read (see stream-blob.ts); default: none. */
   streamThreshold?: number;
+  /** The paths whose bytes come back in `held` (those up to `maxFileBytes`): see snapshot.ts. */
+  hold?: { paths: ReadonlySet<string>; maxFileBytes: number };
 }
 
 export interface PackFilesResult {
@@ -383,6 +385,8 @@ export interface PackFilesResult {
   stream: string[];
   /** `pack-<hex>`, or undefined when nothing was stored. */
   pack: string | undefined;
+  /** The bytes of the held paths, exactly as hashed into their blob ids. */
+  held: Map<string, Uint8Array>;
 }
 
 /**
@@ -399,7 +403,10 @@ export async function packWorktreeFiles(
 ): Promise<PackFilesResult> {
   const files = new Map<string, PackedFile | undefined>();
   const stream: string[] = [];
-  if (paths.length === 0) return { files, stream, pack: undefined };
+  const held = new Map<string, Uint8Array>();
+  if (paths.length === 0) return { files, stream, pack: undefined, held };
+  const hold =
+    options.hold === undefined ? undefined : paths.map((p) => options.hold!.paths.has(p));
   const writer = await PackWriter.open(objectsDir, paths.length);
   const limitKiB = Math.max(1024, Math.floor((options.maxInFlightBytes ?? 64 << 20) / 1024));
   const shared = new SharedArrayBuffer(12); // [next path, KiB in flight, abort]
@@ -424,6 +431,7 @@ export async function packWorktreeFiles(
           shared,
           limitKiB,
           streamAt: options.streamThreshold ?? Number.MAX_SAFE_INTEGER,
+          ...(hold === undefined ? {} : { hold, holdUpTo: options.hold!.maxFileBytes }),
         };
         const worker = new Worker(workerUrl(), { workerData: data });
         workers.push(worker);
@@ -455,6 +463,7 @@ export async function packWorktreeFiles(
                 continue;
               }
               writer.add({ oid: item.oid, data: item.data, crc32: item.crc32 });
+              if (item.raw !== undefined) held.set(path, item.raw);
               files.set(path, {
                 kind: item.kind,
                 executable: item.executable,
@@ -482,7 +491,7 @@ export async function packWorktreeFiles(
     throw error;
   }
   const pack = await writer.finish();
-  return { files, stream, pack };
+  return { files, stream, pack, held };
 }
 
 /**

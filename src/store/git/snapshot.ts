@@ -51,6 +51,12 @@ export interface Snapshot {
   skipped: SkippedFile[];
   /** The stored paths git does not track (untracked files, named artifacts outside the index). */
   untracked: Set<string>;
+  /**
+   * Bytes of untracked files kept for the secret scan (`hold`): exactly the bytes hashed into
+   * the file's blob id, so the scan needs no read back from git. A file not held here is
+   * read from the store by whoever scans it.
+   */
+  held: Map<string, Uint8Array>;
 }
 
 /**
@@ -81,6 +87,8 @@ export async function snapshotWorktree(
     untracked?: UntrackedBudget;
     /** Leave untracked files out, except those in `include` (`record --tracked-only`). */
     trackedOnly?: boolean;
+    /** Keep the bytes of untracked files up to these bounds in `held` (the secret scan's). */
+    hold?: { maxFileBytes: number; maxTotalBytes: number };
   },
 ): Promise<Snapshot> {
   const changes = await listChanges(repo);
@@ -107,13 +115,27 @@ export async function snapshotWorktree(
     const exec = fileMode ? executable : changes.indexModes.get(path) === MODE.executable;
     return exec ? MODE.executable : MODE.file;
   };
+  const held = new Map<string, Uint8Array>();
+  const holdPaths = new Set(paths.filter((path) => !changes.indexModes.has(path)));
+  let heldBytes = 0;
+  const hold = (path: string, bytes: Uint8Array): void => {
+    const bound = options.hold;
+    if (bound === undefined || !holdPaths.has(path) || bytes.length > bound.maxFileBytes) return;
+    if (heldBytes + bytes.length > bound.maxTotalBytes) return;
+    held.set(path, bytes);
+    heldBytes += bytes.length;
+  };
   if (paths.length >= PACK_MIN_OBJECTS) {
     // A large change: read, hash and deflate in worker threads, store as one pack.
     const packed = await packWorktreeFiles(repo.root, paths, repo.objectsDir, {
       level: config.packLevel,
       threads: packThreads(),
       streamThreshold: streamThreshold(),
+      ...(options.hold === undefined
+        ? {}
+        : { hold: { paths: holdPaths, maxFileBytes: options.hold.maxFileBytes } }),
     });
+    for (const [path, bytes] of packed.held) hold(path, bytes);
     const streamed = new Set(packed.stream);
     for (const path of paths) {
       if (streamed.has(path)) continue;
@@ -138,7 +160,7 @@ export async function snapshotWorktree(
     const queue = [...paths];
     const worker = async () => {
       for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
-        const digest = await storeFile(repo.root, path, store, repo.objectsDir, modeOf);
+        const digest = await storeFile(repo.root, path, store, repo.objectsDir, modeOf, hold);
         if (digest) files.set(path, digest);
         else changes.removed.add(path);
       }
@@ -169,7 +191,7 @@ export async function snapshotWorktree(
   await writeTrees(store, built.trees);
   const untracked = new Set<string>();
   for (const path of files.keys()) if (!changes.indexModes.has(path)) untracked.add(path);
-  return { tree: built.root, files, skipped, untracked };
+  return { tree: built.root, files, skipped, untracked, held };
 }
 
 /** Stores the trees a few at a time; most exist already (the same directories as last time). */
@@ -286,6 +308,7 @@ async function storeFile(
   store: ObjectStore,
   objectsDir: string,
   modeOf: (path: string, kind: 'file' | 'symlink', executable: boolean) => string,
+  hold?: (path: string, bytes: Uint8Array) => void,
 ): Promise<FileDigest | undefined> {
   const entry = await readEntry(root, path, { streamAt: streamThreshold() });
   if (entry === undefined) return undefined; // gone, or no longer a file: not in the candidate
@@ -301,6 +324,7 @@ async function storeFile(
   const blob = await store.write('blob', entry.bytes);
   const sha256 = createHash('sha256').update(entry.bytes).digest('hex');
   const mode = modeOf(path, entry.kind, entry.executable);
+  if (entry.kind === 'file') hold?.(path, entry.bytes);
   return { path, mode, blob, sha256, size: entry.bytes.length };
 }
 
