@@ -2,7 +2,8 @@
  * `record` refuses to store an untracked file that looks secret (record/secrets.ts says what
  * does). The content rule reads what the snapshot stored — the blob, not the work-tree file
  * again — so a file rewritten between the two reads cannot slip past: what is scanned is what
- * would be pushed. Bounded: only files git does not track, only blobs up to
+ * would be pushed. The snapshot hands over the bytes it hashed into the blob when it still holds
+ * them (`held`): the same bytes, without reading 64 MiB back through git. Bounded: only files git does not track, only blobs up to
  * MAX_SCAN_FILE_BYTES, smallest first until MAX_SCAN_TOTAL_BYTES were scanned (a key or an
  * `.env` is small; a 100 MiB data file is checked by its name only). Symlinks are never
  * refused: the candidate tree keeps a link's target path, never the bytes it points at.
@@ -25,6 +26,8 @@ export async function findSecrets(
   store: ObjectReader,
   files: Iterable<FileDigest>,
   allowed: ReadonlySet<string>,
+  /** Bytes the snapshot kept, each exactly what it hashed into the file's blob id. */
+  held: ReadonlyMap<string, Uint8Array> = new Map(),
 ): Promise<SecretFinding[]> {
   const findings: SecretFinding[] = [];
   const toScan: FileDigest[] = [];
@@ -40,7 +43,9 @@ export async function findSecrets(
     if (file.size > budget) break;
     budget -= file.size;
     const scan = new ContentScan();
-    await store.readChunks(file.blob, (chunk) => scan.push(chunk));
+    const bytes = held.get(file.path);
+    if (bytes !== undefined && bytes.length === file.size) scan.push(bytes);
+    else await store.readChunks(file.blob, (chunk) => scan.push(chunk));
     if (scan.finding !== undefined) findings.push({ path: file.path, reason: scan.finding });
   }
   return findings.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

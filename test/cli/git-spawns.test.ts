@@ -51,11 +51,14 @@ async function recordCalls(dir: string, artifacts: string[]): Promise<string[]> 
 }
 
 describe('git processes per command', () => {
-  it('ledger record starts git at most 7 times, for a small change and for a packed one', async () => {
+  it('ledger record starts git at most 5 times, for a small change and for a packed one (no update-index, no write-tree)', async () => {
     const small = gitdir();
     writeFiles(small, { 'src/app.ts': 'export const x = 2;\n', 'src/new.ts': 'export {};\n' });
     const few = await recordCalls(small, ['src/new.ts']);
-    expect(few.length, few.join(', ')).toBeLessThanOrEqual(7);
+    expect(few.length, few.join(', ')).toBeLessThanOrEqual(5);
+    // The candidate tree is encoded in-process (store/git/index-tree.ts).
+    expect(few).not.toContain('update-index');
+    expect(few).not.toContain('write-tree');
 
     // 150 new files: past the pack threshold (worker threads, one pack).
     const large = gitdir();
@@ -63,7 +66,8 @@ describe('git processes per command', () => {
     for (let i = 0; i < 150; i++) files[`gen/m${i % 3}/f${i}.ts`] = `export const v${i} = ${i};\n`;
     writeFiles(large, files);
     const many = await recordCalls(large, Object.keys(files));
-    expect(many.length, many.join(', ')).toBeLessThanOrEqual(7);
+    expect(many.length, many.join(', ')).toBeLessThanOrEqual(5);
+    expect(many).not.toContain('write-tree');
     // The candidate tree is still git's own tree of the work tree.
     expect(git(large, 'count-objects', '-v')).toMatch(/packs: 1/);
   });

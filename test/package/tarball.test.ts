@@ -2,7 +2,7 @@
  * What `npm pack` ships is what a consumer runs: the tarball must hold the built `dist/` (built
  * by `prepack`, so installing it runs no script of ours), no sources or tests, and every
  * package that `dist/` imports must be a declared dependency. Then the unpacked package runs
- * as an installed one would: `ledger --version` and a real command, with its dependencies
+ * as an installed one would: `ledger --version` and a real command and a record large enough for the pack workers, with its dependencies
  * resolved from a `node_modules` beside it (links to this checkout's — no network).
  *
  * `npm pack --ignore-scripts` packs the `dist/` the test run built (`npm test` builds first):
@@ -13,7 +13,8 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { gitdir, tempDir } from '../helpers/git.js';
+import { PACK_MIN_OBJECTS } from '../../src/store/git/snapshot.js';
+import { git, gitdir, tempDir, writeFiles } from '../helpers/git.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
@@ -78,6 +79,7 @@ describe('the npm tarball', () => {
         'dist/src/cli/version.js',
         'dist/src/library.js',
         'dist/src/library.d.ts',
+        'dist/src/store/git/pack-worker.js',
         'oclif.manifest.json',
         'package.json',
         'README.md',
@@ -115,5 +117,21 @@ describe('the npm tarball', () => {
       execFileSync(process.execPath, [bin, 'log', '--json'], { cwd: repo, encoding: 'utf8' }),
     ) as unknown;
     expect(log).toBeDefined();
+    // A large change goes through the pack workers, a module loaded by URL from the package.
+    writeFiles(
+      repo,
+      Object.fromEntries(
+        Array.from({ length: PACK_MIN_OBJECTS }, (_, n) => [`gen/f${n}.txt`, `file ${n}\n`]),
+      ),
+    );
+    const recorded = JSON.parse(
+      execFileSync(process.execPath, [bin, 'record', '--status', 'success', '--json'], {
+        cwd: repo,
+        encoding: 'utf8',
+      }),
+    ) as { candidateTree: string };
+    const packs = readdirSync(join(repo, '.git', 'objects', 'pack'));
+    expect(packs.filter((f) => f.endsWith('.pack'))).toHaveLength(1);
+    expect(git(repo, 'cat-file', '-p', `${recorded.candidateTree}:gen/f7.txt`)).toBe('file 7');
   });
 });

@@ -4,12 +4,16 @@
  * which `git push` and `ledger sync` carry to the remote. Attacked as an agent would leave a
  * secret behind: nested, renamed to look innocent, behind a symlink, named as an artifact.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordHandoff, type RecordRequest } from '../../src/app/record.js';
 import { findSecrets, MAX_SCAN_FILE_BYTES } from '../../src/app/secrets.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import { openRepo } from '../../src/store/git/repo.js';
+import { PACK_MIN_OBJECTS, snapshotWorktree } from '../../src/store/git/snapshot.js';
+import { GitStore } from '../../src/store/git/store.js';
 import { runClaudeCodeHook } from '../../src/integrations/claude-code/hook.js';
 import { openLedger } from '../../src/library.js';
 import { isLedgerError, type LedgerError } from '../../src/model/errors.js';
@@ -253,5 +257,75 @@ describe('findSecrets reads what was stored, within its bounds', () => {
     const file = { mode: '100644', blob, sha256: '', size: big.length };
     expect(await findSecrets(store, [{ path: 'data.bin', ...file }], new Set())).toEqual([]);
     expect(await findSecrets(store, [{ path: 'big.pem', ...file }], new Set())).toHaveLength(1);
+  });
+});
+
+describe('the secret scan reads the bytes the snapshot hashed, not git again', () => {
+  it.each([
+    ['a few files (loose objects)', 3],
+    ['a large change (the pack workers)', PACK_MIN_OBJECTS + 20],
+  ])(
+    '%s: held bytes are the stored blobs, byte for byte; a secret among them is refused',
+    async (_, count) => {
+      const dir = gitdir();
+      const files: Record<string, string> = {};
+      for (let i = 0; i < count; i++) files[`gen/f${i}.txt`] = `file ${i}\n`.repeat(1 + (i % 7));
+      files['gen/notes.txt'] = `notes\n\n${PRIVATE_KEY}`;
+      writeFiles(dir, { ...files, 'README.md': '# edited, tracked\n' });
+      const paths = await openRepo(dir);
+      const store = new GitStore(paths);
+      try {
+        const snapshot = await snapshotWorktree(paths, store, {
+          include: [],
+          hold: { maxFileBytes: MAX_SCAN_FILE_BYTES, maxTotalBytes: 1024 * 1024 },
+        });
+        // Untracked files only; tracked changes are out of the scan's scope.
+        expect([...snapshot.held.keys()].sort()).toEqual(Object.keys(files).sort());
+        for (const [path, bytes] of snapshot.held) {
+          const stored = execFileSync('git', ['cat-file', 'blob', snapshot.files.get(path)!.blob], {
+            cwd: dir,
+          });
+          expect(Buffer.from(bytes).equals(stored), path).toBe(true);
+        }
+        const found = await findSecrets(
+          store,
+          [...snapshot.untracked].map((path) => snapshot.files.get(path)!),
+          new Set(),
+          snapshot.held,
+        );
+        expect(found).toEqual([
+          { path: 'gen/notes.txt', reason: expect.stringMatching(/private key/) },
+        ]);
+      } finally {
+        store.close();
+      }
+      const error = await refusal(record(dir));
+      expect(error.code).toBe('SECRET_FILE');
+      expect(error.problems.map((p) => p.got)).toEqual(['gen/notes.txt']);
+      noLedger(dir);
+    },
+  );
+
+  it('held bytes stop at the total bound; the rest is read from the store and still scanned', async () => {
+    const dir = gitdir();
+    writeFiles(dir, { 'a.txt': 'x'.repeat(1000), 'b.txt': 'y'.repeat(1000), 'z.txt': PRIVATE_KEY });
+    const paths = await openRepo(dir);
+    const store = new GitStore(paths);
+    try {
+      const snapshot = await snapshotWorktree(paths, store, {
+        include: [],
+        hold: { maxFileBytes: MAX_SCAN_FILE_BYTES, maxTotalBytes: 1500 },
+      });
+      expect(snapshot.held.size).toBeLessThan(3);
+      const found = await findSecrets(
+        store,
+        [...snapshot.untracked].map((path) => snapshot.files.get(path)!),
+        new Set(),
+        snapshot.held,
+      );
+      expect(found.map((f) => f.path)).toEqual(['z.txt']);
+    } finally {
+      store.close();
+    }
   });
 });

@@ -14,6 +14,7 @@
 import { randomBytes, createHash, type Hash } from 'node:crypto';
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   openSync,
   readSync,
@@ -31,6 +32,7 @@ import { internalError, LedgerError } from '../../model/errors.js';
 import { killPoint } from '../../model/faults.js';
 import type { ObjectType } from '../port.js';
 import { hashObject } from '../objects.js';
+import type { PackWorkerData, WorkerMessage } from './pack-worker.js';
 
 const renameAsync = promisify(rename);
 const unlinkAsync = promisify(unlink);
@@ -371,6 +373,8 @@ export interface PackFilesOptions {
   maxInFlightBytes?: number;
   /** Regular files of this size or more are not read (see stream-blob.ts); default: none. */
   streamThreshold?: number;
+  /** The paths whose bytes come back in `held` (those up to `maxFileBytes`): see snapshot.ts. */
+  hold?: { paths: ReadonlySet<string>; maxFileBytes: number };
 }
 
 export interface PackFilesResult {
@@ -381,6 +385,8 @@ export interface PackFilesResult {
   stream: string[];
   /** `pack-<hex>`, or undefined when nothing was stored. */
   pack: string | undefined;
+  /** The bytes of the held paths, exactly as hashed into their blob ids. */
+  held: Map<string, Uint8Array>;
 }
 
 /**
@@ -397,7 +403,10 @@ export async function packWorktreeFiles(
 ): Promise<PackFilesResult> {
   const files = new Map<string, PackedFile | undefined>();
   const stream: string[] = [];
-  if (paths.length === 0) return { files, stream, pack: undefined };
+  const held = new Map<string, Uint8Array>();
+  if (paths.length === 0) return { files, stream, pack: undefined, held };
+  const hold =
+    options.hold === undefined ? undefined : paths.map((p) => options.hold!.paths.has(p));
   const writer = await PackWriter.open(objectsDir, paths.length);
   const limitKiB = Math.max(1024, Math.floor((options.maxInFlightBytes ?? 64 << 20) / 1024));
   const shared = new SharedArrayBuffer(12); // [next path, KiB in flight, abort]
@@ -415,17 +424,16 @@ export async function packWorktreeFiles(
         reject(error);
       };
       for (let w = running; w > 0; w--) {
-        const worker = new Worker(WORKER_SOURCE, {
-          eval: true,
-          workerData: {
-            root,
-            paths,
-            level: options.level,
-            shared,
-            limitKiB,
-            streamAt: options.streamThreshold ?? Number.MAX_SAFE_INTEGER,
-          },
-        });
+        const data: PackWorkerData = {
+          root,
+          paths,
+          level: options.level,
+          shared,
+          limitKiB,
+          streamAt: options.streamThreshold ?? Number.MAX_SAFE_INTEGER,
+          ...(hold === undefined ? {} : { hold, holdUpTo: options.hold!.maxFileBytes }),
+        };
+        const worker = new Worker(workerUrl(), { workerData: data });
         workers.push(worker);
         let finished = false;
         worker.on('message', (message: WorkerMessage) => {
@@ -455,6 +463,7 @@ export async function packWorktreeFiles(
                 continue;
               }
               writer.add({ oid: item.oid, data: item.data, crc32: item.crc32 });
+              if (item.raw !== undefined) held.set(path, item.raw);
               files.set(path, {
                 kind: item.kind,
                 executable: item.executable,
@@ -482,128 +491,21 @@ export async function packWorktreeFiles(
     throw error;
   }
   const pack = await writer.finish();
-  return { files, stream, pack };
+  return { files, stream, pack, held };
 }
-
-type WorkerItem =
-  | { i: number; kind: 'gone' }
-  | { i: number; kind: 'stream' }
-  | {
-      i: number;
-      kind: 'file' | 'symlink';
-      executable: boolean;
-      oid: string;
-      sha256: string;
-      size: number;
-      data: Uint8Array;
-      crc32: number;
-    };
-
-type WorkerMessage =
-  { items: WorkerItem[]; kib: number } | { done: true } | { error: string; path: string };
 
 /**
- * The worker, as plain CommonJS source run with `eval: true`: it needs only node built-ins, and
- * this way it runs the same from `dist/` and from sources under a test runner, which would not
- * transform a separate worker file.
+ * The worker module (pack-worker.ts), a file of its own beside this one in `dist/`. Run from
+ * sources under a TypeScript test runner, this file is `.ts`, which a worker thread cannot
+ * load: the built worker is used then, so `npm run build` must have run (as for the CLI tests).
  */
-const WORKER_SOURCE = `
-'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
-const fs = require('node:fs');
-const { join } = require('node:path');
-const { createHash } = require('node:crypto');
-const zlib = require('node:zlib');
-const { root, paths, level, shared, limitKiB, streamAt } = workerData;
-const state = new Int32Array(shared);
-function entryHeader(size) {
-  const bytes = [];
-  let rest = Math.floor(size / 16);
-  let byte = (3 << 4) | (size & 0x0f);
-  while (rest > 0) { bytes.push(byte | 0x80); byte = rest & 0x7f; rest = Math.floor(rest / 128); }
-  bytes.push(byte);
-  return bytes;
-}
-let items = [];
-let transfer = [];
-let bytes = 0;
-function post() {
-  if (items.length === 0) return;
-  const kib = Math.ceil(bytes / 1024);
-  Atomics.add(state, 1, kib);
-  parentPort.postMessage({ items, kib }, transfer);
-  items = []; transfer = []; bytes = 0;
-}
-// Open first, then ask the opened file what it is (see readWorkTreeEntry in snapshot.ts, the
-// same rules): O_NOFOLLOW refuses a final symlink (ELOOP: read it as a link), O_NONBLOCK makes
-// a FIFO return at once instead of waiting for a writer, and the opened file's real path must
-// lie inside the repository. No lstat ahead of the open, so no swap in between can fool it.
-const realRoot = fs.realpathSync(root);
-const OPEN_FLAGS = fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK;
-const GONE = new Set(['ENOENT', 'ENOTDIR', 'ENXIO', 'EINVAL']);
-function readEntry(abs) {
-  let fd;
-  try { fd = fs.openSync(abs, OPEN_FLAGS); } catch (e) {
-    if (e.code === 'ELOOP') {
-      try { return { kind: 'symlink', executable: false, content: fs.readlinkSync(abs, { encoding: 'buffer' }) }; }
-      catch (e2) { if (GONE.has(e2.code)) return undefined; throw e2; }
-    }
-    if (GONE.has(e.code)) return undefined;
-    throw e;
+function workerUrl(): URL {
+  if (!import.meta.url.endsWith('.ts')) return new URL('./pack-worker.js', import.meta.url);
+  const built = new URL('../../../dist/src/store/git/pack-worker.js', import.meta.url);
+  if (!existsSync(built)) {
+    throw internalError(
+      `the pack worker is not built (${built.pathname}): run npm run build before the tests`,
+    );
   }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return undefined;
-    let real;
-    try { real = fs.realpathSync('/proc/self/fd/' + fd); } catch { real = fs.realpathSync(abs); }
-    if (!real.startsWith(realRoot.endsWith('/') ? realRoot : realRoot + '/')) return undefined;
-    // Too large to hold whole: the main thread streams it (stream-blob.ts), opening it anew.
-    if (st.size >= streamAt) return { kind: 'stream' };
-    // Exactly the fstat size, one byte more to notice growth: never read on without bound.
-    const buffer = Buffer.allocUnsafe(st.size + 1);
-    let read = 0;
-    for (;;) {
-      const n = fs.readSync(fd, buffer, read, buffer.length - read, read);
-      if (n === 0) break;
-      read += n;
-      if (read > st.size) break;
-    }
-    if (read !== st.size) throw new Error('it changed while it was read: expected ' + st.size + ' bytes (its size when opened), read ' + (read > st.size ? 'more' : read));
-    return { kind: 'file', executable: (st.mode & 0o100) !== 0, content: buffer.subarray(0, read) };
-  } finally { fs.closeSync(fd); }
+  return built;
 }
-let current = '';
-try {
-  for (;;) {
-    if (Atomics.load(state, 2) !== 0) break;
-    for (let inFlight = Atomics.load(state, 1); inFlight > limitKiB && Atomics.load(state, 2) === 0; inFlight = Atomics.load(state, 1)) {
-      post();
-      Atomics.wait(state, 1, inFlight, 100);
-    }
-    const i = Atomics.add(state, 0, 1);
-    if (i >= paths.length) break;
-    current = paths[i];
-    const abs = join(root, current);
-    const entry = readEntry(abs);
-    if (entry === undefined) { items.push({ i, kind: 'gone' }); continue; }
-    if (entry.kind === 'stream') { items.push({ i, kind: 'stream' }); continue; }
-    const { kind, executable, content } = entry;
-    const oid = createHash('sha1').update('blob ' + content.length + '\\0').update(content).digest('hex');
-    const sha256 = createHash('sha256').update(content).digest('hex');
-    const deflated = zlib.deflateSync(content, { level });
-    const header = entryHeader(content.length);
-    // Own (unpooled) memory, so that it can be transferred rather than copied.
-    const data = new Uint8Array(new ArrayBuffer(header.length + deflated.length));
-    data.set(header, 0);
-    data.set(deflated, header.length);
-    items.push({ i, kind, executable, oid, sha256, size: content.length, data, crc32: zlib.crc32(data) });
-    transfer.push(data.buffer);
-    bytes += data.length;
-    if (items.length >= 32 || bytes >= (1 << 20)) post();
-  }
-  post();
-  parentPort.postMessage({ done: true });
-} catch (error) {
-  parentPort.postMessage({ error: String(error && error.message || error), path: current });
-}
-`;

@@ -3,35 +3,30 @@
  * changes plus untracked files that git does not ignore), plus any explicitly named artifact
  * even when ignored — taken without touching the user's index or HEAD.
  *
- * git tells us which paths differ from the index (`ls-files`, stat based, one spawn each);
- * only those are read and hashed here, and the tree is built by `git write-tree` on a
- * throw-away copy of the index, so unchanged subtrees come from git's cache-tree for free.
+ * git tells us which paths differ from the index and what the index holds (`ls-files -s`,
+ * stat based, one spawn); only the changed paths are read and hashed here, and the trees are
+ * encoded in-process from the index entries with those changes applied (index-tree.ts) — never
+ * from the index's cache-tree, which the agent could craft.
  *
  * A large change (PACK_MIN_OBJECTS paths or more) is read, hashed (SHA-1 and SHA-256 from one
  * read) and deflated in worker threads and stored as one pack (pack.ts) instead of a loose file
  * per object; a small one keeps to loose objects, so a pack per record does not pile up.
  */
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import {
-  copyFile,
-  lstat,
-  mkdtemp,
-  open,
-  readlink,
-  realpath,
-  rm,
-  type FileHandle,
-} from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { lstat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { ObjectStore } from '../port.js';
 import { MODE } from '../objects.js';
 import { runGit } from './exec.js';
+import { buildTrees, byteKey, type BuiltTree, type IndexEntry } from './index-tree.js';
 import { packWorktreeFiles } from './pack.js';
 import type { RepoPaths } from './repo.js';
-import { changedWhileRead, streamLooseBlob, streamThreshold } from './stream-blob.js';
+import { readEntry, type WorkTreeEntry } from './read-entry.js';
+import { streamLooseBlob, streamThreshold } from './stream-blob.js';
+
+export type { WorkTreeEntry };
 
 export interface FileDigest {
   path: string;
@@ -56,6 +51,12 @@ export interface Snapshot {
   skipped: SkippedFile[];
   /** The stored paths git does not track (untracked files, named artifacts outside the index). */
   untracked: Set<string>;
+  /**
+   * Bytes of untracked files kept for the secret scan (`hold`): exactly the bytes hashed into
+   * the file's blob id, so the scan needs no read back from git. A file not held here is
+   * read from the store by whoever scans it.
+   */
+  held: Map<string, Uint8Array>;
 }
 
 /**
@@ -86,6 +87,8 @@ export async function snapshotWorktree(
     untracked?: UntrackedBudget;
     /** Leave untracked files out, except those in `include` (`record --tracked-only`). */
     trackedOnly?: boolean;
+    /** Keep the bytes of untracked files up to these bounds in `held` (the secret scan's). */
+    hold?: { maxFileBytes: number; maxTotalBytes: number };
   },
 ): Promise<Snapshot> {
   const changes = await listChanges(repo);
@@ -112,13 +115,27 @@ export async function snapshotWorktree(
     const exec = fileMode ? executable : changes.indexModes.get(path) === MODE.executable;
     return exec ? MODE.executable : MODE.file;
   };
+  const held = new Map<string, Uint8Array>();
+  const holdPaths = new Set(paths.filter((path) => !changes.indexModes.has(path)));
+  let heldBytes = 0;
+  const hold = (path: string, bytes: Uint8Array): void => {
+    const bound = options.hold;
+    if (bound === undefined || !holdPaths.has(path) || bytes.length > bound.maxFileBytes) return;
+    if (heldBytes + bytes.length > bound.maxTotalBytes) return;
+    held.set(path, bytes);
+    heldBytes += bytes.length;
+  };
   if (paths.length >= PACK_MIN_OBJECTS) {
     // A large change: read, hash and deflate in worker threads, store as one pack.
     const packed = await packWorktreeFiles(repo.root, paths, repo.objectsDir, {
       level: config.packLevel,
       threads: packThreads(),
       streamThreshold: streamThreshold(),
+      ...(options.hold === undefined
+        ? {}
+        : { hold: { paths: holdPaths, maxFileBytes: options.hold.maxFileBytes } }),
     });
+    for (const [path, bytes] of packed.held) hold(path, bytes);
     const streamed = new Set(packed.stream);
     for (const path of paths) {
       if (streamed.has(path)) continue;
@@ -143,7 +160,7 @@ export async function snapshotWorktree(
     const queue = [...paths];
     const worker = async () => {
       for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
-        const digest = await storeFile(repo.root, path, store, repo.objectsDir, modeOf);
+        const digest = await storeFile(repo.root, path, store, repo.objectsDir, modeOf, hold);
         if (digest) files.set(path, digest);
         else changes.removed.add(path);
       }
@@ -151,44 +168,38 @@ export async function snapshotWorktree(
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   }
 
-  const lines: string[] = [];
-  for (const path of changes.removed) lines.push(`0 ${'0'.repeat(40)}\t${path}`);
-  for (const d of files.values()) lines.push(`${d.mode} ${d.blob}\t${d.path}`);
+  // The candidate tree: the index's entries with the work tree's changes applied (removals
+  // first, so a file and a directory can trade places), encoded in-process (index-tree.ts).
+  const entries = new Map(changes.index);
+  for (const path of changes.removed) {
+    entries.delete(byteKey(path));
+    changes.unmerged.delete(byteKey(path));
+  }
+  for (const d of files.values()) {
+    entries.set(byteKey(d.path), { mode: d.mode, oid: d.blob });
+    changes.unmerged.delete(byteKey(d.path));
+  }
+  if (changes.unmerged.size > 0) {
+    const [first] = changes.unmerged;
+    throw new LedgerError(
+      'USAGE',
+      `could not snapshot the work tree: ${JSON.stringify(Buffer.from(first!, 'latin1').toString('utf8'))} is unmerged`,
+      { hint: 'Resolve merge conflicts (git status) and retry.' },
+    );
+  }
+  const built = buildTrees(entries);
+  await writeTrees(store, built.trees);
+  const untracked = new Set<string>();
+  for (const path of files.keys()) if (!changes.indexModes.has(path)) untracked.add(path);
+  return { tree: built.root, files, skipped, untracked, held };
+}
 
-  const dir = await mkdtemp(join(tmpdir(), 'ledger-index-'));
-  const index = join(dir, 'index');
-  try {
-    await copyFile(join(repo.gitDir, 'index'), index).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error; // a repository with no index yet starts empty
-    });
-    const env = { GIT_INDEX_FILE: index };
-    if (lines.length > 0) {
-      // Unmerged entries (stages 1–3) are replaced by the work-tree file at stage 0.
-      const update = await runGit(['update-index', '-z', '--index-info'], {
-        cwd: repo.root,
-        guard: repo.guard,
-        env,
-        input: lines.map((l) => `${l}\0`).join(''),
-      });
-      if (update.code !== 0) {
-        throw new LedgerError(
-          'GIT_FAILED',
-          `git update-index failed while snapshotting the work tree: ${update.stderr.trim()}`,
-          { hint: 'Nothing was written. Fix what git says (git status), then retry.' },
-        );
-      }
-    }
-    const write = await runGit(['write-tree'], { cwd: repo.root, env, guard: repo.guard });
-    if (write.code !== 0) {
-      throw new LedgerError('USAGE', `could not snapshot the work tree: ${write.stderr.trim()}`, {
-        hint: 'Resolve merge conflicts (git status) and retry.',
-      });
-    }
-    const untracked = new Set<string>();
-    for (const path of files.keys()) if (!changes.indexModes.has(path)) untracked.add(path);
-    return { tree: write.stdout.toString().trim(), files, skipped, untracked };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+/** Stores the trees a few at a time; most exist already (the same directories as last time). */
+async function writeTrees(store: ObjectStore, trees: readonly BuiltTree[]): Promise<void> {
+  for (let start = 0; start < trees.length; start += CONCURRENCY) {
+    await Promise.all(
+      trees.slice(start, start + CONCURRENCY).map((tree) => store.write('tree', tree.bytes)),
+    );
   }
 }
 
@@ -198,6 +209,10 @@ interface Changes {
   /** The changed paths git does not track (`?`). */
   untracked: Set<string>;
   indexModes: Map<string, string>;
+  /** Every stage-0 index entry, keyed by the path's bytes (index-tree.ts). */
+  index: Map<string, IndexEntry>;
+  /** Paths (by bytes) the index holds at stages 1–3: a merge conflict. */
+  unmerged: Set<string>;
 }
 
 /**
@@ -253,17 +268,29 @@ async function listChanges(repo: RepoPaths): Promise<Changes> {
   const removed = new Set<string>();
   const untracked = new Set<string>();
   const indexModes = new Map<string, string>();
-  for (const item of status.stdout.toString('utf8').split('\0')) {
+  const index = new Map<string, IndexEntry>();
+  const unmerged = new Set<string>();
+  const out = status.stdout;
+  for (let start = 0; start < out.length;) {
+    let end = out.indexOf(0, start);
+    if (end < 0) end = out.length;
+    const item = out.subarray(start, end);
+    start = end + 1;
     if (item.length < 3) continue;
-    const tag = item[0];
-    let path = item.slice(2);
+    const tag = String.fromCharCode(item[0]!);
+    let raw = item.subarray(2);
     if (tag !== '?') {
       // "<tag> <mode> <oid> <stage>\t<path>"
-      const tab = path.indexOf('\t');
+      const tab = raw.indexOf(9);
       if (tab < 0) continue;
-      indexModes.set(path.slice(tab + 1), path.slice(0, 6));
-      path = path.slice(tab + 1);
+      const [mode = '', oid = '', stage = ''] = raw.subarray(0, tab).toString('latin1').split(' ');
+      raw = raw.subarray(tab + 1);
+      const key = raw.toString('latin1');
+      if (stage === '0') index.set(key, { mode, oid });
+      else unmerged.add(key);
+      indexModes.set(raw.toString('utf8'), mode);
     }
+    const path = raw.toString('utf8');
     if (path.endsWith('/')) continue; // an embedded repository: git add would refuse it too
     if (tag === 'R') removed.add(path);
     else if (tag === 'C' || tag === '?') changed.add(path);
@@ -272,7 +299,7 @@ async function listChanges(repo: RepoPaths): Promise<Changes> {
   for (const path of removed) changed.delete(path);
   // Submodules (gitlinks) keep the commit the index records.
   for (const [path, mode] of indexModes) if (mode === MODE.gitlink) changed.delete(path);
-  return { changed, removed, untracked, indexModes };
+  return { changed, removed, untracked, indexModes, index, unmerged };
 }
 
 async function storeFile(
@@ -281,113 +308,37 @@ async function storeFile(
   store: ObjectStore,
   objectsDir: string,
   modeOf: (path: string, kind: 'file' | 'symlink', executable: boolean) => string,
+  hold?: (path: string, bytes: Uint8Array) => void,
 ): Promise<FileDigest | undefined> {
-  const entry = await openWorkTreeEntry(root, path);
+  const entry = await readEntry(root, path, { streamAt: streamThreshold() });
   if (entry === undefined) return undefined; // gone, or no longer a file: not in the candidate
-  if (entry.kind === 'symlink') {
-    const blob = await store.write('blob', entry.bytes);
-    const sha256 = createHash('sha256').update(entry.bytes).digest('hex');
-    return { path, mode: modeOf(path, 'symlink', false), blob, sha256, size: entry.bytes.length };
-  }
-  const mode = modeOf(path, 'file', entry.executable);
-  try {
-    if (entry.size >= streamThreshold()) {
+  if (entry.kind === 'stream') {
+    try {
+      const mode = modeOf(path, 'file', entry.executable);
       const streamed = await streamLooseBlob(objectsDir, entry.handle, entry.size, path);
       return { path, mode, blob: streamed.oid, sha256: streamed.sha256, size: streamed.size };
+    } finally {
+      await entry.handle.close();
     }
-    const bytes = await readExactly(entry.handle, entry.size, path);
-    const blob = await store.write('blob', bytes);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    return { path, mode, blob, sha256, size: bytes.length };
-  } finally {
-    await entry.handle.close();
   }
+  const blob = await store.write('blob', entry.bytes);
+  const sha256 = createHash('sha256').update(entry.bytes).digest('hex');
+  const mode = modeOf(path, entry.kind, entry.executable);
+  if (entry.kind === 'file') hold?.(path, entry.bytes);
+  return { path, mode, blob, sha256, size: entry.bytes.length };
 }
-
-/** Reads exactly the fstat size: a file that grows meanwhile is never read on without bound. */
-async function readExactly(handle: FileHandle, size: number, path: string): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(size + 1);
-  let read = 0;
-  for (;;) {
-    const { bytesRead } = await handle.read(buffer, read, buffer.length - read, read);
-    if (bytesRead === 0) break;
-    read += bytesRead;
-    if (read > size) break;
-  }
-  if (read !== size) throw changedWhileRead(path, size, read);
-  return buffer.subarray(0, size);
-}
-
-export interface WorkTreeEntry {
-  kind: 'file' | 'symlink';
-  executable: boolean;
-  /** A file's content, or a link's target exactly as stored (git keeps its bytes as they are). */
-  bytes: Buffer;
-}
-
-/** Error codes that mean the path is gone or is no longer something git would store. */
-const GONE = new Set(['ENOENT', 'ENOTDIR', 'ENXIO', 'EINVAL']);
 
 /**
  * Reads what `path` holds now, as git would store it: a regular file's bytes or a symlink's
- * target; undefined for anything else or a path that is gone. The agent may still be writing
- * while we read, so nothing is looked at before it is opened: the open itself decides.
- * - O_NOFOLLOW: a final symlink is not followed (ELOOP), it is read as a link.
- * - O_NONBLOCK: a FIFO opens at once instead of waiting for a writer, and the opened file's
- *   fstat then says it is not a regular file.
- * - The opened file's real path (through /proc/self/fd on Linux) must lie inside the
- *   repository, so a directory swapped for a link to elsewhere never lets outside bytes in.
- * The pack workers (pack.ts) follow the same rules in their own copy of this function.
+ * target, whatever its size; undefined for anything else or a path that is gone (the rules:
+ * read-entry.ts, shared with the pack workers).
  */
 export async function readWorkTreeEntry(
   root: string,
   path: string,
 ): Promise<WorkTreeEntry | undefined> {
-  const entry = await openWorkTreeEntry(root, path);
-  if (entry === undefined || entry.kind === 'symlink') return entry;
-  try {
-    const bytes = await readExactly(entry.handle, entry.size, path);
-    return { kind: 'file', executable: entry.executable, bytes };
-  } finally {
-    await entry.handle.close();
-  }
-}
-
-/** A symlink's target, or a regular file still open (the caller closes it) and its fstat. */
-type OpenedEntry =
-  | { kind: 'symlink'; executable: false; bytes: Buffer }
-  | { kind: 'file'; executable: boolean; size: number; handle: FileHandle };
-
-async function openWorkTreeEntry(root: string, path: string): Promise<OpenedEntry | undefined> {
-  const abs = join(root, path);
-  let handle;
-  try {
-    handle = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (code === 'ELOOP') {
-      try {
-        return { kind: 'symlink', executable: false, bytes: await readlink(abs, 'buffer') };
-      } catch (again) {
-        if (GONE.has((again as NodeJS.ErrnoException).code ?? '')) return undefined;
-        throw again;
-      }
-    }
-    if (GONE.has(code)) return undefined;
-    throw error;
-  }
-  let keep = false;
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) return undefined;
-    const real = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => realpath(abs));
-    const realRoot = await realpath(root);
-    if (!real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`)) return undefined;
-    keep = true;
-    return { kind: 'file', executable: (stat.mode & 0o100) !== 0, size: stat.size, handle };
-  } finally {
-    if (!keep) await handle.close();
-  }
+  const entry = await readEntry(root, path);
+  return entry?.kind === 'stream' ? undefined : entry;
 }
 
 /** At this many objects a snapshot writes one pack rather than loose objects (git's own

@@ -1,0 +1,84 @@
+/**
+ * What `ledger record` is asked (the request, as the CLI, the hooks, MCP and the library give
+ * it) and what it answers, with the bounds on what it reads.
+ */
+import type { FormatName, LedgerRecord } from '../model/record.js';
+
+/** A handoff already read (standard input, a library caller): its bytes and its name as given. */
+export interface HandoffBytes {
+  bytes: Uint8Array;
+  fileName: string;
+}
+
+export interface RecordRequest {
+  cwd: string;
+  /**
+   * The handoff: a file to read (`path`, relative to `cwd`; read as a regular file only, within
+   * `MAX_HANDOFF_FILE_BYTES`, never through a link that leaves the repository), or bytes
+   * already read.
+   */
+  from?: HandoffBytes | { path: string };
+  format?: FormatName;
+  status?: string;
+  summary?: string;
+  task?: string;
+  run?: string;
+  attempt?: string;
+  intent?: string;
+  reworkOf?: string;
+  producer?: string;
+  base?: string;
+  artifacts?: readonly string[];
+  /**
+   * Untracked files to store although they look secret (`--include-untracked`); without it an
+   * untracked, non-ignored file that looks secret is refused (SECRET_FILE, app/secrets.ts).
+   */
+  includeUntracked?: readonly string[];
+  /** Snapshot tracked files only: untracked files stay out unless named (`--tracked-only`). */
+  trackedOnly?: boolean;
+  witnesses?: readonly string[];
+  /** Extra evidence files (validation logs…): name → path. */
+  evidence?: ReadonlyMap<string, string>;
+  witnessTimeoutMs?: number;
+  witnessOutputCap?: number;
+  /** False: keep no witness output in the record (`--no-keep-output`); default true. */
+  keepOutput?: boolean;
+  /** Sign the record id with the user's SSH key; undefined: `ledger.sign` in the user's git config decides. */
+  sign?: boolean;
+  /**
+   * What the signature says: `producer` (default) signs the record id — "I made this";
+   * `recorder` signs `recorderMessage(id)` — "ledger recorded this on my machine", all that an
+   * MCP server or hook can vouch for when the agent, not the user, supplies the handoff.
+   */
+  signAs?: 'producer' | 'recorder';
+  /**
+   * Run the witnesses as `verify --rerun` runs them (a sandbox, a checkout of the candidate
+   * tree, a scrubbed environment with a throw-away HOME) instead of in the work tree with the
+   * user's environment; the record then says how (`observed.isolation`, schema v3).
+   */
+  isolate?: boolean;
+  /** As git's user.signingKey: a key file, a `.pub`, or `key::…` (in ssh-agent); else user.signingKey, else the agent's first key. */
+  signingKey?: string;
+  now?: Date;
+  onProgress?: (message: string) => void;
+}
+
+export interface RecordOutcome {
+  id: string;
+  entryId: string;
+  commit: string;
+  added: boolean;
+  record: LedgerRecord;
+  /** When the format was detected: which, how sure, and the signals it rested on. */
+  detected?: { format: FormatName; confidence: number; signals: string[] };
+}
+
+export const DEFAULT_WITNESS_TIMEOUT_MS = 10 * 60 * 1000;
+export const DEFAULT_WITNESS_OUTPUT_CAP = 1024 * 1024;
+/** The largest handoff file read (the formats refuse larger ones anyway). */
+export const MAX_HANDOFF_FILE_BYTES = 16 * 1024 * 1024;
+/** The largest `--evidence` file read: a validation log, not a data set. */
+export const MAX_EVIDENCE_FILE_BYTES = 64 * 1024 * 1024;
+
+/** A request whose handoff, if any, has been read. */
+export type ReadRequest = Omit<RecordRequest, 'from'> & { from?: HandoffBytes };

@@ -1,0 +1,132 @@
+/**
+ * A pack worker thread (started by `packWorktreeFiles` in pack.ts, loaded by URL from beside
+ * it): takes the next path from the shared counter, reads it with the snapshot's own
+ * `readEntry` (read-entry.ts: the same open-first rules as the main thread), hashes it (git's
+ * SHA-1 and SHA-256 from one buffer) and deflates it into a pack entry, and posts the entries
+ * in batches, waiting while too many bytes are in flight to the pack writer.
+ */
+import { createHash } from 'node:crypto';
+import { realpath } from 'node:fs/promises';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { crc32, deflateSync } from 'node:zlib';
+import { packEntryHeader } from './pack.js';
+import { readEntry } from './read-entry.js';
+
+export interface PackWorkerData {
+  root: string;
+  paths: readonly string[];
+  level: number;
+  /** Int32 slots: [next path, KiB in flight, abort]. */
+  shared: SharedArrayBuffer;
+  limitKiB: number;
+  streamAt: number;
+  /** Per path: hand the file's bytes back too (up to `holdUpTo` bytes), for the secret scan. */
+  hold?: readonly boolean[];
+  holdUpTo?: number;
+}
+
+export type WorkerItem =
+  | { i: number; kind: 'gone' }
+  | { i: number; kind: 'stream' }
+  | {
+      i: number;
+      kind: 'file' | 'symlink';
+      executable: boolean;
+      oid: string;
+      sha256: string;
+      size: number;
+      data: Uint8Array;
+      crc32: number;
+      /** The very bytes hashed into `oid`, when asked to hold them. */
+      raw?: Uint8Array;
+    };
+
+export type WorkerMessage =
+  { items: WorkerItem[]; kib: number } | { done: true } | { error: string; path: string };
+
+async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
+  const { root, paths, level, shared, limitKiB, streamAt, hold, holdUpTo = 0 } = data;
+  const state = new Int32Array(shared);
+  const realRoot = await realpath(root);
+  let items: WorkerItem[] = [];
+  let transfer: ArrayBuffer[] = [];
+  let bytes = 0;
+  const post = () => {
+    if (items.length === 0) return;
+    const kib = Math.ceil(bytes / 1024);
+    Atomics.add(state, 1, kib);
+    port.postMessage({ items, kib } satisfies WorkerMessage, transfer);
+    items = [];
+    transfer = [];
+    bytes = 0;
+  };
+  let current = '';
+  try {
+    for (;;) {
+      if (Atomics.load(state, 2) !== 0) break;
+      for (
+        let inFlight = Atomics.load(state, 1);
+        inFlight > limitKiB && Atomics.load(state, 2) === 0;
+        inFlight = Atomics.load(state, 1)
+      ) {
+        post();
+        Atomics.wait(state, 1, inFlight, 100);
+      }
+      const i = Atomics.add(state, 0, 1);
+      if (i >= paths.length) break;
+      current = paths[i]!;
+      const entry = await readEntry(root, current, { streamAt, realRoot });
+      if (entry === undefined) {
+        items.push({ i, kind: 'gone' });
+        continue;
+      }
+      if (entry.kind === 'stream') {
+        // Too large to hold whole: the main thread streams it (stream-blob.ts), opening it anew.
+        await entry.handle.close();
+        items.push({ i, kind: 'stream' });
+        continue;
+      }
+      const content = entry.bytes;
+      const oid = createHash('sha1')
+        .update(`blob ${content.length}\0`)
+        .update(content)
+        .digest('hex');
+      const sha256 = createHash('sha256').update(content).digest('hex');
+      const deflated = deflateSync(content, { level });
+      const header = packEntryHeader('blob', content.length);
+      // Own (unpooled) memory, so that it can be transferred rather than copied.
+      const buffer = new ArrayBuffer(header.length + deflated.length);
+      const entryBytes = new Uint8Array(buffer);
+      entryBytes.set(header, 0);
+      entryBytes.set(deflated, header.length);
+      // A copy in memory of its own: a small Buffer shares Node's pool, which must not move.
+      const raw =
+        hold?.[i] === true && content.length <= holdUpTo ? new Uint8Array(content) : undefined;
+      items.push({
+        i,
+        kind: entry.kind,
+        executable: entry.executable,
+        oid,
+        sha256,
+        size: content.length,
+        data: entryBytes,
+        crc32: crc32(entryBytes),
+        ...(raw === undefined ? {} : { raw }),
+      });
+      transfer.push(buffer);
+      bytes += entryBytes.length;
+      if (raw !== undefined) {
+        transfer.push(raw.buffer as ArrayBuffer);
+        bytes += raw.length;
+      }
+      if (items.length >= 32 || bytes >= 1 << 20) post();
+    }
+    post();
+    port.postMessage({ done: true } satisfies WorkerMessage);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    port.postMessage({ error: message, path: current } satisfies WorkerMessage);
+  }
+}
+
+if (parentPort !== null) void work(parentPort, workerData as PackWorkerData);
