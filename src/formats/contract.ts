@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { Problem } from '../model/errors.js';
 import type { Claims, FormatName, LedgerRecord, Reason, Status } from '../model/record.js';
-import type { MarkdownSniff } from './kit/sniff.js';
+import type { Section } from './kit/markdown.js';
 
 /**
  * Options of the auditor's policy that change a format's rules (policy file: `formats`). Each
@@ -55,6 +55,19 @@ export interface ParsedHandoff {
 }
 
 export type ParseResult = { ok: true; handoff: ParsedHandoff } | { ok: false; problems: Problem[] };
+
+/**
+ * A Markdown input's sections and front matter, as every module's detection sees it. Declared
+ * here, beside Sniff, rather than in kit/sniff.ts (which computes it): the contract then imports
+ * nothing from the kit that implements it (issue 22: the contract ↔ sniff import circle).
+ */
+export interface MarkdownSniff {
+  /** The raw front matter, when the text starts with one. */
+  frontMatter: string | null;
+  /** The text after the front matter. */
+  body: string;
+  sections: Section[];
+}
 
 /** The input as detection sees it; every view is computed once and shared by all modules. */
 export interface Sniff {
