@@ -125,11 +125,26 @@ export interface Uncheckable {
 export interface FormatStats<T> {
   /** The top-level key of `ledger stats --json` this format's numbers go under. */
   key: string;
+  /**
+   * What is printed under `key`, described: `stats`'s published JSON Schema folds it in, so the
+   * CLI names no format's fields. Fields may be added, never renamed or removed.
+   */
+  schema: z.ZodType<T>;
   empty(): T;
   /** Adds one record; `source` is its kept input bytes (undefined: there were none). */
   add(total: T, record: { id: string; record: LedgerRecord }, source: Uint8Array | undefined): void;
   /** One line for the text output; undefined when there is nothing to say. */
   describe(total: T): string | undefined;
+}
+
+/** Keys a format adds to `show --json` of its records, and what each holds. */
+export interface FormatViews {
+  /**
+   * One described schema per key `of` returns: `show`'s published JSON Schema folds them in
+   * (optional there: only this format's records carry them), and a test holds `of` to them.
+   */
+  schemas: Readonly<Record<string, z.ZodType>>;
+  of(record: LedgerRecord, source: Uint8Array | undefined): Record<string, unknown>;
 }
 
 export interface Lifecycle {
@@ -187,8 +202,8 @@ export interface FormatModule {
     maxBadReferenceShare?: number;
     uncheckable?(record: LedgerRecord): Uncheckable[];
   };
-  /** Derived views for `show --json` (keys added at top level). */
-  views?(record: LedgerRecord, source: Uint8Array | undefined): Record<string, unknown>;
+  /** Derived views for `show --json` (keys added at top level), with their schemas. */
+  views?: FormatViews;
   stats?: FormatStats<unknown>;
   lifecycle?: Lifecycle;
 }

@@ -7,7 +7,12 @@
  * added to a command's output is added here too (the tests fail until it is).
  */
 import { z } from 'zod';
-import { ERROR_CODES } from '../../model/errors.js';
+import {
+  formatStatsSchemas,
+  formatViewSchemas,
+  type FormatViewSchemas,
+} from '../../formats/index.js';
+import { ERROR_CODES, LedgerError } from '../../model/errors.js';
 import { Claims, ObservedV3, Reason } from '../../model/record.js';
 import { FORMATS, LIFECYCLE_FORMAT, STATUSES } from '../../model/vocabulary.js';
 
@@ -132,7 +137,37 @@ const Signature = z.object({
   detail: z.string(),
 });
 
-const ShowRecord = z.object({
+/**
+ * The keys formats declare (their `show --json` views, their `stats --json` numbers) beside a
+ * command's own fields. A format key equal to one of the command's would replace that field in
+ * every answer: a bug, refused when this module loads (the build and the tests load it).
+ */
+function formatFields<T extends Record<string, z.ZodType>>(
+  own: Record<string, unknown>,
+  declared: T,
+  what: string,
+): T {
+  for (const key of Object.keys(declared))
+    if (Object.hasOwn(own, key))
+      throw new LedgerError(
+        'INTERNAL',
+        `a format declares the ${what} key ${key}, which is the command's own`,
+        {
+          hint: "Give the format's field another name: it would replace the command's own field.",
+        },
+      );
+  return declared;
+}
+
+/** A format's view is optional in `show --json`: only that format's records carry it. */
+function optionalViews(): { [K in keyof FormatViewSchemas]: z.ZodOptional<FormatViewSchemas[K]> } {
+  const fields: Record<string, z.ZodType> = {};
+  for (const [key, schema] of Object.entries(formatViewSchemas() as Record<string, z.ZodType>))
+    fields[key] = schema.optional().describe(schema.description ?? '');
+  return fields as { [K in keyof FormatViewSchemas]: z.ZodOptional<FormatViewSchemas[K]> };
+}
+
+const SHOW_BASE = {
   id: recordId,
   format: recordFormat,
   claimedStatus: z.string(),
@@ -147,24 +182,10 @@ const ShowRecord = z.object({
     status: z.enum(['claimed', 'verified']),
   }),
   signatures: z.array(Signature),
-  handoffStats: z
-    .object({
-      handoff_present: z.boolean(),
-      claims_count: z.number().int(),
-      uncertainty_count: z.number().int(),
-      abandoned_approaches_count: z.number().int(),
-      handoff_bytes: z.number().int(),
-    })
-    .optional()
-    .describe('Mainark records: the seed’s per-run metrics'),
-  validation: z
-    .object({
-      status: z.string(),
-      log: z.string().optional(),
-      sha256: z.string().optional(),
-    })
-    .optional()
-    .describe('Mainark records: where the validation evidence came from'),
+};
+
+/** After the formats' views: the published schema lists them in that order, which must not move. */
+const SHOW_LIFECYCLE = {
   lifecycle: LifecycleState.extend({ chain: z.array(recordId) })
     .optional()
     .describe('the lifecycle state derived from the chain of steps (the record, then each step)'),
@@ -178,6 +199,12 @@ const ShowRecord = z.object({
     })
     .optional()
     .describe('set when the record is a lifecycle step: what it did to which record'),
+};
+
+const ShowRecord = z.object({
+  ...SHOW_BASE,
+  ...formatFields({ ...SHOW_BASE, ...SHOW_LIFECYCLE }, optionalViews(), 'show --json'),
+  ...SHOW_LIFECYCLE,
 });
 
 const ShowEmitted = z.object({
@@ -431,41 +458,25 @@ export const InitOutput = z
   .describe('ledger init --json');
 
 const counts = z.record(z.string(), z.number().int().nonnegative());
+const STATS_BASE = {
+  records: z.number().int().nonnegative(),
+  byFormat: counts,
+  byEffectiveStatus: counts,
+  lowered: z.number().int().nonnegative(),
+  lifecycleSteps: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('accept/reject/supersede steps: not agent runs, so in none of the counts above'),
+  byLifecycle: counts.describe(
+    'handoffs by lifecycle state: pending, accepted, rejected, superseded',
+  ),
+};
+
 export const StatsOutput = z
   .object({
-    records: z.number().int().nonnegative(),
-    byFormat: counts,
-    byEffectiveStatus: counts,
-    lowered: z.number().int().nonnegative(),
-    lifecycleSteps: z
-      .number()
-      .int()
-      .nonnegative()
-      .describe('accept/reject/supersede steps: not agent runs, so in none of the counts above'),
-    byLifecycle: counts.describe(
-      'handoffs by lifecycle state: pending, accepted, rejected, superseded',
-    ),
-    mainark: z.object({
-      runs: z.number().int().nonnegative(),
-      total: z.object({
-        handoffs_present: z.number().int(),
-        claims_count: z.number().int(),
-        uncertainty_count: z.number().int(),
-        abandoned_approaches_count: z.number().int(),
-        handoff_bytes: z.number().int(),
-      }),
-      perRecord: z.array(
-        z.object({
-          id: recordId,
-          task: z.string().optional(),
-          handoff_present: z.boolean(),
-          claims_count: z.number().int(),
-          uncertainty_count: z.number().int(),
-          abandoned_approaches_count: z.number().int(),
-          handoff_bytes: z.number().int(),
-        }),
-      ),
-    }),
+    ...STATS_BASE,
+    ...formatFields(STATS_BASE, formatStatsSchemas(), 'stats --json'),
   })
   .describe('ledger stats --json');
 
