@@ -38,7 +38,12 @@ describe('show --json and stats --json keep their bytes when formats declare the
     const ledgerHandoff = join(repo, 'handoff.json');
     writeFileSync(
       ledgerHandoff,
-      JSON.stringify({ status: 'success', task: 'T-1', summary: 'readme', artifacts: [{ path: 'README.md', action: 'created' }] }),
+      JSON.stringify({
+        status: 'success',
+        task: 'T-1',
+        summary: 'readme',
+        artifacts: [{ path: 'README.md', action: 'created' }],
+      }),
     );
     const outputs: Record<string, unknown> = {};
     for (const [name, from] of [
