@@ -201,13 +201,13 @@ const SHOW_LIFECYCLE = {
     .describe('set when the record is a lifecycle step: what it did to which record'),
 };
 
-const ShowRecord = z.object({
+export const ShowRecord = z.object({
   ...SHOW_BASE,
   ...formatFields({ ...SHOW_BASE, ...SHOW_LIFECYCLE }, optionalViews(), 'show --json'),
   ...SHOW_LIFECYCLE,
 });
 
-const ShowEmitted = z.object({
+export const ShowEmitted = z.object({
   id: recordId,
   format: z.string().describe('the shape asked for with --as'),
   original: z.boolean().describe('true: the bytes the record was made from, unchanged'),
@@ -225,10 +225,11 @@ const OutputDigest = z.object({
   truncated: z.boolean(),
 });
 
-const CheckOutput = z.object({
+export const CheckOutput = z.object({
+  // Required: every check verify gives has one (verify/types.ts Check.id); the schema said
+  // optional while the TypeScript answer type said required, and the output always had it.
   id: z
     .string()
-    .optional()
     .describe(
       'which check this is, stable and unique within its record (observed.artifacts[3], id, chain…)',
     ),
