@@ -517,15 +517,17 @@ function hookOutput(agent: string, decision: 'block' | 'deny' | undefined, messa
     .union([
       z.object({
         ok: okTrue,
+        // Typed as a shape, not as the union of the two literals: the union's declaration does
+        // not type-check where the library's declarations are (views.ts infers its types here).
         response: z
           .object(
-            decision === undefined
+            (decision === undefined
               ? { followup_message: z.string().optional() }
               : {
                   decision: z.literal(decision).optional(),
                   reason: z.string().optional(),
                   systemMessage: z.string().optional(),
-                },
+                }) as z.ZodRawShape,
           )
           .describe('the hook-protocol answer printed without --json'),
         event: z.string(),
