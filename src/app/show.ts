@@ -77,7 +77,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     };
     const module = recordModule(record);
     const kept = await source();
-    const extra: Record<string, unknown> = { ...(module.views?.(record, kept) ?? {}) };
+    const extra: Record<string, unknown> = { ...(module.views?.of(record, kept) ?? {}) };
     // Every record has a lifecycle (a step of another format acts on it too): its state, the
     // step that set it, who that step says took it and when.
     const chain = await lifecycleChain(store, index, id);

@@ -2,37 +2,37 @@
  * What `record`, `verify` and `show` answer in JSON, in one place: the CLI's `--json`, the MCP
  * server's structured tool results and the typed library (`openLedger`) all return these, so
  * the three can never drift apart. Pure: results in, plain JSON-ready objects out.
+ *
+ * The answers' types are inferred from the zod schemas in `cli/json/outputs.ts`, from which the
+ * published JSON Schemas are made: one declaration per answer (issue 22). The import is
+ * type-only, so no command loads zod or the schemas to print its answer (test/cli/startup).
  */
-import type { Reason, Status } from '../model/record.js';
-import type { SignatureVerdict } from '../verify/signatures.js';
+import type { z } from 'zod';
 import type {
-  RecordLifecycle,
-  RerunOutput,
-  Verdict,
-  VerifyReport,
-  VerifyScope,
-} from '../verify/types.js';
+  CheckOutput,
+  RecordOutput,
+  ShowEmitted,
+  ShowRecord,
+  VerifyOutput,
+} from '../cli/json/outputs.js';
+import { internalError } from '../model/errors.js';
+import { LIFECYCLE_FORMAT, type FormatName, type RecordFormat } from '../model/vocabulary.js';
+import type { SignatureVerdict } from '../verify/signatures.js';
+import type { VerifyReport } from '../verify/types.js';
 import { recordVerdict } from '../verify/verdict.js';
 import type { RecordOutcome } from './record.js';
 import type { Shown } from './show.js';
 
-export interface RecordJson {
-  ok: true;
-  id: string;
-  /** False when the identical record was already in the ledger. */
-  added: boolean;
-  commit: string;
-  format: string;
-  /** When the format was detected: which, how sure (0..1), and the signals it rested on. */
-  detected?: { format: string; confidence: number; signals: string[] };
-  claimedStatus: string;
-  effectiveStatus: Status;
-  reasons: Reason[];
-  candidateTree: string;
-  baseCommit: string | null;
-  witnesses: { command: string; exitCode: number | null; timedOut: boolean }[];
-  /** Untracked files left out of the candidate tree (over the untracked budget), and why. */
-  skipped?: { path: string; size: number; reason: string }[];
+export type RecordJson = z.infer<typeof RecordOutput>;
+
+/**
+ * `record` stores handoffs; a lifecycle step is `accept`/`reject`/`supersede`'s answer, never
+ * this one. The stored record's type admits both, the published schema only the first.
+ */
+function handoffFormat(format: RecordFormat): FormatName {
+  if (format === LIFECYCLE_FORMAT)
+    throw internalError('a lifecycle step reached the answer of ledger record');
+  return format;
 }
 
 export function toRecordJson(outcome: RecordOutcome): RecordJson {
@@ -42,7 +42,7 @@ export function toRecordJson(outcome: RecordOutcome): RecordJson {
     id: outcome.id,
     added: outcome.added,
     commit: outcome.commit,
-    format: outcome.record.format,
+    format: handoffFormat(outcome.record.format),
     ...(outcome.detected === undefined ? {} : { detected: outcome.detected }),
     claimedStatus: claims.status,
     effectiveStatus: observed.effectiveStatus,
@@ -58,34 +58,22 @@ export function toRecordJson(outcome: RecordOutcome): RecordJson {
   };
 }
 
-export interface CheckJson {
-  /** Stable and unique within its record (ledger checks: within the ledger); see verify/types.ts. */
-  id: string;
-  check: string;
-  subject: string;
-  verdict: Verdict;
-  detail: string;
-  /** A re-run witness or claimed check: how the re-run (or its failed setup) ended. */
-  rerun?: RerunOutput;
-}
+export type CheckJson = z.infer<typeof CheckOutput>;
 
-export interface VerifyJson {
-  ok: boolean;
-  exitCode: 0 | 1 | 3;
-  /** The repository, ref, tip commit and log entry verified (absent only outside `verify`). */
-  scope?: VerifyScope;
-  ledger: CheckJson[];
-  /** `verdict`: the record as a whole, the worst of its checks (src/verify/verdict.ts). */
-  records: { id: string; verdict: Verdict; checks: CheckJson[]; lifecycle?: RecordLifecycle }[];
-  notes: string[];
-  policy?: NonNullable<VerifyReport['policy']>;
-  attestations?: NonNullable<VerifyReport['attestations']>;
-  /** With `--rerun`: which isolation re-runs had here, and the policy's setup steps. */
-  rerun?: NonNullable<VerifyReport['rerun']>;
-  /** Whether a cached verified tip was used (only what is new since it was checked). */
-  cache?: NonNullable<VerifyReport['cache']>;
-  /** With `--since REV`: which records were checked as added since REV. */
-  range?: NonNullable<VerifyReport['range']>;
+/** `records[].verdict`: the record as a whole, the worst of its checks (src/verify/verdict.ts). */
+export type VerifyJson = z.infer<typeof VerifyOutput>;
+
+/** The report's read-only lists, copied into the answer's plain arrays (the same JSON). */
+function rerunJson(rerun: NonNullable<VerifyReport['rerun']>): NonNullable<VerifyJson['rerun']> {
+  const { isolation } = rerun;
+  return {
+    isolation: {
+      ...isolation,
+      namespaces: [...isolation.namespaces],
+      unavailable: [...isolation.unavailable],
+    },
+    setup: [...rerun.setup],
+  };
 }
 
 export function toVerifyJson(report: VerifyReport): VerifyJson {
@@ -111,60 +99,16 @@ export function toVerifyJson(report: VerifyReport): VerifyJson {
     notes: report.notes ?? [],
     ...(report.policy ? { policy: report.policy } : {}),
     ...(report.attestations ? { attestations: report.attestations } : {}),
-    ...(report.rerun ? { rerun: report.rerun } : {}),
+    ...(report.rerun ? { rerun: rerunJson(report.rerun) } : {}),
     ...(report.cache ? { cache: report.cache } : {}),
     ...(report.range ? { range: report.range } : {}),
   };
 }
 
-export interface ShowJson {
-  id: string;
-  format: string;
-  claimedStatus: string;
-  effectiveStatus: Status;
-  reasons: Reason[];
-  authors: { claims: 'agent'; observed: 'ledger' };
-  claims: Shown['record']['claims'];
-  observed: Shown['record']['observed'];
-  producer: {
-    claimed: string | null;
-    verified: string[] | null;
-    status: 'claimed' | 'verified';
-  };
-  signatures: {
-    armored: string;
-    signer: string | null;
-    verified: boolean;
-    key?: string;
-    detail: string;
-  }[];
-  /*
-   * Format-specific derived views. Named, not a catch-all key: a typo in a field name is then a
-   * type error, not an `unknown` that compiles.
-   */
-  /** Mainark records: the seed's per-run metrics. */
-  handoffStats?: {
-    handoff_present: boolean;
-    claims_count: number;
-    uncertainty_count: number;
-    abandoned_approaches_count: number;
-    handoff_bytes: number;
-  };
-  /** Mainark records: where the validation evidence came from. */
-  validation?: { status: string; log?: string; sha256?: string };
-  /** KXM records: the lifecycle state derived from the chain of steps. */
-  lifecycle?: { state: string; chain: string[] };
-}
+export type ShowJson = z.infer<typeof ShowRecord>;
 
 /** `show --as FORMAT --json`: the record rendered in a seed system's shape. */
-export interface EmittedJson {
-  id: string;
-  format: string;
-  /** True when these are the handoff's original bytes (it came in this format). */
-  original: boolean;
-  text: string;
-  losses: string[];
-}
+export type EmittedJson = z.infer<typeof ShowEmitted>;
 
 export function toShowJson(shown: Shown): ShowJson {
   const { record } = shown;

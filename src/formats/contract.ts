@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { Problem } from '../model/errors.js';
 import type { Claims, FormatName, LedgerRecord, Reason, Status } from '../model/record.js';
-import type { MarkdownSniff } from './kit/sniff.js';
+import type { Section } from './kit/markdown.js';
 
 /**
  * Options of the auditor's policy that change a format's rules (policy file: `formats`). Each
@@ -55,6 +55,19 @@ export interface ParsedHandoff {
 }
 
 export type ParseResult = { ok: true; handoff: ParsedHandoff } | { ok: false; problems: Problem[] };
+
+/**
+ * A Markdown input's sections and front matter, as every module's detection sees it. Declared
+ * here, beside Sniff, rather than in kit/sniff.ts (which computes it): the contract then imports
+ * nothing from the kit that implements it (issue 22: the contract ↔ sniff import circle).
+ */
+export interface MarkdownSniff {
+  /** The raw front matter, when the text starts with one. */
+  frontMatter: string | null;
+  /** The text after the front matter. */
+  body: string;
+  sections: Section[];
+}
 
 /** The input as detection sees it; every view is computed once and shared by all modules. */
 export interface Sniff {
@@ -112,11 +125,26 @@ export interface Uncheckable {
 export interface FormatStats<T> {
   /** The top-level key of `ledger stats --json` this format's numbers go under. */
   key: string;
+  /**
+   * What is printed under `key`, described: `stats`'s published JSON Schema folds it in, so the
+   * CLI names no format's fields. Fields may be added, never renamed or removed.
+   */
+  schema: z.ZodType<T>;
   empty(): T;
   /** Adds one record; `source` is its kept input bytes (undefined: there were none). */
   add(total: T, record: { id: string; record: LedgerRecord }, source: Uint8Array | undefined): void;
   /** One line for the text output; undefined when there is nothing to say. */
   describe(total: T): string | undefined;
+}
+
+/** Keys a format adds to `show --json` of its records, and what each holds. */
+export interface FormatViews {
+  /**
+   * One described schema per key `of` returns: `show`'s published JSON Schema folds them in
+   * (optional there: only this format's records carry them), and a test holds `of` to them.
+   */
+  schemas: Readonly<Record<string, z.ZodType>>;
+  of(record: LedgerRecord, source: Uint8Array | undefined): Record<string, unknown>;
 }
 
 export interface Lifecycle {
@@ -174,8 +202,8 @@ export interface FormatModule {
     maxBadReferenceShare?: number;
     uncheckable?(record: LedgerRecord): Uncheckable[];
   };
-  /** Derived views for `show --json` (keys added at top level). */
-  views?(record: LedgerRecord, source: Uint8Array | undefined): Record<string, unknown>;
+  /** Derived views for `show --json` (keys added at top level), with their schemas. */
+  views?: FormatViews;
   stats?: FormatStats<unknown>;
   lifecycle?: Lifecycle;
 }

@@ -11,6 +11,8 @@ export {
   EMITTER_NAMES,
   formatModule,
   formatModules,
+  formatStatsSchemas,
+  formatViewSchemas,
   recordModule,
   isEmitterName,
   findEmitter,
@@ -19,6 +21,7 @@ export {
   sourceShapeOf,
   type Detected,
   type EmitterName,
+  type FormatViewSchemas,
 } from './registry.js';
 export {
   FormatOptions,
@@ -27,6 +30,7 @@ export {
   type Emitter,
   type FormatModule,
   type FormatStats,
+  type FormatViews,
   type Lifecycle,
   type ParseContext,
   type ParsedHandoff,

@@ -3,6 +3,7 @@
  * module's signals and says why it chose), and which emitter renders a record in which shape.
  * Adding a format is adding its folder and one line in MODULES (see CONTRIBUTING in README.md).
  */
+import type { z } from 'zod';
 import { LedgerError } from '../model/errors.js';
 import {
   FORMATS,
@@ -22,7 +23,9 @@ import { maxsim } from './maxsim/index.js';
 import { structured } from './structured/index.js';
 import { team } from './team/index.js';
 
-const MODULES: readonly FormatModule[] = [ledger, maxsim, mainark, kxm, team, structured];
+/** The modules with their own types: what the `show --json` type fold reads. */
+const DECLARED = [ledger, maxsim, mainark, kxm, team, structured] as const;
+const MODULES: readonly FormatModule[] = DECLARED;
 
 /** Below this score a module does not claim an input. */
 const MIN_SCORE = 0.2;
@@ -207,4 +210,47 @@ export function malformedHandoffFormat(
     if (score >= MIN_SCORE) return undefined;
   }
   return formatModule('ledger');
+}
+
+type ViewSchemasOf<M> = M extends { views: { schemas: infer S } } ? S : never;
+type Merged<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void
+  ? I
+  : never;
+/** Every module's `show --json` keys and their schemas, typed as each module declares them. */
+export type FormatViewSchemas = Merged<ViewSchemasOf<(typeof DECLARED)[number]>>;
+
+/**
+ * The keys formats add to `show --json`, folded over the modules: `show`'s published schema
+ * and the answer's TypeScript type are made from this, so the CLI names no format's fields.
+ * Two modules declaring one key would make a key mean two things: a bug, refused here.
+ */
+export function formatViewSchemas(): FormatViewSchemas {
+  return fold(
+    MODULES.map((m) => m.views?.schemas ?? {}),
+    'show --json key',
+  ) as FormatViewSchemas;
+}
+
+/** The keys formats add to `stats --json` (each module's `stats.key`), with their schemas. */
+export function formatStatsSchemas(): Readonly<Record<string, z.ZodType>> {
+  return fold(
+    MODULES.map((m) => (m.stats ? { [m.stats.key]: m.stats.schema } : {})),
+    'stats --json key',
+  );
+}
+
+function fold(
+  parts: readonly Readonly<Record<string, z.ZodType>>[],
+  what: string,
+): Record<string, z.ZodType> {
+  const all: Record<string, z.ZodType> = {};
+  for (const part of parts)
+    for (const [key, schema] of Object.entries(part)) {
+      if (Object.hasOwn(all, key))
+        throw new LedgerError('INTERNAL', `two formats declare the ${what} ${key}`, {
+          hint: 'Give one of them another name; a key means one thing in every record.',
+        });
+      all[key] = schema;
+    }
+  return all;
 }

@@ -7,7 +7,12 @@
  * added to a command's output is added here too (the tests fail until it is).
  */
 import { z } from 'zod';
-import { ERROR_CODES } from '../../model/errors.js';
+import {
+  formatStatsSchemas,
+  formatViewSchemas,
+  type FormatViewSchemas,
+} from '../../formats/index.js';
+import { ERROR_CODES, LedgerError } from '../../model/errors.js';
 import { Claims, ObservedV3, Reason } from '../../model/record.js';
 import { FORMATS, LIFECYCLE_FORMAT, STATUSES } from '../../model/vocabulary.js';
 
@@ -132,7 +137,37 @@ const Signature = z.object({
   detail: z.string(),
 });
 
-const ShowRecord = z.object({
+/**
+ * The keys formats declare (their `show --json` views, their `stats --json` numbers) beside a
+ * command's own fields. A format key equal to one of the command's would replace that field in
+ * every answer: a bug, refused when this module loads (the build and the tests load it).
+ */
+function formatFields<T extends Record<string, z.ZodType>>(
+  own: Record<string, unknown>,
+  declared: T,
+  what: string,
+): T {
+  for (const key of Object.keys(declared))
+    if (Object.hasOwn(own, key))
+      throw new LedgerError(
+        'INTERNAL',
+        `a format declares the ${what} key ${key}, which is the command's own`,
+        {
+          hint: "Give the format's field another name: it would replace the command's own field.",
+        },
+      );
+  return declared;
+}
+
+/** A format's view is optional in `show --json`: only that format's records carry it. */
+function optionalViews(): { [K in keyof FormatViewSchemas]: z.ZodOptional<FormatViewSchemas[K]> } {
+  const fields: Record<string, z.ZodType> = {};
+  for (const [key, schema] of Object.entries(formatViewSchemas() as Record<string, z.ZodType>))
+    fields[key] = schema.optional().describe(schema.description ?? '');
+  return fields as { [K in keyof FormatViewSchemas]: z.ZodOptional<FormatViewSchemas[K]> };
+}
+
+const SHOW_BASE = {
   id: recordId,
   format: recordFormat,
   claimedStatus: z.string(),
@@ -147,24 +182,10 @@ const ShowRecord = z.object({
     status: z.enum(['claimed', 'verified']),
   }),
   signatures: z.array(Signature),
-  handoffStats: z
-    .object({
-      handoff_present: z.boolean(),
-      claims_count: z.number().int(),
-      uncertainty_count: z.number().int(),
-      abandoned_approaches_count: z.number().int(),
-      handoff_bytes: z.number().int(),
-    })
-    .optional()
-    .describe('Mainark records: the seed’s per-run metrics'),
-  validation: z
-    .object({
-      status: z.string(),
-      log: z.string().optional(),
-      sha256: z.string().optional(),
-    })
-    .optional()
-    .describe('Mainark records: where the validation evidence came from'),
+};
+
+/** After the formats' views: the published schema lists them in that order, which must not move. */
+const SHOW_LIFECYCLE = {
   lifecycle: LifecycleState.extend({ chain: z.array(recordId) })
     .optional()
     .describe('the lifecycle state derived from the chain of steps (the record, then each step)'),
@@ -178,9 +199,15 @@ const ShowRecord = z.object({
     })
     .optional()
     .describe('set when the record is a lifecycle step: what it did to which record'),
+};
+
+export const ShowRecord = z.object({
+  ...SHOW_BASE,
+  ...formatFields({ ...SHOW_BASE, ...SHOW_LIFECYCLE }, optionalViews(), 'show --json'),
+  ...SHOW_LIFECYCLE,
 });
 
-const ShowEmitted = z.object({
+export const ShowEmitted = z.object({
   id: recordId,
   format: z.string().describe('the shape asked for with --as'),
   original: z.boolean().describe('true: the bytes the record was made from, unchanged'),
@@ -198,10 +225,11 @@ const OutputDigest = z.object({
   truncated: z.boolean(),
 });
 
-const CheckOutput = z.object({
+export const CheckOutput = z.object({
+  // Required: every check verify gives has one (verify/types.ts Check.id); the schema said
+  // optional while the TypeScript answer type said required, and the output always had it.
   id: z
     .string()
-    .optional()
     .describe(
       'which check this is, stable and unique within its record (observed.artifacts[3], id, chain…)',
     ),
@@ -431,41 +459,25 @@ export const InitOutput = z
   .describe('ledger init --json');
 
 const counts = z.record(z.string(), z.number().int().nonnegative());
+const STATS_BASE = {
+  records: z.number().int().nonnegative(),
+  byFormat: counts,
+  byEffectiveStatus: counts,
+  lowered: z.number().int().nonnegative(),
+  lifecycleSteps: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('accept/reject/supersede steps: not agent runs, so in none of the counts above'),
+  byLifecycle: counts.describe(
+    'handoffs by lifecycle state: pending, accepted, rejected, superseded',
+  ),
+};
+
 export const StatsOutput = z
   .object({
-    records: z.number().int().nonnegative(),
-    byFormat: counts,
-    byEffectiveStatus: counts,
-    lowered: z.number().int().nonnegative(),
-    lifecycleSteps: z
-      .number()
-      .int()
-      .nonnegative()
-      .describe('accept/reject/supersede steps: not agent runs, so in none of the counts above'),
-    byLifecycle: counts.describe(
-      'handoffs by lifecycle state: pending, accepted, rejected, superseded',
-    ),
-    mainark: z.object({
-      runs: z.number().int().nonnegative(),
-      total: z.object({
-        handoffs_present: z.number().int(),
-        claims_count: z.number().int(),
-        uncertainty_count: z.number().int(),
-        abandoned_approaches_count: z.number().int(),
-        handoff_bytes: z.number().int(),
-      }),
-      perRecord: z.array(
-        z.object({
-          id: recordId,
-          task: z.string().optional(),
-          handoff_present: z.boolean(),
-          claims_count: z.number().int(),
-          uncertainty_count: z.number().int(),
-          abandoned_approaches_count: z.number().int(),
-          handoff_bytes: z.number().int(),
-        }),
-      ),
-    }),
+    ...STATS_BASE,
+    ...formatFields(STATS_BASE, formatStatsSchemas(), 'stats --json'),
   })
   .describe('ledger stats --json');
 
@@ -505,15 +517,17 @@ function hookOutput(agent: string, decision: 'block' | 'deny' | undefined, messa
     .union([
       z.object({
         ok: okTrue,
+        // Typed as a shape, not as the union of the two literals: the union's declaration does
+        // not type-check where the library's declarations are (views.ts infers its types here).
         response: z
           .object(
-            decision === undefined
+            (decision === undefined
               ? { followup_message: z.string().optional() }
               : {
                   decision: z.literal(decision).optional(),
                   reason: z.string().optional(),
                   systemMessage: z.string().optional(),
-                },
+                }) as z.ZodRawShape,
           )
           .describe('the hook-protocol answer printed without --json'),
         event: z.string(),

@@ -88,8 +88,18 @@ export function readBackLosses(
   const again = back.ok ? back.handoff.status : undefined;
   if (again !== effective) {
     const lower = again !== undefined && statusRank(again) > statusRank(effective);
+    // Name the rules the rendering breaks (a team result with no Confidence: the source stated
+    // none and an emitter never invents one), so the loss says what to add, not only that.
+    const had = new Set(record.observed.reasons.map((r) => r.code));
+    const why = back.ok ? back.handoff.reasons.filter((r) => !had.has(r.code)) : [];
+    const because =
+      why.length > 0
+        ? `: read back, ${why.map((r) => r.message).join('; ')}`
+        : lower
+          ? ': it cannot carry what made it so'
+          : '';
     losses.push(
-      `observed.effectiveStatus (${effective}; ${rules} make this rendering ${again ?? 'unreadable'}${lower ? ': it cannot carry what made it so' : ''})`,
+      `observed.effectiveStatus (${effective}; ${rules} make this rendering ${again ?? 'unreadable'}${because})`,
     );
   }
   return losses;

@@ -3,19 +3,11 @@
  * first MiB as text, the JSON value, the Markdown sections. Six modules each decoding and
  * parsing the same bytes was six times the work and six chances to disagree on what they saw.
  */
-import type { Sniff } from '../contract.js';
+import type { MarkdownSniff, Sniff } from '../contract.js';
 import { looksLikeJson } from './json.js';
 import { splitFrontMatter } from './front-matter.js';
-import { splitSections, type Section } from './markdown.js';
+import { splitSections } from './markdown.js';
 import { MAX_HANDOFF_BYTES, sniffText } from './text.js';
-
-export interface MarkdownSniff {
-  /** The raw front matter, when the text starts with one. */
-  frontMatter: string | null;
-  /** The text after the front matter. */
-  body: string;
-  sections: Section[];
-}
 
 export function createSniff(bytes: Uint8Array, fileName?: string): Sniff {
   let text: string | null | undefined;

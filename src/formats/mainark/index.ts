@@ -7,6 +7,7 @@ import type { Detection, FormatModule, FormatStats, Sniff } from '../contract.js
 import { isPlainObject } from '../kit/json.js';
 import { isObject } from '../kit/values.js';
 import { emitPartial, emitReviewRequest } from './emit.js';
+import { MAINARK_VIEW_SCHEMAS } from './outputs.js';
 import { parseMainark } from './parse.js';
 import { AGENT_KEYS, PARTIAL_FILE, emptyHandoff } from './partial.js';
 import { handoffStats, mainarkStats, mainarkValidation } from './stats.js';
@@ -24,7 +25,11 @@ function detect(input: Sniff): Detection {
   return { score: allAgent ? 0.7 : 0, signals };
 }
 
-export const mainark: FormatModule = {
+/**
+ * `satisfies`, not a type annotation: the registry's fold keeps the types of the `show --json`
+ * keys this module declares, so the typed library's `handoffStats` is checked at compile time.
+ */
+export const mainark = {
   name: 'mainark',
   title: 'Mainark agent partial',
   detect,
@@ -53,9 +58,12 @@ export const mainark: FormatModule = {
       emit: emitReviewRequest,
     },
   ],
-  views: (record, source) => ({
-    handoffStats: handoffStats(source),
-    validation: mainarkValidation(record),
-  }),
+  views: {
+    schemas: MAINARK_VIEW_SCHEMAS,
+    of: (record, source) => ({
+      handoffStats: handoffStats(source),
+      validation: mainarkValidation(record),
+    }),
+  },
   stats: mainarkStats as unknown as FormatStats<unknown>,
-};
+} satisfies FormatModule;

@@ -5,14 +5,9 @@
 import type { LedgerRecord } from '../../model/record.js';
 import type { FormatStats } from '../contract.js';
 import { valueAt } from '../kit/problems.js';
+import { MainarkTotalsSchema, type HandoffStats, type MainarkTotals } from './outputs.js';
 
-export interface HandoffStats {
-  handoff_present: boolean;
-  claims_count: number;
-  uncertainty_count: number;
-  abandoned_approaches_count: number;
-  handoff_bytes: number;
-}
+export type { HandoffStats, MainarkTotals } from './outputs.js';
 
 /** The seed's per-run metrics, from the partial's bytes (undefined: the run left no partial). */
 export function handoffStats(partialBytes: Uint8Array | undefined): HandoffStats {
@@ -50,15 +45,10 @@ export function mainarkValidation(record: LedgerRecord): MainarkValidation {
     : { status: 'from_log', log: log.name, sha256: log.file.sha256 };
 }
 
-export interface MainarkTotals {
-  runs: number;
-  total: Omit<HandoffStats, 'handoff_present'> & { handoffs_present: number };
-  perRecord: ({ id: string; task: string | undefined } & HandoffStats)[];
-}
-
 /** `ledger stats`: the numbers the seed asks for after 10–20 runs. */
 export const mainarkStats: FormatStats<MainarkTotals> = {
   key: 'mainark',
+  schema: MainarkTotalsSchema,
   empty: () => ({
     runs: 0,
     total: {

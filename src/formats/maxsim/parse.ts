@@ -129,6 +129,7 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
         problems,
         openingOf(split?.body ?? text),
         split ? text.slice(0, text.length - split.body.length).split('\n').length - 1 : 0,
+        split?.raw ?? '',
       )
     : undefined;
   if (seen.size === 0 && summary === undefined) {

@@ -158,6 +158,8 @@ export function readPhaseSummary(
   opening = '',
   /** Lines before the body (the front matter), so that a section's line is the document's. */
   lineOffset = 0,
+  /** The raw front matter, so that a refused `status:` names its document line. */
+  rawFrontMatter = '',
 ): PhaseSummary {
   const lines: string[] = [];
   const prose: PhaseSummary['prose'] = [];
@@ -291,9 +293,14 @@ export function readPhaseSummary(
     const where = fmStatus !== undefined ? 'front matter status' : 'the opening **Status:** label';
     const value = summaryStatus(written);
     if (value === undefined) {
+      // The document's line, as the YAML errors give it: +1 for the opening `---`.
+      const at =
+        fmStatus !== undefined
+          ? `front matter line ${lineOf(rawFrontMatter, /^status\s*:/m) + 1}: status`
+          : `line ${lineOffset + lineOf(opening, STATUS_LABEL)}: ${where}`;
       problems.push({
         path: fmStatus !== undefined ? 'frontMatter.status' : 'Status',
-        message: `${where} is not a status word MaxsimCLI or its summary templates use`,
+        message: `${at} is not a status word MaxsimCLI or its summary templates use`,
         expected: 'complete, partial, blocked or failed (or PASS, FAIL, PARTIAL)',
         got: flat(written).slice(0, 80),
       });
@@ -309,6 +316,12 @@ export function readPhaseSummary(
 }
 
 /** Decisions as strings, or as maps (`- id: x` / `description: …`, `decision:`, `text:`). */
+/** The 1-based line of `text` where `re` first matches (1 when it does not). */
+function lineOf(text: string, re: RegExp): number {
+  const at = re.exec(text)?.index ?? 0;
+  return text.slice(0, at).split('\n').length;
+}
+
 function decisionItems(value: FrontValue | undefined): string[] {
   if (!Array.isArray(value)) return strings(value);
   return value.flatMap((x) => {

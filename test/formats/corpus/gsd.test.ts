@@ -93,4 +93,33 @@ describe('GSD-family summaries from public projects (test/formats/corpus/gsd.jso
       'apps/admin/lib/invoices/schemas.ts verified',
     ]);
   });
+
+  it('through record and verify: the real 50-06 summary (— NEW: marker) honest, then with its new file already in the base', async () => {
+    const file = 'plan-50-06-key-files-new-marker.md';
+    const bytes = readFileSync(join(HERE, 'docs', 'gsd', file));
+    const verdictsOn = async (baseFiles: Record<string, string>) => {
+      const repo = gitdir({ files: { 'backend/package.json': '{}\n', ...baseFiles } });
+      const base = git(repo, 'rev-parse', 'HEAD');
+      writeFiles(repo, {
+        'backend/src/db-explore.ts': 'export {};\n',
+        'backend/package.json': '{"scripts": {"db:explore": "tsx src/db-explore.ts"}}\n',
+      });
+      git(repo, 'add', '-A');
+      git(repo, 'commit', '-q', '-m', 'feat(50-06): add read-only CLI database explorer');
+      const recorded = await recordHandoff({ cwd: repo, base, from: { bytes, fileName: file } });
+      expect(recorded.record.observed.effectiveStatus).toBe('partial');
+      const report = await verifyRepository({ cwd: repo });
+      return report.records[0]!.checks.filter((c) => c.check === 'claim.artifact')
+        .map((c) => `${c.subject} ${c.verdict}`)
+        .sort();
+    };
+    expect(await verdictsOn({})).toEqual([
+      'backend/package.json verified',
+      'backend/src/db-explore.ts verified',
+    ]);
+    expect(await verdictsOn({ 'backend/src/db-explore.ts': '// old\n' })).toEqual([
+      'backend/package.json verified',
+      'backend/src/db-explore.ts contradicted',
+    ]);
+  });
 });

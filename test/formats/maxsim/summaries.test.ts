@@ -148,6 +148,21 @@ describe('GSD-family summary shapes', () => {
     });
   });
 
+  it('the front matter status refusal carries the document line of status:, like the YAML errors', () => {
+    const r = maxsim.parse(
+      enc('---\nphase: 02\nplan: 01\nsubsystem: ui\nstatus: in-progress\n---\n\n# Summary\n'),
+      ctx,
+    );
+    expect(!r.ok && r.problems[0]?.message).toMatch(/^front matter line 5: status /);
+    const labelled = maxsim.parse(
+      enc('---\nphase: 02\nplan: 01\n---\n\n# Plan 02-01 Summary\n\n**Status:** Sort of done\n'),
+      ctx,
+    );
+    expect(labelled.ok).toBe(false);
+    expect(!labelled.ok && labelled.problems[0]).toMatchObject({ path: 'Status' });
+    expect(!labelled.ok && labelled.problems[0]?.message).toMatch(/^line 8: the opening /);
+  });
+
   it('a YAML error carries the line and column of the document, not of the front matter', () => {
     const r = readFrontMatter('phase: 1\nplan: 2\ntags: [a, b\nkey: 1');
     expect(r.ok).toBe(false);
