@@ -70,6 +70,8 @@ export interface SyncOptions {
    * refs it covers from the remote (see checkpoint.ts).
    */
   checkpoint?: boolean;
+  /** The most parents one join commit has (default 16); more tips are joined in a chain. */
+  maxJoinParents?: number;
 }
 
 export interface CheckpointResult {
@@ -128,6 +130,12 @@ const MAX_LOCAL_ATTEMPTS = 50;
  * diff; a remote filled with junk writer refs is refused here, before that work, not after.
  */
 export const MAX_LEDGER_REFS = 10_000;
+/**
+ * Parents of one join commit. A fresh clone of 1,000 writers would otherwise write one commit
+ * with 1,001 parents, which history tools handle badly; past this, the join is a chain of
+ * commits (same tree, same entry), each with the previous one and the next batch of tips.
+ */
+export const MAX_JOIN_PARENTS = 16;
 
 /** One of the remote's ledger refs that moved since this clone last saw it. */
 interface RemoteRef {
@@ -357,6 +365,7 @@ async function syncRound(
         loading,
         progress,
         now: options.now ?? new Date(),
+        maxParents: Math.max(2, options.maxJoinParents ?? MAX_JOIN_PARENTS),
       });
       roundAction = joined.action;
       if (joined.candidate === localTip) {
@@ -485,6 +494,7 @@ async function joinRefs(
     loading: Promise<typeof Check>;
     progress: (message: string) => void;
     now: Date;
+    maxParents: number;
   },
 ): Promise<Joined> {
   let union = localHead?.tree;
@@ -545,7 +555,15 @@ async function joinRefs(
     return { candidate: forward.tip, action: 'fast-forward', received };
   }
   return {
-    candidate: await writeJoin(store, localHead, union!, tips, parents, context.now),
+    candidate: await writeJoin(
+      store,
+      localHead,
+      union!,
+      tips,
+      parents,
+      context.now,
+      context.maxParents,
+    ),
     action: 'merge',
     received,
   };
@@ -613,6 +631,7 @@ async function writeJoin(
   tips: ReadonlyMap<string, number>,
   parents: readonly string[],
   now: Date,
+  maxParents: number,
 ): Promise<string> {
   let root = union;
   const prev = [...tips.keys()].sort();
@@ -632,14 +651,24 @@ async function writeJoin(
       oid: blob,
     });
   }
-  const extra = [...new Set(parents)].filter((p) => p !== local?.commit);
-  const commit = {
-    ...ledgerCommit(root, local?.commit, entryId, null, now, extra),
-    message: commitMessage(entryId, null),
-  };
-  const oid = await store.write('commit', encodeCommit(commit));
+  // Every joined tip stays reachable from the new tip (git gc keeps each writer's history), in
+  // commits of at most maxParents parents: the first on the local tip, each next on the previous.
+  // Only the last is a tip; the chain's commits all hold the final tree and entry.
+  let rest = [...new Set(parents)].filter((p) => p !== local?.commit);
+  let parent = local?.commit;
+  for (;;) {
+    const room = maxParents - (parent === undefined ? 0 : 1);
+    const batch = rest.slice(0, room);
+    rest = rest.slice(room);
+    const commit = {
+      ...ledgerCommit(root, parent, entryId, null, now, batch),
+      message: commitMessage(entryId, null),
+    };
+    parent = await store.write('commit', encodeCommit(commit));
+    if (rest.length === 0) break;
+  }
   killPoint('sync-after-merge-commit');
-  return oid;
+  return parent;
 }
 
 /**
