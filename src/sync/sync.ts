@@ -292,7 +292,7 @@ async function syncRound(
     }
     if (ignored > 0)
       notices.add(
-        `${ignored} ref(s) under refs/ledger/ on ${remote} are neither refs/ledger/log nor a writer ref (refs/ledger/writers/<32 hex>); ignored`,
+        `${ignored} ref(s) under refs/ledger/ on ${remote} are neither refs/ledger/log, refs/ledger/checkpoint nor a writer ref (refs/ledger/writers/<32 hex>); ignored`,
       );
     if (shallow) await refuseShallowLedger(repo, store, remote);
     const changed: RemoteRef[] = [];

@@ -35,6 +35,7 @@ import {
   runCli,
 } from '../helpers/git.js';
 import { idPath } from '../adversarial/helpers.js';
+import { plantWriters } from '../helpers/fleet.js';
 
 beforeAll(() => {
   if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
@@ -293,5 +294,26 @@ describe('checkpoints', () => {
     await synced(reader);
     expect(new Set(await logIds(reader))).toEqual(new Set(ids));
     expect((await verifyRepository({ cwd: reader })).exitCode).toBe(0);
+  });
+
+  it('40 writer refs retired under one checkpoint: a clone that saw them all accepts it in one walk, a fresh clone fetches 1 ledger ref', async () => {
+    const { remote, clones } = remoteWithClones(3);
+    const [planter, a, b] = clones as [string, string, string];
+    const planted = await plantWriters(planter, remote, 40, 2);
+    await synced(a);
+    await synced(b);
+    const out = await synced(b, { checkpoint: true });
+    expect(out.checkpoint?.retired).toHaveLength(40);
+    expect(ledgerRefs(remote)).toEqual([CHECKPOINT_REF]);
+    const r = await synced(a);
+    expect(r.remoteRefs).toBe(1);
+    expect(r.action).toBe('up-to-date'); // the same tree as its own join: nothing new
+    expect(new Set(await logIds(a))).toEqual(new Set(planted.records));
+    expect(
+      git(a, 'for-each-ref', '--format=%(refname)', 'refs/ledger-synced/origin/writers/'),
+    ).toBe('');
+    const reader = cloneOf(remote);
+    expect((await synced(reader)).remoteRefs).toBe(1);
+    expect(new Set(await logIds(reader))).toEqual(new Set(planted.records));
   });
 });
