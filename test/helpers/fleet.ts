@@ -5,7 +5,7 @@
  * in one push. What lands is what that many clones recording and syncing once would publish.
  */
 import { spawnSync } from 'node:child_process';
-import { encodeCanonical } from '../../src/canonical/index.js';
+import { encodeCanonical, type CborValue } from '../../src/canonical/index.js';
 import { appendRecord } from '../../src/ledger/append.js';
 import { LOG_REF } from '../../src/ledger/layout.js';
 import { LEDGER_VERSION } from '../../src/model/version.js';
@@ -56,7 +56,8 @@ export async function plantWriters(
                 witnesses: [],
                 evidence: [],
                 effectiveStatus: status,
-                reasons,
+                // reasons' optional `subject` is never undefined here: no reasons for success
+                reasons: reasons as unknown as CborValue,
               },
             }),
             candidateTree: tree,
