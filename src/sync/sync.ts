@@ -195,6 +195,7 @@ async function publishCheckpoint(
       published = true;
       await options.onTip?.(tip);
     }
+    killPoint('checkpoint-after-publish');
     const covered = await coveredRefs(store, tip, fetched);
     progress(`retiring ${covered.size} writer ref(s) on ${remote} that ${CHECKPOINT_REF} covers`);
     const retired = await deleteRemoteRefs(repo, remote, covered);
