@@ -29,7 +29,7 @@ function git(cwd, ...args) {
 }
 
 /** A pack of whole (undeltified) objects; `git index-pack` indexes it and checks every id. */
-function writePack(repo, objects) {
+export function writePack(repo, objects) {
   const parts = [];
   const header = Buffer.alloc(12);
   header.write('PACK', 0);

@@ -16,6 +16,7 @@ export default class Sync extends LedgerCommand {
     '<%= config.bin %> sync',
     '<%= config.bin %> sync upstream',
     '<%= config.bin %> sync --no-push --json',
+    '<%= config.bin %> sync --checkpoint',
   ];
   static override args = {
     remote: Args.string({
@@ -28,6 +29,11 @@ export default class Sync extends LedgerCommand {
       default: true,
       allowNo: true,
     }),
+    checkpoint: Flags.boolean({
+      description:
+        'After syncing, publish this ledger to refs/ledger/checkpoint and delete the writer refs it covers from the remote (fewer refs for every fetch). Readers accept a deleted writer ref only when the checkpoint holds everything they saw on it.',
+      default: false,
+    }),
   };
 
   protected async execute(): Promise<Output> {
@@ -36,6 +42,7 @@ export default class Sync extends LedgerCommand {
       cwd: process.cwd(),
       ...(args.remote === undefined ? {} : { remote: args.remote }),
       push: flags.push,
+      ...(flags.checkpoint ? { checkpoint: true } : {}),
       onProgress: this.progress,
     });
     const lines = [
@@ -47,6 +54,10 @@ export default class Sync extends LedgerCommand {
     if (result.after !== undefined) lines.push(`  refs/ledger/log ${result.after}`);
     if (result.attempts > 1)
       lines.push(`  ${result.remote} moved during the sync; took ${result.attempts} rounds`);
+    if (result.checkpoint !== undefined)
+      lines.push(
+        `  ${result.checkpoint.ref} ${result.checkpoint.published ? 'published' : 'unchanged'}; retired ${result.checkpoint.retired.length} writer ref(s)`,
+      );
     if (result.shallow)
       lines.push('  shallow clone: the ledger history was checked to be complete');
     return {

@@ -13,7 +13,6 @@ import {
   BASE_COMMIT_FILE,
   BASE_TREE,
   CANDIDATE_TREE,
-  commitMessage,
   EVIDENCE_DIR,
   fanout,
   LOG_DIR,
@@ -22,6 +21,7 @@ import {
   RECORDS_DIR,
   SIGNATURES_DIR,
 } from './layout.js';
+import { ledgerCommit } from './commit.js';
 import { appendLeaves, signatureObject } from './leaves.js';
 import { readTip } from './read.js';
 import { insertPath, lookupPath } from './trees.js';
@@ -189,25 +189,5 @@ async function writeRecordTree(store: ObjectStore, objects: RecordObjects): Prom
   return store.write('tree', encodeTree(entries));
 }
 
-export function ledgerCommit(
-  tree: string,
-  parent: string | undefined,
-  entryId: string,
-  recordId: string | null,
-  now: Date,
-  extraParents: string[] = [],
-) {
-  const who = {
-    name: 'ledger',
-    email: 'ledger@localhost',
-    timestamp: Math.floor(now.getTime() / 1000),
-    timezone: '+0000',
-  };
-  return {
-    tree,
-    parents: [...(parent === undefined ? [] : [parent]), ...extraParents],
-    author: who,
-    committer: who,
-    message: commitMessage(entryId, recordId),
-  };
-}
+// Kept here too for callers that build ledger commits next to appends (sync, tests).
+export { ledgerCommit } from './commit.js';

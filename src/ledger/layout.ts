@@ -39,6 +39,14 @@ export const WRITER_ID = /^[0-9a-f]{32}$/;
 export function writerRef(writer: string): string {
   return `${WRITERS_PREFIX}${writer}`;
 }
+
+/**
+ * A merged view any clone may publish (`ledger sync --checkpoint`), so writer refs it covers can
+ * be deleted from the remote: fewer refs in every fetch's advertisement. A reader accepts a
+ * writer ref's deletion only when this ref holds everything it saw there (docs/design.md,
+ * "Checkpoints").
+ */
+export const CHECKPOINT_REF = 'refs/ledger/checkpoint';
 export const RECORDS_DIR = 'records';
 export const LOG_DIR = 'log';
 export const RECORD_FILE = 'record';

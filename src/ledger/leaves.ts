@@ -18,7 +18,7 @@ import {
 import { LedgerError } from '../model/errors.js';
 import { encodeCommit, MODE } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
-import { ledgerCommit } from './append.js';
+import { ledgerCommit } from './commit.js';
 import { ATTESTATIONS_DIR, fanout, leafCommitMessage, LOG_REF, SIGNATURES_DIR } from './layout.js';
 import type { LedgerIndex } from './read.js';
 import { readTip } from './read.js';

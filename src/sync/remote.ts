@@ -67,7 +67,7 @@ export async function listLedgerRefs(
     if (!match) continue;
     const name = match[2]!.slice(prefix.length + 1);
     const writer = name.startsWith('writers/') ? name.slice('writers/'.length) : undefined;
-    if (name === 'log' || (writer !== undefined && WRITER_ID.test(writer)))
+    if (name === 'log' || name === 'checkpoint' || (writer !== undefined && WRITER_ID.test(writer)))
       refs.set(`refs/ledger/${name}`, match[1]!);
     else if (name !== 'published') ignored++;
   }
@@ -216,11 +216,18 @@ export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void
  */
 export async function moveMarkers(
   repo: RepoPaths,
-  updates: readonly { ref: string; next: string; expected: string | undefined }[],
+  updates: readonly { ref: string; next: string | undefined; expected: string | undefined }[],
 ): Promise<void> {
   if (updates.length === 0) return;
   const zero = '0'.repeat(40);
-  const input = updates.map((u) => `update ${u.ref} ${u.next} ${u.expected ?? zero}\n`).join('');
+  // next undefined: the ref was retired under a checkpoint, its marker goes (see checkpoint.ts).
+  const input = updates
+    .map((u) =>
+      u.next === undefined
+        ? `delete ${u.ref} ${u.expected ?? zero}\n`
+        : `update ${u.ref} ${u.next} ${u.expected ?? zero}\n`,
+    )
+    .join('');
   await runGit(['update-ref', '--stdin'], { cwd: repo.root, guard: repo.guard, input });
 }
 
@@ -265,6 +272,52 @@ export async function pushLedger(
   throw new LedgerError('REMOTE', `git push to ${remote} failed: ${lastLines(text)}`, {
     hint: 'The records from the remote (if any) were adopted here; yours were not pushed. Fix access to the remote and run ledger sync again.',
   });
+}
+
+/**
+ * Deletes the remote's `refs` (ref → the tip this clone fetched and its checkpoint covers), each
+ * with a lease on that tip, in one push that is not atomic: a writer that pushed meanwhile keeps
+ * its ref (the lease fails for that ref alone), and the others still go. Returns the refs
+ * deleted.
+ */
+export async function deleteRemoteRefs(
+  repo: RepoPaths,
+  remote: string,
+  refs: ReadonlyMap<string, string>,
+): Promise<string[]> {
+  if (refs.size === 0) return [];
+  const result = await runGit(
+    [
+      'push',
+      '--porcelain',
+      '--no-verify',
+      '--no-signed',
+      '--no-recurse-submodules',
+      ...[...refs].map(([ref, tip]) => `--force-with-lease=${ref}:${tip}`),
+      remote,
+      ...[...refs.keys()].map((ref) => `:${ref}`),
+    ],
+    { cwd: repo.root, guard: repo.guard },
+  );
+  const deleted: string[] = [];
+  // Porcelain: "<flag>\t<from>:<to>\t<summary>"; "-" is a deleted ref.
+  for (const line of result.stdout.toString('utf8').split('\n')) {
+    const match = /^-\t:(\S+)\t/.exec(line);
+    if (match && refs.has(match[1]!)) deleted.push(match[1]!);
+  }
+  if (
+    result.code !== 0 &&
+    deleted.length === 0 &&
+    !/\[rejected\]|stale info/.test(result.stdout.toString('utf8'))
+  )
+    throw new LedgerError(
+      'REMOTE',
+      `git push --delete to ${remote} failed: ${lastLines(`${result.stdout.toString('utf8')}\n${result.stderr}`)}`,
+      {
+        hint: 'The checkpoint was published; the writer refs it covers stay. Fix access to the remote and run ledger sync --checkpoint again.',
+      },
+    );
+  return deleted.sort();
 }
 
 function lastLines(text: string): string {

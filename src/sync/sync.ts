@@ -6,6 +6,7 @@
 import { encodeCanonical, toRecordId } from '../canonical/index.js';
 import { ledgerCommit } from '../ledger/append.js';
 import {
+  CHECKPOINT_REF,
   commitMessage,
   fanout,
   LOG_DIR,
@@ -22,8 +23,10 @@ import { encodeCommit, MODE, parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type * as Check from './check.js';
+import { acceptRetired, type RetiredRef } from './checkpoint.js';
 import {
   checkCloneKind,
+  deleteRemoteRefs,
   fetchLedger,
   listLedgerRefs,
   moveMarkers,
@@ -62,6 +65,23 @@ export interface SyncOptions {
   writer?: string;
   /** The most ledger refs (writer refs + refs/ledger/log) a remote may hold; default 10,000. */
   maxWriters?: number;
+  /**
+   * After syncing, publish the merged view to `refs/ledger/checkpoint` and delete the writer
+   * refs it covers from the remote (see checkpoint.ts).
+   */
+  checkpoint?: boolean;
+  /** The most parents one join commit has (default 16); more tips are joined in a chain. */
+  maxJoinParents?: number;
+}
+
+export interface CheckpointResult {
+  ref: string;
+  /** The checkpoint's commit on the remote (undefined: the ledger is empty). */
+  tip: string | undefined;
+  /** False when the remote's checkpoint already was this clone's ledger. */
+  published: boolean;
+  /** Writer refs deleted from the remote because the checkpoint covers them. */
+  retired: string[];
 }
 
 export type SyncAction = 'up-to-date' | 'fast-forward' | 'merge';
@@ -90,6 +110,8 @@ export interface SyncResult {
   publishedTo: string;
   /** How many ledger refs (writer refs and refs/ledger/log) the remote holds. */
   remoteRefs: number;
+  /** With `checkpoint`: what was published and retired. */
+  checkpoint?: CheckpointResult;
 }
 
 /**
@@ -108,6 +130,12 @@ const MAX_LOCAL_ATTEMPTS = 50;
  * diff; a remote filled with junk writer refs is refused here, before that work, not after.
  */
 export const MAX_LEDGER_REFS = 10_000;
+/**
+ * Parents of one join commit. A fresh clone of 1,000 writers would otherwise write one commit
+ * with 1,001 parents, which history tools handle badly; past this, the join is a chain of
+ * commits (same tree, same entry), each with the previous one and the next batch of tips.
+ */
+export const MAX_JOIN_PARENTS = 16;
 
 /** One of the remote's ledger refs that moved since this clone last saw it. */
 interface RemoteRef {
@@ -123,6 +151,105 @@ export async function syncLedger(
   store: ObjectStore,
   options: SyncOptions = {},
 ): Promise<SyncResult> {
+  if (options.checkpoint !== true) return (await syncRound(repo, store, options)).result;
+  return publishCheckpoint(repo, store, options);
+}
+
+/**
+ * `sync --checkpoint`: a sync, then this clone's ledger (which now holds every ref fetched) goes
+ * to `refs/ledger/checkpoint` with a lease on the checkpoint fetched — two clones publishing at
+ * once: the slower one's lease fails, it syncs again (adopting the faster one's checkpoint)
+ * and publishes a superset. Only once the checkpoint is on the remote are the writer refs it
+ * covers deleted, each with a lease on the tip that was checked to be covered, so a writer that
+ * pushed meanwhile keeps its ref.
+ */
+async function publishCheckpoint(
+  repo: RepoPaths,
+  store: ObjectStore,
+  options: SyncOptions,
+): Promise<SyncResult> {
+  const progress = options.onProgress ?? (() => undefined);
+  for (let round = 1; ; round++) {
+    const { result, fetched } = await syncRound(repo, store, options);
+    const { remote, after: tip } = result;
+    const current = fetched.get(CHECKPOINT_REF);
+    if (tip === undefined)
+      return { ...result, checkpoint: { ref: CHECKPOINT_REF, tip, published: false, retired: [] } };
+    let published = false;
+    if (current !== tip) {
+      progress(`publishing ${CHECKPOINT_REF} to ${remote}`);
+      const pushed = await pushLedger(repo, remote, tip, current, CHECKPOINT_REF);
+      if (!pushed.pushed) {
+        if (round >= MIN_ROUNDS)
+          throw new LedgerError(
+            'REMOTE',
+            `${remote}'s ${CHECKPOINT_REF} kept moving: gave up after ${round} rounds`,
+            {
+              hint: 'Another clone is publishing checkpoints; its checkpoint serves as well. Run ledger sync --checkpoint again later if refs remain.',
+            },
+          );
+        progress(`${remote} ${CHECKPOINT_REF} moved meanwhile (${pushed.detail}); syncing again`);
+        await sleep(Math.min(MAX_ROUND_PAUSE_MS, 20 * 2 ** round) * (0.5 + Math.random()));
+        continue;
+      }
+      published = true;
+      await options.onTip?.(tip);
+    }
+    killPoint('checkpoint-after-publish');
+    const covered = await coveredRefs(store, tip, fetched);
+    progress(`retiring ${covered.size} writer ref(s) on ${remote} that ${CHECKPOINT_REF} covers`);
+    const retired = await deleteRemoteRefs(repo, remote, covered);
+    await moveMarkers(repo, [
+      ...(published
+        ? [{ ref: syncedRef(remote, CHECKPOINT_REF), next: tip, expected: current }]
+        : []),
+      ...retired.map((ref) => ({
+        ref: syncedRef(remote, ref),
+        next: undefined,
+        expected: fetched.get(ref),
+      })),
+    ]);
+    return { ...result, checkpoint: { ref: CHECKPOINT_REF, tip, published, retired } };
+  }
+}
+
+/**
+ * The fetched writer refs whose every log entry and record is in `tip`'s tree: those the
+ * checkpoint may retire. Checked here rather than assumed from the sync just done, because what
+ * this clone remembers of the remote lives in .git/, which an agent can edit; a reader would
+ * refuse the deletion anyway, but a ref deleted wrongly is lost for clones that never saw it.
+ */
+async function coveredRefs(
+  store: ObjectStore,
+  tip: string,
+  fetched: ReadonlyMap<string, string>,
+): Promise<Map<string, string>> {
+  const { tree } = await readTip(store, tip);
+  const covered = new Map<string, string>();
+  for (const [ref, oid] of fetched) {
+    if (ref === CHECKPOINT_REF || ref === LOG_REF) continue;
+    let head: Tip;
+    try {
+      head = await readTip(store, oid);
+    } catch {
+      continue;
+    }
+    const diff = await diffLedgerTrees(store, head.tree, tree);
+    if (
+      diff.conflicts.length === 0 &&
+      leavesIn(diff.removed, LOG_DIR).size === 0 &&
+      leavesIn(diff.removed, RECORDS_DIR).size === 0
+    )
+      covered.set(ref, oid);
+  }
+  return covered;
+}
+
+async function syncRound(
+  repo: RepoPaths,
+  store: ObjectStore,
+  options: SyncOptions,
+): Promise<{ result: SyncResult; fetched: ReadonlyMap<string, string> }> {
   const progress = options.onProgress ?? (() => undefined);
   // The checks load `verify` (formats, schemas): about 0.15 s of CPU at start-up. Loaded while
   // the first fetch runs in git's processes, that time is hidden behind the network.
@@ -166,11 +293,12 @@ export async function syncLedger(
     }
     if (ignored > 0)
       notices.add(
-        `${ignored} ref(s) under refs/ledger/ on ${remote} are neither refs/ledger/log nor a writer ref (refs/ledger/writers/<32 hex>); ignored`,
+        `${ignored} ref(s) under refs/ledger/ on ${remote} are neither refs/ledger/log, refs/ledger/checkpoint nor a writer ref (refs/ledger/writers/<32 hex>); ignored`,
       );
     if (shallow) await refuseShallowLedger(repo, store, remote);
     const changed: RemoteRef[] = [];
     let vanished = 0;
+    let checkpoint: Tip | undefined;
     for (const ref of [...fetched.keys()].sort()) {
       const tip = fetched.get(ref)!;
       const anchor = seen.get(ref);
@@ -179,11 +307,23 @@ export async function syncLedger(
       if (anchor !== undefined)
         vanished += (await refuseRollback(store, remote, anchor, head, ref)).vanished;
       changed.push({ ref, tip, head, anchor });
+      if (ref === CHECKPOINT_REF) checkpoint = head;
     }
-    // A ref this clone saw that is gone: as a rewind to nothing.
-    for (const [ref, anchor] of seen)
-      if (!fetched.has(ref)) await refuseRollback(store, remote, anchor, undefined, ref);
-    return { fetched, changed, vanished, published: published ?? seen.get(LOG_REF) };
+    // A ref this clone saw that is gone: as a rewind to nothing, unless a writer ref retired
+    // under a checkpoint that holds everything seen there.
+    const retired: RetiredRef[] = [];
+    const checkpointTip = fetched.get(CHECKPOINT_REF);
+    for (const [ref, anchor] of seen) {
+      if (fetched.has(ref)) continue;
+      if (checkpointTip === undefined || ref === CHECKPOINT_REF)
+        await refuseRollback(store, remote, anchor, undefined, ref);
+      else retired.push({ ref, anchor });
+    }
+    if (retired.length > 0) {
+      checkpoint ??= await readRemoteTip(store, checkpointTip!, remote, CHECKPOINT_REF);
+      vanished += (await acceptRetired(store, remote, checkpoint, retired)).vanished;
+    }
+    return { fetched, changed, retired, vanished, published: published ?? seen.get(LOG_REF) };
   };
 
   const started = Date.now();
@@ -198,7 +338,7 @@ export async function syncLedger(
       if (!isLedgerError(error) || error.code !== 'ROLLBACK') throw error;
       view = await observe();
     }
-    const { fetched, changed, vanished, published } = view;
+    const { fetched, changed, retired, vanished, published } = view;
     const remoteTip = fetched.get(pushRef);
     if (vanished > 0)
       notices.add(
@@ -226,6 +366,7 @@ export async function syncLedger(
         loading,
         progress,
         now: options.now ?? new Date(),
+        maxParents: Math.max(2, options.maxJoinParents ?? MAX_JOIN_PARENTS),
       });
       roundAction = joined.action;
       if (joined.candidate === localTip) {
@@ -244,11 +385,14 @@ export async function syncLedger(
     if (roundAction !== 'up-to-date') action = action === 'merge' ? 'merge' : roundAction;
 
     // Everything the remote had is here now: remember each ref, so a later rollback is noticed.
-    const markers = changed.map((r) => ({
-      ref: syncedRef(remote, r.ref),
-      next: r.tip,
-      expected: r.anchor,
-    }));
+    const markers: { ref: string; next: string | undefined; expected: string | undefined }[] = [
+      ...changed.map((r) => ({ ref: syncedRef(remote, r.ref), next: r.tip, expected: r.anchor })),
+      ...retired.map((r) => ({
+        ref: syncedRef(remote, r.ref),
+        next: undefined,
+        expected: r.anchor,
+      })),
+    ];
 
     // Anything recorded here since the last sync ended is on no remote ref yet. A fast-forward
     // means a remote ref holds everything this clone had.
@@ -265,7 +409,7 @@ export async function syncLedger(
       if (!needsPush && next !== undefined && next !== published)
         markers.push({ ref: publishedRef(remote), next, expected: published });
       await moveMarkers(repo, markers);
-      return result({
+      return done(fetched, {
         remote,
         before,
         after: next,
@@ -293,7 +437,7 @@ export async function syncLedger(
         { ref: syncedRef(remote, pushRef), next: next!, expected: fetched.get(pushRef) },
         { ref: publishedRef(remote), next: next!, expected: published },
       ]);
-      return result({
+      return done(fetched, {
         remote,
         before,
         after: next,
@@ -351,6 +495,7 @@ async function joinRefs(
     loading: Promise<typeof Check>;
     progress: (message: string) => void;
     now: Date;
+    maxParents: number;
   },
 ): Promise<Joined> {
   let union = localHead?.tree;
@@ -411,7 +556,15 @@ async function joinRefs(
     return { candidate: forward.tip, action: 'fast-forward', received };
   }
   return {
-    candidate: await writeJoin(store, localHead, union!, tips, parents, context.now),
+    candidate: await writeJoin(
+      store,
+      localHead,
+      union!,
+      tips,
+      parents,
+      context.now,
+      context.maxParents,
+    ),
     action: 'merge',
     received,
   };
@@ -432,10 +585,11 @@ async function countNewEntries(
   return leavesIn(diff.added, LOG_DIR).size;
 }
 
-function result(
+function done(
+  fetched: ReadonlyMap<string, string>,
   r: Omit<SyncResult, 'received' | 'notices'> & { received: Set<string>; notices: Set<string> },
-): SyncResult {
-  return { ...r, received: [...r.received].sort(), notices: [...r.notices] };
+): { result: SyncResult; fetched: ReadonlyMap<string, string> } {
+  return { result: { ...r, received: [...r.received].sort(), notices: [...r.notices] }, fetched };
 }
 
 function unchecked(sets: LeafSets, checked: ReadonlySet<string>): LeafSets {
@@ -478,6 +632,7 @@ async function writeJoin(
   tips: ReadonlyMap<string, number>,
   parents: readonly string[],
   now: Date,
+  maxParents: number,
 ): Promise<string> {
   let root = union;
   const prev = [...tips.keys()].sort();
@@ -497,14 +652,24 @@ async function writeJoin(
       oid: blob,
     });
   }
-  const extra = [...new Set(parents)].filter((p) => p !== local?.commit);
-  const commit = {
-    ...ledgerCommit(root, local?.commit, entryId, null, now, extra),
-    message: commitMessage(entryId, null),
-  };
-  const oid = await store.write('commit', encodeCommit(commit));
+  // Every joined tip stays reachable from the new tip (git gc keeps each writer's history), in
+  // commits of at most maxParents parents: the first on the local tip, each next on the previous.
+  // Only the last is a tip; the chain's commits all hold the final tree and entry.
+  let rest = [...new Set(parents)].filter((p) => p !== local?.commit);
+  let parent = local?.commit;
+  for (;;) {
+    const room = maxParents - (parent === undefined ? 0 : 1);
+    const batch = rest.slice(0, room);
+    rest = rest.slice(room);
+    const commit = {
+      ...ledgerCommit(root, parent, entryId, null, now, batch),
+      message: commitMessage(entryId, null),
+    };
+    parent = await store.write('commit', encodeCommit(commit));
+    if (rest.length === 0) break;
+  }
   killPoint('sync-after-merge-commit');
-  return oid;
+  return parent;
 }
 
 /**

@@ -33,6 +33,7 @@ import {
   remoteWithClones,
 } from '../helpers/git.js';
 import { idPath } from '../adversarial/helpers.js';
+import { plantWriters } from '../helpers/fleet.js';
 
 beforeAll(() => {
   if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
@@ -261,5 +262,24 @@ describe('writer refs', () => {
     await synced(reader);
     expect(new Set(await logIds(reader))).toEqual(new Set([legacy, fresh]));
     expect((await verifyRepository({ cwd: reader })).exitCode).toBe(0);
+  });
+
+  it('a fresh clone joining 40 writer refs writes join commits of at most 16 parents, every writer tip reachable, fsck --strict clean', async () => {
+    const { remote, clones } = remoteWithClones(2);
+    const [planter, reader] = clones as [string, string];
+    const planted = await plantWriters(planter, remote, 40);
+    const r = await synced(reader);
+    expect(r.action).toBe('merge');
+    expect(new Set(await logIds(reader))).toEqual(new Set(planted.records));
+    const parents = git(reader, 'log', '--format=%P', LOG_REF)
+      .split('\n')
+      .map((line) => (line === '' ? 0 : line.split(' ').length));
+    expect(Math.max(...parents)).toBeLessThanOrEqual(16);
+    const history = new Set(git(reader, 'rev-list', LOG_REF).split('\n'));
+    for (const ref of planted.refs) expect(history).toContain(git(remote, 'rev-parse', ref));
+    expect(git(reader, 'fsck', '--strict', '--no-dangling')).toBe('');
+    expect((await verifyRepository({ cwd: reader })).exitCode).toBe(0);
+    // The bounded join is stable: a second sync changes nothing.
+    expect((await synced(reader)).action).toBe('up-to-date');
   });
 });

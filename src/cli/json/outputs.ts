@@ -390,6 +390,15 @@ export const SyncOutput = z
       .int()
       .nonnegative()
       .describe('ledger refs the remote holds (writer refs and the legacy refs/ledger/log)'),
+    checkpoint: z
+      .object({
+        ref: z.string(),
+        tip: gitOid.optional(),
+        published: z.boolean(),
+        retired: z.array(z.string()).describe('writer refs deleted from the remote'),
+      })
+      .optional()
+      .describe('with --checkpoint: the checkpoint published and the writer refs it retired'),
   })
   .describe('ledger sync --json');
 

@@ -1,0 +1,144 @@
+/**
+ * Checkpoints (issue 19): `refs/ledger/checkpoint` is a ledger commit any clone may publish,
+ * holding its merged view, after which the writer refs it covers are deleted from the remote.
+ * Anyone may push it, so it is never trusted to say what it covers: a reader accepts that a
+ * writer ref it saw is gone only when the checkpoint's tree holds every log entry and record
+ * the reader saw on that ref (equal paths ⇒ equal objects) and the checkpoint's tip entry
+ * descends from that ref's seen tip entry. Anything else is a rollback, as a deleted writer ref
+ * without a checkpoint always was.
+ */
+import { CHECKPOINT_REF, fanout, LOG_DIR, RECORDS_DIR } from '../ledger/layout.js';
+import { readEntry, readTip, type Tip } from '../ledger/read.js';
+import { lookupPath } from '../ledger/trees.js';
+import { LedgerError, type Problem } from '../model/errors.js';
+import type { LogEntry } from '../model/record.js';
+import type { ObjectStore } from '../store/port.js';
+import { syncedRef } from './remote.js';
+import { countLeaves, diffLedgerTrees, leavesIn } from './trees.js';
+
+/** A writer ref this clone saw on the remote (its marker) that the remote no longer holds. */
+export interface RetiredRef {
+  ref: string;
+  /** The tip this clone last saw there. */
+  anchor: string;
+}
+
+/**
+ * Checks that `checkpoint` (already checked as a ledger ref of its own: rollback and fork
+ * against its marker) covers every retired ref. Returns how many signatures/attestations seen
+ * on them are not in the checkpoint (annotations: a notice, not a rollback, as for any ref).
+ * Throws ROLLBACK naming the ref and what is missing.
+ */
+export async function acceptRetired(
+  store: ObjectStore,
+  remote: string,
+  checkpoint: Tip,
+  retired: readonly RetiredRef[],
+): Promise<{ vanished: number }> {
+  let vanished = 0;
+  /** Seen tip entry → the retired ref it was the tip of, for the one descent walk below. */
+  const tips = new Map<string, { ref: string; height: number }>();
+  for (const { ref, anchor } of retired) {
+    let seen: Tip;
+    try {
+      seen = await readTip(store, anchor);
+    } catch {
+      continue; // a damaged marker only weakens detection
+    }
+    const diff = await diffLedgerTrees(store, seen.tree, checkpoint.tree);
+    const lostEntries = leavesIn(diff.removed, LOG_DIR);
+    const records = new Set(leavesIn(diff.removed, RECORDS_DIR).keys());
+    if (lostEntries.size > 0 || records.size > 0 || diff.conflicts.length > 0) {
+      for (const [id, blob] of lostEntries) {
+        const entry = await readEntry(store, id, blob).catch(() => undefined);
+        if (entry?.entry.record) records.add(entry.entry.record);
+      }
+      throw uncovered(remote, ref, checkpoint, [
+        ...[...records].sort().map((id) => ({
+          path: id,
+          message: `record this clone saw on ${ref} is not in ${CHECKPOINT_REF}`,
+        })),
+        ...[...lostEntries.keys()].map((id) => ({
+          path: id,
+          message: `log entry this clone saw on ${ref} is not in ${CHECKPOINT_REF}`,
+        })),
+        ...diff.conflicts.map((path) => ({
+          path,
+          message: `rewritten: ${CHECKPOINT_REF} holds a different object here`,
+        })),
+      ]);
+    }
+    vanished += countLeaves(diff.removed);
+    if (seen.entryId !== checkpoint.entryId)
+      tips.set(seen.entryId, { ref, height: seen.entry.height });
+  }
+  const unreached = await unreachedFrom(store, checkpoint, tips);
+  if (unreached.length > 0) {
+    const [first] = unreached;
+    throw uncovered(
+      remote,
+      tips.get(first!)!.ref,
+      checkpoint,
+      unreached.map((id) => ({
+        path: id,
+        message: `the tip this clone saw on ${tips.get(id)!.ref}`,
+        expected: `${CHECKPOINT_REF}'s tip (log entry ${checkpoint.entryId}) descending from it`,
+        got: 'a tip that does not reach it: the entries are there, but not chained from the tip',
+      })),
+    );
+  }
+  return { vanished };
+}
+
+/**
+ * The wanted entries not reached from the checkpoint's tip. One walk for all of them, down from
+ * the tip and never below the lowest wanted height (a chain's heights only grow), so 1,000
+ * retired refs cost one walk, not 1,000.
+ */
+async function unreachedFrom(
+  store: ObjectStore,
+  checkpoint: Tip,
+  wanted: ReadonlyMap<string, { height: number }>,
+): Promise<string[]> {
+  if (wanted.size === 0) return [];
+  const missing = new Set(wanted.keys());
+  const floor = Math.min(...[...wanted.values()].map((w) => w.height));
+  const stack: LogEntry[] = [checkpoint.entry];
+  const visited = new Set<string>([checkpoint.entryId]);
+  while (stack.length > 0 && missing.size > 0) {
+    const entry = stack.pop()!;
+    for (const prev of entry.prev) {
+      if (visited.has(prev)) continue;
+      visited.add(prev);
+      missing.delete(prev);
+      const leaf = await lookupPath(store, checkpoint.tree, [LOG_DIR, ...fanout(prev)].join('/'));
+      if (leaf === undefined) continue;
+      const decoded = await readEntry(store, prev, leaf.oid).catch(() => undefined);
+      if (decoded && decoded.entry.height > floor) stack.push(decoded.entry);
+    }
+  }
+  return [...missing].sort();
+}
+
+function uncovered(remote: string, ref: string, checkpoint: Tip, problems: Problem[]): LedgerError {
+  const records = problems.filter((p) => p.message.startsWith('record '));
+  return new LedgerError(
+    'ROLLBACK',
+    `${remote}'s ${ref} is gone and ${CHECKPOINT_REF} (${checkpoint.commit}) does not cover what this clone saw there: ${problems.length} problem(s)${
+      records.length > 0
+        ? `, ${records.length} record(s) missing (${records
+            .slice(0, 3)
+            .map((p) => p.path)
+            .join(', ')}${records.length > 3 ? ', …' : ''})`
+        : ''
+    }; nothing was adopted`,
+    {
+      problems,
+      ...(records[0] ? { record: records[0].path } : {}),
+      hint:
+        `Your ledger is unchanged and still holds them. To restore ${remote}, push them back: ` +
+        `git push ${remote} refs/ledger/log:${ref}, then publish a checkpoint that covers them (ledger sync --checkpoint). ` +
+        `To accept the loss, delete the marker: git update-ref -d ${syncedRef(remote, ref)}.`,
+    },
+  );
+}
