@@ -12,33 +12,38 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   cleanup,
   git,
+  BIN,
   gitdir,
   PROJECT_ROOT,
   runCli,
   tempDir,
   type CliResult,
 } from '../helpers/git.js';
-import { fastLogArgs } from '../../src/cli/fast-path.js';
+import { fastLogArgs, fastMcpArgs } from '../../src/cli/fast-path.js';
 
 afterAll(cleanup);
 
 const OCLIF_PATH = join(PROJECT_ROOT, 'test', 'helpers', 'oclif-path.mjs');
 
-function viaOclif(
+/** Runs a command line through `script` (bin/run.js or oclif without the fast paths). */
+function run(
+  script: string,
   args: readonly string[],
   cwd: string,
   env: Record<string, string> = {},
+  input?: string,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [OCLIF_PATH, ...args], {
+    const child = spawn(process.execPath, [script, ...args], {
       cwd,
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
   });
@@ -52,7 +57,10 @@ async function sameBothWays(
 ): Promise<CliResult[]> {
   const runs = await Promise.all(
     lines.map(async (args) => {
-      const [fast, slow] = await Promise.all([runCli(args, cwd, env), viaOclif(args, cwd, env)]);
+      const [fast, slow] = await Promise.all([
+        runCli(args, cwd, env),
+        run(OCLIF_PATH, args, cwd, env),
+      ]);
       return { args, fast, slow };
     }),
   );
@@ -109,6 +117,83 @@ describe('which log command lines the fast path answers', () => {
       ['log', '--Task', 'x'],
     ])
       expect(fastLogArgs(argv), argv.join(' ')).toBeUndefined();
+  });
+});
+
+describe('which mcp command lines the fast path serves', () => {
+  it('witnesses, a timeout, --sign with its key', () => {
+    expect(fastMcpArgs(['mcp'])).toEqual({ witnesses: [], witnessTimeoutSeconds: 600 });
+    expect(
+      fastMcpArgs([
+        'mcp',
+        '--witness',
+        'npm test',
+        '--witness=make lint',
+        '--witness-timeout',
+        '30',
+        '--sign',
+        '--signing-key=key::ssh-ed25519 AAAA',
+      ]),
+    ).toEqual({
+      witnesses: ['npm test', 'make lint'],
+      witnessTimeoutSeconds: 30,
+      sign: { signingKey: 'key::ssh-ed25519 AAAA' },
+    });
+  });
+
+  it('leaves everything else to oclif', () => {
+    for (const argv of [
+      ['mcp', '--json'],
+      ['mcp', '--help'],
+      ['mcp', 'extra'],
+      ['mcp', '--witness'],
+      ['mcp', '--witness', '  '],
+      ['mcp', '--witness', '--sign'],
+      ['mcp', '--witness-timeout', '0'],
+      ['mcp', '--witness-timeout', '1', '--witness-timeout', '2'],
+      ['mcp', '--signing-key', 'k'],
+      ['mcp', '--sign', '--sign'],
+      ['mcp', '--sign', '--signing-key', 'a', '--signing-key', 'b'],
+      ['mcp', '--witnes', 'x'],
+    ])
+      expect(fastMcpArgs(argv), argv.join(' ')).toBeUndefined();
+  });
+});
+
+describe('ledger mcp without oclif serves exactly as oclif does', () => {
+  it('initialize and tools/list answered the same; bad flags refused the same', async () => {
+    const repo = gitdir();
+    const requests = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 't', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    const input = requests.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const args = ['mcp', '--witness', 'true'];
+    const [fast, slow] = await Promise.all([
+      run(BIN, args, repo, {}, input),
+      run(OCLIF_PATH, args, repo, {}, input),
+    ]);
+    expect(fast).toEqual(slow);
+    expect(fast.stdout).toContain('"tools"');
+    // A blank witness is refused (exit 2); --signing-key without --sign is oclif's to judge.
+    const [blank] = await sameBothWays(
+      [
+        ['mcp', '--witness', ' '],
+        ['mcp', '--signing-key', 'k'],
+      ],
+      repo,
+    );
+    expect(blank!.code).toBe(2);
   });
 });
 
