@@ -22,7 +22,13 @@ const NO_RAW_PRINTING = [
     message: "oclif's writers do not escape: print through the command base (src/cli/base.ts).",
   },
 ];
-const PRINTERS = ['src/cli/base.ts', 'src/cli/errors.ts', 'src/cli/main.ts', 'src/cli/progress.ts'];
+const PRINTERS = [
+  'src/cli/base.ts',
+  'src/cli/errors.ts',
+  'src/cli/main.ts',
+  'src/cli/output.ts',
+  'src/cli/progress.ts',
+];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'fixtures/'] },

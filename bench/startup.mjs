@@ -36,6 +36,10 @@ const MODULES = [
   '@noble/hashes/sha2.js',
   'isomorphic-git',
   'dist/src/integrations/fast-path.js',
+  'dist/src/cli/fast-path.js',
+  'dist/src/cli/log-view.js',
+  'dist/src/mcp/sdk.js',
+  'dist/src/mcp/server.js',
   'dist/src/cli/main.js',
   'dist/src/cli/base.js',
   'dist/src/model/record.js',
@@ -147,7 +151,27 @@ function conversationalTurn(repo) {
   const fromTranscript = join(repo, '..', `${repo.split('/').pop()}-stop-transcript.json`);
   writeFileSync(given, input({ last_assistant_message: text }));
   writeFileSync(fromTranscript, input({}));
-  return { given, fromTranscript, files: [transcript, given, fromTranscript] };
+  // What an MCP client sends first; the server answers it and, at the end of its input, exits.
+  const initialize = join(repo, '..', `${repo.split('/').pop()}-mcp-initialize.jsonl`);
+  writeFileSync(
+    initialize,
+    `${JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      },
+    })}\n`,
+  );
+  return {
+    given,
+    fromTranscript,
+    initialize,
+    files: [transcript, given, fromTranscript, initialize],
+  };
 }
 
 /** Runs a contender, with a file on its stdin when it has one. */
@@ -173,8 +197,9 @@ export async function benchStartup({ log = () => {} } = {}) {
       version: [process.execPath, [BIN, '--version']],
       hook: [process.execPath, hook, turn.given],
       hookTranscript: [process.execPath, hook, turn.fromTranscript],
+      mcp: [process.execPath, [BIN, 'mcp'], turn.initialize],
     };
-    const samples = { node: [], log: [], version: [], hook: [], hookTranscript: [] };
+    const samples = { node: [], log: [], version: [], hook: [], hookTranscript: [], mcp: [] };
     const names = Object.keys(contenders);
     log(`startup: ${STARTUP_RUNS} runs of ${names.join(', ')}, order rotated`);
     for (const contender of Object.values(contenders)) await runContender(contender, repo); // warm the page cache
@@ -182,7 +207,11 @@ export async function benchStartup({ log = () => {} } = {}) {
       for (let k = 0; k < names.length; k++) {
         const name = names[(run + k) % names.length];
         const r = await runContender(contenders[name], repo);
-        if (r.code !== 0 || (name.startsWith('hook') && r.stdout !== ''))
+        if (
+          r.code !== 0 ||
+          (name.startsWith('hook') && r.stdout !== '') ||
+          (name === 'mcp' && !r.stdout.includes('"serverInfo"'))
+        )
           throw new Error(`${name} failed (${r.code}): ${r.stderr.slice(0, 500)}${r.stdout}`);
         samples[name].push(r.seconds);
       }
@@ -204,6 +233,7 @@ export async function benchStartup({ log = () => {} } = {}) {
       row('ledger --version (start-up)', 'version', 1.5),
       row('ledger hook claude-code, conversational turn', 'hook', 1.5),
       row('ledger hook claude-code, turn in a 20 MB transcript', 'hookTranscript', 1.5),
+      row('ledger mcp, until it has answered initialize', 'mcp', 2),
     ];
 
     const moduleRuns = Math.max(3, Math.ceil(STARTUP_RUNS / 3));

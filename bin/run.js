@@ -5,6 +5,8 @@
 // exit-code promise for errors that happen outside a command.
 // `ledger hook AGENT` runs on every turn of an agent: the cheap path (src/integrations/fast-path.ts)
 // answers a turn that cannot hold a handoff before oclif, zod, the formats or git are loaded.
+// `ledger log` and `ledger mcp` with flags src/cli/fast-path.ts fully understands are answered
+// without oclif too; on anything else, and on any failure, oclif answers as before.
 const argv = process.argv.slice(2);
 
 if (argv[0] === '--version' || argv[0] === '-v') {
@@ -12,6 +14,8 @@ if (argv[0] === '--version' || argv[0] === '-v') {
   process.stdout.write(`${versionLine()}\n`);
 } else if (argv[0] === 'hook' && (await cheapHookDone(argv))) {
   // answered: nothing to record, nothing to say
+} else if ((argv[0] === 'log' || argv[0] === 'mcp') && (await fastCommandDone(argv))) {
+  // answered without oclif
 } else {
   const { main } = await import('../dist/src/cli/main.js');
   await main(argv);
@@ -23,5 +27,14 @@ async function cheapHookDone(args) {
     return await cheapHook(args);
   } catch {
     return false; // whatever went wrong, the full path answers (and reports it)
+  }
+}
+
+async function fastCommandDone(args) {
+  try {
+    const { fastCommand } = await import('../dist/src/cli/fast-path.js');
+    return await fastCommand(args);
+  } catch {
+    return false; // the full path answers (and reports what went wrong)
   }
 }

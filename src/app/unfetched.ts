@@ -21,9 +21,12 @@ async function revParse(repo: RepoPaths, ref: string): Promise<string | undefine
 
 /** One line per remote whose ledger this clone lacks, saying how to get it; empty: none. */
 export async function unfetchedLedgerHints(repo: RepoPaths): Promise<string[]> {
+  const remotes = repo.config.subsections('remote', 'url');
+  // No remote, no hint: a repository without one (every new project) spawns no git for this.
+  if (remotes.length === 0) return [];
   const local = await revParse(repo, LOG_REF);
   const hints: string[] = [];
-  for (const remote of repo.config.subsections('remote', 'url')) {
+  for (const remote of remotes) {
     const name = sanitizeLine(remote);
     const specs = repo.config
       .all(`remote.${remote}.fetch`)

@@ -9,47 +9,14 @@
  */
 import { fstatSync } from 'node:fs';
 import { Command, Flags } from '@oclif/core';
-import { EXIT, type ExitCode } from '../model/errors.js';
 import { bugPoint } from '../model/faults.js';
-import {
-  escapeForTerminal,
-  neutralizeWorkflowCommands,
-  printableLine,
-  printableText,
-  toTerminalJson,
-} from '../paths/index.js';
-import { githubFence } from './annotations.js';
+import { neutralizeWorkflowCommands, printableLine, printableText } from '../paths/index.js';
 import { reportFailure, toFailure } from './errors.js';
 import { wantsJson } from './argv.js';
+import { writeOutput, type Output } from './output.js';
 import { Progress } from './progress.js';
 
-/** Lines per write when a command's text comes as lines. */
-const TEXT_BLOCK_LINES = 2000;
-
-export interface Output {
-  /** What `--json` prints. */
-  json: unknown;
-  /**
-   * What a person sees. Lines (joined with newlines) when the output can be large: they are
-   * escaped and written a block at a time, never copied whole (a 100,000-record verify prints
-   * 100 MB of text).
-   */
-  text: string | readonly string[];
-  /**
-   * What a person must also know (a lowered status and its reasons): printed on stderr after
-   * `text`, so that stdout stays exactly the result a script captures. Not printed with --json,
-   * whose output carries it.
-   */
-  notice?: string;
-  /**
-   * CI workflow commands ledger itself issues (`verify --annotations github`), printed first and
-   * as they are: the only lines of any command that a runner may act on. `text` then follows
-   * inside a `::stop-commands::` fence, so that even a line the neutralizing missed runs nothing.
-   * Not printed with --json, whose output carries them.
-   */
-  workflowCommands?: readonly string[];
-  exitCode?: ExitCode;
-}
+export type { Output } from './output.js';
 
 export abstract class LedgerCommand extends Command {
   static override baseFlags = {
@@ -138,27 +105,7 @@ export abstract class LedgerCommand extends Command {
       return;
     }
     this.progressLine?.done();
-    if (this.wantsJson) process.stdout.write(`${toTerminalJson(output.json)}\n`);
-    else {
-      const fence = output.workflowCommands ? githubFence() : undefined;
-      if (fence)
-        process.stdout.write(
-          `${escapeForTerminal([...output.workflowCommands!, fence.open].join('\n'))}\n`,
-        );
-      if (typeof output.text !== 'string') {
-        for (let at = 0; at < output.text.length; at += TEXT_BLOCK_LINES)
-          process.stdout.write(
-            `${printableText(output.text.slice(at, at + TEXT_BLOCK_LINES).join('\n'))}\n`,
-          );
-      } else if (output.text !== '') {
-        const text = printableText(output.text);
-        process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-      }
-      if (fence) process.stdout.write(`${fence.close}\n`);
-      if (output.notice)
-        process.stderr.write(`${printableText(output.notice.replace(/\n$/, ''))}\n`);
-    }
-    process.exitCode = output.exitCode ?? EXIT.ok;
+    writeOutput(output, this.wantsJson);
   }
 
   /** The command's flags by name, for "did you mean" on a misspelt one. */

@@ -5,17 +5,30 @@
  *
  * Standard output belongs to the protocol: nothing else may write there while it runs.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
-} from '@modelcontextprotocol/sdk/types.js';
-import { openLedger } from '../library.js';
+  Server,
+  StdioServerTransport,
+} from './sdk.js';
 import { LEDGER_VERSION } from '../model/version.js';
-import { callTool, listTools, type ToolContext } from './tools.js';
+import type { ToolContext } from './tools.js';
+
+/**
+ * The tools and the library behind them, loaded on the first request that needs them: a client
+ * waits for the answer to `initialize` before it sends anything else, and that answer needs
+ * neither (issue 21: the server's start-up paid for every format, zod schema and git module
+ * before it could say hello).
+ */
+async function loadTools(cwd: string) {
+  const [tools, { openLedger }] = await Promise.all([
+    import('./tools.js'),
+    import('../library.js'),
+  ]);
+  return { tools, ledger: openLedger({ cwd }) };
+}
 
 export interface McpServerOptions {
   cwd: string;
@@ -36,8 +49,9 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
         'A Git-native ledger of agent handoffs. Call `record` with your handoff when you finish a run; `verify`, `show` and `log` read what is recorded. Every result carries the CLI exit code: 0 ok, 1 a claim was contradicted, 2 bad input (nothing written), 3 damaged ledger data.',
     },
   );
-  const ledger = openLedger({ cwd: options.cwd });
-  const context = (): ToolContext => {
+  let loading: ReturnType<typeof loadTools> | undefined;
+  const loaded = () => (loading ??= loadTools(options.cwd));
+  const context = (ledger: ToolContext['ledger']): ToolContext => {
     const client = server.getClientVersion();
     return {
       ledger,
@@ -49,9 +63,16 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
       ...(client ? { client: { name: client.name, version: client.version } } : {}),
     };
   };
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listTools() }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await loaded()).tools.listTools(),
+  }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const result = await callTool(request.params.name, request.params.arguments, context());
+    const { tools, ledger } = await loaded();
+    const result = await tools.callTool(
+      request.params.name,
+      request.params.arguments,
+      context(ledger),
+    );
     if (!result) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
     return result;
   });

@@ -51,6 +51,14 @@ async function recordCalls(dir: string, artifacts: string[]): Promise<string[]> 
 }
 
 describe('git processes per command', () => {
+  it('ledger log on an empty ledger without a remote starts git twice (repository, config)', async () => {
+    const counting = countingPath();
+    const r = await runCli(['log'], gitdir(), counting.env);
+    expect(r.code, r.stderr).toBe(0);
+    // The unfetched-ledger hint asks git nothing when there is no remote to hint about.
+    expect(counting.calls().sort()).toEqual(['config', 'rev-parse']);
+  });
+
   it('ledger record starts git at most 5 times, for a small change and for a packed one (no update-index, no write-tree)', async () => {
     const small = gitdir();
     writeFiles(small, { 'src/app.ts': 'export const x = 2;\n', 'src/new.ts': 'export {};\n' });

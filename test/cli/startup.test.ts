@@ -16,11 +16,13 @@ const TRACE = join(PROJECT_ROOT, 'test', 'helpers', 'import-trace.mjs');
 function loadedBy(
   args: readonly string[],
   cwd: string,
-): { code: number | null; modules: string[] } {
+  input = '',
+): { code: number | null; stdout: string; modules: string[] } {
   const file = join(tempDir(), 'trace');
   writeFileSync(file, '');
   const r = spawnSync(process.execPath, ['--import', TRACE, BIN, ...args], {
     cwd,
+    input,
     encoding: 'utf8',
     env: { ...process.env, LEDGER_TEST_IMPORT_TRACE: file },
   });
@@ -29,8 +31,43 @@ function loadedBy(
     .split('\n')
     .filter(Boolean)
     .map((url) => (url.startsWith(root) ? url.slice(root.length) : url));
-  return { code: r.status, modules };
+  return { code: r.status, stdout: r.stdout, modules };
 }
+
+/** oclif, or the command modules only oclif loads. */
+const oclif = (modules: string[]) =>
+  modules.filter((m) => /@oclif|dist\/src\/cli\/main\.js|dist\/commands\//.test(m));
+
+/** A turn that ends in conversation, not a handoff, as each agent's stop hook receives it. */
+const CHAT = 'I renamed the helper and updated both call sites. Want me to add a test as well?';
+const TURN_WITHOUT_HANDOFF: Record<string, object> = {
+  'claude-code': {
+    session_id: 's',
+    transcript_path: '/nonexistent/transcript.jsonl',
+    hook_event_name: 'Stop',
+    stop_hook_active: false,
+    last_assistant_message: CHAT,
+  },
+  codex: { session_id: 's', hook_event_name: 'Stop', last_assistant_message: CHAT },
+  gemini: { session_id: 's', hook_event_name: 'AfterAgent', prompt_response: CHAT },
+  cursor: {
+    conversation_id: 'c',
+    generation_id: 'g',
+    hook_event_name: 'afterAgentResponse',
+    text: CHAT,
+  },
+};
+
+const INITIALIZE = `${JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'startup-test', version: '1' },
+  },
+})}\n`;
 
 const heavy = (modules: string[]) =>
   modules.filter((m) =>
@@ -43,17 +80,60 @@ describe('start-up imports', () => {
   it('--version loads neither oclif nor the CLI', () => {
     const { code, modules } = loadedBy(['--version'], gitdir());
     expect(code).toBe(0);
-    expect(
-      modules.filter((m) => /@oclif|dist\/src\/cli\/main\.js|dist\/commands\//.test(m)),
-    ).toEqual([]);
+    expect(oclif(modules)).toEqual([]);
     expect(modules).toContain('dist/src/cli/version.js');
   });
 
-  it('log on an empty ledger loads no zod, record schemas, formats, signing, sync or witness code', () => {
-    const { code, modules } = loadedBy(['log'], gitdir());
-    expect(code).toBe(0);
-    expect(modules).toContain('dist/commands/log.js'); // the trace works
+  it('log on an empty ledger loads no oclif, zod, record schemas, formats, signing, sync or witness code', () => {
+    const repo = gitdir();
+    for (const args of [['log'], ['log', '--json', '-n', '5']]) {
+      const { code, modules } = loadedBy(args, repo);
+      expect(code).toBe(0);
+      expect(modules).toContain('dist/src/cli/log-view.js'); // the trace works
+      expect(oclif(modules)).toEqual([]);
+      expect(heavy(modules)).toEqual([]);
+    }
+  });
+
+  it('log with a flag the fast path does not know goes to oclif, still without the heavy modules', () => {
+    const { code, modules } = loadedBy(['log', '--limt', '5'], gitdir());
+    expect(code).toBe(2); // oclif's parser refused the misspelt flag
+    expect(modules).toContain('dist/commands/log.js');
     expect(heavy(modules)).toEqual([]);
+  });
+
+  it.each(Object.keys(TURN_WITHOUT_HANDOFF))(
+    'hook %s on a turn without a handoff loads no oclif, zod, formats, git store or record code',
+    (agent) => {
+      const { code, stdout, modules } = loadedBy(
+        ['hook', agent],
+        gitdir(),
+        JSON.stringify(TURN_WITHOUT_HANDOFF[agent]),
+      );
+      expect(code).toBe(0);
+      expect(stdout).toBe('');
+      expect(modules).toContain('dist/src/integrations/fast-path.js');
+      expect(oclif(modules)).toEqual([]);
+      expect(heavy(modules)).toEqual([]);
+      expect(modules.filter((m) => /dist\/src\/(store|ledger|app)\//.test(m))).toEqual([]);
+    },
+  );
+
+  it('mcp answers initialize without oclif, zod, the tools, the library or the SDK as separate modules', () => {
+    const { code, stdout, modules } = loadedBy(['mcp'], gitdir(), INITIALIZE);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({
+      id: 1,
+      result: { serverInfo: { name: 'ledger' } },
+    });
+    expect(modules).toContain('dist/src/mcp/sdk.js'); // the bundle (scripts/bundle-hot.js)
+    expect(oclif(modules)).toEqual([]);
+    expect(heavy(modules)).toEqual([]);
+    expect(
+      modules.filter((m) =>
+        /node_modules\/|dist\/src\/(mcp\/tools|library|app|store|ledger)[./]/.test(m),
+      ),
+    ).toEqual([]);
   });
 
   it('help loads none of them either', () => {

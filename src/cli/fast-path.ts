@@ -1,0 +1,155 @@
+/**
+ * Commands bin/run.js answers without loading oclif (issue 21): loading oclif, its plugins and
+ * their manifests costs more start-up time than listing an empty ledger does. Only a command
+ * line this module fully understands is answered here — any flag it does not know, a repeated
+ * flag, a value that looks like a flag, `--help`, and oclif's debug switches all go to oclif —
+ * and only a success: whatever goes wrong (no repository, a damaged ledger, a bug) is left to
+ * the full path, which runs the same code again and reports it in its own words. So the fast
+ * path can only ever answer exactly what the full path would.
+ */
+import type { McpServerOptions } from '../mcp/server.js';
+import { bugPoint } from '../model/faults.js';
+import type { LogOptions } from './log-view.js';
+
+/** Environment that makes oclif print its debug lines, which the fast path would not. */
+const OCLIF_DEBUG_ENV = ['DEBUG', 'LEDGER_DEBUG', 'CLI_FLAGS_DEBUG'];
+
+/** A bounded, plain `--limit` (oclif's integer flag with `min: 1` accepts it as it is). */
+const PLAIN_LIMIT = /^[1-9][0-9]{0,8}$/;
+
+export interface FastLog {
+  json: boolean;
+  options: LogOptions;
+}
+
+/**
+ * What a `log …` command line asks for, when it is one the fast path may answer: `log` followed
+ * only by `--json`, `--task V`/`--task=V` and `-n N`/`--limit N`/`--limit=N`, each at most once.
+ * Undefined for anything else (oclif answers it).
+ */
+export function fastLogArgs(argv: readonly string[]): FastLog | undefined {
+  if (argv[0] !== 'log') return undefined;
+  let json = false;
+  const options: LogOptions = {};
+  const seen = new Set<string>();
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--json') {
+      if (json) return undefined;
+      json = true;
+      continue;
+    }
+    let name: string;
+    let value: string | undefined;
+    const joined = /^--(task|limit)=([^]*)$/.exec(arg);
+    if (joined !== null) [, name, value] = joined as unknown as [string, string, string];
+    else if (arg === '--task') [name, value] = ['task', argv[++i]];
+    else if (arg === '--limit' || arg === '-n') [name, value] = ['limit', argv[++i]];
+    else return undefined;
+    // A missing value, an empty one or one oclif might read as a flag: its own words, not ours.
+    if (value === undefined || value === '' || value.startsWith('-') || seen.has(name))
+      return undefined;
+    seen.add(name);
+    if (name === 'task') options.task = value;
+    else if (PLAIN_LIMIT.test(value)) options.limit = Number(value);
+    else return undefined;
+  }
+  return { json, options };
+}
+
+/** `ledger mcp`'s witness timeout when none is given (commands/mcp.ts's default). */
+const MCP_WITNESS_TIMEOUT = 600;
+
+/**
+ * What an `mcp …` command line asks for, when the fast path may serve it: `mcp` followed only by
+ * `--witness V` (repeatable; not blank), `--witness-timeout N` and `--sign` with an optional
+ * `--signing-key V`, in their `--name V` or `--name=V` forms, never `--json`. Undefined for
+ * anything else (oclif answers it, and refuses what it refuses).
+ */
+export function fastMcpArgs(argv: readonly string[]): Omit<McpServerOptions, 'cwd'> | undefined {
+  if (argv[0] !== 'mcp') return undefined;
+  const witnesses: string[] = [];
+  let timeout: number | undefined;
+  let sign = false;
+  let signingKey: string | undefined;
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--sign') {
+      if (sign) return undefined;
+      sign = true;
+      continue;
+    }
+    let name: string;
+    let value: string | undefined;
+    const joined = /^--(witness|witness-timeout|signing-key)=([^]*)$/.exec(arg);
+    if (joined !== null) [, name, value] = joined as unknown as [string, string, string];
+    else if (arg === '--witness' || arg === '--witness-timeout' || arg === '--signing-key')
+      [name, value] = [arg.slice(2), argv[++i]];
+    else return undefined;
+    if (value === undefined || value.trim() === '' || value.startsWith('-')) return undefined;
+    if (name === 'witness') witnesses.push(value);
+    else if (name === 'witness-timeout') {
+      if (timeout !== undefined || !PLAIN_LIMIT.test(value)) return undefined;
+      timeout = Number(value);
+    } else {
+      if (signingKey !== undefined) return undefined;
+      signingKey = value;
+    }
+  }
+  // --signing-key without --sign is oclif's to refuse.
+  if (signingKey !== undefined && !sign) return undefined;
+  return {
+    witnesses,
+    witnessTimeoutSeconds: timeout ?? MCP_WITNESS_TIMEOUT,
+    ...(sign ? { sign: signingKey === undefined ? {} : { signingKey } } : {}),
+  };
+}
+
+/** Answers the command line here when it can (true: done); false: oclif must answer it. */
+export async function fastCommand(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<boolean> {
+  if (OCLIF_DEBUG_ENV.some((name) => env[name] !== undefined)) return false;
+  const log = fastLogArgs(argv);
+  if (log !== undefined) {
+    let output;
+    let writeOutput;
+    try {
+      bugPoint('command');
+      // Imported here, not above: `mcp` needs neither.
+      const [{ logView }, written] = await Promise.all([
+        import('./log-view.js'),
+        import('./output.js'),
+      ]);
+      writeOutput = written.writeOutput;
+      output = await logView(process.cwd(), log.options);
+    } catch {
+      return false; // nothing was printed: the full path runs it again and says what failed
+    }
+    writeOutput(output, log.json);
+    return true;
+  }
+  const mcp = fastMcpArgs(argv);
+  if (mcp === undefined) return false;
+  let serveMcp;
+  let cwd;
+  try {
+    bugPoint('command');
+    cwd = process.cwd();
+    ({ serveMcp } = await import('../mcp/server.js'));
+  } catch {
+    return false; // nothing was read or printed yet: the full path starts over
+  }
+  try {
+    await serveMcp({ cwd, ...mcp });
+  } catch (error) {
+    // The protocol has begun: too late to start over. Say it as the command base would.
+    const { reportFailure, toFailure } = await import('./errors.js');
+    process.exitCode = reportFailure(toFailure(error, { command: 'mcp' }), false);
+    return true;
+  }
+  const { writeOutput } = await import('./output.js');
+  writeOutput({ json: null, text: '' }, false);
+  return true;
+}

@@ -1,0 +1,266 @@
+/**
+ * Issue 21: bin/run.js answers `ledger log` without oclif (src/cli/fast-path.ts). The promise is
+ * that nobody can tell: on every command line — the ones it answers, the ones it must leave to
+ * oclif (bad flags, --help, an unknown command) and the ones an agent shapes to slip past a
+ * check (GIT_DIR, a planted repo config, a damaged ledger) — stdout, stderr and the exit code
+ * are the same bytes as oclif's (test/helpers/oclif-path.mjs runs oclif without the fast path).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  cleanup,
+  git,
+  BIN,
+  gitdir,
+  PROJECT_ROOT,
+  runCli,
+  tempDir,
+  type CliResult,
+} from '../helpers/git.js';
+import { fastLogArgs, fastMcpArgs } from '../../src/cli/fast-path.js';
+
+afterAll(cleanup);
+
+const OCLIF_PATH = join(PROJECT_ROOT, 'test', 'helpers', 'oclif-path.mjs');
+
+/** Runs a command line through `script` (bin/run.js or oclif without the fast paths). */
+function run(
+  script: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    if (input !== undefined) child.stdin!.end(input);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
+  });
+}
+
+/** Runs every command line both ways and expects the same bytes and exit code from each. */
+async function sameBothWays(
+  lines: readonly (readonly string[])[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<CliResult[]> {
+  const runs = await Promise.all(
+    lines.map(async (args) => {
+      const [fast, slow] = await Promise.all([
+        runCli(args, cwd, env),
+        run(OCLIF_PATH, args, cwd, env),
+      ]);
+      return { args, fast, slow };
+    }),
+  );
+  for (const { args, fast, slow } of runs) expect(fast, args.join(' ')).toEqual(slow);
+  return runs.map((r) => r.fast);
+}
+
+async function recorded(task: string, summary: string, cwd: string): Promise<void> {
+  const r = await runCli(
+    ['record', '--json', '--status', 'success', '--task', task, '--summary', summary],
+    cwd,
+  );
+  expect(r.code, r.stderr).toBe(0);
+}
+
+describe('which log command lines the fast path answers', () => {
+  it('log with --json, --task and --limit, each once and with a plain value', () => {
+    expect(fastLogArgs(['log'])).toEqual({ json: false, options: {} });
+    expect(fastLogArgs(['log', '--json', '--task', 'T-1', '-n', '3'])).toEqual({
+      json: true,
+      options: { task: 'T-1', limit: 3 },
+    });
+    expect(fastLogArgs(['log', '--task=a=b', '--limit=20'])).toEqual({
+      json: false,
+      options: { task: 'a=b', limit: 20 },
+    });
+  });
+
+  it('leaves everything else to oclif', () => {
+    for (const argv of [
+      ['logs'],
+      ['--json', 'log'],
+      ['log', '--help'],
+      ['log', '-h'],
+      ['log', 'extra'],
+      ['log', '--'],
+      ['log', '--bogus'],
+      ['log', '--json', '--json'],
+      ['log', '--task', 'a', '--task', 'b'],
+      ['log', '--task'],
+      ['log', '--task='],
+      ['log', '--task', '--json'],
+      ['log', '--task', '-n'],
+      ['log', '-n'],
+      ['log', '-n', '0'],
+      ['log', '-n', '-1'],
+      ['log', '-n', '01'],
+      ['log', '-n', '1.5'],
+      ['log', '-n', '1e3'],
+      ['log', '-n', '9999999999'],
+      ['log', '-n5'],
+      ['log', '--limit', '1', '-n', '2'],
+      ['log', '--no-json'],
+      ['log', '--Task', 'x'],
+    ])
+      expect(fastLogArgs(argv), argv.join(' ')).toBeUndefined();
+  });
+});
+
+describe('which mcp command lines the fast path serves', () => {
+  it('witnesses, a timeout, --sign with its key', () => {
+    expect(fastMcpArgs(['mcp'])).toEqual({ witnesses: [], witnessTimeoutSeconds: 600 });
+    expect(
+      fastMcpArgs([
+        'mcp',
+        '--witness',
+        'npm test',
+        '--witness=make lint',
+        '--witness-timeout',
+        '30',
+        '--sign',
+        '--signing-key=key::ssh-ed25519 AAAA',
+      ]),
+    ).toEqual({
+      witnesses: ['npm test', 'make lint'],
+      witnessTimeoutSeconds: 30,
+      sign: { signingKey: 'key::ssh-ed25519 AAAA' },
+    });
+  });
+
+  it('leaves everything else to oclif', () => {
+    for (const argv of [
+      ['mcp', '--json'],
+      ['mcp', '--help'],
+      ['mcp', 'extra'],
+      ['mcp', '--witness'],
+      ['mcp', '--witness', '  '],
+      ['mcp', '--witness', '--sign'],
+      ['mcp', '--witness-timeout', '0'],
+      ['mcp', '--witness-timeout', '1', '--witness-timeout', '2'],
+      ['mcp', '--signing-key', 'k'],
+      ['mcp', '--sign', '--sign'],
+      ['mcp', '--sign', '--signing-key', 'a', '--signing-key', 'b'],
+      ['mcp', '--witnes', 'x'],
+    ])
+      expect(fastMcpArgs(argv), argv.join(' ')).toBeUndefined();
+  });
+});
+
+describe('ledger mcp without oclif serves exactly as oclif does', () => {
+  it('initialize and tools/list answered the same; bad flags refused the same', async () => {
+    const repo = gitdir();
+    const requests = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 't', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    const input = requests.map((r) => `${JSON.stringify(r)}\n`).join('');
+    const args = ['mcp', '--witness', 'true'];
+    const [fast, slow] = await Promise.all([
+      run(BIN, args, repo, {}, input),
+      run(OCLIF_PATH, args, repo, {}, input),
+    ]);
+    expect(fast).toEqual(slow);
+    expect(fast.stdout).toContain('"tools"');
+    // A blank witness is refused (exit 2); --signing-key without --sign is oclif's to judge.
+    const [blank] = await sameBothWays(
+      [
+        ['mcp', '--witness', ' '],
+        ['mcp', '--signing-key', 'k'],
+      ],
+      repo,
+    );
+    expect(blank!.code).toBe(2);
+  });
+});
+
+describe('ledger log without oclif answers exactly as oclif does', () => {
+  it('on an empty ledger', async () => {
+    await sameBothWays([['log'], ['log', '--json']], gitdir());
+  });
+
+  it('on records, with filters, and on command lines it leaves to oclif', async () => {
+    const repo = gitdir();
+    await recorded('T-1', 'first \u001b[31mred\u001b[0m handoff', repo);
+    await recorded('T-2', 'second handoff', repo);
+    const [text, , , bogus] = await sameBothWays(
+      [
+        ['log'],
+        ['log', '--json', '--task', 'T-1', '-n', '1'],
+        ['log', '--task=T-9'],
+        ['log', '--bogus'],
+        ['log', '--help'],
+      ],
+      repo,
+    );
+    expect(text!.stdout).toContain('second handoff'); // records were listed
+    expect(bogus!.code).toBe(2); // and the bad flag was refused
+  });
+
+  it('outside a repository', async () => {
+    const [outside] = await sameBothWays([['log', '--json']], tempDir());
+    expect(outside!.code).toBe(2);
+  });
+});
+
+describe('an agent cannot use the fast path to pass what oclif refuses', () => {
+  it('GIT_DIR pointing at another repository: both read the same ledger', async () => {
+    const other = gitdir();
+    await recorded('T-other', 'from the other repository', other);
+    const [text] = await sameBothWays([['log']], gitdir(), { GIT_DIR: join(other, '.git') });
+    expect(text!.stdout).toContain('from the other repository');
+  });
+
+  it('a planted repo config (fsmonitor, hooks, a remote named with escapes) runs nothing and prints nothing raw', async () => {
+    const repo = gitdir();
+    const planted = join(repo, 'PLANTED');
+    git(repo, 'config', 'core.fsmonitor', `touch '${planted}'`);
+    git(repo, 'config', 'core.hooksPath', repo);
+    writeFileSync(join(repo, 'post-index-change'), `#!/bin/sh\ntouch '${planted}'\n`, {
+      mode: 0o755,
+    });
+    git(repo, 'config', 'remote.e\u001b]0;pwned\u0007.url', 'https://example.invalid/x.git');
+    const [text] = await sameBothWays([['log']], repo);
+    expect(text!.stderr).toContain('is not set up to fetch the ledger'); // the hint was given
+    expect(text!.stderr).not.toContain('\u001b');
+    expect(existsSync(planted)).toBe(false);
+  });
+
+  it('a damaged ledger is refused on both paths with the same integrity error', async () => {
+    const repo = gitdir();
+    await recorded('T-1', 'honest', repo);
+    // The log ref moved to a commit that is not a ledger entry: tampering, exit 3.
+    git(repo, 'update-ref', 'refs/ledger/log', git(repo, 'rev-parse', 'HEAD'));
+    const [json] = await sameBothWays([['log', '--json']], repo);
+    expect(json!.code).toBe(3);
+  });
+
+  it("oclif's debug switches send the command line to oclif", async () => {
+    const fast = await runCli(['log'], gitdir(), { DEBUG: '*' });
+    expect(fast.code).toBe(0);
+    expect(fast.stderr).toContain('oclif'); // oclif's debug lines: oclif answered
+  });
+});
