@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
+import { LedgerError } from '../src/model/errors.js';
 import { verifyRepository } from '../src/app/verify.js';
 import { toVerifyJson } from '../src/app/views.js';
 import type { Check, VerifyScope } from '../src/verify/types.js';
@@ -23,6 +24,7 @@ export default class Verify extends LedgerCommand {
   static override examples = [
     '<%= config.bin %> verify',
     '<%= config.bin %> verify sha256:3f2a --rerun',
+    '<%= config.bin %> verify --full --rerun --jobs 4 --progress   # four trees at a time, record k/N on stderr',
     '<%= config.bin %> log --json | jq -r ".[].id" | <%= config.bin %> verify -',
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
@@ -83,6 +85,17 @@ export default class Verify extends LedgerCommand {
       description:
         'Check only the records added since REV — a ledger tip, or a commit of the base branch (a record whose base commit and candidate tree are both in its history is not new) — and the whole chain. With --head, the head check is skipped when no record was added.',
     }),
+    jobs: Flags.integer({
+      description:
+        'With --rerun: re-run up to N candidate trees at once, each in its own checkout (default: one per core when witnesses get a network of their own, else 1). Verdicts and output are the same for every N.',
+      min: 1,
+      max: 256,
+    }),
+    progress: Flags.boolean({
+      description:
+        'Print progress (record k/N with the time left, each witness run) as lines on stderr, also when stderr is not a terminal or with --json.',
+      default: false,
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -98,6 +111,11 @@ export default class Verify extends LedgerCommand {
     // Set here, in the command's own process, never by the library inside someone else's.
     setFlagsFromString('--heap-growing-percent=25');
     const ids = await expandStdinIds((argv as string[]).filter((a) => a !== ''));
+    this.progressLines = flags.progress;
+    if (flags.jobs !== undefined && !flags.rerun)
+      throw new LedgerError('USAGE', '--jobs bounds re-runs: it needs --rerun', {
+        hint: 'ledger verify --rerun --jobs 4',
+      });
     const report = await verifyRepository({
       cwd: process.cwd(),
       ...(ids.length > 0 ? { ids } : {}),
@@ -117,6 +135,7 @@ export default class Verify extends LedgerCommand {
       ...(flags['signing-key'] === undefined
         ? {}
         : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
+      ...(flags.jobs === undefined ? {} : { jobs: flags.jobs }),
       onProgress: this.progress,
     });
     const annotations =

@@ -490,6 +490,8 @@ async function isolatedWitnesses(
     request.witnessTimeoutMs,
     progress,
     await listIgnored(repo),
+    // One tree: its witnesses run one after another whatever the bound.
+    1,
   );
   const network = policy.rerun.isolation?.network ?? false;
   const info = reruns.info.isolation;

@@ -53,6 +53,7 @@ import {
 import type { IsolationMode } from '../witness/index.js';
 import { prepareReruns, type PreparedReruns } from './rerun/prepare.js';
 import { makeRerunner } from './rerun/rerunner.js';
+import { recordProgress } from './rerun/progress.js';
 
 export interface VerifyRequest {
   cwd: string;
@@ -95,6 +96,12 @@ export interface VerifyRequest {
    * with a note.
    */
   since?: string;
+  /**
+   * `--jobs N`: with `rerun`, how many candidate trees are re-run at once (each in its own
+   * checkout). Undefined: one per core where each witness has a network namespace of its own,
+   * else 1 (src/app/rerun/prepare.ts). Verdicts and output do not depend on it.
+   */
+  jobs?: number;
 }
 
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
@@ -158,6 +165,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         loaded.policy,
         request.timeoutMs,
         request.onProgress,
+        undefined,
+        request.jobs,
       );
       notes.push(...reruns.notes);
       const recordedHere = await local.readRecordedHere();
@@ -210,6 +219,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ...options,
         ...(cache.since ? { since: cache.since } : {}),
         ...(ids ? { ids } : {}),
+        ...(reruns ? { rerunJobs: reruns.jobs } : {}),
+        ...(reruns && request.onProgress
+          ? { onRecordDone: recordProgress(request.onProgress) }
+          : {}),
       });
       // Before the re-run session closes: a superseding record may need its witnesses re-run.
       await attachLifecycles(reader, index, report, {

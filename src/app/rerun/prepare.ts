@@ -3,7 +3,7 @@
  * command — the isolation this machine offers, the paths a witness must never see, and the
  * session that owns the throw-away checkouts.
  */
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { isAbsolute } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { sanitizeLine } from '../../paths/index.js';
@@ -17,6 +17,7 @@ import {
   probeIsolation,
   readOnlyPaths,
   type Isolation,
+  type IsolationMode,
   type RerunSession,
 } from '../../witness/index.js';
 import type { Policy } from '../local.js';
@@ -28,6 +29,8 @@ const RERUN_OUTPUT_CAP = 1024 * 1024;
 export interface PreparedReruns {
   session: RerunSession;
   isolation: Isolation;
+  /** How many trees the session works on at once (`--jobs`, else `defaultJobs`). */
+  jobs: number;
   info: NonNullable<VerifyReport['rerun']>;
   notes: string[];
 }
@@ -45,6 +48,8 @@ export async function prepareReruns(
   onProgress: ((message: string) => void) | undefined,
   /** Record time only: the work tree's git-ignored entries, shown to witnesses. */
   ignored?: readonly string[],
+  /** `verify --jobs N`; undefined: `defaultJobs`. */
+  jobs?: number,
 ): Promise<PreparedReruns> {
   const isolation = await probeIsolation();
   const network = policy.rerun.isolation?.network ?? false;
@@ -73,7 +78,13 @@ export async function prepareReruns(
     personal,
   });
   const setup = setupSteps(policy.rerun, policy.witnessTimeoutSeconds);
+  const parallel = jobs ?? defaultJobs(isolation.mode, network, setup);
+  if (jobs === undefined && parallel === 1 && availableParallelism() > 1)
+    onProgress?.(
+      "witnesses are re-run one at a time: they would share this machine's network (no isolation, or rerun.isolation.network), so two could race for a port — give --jobs N to run N at once anyway",
+    );
   const session = createRerunSession({
+    jobs: parallel,
     reader: store,
     isolation,
     setup,
@@ -99,6 +110,7 @@ export async function prepareReruns(
   return {
     session,
     isolation,
+    jobs: parallel,
     info: {
       isolation: {
         mode: isolation.mode,
@@ -120,3 +132,20 @@ export async function prepareReruns(
 }
 
 const XDG_DIRS = ['XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME'];
+
+/**
+ * How many trees to re-run at once when `--jobs` is not given: one per core when each witness
+ * gets a network namespace of its own (bubblewrap or unshare, network off), so two test suites
+ * that listen on the same port cannot make each other fail. Otherwise one at a time, as before:
+ * a witness that shares the machine's network (or its /tmp, without isolation) could fail only
+ * because another ran beside it — a false contradiction of honest work. A setup step that may
+ * use the network shares it too.
+ */
+export function defaultJobs(
+  mode: IsolationMode,
+  network: boolean,
+  setup: readonly { network: boolean }[],
+): number {
+  if (mode === 'none' || network || setup.some((step) => step.network)) return 1;
+  return availableParallelism();
+}
