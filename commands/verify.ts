@@ -1,8 +1,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { LedgerError } from '../src/model/errors.js';
+import { LedgerError, type ExitCode } from '../src/model/errors.js';
 import { verifyRepository } from '../src/app/verify.js';
+import { renderReport } from '../src/app/report.js';
 import { toVerifyJson } from '../src/app/views.js';
 import type { Check, VerifyScope } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
@@ -96,6 +97,14 @@ export default class Verify extends LedgerCommand {
         'Print progress (record k/N with the time left, each witness run) as lines on stderr, also when stderr is not a terminal or with --json.',
       default: false,
     }),
+    markdown: Flags.string({
+      description:
+        'Also write the Markdown summary ledger report --markdown writes, from these verdicts (no witness runs again).',
+    }),
+    html: Flags.string({
+      description:
+        'Also write the HTML audit page ledger report --html writes, from these verdicts (no witness runs again).',
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -116,6 +125,16 @@ export default class Verify extends LedgerCommand {
       throw new LedgerError('USAGE', '--jobs bounds re-runs: it needs --rerun', {
         hint: 'ledger verify --rerun --jobs 4',
       });
+    if (flags.markdown === '-' || flags.html === '-')
+      throw new LedgerError(
+        'USAGE',
+        'verify prints its own report on stdout: --markdown and --html take a file',
+        {
+          hint: 'ledger verify --markdown summary.md (or ledger report --markdown - to print it)',
+        },
+      );
+    const audit = flags.markdown !== undefined || flags.html !== undefined;
+    const now = new Date();
     const report = await verifyRepository({
       cwd: process.cwd(),
       ...(ids.length > 0 ? { ids } : {}),
@@ -130,7 +149,9 @@ export default class Verify extends LedgerCommand {
       ...(flags.head === undefined ? {} : { head: flags.head }),
       ...(flags.since === undefined ? {} : { since: flags.since }),
       // Text output shows only what did not verify: a large ledger's passed checks are counted.
-      keepVerified: this.wantsJson,
+      // The audit page lists every check, as the JSON does.
+      keepVerified: this.wantsJson || audit,
+      now,
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
       ...(flags['signing-key'] === undefined
         ? {}
@@ -138,6 +159,30 @@ export default class Verify extends LedgerCommand {
       ...(flags.jobs === undefined ? {} : { jobs: flags.jobs }),
       onProgress: this.progress,
     });
+    const wrote: string[] = [];
+    let exitCode: ExitCode = report.exitCode;
+    if (audit) {
+      try {
+        const { written } = await renderReport(
+          {
+            cwd: process.cwd(),
+            ...(ids.length > 0 ? { ids } : {}),
+            ...(flags.policy ? { policyFile: flags.policy } : {}),
+            strict: flags.strict,
+            now,
+            ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
+            ...(flags.markdown === undefined ? {} : { markdownFile: flags.markdown }),
+          },
+          report,
+        );
+        wrote.push(...Object.values(written).map((path) => `wrote ${sanitizeLine(path)}`));
+      } catch (error) {
+        // The verdicts stand: a page that cannot be written never hides a failure (exit 1, 3)
+        // behind a usage error, and never lets a passing run look clean.
+        this.warnLine(`the audit could not be written: ${(error as Error).message}`);
+        if (exitCode === 0) exitCode = 2;
+      }
+    }
     const annotations =
       flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
     const json = this.wantsJson
@@ -211,6 +256,7 @@ export default class Verify extends LedgerCommand {
                 ? 'no unresolved claim fails (contradicted records were rejected or superseded)'
                 : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
+    lines.push(...wrote);
     for (const a of report.attestations ?? [])
       lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
     lines.push(
@@ -223,7 +269,7 @@ export default class Verify extends LedgerCommand {
       json,
       text: lines,
       ...(annotations ? { workflowCommands: annotations } : {}),
-      exitCode: report.exitCode,
+      exitCode,
     };
   }
 }
