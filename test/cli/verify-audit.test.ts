@@ -14,11 +14,19 @@ async function ledger(lie: boolean) {
   const user = makeUser();
   const dir = gitdir();
   writeFiles(dir, { 'src/app.ts': 'one\ntwo\n' });
-  await record(user, dir, {
-    status: 'success',
-    summary: 'add two',
-    artifacts: lie ? ['src/app.ts', 'src/missing.ts'] : ['src/app.ts'],
-  });
+  if (!lie)
+    await record(user, dir, { status: 'success', summary: 'add two', artifacts: ['src/app.ts'] });
+  else {
+    // The lie: a file claimed deleted that is still there (contradicted, exit 1).
+    const handoff = {
+      status: 'success',
+      summary: 'removed the app',
+      artifacts: [{ path: 'src/app.ts', action: 'deleted' }],
+    };
+    await record(user, dir, {
+      from: { bytes: new TextEncoder().encode(JSON.stringify(handoff)), fileName: 'handoff.json' },
+    });
+  }
   return { user, dir };
 }
 
