@@ -3,7 +3,6 @@ import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { LedgerError, type ExitCode } from '../src/model/errors.js';
 import { verifyRepository } from '../src/app/verify.js';
-import { renderReport } from '../src/app/report.js';
 import { toVerifyJson } from '../src/app/views.js';
 import type { Check, VerifyScope } from '../src/verify/types.js';
 import { sanitizeLine } from '../src/paths/index.js';
@@ -163,6 +162,8 @@ export default class Verify extends LedgerCommand {
     let exitCode: ExitCode = report.exitCode;
     if (audit) {
       try {
+        // Loaded only when asked for: the page's renderers are not part of a plain verify.
+        const { renderReport } = await import('../src/app/report.js');
         const { written } = await renderReport(
           {
             cwd: process.cwd(),
