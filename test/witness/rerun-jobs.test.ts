@@ -183,9 +183,9 @@ describe('verify --rerun --jobs N', () => {
     expect(JSON.parse(asked.stdout).ok).toBe(true);
     expect(asked.stdout).not.toMatch(/record \d\/2/);
     expect(asked.stderr).toMatch(
-      /^record 1\/2 checked \(sha256:[0-9a-f]{12}\), about \d+ s left \(\d+ s\)$/m,
+      /^record 1\/2 checked \(sha256:[0-9a-f]{12}\), about (\d+ h )?(\d+ min )?\d+ (s|min) left \([\d a-z]+\)$/m,
     );
-    expect(asked.stderr).toMatch(/^record 2\/2 checked \(sha256:[0-9a-f]{12}\) \(\d+ s\)$/m);
+    expect(asked.stderr).toMatch(/^record 2\/2 checked \(sha256:[0-9a-f]{12}\) \([\d a-z]+\)$/m);
     // Not asked, and stderr is a pipe: nothing.
     const quiet = await runCli(args, dir, user.env);
     expect(quiet.stderr).not.toMatch(/record \d\/2/);
