@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { BIN, removeAllScratch, ROOT, RUNS, SCALE } from './common.mjs';
 
 /** The parts, in the order they run; each imported only when it runs. */
-const PARTS = ['startup', 'record', 'verify', 'sync', 'fleet', 'scale', 'report'];
+const PARTS = ['startup', 'record', 'verify', 'rerun', 'sync', 'fleet', 'scale', 'report'];
 const ONLY = process.env.BENCH_ONLY?.split(',')
   .map((p) => p.trim())
   .filter(Boolean);
@@ -110,6 +110,14 @@ async function main() {
     const verify = await benchVerify({ log });
     rows.push(...verify.rows);
     details.verify = { samples: verify.samples };
+  });
+
+  await timing('rerun', async () => {
+    log('rerun: verify --full --rerun of 500 records, a node -e witness each (issue 21)');
+    const { benchRerun } = await import('./rerun.mjs');
+    const rerun = await benchRerun({ log });
+    rows.push(...rerun.rows);
+    details.rerun = { samples: rerun.samples, ...rerun.details };
   });
 
   await timing('fleet', async () => {

@@ -51,8 +51,11 @@ class Overlay {
   }
 }
 
-/** A repository whose ledger holds `count` records shaped like `ledger record` makes them. */
-export async function makeLedgerRepo(count = 1000) {
+/**
+ * A repository whose ledger holds `count` records shaped like `ledger record` makes them.
+ * `witness`: the command each record's witness ran (bench/rerun.mjs re-runs it).
+ */
+export async function makeLedgerRepo(count = 1000, { witness = 'npm test' } = {}) {
   const [
     { openRepo },
     { GitStore },
@@ -114,7 +117,7 @@ export async function makeLedgerRepo(count = 1000) {
       const evidence = new Map();
       const witnesses = [
         {
-          command: 'npm test',
+          command: witness,
           exitCode: 0,
           signal: null,
           timedOut: false,

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
+import { LedgerError, type ExitCode } from '../src/model/errors.js';
 import { verifyRepository } from '../src/app/verify.js';
 import { toVerifyJson } from '../src/app/views.js';
 import type { Check, VerifyScope } from '../src/verify/types.js';
@@ -23,6 +24,7 @@ export default class Verify extends LedgerCommand {
   static override examples = [
     '<%= config.bin %> verify',
     '<%= config.bin %> verify sha256:3f2a --rerun',
+    '<%= config.bin %> verify --full --rerun --jobs 4 --progress   # four trees at a time, record k/N on stderr',
     '<%= config.bin %> log --json | jq -r ".[].id" | <%= config.bin %> verify -',
     '<%= config.bin %> verify --json --strict',
     '<%= config.bin %> verify --worktree',
@@ -83,6 +85,25 @@ export default class Verify extends LedgerCommand {
       description:
         'Check only the records added since REV — a ledger tip, or a commit of the base branch (a record whose base commit and candidate tree are both in its history is not new) — and the whole chain. With --head, the head check is skipped when no record was added.',
     }),
+    jobs: Flags.integer({
+      description:
+        'With --rerun: re-run up to N candidate trees at once, each in its own checkout (default: one per core when witnesses get a network of their own, else 1). Verdicts and output are the same for every N.',
+      min: 1,
+      max: 256,
+    }),
+    progress: Flags.boolean({
+      description:
+        'Print progress (record k/N with the time left, each witness run) as lines on stderr, also when stderr is not a terminal or with --json.',
+      default: false,
+    }),
+    markdown: Flags.string({
+      description:
+        'Also write the Markdown summary ledger report --markdown writes, from these verdicts (no witness runs again).',
+    }),
+    html: Flags.string({
+      description:
+        'Also write the HTML audit page ledger report --html writes, from these verdicts (no witness runs again).',
+    }),
     'from-attestation': Flags.boolean({
       description:
         'Take re-run verdicts from attestations signed by a trusted auditor under the same policy.',
@@ -98,6 +119,21 @@ export default class Verify extends LedgerCommand {
     // Set here, in the command's own process, never by the library inside someone else's.
     setFlagsFromString('--heap-growing-percent=25');
     const ids = await expandStdinIds((argv as string[]).filter((a) => a !== ''));
+    this.progressLines = flags.progress;
+    if (flags.jobs !== undefined && !flags.rerun)
+      throw new LedgerError('USAGE', '--jobs bounds re-runs: it needs --rerun', {
+        hint: 'ledger verify --rerun --jobs 4',
+      });
+    if (flags.markdown === '-' || flags.html === '-')
+      throw new LedgerError(
+        'USAGE',
+        'verify prints its own report on stdout: --markdown and --html take a file',
+        {
+          hint: 'ledger verify --markdown summary.md (or ledger report --markdown - to print it)',
+        },
+      );
+    const audit = flags.markdown !== undefined || flags.html !== undefined;
+    const now = new Date();
     const report = await verifyRepository({
       cwd: process.cwd(),
       ...(ids.length > 0 ? { ids } : {}),
@@ -112,13 +148,42 @@ export default class Verify extends LedgerCommand {
       ...(flags.head === undefined ? {} : { head: flags.head }),
       ...(flags.since === undefined ? {} : { since: flags.since }),
       // Text output shows only what did not verify: a large ledger's passed checks are counted.
-      keepVerified: this.wantsJson,
+      // The audit page lists every check, as the JSON does.
+      keepVerified: this.wantsJson || audit,
+      now,
       ...(flags.sign === undefined ? {} : { sign: flags.sign }),
       ...(flags['signing-key'] === undefined
         ? {}
         : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
+      ...(flags.jobs === undefined ? {} : { jobs: flags.jobs }),
       onProgress: this.progress,
     });
+    const wrote: string[] = [];
+    let exitCode: ExitCode = report.exitCode;
+    if (audit) {
+      try {
+        // Loaded only when asked for: the page's renderers are not part of a plain verify.
+        const { renderReport } = await import('../src/app/report.js');
+        const { written } = await renderReport(
+          {
+            cwd: process.cwd(),
+            ...(ids.length > 0 ? { ids } : {}),
+            ...(flags.policy ? { policyFile: flags.policy } : {}),
+            strict: flags.strict,
+            now,
+            ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
+            ...(flags.markdown === undefined ? {} : { markdownFile: flags.markdown }),
+          },
+          report,
+        );
+        wrote.push(...Object.values(written).map((path) => `wrote ${sanitizeLine(path)}`));
+      } catch (error) {
+        // The verdicts stand: a page that cannot be written never hides a failure (exit 1, 3)
+        // behind a usage error, and never lets a passing run look clean.
+        this.warnLine(`the audit could not be written: ${(error as Error).message}`);
+        if (exitCode === 0) exitCode = 2;
+      }
+    }
     const annotations =
       flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
     const json = this.wantsJson
@@ -192,6 +257,7 @@ export default class Verify extends LedgerCommand {
                 ? 'no unresolved claim fails (contradicted records were rejected or superseded)'
                 : 'all checks passed';
     for (const note of report.notes ?? []) lines.push(`note: ${sanitizeLine(note)}`);
+    lines.push(...wrote);
     for (const a of report.attestations ?? [])
       lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
     lines.push(
@@ -204,7 +270,7 @@ export default class Verify extends LedgerCommand {
       json,
       text: lines,
       ...(annotations ? { workflowCommands: annotations } : {}),
-      exitCode: report.exitCode,
+      exitCode,
     };
   }
 }

@@ -112,7 +112,11 @@ export async function isolatedWitnesses(
   close: () => Promise<void>;
 }> {
   const [{ prepareReruns }, { loadPolicy }, { describeIsolation, MAX_WORKTREE_BINDS }] =
-    await Promise.all([import('./verify.js'), import('./local.js'), import('../witness/index.js')]);
+    await Promise.all([
+      import('./rerun/prepare.js'),
+      import('./local.js'),
+      import('../witness/index.js'),
+    ]);
   const { policy } = await loadPolicy();
   const { listIgnored } = await import('../store/git/ignored.js');
   // The work tree's ignored files (node_modules) are shown too: without them an honest
@@ -124,6 +128,8 @@ export async function isolatedWitnesses(
     request.witnessTimeoutMs,
     progress,
     await listIgnored(repo),
+    // One tree: its witnesses run one after another whatever the bound.
+    1,
   );
   const network = policy.rerun.isolation?.network ?? false;
   const info = reruns.info.isolation;

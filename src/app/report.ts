@@ -27,6 +27,7 @@ import { writeOutputFile } from './output-file.js';
 import { withRepo } from './repo.js';
 import { verifiedIndex } from './snapshot.js';
 import { trustFrom } from './trust.js';
+import type { VerifyReport } from '../verify/types.js';
 import { verifyRepository } from './verify.js';
 
 export interface ReportRequest {
@@ -68,6 +69,19 @@ export async function writeReport(request: ReportRequest): Promise<ReportOutcome
     ...(request.onProgress ? { onProgress: request.onProgress } : {}),
   });
   await pausePoint('report-after-verify');
+  return renderReport({ ...request, now }, verify);
+}
+
+/**
+ * The audit of verdicts already given (`verify --markdown/--html`: the verify step of the CI
+ * Action writes its job summary from its own run, so no witness is re-run for the page). The
+ * verdicts must keep every check (`keepVerified`), as `verify --json` does.
+ */
+export async function renderReport(
+  request: Omit<ReportRequest, 'rerun' | 'head' | 'since' | 'onProgress'>,
+  verify: VerifyReport,
+): Promise<ReportOutcome> {
+  const now = request.now ?? new Date();
   const report = await withRepo(request.cwd, async ({ store }) => {
     const index = await verifiedIndex(store, verify);
     const trust = trustFrom(await loadPolicy(request.policyFile), now);

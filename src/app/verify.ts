@@ -3,10 +3,8 @@
  * re-running witnesses in a throw-away checkout of the candidate tree (only when the policy
  * allows), noticing a rolled-back or moved ledger ref, and writing or reading attestations.
  */
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import {
   appendLeaves,
   bySubject,
@@ -26,24 +24,8 @@ import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import { judgeSignature, type Trust } from '../verify/signatures.js';
-import type { Check, Rerunner, RerunOutput, VerifyReport } from '../verify/types.js';
+import type { Check, Rerunner, VerifyReport } from '../verify/types.js';
 import { exitCodeOf, verifyLedger } from '../verify/verify.js';
-import {
-  createRerunSession,
-  describeIsolation,
-  lastLines,
-  maskSecrets,
-  namespacesOf,
-  probeIsolation,
-  readOnlyPaths,
-  secretsOf,
-  type Isolation,
-  type IsolationMode,
-  type RerunSession,
-  type WitnessRun,
-} from '../witness/index.js';
-import { sanitizeLine } from '../paths/index.js';
-import type { Policy } from './local.js';
 import { loadPolicy } from './local.js';
 import { openLocalState, type LocalState } from './local-state.js';
 import { headCheck, resolveHead } from './head.js';
@@ -68,7 +50,10 @@ import {
   signId,
   trustFrom,
 } from './trust.js';
-import { checkoutBudget, policyReadOnly, rerunDecision, setupSteps } from './rerun-policy.js';
+import type { IsolationMode } from '../witness/index.js';
+import { prepareReruns, type PreparedReruns } from './rerun/prepare.js';
+import { makeRerunner } from './rerun/rerunner.js';
+import { recordProgress } from './rerun/progress.js';
 
 export interface VerifyRequest {
   cwd: string;
@@ -111,6 +96,12 @@ export interface VerifyRequest {
    * with a note.
    */
   since?: string;
+  /**
+   * `--jobs N`: with `rerun`, how many candidate trees are re-run at once (each in its own
+   * checkout). Undefined: one per core where each witness has a network namespace of its own,
+   * else 1 (src/app/rerun/prepare.ts). Verdicts and output do not depend on it.
+   */
+  jobs?: number;
 }
 
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
@@ -174,6 +165,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         loaded.policy,
         request.timeoutMs,
         request.onProgress,
+        undefined,
+        request.jobs,
       );
       notes.push(...reruns.notes);
       const recordedHere = await local.readRecordedHere();
@@ -226,6 +219,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ...options,
         ...(cache.since ? { since: cache.since } : {}),
         ...(ids ? { ids } : {}),
+        ...(reruns ? { rerunJobs: reruns.jobs } : {}),
+        ...(reruns && request.onProgress
+          ? { onRecordDone: recordProgress(request.onProgress) }
+          : {}),
       });
       // Before the re-run session closes: a superseding record may need its witnesses re-run.
       await attachLifecycles(reader, index, report, {
@@ -631,178 +628,4 @@ async function writeAttestations(
   if (leaves.length > 0)
     await appendLeaves(store, leaves, `attest ${written.length} record(s)`, now);
   return written;
-}
-
-/** The witness output cap for re-runs (per stream); more than 4× in total ends the command. */
-const RERUN_OUTPUT_CAP = 1024 * 1024;
-
-export interface PreparedReruns {
-  session: RerunSession;
-  isolation: Isolation;
-  info: NonNullable<VerifyReport['rerun']>;
-  notes: string[];
-}
-
-/**
- * Everything `--rerun` needs before the first command: the isolation this machine offers
- * (refused up front when the policy requires isolation and there is none: nothing runs, exit
- * 2), the paths a witness must never see, and a session that owns the throw-away checkouts.
- */
-export async function prepareReruns(
-  repo: RepoPaths,
-  store: ObjectReader,
-  policy: Policy,
-  timeoutMs: number | undefined,
-  onProgress: ((message: string) => void) | undefined,
-  /** Record time only: the work tree's git-ignored entries, shown to witnesses. */
-  ignored?: readonly string[],
-): Promise<PreparedReruns> {
-  const isolation = await probeIsolation();
-  const network = policy.rerun.isolation?.network ?? false;
-  const statement = describeIsolation(isolation, network);
-  if (isolation.mode === 'none' && policy.rerun.isolation?.required) {
-    throw new LedgerError(
-      'POLICY',
-      'the policy requires isolated re-runs (rerun.isolation.required), and neither bubblewrap nor unshare can isolate a command here; nothing was re-run',
-      {
-        problems: isolation.unavailable.map((u) => ({ path: u.mode, message: u.reason })),
-        hint: 'Install bubblewrap (Debian: apt-get install bubblewrap), or run verify where user namespaces are allowed.',
-      },
-    );
-  }
-  // Never visible to a witness: the repository and its git directories, where ledger runs,
-  // and the user's home and XDG directories (the policy, the recorded-here list, keys).
-  const never = [repo.root, repo.gitDir, repo.commonDir, process.cwd()];
-  const personal = [homedir(), ...XDG_DIRS.map((name) => process.env[name])].filter(
-    (path): path is string => path !== undefined && isAbsolute(path),
-  );
-  const { paths, refused } = await readOnlyPaths({
-    env: process.env,
-    execPath: process.execPath,
-    policy: policyReadOnly(policy.rerun),
-    never,
-    personal,
-  });
-  const setup = setupSteps(policy.rerun, policy.witnessTimeoutSeconds);
-  const session = createRerunSession({
-    reader: store,
-    isolation,
-    setup,
-    timeoutMs: timeoutMs ?? policy.witnessTimeoutSeconds * 1000,
-    network,
-    maxOutputBytes: RERUN_OUTPUT_CAP,
-    checkoutBudget: checkoutBudget(policy.rerun),
-    hidden: [...never, ...personal],
-    readOnly: paths,
-    baseEnv: process.env,
-    ...(ignored === undefined
-      ? {}
-      : {
-          workTreeIgnored: {
-            root: repo.root,
-            paths: ignored,
-            never: [repo.gitDir, repo.commonDir],
-          },
-        }),
-    // Commands are record text: escaped here, whatever the renderer does.
-    ...(onProgress ? { onProgress: (message: string) => onProgress(sanitizeLine(message)) } : {}),
-  });
-  return {
-    session,
-    isolation,
-    info: {
-      isolation: {
-        mode: isolation.mode,
-        namespaces: namespacesOf(isolation.mode, network),
-        network: isolation.mode === 'none' || network,
-        unavailable: isolation.unavailable,
-        statement,
-      },
-      setup: setup.map((step) => step.command),
-    },
-    notes: [
-      statement,
-      ...refused.map(
-        (path) =>
-          `policy rerun.isolation.readOnly: ${path} is not shown to witnesses (it must be an absolute path that exists, neither contains nor lies inside the repository, and does not contain your home)`,
-      ),
-    ],
-  };
-}
-
-const XDG_DIRS = ['XDG_CONFIG_HOME', 'XDG_STATE_HOME', 'XDG_DATA_HOME', 'XDG_CACHE_HOME'];
-
-/**
- * The policy decides (who wrote the command, where the record was made), the session runs.
- * What a run printed is summarised for the report: digests of the whole kept output, and its
- * last lines with any secret of this process's environment masked (a witness that could read
- * it — only without isolation — must not get it printed).
- */
-function makeRerunner(
-  session: RerunSession,
-  policy: Policy,
-  recordedHere: ReadonlySet<string>,
-  mode: IsolationMode,
-): Rerunner {
-  const secrets = secretsOf(process.env);
-  const summarise = (run: WitnessRun, setup?: string): RerunOutput => {
-    const digest = (bytes: Buffer, truncated: boolean) => ({
-      sha256: createHash('sha256').update(bytes).digest('hex'),
-      size: bytes.length,
-      truncated,
-    });
-    return {
-      isolation: mode,
-      exitCode: run.exitCode,
-      signal: run.signal,
-      timedOut: run.timedOut,
-      durationMs: run.durationMs,
-      stdout: digest(run.stdout, run.stdoutTruncated),
-      stderr: digest(run.stderr, run.stderrTruncated),
-      tail: {
-        stdout: lastLines(maskSecrets(run.stdout, secrets, run.stdoutTruncated).bytes),
-        stderr: lastLines(maskSecrets(run.stderr, secrets, run.stderrTruncated).bytes),
-      },
-      ...(setup === undefined ? {} : { setup }),
-    };
-  };
-  return async ({ recordId, command, candidateTree, origin }) => {
-    const decision = rerunDecision(policy.rerun, {
-      origin,
-      command,
-      recordedHere: recordedHere.has(recordId),
-    });
-    if (!decision.allowed) return { ran: false, reason: decision.reason };
-    const outcome = await session.run(candidateTree, command);
-    if (outcome.kind === 'checkout-refused')
-      return { ran: false, reason: `not re-run: ${outcome.reason}` };
-    const { run } = outcome;
-    const how = run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`;
-    switch (outcome.kind) {
-      case 'setup-failed':
-        return {
-          ran: false,
-          reason: `not re-run: setup step \`${outcome.step}\` failed in the checkout (${how})`,
-          output: summarise(run, outcome.step),
-        };
-      case 'sandbox-failed': {
-        const said = lastLines(run.stderr, 1)[0] ?? `exit ${run.exitCode ?? run.signal}`;
-        return {
-          ran: false,
-          reason: `not re-run: the ${mode} sandbox could not be set up (${said})`,
-          output: summarise(run, outcome.step),
-        };
-      }
-      case 'ran':
-        return {
-          ran: true,
-          result: {
-            exitCode: run.exitCode,
-            signal: run.signal,
-            timedOut: run.timedOut,
-            output: summarise(run),
-          },
-        };
-    }
-  };
 }

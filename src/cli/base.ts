@@ -39,6 +39,12 @@ export abstract class LedgerCommand extends Command {
   private progressLine: Progress | undefined;
 
   /**
+   * Set by a command asked for `--progress`: progress as lines on stderr whatever stderr is
+   * and whatever the output mode (stdout, `--json` included, is untouched).
+   */
+  protected progressLines = false;
+
+  /**
    * Progress for long work, for `onProgress` options: each call says what is running now. On a
    * terminal it shows on stderr, escaped, with the time it has been running; otherwise it is
    * silent.
@@ -46,7 +52,8 @@ export abstract class LedgerCommand extends Command {
   protected progress = (message: string): void => {
     this.progressLine ??= new Progress({
       stream: process.stderr,
-      enabled: !this.wantsJson && process.stderr.isTTY === true,
+      enabled: this.progressLines || (!this.wantsJson && process.stderr.isTTY === true),
+      lines: this.progressLines,
     });
     this.progressLine.report(message);
   };

@@ -21,6 +21,11 @@ export interface ProgressOptions {
   stream: ProgressStream;
   /** False for `--json` and for anything that is not a terminal: then nothing is written. */
   enabled: boolean;
+  /**
+   * One line per message instead of a redrawn status line (`verify --progress`: a CI log or a
+   * pipe, where `\r` redraws would pile up); each line says how long the command has run.
+   */
+  lines?: boolean;
   /** Milliseconds; injectable so that tests need no real time. */
   now?: () => number;
   /** How the line is redrawn every second; injectable for the same reason. */
@@ -51,13 +56,18 @@ export class Progress {
   private drawn = false;
 
   constructor(options: ProgressOptions) {
-    this.options = { now: () => Date.now(), every: realTimer, ...options };
+    this.options = { now: () => Date.now(), every: realTimer, lines: false, ...options };
   }
 
   /** Something new is running: show it, with the time since the first report. */
   readonly report = (message: string): void => {
     if (!this.options.enabled) return;
     this.started ??= this.options.now();
+    if (this.options.lines) {
+      const elapsed = formatElapsed(this.options.now() - this.started);
+      this.options.stream.write(`${printableLine(message)} (${elapsed})\n`);
+      return;
+    }
     this.step = { label: printableLine(message) };
     this.timer ??= this.options.every(1000, () => this.draw());
     this.draw();

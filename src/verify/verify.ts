@@ -87,6 +87,13 @@ export interface VerifyOptions {
   shallow?: boolean;
   /** Called with every record whose blob decoded (verify's text names each by task and summary). */
   onRecord?: (id: string, record: LedgerRecord) => void;
+  /**
+   * With `rerun`: how many records are verified at once (default 1, one after another). The
+   * re-runner bounds how many commands run at once; this only lets them be asked for together.
+   */
+  rerunJobs?: number;
+  /** Called as each record's verdicts are in: how many are done of how many (re-run progress). */
+  onRecordDone?: (done: number, total: number, id: string) => void;
 }
 
 /** How much of a record's summary a report keeps, to name the record to a person. */
@@ -257,15 +264,20 @@ export async function verifyLedger(
     return { id, checks, ...about };
   };
   // Several records in flight: each waits on object reads through one cat-file pipe, so their
-  // reads queue there while this thread decodes and checks another (re-runs stay one at a time:
-  // they share the checkout session). Reports keep the order of `ids`.
-  const width = options.rerun ? 1 : Math.min(RECORDS_IN_FLIGHT, ids.length);
+  // reads queue there while this thread decodes and checks another. With re-runs, as many as
+  // the re-runner may run at once (`rerunJobs`, default 1). Reports keep the order of `ids`.
+  const width = Math.min(
+    options.rerun ? Math.max(1, Math.floor(options.rerunJobs ?? 1)) : RECORDS_IN_FLIGHT,
+    ids.length,
+  );
   let next = 0;
+  let done = 0;
   await Promise.all(
     Array.from({ length: width }, async () => {
       while (next < ids.length) {
         const k = next++;
         records[k] = await verifyOne(ids[k]!);
+        options.onRecordDone?.(++done, ids.length, ids[k]!);
       }
     }),
   );

@@ -7,8 +7,10 @@
  *
  * Witnesses of one tree run one after another in the same prepared checkout, as the steps of a
  * CI job share a workspace and as they ran in the work tree at record time (a `build` witness
- * before a `test` witness). The same command on the same tree runs once per session: a record
- * whose claimed check repeats its own witness is not run twice.
+ * before a `test` witness). Different trees are independent — each has its own checkout, HOME
+ * and TMPDIR — so up to `jobs` of them run at once (`verify --rerun --jobs N`). The same command
+ * on the same tree runs once per session: a record whose claimed check repeats its own witness
+ * is not run twice.
  */
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -51,6 +53,11 @@ export interface RerunSessionOptions {
   onProgress?: (message: string) => void;
   /** How often a running command reports its elapsed time. */
   heartbeatMs?: number;
+  /**
+   * How many trees may be worked on at once (checked out, set up, their witnesses run); default
+   * 1. Witnesses of one tree always run one after another, in their shared checkout.
+   */
+  jobs?: number;
   /**
    * Record time only (`ledger record --isolate`, the hook, MCP): the work tree's git-ignored
    * entries, bound over each checkout (`workTreeBinds`). Re-runs never set it.
@@ -101,8 +108,12 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
   let root: Promise<string> | undefined;
   let release: (() => void) | undefined;
   let closed = false;
-  // One command at a time: witnesses of a tree share its checkout, and this machine's cores.
-  let queue: Promise<unknown> = Promise.resolve();
+  // Per tree, one command at a time: its witnesses share its checkout. Across trees, at most
+  // `jobs` at once: a slot is held from a tree's checkout through its command, so no more than
+  // `jobs` checkouts are being written or run in at any moment.
+  const lanes = new Map<string, Promise<unknown>>();
+  const slots = createSlots(Math.max(1, Math.floor(options.jobs ?? 1)));
+  const pending = new Set<Promise<unknown>>();
 
   const sessionDir = (): Promise<string> => {
     root ??= (async () => {
@@ -246,8 +257,12 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
       const key = `${tree}\0${command}`;
       let result = results.get(key);
       if (result === undefined) {
-        result = queue.then(() => runOnce(tree, command));
-        queue = result.catch(() => undefined);
+        const lane = lanes.get(tree) ?? Promise.resolve();
+        result = lane.then(() => slots.with(() => runOnce(tree, command)));
+        const settled = result.catch(() => undefined);
+        lanes.set(tree, settled);
+        pending.add(settled);
+        void settled.then(() => pending.delete(settled));
         results.set(key, result);
       }
       return result;
@@ -255,11 +270,40 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
     async close() {
       if (closed) return;
       closed = true;
-      await queue;
+      // Every command already asked for ends (or fails) before its checkout goes.
+      while (pending.size > 0) await Promise.all([...pending]);
       if (root === undefined) return;
       const dir = await root.catch(() => undefined);
       if (dir !== undefined) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
       release?.();
+    },
+  };
+}
+
+/** At most `size` tasks at a time; the others wait in the order they asked. */
+function createSlots(size: number): { with<T>(task: () => Promise<T>): Promise<T> } {
+  let free = size;
+  const waiting: (() => void)[] = [];
+  const acquire = (): Promise<void> => {
+    if (free > 0) {
+      free -= 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const release = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else free += 1;
+  };
+  return {
+    async with(task) {
+      await acquire();
+      try {
+        return await task();
+      } finally {
+        release();
+      }
     },
   };
 }

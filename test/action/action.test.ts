@@ -184,6 +184,48 @@ describe('action.yml, run as the runner runs it', () => {
     expect(skipped.code).toBe(0);
   });
 
+  it("re-runs each witness once: the job summary and the page are made from the verify step's verdicts", async () => {
+    const user = makeUser();
+    const remote = bareRemote();
+    const agent = cloneOf(remote);
+    // Without isolation a witness can append to a file outside its checkout: each run leaves a line.
+    const count = join(tempDir('ledger-count-'), 'runs');
+    const witness = `echo run >> ${count}`;
+    writeFiles(agent, { 'src/app.ts': 'one\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'initial');
+    git(agent, 'push', '-q', 'origin', 'HEAD:main');
+    writeFiles(agent, { 'src/app.ts': 'one\ntwo\n' });
+    await record(user, agent, { status: 'success', summary: 'two', witnesses: [witness] });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'recorded work');
+    git(agent, 'push', '-q', 'origin', 'HEAD:main', 'refs/ledger/*:refs/ledger/*');
+    expect(readFileSync(count, 'utf8')).toBe('run\n');
+    const policy = join(tempDir('ledger-auditor-'), 'policy.json');
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: false, commands: [witness] },
+        witnessTimeoutSeconds: 60,
+      }),
+    );
+    const checkout = cloneOf(remote);
+    const run = runAction({
+      workspace: checkout,
+      inputs: { policy, build: 'false', html: 'ledger-report.html' },
+      env: { ...user.env, LEDGER_TEST_ISOLATION: 'none' },
+      github: { sha: git(checkout, 'rev-parse', 'HEAD') },
+    });
+    expect(run.steps.filter((s) => s.code !== 0)).toEqual([]);
+    // Recorded once, re-run once by the verify step; the summary step ran nothing again.
+    expect(readFileSync(count, 'utf8')).toBe('run\nrun\n');
+    expect(run.summary).toMatch(/^## Ledger verification: ✅ all checks passed/);
+    expect(readFileSync(join(checkout, 'ledger-report.html'), 'utf8')).toContain(
+      'Content-Security-Policy',
+    );
+  });
+
   it('declares the inputs it reads and only the steps the runner provides', () => {
     const action = readAction();
     const used = new Set(

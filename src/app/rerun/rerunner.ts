@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { Rerunner, RerunOutput } from '../../verify/types.js';
+import {
+  lastLines,
+  maskSecrets,
+  secretsOf,
+  type IsolationMode,
+  type RerunSession,
+  type WitnessRun,
+} from '../../witness/index.js';
+import type { Policy } from '../local.js';
+import { rerunDecision } from '../rerun-policy.js';
+
+/**
+ * The policy decides (who wrote the command, where the record was made), the session runs.
+ * What a run printed is summarised for the report: digests of the whole kept output, and its
+ * last lines with any secret of this process's environment masked (a witness that could read
+ * it — only without isolation — must not get it printed).
+ */
+export function makeRerunner(
+  session: RerunSession,
+  policy: Policy,
+  recordedHere: ReadonlySet<string>,
+  mode: IsolationMode,
+): Rerunner {
+  const secrets = secretsOf(process.env);
+  const summarise = (run: WitnessRun, setup?: string): RerunOutput => {
+    const digest = (bytes: Buffer, truncated: boolean) => ({
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size: bytes.length,
+      truncated,
+    });
+    return {
+      isolation: mode,
+      exitCode: run.exitCode,
+      signal: run.signal,
+      timedOut: run.timedOut,
+      durationMs: run.durationMs,
+      stdout: digest(run.stdout, run.stdoutTruncated),
+      stderr: digest(run.stderr, run.stderrTruncated),
+      tail: {
+        stdout: lastLines(maskSecrets(run.stdout, secrets, run.stdoutTruncated).bytes),
+        stderr: lastLines(maskSecrets(run.stderr, secrets, run.stderrTruncated).bytes),
+      },
+      ...(setup === undefined ? {} : { setup }),
+    };
+  };
+  return async ({ recordId, command, candidateTree, origin }) => {
+    const decision = rerunDecision(policy.rerun, {
+      origin,
+      command,
+      recordedHere: recordedHere.has(recordId),
+    });
+    if (!decision.allowed) return { ran: false, reason: decision.reason };
+    const outcome = await session.run(candidateTree, command);
+    if (outcome.kind === 'checkout-refused')
+      return { ran: false, reason: `not re-run: ${outcome.reason}` };
+    const { run } = outcome;
+    const how = run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`;
+    switch (outcome.kind) {
+      case 'setup-failed':
+        return {
+          ran: false,
+          reason: `not re-run: setup step \`${outcome.step}\` failed in the checkout (${how})`,
+          output: summarise(run, outcome.step),
+        };
+      case 'sandbox-failed': {
+        const said = lastLines(run.stderr, 1)[0] ?? `exit ${run.exitCode ?? run.signal}`;
+        return {
+          ran: false,
+          reason: `not re-run: the ${mode} sandbox could not be set up (${said})`,
+          output: summarise(run, outcome.step),
+        };
+      }
+      case 'ran':
+        return {
+          ran: true,
+          result: {
+            exitCode: run.exitCode,
+            signal: run.signal,
+            timedOut: run.timedOut,
+            output: summarise(run),
+          },
+        };
+    }
+  };
+}
