@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import {
   appendLeaves,
@@ -221,6 +221,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         root: repo.root,
         formatOptions: formatOptionsFrom(loaded),
         ...(isShallow(repo) ? { shallow: true } : {}),
+        ...recordWorkers(),
       };
       report = await verifyLedger(reader, index, {
         ...options,
@@ -470,6 +471,21 @@ function cacheOutcome(
       ? `the ledger is not the cached tip plus new records (${report.since.reason}): everything was verified`
       : (cache.reason ?? 'not used'),
   };
+}
+
+/**
+ * Worker threads for the record checks: one per core. `LEDGER_VERIFY_WORKERS=N` (the user's
+ * environment, not the repository's) sets the count and uses them even for a few records —
+ * how the tests compare 1 worker with N on small ledgers. The reports are the same either way.
+ */
+export function recordWorkers(env: NodeJS.ProcessEnv = process.env): {
+  workers: number;
+  recordsPerWorker?: number;
+} {
+  const given = env.LEDGER_VERIFY_WORKERS;
+  if (given !== undefined && /^[1-9][0-9]?$/.test(given))
+    return { workers: Number(given), recordsPerWorker: 1 };
+  return { workers: availableParallelism() };
 }
 
 /** Whether this is a shallow clone (git keeps its grafted boundary in `shallow`). */
