@@ -94,14 +94,15 @@ describe('verify in worker threads (issue 21)', () => {
   it(
     'the verified-state cache answers the same, and a rolled-back ledger ref is the same rollback (exit 3), with 1 worker and with 2',
     async () => {
-      const [one, two] = [makeUser(), makeUser()];
-      const { dir } = await repoWithRecord(one, { status: 'success', summary: 'a' });
-      await record(one, dir, { status: 'success', summary: 'b' });
+      // The records made by a third user: what each verifier's clone has seen is only its runs.
+      const [agent, one, two] = [makeUser(), makeUser(), makeUser()];
+      const { dir } = await repoWithRecord(agent, { status: 'success', summary: 'a' });
+      await record(agent, dir, { status: 'success', summary: 'b' });
       const old = safeGit(dir, 'rev-parse', 'refs/ledger/log');
       // Written by the first run of each, used by the second.
       await sameEitherWay(one, dir, ['verify', '--json'], two);
-      await record(one, dir, { status: 'success', summary: 'c' });
-      await record(one, dir, { status: 'success', summary: 'd' });
+      await record(agent, dir, { status: 'success', summary: 'c' });
+      await record(agent, dir, { status: 'success', summary: 'd' });
       const cached = await sameEitherWay(one, dir, ['verify', '--json'], two);
       expect(JSON.parse(cached.stdout).cache).toMatchObject({ used: true, newRecords: 2 });
       safeGit(dir, 'update-ref', 'refs/ledger/log', old);
