@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { availableParallelism, homedir } from 'node:os';
+import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import {
   appendLeaves,
@@ -27,6 +27,7 @@ import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import { judgeSignature, type Trust } from '../verify/signatures.js';
 import type { Check, Rerunner, RerunOutput, VerifyReport } from '../verify/types.js';
+import { recordWorkers } from '../verify/parallel.js';
 import { exitCodeOf, verifyLedger } from '../verify/verify.js';
 import {
   createRerunSession,
@@ -221,7 +222,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         root: repo.root,
         formatOptions: formatOptionsFrom(loaded),
         ...(isShallow(repo) ? { shallow: true } : {}),
-        ...recordWorkers(),
+        ...recordWorkers(process.env),
       };
       report = await verifyLedger(reader, index, {
         ...options,
@@ -471,21 +472,6 @@ function cacheOutcome(
       ? `the ledger is not the cached tip plus new records (${report.since.reason}): everything was verified`
       : (cache.reason ?? 'not used'),
   };
-}
-
-/**
- * Worker threads for the record checks: one per core. `LEDGER_VERIFY_WORKERS=N` (the user's
- * environment, not the repository's) sets the count and uses them even for a few records —
- * how the tests compare 1 worker with N on small ledgers. The reports are the same either way.
- */
-export function recordWorkers(env: NodeJS.ProcessEnv = process.env): {
-  workers: number;
-  recordsPerWorker?: number;
-} {
-  const given = env.LEDGER_VERIFY_WORKERS;
-  if (given !== undefined && /^[1-9][0-9]?$/.test(given))
-    return { workers: Number(given), recordsPerWorker: 1 };
-  return { workers: availableParallelism() };
 }
 
 /** Whether this is a shallow clone (git keeps its grafted boundary in `shallow`). */

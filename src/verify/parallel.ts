@@ -12,6 +12,7 @@
  * error (exit 4): a record a worker did not finish is never reported, let alone passed.
  */
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { internalError, isLedgerError } from '../model/errors.js';
@@ -36,6 +37,22 @@ const STALLED_MS = 60_000;
 /** Whether workers can run here: the compiled worker module sits beside this one. */
 export function canCheckInWorkers(): boolean {
   return WORKER.protocol === 'file:' && existsSync(fileURLToPath(WORKER));
+}
+
+/**
+ * Worker threads for the record checks (`VerifyOptions.workers`): one per core.
+ * `LEDGER_VERIFY_WORKERS=N` in the user's environment (never the repository's) sets the count
+ * and uses them even for a few records — how the tests compare 1 worker with N on small
+ * ledgers. The reports are the same either way.
+ */
+export function recordWorkers(env: Readonly<Record<string, string | undefined>>): {
+  workers: number;
+  recordsPerWorker?: number;
+} {
+  const given = env['LEDGER_VERIFY_WORKERS'];
+  if (given !== undefined && /^[1-9][0-9]?$/.test(given))
+    return { workers: Number(given), recordsPerWorker: 1 };
+  return { workers: availableParallelism() };
 }
 
 export interface ParallelCheck {

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isLedgerError } from '../../src/model/errors.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { checkRecordsInWorkers } from '../../src/verify/parallel.js';
-import { cleanup, gitdir } from '../helpers/git.js';
+import { cleanup, gitdir, remoteWithClones } from '../helpers/git.js';
 import {
   appendRaw,
   cliText,
@@ -164,4 +164,33 @@ describe('a verify worker that fails is an internal error (exit 4), never a pass
     expect(isLedgerError(error, 'INTERNAL'), String(error)).toBe(true);
     expect((error as Error).message).toContain('answered for task 99');
   });
+});
+
+describe("sync's incoming checks on verify's parallel path (issue 21)", () => {
+  it(
+    'a pushed ledger with a forged record is refused the same (exit 3, same problems) by a clone checking in 1 worker and one checking in 2',
+    async () => {
+      const user = makeUser();
+      const { remote, clones } = remoteWithClones(3);
+      const [attacker, one, two] = clones as [string, string, string];
+      const { id } = await record(user, attacker, {
+        status: 'success',
+        summary: 'its witness failed',
+        witnesses: ['false'],
+      });
+      await record(user, attacker, { status: 'success', summary: 'two' });
+      const parts = await recordParts(attacker, id);
+      parts.value['observed'].effectiveStatus = 'success';
+      parts.value['observed'].reasons = [];
+      await appendRaw(attacker, parts, encode(parts.value));
+      safeGit(attacker, 'push', '-q', remote, 'refs/ledger/log:refs/ledger/log');
+      const a = await cliText(user, one, ['sync', '--json'], ONE);
+      const b = await cliText(user, two, ['sync', '--json'], TWO);
+      expect(a.code, a.stderr).toBe(3);
+      expect(b.code).toBe(a.code);
+      expect(b.stderr.replaceAll(two, '~')).toBe(a.stderr.replaceAll(one, '~'));
+      expect(b.stdout.replaceAll(two, '~')).toBe(a.stdout.replaceAll(one, '~'));
+    },
+    SLOW,
+  );
 });
