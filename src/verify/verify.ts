@@ -14,6 +14,7 @@ import { checkChain } from './chain.js';
 import { checkChainSince, type SincePlan } from './since.js';
 import { fail, identifyChecks, unverifiable } from './checks.js';
 import { canCheckInWorkers, checkRecordsInWorkers } from './parallel.js';
+import { prefetchRecords } from './prefetch.js';
 import {
   checkRecord,
   type CheckedRecord,
@@ -87,6 +88,9 @@ export interface VerifyOptions {
 }
 
 const RECORDS_PER_WORKER = 100;
+
+/** Records read ahead at once (`prefetch.ts`). */
+const PREFETCH_WINDOW = 500;
 
 /** Records verified concurrently (their object reads pipelined through the store). */
 const RECORDS_IN_FLIGHT = 8;
@@ -241,10 +245,22 @@ export async function verifyLedger(
     // at a time: they share the checkout session). Reports keep the order of `ids`.
     const width = options.rerun ? 1 : Math.min(RECORDS_IN_FLIGHT, tasks.length);
     let next = 0;
+    // Read ahead a window at a time: the store's tree cache and read-ahead budget hold one.
+    let ahead = 0;
+    let reading: Promise<void> = Promise.resolve();
     await Promise.all(
       Array.from({ length: width }, async () => {
         while (next < tasks.length) {
           const k = next++;
+          if (k >= ahead) {
+            const window = tasks.slice(ahead, ahead + PREFETCH_WINDOW);
+            ahead += PREFETCH_WINDOW;
+            reading = prefetchRecords(
+              store,
+              window.flatMap((t) => (t.tree ? [t.tree] : [])),
+            );
+          }
+          await reading;
           keep(
             k,
             await checkRecord(store, tasks[k]!, recordOptions, options.onRecord !== undefined),
