@@ -5,38 +5,28 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  appendLeaves,
-  bySubject,
-  leafId,
-  readAttestations,
-  readSignatures,
-  signatureObject,
-} from '../ledger/leaves.js';
-import { ATTESTATIONS_DIR, LOG_REF, SIGNATURES_DIR } from '../ledger/layout.js';
-import { readLedgerIndex, readLedgerIndexAt, type LedgerIndex } from '../ledger/read.js';
-import { ATTESTATION_SCHEMA, type Attestation, type AttestedCheck } from '../model/attestation.js';
+import { LOG_REF } from '../ledger/layout.js';
+import { readLedgerIndex } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
-import { LEDGER_VERSION } from '../model/version.js';
 import type { SshKeygenSigner } from '../sign/index.js';
-import { objectTypes } from '../store/git/catfile.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
-import { judgeSignature, type Trust } from '../verify/signatures.js';
-import type { Check, Rerunner, VerifyReport } from '../verify/types.js';
+import type { Rerunner, VerifyReport } from '../verify/types.js';
+import { recordWorkers } from '../verify/parallel.js';
 import { exitCodeOf, verifyLedger } from '../verify/verify.js';
+import {
+  applyAttestation,
+  trustedAttestations,
+  type TrustedAttestation,
+} from './attestations/trusted.js';
+import { writeAttestations } from './attestations/write.js';
 import { loadPolicy } from './local.js';
-import { openLocalState, type LocalState } from './local-state.js';
+import { openLocalState } from './local-state.js';
 import { headCheck, resolveHead } from './head.js';
 import { recordReads } from './read-recorder.js';
-import {
-  cacheKey,
-  readVerifiedTip,
-  timeWindow,
-  writeVerifiedTip,
-  type ObjectsRead,
-} from './verify-cache.js';
+import { timeWindow, writeVerifiedTip, type ObjectsRead } from './verify-cache.js';
+import { cacheOutcome, openCache } from './verify-open-cache.js';
 import { resolveId } from './query.js';
 import { describeSince, resolveSince } from './since-rev.js';
 import { attachLifecycles, gateChecks } from './verify-lifecycle.js';
@@ -47,10 +37,8 @@ import {
   policyNotes,
   resolveSigner,
   signByDefault,
-  signId,
   trustFrom,
 } from './trust.js';
-import type { IsolationMode } from '../witness/index.js';
 import { prepareReruns, type PreparedReruns } from './rerun/prepare.js';
 import { makeRerunner } from './rerun/rerunner.js';
 import { recordProgress } from './rerun/progress.js';
@@ -214,6 +202,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         root: repo.root,
         formatOptions: formatOptionsFrom(loaded),
         ...(isShallow(repo) ? { shallow: true } : {}),
+        ...recordWorkers(process.env),
       };
       report = await verifyLedger(reader, index, {
         ...options,
@@ -355,120 +344,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
   });
 }
 
-interface OpenedCache {
-  /** The cache key for this run; undefined when this run neither reads nor writes the cache. */
-  key?: string;
-  /** Why the cache is not used this run (when it is not). */
-  reason?: string;
-  /** The cached tip and the ledger as it was there. */
-  commit?: string;
-  since?: LedgerIndex;
-  /** The base commits of the records at the cached tip (all present in the repository). */
-  bases?: string[];
-  /** The objects the cached verdicts read (as present, or as absent, as they were then). */
-  objects?: ObjectsRead;
-}
-
-/**
- * Which verified state this run may start from. Runs whose verdicts are about more than the
- * ledger (`--worktree`: the work tree now), about part of it (ids) or that write attestations
- * for every record verified (`--record`) neither read nor write the cache.
- */
-async function openCache(
-  request: VerifyRequest,
-  local: LocalState,
-  policyDigest: string,
-  index: LedgerIndex,
-  store: ObjectReader,
-  repo: RepoPaths,
-  run: { now: Date; isolation?: IsolationMode },
-): Promise<OpenedCache> {
-  if (!request.cache)
-    return request.cache === false ? { reason: '--full: everything was re-checked' } : {};
-  if (request.ids !== undefined || request.worktree || request.record)
-    return {
-      reason: `${request.ids !== undefined ? 'record ids' : request.worktree ? '--worktree' : '--record'}: the cache applies to a verify of the whole ledger`,
-    };
-  if (index.tipCommit === undefined) return { reason: 'the ledger is empty' };
-  const key = cacheKey({
-    policyDigest,
-    ledgerVersion: LEDGER_VERSION,
-    strict: request.strict ?? false,
-    rerun: request.rerun ?? false,
-    fromAttestation: request.fromAttestation ?? false,
-    ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
-    ...(run.isolation === undefined ? {} : { isolation: run.isolation }),
-  });
-  const dir = await local.cloneDir();
-  if (dir === undefined) return { key, reason: 'this clone has no local state yet' };
-  const found = await readVerifiedTip(dir, key, run.now);
-  if (!found.hit) return { key, reason: found.reason };
-  const changed = await objectsChanged(repo, found.bases, found.objects).catch(
-    (error: Error) => `the objects could not be checked (${error.message})`,
-  );
-  if (changed !== undefined) return { key, commit: found.commit, reason: changed };
-  try {
-    return {
-      key,
-      commit: found.commit,
-      bases: found.bases,
-      objects: found.objects,
-      since: await readLedgerIndexAt(store, found.commit),
-    };
-  } catch (error) {
-    return {
-      key,
-      commit: found.commit,
-      reason: `the cached tip ${found.commit} cannot be read here (${(error as Error).message})`,
-    };
-  }
-}
-
-/**
- * Why the cached verdicts may no longer hold, as far as the object database goes (one
- * batch-check): a base commit or an object they read is gone, or one they found absent is back.
- */
-async function objectsChanged(
-  repo: RepoPaths,
-  bases: readonly string[],
-  objects: ObjectsRead,
-): Promise<string | undefined> {
-  const types = await objectTypes(
-    repo.root,
-    [...bases, ...objects.present, ...objects.absent],
-    repo.guard,
-  );
-  const base = bases.find((b) => types.get(b) !== 'commit');
-  if (base !== undefined)
-    return `base commit ${base} of a record verified at the cached tip is no longer in this repository`;
-  const gone = objects.present.find((oid) => !types.has(oid));
-  if (gone !== undefined)
-    return `object ${gone}, read when the cached tip verified, is no longer in this repository`;
-  const back = objects.absent.find((oid) => types.has(oid));
-  if (back !== undefined)
-    return `object ${back}, absent when the cached tip verified, is in this repository now`;
-  return undefined;
-}
-
-function cacheOutcome(
-  cache: OpenedCache,
-  report: VerifyReport,
-): NonNullable<VerifyReport['cache']> {
-  if (report.since?.used)
-    return {
-      used: true,
-      ...(cache.commit === undefined ? {} : { commit: cache.commit }),
-      newRecords: report.records.length,
-    };
-  return {
-    used: false,
-    ...(cache.commit === undefined ? {} : { commit: cache.commit }),
-    reason: report.since?.reason
-      ? `the ledger is not the cached tip plus new records (${report.since.reason}): everything was verified`
-      : (cache.reason ?? 'not used'),
-  };
-}
-
 /** Whether this is a shallow clone (git keeps its grafted boundary in `shallow`). */
 function isShallow(repo: RepoPaths): boolean {
   return existsSync(join(repo.commonDir, 'shallow'));
@@ -480,152 +355,4 @@ async function ledgerRefs(repo: RepoPaths): Promise<string> {
     { cwd: repo.root, guard: repo.guard },
   );
   return result.stdout.toString('utf8');
-}
-
-export interface TrustedAttestation {
-  id: string;
-  signer: string;
-  attestation: Attestation;
-}
-
-/**
- * Attestations an auditor-role signer signed under the policy in force now (same digest):
- * one per record, the newest by its `at`.
- */
-async function trustedAttestations(
-  store: ObjectReader,
-  index: Awaited<ReturnType<typeof readLedgerIndex>>,
-  digest: string,
-  trust: Trust | undefined,
-): Promise<Map<string, TrustedAttestation>> {
-  const out = new Map<string, TrustedAttestation>();
-  if (trust === undefined) return out;
-  const [attestations, signatures] = await Promise.all([
-    readAttestations(store, index),
-    readSignatures(store, index),
-  ]);
-  const signed = bySubject(signatures.leaves);
-  for (const [id, attestation] of attestations.leaves) {
-    if (attestation.policy !== digest) continue;
-    const signer = (signed.get(id) ?? [])
-      .map((s) => judgeSignature(id, s.signature.armored, trust, 'auditor'))
-      .find((v) => v.verified)?.signer;
-    if (signer === undefined || signer === null) continue;
-    const before = out.get(attestation.subject);
-    if (!before || before.attestation.at < attestation.at)
-      out.set(attestation.subject, { id, signer, attestation });
-  }
-  return out;
-}
-
-/**
- * Re-run verdicts (witness, claim.check) come from the attestation; everything else is
- * recomputed. A verdict is found by the check's id (v2), never by "the first with this check
- * and subject": a record that repeats a witness command has two such checks, and a recorded
- * contradiction of the second must not be read as the first one's pass. A v1 attestation has
- * no ids: its verdict is used only where (check, subject) names exactly one check on both sides.
- */
-export function applyAttestation(checks: Check[], from: TrustedAttestation): Check[] {
-  const RERUN = new Set(['witness', 'claim.check']);
-  const prior = attestedVerdicts(checks, from.attestation);
-  const out = checks.map((check) => {
-    if (!RERUN.has(check.check) || check.verdict !== 'unverifiable') return check;
-    const found = prior.get(check.id);
-    if (!found || found.check !== check.check || found.subject !== check.subject) return check;
-    return {
-      ...check,
-      verdict: found.verdict,
-      detail: `${found.detail} (attested by ${from.signer} at ${from.attestation.at})`,
-    };
-  });
-  out.push({
-    id: 'attestation',
-    check: 'attestation',
-    subject: from.id,
-    verdict: 'verified',
-    detail: `started from an attestation signed by ${from.signer} under this policy (${from.attestation.at})`,
-  });
-  return out;
-}
-
-/** The attestation's verdicts by check id; ids that are ambiguous are left out. */
-function attestedVerdicts(
-  checks: readonly Check[],
-  attestation: Attestation,
-): Map<string, Omit<AttestedCheck, 'id'>> {
-  const out = new Map<string, Omit<AttestedCheck, 'id'>>();
-  const ambiguous = new Set<string>();
-  const add = (key: string, verdict: Omit<AttestedCheck, 'id'>) => {
-    if (out.has(key) || ambiguous.has(key)) {
-      ambiguous.add(key);
-      out.delete(key);
-    } else out.set(key, verdict);
-  };
-  if (attestation.schema === ATTESTATION_SCHEMA) {
-    for (const v of attestation.verdicts) add(v.id, v);
-    return out;
-  }
-  // v1: by (check, subject), and only where that pair is unique among this record's checks.
-  const pair = (c: { check: string; subject: string }) => JSON.stringify([c.check, c.subject]);
-  const byPair = new Map<string, Omit<AttestedCheck, 'id'>>();
-  for (const v of attestation.verdicts) {
-    const key = pair(v);
-    if (byPair.has(key) || ambiguous.has(key)) {
-      ambiguous.add(key);
-      byPair.delete(key);
-    } else byPair.set(key, v);
-  }
-  const counts = new Map<string, number>();
-  for (const c of checks) counts.set(pair(c), (counts.get(pair(c)) ?? 0) + 1);
-  for (const c of checks) {
-    const found = byPair.get(pair(c));
-    if (found && counts.get(pair(c)) === 1) out.set(c.id, found);
-  }
-  return out;
-}
-
-async function writeAttestations(
-  store: Parameters<typeof appendLeaves>[0],
-  report: VerifyReport,
-  policyDigest: string,
-  rerun: boolean,
-  signer: SshKeygenSigner | undefined,
-  now: Date,
-): Promise<{ record: string; id: string; signed: boolean }[]> {
-  if (report.ledger.some((c) => c.integrity && c.verdict !== 'verified')) {
-    throw new LedgerError(
-      'INTEGRITY',
-      'not recording attestations: the ledger itself failed its integrity checks',
-      {
-        hint: 'Run ledger verify without --record to see what is damaged.',
-      },
-    );
-  }
-  const leaves: Parameters<typeof appendLeaves>[1][number][] = [];
-  const written: { record: string; id: string; signed: boolean }[] = [];
-  for (const r of report.records) {
-    const attestation: Attestation = {
-      schema: ATTESTATION_SCHEMA,
-      subject: r.id,
-      policy: policyDigest,
-      ledgerVersion: LEDGER_VERSION,
-      rerun,
-      verdicts: r.checks.map((c) => ({
-        id: c.id,
-        check: c.check,
-        subject: c.subject,
-        verdict: c.verdict,
-        detail: c.detail,
-      })),
-      at: now.toISOString(),
-    };
-    const id = leafId(attestation);
-    leaves.push({ dir: ATTESTATIONS_DIR, value: attestation });
-    if (signer)
-      leaves.push({ dir: SIGNATURES_DIR, value: signatureObject(id, await signId(id, signer)) });
-    written.push({ record: r.id, id, signed: signer !== undefined });
-  }
-  if (leaves.length > 0)
-    await appendLeaves(store, leaves, `attest ${written.length} record(s)`, now);
-  return written;
 }

@@ -24,6 +24,7 @@ import type { LogEntry } from '../model/record.js';
 import { parseTree } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { checkLogChain } from '../verify/log-chain.js';
+import { recordWorkers } from '../verify/parallel.js';
 import { verifyLedger } from '../verify/verify.js';
 import { leavesIn, ledgerPath, type LeafSets } from './trees.js';
 
@@ -110,6 +111,8 @@ export async function checkIncoming(
     const report = await verifyLedger(store, index, {
       ids: [...incoming.records.keys()],
       chain: false,
+      // verify's parallel path: incoming records checked in worker threads, one per core.
+      ...recordWorkers(process.env),
     });
     const failed = (c: { integrity?: boolean; verdict: string }) =>
       c.integrity === true && c.verdict !== 'verified';

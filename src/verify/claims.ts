@@ -15,13 +15,18 @@ import { checkRepoPath } from '../paths/index.js';
 import type { TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { countLines as countBlobLines, digestObject } from './blobs.js';
-import type { CheckDraft as Check, Verdict } from './types.js';
-import type { VerifyOptions } from './verify.js';
+import type { CheckDraft as Check, Rerunner, Verdict } from './types.js';
+
+/** What the claim checks need of verify's options: only the re-runner (imported from no
+ * verifier module, so that `verify.ts` and this file do not import each other). */
+interface ClaimOptions {
+  rerun?: Rerunner | undefined;
+}
 
 export async function checkClaims(
   store: ObjectReader,
   record: LedgerRecord,
-  options: VerifyOptions,
+  options: ClaimOptions,
   id: string,
   checks: Check[],
 ): Promise<void> {
@@ -353,7 +358,7 @@ function checkUncheckable(record: LedgerRecord, checks: Check[]) {
 
 async function checkClaimedCommands(
   record: LedgerRecord,
-  options: VerifyOptions,
+  options: ClaimOptions,
   id: string,
   checks: Check[],
 ) {

@@ -5,37 +5,24 @@
  * claim checks cover what the agent asserted. Every check has an id unique within its record.
  */
 import type { FormatOptions } from '../formats/index.js';
-import { decodeCanonical } from '../canonical/index.js';
-import { LOG_REF, RECORD_FILE } from '../ledger/layout.js';
+import { LOG_REF } from '../ledger/layout.js';
 import type { LedgerIndex } from '../ledger/read.js';
-// The same cap as every other command's record reader: what verify decodes, they decode.
-import { MAX_RECORD_BYTES } from '../ledger/records.js';
 import { bySubject, readAttestations, readSignatures } from '../ledger/leaves.js';
-import { isLedgerError } from '../model/errors.js';
-import { Record as RecordSchema, type LedgerRecord } from '../model/record.js';
-import { parseTree, type TreeEntry } from '../store/objects.js';
+import type { LedgerRecord } from '../model/record.js';
 import type { ObjectReader } from '../store/port.js';
-import { readCapped } from './blobs.js';
 import { checkChain } from './chain.js';
 import { checkChainSince, type SincePlan } from './since.js';
-import { fail, identifyChecks, pass, unverifiable } from './checks.js';
-import { checkClaims } from './claims.js';
-import { checkDerivedStatus } from './derived.js';
+import { fail, identifyChecks, unverifiable } from './checks.js';
+import { canCheckInWorkers, checkRecordsInWorkers } from './parallel.js';
+import { prefetchRecords } from './prefetch.js';
 import {
-  checkAnchors,
-  checkArtifacts,
-  checkBaseInRepository,
-  checkClock,
-  checkEvidence,
-} from './observed.js';
-import {
-  checkSignatures,
-  type SignatureLeaf,
-  type SignatureVerdict,
-  type Trust,
-} from './signatures.js';
+  checkRecord,
+  type CheckedRecord,
+  type RecordCheckOptions,
+  type RecordTask,
+} from './record.js';
+import type { Trust } from './signatures.js';
 import type { Check, CheckDraft, RecordReport, Rerunner, VerifyReport } from './types.js';
-import { checkWitnesses } from './witnesses.js';
 
 export interface VerifyOptions {
   /** Records to verify (full ids); all when undefined. The chain is always checked. */
@@ -85,7 +72,7 @@ export interface VerifyOptions {
    * and its finding says how to fetch it. Wording only, never a verdict.
    */
   shallow?: boolean;
-  /** Called with every record whose blob decoded (verify's text names each by task and summary). */
+  /** Called with every record whose blob decoded. */
   onRecord?: (id: string, record: LedgerRecord) => void;
   /**
    * With `rerun`: how many records are verified at once (default 1, one after another). The
@@ -94,17 +81,26 @@ export interface VerifyOptions {
   rerunJobs?: number;
   /** Called as each record's verdicts are in: how many are done of how many (re-run progress). */
   onRecordDone?: (done: number, total: number, id: string) => void;
+  /**
+   * Worker threads to check records in (`parallel.ts`); 1 or undefined: this thread. Ignored
+   * with `rerun` (re-runs share one checkout session) and where the worker module cannot be
+   * loaded (run from the TypeScript sources). The reports are the same either way.
+   */
+  workers?: number;
+  /**
+   * Fewest records per worker (default 100): a worker costs its start-up (loading the checks'
+   * modules), which a verify of a few records does not win back.
+   */
+  recordsPerWorker?: number;
 }
 
-/** How much of a record's summary a report keeps, to name the record to a person. */
-const SUMMARY_CHARS = 160;
+const RECORDS_PER_WORKER = 100;
+
+/** Records read ahead at once (`prefetch.ts`). */
+const PREFETCH_WINDOW = 500;
 
 /** Records verified concurrently (their object reads pipelined through the store). */
 const RECORDS_IN_FLIGHT = 8;
-
-interface RecordContext extends VerifyOptions {
-  signatures: Map<string, SignatureLeaf[]>;
-}
 
 export async function verifyLedger(
   store: ObjectReader,
@@ -180,23 +176,6 @@ export async function verifyLedger(
         `${LOG_REF} does not exist: there are no records, so nothing was verified`,
       ),
     );
-  // What a person needs to tell records apart: when, which task, what it says it did.
-  const seen = new Map<string, Pick<RecordReport, 'recordedAt' | 'task' | 'summary'>>();
-  const context: RecordContext = {
-    ...options,
-    signatures: bySubject(signed.leaves),
-    onRecord: (id, record) => {
-      seen.set(id, {
-        recordedAt: record.observed.recordedAt,
-        ...(record.claims.task === undefined ? {} : { task: record.claims.task }),
-        // A line's worth: a 100,000-record verify keeps one per record.
-        ...(record.claims.summary === undefined
-          ? {}
-          : { summary: [...record.claims.summary].slice(0, SUMMARY_CHARS).join('') }),
-      });
-      options.onRecord?.(id, record);
-    },
-  };
   let ids: readonly string[] = options.ids ?? [...index.records.keys()];
   if (incremental) {
     // A new signature or attestation can change the verdict of an old record: check it again.
@@ -217,70 +196,92 @@ export async function verifyLedger(
     if (texts.size < 100_000) texts.set(text, text);
     return text;
   };
-  const verifyOne = async (id: string): Promise<RecordReport> => {
-    const drafts: CheckDraft[] = [];
-    const tree = index.records.get(id);
-    if (tree === undefined) {
-      drafts.push(fail('record', 'record', id, `record ${id} is not in the ledger`, true));
-    } else {
-      const logged = recordsInLog.get(id) ?? 0;
-      drafts.push(
-        logged === 1
-          ? pass('chain', 'chain', id, 'the log names this record once')
-          : fail(
-              'chain',
-              'chain',
-              id,
-              `the log names this record ${logged} times; expected once`,
-              true,
-            ),
-      );
-      try {
-        await verifyRecord(store, id, tree, context, drafts);
-      } catch (error) {
-        // Damaged objects under this record (a tree that is a 2 GiB blob, a pack git cannot
-        // inflate): the record's integrity verdict, naming it, rather than the end of the run.
-        if (!isLedgerError(error)) throw error;
-        drafts.push(
-          fail(
-            'record',
-            'record',
-            id,
-            `reading the record's objects failed: ${error.message}`,
-            true,
-          ),
-        );
-      }
-    }
-    const checks = identifyChecks(drafts);
-    const about = seen.get(id);
-    if (options.keepVerified === false) {
-      // What is kept is mostly the same few findings on every record: one copy of each text.
-      const kept = checks
-        .filter((c) => c.verdict !== 'verified')
-        .map((c) => ({ ...c, id: intern(c.id), check: intern(c.check), detail: intern(c.detail) }));
-      return { id, checks: kept, verified: checks.length - kept.length, ...about };
-    }
-    return { id, checks, ...about };
+  const signatures = bySubject(signed.leaves);
+  const tasks: RecordTask[] = ids.map((id) => ({
+    id,
+    tree: index.records.get(id),
+    logged: recordsInLog.get(id) ?? 0,
+    signatures: signatures.get(id) ?? [],
+  }));
+  const recordOptions: RecordCheckOptions = {
+    ...(options.rerun === undefined ? {} : { rerun: options.rerun }),
+    ...(options.trust === undefined ? {} : { trust: options.trust }),
+    now: options.now ?? new Date(),
+    ...(options.root === undefined ? {} : { root: options.root }),
+    ...(options.formatOptions === undefined ? {} : { formatOptions: options.formatOptions }),
+    ...(options.shallow === undefined ? {} : { shallow: options.shallow }),
+    ...(options.keepVerified === undefined ? {} : { keepVerified: options.keepVerified }),
   };
-  // Several records in flight: each waits on object reads through one cat-file pipe, so their
-  // reads queue there while this thread decodes and checks another. With re-runs, as many as
-  // the re-runner may run at once (`rerunJobs`, default 1). Reports keep the order of `ids`.
-  const width = Math.min(
-    options.rerun ? Math.max(1, Math.floor(options.rerunJobs ?? 1)) : RECORDS_IN_FLIGHT,
-    ids.length,
-  );
-  let next = 0;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < ids.length) {
-        const k = next++;
-        records[k] = await verifyOne(ids[k]!);
-        options.onRecordDone?.(++done, ids.length, ids[k]!);
-      }
-    }),
-  );
+  const keep = (k: number, checked: CheckedRecord) => {
+    const id = ids[k]!;
+    if (checked.about !== undefined && checked.record !== undefined)
+      options.onRecord?.(id, checked.record);
+    if (checked.baseCommit !== undefined) options.onBaseCommit?.(checked.baseCommit);
+    // What is kept is mostly the same few findings on every record: one copy of each text.
+    const checks =
+      options.keepVerified === false
+        ? checked.checks.map((c) => ({
+            ...c,
+            id: intern(c.id),
+            check: intern(c.check),
+            detail: intern(c.detail),
+          }))
+        : checked.checks;
+    records[k] = {
+      id,
+      checks,
+      ...(checked.verified === undefined ? {} : { verified: checked.verified }),
+      ...checked.about,
+    };
+  };
+  const workers = options.rerun
+    ? 1
+    : Math.min(
+        options.workers ?? 1,
+        Math.ceil(tasks.length / Math.max(1, options.recordsPerWorker ?? RECORDS_PER_WORKER)),
+      );
+  if (workers > 1 && canCheckInWorkers()) {
+    await checkRecordsInWorkers(store, tasks, recordOptions, {
+      workers,
+      keepRecords: options.onRecord !== undefined,
+      onChecked: keep,
+    });
+  } else {
+    // Several records in flight: each waits on object reads through one cat-file pipe, so
+    // their reads queue there while this thread decodes and checks another. Reports keep the
+    // order of `ids`.
+    // With re-runs, as many as the re-runner may run at once (`rerunJobs`, default 1).
+    const width = Math.min(
+      options.rerun ? Math.max(1, Math.floor(options.rerunJobs ?? 1)) : RECORDS_IN_FLIGHT,
+      tasks.length,
+    );
+    let next = 0;
+    let done = 0;
+    // Read ahead a window at a time: the store's tree cache and read-ahead budget hold one.
+    let ahead = 0;
+    let reading: Promise<void> = Promise.resolve();
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        while (next < tasks.length) {
+          const k = next++;
+          if (k >= ahead) {
+            const window = tasks.slice(ahead, ahead + PREFETCH_WINDOW);
+            ahead += PREFETCH_WINDOW;
+            reading = prefetchRecords(
+              store,
+              window.flatMap((t) => (t.tree ? [t.tree] : [])),
+            );
+          }
+          await reading;
+          keep(
+            k,
+            await checkRecord(store, tasks[k]!, recordOptions, options.onRecord !== undefined),
+          );
+          options.onRecordDone?.(++done, tasks.length, ids[k]!);
+        }
+      }),
+    );
+  }
   const ledgerChecks = identifyChecks(ledger);
   const exitCode = exitCodeOf(
     [...ledgerChecks, ...records.flatMap((r) => r.checks)],
@@ -317,117 +318,4 @@ export function exitCodeOf(all: readonly CheckDraft[], strict: boolean): 0 | 1 |
   const contradicted = all.some((c) => c.verdict === 'contradicted');
   const unverifiable = all.some((c) => c.verdict === 'unverifiable');
   return integrity ? 3 : contradicted || (strict && unverifiable) ? 1 : 0;
-}
-
-async function verifyRecord(
-  store: ObjectReader,
-  id: string,
-  recordTree: string,
-  options: RecordContext,
-  checks: CheckDraft[],
-): Promise<void> {
-  const treeObject = await store.read(recordTree);
-  if (!treeObject || treeObject.type !== 'tree') {
-    checks.push(fail('id', 'id', id, `the record's tree ${recordTree} is missing`, true));
-    return;
-  }
-  const files = new Map<string, TreeEntry>(
-    parseTree(treeObject.bytes, recordTree).map((e) => [e.name, e]),
-  );
-  const blob = files.get(RECORD_FILE);
-  const read = blob ? await readCapped(store, blob.oid, MAX_RECORD_BYTES) : undefined;
-  if (!read) {
-    checks.push(fail('id', 'id', id, 'the record blob is missing', true));
-    return;
-  }
-  const actual = `sha256:${read.sha256}`;
-  if (actual !== id) {
-    checks.push(
-      fail('id', 'id', id, `the stored bytes hash to ${actual}, not to the record's id`, true),
-    );
-    return;
-  }
-  checks.push(pass('id', 'id', id, 'sha256 of the stored bytes is the id', true));
-  if (read.bytes === undefined) {
-    checks.push(
-      fail(
-        'canonical',
-        'canonical',
-        id,
-        `not canonical CBOR: ${read.size} bytes, over the ${MAX_RECORD_BYTES}-byte limit for a record`,
-        true,
-      ),
-    );
-    return;
-  }
-  let value: unknown;
-  try {
-    value = decodeCanonical(read.bytes);
-  } catch (error) {
-    checks.push(
-      fail('canonical', 'canonical', id, `not canonical CBOR: ${(error as Error).message}`, true),
-    );
-    return;
-  }
-  const parsed = RecordSchema.safeParse(value);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    checks.push(
-      fail(
-        'schema',
-        'schema',
-        id,
-        `does not match ${schemaName(value)}: ${first?.path.join('.')}: ${first?.message}`,
-        true,
-      ),
-    );
-    return;
-  }
-  const record: LedgerRecord = parsed.data;
-  options.onRecord?.(id, record);
-  checks.push(pass('canonical', 'canonical', id, `canonical CBOR of a ${record.schema}`, true));
-  const baseCommitBytes = await checkAnchors(store, record, files, checks);
-  await checkBaseInRepository(store, record, checks, options.shallow ?? false);
-  if (record.observed.base.commit !== null) options.onBaseCommit?.(record.observed.base.commit);
-  await checkArtifacts(store, record, checks);
-  const kept = await checkEvidence(store, record, files, checks);
-  checkDerivedStatus(record, kept, checks, {
-    ...(options.root === undefined ? {} : { fallbackRoot: options.root }),
-    ...(options.formatOptions === undefined ? {} : { formatOptions: options.formatOptions }),
-  });
-  // Signatures are judged before witnesses (a trusted one attests their recorded results) and
-  // reported where they always were, after the claims.
-  const signatureChecks: Check[] = [];
-  const verdicts = checkSignatures(
-    id,
-    record.observed.producer,
-    options.signatures.get(id) ?? [],
-    options.trust,
-    signatureChecks,
-  );
-  await checkWitnesses(id, record, options.rerun, checks, attestedBy(verdicts));
-  await checkClaims(store, record, options, id, checks);
-  checks.push(...signatureChecks);
-  checkClock(record, baseCommitBytes, options.now ?? new Date(), checks);
-}
-
-/**
- * Who the policy trusts among this record's signers: a producer signature over the record id,
- * or a recorder signature ("recorded on this machine by"). Either says ledger on a trusted
- * machine observed the witnesses, which is what makes their recorded results attested.
- */
-function attestedBy(verdicts: readonly SignatureVerdict[]): string | undefined {
-  for (const v of verdicts) {
-    if (v.verified && v.signer) return v.signer;
-    if (typeof v.recorder === 'string') return v.recorder;
-  }
-  return undefined;
-}
-
-/** The schema a stored value claims to follow, for a message about why it does not. */
-function schemaName(value: unknown): string {
-  const schema = (value as { schema?: unknown } | null)?.schema;
-  return typeof schema === 'string' && /^ledger\.record\/v\d+$/.test(schema)
-    ? schema
-    : 'any ledger.record schema';
 }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { encodeCanonical, type CborValue } from '../../src/canonical/index.js';
-import { applyAttestation, type TrustedAttestation } from '../../src/app/verify.js';
+import { applyAttestation, type TrustedAttestation } from '../../src/app/attestations/trusted.js';
 import { stripUndefined } from '../../src/app/record.js';
 import { appendRecord } from '../../src/ledger/append.js';
 import { appendLeaves, signatureObject } from '../../src/ledger/leaves.js';

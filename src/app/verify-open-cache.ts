@@ -1,0 +1,140 @@
+/**
+ * The verified-state cache as one verify run sees it (prepare): which verified tip this run may
+ * start from, proved still standing in one batch-check of the objects its verdicts read; and
+ * what the report says about it afterwards. The entries themselves: `verify-cache.ts`.
+ */
+import { readLedgerIndexAt, type LedgerIndex } from '../ledger/read.js';
+import { LEDGER_VERSION } from '../model/version.js';
+import { objectTypes } from '../store/git/catfile.js';
+import type { RepoPaths } from '../store/git/repo.js';
+import type { ObjectReader } from '../store/port.js';
+import type { VerifyReport } from '../verify/types.js';
+import type { IsolationMode } from '../witness/index.js';
+import type { LocalState } from './local-state.js';
+import { cacheKey, readVerifiedTip, type ObjectsRead } from './verify-cache.js';
+
+/** What of a verify request decides whether and how the cache is used. */
+export interface CacheRequest {
+  cache?: boolean;
+  ids?: readonly string[];
+  worktree?: boolean;
+  record?: boolean;
+  strict?: boolean;
+  rerun?: boolean;
+  fromAttestation?: boolean;
+  timeoutMs?: number;
+}
+
+export interface OpenedCache {
+  /** The cache key for this run; undefined when this run neither reads nor writes the cache. */
+  key?: string;
+  /** Why the cache is not used this run (when it is not). */
+  reason?: string;
+  /** The cached tip and the ledger as it was there. */
+  commit?: string;
+  since?: LedgerIndex;
+  /** The base commits of the records at the cached tip (all present in the repository). */
+  bases?: string[];
+  /** The objects the cached verdicts read (as present, or as absent, as they were then). */
+  objects?: ObjectsRead;
+}
+
+/**
+ * Which verified state this run may start from. Runs whose verdicts are about more than the
+ * ledger (`--worktree`: the work tree now), about part of it (ids) or that write attestations
+ * for every record verified (`--record`) neither read nor write the cache.
+ */
+export async function openCache(
+  request: CacheRequest,
+  local: LocalState,
+  policyDigest: string,
+  index: LedgerIndex,
+  store: ObjectReader,
+  repo: RepoPaths,
+  run: { now: Date; isolation?: IsolationMode },
+): Promise<OpenedCache> {
+  if (!request.cache)
+    return request.cache === false ? { reason: '--full: everything was re-checked' } : {};
+  if (request.ids !== undefined || request.worktree || request.record)
+    return {
+      reason: `${request.ids !== undefined ? 'record ids' : request.worktree ? '--worktree' : '--record'}: the cache applies to a verify of the whole ledger`,
+    };
+  if (index.tipCommit === undefined) return { reason: 'the ledger is empty' };
+  const key = cacheKey({
+    policyDigest,
+    ledgerVersion: LEDGER_VERSION,
+    strict: request.strict ?? false,
+    rerun: request.rerun ?? false,
+    fromAttestation: request.fromAttestation ?? false,
+    ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+    ...(run.isolation === undefined ? {} : { isolation: run.isolation }),
+  });
+  const dir = await local.cloneDir();
+  if (dir === undefined) return { key, reason: 'this clone has no local state yet' };
+  const found = await readVerifiedTip(dir, key, run.now);
+  if (!found.hit) return { key, reason: found.reason };
+  const changed = await objectsChanged(repo, found.bases, found.objects).catch(
+    (error: Error) => `the objects could not be checked (${error.message})`,
+  );
+  if (changed !== undefined) return { key, commit: found.commit, reason: changed };
+  try {
+    return {
+      key,
+      commit: found.commit,
+      bases: found.bases,
+      objects: found.objects,
+      since: await readLedgerIndexAt(store, found.commit),
+    };
+  } catch (error) {
+    return {
+      key,
+      commit: found.commit,
+      reason: `the cached tip ${found.commit} cannot be read here (${(error as Error).message})`,
+    };
+  }
+}
+
+/**
+ * Why the cached verdicts may no longer hold, as far as the object database goes (one
+ * batch-check): a base commit or an object they read is gone, or one they found absent is back.
+ */
+async function objectsChanged(
+  repo: RepoPaths,
+  bases: readonly string[],
+  objects: ObjectsRead,
+): Promise<string | undefined> {
+  const types = await objectTypes(
+    repo.root,
+    [...bases, ...objects.present, ...objects.absent],
+    repo.guard,
+  );
+  const base = bases.find((b) => types.get(b) !== 'commit');
+  if (base !== undefined)
+    return `base commit ${base} of a record verified at the cached tip is no longer in this repository`;
+  const gone = objects.present.find((oid) => !types.has(oid));
+  if (gone !== undefined)
+    return `object ${gone}, read when the cached tip verified, is no longer in this repository`;
+  const back = objects.absent.find((oid) => types.has(oid));
+  if (back !== undefined)
+    return `object ${back}, absent when the cached tip verified, is in this repository now`;
+  return undefined;
+}
+
+export function cacheOutcome(
+  cache: OpenedCache,
+  report: VerifyReport,
+): NonNullable<VerifyReport['cache']> {
+  if (report.since?.used)
+    return {
+      used: true,
+      ...(cache.commit === undefined ? {} : { commit: cache.commit }),
+      newRecords: report.records.length,
+    };
+  return {
+    used: false,
+    ...(cache.commit === undefined ? {} : { commit: cache.commit }),
+    reason: report.since?.reason
+      ? `the ledger is not the cached tip plus new records (${report.since.reason}): everything was verified`
+      : (cache.reason ?? 'not used'),
+  };
+}
