@@ -1,5 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import boundaries from 'eslint-plugin-boundaries';
+import { BOUNDARY_POLICIES, ELEMENTS, FILES } from './eslint.boundaries.js';
 
 const NO_PLAIN_ERROR = {
   selector: "NewExpression[callee.name='Error']",
@@ -52,6 +54,21 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'commands/**/*.ts'],
     ignores: PRINTERS,
     rules: { 'no-restricted-syntax': ['error', NO_PLAIN_ERROR, ...NO_RAW_PRINTING] },
+  },
+  {
+    // The layers of src/ (src/README.md): an import that runs against a folder's rule fails lint.
+    files: ['src/**/*.ts', 'commands/**/*.ts'],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/elements': ELEMENTS,
+      'boundaries/files': FILES,
+      'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import'],
+      'import/resolver': { typescript: { project: './tsconfig.json' } },
+    },
+    rules: {
+      'boundaries/dependencies': ['error', { default: 'disallow', policies: BOUNDARY_POLICIES }],
+      'boundaries/no-unknown-files': 'error',
+    },
   },
   {
     // The few modules that own the terminal: they escape what they print themselves.

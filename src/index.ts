@@ -1,6 +1,8 @@
 /**
- * The library's public API: one function per capability. Commands in `commands/` call these
- * and render the results; nothing here knows about oclif.
+ * The use cases gathered in one place for in-process callers (the tests that drive record,
+ * verify and sync without spawning the CLI). Commands import the `src/app/` module they need
+ * directly, so that each loads only its own graph; the package's public API is
+ * `src/library.ts`. Nothing here knows about oclif.
  */
 export { initRepository, type InitResult } from './app/init.js';
 export { recordHandoff, type RecordRequest, type RecordOutcome } from './app/record.js';

@@ -1,6 +1,6 @@
 /**
  * One error base for the whole library, with a closed set of codes. Every code maps to one of
- * the process exit codes the product promises (PRODUCT.md): 1 contradicted, 2 bad usage or
+ * the process exit codes the product promises (README "Using it", docs/design.md §6): 1 contradicted, 2 bad usage or
  * input, 3 integrity failure — and 4 for a bug in ledger itself, so that a script never mistakes
  * our mistake for bad input or for a tampered ledger. Tests assert codes, never wording.
  */

@@ -6,7 +6,7 @@
 import { claimedStatusLabel } from '../model/vocabulary.js';
 import type { Verdict } from '../verify/types.js';
 import { escapeMarkdown } from './escape.js';
-import type { AuditRecord, AuditReport } from './model.js';
+import { outcomeOf, type AuditRecord, type AuditReport } from './model.js';
 
 const ICON: Record<Verdict, string> = {
   contradicted: '❌',
@@ -42,18 +42,13 @@ export function renderMarkdown(report: AuditReport): string {
   };
   const { counts } = report;
   const resolved = report.records.filter((r) => r.lifecycle?.resolved === true).length;
-  const head =
-    report.exitCode === 0
-      ? resolved > 0
-        ? `✅ no unresolved claim fails (${resolved} contradicted record(s) rejected or superseded)`
-        : '✅ all checks passed'
-      : report.exitCode === 3
-        ? '⛔ INTEGRITY FAILURE: ledger data is damaged or was tampered with'
-        : report.strict &&
-            report.counts.contradicted === 0 &&
-            !report.ledger.some((c) => c.verdict === 'contradicted')
-          ? '❌ nothing contradicted, but unverifiable checks fail under --strict'
-          : `❌ claims do not hold${report.strict ? ' (strict: unverifiable fails too)' : ''}`;
+  const head = {
+    resolved: `✅ no unresolved claim fails (${resolved} contradicted record(s) rejected or superseded)`,
+    passed: '✅ all checks passed',
+    integrity: '⛔ INTEGRITY FAILURE: ledger data is damaged or was tampered with',
+    'strict-only': '❌ nothing contradicted, but unverifiable checks fail under --strict',
+    contradicted: `❌ claims do not hold${report.strict ? ' (strict: unverifiable fails too)' : ''}`,
+  }[outcomeOf(report)];
   const lines = [
     `## Ledger verification: ${head}`,
     '',

@@ -128,6 +128,22 @@ export interface ReportInput {
   >;
 }
 
+/**
+ * The run's outcome, in the words the page and the job summary share: under `--strict` a run
+ * that found nothing false fails on what it could not prove, and saying "claims do not hold"
+ * there would send a team looking for a lie that is not there.
+ */
+export type Outcome = 'passed' | 'resolved' | 'integrity' | 'strict-only' | 'contradicted';
+
+export function outcomeOf(report: AuditReport): Outcome {
+  if (report.exitCode === 0)
+    return report.records.some((r) => r.lifecycle?.resolved === true) ? 'resolved' : 'passed';
+  if (report.exitCode === 3) return 'integrity';
+  const contradicted =
+    report.counts.contradicted > 0 || report.ledger.some((c) => c.verdict === 'contradicted');
+  return report.strict && !contradicted ? 'strict-only' : 'contradicted';
+}
+
 export function toAuditReport(input: ReportInput): AuditReport {
   const position = new Map(input.logOrder.map((id, i) => [id, i]));
   const counts: Record<Verdict, number> = {

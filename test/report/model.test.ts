@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { escapeMarkdown, html } from '../../src/report/escape.js';
+import { renderHtml } from '../../src/report/html.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { toAuditReport } from '../../src/report/model.js';
 import type { Check, VerifyReport } from '../../src/verify/types.js';
@@ -74,5 +75,37 @@ describe('escaping', () => {
     const out = html`<p title="${value}">${value}${html`<b>${value}</b>`}</p>`.text;
     const escaped = '&quot;&#39;&gt;&lt;script&gt;x&lt;/script&gt;&amp;';
     expect(out).toBe(`<p title="${escaped}">${escaped}<b>${escaped}</b></p>`);
+  });
+});
+
+describe('the headline says what failed', () => {
+  const strictOnly = () =>
+    toAuditReport({
+      verify: verifyReport([{ id: id(8), checks: [check('verified'), check('unverifiable')] }]),
+      records: new Map(),
+      logOrder: [id(8)],
+      generatedAt: '2026-01-01T00:00:00.000Z',
+      ledgerVersion: '0.0.0',
+      strict: true,
+    });
+
+  it('a strict failure with nothing contradicted: the page and the summary both say so, not "claims do not hold"', () => {
+    const page = renderHtml(strictOnly());
+    const verdictLine = /<p class="meta" id="verdict-line">([\s\S]*?)<\/p>/.exec(page)![1]!;
+    expect(verdictLine).toMatch(/nothing contradicted/);
+    expect(verdictLine).not.toMatch(/claims do not hold/);
+    expect(renderMarkdown(strictOnly())).toMatch(/nothing contradicted/);
+  });
+
+  it('a contradicted claim under --strict still reads "claims do not hold" on the page', () => {
+    const report = toAuditReport({
+      verify: verifyReport([{ id: id(9), checks: [check('contradicted'), check('unverifiable')] }]),
+      records: new Map(),
+      logOrder: [id(9)],
+      generatedAt: '2026-01-01T00:00:00.000Z',
+      ledgerVersion: '0.0.0',
+      strict: true,
+    });
+    expect(renderHtml(report)).toMatch(/claims do not hold/);
   });
 });
