@@ -67,4 +67,19 @@ describe('import boundaries', () => {
       [],
     );
   }, 120_000);
+
+  it('a type-only exception stays type-only: app may take the answer types from cli/json, never its values', async () => {
+    expect(
+      await boundaryErrors(
+        'src/app/probe.ts',
+        "import type { RecordOutput } from '../cli/json/outputs.js';\nexport type R = RecordOutput;\n",
+      ),
+    ).toEqual([]);
+    expect(
+      await boundaryErrors(
+        'src/app/probe.ts',
+        "import { RecordOutput } from '../cli/json/outputs.js';\nexport const r = RecordOutput;\n",
+      ),
+    ).toHaveLength(1);
+  }, 120_000);
 });

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { crc32, deflateSync } from 'node:zlib';
-import { packEntryHeader } from './pack.js';
+import { packEntryHeader } from './pack-entry.js';
 import { readEntry } from './read-entry.js';
 
 export interface PackWorkerData {

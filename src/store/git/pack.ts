@@ -33,12 +33,14 @@ import { killPoint } from '../../model/faults.js';
 import type { ObjectType } from '../port.js';
 import { hashObject } from '../objects.js';
 import type { PackWorkerData, WorkerMessage } from './pack-worker.js';
+import { packEntryHeader } from './pack-entry.js';
+
+export { PACK_TYPE } from './pack-entry.js';
 
 const renameAsync = promisify(rename);
 const unlinkAsync = promisify(unlink);
 
 /** Pack object type codes (pack-format.txt). */
-export const PACK_TYPE: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 
 /** One object ready to be appended to a pack: the in-pack header plus the zlib stream. */
 export interface PackEntry {
@@ -48,20 +50,6 @@ export interface PackEntry {
   data: Uint8Array;
   /** CRC-32 of `data` (the idx stores it so that repacks can copy entries unchecked). */
   crc32: number;
-}
-
-/** The variable-length type+size header of a non-delta pack entry. */
-export function packEntryHeader(type: ObjectType, size: number): Buffer {
-  const bytes: number[] = [];
-  let rest = Math.floor(size / 16);
-  let byte = (PACK_TYPE[type] << 4) | (size & 0x0f);
-  while (rest > 0) {
-    bytes.push(byte | 0x80);
-    byte = rest & 0x7f;
-    rest = Math.floor(rest / 128);
-  }
-  bytes.push(byte);
-  return Buffer.from(bytes);
 }
 
 /** Encodes one object as a pack entry (in this thread). */
