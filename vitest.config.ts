@@ -21,6 +21,11 @@ const END_TO_END = [
   'test/sync/**/*.test.ts',
   'test/witness/**/*.test.ts',
   'test/**/*.e2e.test.ts',
+  // End-to-end by nature but older than the naming rule; their names are cited in
+  // docs/threat-model.md, so they are listed rather than renamed.
+  'test/export/in-toto.test.ts',
+  'test/report/report-browser.test.ts',
+  'test/verify/head.test.ts',
 ];
 
 export default defineConfig({
@@ -36,7 +41,11 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'in-process', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...END_TO_END] },
+        test: {
+          name: 'in-process',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...END_TO_END],
+        },
       },
       { extends: true, test: { name: 'end-to-end', include: END_TO_END } },
     ],

@@ -363,20 +363,23 @@ export function ltsNode(log) {
   mkdirSync(work, { recursive: true });
   try {
     // `npm pack` only downloads the tarball: no install scripts run, nothing joins the project.
-    const pack = spawnSync(
-      'npm',
-      ['pack', pkg, '--json', '--silent', '--pack-destination', work],
-      { encoding: 'utf8', timeout: 300_000, cwd: work },
-    );
+    const pack = spawnSync('npm', ['pack', pkg, '--json', '--silent', '--pack-destination', work], {
+      encoding: 'utf8',
+      timeout: 300_000,
+      cwd: work,
+    });
     if (pack.status !== 0) {
       const why = (pack.stderr || pack.error?.message || `exit ${pack.status}`).trim();
-      return { reason: `${pkg} could not be fetched from the npm registry (${why.split('\n').pop()})` };
+      return {
+        reason: `${pkg} could not be fetched from the npm registry (${why.split('\n').pop()})`,
+      };
     }
     const filename = JSON.parse(pack.stdout)[0]?.filename;
     const untar = spawnSync('tar', ['-xzf', join(work, filename), '-C', work], {
       encoding: 'utf8',
     });
-    if (untar.status !== 0) return { reason: `unpacking ${filename} failed: ${untar.stderr.trim()}` };
+    if (untar.status !== 0)
+      return { reason: `unpacking ${filename} failed: ${untar.stderr.trim()}` };
     const unpacked = join(work, 'package');
     const version = nodeVersion(join(unpacked, 'bin', 'node'));
     if (!version) return { reason: `${pkg} was fetched but its bin/node does not run here` };
