@@ -363,16 +363,24 @@ export function ltsNode(log) {
   mkdirSync(work, { recursive: true });
   try {
     // `npm pack` only downloads the tarball: no install scripts run, nothing joins the project.
-    const pack = spawnSync('npm', ['pack', pkg, '--json', '--silent', '--pack-destination', work], {
-      encoding: 'utf8',
-      timeout: 300_000,
-      cwd: work,
-    });
+    const pack = spawnSync(
+      'npm',
+      ['pack', pkg, '--json', '--loglevel=silent', '--pack-destination', work],
+      {
+        encoding: 'utf8',
+        timeout: 300_000,
+        cwd: work,
+      },
+    );
     if (pack.status !== 0) {
-      const why = (pack.stderr || pack.error?.message || `exit ${pack.status}`).trim();
-      return {
-        reason: `${pkg} could not be fetched from the npm registry (${why.split('\n').pop()})`,
-      };
+      let why = pack.error?.message ?? `exit ${pack.status}`;
+      try {
+        // npm --json says what failed as { error: { summary } } on stdout.
+        why = JSON.parse(pack.stdout).error?.summary ?? why;
+      } catch {
+        // not JSON: keep the exit status
+      }
+      return { reason: `${pkg} could not be fetched from the npm registry (${why})` };
     }
     const filename = JSON.parse(pack.stdout)[0]?.filename;
     const untar = spawnSync('tar', ['-xzf', join(work, filename), '-C', work], {
