@@ -80,7 +80,7 @@ describe('a fleet of clones on one remote (issue 19)', () => {
     for (const cwd of clones) await syncRepository({ cwd });
     const order = await ledgerIds(fresh);
     for (const cwd of clones) expect(await ledgerIds(cwd)).toEqual(order);
-  });
+  }, 600_000);
 });
 
 describe('concurrent writers in one repository', () => {
