@@ -2,11 +2,16 @@
 // `npm run bench`: ledger against its peers on this machine, reported as ratios (see
 // bench/README.md). Runs after `npm run build`; BENCH_RUNS=3..5 sets the repetitions (median),
 // BENCH_SCALE=1 adds the 100,000-record rows, BENCH_ONLY=record,sync runs only those parts.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { BIN, removeAllScratch, ROOT, RUNS, SCALE } from './common.mjs';
+// Every row runs on the machine's Node and again on the Node LTS (BENCH_LTS=0: only the first).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BIN, ltsNode, removeAllScratch, ROOT, RUNS, SCALE } from './common.mjs';
+
+/** Set in the child that runs the rows on the LTS: where it writes its results. */
+const SIDE_OUT = 'BENCH_SIDE_OUT';
 
 /** The parts, in the order they run; each imported only when it runs. */
 const PARTS = ['startup', 'record', 'verify', 'rerun', 'sync', 'fleet', 'scale', 'report'];
@@ -35,6 +40,10 @@ function table(rows) {
     r.target === undefined ? '' : `≤ ${r.target}`,
     r.target === undefined ? '' : r.ratio <= r.target ? 'met' : 'MISSED',
   ]);
+  return formatTable(head, body);
+}
+
+function formatTable(head, body) {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => String(b[i]).length)));
   const line = (cells) =>
     cells
@@ -44,11 +53,8 @@ function table(rows) {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
 
-async function main() {
-  if (!existsSync(join(ROOT, 'dist', 'commands'))) {
-    log('dist/ is missing: run `npm run build` first (npm run bench does).');
-    process.exit(2);
-  }
+/** Runs every wanted part on the Node running this file; prints its table. */
+async function runParts() {
   const meta = {
     date: new Date().toISOString(),
     node: process.version,
@@ -173,7 +179,7 @@ async function main() {
   });
 
   meta.loadAverageAfter = loadavg();
-  process.stdout.write(`\n${table(rows)}\n`);
+  process.stdout.write(`\nnode ${process.version}:\n${table(rows)}\n`);
   if (meta.loadAverageBefore[0] > meta.cpus || meta.loadAverageAfter[0] > meta.cpus) {
     notes.push(
       `the machine was busy (load average ${meta.loadAverageBefore[0].toFixed(1)} → ${meta.loadAverageAfter[0].toFixed(1)} on ${meta.cpus} CPUs): wall-clock ratios are noisy, the cpu columns less so`,
@@ -184,22 +190,116 @@ async function main() {
 
   const missed = rows.filter((r) => r.target !== undefined && !(r.ratio <= r.target));
   process.stdout.write(
-    `targets: ${rows.filter((r) => r.target !== undefined).length - missed.length} met, ${missed.length} missed\n`,
+    `targets on node ${process.version}: ${rows.filter((r) => r.target !== undefined).length - missed.length} met, ${missed.length} missed\n`,
   );
+  return { meta, rows, notes, details };
+}
+
+/**
+ * The same parts again on the Node LTS (bench/common.mjs `ltsNode`), in a child process of that
+ * Node so that every row's own `process.execPath` (the CLI, the library, `node -e 0`) is the LTS
+ * binary, and `node` on PATH too. Rows need no change to run on both.
+ */
+async function runOnLts() {
+  const lts = ltsNode(log);
+  if (lts.node === undefined) return { skipped: lts.reason };
+  log(`\nthe same rows on node ${lts.version} (${lts.node})`);
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-lts-'));
+  const out = join(dir, 'result.json');
+  try {
+    const code = await new Promise((resolvePromise, reject) => {
+      const child = spawn(lts.node, [fileURLToPath(import.meta.url)], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+        env: {
+          ...process.env,
+          [SIDE_OUT]: out,
+          PATH: `${dirname(lts.node)}${delimiter}${process.env.PATH ?? ''}`,
+        },
+      });
+      child.on('error', reject);
+      child.on('close', resolvePromise);
+    });
+    if (code !== 0 || !existsSync(out))
+      return { skipped: `the run on node ${lts.version} failed (exit ${code})` };
+    return JSON.parse(readFileSync(out, 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One line per row: its ratio on each Node, side by side. */
+function sideBySide(machine, lts) {
+  const other = new Map(lts.rows.map((r) => [r.name, r]));
+  const names = [...machine.rows.map((r) => r.name)];
+  for (const r of lts.rows) if (!names.includes(r.name)) names.push(r.name);
+  const mine = new Map(machine.rows.map((r) => [r.name, r]));
+  const a = machine.meta.node;
+  const b = lts.meta.node;
+  const head = ['contender', 'peer', `${a} s`, 'ratio', '', `${b} s`, 'ratio', '', 'target'];
+  const cell = (r) =>
+    r === undefined
+      ? ['–', '–', '']
+      : [
+          r.unit === undefined ? fmt(r.seconds) : `${fmt(r.seconds, 0)} ${r.unit}`,
+          fmt(r.ratio, 2),
+          r.target === undefined ? '' : r.ratio <= r.target ? 'met' : 'MISSED',
+        ];
+  const body = names.map((name) => {
+    const x = mine.get(name);
+    const y = other.get(name);
+    const any = x ?? y;
+    return [
+      name,
+      any.peer ?? '',
+      ...cell(x),
+      ...cell(y),
+      any.target === undefined ? '' : `≤ ${any.target}`,
+    ];
+  });
+  return formatTable(head, body);
+}
+
+async function main() {
+  if (!existsSync(join(ROOT, 'dist', 'commands'))) {
+    log('dist/ is missing: run `npm run build` first (npm run bench does).');
+    process.exit(2);
+  }
+  const side = process.env[SIDE_OUT];
+  if (side !== undefined) {
+    // The LTS half of a run: its results go back to the parent, which writes latest.json.
+    writeFileSync(side, JSON.stringify(await runParts()));
+    return;
+  }
+  const machine = await runParts();
+  const lts = await runOnLts();
+  if (lts.skipped !== undefined) {
+    const note = `only the machine's Node (${process.version}) ran: ${lts.skipped}`;
+    machine.notes.push(note);
+    process.stdout.write(`note: ${note}\n`);
+  } else {
+    process.stdout.write(
+      `\nside by side, ${machine.meta.node} and ${lts.meta.node}:\n${sideBySide(machine, lts)}\n`,
+    );
+  }
+
   const outDir = join(ROOT, 'bench', 'out');
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, 'latest.json');
-  let out = { meta, rows, notes, details };
+  let out = { ...machine, lts };
   if (ONLY !== undefined && existsSync(file)) {
     // A partial run replaces its own rows and details in the last full run's results.
     const last = JSON.parse(readFileSync(file, 'utf8'));
-    const names = new Set(rows.map((r) => r.name));
-    out = {
-      meta: { ...meta, mergedInto: last.meta?.date },
-      rows: [...(last.rows ?? []).filter((r) => !names.has(r.name)), ...rows],
-      notes,
-      details: { ...(last.details ?? {}), ...details },
+    const merge = (now, before) => {
+      if (now.rows === undefined || before?.rows === undefined) return now;
+      const names = new Set(now.rows.map((r) => r.name));
+      return {
+        meta: { ...now.meta, mergedInto: before.meta?.date },
+        rows: [...before.rows.filter((r) => !names.has(r.name)), ...now.rows],
+        notes: now.notes,
+        details: { ...(before.details ?? {}), ...now.details },
+      };
     };
+    out = { ...merge(machine, last), lts: merge(lts, last.lts) };
   }
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   log(`\nwritten: bench/out/latest.json`);

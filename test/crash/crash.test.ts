@@ -16,11 +16,13 @@ import {
   remoteWithClones,
   runWorker,
 } from '../helpers/git.js';
+import { stress } from '../helpers/stress.js';
 
-// Sized so that `npm test` stays within ~15 minutes on two cores; the issue's full counts
-// (10 kills per step, 200 random kills) run with LEDGER_CRASH_REPEAT=10 LEDGER_CRASH_RANDOM=200.
-const REPEAT = Number(process.env['LEDGER_CRASH_REPEAT'] ?? 3);
-const RANDOM_KILLS = Number(process.env['LEDGER_CRASH_RANDOM'] ?? 60);
+// `npm test` kills twice per step and 24 times at random; `npm run test:stress` runs the issue's
+// full counts (10 kills per step, 200 random kills). LEDGER_CRASH_REPEAT / LEDGER_CRASH_RANDOM
+// set sizes of your own (test/helpers/stress.ts).
+const REPEAT = stress(2, 10, 'LEDGER_CRASH_REPEAT');
+const RANDOM_KILLS = stress(24, 200, 'LEDGER_CRASH_RANDOM');
 const PARALLEL = 4;
 const ENV = { LEDGER_LOCK_WAIT_MS: '5000' };
 
