@@ -152,6 +152,16 @@ export async function syncLedger(
   options: SyncOptions = {},
 ): Promise<SyncResult> {
   if (options.checkpoint !== true) return (await syncRound(repo, store, options)).result;
+  // Publishing a checkpoint and retiring writer refs are pushes: refused before anything is
+  // fetched, never done behind a flag that said not to push.
+  if (options.push === false)
+    throw new LedgerError(
+      'USAGE',
+      '--checkpoint publishes to the remote: it cannot run with --no-push',
+      {
+        hint: 'ledger sync --checkpoint (or ledger sync --no-push to only fetch and adopt)',
+      },
+    );
   return publishCheckpoint(repo, store, options);
 }
 

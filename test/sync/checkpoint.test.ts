@@ -121,6 +121,18 @@ function plantCheckpoint(attacker: string, remote: string, retire: string): void
 }
 
 describe('checkpoints', () => {
+  it('sync --checkpoint --no-push is refused before anything is fetched or published (exit 2): a checkpoint is a push', async () => {
+    const { remote, clones } = remoteWithClones(1);
+    const [a] = clones as [string];
+    await record(a, 'a0');
+    const before = ledgerRefs(remote);
+    const cli = await runCli(['sync', '--checkpoint', '--no-push', '--json'], a);
+    expect(cli.code, cli.stderr).toBe(2);
+    expect(JSON.parse(cli.stdout).error.code).toBe('USAGE');
+    expect(ledgerRefs(remote)).toEqual(before);
+    expect(ledgerRefs(remote)).not.toContain(CHECKPOINT_REF);
+  });
+
   it('sync --checkpoint publishes the merged view and retires the writer refs it covers; every clone accepts it and keeps publishing', async () => {
     const { remote, clones } = remoteWithClones(2);
     const [a, c] = clones as [string, string];
