@@ -4,27 +4,17 @@
  * The chain checks are `verify`'s (`verify/log-chain.ts`), over the new entries hanging off the
  * ones this clone has; the records go through `verifyLedger` itself, restricted to the new ids.
  */
-import {
-  ATTESTATIONS_DIR,
-  BASE_COMMIT_FILE,
-  BASE_TREE,
-  CANDIDATE_TREE,
-  EVIDENCE_DIR,
-  LOG_DIR,
-  RECORD_FILE,
-  RECORDS_DIR,
-  SIGNATURES_DIR,
-} from '../ledger/layout.js';
+import { ATTESTATIONS_DIR, LOG_DIR, RECORDS_DIR, SIGNATURES_DIR } from '../ledger/layout.js';
 import { readAttestations, readSignatures } from '../ledger/leaves.js';
 import type { LedgerIndex, Tip } from '../ledger/read.js';
 import { readEntry } from '../ledger/read.js';
 import { lookupPath } from '../ledger/trees.js';
 import { LedgerError, type Problem } from '../model/errors.js';
 import type { LogEntry } from '../model/record.js';
-import { parseTree } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { checkLogChain } from '../verify/log-chain.js';
 import { recordWorkers } from '../verify/parallel.js';
+import { prefetchRecords } from '../verify/prefetch.js';
 import { verifyLedger } from '../verify/verify.js';
 import { leavesIn, ledgerPath, type LeafSets } from './trees.js';
 
@@ -107,7 +97,8 @@ export async function checkIncoming(
       const old = await lookupPath(store, remoteTip.tree, ledgerPath(RECORDS_DIR, subject));
       if (old) index.records.set(subject, old.oid);
     }
-    await prefetchRecords(store, incoming.records.values(), incoming.entries.values());
+    // The verifier reads the new log entries once more (whether the log names each record once).
+    await prefetchRecords(store, [...incoming.records.values()], [...incoming.entries.values()]);
     const report = await verifyLedger(store, index, {
       ids: [...incoming.records.keys()],
       chain: false,
@@ -132,44 +123,6 @@ export async function checkIncoming(
   }
   return { problems, entries };
 }
-
-/**
- * Reads ahead what verifying the new records reads first — each record's tree, then its record
- * and base-commit blobs, its candidate, base and evidence trees and the new log entries — in two
- * rounds of requests sent all at once, where the verifier asks for them one record at a time. A store without
- * prefetch, or an object that cannot be read ahead, only costs the verifier its own read.
- */
-async function prefetchRecords(
-  store: ObjectReader,
-  recordTrees: Iterable<string>,
-  entryBlobs: Iterable<string>,
-): Promise<void> {
-  if (store.prefetch === undefined) return;
-  const trees = [...recordTrees];
-  await store.prefetch(trees);
-  // The verifier reads the new log entries once more (whether the log names each record once).
-  const next: string[] = [...entryBlobs];
-  for (const tree of trees) {
-    const object = await store.read(tree).catch(() => undefined);
-    if (object?.type !== 'tree') continue;
-    let entries;
-    try {
-      entries = parseTree(object.bytes, tree);
-    } catch {
-      continue; // a damaged tree is the verifier's to report
-    }
-    for (const entry of entries) if (RECORD_PARTS.has(entry.name)) next.push(entry.oid);
-  }
-  await store.prefetch(next);
-}
-
-const RECORD_PARTS: ReadonlySet<string> = new Set([
-  RECORD_FILE,
-  BASE_COMMIT_FILE,
-  CANDIDATE_TREE,
-  BASE_TREE,
-  EVIDENCE_DIR,
-]);
 
 /**
  * Whether adopting `newTip` as the ledger's tip keeps every log entry this clone has on the

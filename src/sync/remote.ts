@@ -234,6 +234,12 @@ export async function moveMarkers(
 export type PushOutcome = { pushed: true } | { pushed: false; moved: true; detail: string };
 
 /**
+ * Every push ledger makes: machine-readable, and nothing from the repository's config runs (no
+ * pre-push hook; push.gpgSign would run gpg for a push certificate; no submodule pushes).
+ */
+const PUSH = ['push', '--porcelain', '--no-verify', '--no-signed', '--no-recurse-submodules'];
+
+/**
  * Pushes `commit` to the remote's `ref` (this clone's writer ref), but only if the remote still
  * holds exactly `expected` (undefined: no such ref there). Only this clone writes its writer
  * ref, so the lease fails only when a second sync in this clone, or someone reusing its id,
@@ -247,17 +253,7 @@ export async function pushLedger(
   ref = LOG_REF,
 ): Promise<PushOutcome> {
   const result = await runGit(
-    [
-      'push',
-      '--porcelain',
-      '--no-verify',
-      // push.gpgSign in the repository's config would run gpg for a push certificate.
-      '--no-signed',
-      '--no-recurse-submodules',
-      `--force-with-lease=${ref}:${expected ?? ''}`,
-      remote,
-      `${commit}:${ref}`,
-    ],
+    [...PUSH, `--force-with-lease=${ref}:${expected ?? ''}`, remote, `${commit}:${ref}`],
     { cwd: repo.root, guard: repo.guard },
   );
   if (result.code === 0) return { pushed: true };
@@ -288,11 +284,7 @@ export async function deleteRemoteRefs(
   if (refs.size === 0) return [];
   const result = await runGit(
     [
-      'push',
-      '--porcelain',
-      '--no-verify',
-      '--no-signed',
-      '--no-recurse-submodules',
+      ...PUSH,
       ...[...refs].map(([ref, tip]) => `--force-with-lease=${ref}:${tip}`),
       remote,
       ...[...refs.keys()].map((ref) => `:${ref}`),

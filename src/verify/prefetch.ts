@@ -24,13 +24,15 @@ const RECORD_PARTS: ReadonlySet<string> = new Set([
   EVIDENCE_DIR,
 ]);
 
+/** `alongside`: other objects the caller will read next (sync: the new log entries), sent in the second round. */
 export async function prefetchRecords(
   store: ObjectReader,
   recordTrees: readonly string[],
+  alongside: readonly string[] = [],
 ): Promise<void> {
-  if (store.prefetch === undefined || recordTrees.length === 0) return;
+  if (store.prefetch === undefined || recordTrees.length + alongside.length === 0) return;
   await store.prefetch(recordTrees);
-  const next: string[] = [];
+  const next: string[] = [...alongside];
   for (const tree of recordTrees) {
     const object = await store.read(tree).catch(() => undefined);
     if (object?.type !== 'tree') continue;
