@@ -9,7 +9,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
-import { ledgerDir, policyPath, POLICY_TEMPLATE, writeDefaultPolicy } from './local.js';
+import { ledgerDir, policyPath, POLICY_TEMPLATE, writeDefaultPolicy } from './policy/local.js';
 import { listRemotes } from '../sync/remote.js';
 import { withRepo } from './repo.js';
 

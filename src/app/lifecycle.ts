@@ -14,11 +14,11 @@ import { pausePoint } from '../model/faults.js';
 import { LIFECYCLE_FORMAT, RECORD_SCHEMA_V4, type LedgerRecord } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
-import { openLocalState } from './local-state.js';
+import { openLocalState } from './policy/local-state.js';
 import { verifyLedger } from '../verify/verify.js';
-import { loadPolicy } from './local.js';
+import { loadPolicy } from './policy/local.js';
 import { loadRecord, resolveId } from './query.js';
-import { formatOptionsFrom } from './trust.js';
+import { formatOptionsFrom } from './policy/trust.js';
 import { sealedStatus, stripUndefined, type RecordOutcome } from './record.js';
 import { withRepo } from './repo.js';
 

@@ -114,7 +114,7 @@ export async function isolatedWitnesses(
   const [{ prepareReruns }, { loadPolicy }, { describeIsolation, MAX_WORKTREE_BINDS }] =
     await Promise.all([
       import('./rerun/prepare.js'),
-      import('./local.js'),
+      import('./policy/local.js'),
       import('../witness/index.js'),
     ]);
   const { policy } = await loadPolicy();

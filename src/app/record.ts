@@ -33,7 +33,7 @@ import {
   type UntrackedBudget,
 } from '../store/git/snapshot.js';
 import { USER_SCOPES } from '../store/git/config.js';
-import { openLocalState } from './local-state.js';
+import { openLocalState } from './policy/local-state.js';
 import { claimedArtifacts } from './claimed-artifacts.js';
 import {
   checkArtifacts,
@@ -50,7 +50,7 @@ import {
   MAX_SCAN_TOTAL_BYTES,
   secretRefusal,
 } from './secrets.js';
-import { signByDefault } from './sign-setting.js';
+import { signByDefault } from './policy/sign-setting.js';
 import { requireWorkTree, withRepo } from './repo.js';
 
 export {
@@ -117,7 +117,8 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const base = await resolveBase(repo, store, head, request.base, problems);
     // Signing and witnesses load on first use: most records have neither, and their modules
     // (ssh-keygen, policy parsing, process groups) are start-up time every record would pay.
-    const trust = (request.sign ?? signByDefault(repo)) ? await import('./trust.js') : undefined;
+    const trust =
+      (request.sign ?? signByDefault(repo)) ? await import('./policy/trust.js') : undefined;
     const signer = trust && (await trust.resolveSigner(repo, request.signingKey, request.cwd));
     if (problems.length > 0 || !handoff || !base) {
       throw new LedgerError(

@@ -21,12 +21,12 @@ import {
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { isLifecycleStep, lifecycleProvider } from './lifecycle.js';
 import { lifecycleStates, stepInfo } from './lifecycle-state.js';
-import { loadPolicy } from './local.js';
+import { loadPolicy } from './policy/local.js';
 import { attachEvidence } from './report-evidence.js';
 import { writeOutputFile } from './output-file.js';
 import { withRepo } from './repo.js';
 import { verifiedIndex } from './snapshot.js';
-import { trustFrom } from './trust.js';
+import { trustFrom } from './policy/trust.js';
 import type { VerifyReport } from '../verify/types.js';
 import { verifyRepository } from './verify.js';
 

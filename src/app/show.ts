@@ -10,9 +10,9 @@ import { isLifecycleStep, lifecycleChain, lifecycleProvider } from './lifecycle.
 import { stepInfo } from './lifecycle-state.js';
 import { readSignatures } from '../ledger/leaves.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
-import { loadPolicy } from './local.js';
+import { loadPolicy } from './policy/local.js';
 import { listLog, loadRecord, resolveId } from './query.js';
-import { trustFrom } from './trust.js';
+import { trustFrom } from './policy/trust.js';
 import { withRepo } from './repo.js';
 
 export interface ShowRequest {

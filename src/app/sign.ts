@@ -11,10 +11,10 @@ import { SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { verifySignature } from '../sign/index.js';
 import type { ObjectStore } from '../store/port.js';
-import { openLocalState } from './local-state.js';
+import { openLocalState } from './policy/local-state.js';
 import { resolveId } from './query.js';
 import { withRepo } from './repo.js';
-import { readSignatureFile, resolveSigner, signId } from './trust.js';
+import { readSignatureFile, resolveSigner, signId } from './policy/trust.js';
 
 export interface SignRequest {
   cwd: string;

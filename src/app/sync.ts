@@ -8,9 +8,9 @@ import { LOG_REF } from '../ledger/layout.js';
 import { readLedgerIndex, readTip } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
 import { syncLedger, type SyncOptions, type SyncResult } from '../sync/sync.js';
-import { openLocalState } from './local-state.js';
+import { openLocalState } from './policy/local-state.js';
 import { withRepo } from './repo.js';
-import { writerId } from './writer-id.js';
+import { writerId } from './policy/writer-id.js';
 
 export interface SyncRequest extends Omit<SyncOptions, 'onTip'> {
   cwd: string;

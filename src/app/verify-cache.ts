@@ -32,7 +32,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AllowedSigner } from '../sign/index.js';
-import { stateRoot } from './local-state.js';
+import { stateRoot } from './policy/local-state.js';
 
 // v2: entries list the base commits of the records verified at their tip. v3: the objects read
 // (a side file), the verify-time window and the timeout and isolation in the key. Older: a miss.

@@ -10,7 +10,7 @@ import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import type { VerifyReport } from '../verify/types.js';
 import type { IsolationMode } from '../witness/index.js';
-import type { LocalState } from './local-state.js';
+import type { LocalState } from './policy/local-state.js';
 import { cacheKey, readVerifiedTip, type ObjectsRead } from './verify-cache.js';
 
 /** What of a verify request decides whether and how the cache is used. */

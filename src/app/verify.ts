@@ -21,8 +21,8 @@ import {
   type TrustedAttestation,
 } from './attestations/trusted.js';
 import { writeAttestations } from './attestations/write.js';
-import { loadPolicy } from './local.js';
-import { openLocalState } from './local-state.js';
+import { loadPolicy } from './policy/local.js';
+import { openLocalState } from './policy/local-state.js';
 import { headCheck, resolveHead } from './head.js';
 import { recordReads } from './read-recorder.js';
 import { timeWindow, writeVerifiedTip, type ObjectsRead } from './verify-cache.js';
@@ -38,7 +38,7 @@ import {
   resolveSigner,
   signByDefault,
   trustFrom,
-} from './trust.js';
+} from './policy/trust.js';
 import { prepareReruns, type PreparedReruns } from './rerun/prepare.js';
 import { makeRerunner } from './rerun/rerunner.js';
 import { recordProgress } from './rerun/progress.js';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeCanonical } from '../../src/canonical/index.js';
 import { formatModule } from '../../src/formats/index.js';
 import { createSniff } from '../../src/formats/kit/sniff.js';
-import { parsePolicy } from '../../src/app/local.js';
+import { parsePolicy } from '../../src/app/policy/local.js';
 import { Attestation, SignatureObject } from '../../src/model/attestation.js';
 import { isLedgerError } from '../../src/model/errors.js';
 import { FORMATS, LEDGER_AUTHORED_FIELDS } from '../../src/model/record.js';

@@ -9,7 +9,7 @@ import { LedgerError } from '../../model/errors.js';
 import { LEDGER_VERSION } from '../../model/version.js';
 import type { SshKeygenSigner } from '../../sign/index.js';
 import type { VerifyReport } from '../../verify/types.js';
-import { signId } from '../trust.js';
+import { signId } from '../policy/trust.js';
 
 export async function writeAttestations(
   store: Parameters<typeof appendLeaves>[0],

@@ -20,8 +20,8 @@ import {
   type IsolationMode,
   type RerunSession,
 } from '../../witness/index.js';
-import type { Policy } from '../local.js';
-import { checkoutBudget, policyReadOnly, setupSteps } from '../rerun-policy.js';
+import type { Policy } from '../policy/local.js';
+import { checkoutBudget, policyReadOnly, setupSteps } from '../policy/rerun-policy.js';
 
 /** The witness output cap for re-runs (per stream); more than 4× in total ends the command. */
 const RERUN_OUTPUT_CAP = 1024 * 1024;

@@ -8,8 +8,8 @@ import {
   type RerunSession,
   type WitnessRun,
 } from '../../witness/index.js';
-import type { Policy } from '../local.js';
-import { rerunDecision } from '../rerun-policy.js';
+import type { Policy } from '../policy/local.js';
+import { rerunDecision } from '../policy/rerun-policy.js';
 
 /**
  * The policy decides (who wrote the command, where the record was made), the session runs.

@@ -6,14 +6,14 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { FormatOptions } from '../formats/index.js';
-import { recorderMessage, SIGNATURE_NAMESPACE } from '../model/attestation.js';
-import { LedgerError } from '../model/errors.js';
-import { checkRegularFile, printableLine } from '../paths/index.js';
-import { parsePublicKeyLine, signWithSshKeygen, type SshKeygenSigner } from '../sign/index.js';
-import { USER_SCOPES } from '../store/git/config.js';
-import type { RepoPaths } from '../store/git/repo.js';
-import { parseTrust, type Trust } from '../verify/signatures.js';
+import type { FormatOptions } from '../../formats/index.js';
+import { recorderMessage, SIGNATURE_NAMESPACE } from '../../model/attestation.js';
+import { LedgerError } from '../../model/errors.js';
+import { checkRegularFile, printableLine } from '../../paths/index.js';
+import { parsePublicKeyLine, signWithSshKeygen, type SshKeygenSigner } from '../../sign/index.js';
+import { USER_SCOPES } from '../../store/git/config.js';
+import type { RepoPaths } from '../../store/git/repo.js';
+import { parseTrust, type Trust } from '../../verify/signatures.js';
 import type { LoadedPolicy } from './local.js';
 
 /**

@@ -15,7 +15,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_CHECKOUT_BUDGET, type CheckoutBudget } from '../witness/materialize.js';
+import { DEFAULT_CHECKOUT_BUDGET, type CheckoutBudget } from '../../witness/materialize.js';
 
 const command = z.string().min(1).max(4096);
 

@@ -30,11 +30,11 @@ import { createHash } from 'node:crypto';
 import { appendFile, mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { fanout, LOG_DIR, LOG_REF } from '../ledger/layout.js';
-import { readEntry, readTip } from '../ledger/read.js';
-import { lookupPath } from '../ledger/trees.js';
-import type { ObjectReader } from '../store/port.js';
-import type { RepoPaths } from '../store/git/repo.js';
+import { fanout, LOG_DIR, LOG_REF } from '../../ledger/layout.js';
+import { readEntry, readTip } from '../../ledger/read.js';
+import { lookupPath } from '../../ledger/trees.js';
+import type { ObjectReader } from '../../store/port.js';
+import type { RepoPaths } from '../../store/git/repo.js';
 
 type Store = ObjectReader & { readRef(name: string): Promise<string | undefined> };
 

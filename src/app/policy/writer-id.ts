@@ -14,8 +14,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WRITER_ID } from '../ledger/layout.js';
-import type { RepoPaths } from '../store/git/repo.js';
+import { WRITER_ID } from '../../ledger/layout.js';
+import type { RepoPaths } from '../../store/git/repo.js';
 import { stateRoot } from './local-state.js';
 
 export async function writerId(repo: RepoPaths): Promise<string> {

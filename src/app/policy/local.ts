@@ -15,11 +15,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { encodeCanonical, type CborValue } from '../canonical/index.js';
-import { FormatOptions } from '../formats/index.js';
-import { LedgerError } from '../model/errors.js';
-import { runGit } from '../store/git/exec.js';
-import type { RepoPaths } from '../store/git/repo.js';
+import { encodeCanonical, type CborValue } from '../../canonical/index.js';
+import { FormatOptions } from '../../formats/index.js';
+import { LedgerError } from '../../model/errors.js';
+import { runGit } from '../../store/git/exec.js';
+import type { RepoPaths } from '../../store/git/repo.js';
 import { RerunPolicy } from './rerun-policy.js';
 
 /** Largest policy or allowed_signers file read; far above any real one. */
