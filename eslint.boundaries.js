@@ -27,6 +27,7 @@ const FOLDERS = [
 
 export const ELEMENTS = [
   { type: 'cli-json', pattern: 'src/cli/json' },
+  { type: 'app-policy', pattern: 'src/app/policy' },
   ...FOLDERS.map((name) => ({ type: name, pattern: `src/${name}` })),
   { type: 'commands', pattern: 'commands' },
 ];
@@ -61,7 +62,13 @@ const MAY_IMPORT = {
   sync: { folders: ['model', 'canonical', 'store', 'ledger', 'verify'] },
   export: { folders: ['model'], files: ['verify-data'] },
   report: { folders: ['model', 'paths'], files: ['verify-data'] },
-  app: { folders: [...below, 'witness', 'verify', 'sync', 'export', 'report'] },
+  // The auditor's policy and this user's state sit under the use cases: they read files, the
+  // user's git config and the XDG state dir, and never call back into a command's work.
+  'app-policy': {
+    folders: ['model', 'canonical', 'formats', 'store', 'ledger', 'paths', 'sign', 'witness'],
+    files: ['verify-data'],
+  },
+  app: { folders: [...below, 'witness', 'verify', 'sync', 'export', 'report', 'app-policy'] },
   integrations: {
     folders: ['app', 'formats', 'model', 'paths', 'record'],
     files: ['store-repo', 'library'],

@@ -29,7 +29,7 @@ export interface CursorOutcome {
 const MAX_ENTRIES = 200;
 const MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-/** `$XDG_STATE_HOME/ledger/cursor` (the same root as app/local-state.ts's stateRoot). */
+/** `$XDG_STATE_HOME/ledger/cursor` (the same root as app/policy/local-state.ts's stateRoot). */
 export function cursorStateDir(): string {
   const base = process.env['XDG_STATE_HOME'];
   let home = '/';

@@ -82,4 +82,18 @@ describe('import boundaries', () => {
       ),
     ).toHaveLength(1);
   }, 120_000);
+  it('the policy folder sits under the use cases: app imports src/app/policy, policy never imports a use case', async () => {
+    expect(
+      await boundaryErrors('src/app/probe.ts', "export { loadPolicy } from './policy/local.js';\n"),
+    ).toEqual([]);
+    const errors = await boundaryErrors(
+      'src/app/policy/probe.ts',
+      [
+        "export { verifyRepository } from '../verify.js';",
+        "export const later = () => import('../record.js');",
+      ].join('\n'),
+    );
+    expect(errors).toHaveLength(2);
+    expect(errors.join('\n')).toMatch(/"app-policy" to elements of type "app"/);
+  }, 120_000);
 });
