@@ -1,0 +1,52 @@
+/** The pieces several answers share: ids, the error shape, a handoff's lifecycle state. */
+import { z } from 'zod';
+import { ERROR_CODES } from '../../../model/errors.js';
+import { FORMATS, LIFECYCLE_FORMAT } from '../../../model/vocabulary.js';
+
+/** A stored record's format: a handoff format, or the lifecycle kind for a step (schema v4). */
+export const recordFormat = z
+  .enum([...FORMATS, LIFECYCLE_FORMAT])
+  .describe('the handoff format, or lifecycle for a lifecycle step');
+
+export const recordId = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/)
+  .describe('a record id, sha256:<hex>');
+export const gitOid = z
+  .string()
+  .regex(/^[0-9a-f]{40}$/)
+  .describe('a git object id');
+export const okTrue = z.literal(true);
+
+/** `{ok: false, …}`: what every command prints under `--json` when it fails (exit 2, 3 or 4). */
+export const ErrorOutput = z
+  .object({
+    ok: z.literal(false),
+    exitCode: z.number().int().min(1).max(4).describe('the process exit code'),
+    error: z.object({
+      code: z.enum(ERROR_CODES).describe('stable error code; tests and scripts match on it'),
+      message: z.string(),
+      record: z.string().optional().describe('the record an integrity failure is about'),
+      problems: z
+        .array(
+          z.object({
+            path: z.string().describe('where in the input: a field path, a flag, `command`'),
+            message: z.string(),
+            expected: z.string().optional(),
+            got: z.string().optional(),
+          }),
+        )
+        .optional(),
+      hint: z.string().optional().describe('what to do about it'),
+    }),
+  })
+  .describe('A failure: exit code 2 (usage or input), 3 (integrity) or 4 (a bug in ledger).');
+
+/** A handoff's lifecycle: pending until a step accepts, rejects or supersedes it. */
+export const LifecycleState = z.object({
+  state: z.string().describe('pending, accepted, rejected or superseded'),
+  step: recordId.optional().describe('the step that set the state'),
+  by: z.string().optional().describe('who the step says took it (a claim unless signed)'),
+  at: z.string().optional().describe('when the step was recorded'),
+  with: recordId.optional().describe('supersede --with: the superseding record'),
+});

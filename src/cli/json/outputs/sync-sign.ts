@@ -1,0 +1,63 @@
+/** What the commands that add to a ledger without a handoff answer: `sync`, `sign`, lifecycle steps. */
+import { z } from 'zod';
+import { gitOid, okTrue, recordId } from './shared.js';
+
+export const SyncOutput = z
+  .object({
+    ok: okTrue,
+    remote: z.string(),
+    before: gitOid.optional(),
+    after: gitOid.optional(),
+    remoteBefore: gitOid.optional(),
+    remoteAfter: gitOid.optional(),
+    action: z.enum(['up-to-date', 'fast-forward', 'merge']),
+    received: z.array(recordId),
+    sent: z.number().int().nonnegative(),
+    pushed: z.boolean(),
+    attempts: z.number().int().positive(),
+    shallow: z.boolean(),
+    notices: z
+      .array(z.string())
+      .describe(
+        'what did not stop the sync but is worth knowing (signatures gone from the remote)',
+      ),
+    publishedTo: z
+      .string()
+      .describe("the remote ref this clone publishes to (refs/ledger/writers/<this clone's id>)"),
+    remoteRefs: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('ledger refs the remote holds (writer refs and the legacy refs/ledger/log)'),
+    checkpoint: z
+      .object({
+        ref: z.string(),
+        tip: gitOid.optional(),
+        published: z.boolean(),
+        retired: z.array(z.string()).describe('writer refs deleted from the remote'),
+      })
+      .optional()
+      .describe('with --checkpoint: the checkpoint published and the writer refs it retired'),
+  })
+  .describe('ledger sync --json');
+
+export const SignOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId.describe('the signed record (or attestation)'),
+    signature: recordId.describe('the signature leaf'),
+    armored: z.string(),
+    added: z.boolean(),
+    key: z.string(),
+  })
+  .describe('ledger sign --json');
+
+export const LifecycleOutput = z
+  .object({
+    ok: okTrue,
+    id: recordId.describe('the new lifecycle record'),
+    from: z.string().describe('the state before'),
+    to: z.string().describe('the state after'),
+    of: z.unknown().describe('the lifecycle link as stored in the record'),
+  })
+  .describe('ledger accept|reject|supersede --json');
