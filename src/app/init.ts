@@ -1,12 +1,14 @@
 /**
  * `ledger init`: make plain `git fetch` / `git push` carry the ledger, and write a policy
- * template with an allowed_signers template beside it (never read back: see app/local.ts),
+ * template with an allowed_signers template beside it (never read back: see app/policy/local.ts),
  * together with the commands that install both where ledger reads a policy from.
  * Idempotent: running it twice changes nothing the second time.
  */
 import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import type { z } from 'zod';
+import type { InitOutput } from '../cli/json/outputs.js';
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
 import { ledgerDir, policyPath, POLICY_TEMPLATE, writeDefaultPolicy } from './policy/local.js';
@@ -18,20 +20,12 @@ export function ledgerFetchRefspec(remote: string): string {
   return `+refs/ledger/*:refs/ledger-remotes/${remote}/*`;
 }
 
-export interface InitResult {
-  root: string;
-  /** A template for the auditor's policy; never read by ledger (it lives where the agent can write). */
-  policy: {
-    path: string;
-    created: boolean;
-    trusted: false;
-    /** The allowed_signers template the policy names (relative to the policy: copy both). */
-    allowedSigners: string;
-    /** Shell commands that install both outside the repository and make git config name it. */
-    install: string[];
-  };
-  remotes: { name: string; added: string[] }[];
-}
+/**
+ * What `init --json` says of the repository (the agents' installs are the command's): inferred
+ * from the answer's schema, one declaration (issue 22). The policy is a template ledger never
+ * reads; `install` holds the commands that put it where ledger does.
+ */
+export type InitResult = Pick<z.infer<typeof InitOutput>, 'root' | 'policy' | 'remotes'>;
 
 export function initRepository(cwd: string, only?: string): Promise<InitResult> {
   return withRepo(cwd, async ({ repo }) => {

@@ -1,7 +1,9 @@
 /**
  * Reading records back: id prefixes, one record, the log newest first.
  */
+import type { z } from 'zod';
 import { parseRecordIdPrefix } from '../canonical/index.js';
+import type { LogOutput } from '../cli/json/outputs.js';
 import { fanout, LOG_REF, RECORDS_DIR } from '../ledger/layout.js';
 import { readTip, walkLog, type LedgerIndex } from '../ledger/read.js';
 import { readIndexedRecord, readRecord, type ReadRecord } from '../ledger/records.js';
@@ -52,31 +54,13 @@ export function loadRecord(
   return readIndexedRecord(store, index, id);
 }
 
-export interface LogItem {
-  id: string;
-  entry: string;
-  height: number;
-  task: string | undefined;
-  run: string | undefined;
-  format: string;
-  claimedStatus: string;
-  effectiveStatus: string;
-  recordedAt: string;
-  summary: string | undefined;
-  /** Set on a lifecycle step (accept, reject, supersede): what it did to which record. */
-  step?: { action: string; to: string; of: string; by?: string; with?: string };
-  /** Set on a handoff: its lifecycle state, from the steps on it (none: pending). */
-  lifecycle?: LogLifecycle;
-}
-
-export interface LogLifecycle {
-  state: string;
-  /** The step that set the state, who it says took it, when, and (supersede) with what. */
-  step?: string;
-  by?: string;
-  at?: string;
-  with?: string;
-}
+/**
+ * One `log --json` item, inferred from its schema (one declaration per answer, issue 22). The
+ * import is type-only: `log` on an empty ledger must not load zod (test/cli/startup.test.ts).
+ * `step` is set on a lifecycle step (what it did to which record), `lifecycle` on a handoff
+ * (its state from the steps on it; none: pending).
+ */
+export type LogItem = z.infer<typeof LogOutput>[number];
 
 /** True when the ledger has no record at all (not even one that a filter left out). */
 export async function ledgerIsEmpty(store: ObjectStore): Promise<boolean> {

@@ -3,7 +3,9 @@
  * record is untouched; the signature is a leaf of its own (see ledger/layout.ts). A signature
  * that does not verify over the id is refused before anything is written.
  */
+import type { z } from 'zod';
 import { parseRecordIdPrefix } from '../canonical/index.js';
+import type { SignOutput } from '../cli/json/outputs.js';
 import { appendLeaves, leafId, signatureObject } from '../ledger/leaves.js';
 import { SIGNATURES_DIR } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
@@ -25,13 +27,8 @@ export interface SignRequest {
   now?: Date;
 }
 
-export interface SignOutcome {
-  id: string;
-  signature: string;
-  armored: string;
-  added: boolean;
-  key: string;
-}
+/** `sign --json` without its `ok`: inferred from the answer's schema (one declaration, issue 22). */
+export type SignOutcome = Omit<z.infer<typeof SignOutput>, 'ok'>;
 
 export function signRecord(request: SignRequest): Promise<SignOutcome> {
   return withRepo(request.cwd, async ({ repo, store }) => {

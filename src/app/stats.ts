@@ -4,6 +4,8 @@
  * own format's words), and each format's own numbers (its `stats` hook: Mainark's
  * handoffStats per record and in total, the numbers its seed asks for after 10–20 runs).
  */
+import type { z } from 'zod';
+import type { StatsOutput } from '../cli/json/outputs.js';
 import { formatModule, formatModules } from '../formats/index.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { readKeptBlob } from '../ledger/records.js';
@@ -11,19 +13,12 @@ import { statusRank, type FormatName, type Status } from '../model/record.js';
 import { listLog, loadRecord } from './query.js';
 import { withRepo } from './repo.js';
 
-export interface LedgerStats {
-  records: number;
-  byFormat: Record<string, number>;
-  byEffectiveStatus: Record<string, number>;
-  /** Records whose effective status is worse than what their claimed status means. */
-  lowered: number;
-  /** Accept/reject/supersede steps: records of the ledger, but no agent run (not in the above). */
-  lifecycleSteps: number;
-  /** Handoffs by lifecycle state (pending, accepted, rejected, superseded). */
-  byLifecycle: Record<string, number>;
-  /** Each format's own numbers, under the key its stats hook names (`mainark`). */
-  [format: string]: unknown;
-}
+/**
+ * `stats --json`: the command's own counts inferred from the answer's schema (one declaration,
+ * issue 22); each format's own numbers are under the key its stats hook names (`mainark`),
+ * typed by that hook's schema, which the registry folds into the published one.
+ */
+export type LedgerStats = z.infer<typeof StatsOutput> & { [formatKey: string]: unknown };
 
 /** Whether a record was lowered: its claim, in its format's words, said better than it is. */
 export function isLowered(format: FormatName, claimedStatus: string, effective: Status): boolean {

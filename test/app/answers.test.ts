@@ -46,4 +46,16 @@ describe('the JSON answers match their one declaration', () => {
     delete (withoutId.records[0]!.checks[0] as { id?: string }).id;
     expect(problems('verify', withoutId).join('\n')).toMatch(/required property 'id'/);
   });
+  it('log items from the library (typed from the log schema) match the closed schema', async () => {
+    const repo = gitdir({ files: { 'src/app.ts': 'export const a = 1;\n' } });
+    const ledger = openLedger(repo);
+    // No task, run or summary: the fields an item leaves out must be absent, not null.
+    await ledger.record({ handoff: JSON.stringify({ status: 'success' }) });
+    await ledger.record({
+      handoff: JSON.stringify({ status: 'success', summary: 'log', task: 'L-1', run: 'r1' }),
+    });
+    const items = await ledger.log();
+    expect(items).toHaveLength(2);
+    expect(problems('log', items)).toEqual([]);
+  });
 });
