@@ -17,128 +17,15 @@
  */
 import { z } from 'zod';
 import { ANSWER_SCHEMAS, outputJsonSchema } from '../cli/json/index.js';
-import { EMITTER_NAMES, formatModules, issuesToProblems } from '../formats/index.js';
-import { HANDOFF_FIELD_DESCRIPTIONS, STATUS_MEANINGS } from '../formats/ledger/schema.js';
+import { issuesToProblems } from '../formats/index.js';
 import { internalError, isLedgerError, LedgerError, type ExitCode } from '../model/errors.js';
-import { FORMATS, STATUSES } from '../model/record.js';
 import { VERDICTS, type Verdict } from '../verify/types.js';
 import type { CheckJson, Ledger, VerifyJson } from '../library.js';
 import { ANSWER_LIMIT, fitAnswer } from './bound.js';
+import { LogArgs, RecordArgs, ShowArgs, VerifyArgs } from './tool-args.js';
 import { inToolWords, problemInToolWords } from './words.js';
 
-const text = z.string().max(64 * 1024);
-const name = z.string().min(1).max(4096);
-/** A record id or a unique prefix of one: never a path, never a revision. */
-const recordRef = z
-  .string()
-  .max(71)
-  .regex(/^(sha256:)?[0-9a-f]{1,64}$/, 'a record id (sha256:<hex>) or a unique prefix of its hex');
-const claim = (field: string) => text.optional().describe(HANDOFF_FIELD_DESCRIPTIONS[field]!);
-const lines = (pairs: [string, string][]) => pairs.map(([k, v]) => `${k}: ${v}`).join('; ');
-
-export const RecordArgs = z.strictObject({
-  handoff: z
-    .string()
-    .max(16 * 1024 * 1024)
-    .optional()
-    .describe(
-      "Your handoff's text: Markdown or JSON in any of the formats below, or the ledger's own JSON (its schema: `ledger schema handoff`). Omit it to record from status and the other fields alone.",
-    ),
-  fileName: name
-    .optional()
-    .describe('The handoff file name, for formats that read meaning from it (INS-….json).'),
-  format: z
-    .enum(FORMATS)
-    .optional()
-    .describe(
-      `The handoff's format (default: detected from the text). ${lines(formatModules().map((m) => [m.name, m.title]))}.`,
-    ),
-  status: z
-    .enum(STATUSES)
-    .optional()
-    .describe(
-      `Your status, required without a handoff (${lines(STATUSES.map((s) => [s, STATUS_MEANINGS[s]]))}). With a handoff, leave it out: the handoff's status is the claim.`,
-    ),
-  summary: claim('summary'),
-  task: claim('task'),
-  run: claim('run'),
-  attempt: claim('attempt'),
-  intent: claim('intent'),
-  reworkOf: claim('reworkOf'),
-  producer: text
-    .optional()
-    .describe(
-      'Who produced the handoff (default: your client name from the handshake); a claim until signed.',
-    ),
-  base: text.optional().describe('The commit you started from, as git names it (default HEAD).'),
-  artifacts: z
-    .array(name)
-    .max(100_000)
-    .optional()
-    .describe('Files you produced, relative to the repository; ledger digests and stores them.'),
-});
-
-export const VerifyArgs = z.strictObject({
-  ids: z
-    .array(recordRef)
-    .max(1_000)
-    .optional()
-    .describe('Record ids or unique prefixes of them (default: every record).'),
-  strict: z.boolean().optional().describe('Also fail (exitCode 1) when a claim is unverifiable.'),
-  rerun: z
-    .boolean()
-    .optional()
-    .describe("Re-run the witnesses the user's policy allows, in a throw-away checkout."),
-  worktree: z
-    .boolean()
-    .optional()
-    .describe('Also compare recorded artifacts with the work tree now (stale when changed).'),
-  detail: z
-    .enum(['summary', 'full'])
-    .optional()
-    .describe(
-      `How much to answer (default summary). ${lines([
-        [
-          'summary',
-          'per record its id, task and verdict, only the checks that did not verify, and counts',
-        ],
-        [
-          'full',
-          'every check of every record, as `ledger verify --json`; ask for a few ids at a time',
-        ],
-      ])}.`,
-    ),
-});
-
-export const ShowArgs = z
-  .strictObject({
-    id: recordRef.optional().describe('A record id or a unique prefix of it.'),
-    latest: text.optional().describe('Instead of an id: the newest record of this task.'),
-    as: z
-      .enum(EMITTER_NAMES)
-      .optional()
-      .describe(
-        `Render the record in a seed system's shape. ${lines(
-          formatModules().flatMap((m) =>
-            m.emitters.map((e): [string, string] => [e.name, e.title]),
-          ),
-        )}.`,
-      ),
-  })
-  .refine((v) => (v.id === undefined) !== (v.latest === undefined), {
-    message: 'give exactly one of id or latest',
-    path: ['id'],
-  });
-
-export const LogArgs = z.strictObject({
-  task: text.optional().describe('Only records of this task.'),
-  limit: z
-    .int()
-    .min(1)
-    .max(1_000)
-    .optional()
-    .describe('At most this many records, newest first (default 50).'),
-});
+export { LogArgs, RecordArgs, ShowArgs, VerifyArgs } from './tool-args.js';
 
 export interface ToolResult {
   [key: string]: unknown;
