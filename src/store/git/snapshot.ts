@@ -20,6 +20,7 @@ import { LedgerError } from '../../model/errors.js';
 import type { ObjectStore } from '../port.js';
 import { MODE } from '../objects.js';
 import { runGit } from './exec.js';
+import { fifoRefusal } from './fifo-refusal.js';
 import { buildTrees, byteKey, type BuiltTree, type IndexEntry } from './index-tree.js';
 import { packWorktreeFiles } from './pack.js';
 import type { RepoPaths } from './repo.js';
@@ -255,8 +256,9 @@ async function listChanges(repo: RepoPaths): Promise<Changes> {
   const status = await runGit(
     ['ls-files', '-z', '-t', '-s', '-m', '-d', '-o', '--exclude-standard'],
     // ls-files runs clean filters on racily clean files: the guard keeps planted ones out.
-    { cwd: repo.root, guard: repo.guard },
+    { cwd: repo.root, guard: repo.guard, watchFifo: true },
   );
+  if (status.fifoWait !== undefined) throw await fifoRefusal(repo.root, status.fifoWait);
   if (status.code !== 0) {
     throw new LedgerError(
       'GIT_FAILED',
