@@ -24,7 +24,10 @@ function forgeIndexOid(dir: string, path: string): string {
   const fake = randomBytes(20);
   fake.copy(bytes, at);
   const body = bytes.subarray(0, bytes.length - 20);
-  createHash('sha1').update(body).digest().copy(bytes, bytes.length - 20);
+  createHash('sha1')
+    .update(body)
+    .digest()
+    .copy(bytes, bytes.length - 20);
   writeFileSync(file, bytes);
   return fake.toString('hex');
 }
