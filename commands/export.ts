@@ -27,7 +27,8 @@ export default class Export extends LedgerCommand {
     '<%= config.bin %> export 3f2a --in-toto-statement --allow-unverified --key agent-key --out - | jq .payload',
   ];
   static override args = {
-    id: Args.string({ description: 'Record id or unique prefix.' }),
+    // Never the piped stdin: a CI step with something piped in must not export that.
+    id: Args.string({ description: 'Record id or unique prefix.', ignoreStdin: true }),
   };
   static override flags = {
     'in-toto-link': Flags.boolean({

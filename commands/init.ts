@@ -45,6 +45,7 @@ export default class Init extends LedgerCommand {
     '<%= config.bin %> init --claude-code --witness "npm test" --block lowered',
     '<%= config.bin %> init --codex --gemini --agents-md --block refused',
     '<%= config.bin %> init --cursor --block lowered',
+    '<%= config.bin %> init --claude-code --sign --signing-key ~/.ssh/ledger_recorder',
   ];
   static override flags = {
     remote: Flags.string({ description: 'Only configure this remote (default: every remote).' }),
@@ -85,6 +86,13 @@ export default class Init extends LedgerCommand {
     }),
     format: Flags.string({
       description: `With an agent flag: the handoff format to expect (${FORMATS.join(', ')}; default: detected).`,
+    }),
+    sign: Flags.boolean({
+      description:
+        'With an agent flag: the hook signs each record as its recorder ("recorded on this machine by"), as `ledger hook AGENT --sign`.',
+    }),
+    'signing-key': Flags.string({
+      description: 'With --sign: the key the hook signs with (default: user.signingKey).',
     }),
   };
 
@@ -197,9 +205,9 @@ function agentHookOptions(
 ): HookOptions | undefined {
   if (flags['claude-code'] || flags.codex || flags.gemini || flags.cursor)
     return hookOptionsFrom(flags, 'cannot initialise');
-  const given = (['witness', 'witness-timeout', 'block', 'format'] as const).filter(
-    (name) => flags[name] !== undefined,
-  );
+  const given = (
+    ['witness', 'witness-timeout', 'block', 'format', 'sign', 'signing-key'] as const
+  ).filter((name) => flags[name] !== undefined);
   if (given.length === 0) return undefined;
   throw new LedgerError('USAGE', `--${given.join(', --')} configure the agents' hooks`, {
     problems: given.map((name) => ({

@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { writeReport } from '../src/app/report.js';
 import { LedgerError } from '../src/model/errors.js';
+import { expandStdinIds } from '../src/cli/stdin-ids.js';
 import { sanitizeLine } from '../src/paths/index.js';
 
 export default class Report extends LedgerCommand {
@@ -21,7 +22,11 @@ export default class Report extends LedgerCommand {
   ];
   static override strict = false;
   static override args = {
-    ids: Args.string({ description: 'Record ids or unique prefixes (default: all).' }),
+    ids: Args.string({
+      description: 'Record ids or unique prefixes (default: all); - reads them from stdin.',
+      // A CI step with something piped in reports on the whole ledger, never on the pipe.
+      ignoreStdin: true,
+    }),
   };
   static override flags = {
     html: Flags.string({ description: 'Write the HTML page to this file.' }),
@@ -49,7 +54,7 @@ export default class Report extends LedgerCommand {
 
   protected async execute(): Promise<Output> {
     const { argv, flags } = await this.parse(Report);
-    const ids = (argv as string[]).filter((a) => a !== '');
+    const ids = await expandStdinIds((argv as string[]).filter((a) => a !== ''));
     if (flags.html === undefined && flags.markdown === undefined && !this.wantsJson)
       throw new LedgerError('USAGE', 'give --html FILE or --markdown FILE (or --json)', {
         hint: 'ledger report --html audit.html',

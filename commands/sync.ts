@@ -21,6 +21,8 @@ export default class Sync extends LedgerCommand {
   static override args = {
     remote: Args.string({
       description: "Remote name (default: the current branch's upstream remote, else origin).",
+      // Never the piped stdin: a CI step with something piped in must not sync with that.
+      ignoreStdin: true,
     }),
   };
   static override flags = {

@@ -138,6 +138,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       : new Map<string, TrustedAttestation>();
     if (request.fromAttestation && trust === undefined)
       notes.push('--from-attestation: the policy trusts no signer, so no attestation is trusted');
+    else if (request.fromAttestation && trust?.roles.auditor === undefined)
+      notes.push(
+        '--from-attestation: the policy names no signatures.roles.auditor, so no attestation is trusted; list the auditors\' principals there (["*"] trusts every signer of allowed_signers)',
+      );
     let rerun: Rerunner | undefined;
     let reruns: PreparedReruns | undefined;
     // Re-run checkouts read through this, so that once the cache's recording reader exists

@@ -29,7 +29,7 @@ export interface Trust {
   /** Problems in the allowed_signers file: reported, never trusted. */
   problems: readonly AllowedSignersProblem[];
   required: boolean;
-  /** Principal patterns per role; undefined: any principal of the file. */
+  /** Principal patterns per role; undefined: any principal of the file for producer, no one else. */
   roles: Partial<Record<Role, readonly string[]>>;
   /** Key validity (`valid-after`/`valid-before`) is judged at this time: the verify time. */
   now: Date;
@@ -69,13 +69,14 @@ export interface SignatureVerdict {
  * Whether the policy's patterns for `role` admit `principal`: the role's list read as one
  * OpenSSH pattern list, exactly as the principals field of an `allowed_signers` line — so a
  * `!pattern` anywhere in it excludes what it matches (`["*@agents.example.com",
- * "!mallory@agents.example.com"]`). No list for the role: every principal of the file, except
- * for `reviewer`, which names no one unless listed.
+ * "!mallory@agents.example.com"]`). No list for the role: every principal of the file for
+ * `producer`; no one for `auditor` and `reviewer` (`["*"]` says "every principal" explicitly).
  */
 export function roleAdmits(trust: Trust, role: Role, principal: string): boolean {
   const patterns = trust.roles[role];
-  // A reviewer resolves a lie: no one is one by default (an agent's producer key is in the file).
-  if (patterns === undefined) return role !== 'reviewer';
+  // An auditor's attestation stands in for a re-run and a reviewer resolves a lie: no one is
+  // either by default, since the agent's own producer key is in the file.
+  if (patterns === undefined) return role === 'producer';
   return matchPatternList(principal, patterns.join(','));
 }
 
@@ -156,13 +157,17 @@ export function judgeSignature(
       reason: `signed by ${principal} (key ${key})`,
     };
   }
+  const add =
+    trust.roles[role] === undefined
+      ? ` (the policy names no signatures.roles.${role}: list the principals trusted as ${role} there)`
+      : '';
   if (claimedAllowed)
     return untrusted(
-      `signed by ${claimed} (key ${key}), who is not trusted as ${role} by the policy`,
+      `signed by ${claimed} (key ${key}), who is not trusted as ${role} by the policy${add}`,
     );
   if (named.length > 0)
     return untrusted(
-      `signed by ${named.join(', ')} (key ${key}), who ${named.length === 1 ? 'is' : 'are'} not trusted as ${role} by the policy`,
+      `signed by ${named.join(', ')} (key ${key}), who ${named.length === 1 ? 'is' : 'are'} not trusted as ${role} by the policy${add}`,
     );
   return untrusted(
     claimed === undefined || claimed === ''

@@ -53,4 +53,28 @@ describe('record ids from stdin only with - (issue 17, item 5)', () => {
     const reject = await piped(['reject'], repo, id);
     expect(reject.code).toBe(2);
   });
+
+  it('report, export and sync with a pipe and no argument never act on the piped text', async () => {
+    const repo = gitdir();
+    const first = (
+      await recordHandoff({ cwd: repo, status: 'success', summary: 'one', sign: false })
+    ).id;
+    await recordHandoff({ cwd: repo, status: 'success', summary: 'two', sign: false });
+    const report = await piped(['report', '--json'], repo, `${first}\n`);
+    expect(report.code, report.stderr).toBe(0);
+    expect(JSON.parse(report.stdout).report.records).toHaveLength(2);
+    const some = await piped(['report', '-', '--json'], repo, `${first}\n`);
+    expect(some.code, some.stderr).toBe(0);
+    expect(JSON.parse(some.stdout).report.records).toHaveLength(1);
+    const exported = await piped(
+      ['export', '--in-toto-statement', '--allow-unverified', '--json'],
+      repo,
+      `${first}\n`,
+    );
+    expect(exported.code).toBe(2);
+    expect(exported.stdout + exported.stderr).not.toContain(first.slice(7, 19));
+    const sync = await piped(['sync', '--json'], repo, 'planted-remote\n');
+    expect(sync.code).toBe(2);
+    expect(sync.stdout + sync.stderr).not.toContain('planted-remote');
+  });
 });

@@ -41,7 +41,8 @@ export const Policy = z.strictObject({
       required: z.boolean().default(false),
       /**
        * Principal patterns (allowed_signers syntax) trusted per role: `producer` may sign records,
-       * `auditor` may sign attestations. Absent role: any principal of the file.
+       * `auditor` may sign attestations. Absent `producer`: any principal of the file; absent
+       * `auditor`: no one (the agent's own key is in the file; `["*"]` says every principal).
        */
       roles: z
         .strictObject({

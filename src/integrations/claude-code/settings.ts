@@ -72,6 +72,9 @@ export function hookCommand(options: InstallOptions, agent: AgentName = 'claude-
   if (options.block !== undefined && options.block !== 'never')
     parts.push('--block', options.block);
   if (options.format !== undefined) parts.push('--format', options.format);
+  if (options.sign !== undefined) parts.push('--sign');
+  if (options.sign?.signingKey !== undefined)
+    parts.push('--signing-key', shellQuote(options.sign.signingKey));
   return parts.join(' ');
 }
 

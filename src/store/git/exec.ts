@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { isAbsolute, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { GitConfig, parseConfigListing } from './config.js';
+import { watchFifoOpen, type FifoWait } from './fifo-watch.js';
 import { guardConfig, type ConfigGuard } from './guard.js';
 
 /**
@@ -79,6 +80,8 @@ export interface GitResult {
   code: number;
   stdout: Buffer;
   stderr: string;
+  /** Set when `watchFifo` ended git blocked in a FIFO's open (fifo-watch.ts). */
+  fifoWait?: FifoWait;
 }
 
 export interface GitOptions {
@@ -90,6 +93,8 @@ export interface GitOptions {
    * Without one, the configuration of `cwd` is read before the run (one more spawn).
    */
   guard?: ConfigGuard;
+  /** git reads the work tree's .gitignore/.gitattributes: end it if it blocks on a FIFO. */
+  watchFifo?: boolean;
 }
 
 /** `git config` only reads configuration: it runs no program, so it needs no guard. */
@@ -133,16 +138,26 @@ function spawnGit(
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    let fifoWait: FifoWait | undefined;
+    const stopWatch =
+      options.watchFifo === true && child.pid !== undefined
+        ? watchFifoOpen(child.pid, (wait) => {
+            fifoWait = wait;
+            child.kill('SIGKILL');
+          })
+        : undefined;
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
-    child.on('close', (code) =>
+    child.on('close', (code) => {
+      stopWatch?.();
       resolve({
         code: code ?? 128,
         stdout: Buffer.concat(out),
         stderr: Buffer.concat(err).toString('utf8'),
-      }),
-    );
+        ...(fifoWait === undefined ? {} : { fifoWait }),
+      });
+    });
     child.stdin.on('error', () => {
       // git may exit before reading all input (e.g. on a bad argument); its exit code says why.
     });

@@ -4,13 +4,15 @@
  */
 import { LedgerError } from '../../model/errors.js';
 import { runGit } from './exec.js';
+import { fifoRefusal } from './fifo-refusal.js';
 import type { RepoPaths } from './repo.js';
 
 export async function listIgnored(repo: RepoPaths): Promise<string[]> {
   const result = await runGit(
     ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
-    { cwd: repo.root, guard: repo.guard },
+    { cwd: repo.root, guard: repo.guard, watchFifo: true },
   );
+  if (result.fifoWait !== undefined) throw await fifoRefusal(repo.root, result.fifoWait);
   if (result.code !== 0) {
     throw new LedgerError(
       'GIT_FAILED',

@@ -17,6 +17,7 @@
 import { constants } from 'node:fs';
 import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pausePoint } from '../../model/faults.js';
 import { changedWhileRead } from './stream-blob.js';
 
 /** Error codes that mean the path is gone or is no longer something git would store. */
@@ -81,6 +82,8 @@ export async function readEntry(
     const realRoot = options.realRoot ?? (await realpath(root));
     if (!real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`)) return undefined;
     const executable = (stat.mode & 0o100) !== 0;
+    // Between the size and the read: where a writer racing record is tested deterministically.
+    await pausePoint('snapshot.read');
     if (stat.size >= (options.streamAt ?? Number.MAX_SAFE_INTEGER)) {
       keep = true;
       return { kind: 'stream', executable, size: stat.size, handle };

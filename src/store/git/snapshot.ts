@@ -20,6 +20,8 @@ import { LedgerError } from '../../model/errors.js';
 import type { ObjectStore } from '../port.js';
 import { MODE } from '../objects.js';
 import { runGit } from './exec.js';
+import { fifoRefusal } from './fifo-refusal.js';
+import { checkIndexObjects } from './index-objects.js';
 import { buildTrees, byteKey, type BuiltTree, type IndexEntry } from './index-tree.js';
 import { packWorktreeFiles } from './pack.js';
 import type { RepoPaths } from './repo.js';
@@ -107,7 +109,11 @@ export async function snapshotWorktree(
   for (const file of skipped) changes.changed.delete(file.path);
   for (const path of options.include) changes.changed.add(path);
   for (const path of changes.changed) changes.removed.delete(path);
-
+  // Entries taken unread from the index: checked in one batch while changed files are read.
+  const unread = new Map(changes.index);
+  for (const path of [...changes.changed, ...changes.removed]) unread.delete(byteKey(path));
+  const present = checkIndexObjects(repo, unread);
+  present.catch(() => undefined); // awaited below; a read error may come first
   const files = new Map<string, FileDigest>();
   const paths = [...changes.changed];
   const modeOf = (path: string, kind: 'file' | 'symlink', executable: boolean): string => {
@@ -187,6 +193,7 @@ export async function snapshotWorktree(
       { hint: 'Resolve merge conflicts (git status) and retry.' },
     );
   }
+  await present;
   const built = buildTrees(entries);
   await writeTrees(store, built.trees);
   const untracked = new Set<string>();
@@ -255,8 +262,9 @@ async function listChanges(repo: RepoPaths): Promise<Changes> {
   const status = await runGit(
     ['ls-files', '-z', '-t', '-s', '-m', '-d', '-o', '--exclude-standard'],
     // ls-files runs clean filters on racily clean files: the guard keeps planted ones out.
-    { cwd: repo.root, guard: repo.guard },
+    { cwd: repo.root, guard: repo.guard, watchFifo: true },
   );
+  if (status.fifoWait !== undefined) throw await fifoRefusal(repo.root, status.fifoWait);
   if (status.code !== 0) {
     throw new LedgerError(
       'GIT_FAILED',

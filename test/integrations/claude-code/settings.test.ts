@@ -41,6 +41,23 @@ function settingsPath(repo: string): string {
 }
 
 describe('ledger init --claude-code', () => {
+  it('--sign (and --signing-key) go into the hook command, as `ledger hook claude-code --sign` takes them', async () => {
+    const repo = gitdir();
+    const onPath = linkedLedger();
+    const signed = await runCli(
+      ['init', '--claude-code', '--sign', '--signing-key', '/keys/my key', '--json'],
+      repo,
+      onPath,
+    );
+    expect(signed.code, signed.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(settingsPath(repo), 'utf8'));
+    expect(settings.hooks.Stop[0].hooks[0].command).toBe(
+      "ledger hook claude-code --sign --signing-key '/keys/my key'",
+    );
+    const alone = await runCli(['init', '--sign'], repo, onPath);
+    expect(alone.code).toBe(2);
+  });
+
   it('adds the hook to Stop and SubagentStop, keeping everything else, idempotently', async () => {
     const repo = gitdir();
     mkdirSync(join(repo, '.claude'));

@@ -1,0 +1,38 @@
+/**
+ * The index entries the candidate tree takes unread (git trusted them from stat data) must
+ * name objects the repository has, of the type their mode says: the index is the agent's file,
+ * and an entry naming a blob nobody has would put into the record's tree an id no one can
+ * check. `git write-tree` refused that; the in-process tree (index-tree.ts) checks it here, in
+ * one `cat-file --batch-check` over all of them, run while the changed files are read.
+ */
+import { LedgerError } from '../../model/errors.js';
+import { MODE } from '../objects.js';
+import { objectTypes } from './catfile.js';
+import type { IndexEntry } from './index-tree.js';
+import type { RepoPaths } from './repo.js';
+
+/** Resolves when every entry's object is there; rejects with CORRUPT naming the first that is not. */
+export async function checkIndexObjects(
+  repo: RepoPaths,
+  entries: ReadonlyMap<string, IndexEntry>,
+): Promise<void> {
+  const wanted = [...entries].filter(([, entry]) => entry.mode !== MODE.gitlink);
+  if (wanted.length === 0) return;
+  const types = await objectTypes(
+    repo.root,
+    new Set(wanted.map(([, entry]) => entry.oid)),
+    repo.guard,
+  );
+  for (const [path, entry] of wanted) {
+    const type = types.get(entry.oid);
+    if (type === 'blob') continue;
+    const shown = JSON.stringify(Buffer.from(path, 'latin1').toString('utf8'));
+    throw new LedgerError(
+      'CORRUPT',
+      `the index names object ${entry.oid} for ${shown}, which ${type === undefined ? 'is not in the repository' : `is a ${type}, not a blob`}: the candidate tree would name an object no one can check`,
+      {
+        hint: `Nothing was written. The index (.git/index) was damaged or crafted: re-stage the file (git rm --cached ${shown} && git add ${shown}), then retry.`,
+      },
+    );
+  }
+}
