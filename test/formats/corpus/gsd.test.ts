@@ -25,6 +25,8 @@ interface Entry {
     artifacts: [string, string][];
     decisions?: number;
     withoutKeyFiles?: [string, string][];
+    /** Items that name no single file (a pattern): kept as unverifiable, never dropped. */
+    prose?: [string, string][];
   };
 }
 
@@ -49,7 +51,9 @@ describe('GSD-family summaries from public projects (test/formats/corpus/gsd.jso
       expect((h.claims.artifacts ?? []).map((a) => [a.path, a.action])).toEqual(
         doc.expect.artifacts,
       );
-      expect(h.claims.extra?.['proseArtifacts']).toBeUndefined();
+      const prose = h.claims.extra?.['proseArtifacts'] as
+        { action: string; text: string }[] | undefined;
+      expect(prose?.map((p) => [p.action, p.text])).toEqual(doc.expect.prose);
       expect(h.claims.status).toBe(doc.expect.claimed);
       expect(h.status).toBe(doc.expect.status);
       if (doc.expect.decisions !== undefined)
