@@ -282,6 +282,8 @@ export function readPhaseSummary(
       });
     }
   }
+  if (items + prose.length === 0 && lines.length === 0)
+    prose.push(...unknownListings(sections, lineOffset));
   const decisions = decisionItems(fm['key-decisions'] ?? fm['decisions']).map((d) =>
     decisionOf(flat(d)),
   );
@@ -313,6 +315,32 @@ export function readPhaseSummary(
     status,
     listings,
   };
+}
+
+/**
+ * A summary with no files section it knows may still list its files under a heading in other
+ * words (`## 变更内容（按文件）`, "changes, by file"): top-level items that are a lone `` `path` ``.
+ * Claiming them would guess at what the heading means; dropping them let a summary that lists
+ * five files record as claiming none. Each is said instead — unverifiable, with its heading and
+ * line — and only when nothing else claims a file, so a context list beside a files section is
+ * left alone.
+ */
+function unknownListings(sections: readonly Section[], lineOffset: number): PhaseSummary['prose'] {
+  const out: PhaseSummary['prose'] = [];
+  for (const s of sections) {
+    const where = `line ${s.line + lineOffset}: ${s.heading.trim()}`;
+    for (const line of s.body.split('\n')) {
+      const path = /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+`([^`\s]+)`[ \t]*$/.exec(line)?.[1];
+      if (path === undefined || splitPathAndNote(path).kind !== 'path' || !/[/.]/.test(path))
+        continue;
+      out.push({
+        action: 'Touched',
+        text: path,
+        why: `a lone path under a heading this reader does not know as a files section (${where}): not claimed`,
+      });
+    }
+  }
+  return out;
 }
 
 /** Decisions as strings, or as maps (`- id: x` / `description: …`, `decision:`, `text:`). */
