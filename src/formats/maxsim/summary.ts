@@ -12,6 +12,7 @@ import type { Decision } from '../../model/record.js';
 import { readFrontMatter, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { column, findTables, isNone, normalizeTitle, type Section } from '../kit/markdown.js';
 import { splitPathAndNote } from '../kit/paths.js';
+import { fileTables, lonePaths } from './loose-listings.js';
 import { decisionOf } from './sections.js';
 import { actionGroup } from './vocabulary.js';
 
@@ -282,8 +283,14 @@ export function readPhaseSummary(
       });
     }
   }
-  if (items + prose.length === 0 && lines.length === 0)
-    prose.push(...unknownListings(sections, lineOffset));
+  if (items + prose.length === 0 && lines.length === 0) {
+    // No files section this reader knows: a `| File | … |` table elsewhere is the file list.
+    for (const t of fileTables(sections, lineOffset)) {
+      claim(t.path, t.action, t.note);
+      if (!listings.includes(t.where)) listings.push(t.where);
+    }
+    if (items === 0) prose.push(...lonePaths(sections, lineOffset));
+  }
   const decisions = decisionItems(fm['key-decisions'] ?? fm['decisions']).map((d) =>
     decisionOf(flat(d)),
   );
@@ -315,32 +322,6 @@ export function readPhaseSummary(
     status,
     listings,
   };
-}
-
-/**
- * A summary with no files section it knows may still list its files under a heading in other
- * words (`## 变更内容（按文件）`, "changes, by file"): top-level items that are a lone `` `path` ``.
- * Claiming them would guess at what the heading means; dropping them let a summary that lists
- * five files record as claiming none. Each is said instead — unverifiable, with its heading and
- * line — and only when nothing else claims a file, so a context list beside a files section is
- * left alone.
- */
-function unknownListings(sections: readonly Section[], lineOffset: number): PhaseSummary['prose'] {
-  const out: PhaseSummary['prose'] = [];
-  for (const s of sections) {
-    const where = `line ${s.line + lineOffset}: ${s.heading.trim()}`;
-    for (const line of s.body.split('\n')) {
-      const path = /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+`([^`\s]+)`[ \t]*$/.exec(line)?.[1];
-      if (path === undefined || splitPathAndNote(path).kind !== 'path' || !/[/.]/.test(path))
-        continue;
-      out.push({
-        action: 'Touched',
-        text: path,
-        why: `a lone path under a heading this reader does not know as a files section (${where}): not claimed`,
-      });
-    }
-  }
-  return out;
 }
 
 /** Decisions as strings, or as maps (`- id: x` / `description: …`, `decision:`, `text:`). */
