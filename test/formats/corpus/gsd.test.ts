@@ -20,6 +20,8 @@ interface Entry {
   source: string;
   detect: string;
   expect: {
+    /** A refusal: a problem whose message holds this (the line and what is wrong). */
+    refused?: string;
     status: string;
     claimed: string;
     artifacts: [string, string][];
@@ -43,10 +45,17 @@ const claimsOf = (bytes: Uint8Array, fileName: string) => {
 
 describe('GSD-family summaries from public projects (test/formats/corpus/gsd.json)', () => {
   for (const doc of manifest.documents) {
-    it(`${doc.file}: every file it lists is a claim with its action`, () => {
+    it(`${doc.file}: every file it lists is a claim with its action, or it is refused with its line`, () => {
       const bytes = readFileSync(join(HERE, doc.file));
       const name = doc.file.split('/').pop() ?? doc.file;
       expect(detectFormat(bytes, name).module.name).toBe(doc.detect);
+      if (doc.expect.refused !== undefined) {
+        const r = maxsim.parse(bytes, { ...ctx, fileName: name });
+        expect(r.ok).toBe(false);
+        if (!r.ok)
+          expect(r.problems.map((p) => p.message).join('\n')).toContain(doc.expect.refused);
+        return;
+      }
       const h = claimsOf(bytes, name);
       expect((h.claims.artifacts ?? []).map((a) => [a.path, a.action])).toEqual(
         doc.expect.artifacts,
