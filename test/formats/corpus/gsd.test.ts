@@ -45,7 +45,11 @@ const claimsOf = (bytes: Uint8Array, fileName: string) => {
 
 describe('GSD-family summaries from public projects (test/formats/corpus/gsd.json)', () => {
   for (const doc of manifest.documents) {
-    it(`${doc.file}: every file it lists is a claim with its action, or it is refused with its line`, () => {
+    it(`${doc.file}: ${
+      doc.expect.refused === undefined
+        ? 'every file it lists is a claim with its action'
+        : 'refused with its line and the reason'
+    }`, () => {
       const bytes = readFileSync(join(HERE, doc.file));
       const name = doc.file.split('/').pop() ?? doc.file;
       expect(detectFormat(bytes, name).module.name).toBe(doc.detect);
