@@ -65,6 +65,12 @@ export function parseArtifacts(
   if (isNone(body)) return { ...out, rest: noneNote(body) };
   const rest: string[] = [];
   let group: ClaimedArtifact['action'] | undefined;
+  // The group each kept line sits under: a `### Created (10 files)` over a table is its rows'.
+  const restGroup: (ClaimedArtifact['action'] | undefined)[] = [];
+  const keep = (line: string): void => {
+    rest.push(line);
+    restGroup.push(group);
+  };
   let index = 0;
   const fence = fenceTracker();
   const add = (text: string, action: ClaimedArtifact['action'], actionWord: string): void => {
@@ -85,7 +91,7 @@ export function parseArtifacts(
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     if (fence.line(line)) {
-      rest.push(line);
+      keep(line);
       continue;
     }
     const heading = headingOf(line);
@@ -93,12 +99,12 @@ export function parseArtifacts(
     if (heading || label) {
       group = actionGroup(heading ? heading.title : (label?.[1] ?? ''));
       // A group's heading is structure, re-rendered as the items' actions; others are notes.
-      if (group === undefined) rest.push(line);
+      if (group === undefined) keep(line);
       continue;
     }
     const item = /^[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+(.*)$/.exec(line);
     if (!item) {
-      rest.push(line);
+      keep(line);
       continue;
     }
     let text = (item[1] ?? '').trim();
@@ -134,12 +140,19 @@ export function parseArtifacts(
       add(text, 'touched', 'Touched');
     }
   }
-  // The real phase SUMMARY lists artifacts as a `| File | … |` table: files touched. The table
-  // becomes claims and notes; it is rendered again from them.
+  // The real phase SUMMARY lists artifacts as a `| File | … |` table: each row's action is its
+  // Action cell's, else the sub-heading's over the table (`### Created (10 files)`), else
+  // touched. The table becomes claims and notes; it is rendered again from them.
   const tables = findTables(rest).filter((t) => column(t.header, ['file', 'path', 'files']) >= 0);
   for (const table of tables) {
     const col = column(table.header, ['file', 'path', 'files']);
+    const actionCol = column(table.header, ['action', 'change']);
+    const under = restGroup[table.start];
     for (const row of table.rows) {
+      const said =
+        actionCol >= 0 ? ACTIONS[(row[actionCol] ?? '').trim().toLowerCase()] : undefined;
+      const action = said ?? under ?? 'touched';
+      const word = `${action[0]?.toUpperCase()}${action.slice(1)}`;
       const cell = row[col] ?? '';
       const note = row
         .filter((_, c) => c !== col)
@@ -147,10 +160,10 @@ export function parseArtifacts(
         .join(' | ');
       const split = splitPathAndNote(cell);
       if (split.kind === 'prose') {
-        out.prose.push({ action: 'Touched', text: cell, why: split.why });
+        out.prose.push({ action: word, text: cell, why: split.why });
         continue;
       }
-      const artifact = artifactOf(split.path, 'touched', roots);
+      const artifact = artifactOf(split.path, action, roots);
       if (artifact) {
         out.artifacts.push(artifact);
         const written = [split.note, note].filter((x) => x !== undefined && x !== '').join(' | ');

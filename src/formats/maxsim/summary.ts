@@ -12,6 +12,7 @@ import type { Decision } from '../../model/record.js';
 import { readFrontMatter, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { column, findTables, isNone, normalizeTitle, type Section } from '../kit/markdown.js';
 import { splitPathAndNote } from '../kit/paths.js';
+import { fileTables, lonePaths } from './loose-listings.js';
 import { decisionOf } from './sections.js';
 import { actionGroup } from './vocabulary.js';
 
@@ -281,6 +282,14 @@ export function readPhaseSummary(
         why: `a files section (${where}) with no file item or File column this reader can name`,
       });
     }
+  }
+  if (items + prose.length === 0 && lines.length === 0) {
+    // No files section this reader knows: a `| File | … |` table elsewhere is the file list.
+    for (const t of fileTables(sections, lineOffset)) {
+      claim(t.path, t.action, t.note);
+      if (!listings.includes(t.where)) listings.push(t.where);
+    }
+    if (items === 0) prose.push(...lonePaths(sections, lineOffset));
   }
   const decisions = decisionItems(fm['key-decisions'] ?? fm['decisions']).map((d) =>
     decisionOf(flat(d)),

@@ -20,11 +20,15 @@ interface Entry {
   source: string;
   detect: string;
   expect: {
+    /** A refusal: a problem whose message holds this (the line and what is wrong). */
+    refused?: string;
     status: string;
     claimed: string;
     artifacts: [string, string][];
     decisions?: number;
     withoutKeyFiles?: [string, string][];
+    /** Items that name no single file (a pattern): kept as unverifiable, never dropped. */
+    prose?: [string, string][];
   };
 }
 
@@ -41,15 +45,28 @@ const claimsOf = (bytes: Uint8Array, fileName: string) => {
 
 describe('GSD-family summaries from public projects (test/formats/corpus/gsd.json)', () => {
   for (const doc of manifest.documents) {
-    it(`${doc.file}: every file it lists is a claim with its action`, () => {
+    it(`${doc.file}: ${
+      doc.expect.refused === undefined
+        ? 'every file it lists is a claim with its action'
+        : 'refused with its line and the reason'
+    }`, () => {
       const bytes = readFileSync(join(HERE, doc.file));
       const name = doc.file.split('/').pop() ?? doc.file;
       expect(detectFormat(bytes, name).module.name).toBe(doc.detect);
+      if (doc.expect.refused !== undefined) {
+        const r = maxsim.parse(bytes, { ...ctx, fileName: name });
+        expect(r.ok).toBe(false);
+        if (!r.ok)
+          expect(r.problems.map((p) => p.message).join('\n')).toContain(doc.expect.refused);
+        return;
+      }
       const h = claimsOf(bytes, name);
       expect((h.claims.artifacts ?? []).map((a) => [a.path, a.action])).toEqual(
         doc.expect.artifacts,
       );
-      expect(h.claims.extra?.['proseArtifacts']).toBeUndefined();
+      const prose = h.claims.extra?.['proseArtifacts'] as
+        { action: string; text: string }[] | undefined;
+      expect(prose?.map((p) => [p.action, p.text])).toEqual(doc.expect.prose);
       expect(h.claims.status).toBe(doc.expect.claimed);
       expect(h.status).toBe(doc.expect.status);
       if (doc.expect.decisions !== undefined)
@@ -120,6 +137,104 @@ describe('GSD-family summaries from public projects (test/formats/corpus/gsd.jso
     expect(await verdictsOn({ 'backend/src/db-explore.ts': '// old\n' })).toEqual([
       'backend/package.json verified',
       'backend/src/db-explore.ts contradicted',
+    ]);
+  });
+});
+
+/**
+ * Round three (issue 20): one real document of each shape that had only written fixtures, through
+ * record and verify — honest on a tree that matches it, then with one file it says it created
+ * already in the base.
+ */
+describe('the three shapes, real documents, through record and verify', () => {
+  const verdictsOn = async (
+    file: string,
+    base: Record<string, string>,
+    candidate: Record<string, string>,
+  ) => {
+    const repo = gitdir({ files: { 'README.md': 'x\n', ...base } });
+    const head = git(repo, 'rev-parse', 'HEAD');
+    writeFiles(repo, candidate);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'feat: the plan');
+    const bytes = readFileSync(join(HERE, 'docs', 'gsd', file));
+    const recorded = await recordHandoff({
+      cwd: repo,
+      base: head,
+      from: { bytes, fileName: file },
+    });
+    expect(recorded.record.observed.effectiveStatus).toBe('partial');
+    const report = await verifyRepository({ cwd: repo });
+    return report.records[0]!.checks.filter((c) =>
+      ['claim.artifact', 'claim.unverifiable'].includes(c.check),
+    )
+      .map((c) => `${c.subject} ${c.verdict}`)
+      .sort();
+  };
+  const files = (paths: string[], text: string) => Object.fromEntries(paths.map((p) => [p, text]));
+
+  it('VBW `path` -- created: / -- modified: items (vbw-09-01): a created file the base had is contradicted', async () => {
+    const modified = [
+      'backend/src/services/assignmentService.ts',
+      'backend/src/routes/schedule.ts',
+      'frontend/src/features/schedule/hooks.ts',
+    ];
+    const created = 'backend/src/services/__tests__/deleteAssignmentOrphan.stopped.test.ts';
+    const candidate = { ...files(modified, 'export const v = 2;\n'), [created]: 'test();\n' };
+    const file = 'vbw-09-01-item-actions-created-modified.md';
+    const honest = await verdictsOn(file, files(modified, 'export const v = 1;\n'), candidate);
+    expect(honest).toEqual([...modified, created].map((p) => `${p} verified`).sort());
+    const lie = await verdictsOn(
+      file,
+      { ...files(modified, 'export const v = 1;\n'), [created]: '// old\n' },
+      candidate,
+    );
+    expect(lie).toContain(`${created} contradicted`);
+    expect(lie.filter((v) => v.endsWith('contradicted'))).toHaveLength(1);
+  });
+
+  it('bare paths under ## Key Files Created (plan-01-03): (updated) is modified, a pattern is unverifiable, a created file the base had is contradicted', async () => {
+    const candidate = {
+      'src/cli/flags.ts': 'export const flags = 2;\n',
+      'src/cli/program.ts': 'export {};\n',
+      'src/index.ts': 'export {};\n',
+      'src/commands/help.ts': 'export {};\n',
+    };
+    const file = 'plan-01-03-key-files-created-bare-paths.md';
+    const honest = await verdictsOn(
+      file,
+      { 'src/cli/flags.ts': 'export const flags = 1;\n' },
+      candidate,
+    );
+    expect(honest).toEqual([
+      'Created: src/commands/*.ts (8 command factories) unverifiable',
+      'src/cli/flags.ts verified',
+      'src/cli/program.ts verified',
+      'src/index.ts verified',
+    ]);
+    const lie = await verdictsOn(
+      file,
+      { 'src/cli/flags.ts': 'export const flags = 1;\n', 'src/cli/program.ts': '// old\n' },
+      candidate,
+    );
+    expect(lie).toContain('src/cli/program.ts contradicted');
+  });
+
+  it('### Created (10 files) over | File | Lines | Purpose | (plan-04-01): every row created; one the base had is contradicted', async () => {
+    const manifest10 = manifest.documents.find((d) =>
+      d.file.endsWith('plan-04-01-created-count-lines-table.md'),
+    );
+    const paths = manifest10!.expect.artifacts.map(([p]) => p);
+    const file = 'plan-04-01-created-count-lines-table.md';
+    const honest = await verdictsOn(file, {}, files(paths, '# skill\n'));
+    expect(honest).toEqual(paths.map((p) => `${p} verified`).sort());
+    const lie = await verdictsOn(
+      file,
+      { 'templates/skills/agent-system-map/SKILL.md': '# old\n' },
+      files(paths, '# skill\n'),
+    );
+    expect(lie.filter((v) => v.endsWith('contradicted'))).toEqual([
+      'templates/skills/agent-system-map/SKILL.md contradicted',
     ]);
   });
 });

@@ -1,0 +1,87 @@
+/**
+ * Files a summary lists outside any section this reader knows as a files section. Real GSD-family
+ * summaries do: PAUL's compact summaries put a `| File | Purpose | … |` table under `## What Was
+ * Built`; a quick task written in Chinese lists lone `` `path` `` items under `## 变更内容（按文件）`
+ * ("changes, by file"). Read only when nothing else in the summary claims a file — beside a
+ * files section such lists are context — so that a summary that lists files never records as
+ * claiming none without a word.
+ */
+import { column, findTables, type Section } from '../kit/markdown.js';
+import { splitPathAndNote } from '../kit/paths.js';
+
+type Action = 'created' | 'modified' | 'deleted' | 'touched';
+
+const STATED: Readonly<Record<string, Action>> = {
+  created: 'created',
+  create: 'created',
+  new: 'created',
+  added: 'created',
+  modified: 'modified',
+  modify: 'modified',
+  updated: 'modified',
+  changed: 'modified',
+  deleted: 'deleted',
+  delete: 'deleted',
+  removed: 'deleted',
+};
+
+/**
+ * Rows of every `| File | … |` table: a header that says "File" says its rows are files. The
+ * action is an Action/Change cell's, or a cell that opens with the upper-case `NEW:` marker real
+ * summaries write; else touched (a verb in a Purpose cell — "Add focused coverage" — is not an
+ * action: the file may have existed).
+ */
+export function fileTables(
+  sections: readonly Section[],
+  lineOffset: number,
+): { path: string; action: Action; note: string; where: string }[] {
+  const out: { path: string; action: Action; note: string; where: string }[] = [];
+  for (const s of sections) {
+    const where = `line ${s.line + lineOffset}: ${s.heading.trim()}`;
+    for (const table of findTables(s.body.split('\n'))) {
+      const col = column(table.header, ['file', 'path', 'files']);
+      if (col < 0) continue;
+      const actionCol = column(table.header, ['action', 'change']);
+      for (const row of table.rows) {
+        const split = splitPathAndNote(row[col] ?? '');
+        if (split.kind !== 'path') continue;
+        const others = row.filter((_, c) => c !== col && c !== actionCol).filter((c) => c !== '');
+        const said =
+          actionCol >= 0 ? STATED[(row[actionCol] ?? '').trim().toLowerCase()] : undefined;
+        const marked = others.some((c) => /^NEW:/.test(c.trim())) ? 'created' : undefined;
+        out.push({
+          path: split.path,
+          action: said ?? marked ?? 'touched',
+          note: others.join(' | '),
+          where,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Top-level items that are a lone `` `path` ``, under any heading. Claiming them would guess at
+ * what the heading means; each is said instead — unverifiable, with its heading and line.
+ */
+export function lonePaths(
+  sections: readonly Section[],
+  lineOffset: number,
+): { action: string; text: string; why: string }[] {
+  const out: { action: string; text: string; why: string }[] = [];
+  for (const s of sections) {
+    const where = `line ${s.line + lineOffset}: ${s.heading.trim()}`;
+    for (const line of s.body.split('\n')) {
+      const path = /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+`([^`\s]+)`[ \t]*$/.exec(line)?.[1];
+      if (path === undefined || !/[/.]/.test(path) || splitPathAndNote(path).kind !== 'path')
+        continue;
+      out.push({
+        action: 'Touched',
+        text: path,
+        why: `a lone path under a heading this reader does not know as a files section (${where}): not claimed`,
+      });
+    }
+  }
+  return out;
+}
