@@ -28,19 +28,29 @@ export interface SpoolCheck {
   counts: Record<string, number>;
   /** One line per problem: the file, the rule, where in the value and what. */
   problems: string[];
+  /** How many files had at least one problem. */
+  failed: number;
 }
 
 export function checkSpool(dir: string, schema: CddlSchema): SpoolCheck {
   const counts: Record<string, number> = {};
   const problems: string[] = [];
+  let failed = 0;
   for (const name of readdirSync(dir).sort()) {
+    const before = problems.length;
+    checkOne(name);
+    if (problems.length > before) failed++;
+  }
+  return { counts, problems, failed };
+
+  function checkOne(name: string): void {
     // A writer killed between writing and naming its copy (crash tests) leaves one of these.
-    if (name.startsWith('.tmp-')) continue;
+    if (name.startsWith('.tmp-')) return;
     const match = NAME.exec(name);
     const rule = match ? SPOOL_RULES[match[1]!] : undefined;
     if (match === null || rule === undefined) {
       problems.push(`${name}: not a spooled object's name (<kind>-<64 hex>)`);
-      continue;
+      return;
     }
     const [, kind, hex] = match as unknown as [string, string, string];
     counts[kind] = (counts[kind] ?? 0) + 1;
@@ -51,10 +61,32 @@ export function checkSpool(dir: string, schema: CddlSchema): SpoolCheck {
     const canonical = canonicalProblem(bytes);
     if (canonical !== undefined) {
       problems.push(`${where}: not canonical CBOR: ${canonical}`);
-      continue;
+      return;
     }
-    for (const m of schema.validate(rule, decoder.decode(bytes)))
-      problems.push(`${where}: ${m.path} ${m.message}`);
+    const value: unknown = decoder.decode(bytes);
+    const mismatches = schema.validate(rule, value);
+    if (mismatches.length === 0) return;
+    // The kind's rule decides; the version's rule, when it also fails, says why more precisely.
+    const version = versionRule(rule, value, schema);
+    const precise = version === undefined ? [] : schema.validate(version, value);
+    for (const m of precise.length > 0 ? precise : mismatches)
+      problems.push(
+        `${where}${precise.length > 0 ? ` as ${version}` : ''}: ${m.path} ${m.message}`,
+      );
   }
-  return { counts, problems };
+}
+
+/**
+ * A record or attestation names its version in `schema`; that version's rule (one choice of the
+ * kind's rule, pinned by its literal `schema`) says what is wrong with it, where the kind's rule
+ * only says that it matches none of the versions.
+ */
+function versionRule(rule: string, value: unknown, schema: CddlSchema): string | undefined {
+  if (rule !== 'ledger-record' && rule !== 'attestation') return undefined;
+  const named = (value as { schema?: unknown } | null)?.schema;
+  const version =
+    typeof named === 'string' ? /^ledger\.(record|attestation)\/v(\d+)$/.exec(named) : null;
+  if (version === null || !rule.endsWith(version[1]!)) return undefined;
+  const candidate = `${version[1]}-v${version[2]}`;
+  return schema.ruleNames.includes(candidate) ? candidate : undefined;
 }
