@@ -32,7 +32,10 @@ const END_TO_END = [
 export default defineConfig({
   test: {
     // Every test file runs as a user of its own (HOME, git global config, XDG): see the file.
-    setupFiles: ['test/helpers/setup-env.ts'],
+    // Every ledger object the run writes is spooled and checked against spec/ledger.cddl when
+    // it ends (issue 22): see test/spec/spool-global.ts.
+    setupFiles: ['test/helpers/setup-env.ts', 'test/spec/spool-env.ts'],
+    globalSetup: ['test/spec/spool-global.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

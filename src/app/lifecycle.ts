@@ -8,6 +8,7 @@ import { formatModules, type FormatModule, type Lifecycle } from '../formats/ind
 import { appendRecordOnto } from '../ledger/append.js';
 import { BASE_COMMIT_FILE } from '../ledger/layout.js';
 import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
+import { spoolCopy } from '../ledger/spool.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
@@ -222,10 +223,11 @@ async function stepOnce(
       record: headId,
     });
   await pausePoint('lifecycle-after-read');
+  const recordBytes = encodeCanonical(stripUndefined(record) as CborValue);
   const appended = await appendRecordOnto(
     store,
     {
-      recordBytes: encodeCanonical(stripUndefined(record) as CborValue),
+      recordBytes,
       candidateTree: head.observed.candidate.tree,
       baseTree: head.observed.base.tree,
       baseCommitBytes: baseCommit === undefined ? undefined : await readBlob(store, baseCommit.oid),
@@ -234,6 +236,7 @@ async function stepOnce(
     now,
     index.tipCommit,
   );
+  if (appended) spoolCopy('lifecycle-step', appended.id, recordBytes);
   return appended && { ...appended, record, from, to };
 }
 

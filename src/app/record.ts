@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
 import { issuesToProblems } from '../formats/index.js';
 import { appendRecord } from '../ledger/append.js';
+import { spoolCopy } from '../ledger/spool.js';
 import { LedgerError, type Problem } from '../model/errors.js';
 import { killPoint } from '../model/faults.js';
 import {
@@ -273,6 +274,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       },
       now,
     );
+    spoolCopy('record', appended.id, recordBytes);
     const local = openLocalState(repo, store);
     await local.noteRecordedHere(appended.id);
     if (appended.entryId !== '') await local.noteKnownEntry(appended.entryId);

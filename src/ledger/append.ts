@@ -24,6 +24,7 @@ import {
 import { ledgerCommit } from './commit.js';
 import { appendLeaves, signatureObject } from './leaves.js';
 import { readTip } from './read.js';
+import { spoolCopy } from './spool.js';
 import { insertPath, lookupPath } from './trees.js';
 
 export interface RecordObjects {
@@ -104,7 +105,9 @@ async function prepare(store: ObjectStore, objects: RecordObjects): Promise<Prep
   const signatures = await Promise.all(
     (objects.signatures ?? []).map(async (armored) => {
       const bytes = encodeCanonical(signatureObject(id, armored));
-      return { id: toRecordId(bytes), blob: await store.write('blob', bytes) };
+      const signature = { id: toRecordId(bytes), blob: await store.write('blob', bytes) };
+      spoolCopy('signature', signature.id, bytes);
+      return signature;
     }),
   );
   return { objects, id, recordTree, signatures };
@@ -135,6 +138,7 @@ async function appendAt(
   const entryBytes = encodeCanonical(entry);
   const entryId = toRecordId(entryBytes);
   const entryBlob = await store.write('blob', entryBytes);
+  spoolCopy('log-entry', entryId, entryBytes);
   let root = head?.tree;
   root = await insertPath(store, root, [RECORDS_DIR, ...fanout(id)], {
     mode: MODE.tree,

@@ -22,6 +22,7 @@ import { ledgerCommit } from './commit.js';
 import { ATTESTATIONS_DIR, fanout, leafCommitMessage, LOG_REF, SIGNATURES_DIR } from './layout.js';
 import type { LedgerIndex } from './read.js';
 import { readTip } from './read.js';
+import { spoolCopy } from './spool.js';
 import { insertPath, lookupPath, readBlob } from './trees.js';
 
 const MAX_ATTEMPTS = 1000;
@@ -48,7 +49,9 @@ export async function appendLeaves(
   const leaves = await Promise.all(
     values.map(async ({ dir, value }) => {
       const bytes = encodeCanonical(value);
-      return { dir, id: toRecordId(bytes), blob: await store.write('blob', bytes) };
+      const leaf = { dir, id: toRecordId(bytes), blob: await store.write('blob', bytes) };
+      spoolCopy(dir === SIGNATURES_DIR ? 'signature' : 'attestation', leaf.id, bytes);
+      return leaf;
     }),
   );
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {

@@ -15,6 +15,7 @@ import {
   writerRef,
 } from '../ledger/layout.js';
 import { readEntry, readTip, type Tip } from '../ledger/read.js';
+import { spoolCopy } from '../ledger/spool.js';
 import { insertPath, lookupPath } from '../ledger/trees.js';
 import { isLedgerError, LedgerError, type Problem } from '../model/errors.js';
 import { killPoint, pausePoint } from '../model/faults.js';
@@ -657,6 +658,7 @@ async function writeJoin(
     const bytes = encodeCanonical(entry);
     entryId = toRecordId(bytes);
     const blob = await store.write('blob', bytes);
+    spoolCopy('log-entry', entryId, bytes);
     root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], {
       mode: MODE.file,
       oid: blob,

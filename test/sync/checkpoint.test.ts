@@ -5,9 +5,7 @@
  * does not chain from the retired ref's tip), forges a height, retires a ref it does not cover,
  * is itself rewound — and two clones publishing at once.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeCanonical, toRecordId } from '../../src/canonical/index.js';
 import { ledgerCommit } from '../../src/ledger/append.js';
 import { CHECKPOINT_REF, fanout, LOG_DIR, LOG_REF } from '../../src/ledger/layout.js';
@@ -16,57 +14,24 @@ import { insertPath } from '../../src/ledger/trees.js';
 import { openLedgerRepo } from '../../src/app/repo.js';
 import { LOG_ENTRY_SCHEMA } from '../../src/model/record.js';
 import { encodeCommit, MODE } from '../../src/store/objects.js';
+import { verifyRepository, withRepo } from '../../src/index.js';
+import { cloneOf, git, gitTry, ledgerTip, remoteWithClones, runCli } from '../helpers/git.js';
 import {
-  listLog,
-  recordHandoff,
-  syncRepository,
-  verifyRepository,
-  withRepo,
-} from '../../src/index.js';
-import { isLedgerError } from '../../src/model/errors.js';
-import {
-  cleanup,
-  cloneOf,
-  git,
-  gitTry,
-  ledgerTip,
-  PROJECT_ROOT,
-  remoteWithClones,
-  runCli,
-} from '../helpers/git.js';
+  logIds,
+  recordSummary as record,
+  syncOutcome as sync,
+  useBuiltCli,
+  type SyncResult,
+} from '../helpers/sync-setup.js';
 import { idPath } from '../adversarial/helpers.js';
 import { plantWriters } from '../helpers/fleet.js';
 
-beforeAll(() => {
-  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
-    throw new Error('run npm run build first');
-});
-afterAll(cleanup);
-
-type SyncResult = Awaited<ReturnType<typeof syncRepository>>;
-type Outcome = { code: number; error?: { code: string; message: string }; result?: SyncResult };
-
-async function record(cwd: string, summary: string): Promise<string> {
-  return (await recordHandoff({ cwd, status: 'success', summary })).id;
-}
-
-async function sync(cwd: string, options: { checkpoint?: boolean } = {}): Promise<Outcome> {
-  try {
-    return { code: 0, result: await syncRepository({ cwd, ...options }) };
-  } catch (error) {
-    if (!isLedgerError(error)) throw error;
-    return { code: error.exitCode, error: { code: error.code, message: error.message } };
-  }
-}
+useBuiltCli();
 
 async function synced(cwd: string, options: { checkpoint?: boolean } = {}): Promise<SyncResult> {
   const r = await sync(cwd, options);
   expect(r.code, JSON.stringify(r.error)).toBe(0);
   return r.result!;
-}
-
-async function logIds(cwd: string): Promise<string[]> {
-  return (await withRepo(cwd, ({ store }) => listLog(store))).map((i) => i.id);
 }
 
 function ledgerRefs(remote: string): string[] {
