@@ -56,6 +56,9 @@ export function sanitizeLine(text: string): string {
   return escapeForTerminal(text).replace(UNSAFE_LINE, escapeChar);
 }
 
+/** Text with nothing but newlines and printable ASCII in it. */
+const PLAIN_JSON = /^[\n\x20-\x7e]*$/;
+
 /**
  * JSON for a terminal or a pipe: `JSON.stringify`, with every character `escapeForTerminal`
  * would escape written as a `\uXXXX` escape instead. JSON.stringify leaves DEL, C1 controls
@@ -63,7 +66,11 @@ export function sanitizeLine(text: string): string {
  * is the same JSON value, byte-for-byte safe to print.
  */
 export function toTerminalJson(value: unknown): string {
-  return neutralizeJsonText((JSON.stringify(value, null, 2) ?? 'null').replace(UNSAFE, jsonEscape));
+  const json = JSON.stringify(value, null, 2) ?? 'null';
+  // JSON.stringify escapes every control character inside strings and writes only newlines and
+  // spaces between them, so printable ASCII and newlines are all UNSAFE can never match. Testing
+  // that first skips the Unicode-property scan of a 5 MB verify report (about 0.1 s, measured).
+  return neutralizeJsonText(PLAIN_JSON.test(json) ? json : json.replace(UNSAFE, jsonEscape));
 }
 
 /**

@@ -48,14 +48,38 @@ export async function readCapped(
   };
 }
 
-/** Lines in a blob as editors count them (a last line without a newline counts), streamed. */
-export async function countLines(
-  store: ObjectReader,
-  oid: string,
-): Promise<{ type: ObjectType; lines: number } | undefined> {
+/** A blob's digest and line count, from one streamed pass. */
+export interface BlobFacts extends Digest {
+  lines: number;
+}
+
+/**
+ * One record's blob reads, each blob streamed once: an artifact is digested by the observed
+ * checks and its lines counted by the claim checks (a Key Reference into the file the agent
+ * wrote), and both used to stream it through cat-file and the pipe again. Per record, so that
+ * nothing outlives the record; an object id names its bytes, so one pass answers both.
+ */
+export class BlobReads {
+  private readonly seen = new Map<string, Promise<BlobFacts | undefined>>();
+
+  constructor(private readonly store: ObjectReader) {}
+
+  facts(oid: string): Promise<BlobFacts | undefined> {
+    let facts = this.seen.get(oid);
+    if (facts === undefined) {
+      facts = blobFacts(this.store, oid);
+      this.seen.set(oid, facts);
+    }
+    return facts;
+  }
+}
+
+async function blobFacts(store: ObjectReader, oid: string): Promise<BlobFacts | undefined> {
+  const hash = createHash('sha256');
   let newlines = 0;
   let last = -1;
   const info = await store.readChunks(oid, (chunk) => {
+    hash.update(chunk);
     let at = chunk.indexOf(0x0a);
     while (at >= 0) {
       newlines++;
@@ -64,6 +88,10 @@ export async function countLines(
     if (chunk.length > 0) last = chunk[chunk.length - 1]!;
   });
   if (!info) return undefined;
-  const lines = info.size === 0 ? 0 : last === 0x0a ? newlines : newlines + 1;
-  return { type: info.type, lines };
+  return { ...info, sha256: hash.digest('hex'), lines: linesOf(info.size, last, newlines) };
+}
+
+/** Lines as editors count them: a last line without a newline counts. */
+function linesOf(size: number, last: number, newlines: number): number {
+  return size === 0 ? 0 : last === 0x0a ? newlines : newlines + 1;
 }

@@ -5,7 +5,7 @@
  * command has two checks with the same name and subject, and the second must not inherit the
  * first one's verdict.
  */
-import type { Check, CheckDraft } from './types.js';
+import type { Check, CheckDraft, Verdict } from './types.js';
 
 export function pass(
   id: string,
@@ -32,6 +32,17 @@ export function fail(
     detail,
     ...(integrity ? { integrity } : {}),
   };
+}
+
+/** A claim check: never an integrity check (the agent wrote the claim, not ledger). */
+export function claim(
+  id: string,
+  check: string,
+  subject: string,
+  verdict: Verdict,
+  detail: string,
+): CheckDraft {
+  return { id, check, subject, verdict, detail };
 }
 
 export function unverifiable(id: string, check: string, subject: string, detail: string): Check {

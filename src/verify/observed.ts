@@ -17,7 +17,7 @@ import {
   type TreeEntry,
 } from '../store/objects.js';
 import { MAX_WHOLE_OBJECT_BYTES, type ObjectReader } from '../store/port.js';
-import { digestObject, readCapped, type Digest } from './blobs.js';
+import { BlobReads, digestObject, readCapped, type Digest } from './blobs.js';
 import { fail, pass, unverifiable } from './checks.js';
 import type { CheckSink } from './types.js';
 
@@ -167,12 +167,13 @@ export async function checkArtifacts(
   store: ObjectReader,
   record: LedgerRecord,
   checks: CheckSink,
+  blobs: BlobReads = new BlobReads(store),
 ): Promise<void> {
   const tree = record.observed.candidate.tree;
   for (const [i, artifact] of record.observed.artifacts.entries()) {
     const id = `observed.artifacts[${i}]`;
     const entry = await lookupPath(store, tree, artifact.path);
-    const digest = entry ? await digestObject(store, entry.oid) : undefined;
+    const digest = entry ? await blobs.facts(entry.oid) : undefined;
     if (!entry || !digest) {
       checks.push(
         fail(id, 'artifact', artifact.path, `${id}: not found in the candidate tree`, true),

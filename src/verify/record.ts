@@ -13,7 +13,7 @@ import { isLedgerError } from '../model/errors.js';
 import { Record as RecordSchema, type LedgerRecord } from '../model/record.js';
 import { parseTree, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
-import { readCapped } from './blobs.js';
+import { BlobReads, readCapped } from './blobs.js';
 import { fail, identifyChecks, pass } from './checks.js';
 import { checkClaims } from './claims.js';
 import { checkDerivedStatus } from './derived.js';
@@ -203,7 +203,9 @@ async function verifyRecord(
   const baseCommitBytes = await checkAnchors(store, record, files, checks);
   await checkBaseInRepository(store, record, checks, options.shallow ?? false);
   if (record.observed.base.commit !== null) onBaseCommit(record.observed.base.commit);
-  await checkArtifacts(store, record, checks);
+  // Each blob streamed once for the record: the artifacts' digests and the references' lines.
+  const blobs = new BlobReads(store);
+  await checkArtifacts(store, record, checks, blobs);
   const kept = await checkEvidence(store, record, files, checks);
   checkDerivedStatus(record, kept, checks, {
     ...(options.root === undefined ? {} : { fallbackRoot: options.root }),
@@ -220,7 +222,7 @@ async function verifyRecord(
     signatureChecks,
   );
   await checkWitnesses(id, record, options.rerun, checks, attestedBy(verdicts));
-  await checkClaims(store, record, options, id, checks);
+  await checkClaims(store, record, options, id, checks, blobs);
   checks.push(...signatureChecks);
   checkClock(record, baseCommitBytes, options.now ?? new Date(), checks);
 }

@@ -22,19 +22,9 @@ import { runnerCommands } from '../action/workflow-commands.js';
 import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
 import { cleanup, git, gitdir, tempDir } from '../helpers/git.js';
 import { keygen } from '../export/helpers.js';
+import { forgeRecord } from '../helpers/forge.js';
 import { signingUser } from '../helpers/signing-user.js';
-import {
-  allChecks,
-  appendRaw,
-  cli,
-  cliText,
-  encode,
-  makeUser,
-  record,
-  recordParts,
-  repoWithRecord,
-  safeGit,
-} from './helpers.js';
+import { allChecks, cli, cliText, makeUser, record, repoWithRecord, safeGit } from './helpers.js';
 
 afterAll(cleanup);
 
@@ -240,9 +230,9 @@ describe('red team: export products (item 3)', () => {
       summary: 's',
       artifacts: ['out.bin'],
     });
-    const parts = await recordParts(dir, made.id);
-    parts.value['observed']['artifacts'][0]['sha256'] = 'ab'.repeat(32);
-    const forged = await appendRaw(dir, parts, encode(parts.value));
+    const forged = await forgeRecord(dir, made.id, (value) => {
+      value['observed']['artifacts'][0]['sha256'] = 'ab'.repeat(32);
+    });
     const key = keygen(tempDir(), 'auditor');
     const out = join(dir, 'link-out');
     const result = await cli(user, dir, [

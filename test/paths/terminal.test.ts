@@ -61,6 +61,20 @@ describe('toTerminalJson', () => {
     expect(JSON.parse(out)).toEqual(value);
   });
 
+  it('a large report of printable ASCII is written as JSON.stringify wrote it, and one unsafe character at its very end is still escaped (issue 21 fast path)', () => {
+    const checks = Array.from({ length: 2000 }, (_, i) => ({
+      id: `claims.references[${i}]`,
+      detail: 'resolves in the candidate tree ##[ not a command',
+    }));
+    const plain = toTerminalJson({ checks });
+    expect(plain).toBe(JSON.stringify({ checks }, null, 2).replace(/##\[/g, '##\\u005b'));
+    for (const hidden of ['\u202e', '\x7f', '\u009b', '\u200b', '\u{e0041}', '\ud800']) {
+      const out = toTerminalJson({ checks, last: `ok${hidden}` });
+      expect(out).not.toContain(hidden);
+      expect(JSON.parse(out).last).toBe(`ok${hidden}`);
+    }
+  });
+
   it('round-trips any value and never holds a raw control, bidi or invisible character', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.string({ unit: 'binary', maxLength: 40 }), (value, text) => {

@@ -4,22 +4,22 @@
  * unverifiable ledgers — and a worker that crashes, exits or answers for a record it was not
  * given ends the run as an internal error, never as a pass.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { cpSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isLedgerError } from '../../src/model/errors.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { checkRecordsInWorkers } from '../../src/verify/parallel.js';
+import { tempDir } from '../helpers/env.js';
 import { cleanup, gitdir, remoteWithClones } from '../helpers/git.js';
 import {
-  appendRaw,
   cliText,
-  encode,
   makeUser,
   record,
-  recordParts,
   repoWithRecord,
   safeGit,
   type User,
 } from '../adversarial/helpers.js';
+import { forgeSuccess } from '../helpers/forge.js';
 
 afterAll(cleanup);
 
@@ -47,25 +47,56 @@ async function sameEitherWay(
 // Each case runs the CLI several times; on 2 busy cores a run takes seconds.
 const SLOW = 180_000;
 
+/** A copy of a repository, its ledger and all (cheaper than recording the same records again). */
+function copyRepo(dir: string): string {
+  const copy = tempDir();
+  cpSync(dir, copy, { recursive: true });
+  return copy;
+}
+
+/** What `make` returns, made once before the describe's tests; `fixture()` hands it to each. */
+function beforeAllLedger<T>(make: () => Promise<T>): () => T {
+  let made: T | undefined;
+  beforeAll(async () => {
+    made = await make();
+  }, SLOW);
+  return () => {
+    if (made === undefined) throw new Error('the shared ledger was not made');
+    return made;
+  };
+}
+
 describe('verify in worker threads (issue 21)', () => {
+  // One ledger for the cases below, made once (each record is a real record run): two honest
+  // records (`honest`, copied before anything else is added), a clone of them in an unrelated
+  // repository (`victim`), then a record claiming success whose witness failed (`dir`), and a
+  // copy of that ledger with the failed record forged to read success (`forged`).
+  const fixture = beforeAllLedger(async () => {
+    const user = makeUser();
+    // Two records at least in every run: one record is one task, checked in this thread.
+    const { dir } = await repoWithRecord(user, { status: 'success', summary: 'honest one' });
+    await record(user, dir, { status: 'success', summary: 'honest two' });
+    const honest = copyRepo(dir);
+    // A record fetched from an unrelated repository: its base commit is not here.
+    const victim = gitdir();
+    safeGit(victim, 'fetch', '-q', dir, 'refs/ledger/log:refs/ledger/log');
+    const { id } = await record(user, dir, {
+      status: 'success',
+      summary: 'claims success',
+      witnesses: ['false'],
+    });
+    const forged = copyRepo(dir);
+    await forgeSuccess(forged, id);
+    return { user, dir, honest, victim, forged };
+  });
+
   it(
     'honest, --strict unverifiable and contradicted ledgers: the same text, --json and exit code with 1 worker and with 2',
     async () => {
-      const user = makeUser();
-      // Two records at least in every run: one record is one task, checked in this thread.
-      const { dir } = await repoWithRecord(user, { status: 'success', summary: 'honest one' });
-      await record(user, dir, { status: 'success', summary: 'honest two' });
-      expect((await sameEitherWay(user, dir, ['verify', '--full', '--json'])).code).toBe(0);
-      // A record fetched from an unrelated repository: its base commit is not here.
-      const victim = gitdir();
-      safeGit(victim, 'fetch', '-q', dir, 'refs/ledger/log:refs/ledger/log');
+      const { user, dir, honest, victim } = fixture();
+      expect((await sameEitherWay(user, honest, ['verify', '--full', '--json'])).code).toBe(0);
       expect((await sameEitherWay(user, victim, ['verify', '--full'])).code).toBe(0);
       expect((await sameEitherWay(user, victim, ['verify', '--full', '--strict'])).code).toBe(1);
-      await record(user, dir, {
-        status: 'success',
-        summary: 'claims success',
-        witnesses: ['false'],
-      });
       expect((await sameEitherWay(user, dir, ['verify', '--full', '--json'])).code).toBe(1);
       await sameEitherWay(user, dir, ['verify', '--full']);
     },
@@ -75,18 +106,9 @@ describe('verify in worker threads (issue 21)', () => {
   it(
     'a forged record (its effective status edited) is the same integrity failure (exit 3) with 1 worker and with 2',
     async () => {
-      const user = makeUser();
-      const { dir, id } = await repoWithRecord(user, {
-        status: 'success',
-        summary: 'x',
-        witnesses: ['false'],
-      });
-      const parts = await recordParts(dir, id);
-      parts.value['observed'].effectiveStatus = 'success';
-      parts.value['observed'].reasons = [];
-      await appendRaw(dir, parts, encode(parts.value));
-      expect((await sameEitherWay(user, dir, ['verify', '--full', '--json'])).code).toBe(3);
-      await sameEitherWay(user, dir, ['verify', '--full']);
+      const { user, forged } = fixture();
+      expect((await sameEitherWay(user, forged, ['verify', '--full', '--json'])).code).toBe(3);
+      await sameEitherWay(user, forged, ['verify', '--full']);
     },
     SLOW,
   );
@@ -179,10 +201,7 @@ describe("sync's incoming checks on verify's parallel path (issue 21)", () => {
         witnesses: ['false'],
       });
       await record(user, attacker, { status: 'success', summary: 'two' });
-      const parts = await recordParts(attacker, id);
-      parts.value['observed'].effectiveStatus = 'success';
-      parts.value['observed'].reasons = [];
-      await appendRaw(attacker, parts, encode(parts.value));
+      await forgeSuccess(attacker, id);
       safeGit(attacker, 'push', '-q', remote, 'refs/ledger/log:refs/ledger/log');
       const a = await cliText(user, one, ['sync', '--json'], ONE);
       const b = await cliText(user, two, ['sync', '--json'], TWO);

@@ -25,7 +25,7 @@ import type { ConfigGuard } from './guard.js';
 /** A read waiting for its answer: whole (bytes collected) or streamed (`onChunk`). */
 interface Pending {
   oid: string;
-  onChunk: ((chunk: Uint8Array) => void) | undefined;
+  onChunk: ((chunk: Uint8Array, info: ObjectInfo) => void) | undefined;
   resolve: (answer: { info: ObjectInfo; bytes: Uint8Array | undefined } | undefined) => void;
   reject: (error: unknown) => void;
 }
@@ -69,9 +69,10 @@ export class CatFileBatch {
     return answer && { type: answer.info.type, bytes: answer.bytes! };
   }
 
+  /** `onChunk` is told the object's type and size with each piece (the header came first). */
   async readChunks(
     oid: string,
-    onChunk: (chunk: Uint8Array) => void,
+    onChunk: (chunk: Uint8Array, info: ObjectInfo) => void,
   ): Promise<ObjectInfo | undefined> {
     return (await this.request(oid, onChunk))?.info;
   }
@@ -85,7 +86,7 @@ export class CatFileBatch {
 
   private request(
     oid: string,
-    onChunk: ((chunk: Uint8Array) => void) | undefined,
+    onChunk: ((chunk: Uint8Array, info: ObjectInfo) => void) | undefined,
   ): Promise<{ info: ObjectInfo; bytes: Uint8Array | undefined } | undefined> {
     // An id that is not 40 hex would be taken as a revision expression by cat-file.
     if (!OID.test(oid)) return Promise.resolve(undefined);
@@ -208,7 +209,7 @@ export class CatFileBatch {
         body.filled += payload;
       } else {
         try {
-          body.pending.onChunk!(piece);
+          body.pending.onChunk!(piece, body.info);
         } catch (error) {
           body.error = error;
         }

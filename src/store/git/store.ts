@@ -70,8 +70,11 @@ export class GitStore implements ObjectStore {
     // whole read: a thousand records on one base commit ask for it a thousand times.
     const parts: Uint8Array[] = [];
     let kept = 0;
-    const info = await this.batch.readChunks(oid, (chunk) => {
+    const info = await this.batch.readChunks(oid, (chunk, about) => {
       onChunk(chunk);
+      // Blobs are never cached: copying each piece of every artifact only fed the collector
+      // (27 MB of copies in a verify of 1,000 records, measured).
+      if (about.type === 'blob') return;
       if (kept >= 0 && kept + chunk.length <= CACHE_OBJECT_BYTES) {
         parts.push(Uint8Array.from(chunk));
         kept += chunk.length;

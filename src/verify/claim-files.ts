@@ -1,0 +1,251 @@
+/**
+ * The claims about files, against the trees: what a claimed artifact's action means (`created`
+ * absent from the base tree and present in the candidate, and so on) and its digest, and every
+ * `file:line` — a Key Reference or a finding — resolving in the candidate tree. A path outside
+ * the repository is `unverifiable` with the reason, never dropped.
+ */
+import { recordModule } from '../formats/index.js';
+import { lookupPath } from '../ledger/trees.js';
+import type { ClaimedArtifact, LedgerRecord } from '../model/record.js';
+import { checkRepoPath } from '../paths/index.js';
+import type { TreeEntry } from '../store/objects.js';
+import type { ObjectReader } from '../store/port.js';
+import type { BlobReads } from './blobs.js';
+import { claim } from './checks.js';
+import type { CheckDraft as Check, Verdict } from './types.js';
+
+/** The verdict of one claimed action, from the file in the base tree and in the candidate. */
+function actionVerdict(
+  action: ClaimedArtifact['action'],
+  base: TreeEntry | undefined,
+  candidate: TreeEntry | undefined,
+): { verdict: Verdict; detail: string } {
+  const same =
+    base !== undefined &&
+    candidate !== undefined &&
+    base.oid === candidate.oid &&
+    base.mode === candidate.mode;
+  switch (action) {
+    case 'created':
+      if (candidate === undefined)
+        return {
+          verdict: 'contradicted',
+          detail: 'claimed created, but not in the candidate tree',
+        };
+      if (base !== undefined)
+        return {
+          verdict: 'contradicted',
+          detail: `claimed created, but it was already in the base tree${same ? ' and is unchanged' : ''}`,
+        };
+      return {
+        verdict: 'verified',
+        detail: 'absent from the base tree, present in the candidate, as claimed',
+      };
+    case 'modified':
+      if (candidate === undefined)
+        return {
+          verdict: 'contradicted',
+          detail:
+            base === undefined
+              ? 'claimed modified, but in neither tree'
+              : 'claimed modified, but deleted from the candidate tree',
+        };
+      if (base === undefined)
+        return {
+          verdict: 'contradicted',
+          detail: 'claimed modified, but it is not in the base tree (created)',
+        };
+      if (same)
+        return {
+          verdict: 'contradicted',
+          detail: 'claimed modified, but identical in the base and the candidate tree',
+        };
+      return { verdict: 'verified', detail: 'present in both trees and changed, as claimed' };
+    case 'deleted':
+      if (candidate !== undefined)
+        return {
+          verdict: 'contradicted',
+          detail: 'claimed deleted, but present in the candidate tree',
+        };
+      if (base === undefined)
+        return {
+          verdict: 'contradicted',
+          detail: 'claimed deleted, but it was not in the base tree either',
+        };
+      return {
+        verdict: 'verified',
+        detail: 'in the base tree, absent from the candidate, as claimed',
+      };
+    case 'touched':
+      if (candidate !== undefined)
+        return {
+          verdict: 'verified',
+          detail: same
+            ? 'present in the candidate tree (unchanged from the base)'
+            : 'present in the candidate tree',
+        };
+      if (base !== undefined)
+        return {
+          verdict: 'verified',
+          detail: 'in the base tree and absent from the candidate (deleted)',
+        };
+      return { verdict: 'contradicted', detail: 'in neither the base nor the candidate tree' };
+  }
+}
+
+export async function checkClaimedArtifacts(
+  store: ObjectReader,
+  blobs: BlobReads,
+  record: LedgerRecord,
+  checks: Check[],
+) {
+  const { base, candidate } = record.observed;
+  for (const [i, artifact] of (record.claims.artifacts ?? []).entries()) {
+    const id = `claims.artifacts[${i}]`;
+    const subject = artifact.path;
+    const safe = checkRepoPath(artifact.path);
+    if (!safe.ok) {
+      checks.push(
+        claim(
+          id,
+          'claim.artifact',
+          artifact.as ?? subject,
+          'unverifiable',
+          `not a path inside the repository (${safe.problem}): ledger cannot check it`,
+        ),
+      );
+      continue;
+    }
+    const [before, after] = await Promise.all([
+      lookupPath(store, base.tree, safe.path),
+      lookupPath(store, candidate.tree, safe.path),
+    ]);
+    const judged = actionVerdict(artifact.action, before, after);
+    if (judged.verdict !== 'verified' || artifact.sha256 === undefined || after === undefined) {
+      checks.push(claim(id, 'claim.artifact', subject, judged.verdict, judged.detail));
+      continue;
+    }
+    // Streamed: a planted multi-gigabyte blob costs time, never memory.
+    const sha256 = (await blobs.facts(after.oid))?.sha256;
+    checks.push(
+      sha256 === artifact.sha256
+        ? claim(
+            id,
+            'claim.artifact',
+            subject,
+            'verified',
+            `${judged.detail}; sha256 ${sha256} as claimed`,
+          )
+        : claim(
+            id,
+            'claim.artifact',
+            subject,
+            'contradicted',
+            `claimed sha256 ${artifact.sha256}, candidate tree has ${sha256 ?? 'no blob'}`,
+          ),
+    );
+  }
+}
+
+/**
+ * Every `file:line` claim — Key References and findings alike — against the candidate tree.
+ * A format may fail the result as a whole above a share of bad ones (its verify rule).
+ */
+export async function checkFileLines(
+  store: ObjectReader,
+  blobs: BlobReads,
+  record: LedgerRecord,
+  checks: Check[],
+) {
+  const located = [
+    ...(record.claims.references ?? []).map((r, i) => ({
+      id: `claims.references[${i}]`,
+      check: 'reference',
+      path: r.path,
+      line: r.line,
+      last: r.endLine ?? r.line,
+      unverified: r.unverified === true,
+    })),
+    ...(record.claims.findings ?? []).flatMap((f, i) =>
+      f.path === undefined
+        ? []
+        : [
+            {
+              id: `claims.findings[${i}]`,
+              check: 'finding',
+              path: f.path,
+              line: f.line,
+              last: f.line,
+              unverified: false,
+            },
+          ],
+    ),
+  ];
+  if (located.length === 0) return;
+  const lineCounts = new Map<string, number | undefined>();
+  let bad = 0;
+  let checked = 0;
+  for (const ref of located) {
+    const subject = ref.line === undefined ? ref.path : `${ref.path}:${ref.line}`;
+    const safe = checkRepoPath(ref.path);
+    if (!safe.ok) {
+      checks.push(
+        claim(
+          ref.id,
+          ref.check,
+          subject,
+          'unverifiable',
+          `not a path inside the repository (${safe.problem}): ledger cannot check it`,
+        ),
+      );
+      continue;
+    }
+    checked++;
+    if (!lineCounts.has(safe.path)) {
+      const entry = await lookupPath(store, record.observed.candidate.tree, safe.path);
+      const counted = entry ? await blobs.facts(entry.oid) : undefined;
+      lineCounts.set(safe.path, counted?.type === 'blob' ? counted.lines : undefined);
+    }
+    const lines = lineCounts.get(safe.path);
+    if (lines === undefined) {
+      bad++;
+      checks.push(
+        claim(ref.id, ref.check, subject, 'contradicted', 'no such file in the candidate tree'),
+      );
+    } else if (ref.last !== undefined && ref.last > lines) {
+      bad++;
+      checks.push(
+        claim(
+          ref.id,
+          ref.check,
+          subject,
+          'contradicted',
+          `line ${ref.last} is past the end (${lines} lines)`,
+        ),
+      );
+    } else {
+      checks.push(
+        claim(
+          ref.id,
+          ref.check,
+          subject,
+          'verified',
+          ref.unverified
+            ? 'resolves (the agent marked it [UNVERIFIED])'
+            : 'resolves in the candidate tree',
+        ),
+      );
+    }
+  }
+  const share = recordModule(record).verify?.maxBadReferenceShare;
+  if (share !== undefined && checked > 0 && bad / checked > share)
+    checks.push(
+      claim(
+        'claims.references',
+        'references',
+        'result',
+        'contradicted',
+        `${bad} of ${checked} file:line references do not resolve (more than ${Math.round(share * 100)}%)`,
+      ),
+    );
+}
