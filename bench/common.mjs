@@ -1,6 +1,7 @@
 // Shared bench helpers: deterministic source-text generation, scratch repositories, timing.
 // Plain JS ESM (runs after `npm run build`, no TypeScript toolchain needed).
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
@@ -14,6 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deflateSync } from 'node:zlib';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'run.js');
@@ -398,4 +400,34 @@ export function ltsNode(log) {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** A pack of whole (undeltified) objects, written by plumbing (bench/sync and bench/fleet); `git index-pack` indexes it and checks every id. */
+export function writePack(repo, objects) {
+  const parts = [];
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0);
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(objects.length, 8);
+  parts.push(header);
+  const TYPE = { commit: 1, tree: 2, blob: 3, tag: 4 };
+  for (const { type, bytes } of objects) {
+    let size = bytes.length;
+    const head = [(TYPE[type] << 4) | (size & 0x0f)];
+    size >>>= 4;
+    while (size > 0) {
+      head[head.length - 1] |= 0x80;
+      head.push(size & 0x7f);
+      size >>>= 7;
+    }
+    parts.push(Buffer.from(head), deflateSync(bytes, { level: 1 }));
+  }
+  const body = Buffer.concat(parts);
+  const pack = Buffer.concat([body, createHash('sha1').update(body).digest()]);
+  const r = spawnSync('git', ['index-pack', '--stdin'], {
+    cwd: repo,
+    input: pack,
+    maxBuffer: 1 << 30,
+  });
+  if (r.status !== 0) throw new Error(`git index-pack: ${r.stderr}`);
 }

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, measure, ROOT, rotate, row, timed } from './common.mjs';
+import { BIN, measure, ROOT, rotate, row, timed, writePack } from './common.mjs';
 
 const FLEET = Number(process.env.BENCH_FLEET ?? 64);
 
@@ -176,7 +176,6 @@ async function writerChains(seed) {
 
 /** Lands `chains`' new objects in `remote` as one pack and points each chain's writer ref at its tip. */
 async function land(remote, objects, chains) {
-  const { writePack } = await import('./sync.mjs');
   const unique = new Map(objects);
   writePack(remote, [...unique.values()]);
   const input = chains.map((c) => `update refs/ledger/writers/${c.id} ${c.tip}\n`).join('');

@@ -16,12 +16,28 @@ import { checkLogChain } from '../verify/log-chain.js';
 import { recordWorkers } from '../verify/parallel.js';
 import { prefetchRecords } from '../verify/prefetch.js';
 import { verifyLedger } from '../verify/verify.js';
+import { mapInOrder } from './each.js';
 import { leavesIn, ledgerPath, type LeafSets } from './trees.js';
 
 export interface IncomingCheck {
   /** Integrity problems; empty when the incoming part may be adopted. */
   problems: Problem[];
   /** The new entries, decoded. */
+  entries: Map<string, LogEntry>;
+}
+
+/** One remote ref's leaves new to this clone, to be checked against that ref's own tip. */
+export interface IncomingPart {
+  ref: string;
+  /** The ref's tip (its tree holds every entry and record the ref has). */
+  head: Tip;
+  leaves: LeafSets;
+}
+
+export interface IncomingChecks {
+  /** The first ref (in the order given) whose new leaves do not verify, with its problems. */
+  failed?: { ref: string; problems: Problem[] };
+  /** The new entries of every ref, decoded. */
   entries: Map<string, LogEntry>;
 }
 
@@ -34,10 +50,100 @@ export async function checkIncoming(
   remoteTip: Tip,
   leaves: LeafSets,
 ): Promise<IncomingCheck> {
-  const problems: Problem[] = [];
+  const checked = await checkIncomingRefs(store, [{ ref: '', head: remoteTip, leaves }]);
+  return { problems: checked.failed?.problems ?? [], entries: checked.entries };
+}
+
+/**
+ * The incoming checks of many refs in one pass (issue 19: a first sync of 1,000 writer refs).
+ * The chain rules run per ref, against that ref's own tip and tree, exactly as for one ref; the
+ * records and leaves of every ref are then read ahead together and verified in one
+ * `verifyLedger` call (one prefetch, one pool of workers), and each problem is charged to the
+ * ref that brought the record. Which ref brings a leaf is the caller's choice (the first ref in
+ * ref-name order that has it); every leaf is checked once, by the ref that brings it.
+ */
+export async function checkIncomingRefs(
+  store: ObjectReader,
+  parts: readonly IncomingPart[],
+): Promise<IncomingChecks> {
+  const problems = new Map<string, Problem[]>(parts.map((p) => [p.ref, []]));
+  const entries = new Map<string, LogEntry>();
+  const owner = new Map<string, string>();
+  const signatures = new Map<string, string>();
+  const attestations = new Map<string, string>();
+  const index = {
+    tipCommit: undefined,
+    tipTree: undefined,
+    tipEntry: undefined,
+    entries: new Map<string, string>(),
+    records: new Map<string, string>(),
+    signatures,
+    attestations,
+  } satisfies LedgerIndex;
+  const ids: string[] = [];
+  const chains = await mapInOrder(parts, (part) =>
+    checkChainOf(store, part, problems.get(part.ref)!),
+  );
+  for (const [i, part] of parts.entries()) {
+    const one = chains[i]!;
+    for (const [id, entry] of one.entries) entries.set(id, entry);
+    for (const [id, blob] of leavesIn(part.leaves, LOG_DIR)) index.entries.set(id, blob);
+    for (const [id, tree] of one.records) {
+      index.records.set(id, tree);
+      owner.set(id, part.ref);
+    }
+    for (const id of leavesIn(part.leaves, RECORDS_DIR).keys()) ids.push(id);
+    for (const [id, blob] of leavesIn(part.leaves, SIGNATURES_DIR)) {
+      signatures.set(id, blob);
+      owner.set(id, part.ref);
+    }
+    for (const [id, blob] of leavesIn(part.leaves, ATTESTATIONS_DIR)) {
+      attestations.set(id, blob);
+      owner.set(id, part.ref);
+    }
+  }
+  if (ids.length + signatures.size + attestations.size > 0) {
+    // The verifier reads the new log entries once more (whether the log names each record once).
+    await prefetchRecords(
+      store,
+      ids.map((id) => index.records.get(id)!),
+      [...index.entries.values()],
+    );
+    const report = await verifyLedger(store, index, {
+      ids,
+      chain: false,
+      // verify's parallel path: incoming records checked in worker threads, one per core.
+      ...recordWorkers(process.env),
+    });
+    const failed = (c: { integrity?: boolean; verdict: string }) =>
+      c.integrity === true && c.verdict !== 'verified';
+    // A ledger-level finding names a leaf (`leaves[<id>]`) or, failing that, the first ref.
+    const charge = (subject: string) =>
+      problems.get(owner.get(subject) ?? parts[0]!.ref) ?? problems.get(parts[0]!.ref)!;
+    for (const c of report.ledger.filter(failed))
+      charge(c.subject).push({ path: `${c.check} ${c.subject}`, message: c.detail });
+    for (const r of report.records) {
+      for (const c of r.checks.filter(failed))
+        charge(r.id).push({ path: `${r.id} ${c.check} ${c.subject}`, message: c.detail });
+    }
+  }
+  const first = parts.find((p) => problems.get(p.ref)!.length > 0);
+  return first
+    ? { failed: { ref: first.ref, problems: problems.get(first.ref)! }, entries }
+    : { entries };
+}
+
+/**
+ * One ref's chain rules: its new entries hang off the ones this clone has and off the ref's tip,
+ * each new record is named once, and every record a new signature or attestation is about is
+ * found in the ref's own tree. Returns the new entries decoded and the records to index.
+ */
+async function checkChainOf(
+  store: ObjectReader,
+  { head: remoteTip, leaves }: IncomingPart,
+  problems: Problem[],
+): Promise<{ entries: Map<string, LogEntry>; records: Map<string, string> }> {
   const incoming = { entries: leavesIn(leaves, LOG_DIR), records: leavesIn(leaves, RECORDS_DIR) };
-  const signatures = leavesIn(leaves, SIGNATURES_DIR);
-  const attestations = leavesIn(leaves, ATTESTATIONS_DIR);
   // Heights of entries this clone already has are read from the remote's tree (they are the
   // same objects: a differing path was refused before) — only the boundary entries.
   const oldHeight = async (id: string): Promise<number | undefined> => {
@@ -72,48 +178,6 @@ export async function checkIncoming(
         path: record,
         message: `record ${record} is in the ledger tree but no log entry names it`,
       });
-
-  // The records themselves (ids, canonical bytes, anchors, artifacts, evidence, signatures) and
-  // the new signature and attestation leaves: the same checks `ledger verify` makes, on the new
-  // ones only. A new leaf may be about a record this clone already has: that record is named in
-  // the index (so the leaf's subject resolves) but not re-verified.
-  if (incoming.records.size + signatures.size + attestations.size > 0) {
-    const index: LedgerIndex = {
-      tipCommit: remoteTip.commit,
-      tipTree: remoteTip.tree,
-      tipEntry: remoteTip.entryId,
-      entries: incoming.entries,
-      records: new Map(incoming.records),
-      signatures,
-      attestations,
-    };
-    const subjects = new Set<string>();
-    for (const leaf of (await readSignatures(store, index)).leaves.values())
-      subjects.add(leaf.subject);
-    for (const leaf of (await readAttestations(store, index)).leaves.values())
-      subjects.add(leaf.subject);
-    for (const subject of subjects) {
-      if (index.records.has(subject)) continue;
-      const old = await lookupPath(store, remoteTip.tree, ledgerPath(RECORDS_DIR, subject));
-      if (old) index.records.set(subject, old.oid);
-    }
-    // The verifier reads the new log entries once more (whether the log names each record once).
-    await prefetchRecords(store, [...incoming.records.values()], [...incoming.entries.values()]);
-    const report = await verifyLedger(store, index, {
-      ids: [...incoming.records.keys()],
-      chain: false,
-      // verify's parallel path: incoming records checked in worker threads, one per core.
-      ...recordWorkers(process.env),
-    });
-    const failed = (c: { integrity?: boolean; verdict: string }) =>
-      c.integrity === true && c.verdict !== 'verified';
-    for (const c of report.ledger.filter(failed))
-      problems.push({ path: `${c.check} ${c.subject}`, message: c.detail });
-    for (const r of report.records) {
-      for (const c of r.checks.filter(failed))
-        problems.push({ path: `${r.id} ${c.check} ${c.subject}`, message: c.detail });
-    }
-  }
   for (const [record, count] of chain.named) {
     if (count > 1)
       problems.push({
@@ -121,7 +185,36 @@ export async function checkIncoming(
         message: `the log names record ${record} ${count} times; expected once`,
       });
   }
-  return { problems, entries };
+
+  // The records themselves (ids, canonical bytes, anchors, artifacts, evidence, signatures) and
+  // the new signature and attestation leaves are verified by the caller, all refs at once. A new
+  // leaf may be about a record this clone already has: that record is named in the index (so
+  // the leaf's subject resolves) but not re-verified.
+  const records = new Map(incoming.records);
+  const signatures = leavesIn(leaves, SIGNATURES_DIR);
+  const attestations = leavesIn(leaves, ATTESTATIONS_DIR);
+  if (signatures.size + attestations.size > 0) {
+    const leafIndex: LedgerIndex = {
+      tipCommit: remoteTip.commit,
+      tipTree: remoteTip.tree,
+      tipEntry: remoteTip.entryId,
+      entries: incoming.entries,
+      records,
+      signatures,
+      attestations,
+    };
+    const subjects = new Set<string>();
+    for (const leaf of (await readSignatures(store, leafIndex)).leaves.values())
+      subjects.add(leaf.subject);
+    for (const leaf of (await readAttestations(store, leafIndex)).leaves.values())
+      subjects.add(leaf.subject);
+    for (const subject of subjects) {
+      if (records.has(subject)) continue;
+      const old = await lookupPath(store, remoteTip.tree, ledgerPath(RECORDS_DIR, subject));
+      if (old) records.set(subject, old.oid);
+    }
+  }
+  return { entries, records };
 }
 
 /**

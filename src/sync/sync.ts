@@ -3,28 +3,16 @@
  * the fetch when the remote moved meanwhile. Every step either leaves the ledger as it was or
  * moves a ref atomically, so a process killed anywhere leaves the old or the new state.
  */
-import { encodeCanonical, toRecordId } from '../canonical/index.js';
-import { ledgerCommit } from '../ledger/append.js';
-import {
-  CHECKPOINT_REF,
-  commitMessage,
-  fanout,
-  LOG_DIR,
-  LOG_REF,
-  RECORDS_DIR,
-  writerRef,
-} from '../ledger/layout.js';
-import { readEntry, readTip, type Tip } from '../ledger/read.js';
-import { spoolCopy } from '../ledger/spool.js';
-import { insertPath, lookupPath } from '../ledger/trees.js';
-import { isLedgerError, LedgerError, type Problem } from '../model/errors.js';
+import { CHECKPOINT_REF, LOG_DIR, LOG_REF, RECORDS_DIR, writerRef } from '../ledger/layout.js';
+import { readTip, type Tip } from '../ledger/read.js';
+import { isLedgerError, LedgerError } from '../model/errors.js';
 import { killPoint, pausePoint } from '../model/faults.js';
-import { LOG_ENTRY_SCHEMA, type LogEntry } from '../model/record.js';
-import { encodeCommit, MODE, parseCommit } from '../store/objects.js';
+import type { LogEntry } from '../model/record.js';
+import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
-import type * as Check from './check.js';
 import { acceptRetired, type RetiredRef } from './checkpoint.js';
+import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
 import {
   checkCloneKind,
   deleteRemoteRefs,
@@ -34,17 +22,11 @@ import {
   publishedRef,
   pushLedger,
   resolveRemote,
-  shallowLedgerCommits,
   syncedRef,
-  trackingRef,
 } from './remote.js';
-import {
-  countLeaves,
-  diffLedgerTrees,
-  leavesIn,
-  unionLedgerTrees,
-  type LeafSets,
-} from './trees.js';
+import { mapInOrder } from './each.js';
+import { readRemoteTip, refuseRollback, refuseShallowLedger } from './rollback.js';
+import { diffLedgerTrees, leavesIn } from './trees.js';
 
 export interface SyncOptions {
   /** Remote name; default: the current branch's upstream remote, else `origin`. */
@@ -85,7 +67,7 @@ export interface CheckpointResult {
   retired: string[];
 }
 
-export type SyncAction = 'up-to-date' | 'fast-forward' | 'merge';
+export type { SyncAction } from './join.js';
 
 export interface SyncResult {
   remote: string;
@@ -137,15 +119,6 @@ export const MAX_LEDGER_REFS = 10_000;
  * commits (same tree, same entry), each with the previous one and the next batch of tips.
  */
 export const MAX_JOIN_PARENTS = 16;
-
-/** One of the remote's ledger refs that moved since this clone last saw it. */
-interface RemoteRef {
-  ref: string;
-  tip: string;
-  head: Tip;
-  /** The tip this clone last saw there (undefined: a ref new to this clone). */
-  anchor: string | undefined;
-}
 
 export async function syncLedger(
   repo: RepoPaths,
@@ -307,19 +280,17 @@ async function syncRound(
         `${ignored} ref(s) under refs/ledger/ on ${remote} are neither refs/ledger/log, refs/ledger/checkpoint nor a writer ref (refs/ledger/writers/<32 hex>); ignored`,
       );
     if (shallow) await refuseShallowLedger(repo, store, remote);
-    const changed: RemoteRef[] = [];
     let vanished = 0;
-    let checkpoint: Tip | undefined;
-    for (const ref of [...fetched.keys()].sort()) {
+    const moved = [...fetched.keys()].sort().filter((ref) => fetched.get(ref) !== seen.get(ref));
+    const changed = await mapInOrder(moved, async (ref): Promise<RemoteRef> => {
       const tip = fetched.get(ref)!;
       const anchor = seen.get(ref);
-      if (tip === anchor) continue;
       const head = await readRemoteTip(store, tip, remote, ref);
       if (anchor !== undefined)
         vanished += (await refuseRollback(store, remote, anchor, head, ref)).vanished;
-      changed.push({ ref, tip, head, anchor });
-      if (ref === CHECKPOINT_REF) checkpoint = head;
-    }
+      return { ref, tip, head, anchor };
+    });
+    let checkpoint = changed.find((r) => r.ref === CHECKPOINT_REF)?.head;
     // A ref this clone saw that is gone: as a rewind to nothing, unless a writer ref retired
     // under a checkpoint that holds everything seen there.
     const retired: RetiredRef[] = [];
@@ -480,107 +451,6 @@ async function syncRound(
   );
 }
 
-interface Joined {
-  /** The local ledger's next tip (the local tip itself when nothing was adopted). */
-  candidate: string | undefined;
-  action: SyncAction;
-  received: string[];
-}
-
-/**
- * The merged view: the local ledger joined with every remote ref that moved, in ref-name order.
- * Each ref's new leaves are checked against that ref's own tip (its chain must hold on its own)
- * before anything is adopted. When one ref holds everything this clone has and more, its commit
- * becomes the tip (a fast-forward); otherwise one commit holds the union of the trees, and when
- * more than one side brought log entries, one join entry `{record: null, prev: every new tip,
- * sorted, height: max + 1}` chains them: the same tips give every clone the same entry.
- */
-async function joinRefs(
-  store: ObjectStore,
-  remote: string,
-  localHead: Tip | undefined,
-  changed: readonly RemoteRef[],
-  checked: Set<string>,
-  newEntries: Map<string, LogEntry>,
-  context: {
-    loading: Promise<typeof Check>;
-    progress: (message: string) => void;
-    now: Date;
-    maxParents: number;
-  },
-): Promise<Joined> {
-  let union = localHead?.tree;
-  const tips = new Map<string, number>();
-  if (localHead) tips.set(localHead.entryId, localHead.entry.height);
-  const parents: string[] = [];
-  const received: string[] = [];
-  let forward: RemoteRef | undefined;
-  let contributors = 0;
-  for (const r of changed) {
-    const diff = await diffLedgerTrees(store, union, r.head.tree);
-    if (diff.conflicts.length > 0) {
-      throw new LedgerError(
-        'INTEGRITY',
-        `${diff.conflicts.length} ledger path(s) hold different objects here and in ${remote}'s ${r.ref}; nothing was adopted`,
-        {
-          problems: diff.conflicts.map((path) => ({
-            path,
-            message: 'different objects under one content-addressed path',
-          })),
-          hint: 'A ledger path is its content hash: one side is damaged. Run ledger verify here, and in a fresh clone of the remote.',
-        },
-      );
-    }
-    if (countLeaves(diff.added) === 0) continue;
-    const incoming = unchecked(diff.added, checked);
-    if (countLeaves(incoming) > 0) {
-      context.progress(
-        `checking ${leavesIn(incoming, RECORDS_DIR).size} new record(s) from ${remote} ${r.ref}`,
-      );
-      const { checkIncoming, incomingError } = await context.loading;
-      const result = await checkIncoming(store, r.head, incoming);
-      if (result.problems.length > 0) throw incomingError(remote, result.problems, r.ref);
-      for (const m of incoming.values()) for (const id of m.keys()) checked.add(id);
-      for (const [id, entry] of result.entries) newEntries.set(id, entry);
-    }
-    const lacks = countLeaves(diff.removed) > 0;
-    forward = contributors === 0 && !lacks ? r : undefined;
-    contributors++;
-    union = lacks ? await unionLedgerTrees(store, union, r.head.tree) : r.head.tree;
-    if (leavesIn(diff.added, LOG_DIR).has(r.head.entryId))
-      tips.set(r.head.entryId, r.head.entry.height);
-    parents.push(r.tip);
-    received.push(...leavesIn(diff.added, RECORDS_DIR).keys());
-  }
-  if (contributors === 0) return { candidate: localHead?.commit, action: 'up-to-date', received };
-  if (forward !== undefined) {
-    // The remote ref's tip entry becomes ours: it must descend from our tip.
-    if (localHead !== undefined && forward.head.entryId !== localHead.entryId)
-      refuseBrokenDescent(
-        await context.loading,
-        remote,
-        forward.head.entryId,
-        localHead.entryId,
-        newEntries,
-        forward.ref,
-      );
-    return { candidate: forward.tip, action: 'fast-forward', received };
-  }
-  return {
-    candidate: await writeJoin(
-      store,
-      localHead,
-      union!,
-      tips,
-      parents,
-      context.now,
-      context.maxParents,
-    ),
-    action: 'merge',
-    received,
-  };
-}
-
 /** Log entries in `next`'s tree that `published`'s lacks: what this push sends. */
 async function countNewEntries(
   store: ObjectStore,
@@ -601,238 +471,6 @@ function done(
   r: Omit<SyncResult, 'received' | 'notices'> & { received: Set<string>; notices: Set<string> },
 ): { result: SyncResult; fetched: ReadonlyMap<string, string> } {
   return { result: { ...r, received: [...r.received].sort(), notices: [...r.notices] }, fetched };
-}
-
-function unchecked(sets: LeafSets, checked: ReadonlySet<string>): LeafSets {
-  const out: LeafSets = new Map();
-  for (const [dir, m] of sets) out.set(dir, new Map([...m].filter(([id]) => !checked.has(id))));
-  return out;
-}
-
-async function readRemoteTip(
-  store: ObjectStore,
-  tip: string,
-  remote: string,
-  ref: string,
-): Promise<Tip> {
-  try {
-    return await readTip(store, tip);
-  } catch (error) {
-    if (error instanceof LedgerError) {
-      throw new LedgerError(
-        'INTEGRITY',
-        `${remote}'s ${ref} points at ${tip}, which is unusable: ${error.message}; nothing was adopted`,
-        {
-          cause: error,
-          hint:
-            ref === LOG_REF
-              ? `Your ledger is unchanged. Repair ${remote}'s ${ref} from a good clone.`
-              : `Your ledger is unchanged. Delete or repair ${remote}'s ${ref} (git push ${remote} --delete ${ref}); the records it held are in every writer ref that synced after it.`,
-        },
-      );
-    }
-    throw error;
-  }
-}
-
-/** The union tree as the next local tip, with a join entry when more than one tip is new. */
-async function writeJoin(
-  store: ObjectStore,
-  local: Tip | undefined,
-  union: string,
-  tips: ReadonlyMap<string, number>,
-  parents: readonly string[],
-  now: Date,
-  maxParents: number,
-): Promise<string> {
-  let root = union;
-  const prev = [...tips.keys()].sort();
-  let entryId = prev[0]!;
-  if (prev.length > 1) {
-    const entry: LogEntry = {
-      schema: LOG_ENTRY_SCHEMA,
-      record: null,
-      prev,
-      height: Math.max(...tips.values()) + 1,
-    };
-    const bytes = encodeCanonical(entry);
-    entryId = toRecordId(bytes);
-    const blob = await store.write('blob', bytes);
-    spoolCopy('log-entry', entryId, bytes);
-    root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], {
-      mode: MODE.file,
-      oid: blob,
-    });
-  }
-  // Every joined tip stays reachable from the new tip (git gc keeps each writer's history), in
-  // commits of at most maxParents parents: the first on the local tip, each next on the previous.
-  // Only the last is a tip; the chain's commits all hold the final tree and entry.
-  let rest = [...new Set(parents)].filter((p) => p !== local?.commit);
-  let parent = local?.commit;
-  for (;;) {
-    const room = maxParents - (parent === undefined ? 0 : 1);
-    const batch = rest.slice(0, room);
-    rest = rest.slice(room);
-    const commit = {
-      ...ledgerCommit(root, parent, entryId, null, now, batch),
-      message: commitMessage(entryId, null),
-    };
-    parent = await store.write('commit', encodeCommit(commit));
-    if (rest.length === 0) break;
-  }
-  killPoint('sync-after-merge-commit');
-  return parent;
-}
-
-/**
- * A remote whose ledger lacks a record or log entry this clone saw there before, or holds
- * another object under a path it saw, went backwards or was rewritten. Refused, naming the
- * records, before anything is adopted. Returns how many signatures/attestations seen there
- * before are gone (not a rollback: see below), and the diff it made (seen tree → fetched tree),
- * which the join reuses while the local tree is still the one last seen.
- */
-async function refuseRollback(
-  store: ObjectStore,
-  remote: string,
-  anchor: string,
-  remoteHead: Tip | undefined,
-  ref: string,
-): Promise<{ vanished: number }> {
-  const object = await store.read(anchor);
-  // a damaged marker only weakens detection
-  if (!object || object.type !== 'commit') return { vanished: 0 };
-  const seenTree = parseCommit(object.bytes, anchor).tree;
-  const diff = await diffLedgerTrees(store, seenTree, remoteHead?.tree);
-  const lostEntries = leavesIn(diff.removed, LOG_DIR);
-  const records = new Set(leavesIn(diff.removed, RECORDS_DIR).keys());
-  const lostLeaves = countLeaves(diff.removed) - lostEntries.size - records.size;
-  // Signatures and attestations are annotations: they take no log position and nothing chains
-  // to them, so one that vanished (a collaborator's junk signature, removed again) loses no
-  // record. Only lost records or log entries, or a path now holding another object, are a
-  // rollback (issue 8); a vanished annotation is worth a notice, not a refusal.
-  if (lostEntries.size === 0 && records.size === 0 && diff.conflicts.length === 0) {
-    if (remoteHead !== undefined) await refuseFork(store, remote, anchor, remoteHead, ref);
-    return { vanished: lostLeaves };
-  }
-  for (const [id, blob] of lostEntries) {
-    const entry = await readEntry(store, id, blob).catch(() => undefined);
-    if (entry?.entry.record) records.add(entry.entry.record);
-  }
-  const problems: Problem[] = [
-    ...[...records].sort().map((id) => ({ path: id, message: 'record missing from the remote' })),
-    ...diff.conflicts.map((path) => ({
-      path,
-      message: 'rewritten: the remote holds a different object here',
-    })),
-  ];
-  const named = [...records].sort();
-  throw new LedgerError(
-    'ROLLBACK',
-    `${remote}'s ${ref} went backwards or was rewritten: ${named.length} record(s) and ${lostEntries.size} log entr${lostEntries.size === 1 ? 'y' : 'ies'}` +
-      `${lostLeaves > 0 ? ` and ${lostLeaves} signature/attestation(s)` : ''} this clone saw there are gone${named.length > 0 ? ` (${named.slice(0, 3).join(', ')}${named.length > 3 ? ', …' : ''})` : ''}${diff.conflicts.length > 0 ? `, ${diff.conflicts.length} path(s) rewritten` : ''}`,
-    {
-      problems,
-      ...(named[0] ? { record: named[0] } : {}),
-      hint:
-        `Your ledger is unchanged and still holds them. To restore ${remote}, push yours back: ` +
-        `git push --force-with-lease=${ref}:${remoteHead?.commit ?? ''} ${remote} ${LOG_REF}:${ref}. ` +
-        `To accept the rewrite, delete the marker: git update-ref -d ${syncedRef(remote, ref)}.`,
-    },
-  );
-}
-
-/** The most log entries the fork check walks: far more than one writer adds between syncs. */
-const MAX_FORK_WALK = 200_000;
-
-/**
- * A ref whose new tip entry does not descend from the tip entry this clone saw there was
- * forked: its chain was replaced, even if every entry is still somewhere in its tree. Walks the
- * new entries down from the new tip, never below the seen tip's height (a chain's heights only
- * grow), so the work follows what the ref added since.
- */
-async function refuseFork(
-  store: ObjectStore,
-  remote: string,
-  anchor: string,
-  head: Tip,
-  ref: string,
-): Promise<void> {
-  let seen: Tip;
-  try {
-    seen = await readTip(store, anchor);
-  } catch {
-    return; // a damaged marker only weakens detection
-  }
-  if (seen.entryId === head.entryId) return;
-  const stack: { id: string; entry: LogEntry }[] = [{ id: head.entryId, entry: head.entry }];
-  const visited = new Set<string>([head.entryId]);
-  while (stack.length > 0) {
-    const { entry } = stack.pop()!;
-    for (const prev of entry.prev) {
-      if (prev === seen.entryId) return;
-      if (visited.has(prev)) continue;
-      visited.add(prev);
-      if (visited.size > MAX_FORK_WALK) break;
-      const leaf = await lookupPath(store, head.tree, [LOG_DIR, ...fanout(prev)].join('/'));
-      if (leaf === undefined) continue;
-      const decoded = await readEntry(store, prev, leaf.oid).catch(() => undefined);
-      if (decoded && decoded.entry.height > seen.entry.height) stack.push(decoded);
-    }
-  }
-  throw new LedgerError(
-    'ROLLBACK',
-    `${remote}'s ${ref} was forked: its tip (log entry ${head.entryId}) does not descend from ${seen.entryId}, the tip this clone saw there`,
-    {
-      problems: [
-        {
-          path: head.entryId,
-          message: 'forked',
-          expected: `a chain through ${seen.entryId}`,
-          got: 'a tip that skips it',
-        },
-      ],
-      hint: `Your ledger is unchanged. Whoever pushed ${ref} replaced its history. To accept it, delete the marker: git update-ref -d ${syncedRef(remote, ref)}.`,
-    },
-  );
-}
-
-function refuseBrokenDescent(
-  { descendsFrom, incomingError }: typeof Check,
-  remote: string,
-  remoteEntry: string,
-  localEntry: string,
-  newEntries: ReadonlyMap<string, LogEntry>,
-  ref: string,
-): void {
-  if (descendsFrom(remoteEntry, localEntry, newEntries)) return;
-  throw incomingError(
-    remote,
-    [
-      {
-        path: remoteEntry,
-        message: `${remote}'s ledger tip (log entry ${remoteEntry}) does not descend from this clone's tip ${localEntry}: its log was re-parented, and the entries in between would no longer chain from the tip`,
-        expected: `a chain through ${localEntry}`,
-        got: `a tip that skips it`,
-      },
-    ],
-    ref,
-  );
-}
-
-async function refuseShallowLedger(
-  repo: RepoPaths,
-  store: ObjectStore,
-  remote: string,
-): Promise<void> {
-  const cut = await shallowLedgerCommits(repo, store);
-  if (cut.length === 0) return;
-  throw new LedgerError(
-    'UNSUPPORTED_REPOSITORY',
-    `this shallow clone cut the ledger's history at ${cut.length} commit(s) (${cut[0]}): it cannot be checked as complete, so nothing was adopted`,
-    {
-      hint: `Fetch the ledger's whole history: git fetch --unshallow ${remote} (or git fetch --depth=2147483647 ${remote} '+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}').`,
-    },
-  );
 }
 
 function sleep(ms: number): Promise<void> {

@@ -159,7 +159,7 @@ async function unionKind(
   return store.write('tree', encodeTree(out));
 }
 
-async function topLevel(
+export async function topLevel(
   store: ObjectReader,
   tree: string | undefined,
 ): Promise<Map<string, string>> {
@@ -177,7 +177,7 @@ async function topLevel(
   return out;
 }
 
-async function fanouts(
+export async function fanouts(
   store: ObjectReader,
   tree: string | undefined,
   what: string,
@@ -196,7 +196,7 @@ async function fanouts(
   return out;
 }
 
-async function leaves(
+export async function leaves(
   store: ObjectReader,
   tree: string | undefined,
   fan: string,

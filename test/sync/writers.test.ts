@@ -32,7 +32,7 @@ import {
   PROJECT_ROOT,
   remoteWithClones,
 } from '../helpers/git.js';
-import { idPath } from '../adversarial/helpers.js';
+import { idPath, rewriteLedger } from '../adversarial/helpers.js';
 import { plantWriters } from '../helpers/fleet.js';
 
 beforeAll(() => {
@@ -281,5 +281,38 @@ describe('writer refs', () => {
     expect((await verifyRepository({ cwd: reader })).exitCode).toBe(0);
     // The bounded join is stable: a second sync changes nothing.
     expect((await synced(reader)).action).toBe('up-to-date');
+  });
+  it('a bad record on one of many writer refs is caught in the one batched check, naming that ref and record (exit 3), nothing adopted', async () => {
+    const { remote, clones } = remoteWithClones(2);
+    const [planter, reader] = clones as [string, string];
+    const planted = await plantWriters(planter, remote, 12);
+    // Writer 6's record file is swapped for other bytes under the same id: its chain still
+    // holds, so only the record check (run for all 12 refs at once) can catch it.
+    const victim = planted.refs[6]!;
+    const record = planted.records[6]!;
+    git(planter, 'fetch', '-q', remote, `${victim}:refs/victim`);
+    const honest = git(planter, 'rev-parse', 'refs/victim');
+    await rewriteLedger(
+      planter,
+      [{ path: `${idPath('records', record)}/record`, bytes: encodeCanonical({ forged: true }) }],
+      'refs/victim',
+    );
+    git(planter, 'push', '-q', '--force', remote, `refs/victim:${victim}`);
+    let caught: unknown;
+    try {
+      await syncRepository({ cwd: reader });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isLedgerError(caught), String(caught)).toBe(true);
+    if (!isLedgerError(caught)) return;
+    expect(caught.exitCode).toBe(3);
+    expect(caught.code).toBe('INTEGRITY');
+    expect(caught.message).toContain(victim);
+    expect(caught.problems.map((p) => p.path).join(' ')).toContain(record);
+    expect(git(reader, 'for-each-ref', LOG_REF)).toBe('');
+    // Once the ref is repaired, the same clone adopts all 12.
+    git(planter, 'push', '-q', '--force', remote, `${honest}:${victim}`);
+    expect(new Set((await synced(reader)).received)).toEqual(new Set(planted.records));
   });
 });

@@ -1,0 +1,170 @@
+/**
+ * The checks on each remote ref before anything it holds is adopted: its tip is readable, it
+ * still holds everything this clone saw there (no rollback, no rewrite), its chain descends from
+ * the tip seen there (no fork), and a shallow clone has the ledger's whole history. Per ref,
+ * because each ref is one writer's promise: a writer ref rewound is a rollback whoever pushed it.
+ */
+import { fanout, LOG_DIR, LOG_REF, RECORDS_DIR } from '../ledger/layout.js';
+import { readEntry, readTip, type Tip } from '../ledger/read.js';
+import { lookupPath } from '../ledger/trees.js';
+import { LedgerError, type Problem } from '../model/errors.js';
+import type { LogEntry } from '../model/record.js';
+import { parseCommit } from '../store/objects.js';
+import type { ObjectStore } from '../store/port.js';
+import type { RepoPaths } from '../store/git/repo.js';
+import { shallowLedgerCommits, syncedRef, trackingRef } from './remote.js';
+import { countLeaves, diffLedgerTrees, leavesIn } from './trees.js';
+
+export async function readRemoteTip(
+  store: ObjectStore,
+  tip: string,
+  remote: string,
+  ref: string,
+): Promise<Tip> {
+  try {
+    return await readTip(store, tip);
+  } catch (error) {
+    if (error instanceof LedgerError) {
+      throw new LedgerError(
+        'INTEGRITY',
+        `${remote}'s ${ref} points at ${tip}, which is unusable: ${error.message}; nothing was adopted`,
+        {
+          cause: error,
+          hint:
+            ref === LOG_REF
+              ? `Your ledger is unchanged. Repair ${remote}'s ${ref} from a good clone.`
+              : `Your ledger is unchanged. Delete or repair ${remote}'s ${ref} (git push ${remote} --delete ${ref}); the records it held are in every writer ref that synced after it.`,
+        },
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * A remote whose ledger lacks a record or log entry this clone saw there before, or holds
+ * another object under a path it saw, went backwards or was rewritten. Refused, naming the
+ * records, before anything is adopted. Returns how many signatures/attestations seen there
+ * before are gone (not a rollback: see below), and the diff it made (seen tree → fetched tree),
+ * which the join reuses while the local tree is still the one last seen.
+ */
+export async function refuseRollback(
+  store: ObjectStore,
+  remote: string,
+  anchor: string,
+  remoteHead: Tip | undefined,
+  ref: string,
+): Promise<{ vanished: number }> {
+  const object = await store.read(anchor);
+  // a damaged marker only weakens detection
+  if (!object || object.type !== 'commit') return { vanished: 0 };
+  const seenTree = parseCommit(object.bytes, anchor).tree;
+  const diff = await diffLedgerTrees(store, seenTree, remoteHead?.tree);
+  const lostEntries = leavesIn(diff.removed, LOG_DIR);
+  const records = new Set(leavesIn(diff.removed, RECORDS_DIR).keys());
+  const lostLeaves = countLeaves(diff.removed) - lostEntries.size - records.size;
+  // Signatures and attestations are annotations: they take no log position and nothing chains
+  // to them, so one that vanished (a collaborator's junk signature, removed again) loses no
+  // record. Only lost records or log entries, or a path now holding another object, are a
+  // rollback (issue 8); a vanished annotation is worth a notice, not a refusal.
+  if (lostEntries.size === 0 && records.size === 0 && diff.conflicts.length === 0) {
+    if (remoteHead !== undefined) await refuseFork(store, remote, anchor, remoteHead, ref);
+    return { vanished: lostLeaves };
+  }
+  for (const [id, blob] of lostEntries) {
+    const entry = await readEntry(store, id, blob).catch(() => undefined);
+    if (entry?.entry.record) records.add(entry.entry.record);
+  }
+  const problems: Problem[] = [
+    ...[...records].sort().map((id) => ({ path: id, message: 'record missing from the remote' })),
+    ...diff.conflicts.map((path) => ({
+      path,
+      message: 'rewritten: the remote holds a different object here',
+    })),
+  ];
+  const named = [...records].sort();
+  throw new LedgerError(
+    'ROLLBACK',
+    `${remote}'s ${ref} went backwards or was rewritten: ${named.length} record(s) and ${lostEntries.size} log entr${lostEntries.size === 1 ? 'y' : 'ies'}` +
+      `${lostLeaves > 0 ? ` and ${lostLeaves} signature/attestation(s)` : ''} this clone saw there are gone${named.length > 0 ? ` (${named.slice(0, 3).join(', ')}${named.length > 3 ? ', …' : ''})` : ''}${diff.conflicts.length > 0 ? `, ${diff.conflicts.length} path(s) rewritten` : ''}`,
+    {
+      problems,
+      ...(named[0] ? { record: named[0] } : {}),
+      hint:
+        `Your ledger is unchanged and still holds them. To restore ${remote}, push yours back: ` +
+        `git push --force-with-lease=${ref}:${remoteHead?.commit ?? ''} ${remote} ${LOG_REF}:${ref}. ` +
+        `To accept the rewrite, delete the marker: git update-ref -d ${syncedRef(remote, ref)}.`,
+    },
+  );
+}
+
+/** The most log entries the fork check walks: far more than one writer adds between syncs. */
+const MAX_FORK_WALK = 200_000;
+
+/**
+ * A ref whose new tip entry does not descend from the tip entry this clone saw there was
+ * forked: its chain was replaced, even if every entry is still somewhere in its tree. Walks the
+ * new entries down from the new tip, never below the seen tip's height (a chain's heights only
+ * grow), so the work follows what the ref added since.
+ */
+async function refuseFork(
+  store: ObjectStore,
+  remote: string,
+  anchor: string,
+  head: Tip,
+  ref: string,
+): Promise<void> {
+  let seen: Tip;
+  try {
+    seen = await readTip(store, anchor);
+  } catch {
+    return; // a damaged marker only weakens detection
+  }
+  if (seen.entryId === head.entryId) return;
+  const stack: { id: string; entry: LogEntry }[] = [{ id: head.entryId, entry: head.entry }];
+  const visited = new Set<string>([head.entryId]);
+  while (stack.length > 0) {
+    const { entry } = stack.pop()!;
+    for (const prev of entry.prev) {
+      if (prev === seen.entryId) return;
+      if (visited.has(prev)) continue;
+      visited.add(prev);
+      if (visited.size > MAX_FORK_WALK) break;
+      const leaf = await lookupPath(store, head.tree, [LOG_DIR, ...fanout(prev)].join('/'));
+      if (leaf === undefined) continue;
+      const decoded = await readEntry(store, prev, leaf.oid).catch(() => undefined);
+      if (decoded && decoded.entry.height > seen.entry.height) stack.push(decoded);
+    }
+  }
+  throw new LedgerError(
+    'ROLLBACK',
+    `${remote}'s ${ref} was forked: its tip (log entry ${head.entryId}) does not descend from ${seen.entryId}, the tip this clone saw there`,
+    {
+      problems: [
+        {
+          path: head.entryId,
+          message: 'forked',
+          expected: `a chain through ${seen.entryId}`,
+          got: 'a tip that skips it',
+        },
+      ],
+      hint: `Your ledger is unchanged. Whoever pushed ${ref} replaced its history. To accept it, delete the marker: git update-ref -d ${syncedRef(remote, ref)}.`,
+    },
+  );
+}
+
+export async function refuseShallowLedger(
+  repo: RepoPaths,
+  store: ObjectStore,
+  remote: string,
+): Promise<void> {
+  const cut = await shallowLedgerCommits(repo, store);
+  if (cut.length === 0) return;
+  throw new LedgerError(
+    'UNSUPPORTED_REPOSITORY',
+    `this shallow clone cut the ledger's history at ${cut.length} commit(s) (${cut[0]}): it cannot be checked as complete, so nothing was adopted`,
+    {
+      hint: `Fetch the ledger's whole history: git fetch --unshallow ${remote} (or git fetch --depth=2147483647 ${remote} '+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}').`,
+    },
+  );
+}
