@@ -19,9 +19,9 @@ import {
   encodeIdx,
   PackWriter,
   packEntry,
-  packWorktreeFiles,
   writeObjectsAsPack,
 } from '../../src/store/git/pack.js';
+import { packWorktreeFiles } from '../../src/store/git/pack-files.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { encodeCommit, encodeTree, hashObject, MODE } from '../../src/store/objects.js';
