@@ -129,8 +129,7 @@ export async function fastRecord(
   } catch {
     return false; // nothing was read or run yet: the full path starts over
   }
-  const [{ recordView }, { writeOutput }, { Progress }, { reportFailure, toPlainFailure }] =
-    loaded;
+  const [{ recordView }, { writeOutput }, { Progress }, { reportFailure, toPlainFailure }] = loaded;
   // From here on the record has begun. The command base's own steps (src/cli/base.ts run()).
   let progressLine: InstanceType<typeof Progress> | undefined;
   const progress = (message: string): void => {

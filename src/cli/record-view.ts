@@ -84,10 +84,14 @@ export async function recordView(
     from = { path: flags.from };
   }
   if (problems.length > 0) {
-    throw new LedgerError('INVALID_INPUT', `cannot record: ${problems.length} problem(s) in the input`, {
-      problems,
-      hint: 'Nothing was written. See ledger record --help.',
-    });
+    throw new LedgerError(
+      'INVALID_INPUT',
+      `cannot record: ${problems.length} problem(s) in the input`,
+      {
+        problems,
+        hint: 'Nothing was written. See ledger record --help.',
+      },
+    );
   }
   const outcome = await recordHandoff({
     cwd,
