@@ -48,7 +48,8 @@ export async function findSecrets(
     budget -= file.size;
     const verdict = scanned.get(file.path);
     if (verdict !== undefined && verdict.size === file.size) {
-      if (verdict.finding !== undefined) findings.push({ path: file.path, reason: verdict.finding });
+      if (verdict.finding !== undefined)
+        findings.push({ path: file.path, reason: verdict.finding });
       continue;
     }
     const scan = new ContentScan();

@@ -8,15 +8,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  cleanup,
-  git,
-  BIN,
-  gitdir,
-  runCli,
-  tempDir,
-  type CliResult,
-} from '../helpers/git.js';
+import { cleanup, git, BIN, gitdir, runCli, tempDir, type CliResult } from '../helpers/git.js';
 import { fastLogArgs, fastMcpArgs } from '../../src/cli/fast-path.js';
 import { OCLIF_PATH, runScript as run } from '../helpers/both-ways.js';
 

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import RecordCommand from '../../commands/record.js';
 import { FAST_RECORD_FLAGS, fastRecordArgs } from '../../src/cli/fast-record.js';
 import { bothWays } from '../helpers/both-ways.js';
-import { cleanup, git, gitdir, tempDir, writeFiles, type CliResult } from '../helpers/git.js';
+import { cleanup, gitdir, tempDir, writeFiles, type CliResult } from '../helpers/git.js';
 import { PRIVATE_KEY } from '../helpers/secrets.js';
 
 afterAll(cleanup);

@@ -33,7 +33,7 @@ function mainThreadVerdict(bytes: Uint8Array): string | undefined {
 function storedBlobs(dir: string, oids: readonly string[]): Map<string, Buffer> {
   const out = execFileSync('git', ['cat-file', '--batch'], { cwd: dir, input: oids.join('\n') });
   const blobs = new Map<string, Buffer>();
-  for (let at = 0; at < out.length; ) {
+  for (let at = 0; at < out.length;) {
     const eol = out.indexOf(10, at);
     const [oid = '', , size = ''] = out.subarray(at, eol).toString('latin1').split(' ');
     const start = eol + 1;

@@ -15,12 +15,7 @@ import {
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  encodeIdx,
-  PackWriter,
-  packEntry,
-  writeObjectsAsPack,
-} from '../../src/store/git/pack.js';
+import { encodeIdx, PackWriter, packEntry, writeObjectsAsPack } from '../../src/store/git/pack.js';
 import { packWorktreeFiles } from '../../src/store/git/pack-files.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';

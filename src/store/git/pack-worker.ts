@@ -165,7 +165,7 @@ function scanned(content: Uint8Array): string | null {
  */
 function scanBudget(state: Int32Array, size: number, totalKiB: number): boolean {
   const kib = Math.ceil(size / 1024);
-  for (let used = Atomics.load(state, 3); ; ) {
+  for (let used = Atomics.load(state, 3); ;) {
     if (used + kib > totalKiB) return false;
     const was = Atomics.compareExchange(state, 3, used, used + kib);
     if (was === used) return true;
