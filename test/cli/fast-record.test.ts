@@ -169,7 +169,7 @@ describe('ledger record without oclif records and answers exactly as oclif does'
     const text = await bothWays(['record', '--status', 'success', '--summary', 'text'], dirs);
     expect(text.fast.stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);
     expect(normalized(text.fast)).toEqual(normalized(text.oclif));
-  });
+  }, 120_000);
 
   it('refusals: bad input, a secret, outside a repository — the same bytes and exit code', async () => {
     const dirs = twins({ id_rsa: PRIVATE_KEY, 'notes.txt': PRIVATE_KEY });
@@ -192,7 +192,7 @@ describe('ledger record without oclif records and answers exactly as oclif does'
     });
     expect(fast.code).toBe(2);
     expect(fast).toEqual(oclif);
-  });
+  }, 120_000);
 
   it('a bug is a bug on both paths (exit 4, the same JSON)', async () => {
     const dir = gitdir();
