@@ -35,6 +35,7 @@ export const ELEMENTS = [
 export const FILES = [
   { category: 'store-pure', pattern: 'src/store/{port,objects}.ts' },
   { category: 'store-repo', pattern: 'src/store/git/repo.ts' },
+  { category: 'secret-rules', pattern: 'src/record/secrets.ts' },
   { category: 'verify-data', pattern: 'src/verify/{types,verdict,signatures}.ts' },
   { category: 'library', pattern: 'src/library.ts' },
   { category: 'index', pattern: 'src/index.ts' },
@@ -50,7 +51,8 @@ const MAY_IMPORT = {
   canonical: { folders: ['model'] },
   sign: { folders: ['model'] },
   formats: { folders: ['model'] },
-  store: { folders: ['model', 'paths'] },
+  // The pack workers run record's secret content rule (pure) on the bytes they read.
+  store: { folders: ['model', 'paths'], files: ['secret-rules'] },
   record: { folders: ['model', 'formats'] },
   ledger: { folders: ['model', 'canonical', 'store'] },
   witness: { folders: ['model'], files: ['store-pure'] },

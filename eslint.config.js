@@ -30,6 +30,7 @@ const PRINTERS = [
   'src/cli/main.ts',
   'src/cli/output.ts',
   'src/cli/progress.ts',
+  'src/cli/report-failure.ts',
 ];
 
 export default tseslint.config(

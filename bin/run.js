@@ -7,6 +7,8 @@
 // answers a turn that cannot hold a handoff before oclif, zod, the formats or git are loaded.
 // `ledger log` and `ledger mcp` with flags src/cli/fast-path.ts fully understands are answered
 // without oclif too; on anything else, and on any failure, oclif answers as before.
+// `ledger record` likewise (src/cli/fast-record.ts), except that once a record has begun it is
+// answered there whatever happens: it reads stdin and runs witnesses, never twice.
 const argv = process.argv.slice(2);
 
 if (argv[0] === '--version' || argv[0] === '-v') {
@@ -16,6 +18,8 @@ if (argv[0] === '--version' || argv[0] === '-v') {
   // answered: nothing to record, nothing to say
 } else if ((argv[0] === 'log' || argv[0] === 'mcp') && (await fastCommandDone(argv))) {
   // answered without oclif
+} else if (argv[0] === 'record' && (await fastRecordDone(argv))) {
+  // recorded (or refused) without oclif
 } else {
   const { main } = await import('../dist/src/cli/main.js');
   await main(argv);
@@ -36,5 +40,23 @@ async function fastCommandDone(args) {
     return await fastCommand(args);
   } catch {
     return false; // the full path answers (and reports what went wrong)
+  }
+}
+
+async function fastRecordDone(args) {
+  let fastRecord;
+  try {
+    ({ fastRecord } = await import('../dist/src/cli/fast-record.js'));
+  } catch {
+    return false; // nothing was done: the full path answers (and reports what went wrong)
+  }
+  try {
+    return await fastRecord(args);
+  } catch (error) {
+    // fastRecord answers every failure of the record itself; what escapes it (a write to a
+    // closed stdout) is reported as main() would, never a reason to record a second time.
+    const { reportFailure, toPlainFailure } = await import('../dist/src/cli/report-failure.js');
+    process.exitCode = reportFailure(toPlainFailure(error), args.includes('--json'));
+    return true;
   }
 }

@@ -138,6 +138,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       include: [...new Set([...artifacts, ...kept])],
       untracked: untrackedBudget(repo),
       hold: { maxFileBytes: MAX_SCAN_FILE_BYTES, maxTotalBytes: MAX_SCAN_TOTAL_BYTES },
+      scan: { maxFileBytes: MAX_SCAN_FILE_BYTES, maxTotalBytes: MAX_SCAN_TOTAL_BYTES },
       ...(request.trackedOnly === true ? { trackedOnly: true } : {}),
     });
     for (const file of snapshot.skipped) progress(`not stored: ${file.path} (${file.reason})`);
@@ -147,6 +148,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       [...snapshot.untracked].flatMap((path) => snapshot.files.get(path) ?? []),
       new Set(kept),
       snapshot.held,
+      snapshot.scanned,
     );
     if (secrets.length > 0) throw secretRefusal(secrets);
     const observedArtifacts: ObservedArtifact[] = artifacts.map((path) => {

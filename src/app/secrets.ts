@@ -3,7 +3,9 @@
  * does). The content rule reads what the snapshot stored — the blob, not the work-tree file
  * again — so a file rewritten between the two reads cannot slip past: what is scanned is what
  * would be pushed. The snapshot hands over the bytes it hashed into the blob when it still holds
- * them (`held`): the same bytes, without reading 64 MiB back through git. Bounded: only files git does not track, only blobs up to
+ * them (`held`): the same bytes, without reading 64 MiB back through git — or, for a large
+ * change, the verdict its pack workers reached on them (`scanned`: the same rule, run where the
+ * bytes were read, in parallel). Bounded: only files git does not track, only blobs up to
  * MAX_SCAN_FILE_BYTES, smallest first until MAX_SCAN_TOTAL_BYTES were scanned (a key or an
  * `.env` is small; a 100 MiB data file is checked by its name only). Symlinks are never
  * refused: the candidate tree keeps a link's target path, never the bytes it points at.
@@ -11,7 +13,7 @@
 import { LedgerError, type Problem } from '../model/errors.js';
 import { ContentScan, secretName, type SecretFinding } from '../record/secrets.js';
 import { MODE } from '../store/objects.js';
-import type { FileDigest } from '../store/git/snapshot.js';
+import type { FileDigest, ScannedContent } from '../store/git/snapshot.js';
 import type { ObjectReader } from '../store/port.js';
 import { sanitizeLine } from '../paths/index.js';
 
@@ -28,6 +30,8 @@ export async function findSecrets(
   allowed: ReadonlySet<string>,
   /** Bytes the snapshot kept, each exactly what it hashed into the file's blob id. */
   held: ReadonlyMap<string, Uint8Array> = new Map(),
+  /** The content rule's verdicts the snapshot's pack workers reached on those same bytes. */
+  scanned: ReadonlyMap<string, ScannedContent> = new Map(),
 ): Promise<SecretFinding[]> {
   const findings: SecretFinding[] = [];
   const toScan: FileDigest[] = [];
@@ -42,6 +46,12 @@ export async function findSecrets(
   for (const file of toScan) {
     if (file.size > budget) break;
     budget -= file.size;
+    const verdict = scanned.get(file.path);
+    if (verdict !== undefined && verdict.size === file.size) {
+      if (verdict.finding !== undefined)
+        findings.push({ path: file.path, reason: verdict.finding });
+      continue;
+    }
     const scan = new ContentScan();
     const bytes = held.get(file.path);
     if (bytes !== undefined && bytes.length === file.size) scan.push(bytes);

@@ -9,9 +9,11 @@
  */
 import { stripVTControlCharacters } from 'node:util';
 import { Errors } from '@oclif/core';
-import { EXIT, internalError, isLedgerError, LedgerError, type Problem } from '../model/errors.js';
-import { printableText, toTerminalJson } from '../paths/index.js';
+import { EXIT, isLedgerError, LedgerError, type Problem } from '../model/errors.js';
+import { toPlainFailure, type Failure } from './report-failure.js';
 import { closestFlag } from './suggest.js';
+
+export { renderErrorText, reportFailure, type Failure } from './report-failure.js';
 
 /** What the failing command can tell about itself, for a suggestion. */
 export interface FailureContext {
@@ -20,9 +22,6 @@ export interface FailureContext {
   /** Its flags' names without dashes, to suggest the one a misspelt flag meant. */
   flagNames?: readonly string[];
 }
-
-/** Either an error to show, or an exit oclif asked for (`this.exit(n)`) that shows nothing. */
-export type Failure = { error: LedgerError } | { exit: number };
 
 /** Classifies anything thrown into a coded LedgerError. */
 export function toFailure(error: unknown, context: FailureContext = {}): Failure {
@@ -41,17 +40,7 @@ export function toFailure(error: unknown, context: FailureContext = {}): Failure
     };
   }
   if (error instanceof Errors.CLIError) return { error: fromOclifUsageError(error, context) };
-  if (isSystemError(error)) {
-    const where = error.path === undefined ? '' : ` ${error.path}`;
-    return {
-      error: new LedgerError('SYSTEM', `${error.syscall}${where} failed: ${error.code}`, {
-        hint: 'The operating system refused; nothing was written. Check the file or program named above.',
-        cause: error,
-      }),
-    };
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return { error: internalError(message, error) };
+  return toPlainFailure(error);
 }
 
 /**
@@ -92,42 +81,4 @@ function plain(error: Error): string {
   const lines = stripVTControlCharacters(error.message).split('\n');
   const kept = lines.filter((line) => !/^See more help with/.test(line));
   return kept.join('\n').trim();
-}
-
-function isSystemError(
-  error: unknown,
-): error is NodeJS.ErrnoException & { syscall: string; code: string } {
-  const e = error as NodeJS.ErrnoException | null;
-  return e instanceof Error && typeof e.code === 'string' && typeof e.syscall === 'string';
-}
-
-/** Shows a failure on stderr (a person) or as JSON on stdout (`--json`), returns the exit code. */
-export function reportFailure(failure: Failure, json: boolean): number {
-  if ('exit' in failure) return failure.exit;
-  const { error } = failure;
-  if (json) {
-    process.stdout.write(
-      `${toTerminalJson({ ok: false, exitCode: error.exitCode, error: error.toJSON() })}\n`,
-    );
-  } else {
-    process.stderr.write(`${printableText(renderErrorText(error))}\n`);
-  }
-  return error.exitCode;
-}
-
-/** The text a person sees: the message, every problem with its path, the hint. */
-export function renderErrorText(error: LedgerError): string {
-  const lines = [`ledger: ${error.message}`];
-  for (const p of error.problems) {
-    const where = p.path === '' ? '' : `${p.path}: `;
-    const expected =
-      p.expected === undefined
-        ? ''
-        : ` (expected ${p.expected}${p.got === undefined ? '' : `, got ${p.got}`})`;
-    lines.push(`  - ${where}${p.message}${expected}`);
-  }
-  if (error.hint) lines.push(error.hint);
-  if (error.code === 'INTERNAL' && error.cause instanceof Error && error.cause.stack)
-    lines.push(...error.cause.stack.split('\n').slice(1, 8));
-  return lines.join('\n');
 }

@@ -5,49 +5,14 @@
  * check (GIT_DIR, a planted repo config, a damaged ledger) — stdout, stderr and the exit code
  * are the same bytes as oclif's (test/helpers/oclif-path.mjs runs oclif without the fast path).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  cleanup,
-  git,
-  BIN,
-  gitdir,
-  PROJECT_ROOT,
-  runCli,
-  tempDir,
-  type CliResult,
-} from '../helpers/git.js';
+import { cleanup, git, BIN, gitdir, runCli, tempDir, type CliResult } from '../helpers/git.js';
 import { fastLogArgs, fastMcpArgs } from '../../src/cli/fast-path.js';
+import { OCLIF_PATH, runScript as run } from '../helpers/both-ways.js';
 
 afterAll(cleanup);
-
-const OCLIF_PATH = join(PROJECT_ROOT, 'test', 'helpers', 'oclif-path.mjs');
-
-/** Runs a command line through `script` (bin/run.js or oclif without the fast paths). */
-function run(
-  script: string,
-  args: readonly string[],
-  cwd: string,
-  env: Record<string, string> = {},
-  input?: string,
-): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd,
-      env: { ...process.env, ...env },
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    if (input !== undefined) child.stdin!.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 128, stdout, stderr }));
-  });
-}
 
 /** Runs every command line both ways and expects the same bytes and exit code from each. */
 async function sameBothWays(

@@ -136,6 +136,14 @@ describe('start-up imports', () => {
     ).toEqual([]);
   });
 
+  it('record on a command line the fast path understands loads no oclif (issue 21)', () => {
+    const { code, stdout, modules } = loadedBy(['record', '--status', 'success'], gitdir());
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);
+    expect(modules).toContain('dist/src/cli/fast-record.js');
+    expect(oclif(modules)).toEqual([]);
+  });
+
   it('help loads none of them either', () => {
     const { code, modules } = loadedBy(['help'], gitdir());
     expect(code).toBe(0);

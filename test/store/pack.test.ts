@@ -15,13 +15,8 @@ import {
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  encodeIdx,
-  PackWriter,
-  packEntry,
-  packWorktreeFiles,
-  writeObjectsAsPack,
-} from '../../src/store/git/pack.js';
+import { encodeIdx, PackWriter, packEntry, writeObjectsAsPack } from '../../src/store/git/pack.js';
+import { packWorktreeFiles } from '../../src/store/git/pack-files.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { encodeCommit, encodeTree, hashObject, MODE } from '../../src/store/objects.js';

@@ -1,14 +1,19 @@
 /**
- * A pack worker thread (started by `packWorktreeFiles` in pack.ts, loaded by URL from beside
- * it): takes the next path from the shared counter, reads it with the snapshot's own
+ * A pack worker thread (started by `packWorktreeFiles` in pack-files.ts, loaded by URL from
+ * beside it): takes the next path from the shared counter, reads it with the snapshot's own
  * `readEntry` (read-entry.ts: the same open-first rules as the main thread), hashes it (git's
  * SHA-1 and SHA-256 from one buffer) and deflates it into a pack entry, and posts the entries
  * in batches, waiting while too many bytes are in flight to the pack writer.
+ *
+ * The secret content rule (record/secrets.ts) runs here too when asked, on the buffer just
+ * hashed: the very bytes the blob holds, without copying them to the main thread to be scanned
+ * there, serially, after the snapshot (issue 21: that scan was a second of record's main thread).
  */
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { crc32, deflateSync } from 'node:zlib';
+import { ContentScan } from '../../record/secrets.js';
 import { packEntryHeader } from './pack-entry.js';
 import { readEntry } from './read-entry.js';
 
@@ -23,6 +28,11 @@ export interface PackWorkerData {
   /** Per path: hand the file's bytes back too (up to `holdUpTo` bytes), for the secret scan. */
   hold?: readonly boolean[];
   holdUpTo?: number;
+  /** Per path: run the secret content rule on the file's bytes (up to `scanUpTo` bytes, until
+   * `scanTotalKiB` were scanned by all workers together: slot 3 of `shared`). */
+  scan?: readonly boolean[];
+  scanUpTo?: number;
+  scanTotalKiB?: number;
 }
 
 export type WorkerItem =
@@ -39,6 +49,8 @@ export type WorkerItem =
       crc32: number;
       /** The very bytes hashed into `oid`, when asked to hold them. */
       raw?: Uint8Array;
+      /** The content rule's verdict on those bytes when scanned: why they look secret, or null. */
+      secret?: string | null;
     };
 
 export type WorkerMessage =
@@ -46,6 +58,7 @@ export type WorkerMessage =
 
 async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
   const { root, paths, level, shared, limitKiB, streamAt, hold, holdUpTo = 0 } = data;
+  const { scan, scanUpTo = 0, scanTotalKiB = 0 } = data;
   const state = new Int32Array(shared);
   const realRoot = await realpath(root);
   let items: WorkerItem[] = [];
@@ -99,9 +112,18 @@ async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
       const entryBytes = new Uint8Array(buffer);
       entryBytes.set(header, 0);
       entryBytes.set(deflated, header.length);
+      const secret =
+        entry.kind === 'file' &&
+        scan?.[i] === true &&
+        content.length <= scanUpTo &&
+        scanBudget(state, content.length, scanTotalKiB)
+          ? scanned(content)
+          : undefined;
       // A copy in memory of its own: a small Buffer shares Node's pool, which must not move.
       const raw =
-        hold?.[i] === true && content.length <= holdUpTo ? new Uint8Array(content) : undefined;
+        secret === undefined && hold?.[i] === true && content.length <= holdUpTo
+          ? new Uint8Array(content)
+          : undefined;
       items.push({
         i,
         kind: entry.kind,
@@ -112,6 +134,7 @@ async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
         data: entryBytes,
         crc32: crc32(entryBytes),
         ...(raw === undefined ? {} : { raw }),
+        ...(secret === undefined ? {} : { secret }),
       });
       transfer.push(buffer);
       bytes += entryBytes.length;
@@ -126,6 +149,27 @@ async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     port.postMessage({ error: message, path: current } satisfies WorkerMessage);
+  }
+}
+
+/** The content rule on a whole file, as app/secrets.ts applies it to bytes it holds. */
+function scanned(content: Uint8Array): string | null {
+  const scan = new ContentScan();
+  scan.push(content);
+  return scan.finding ?? null;
+}
+
+/**
+ * Takes `size` bytes from the scan budget all workers share (slot 3, in KiB): false once it is
+ * spent, and the main thread scans what is left from the store, within its own bound.
+ */
+function scanBudget(state: Int32Array, size: number, totalKiB: number): boolean {
+  const kib = Math.ceil(size / 1024);
+  for (let used = Atomics.load(state, 3); ;) {
+    if (used + kib > totalKiB) return false;
+    const was = Atomics.compareExchange(state, 3, used, used + kib);
+    if (was === used) return true;
+    used = was;
   }
 }
 

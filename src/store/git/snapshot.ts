@@ -14,7 +14,6 @@
  */
 import { createHash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { ObjectStore } from '../port.js';
@@ -23,10 +22,14 @@ import { runGit } from './exec.js';
 import { fifoRefusal } from './fifo-refusal.js';
 import { checkIndexObjects } from './index-objects.js';
 import { buildTrees, byteKey, type BuiltTree, type IndexEntry } from './index-tree.js';
-import { packWorktreeFiles } from './pack.js';
+import { packWorktreeFiles, type ScannedContent } from './pack-files.js';
 import type { RepoPaths } from './repo.js';
 import { readEntry, type WorkTreeEntry } from './read-entry.js';
+import { PACK_MIN_OBJECTS, packThreads, snapshotConfig } from './snapshot-config.js';
 import { streamLooseBlob, streamThreshold } from './stream-blob.js';
+
+export { DEFAULT_PACK_LEVEL, PACK_MIN_OBJECTS } from './snapshot-config.js';
+export type { ScannedContent };
 
 export type { WorkTreeEntry };
 
@@ -59,6 +62,12 @@ export interface Snapshot {
    * read from the store by whoever scans it.
    */
   held: Map<string, Uint8Array>;
+  /**
+   * The secret content rule's verdict on untracked files it was run on where they were read
+   * (`scan`): from exactly the bytes hashed into the file's blob. A file not here is scanned by
+   * the caller (from `held` or the store).
+   */
+  scanned: Map<string, ScannedContent>;
 }
 
 /**
@@ -91,6 +100,12 @@ export async function snapshotWorktree(
     trackedOnly?: boolean;
     /** Keep the bytes of untracked files up to these bounds in `held` (the secret scan's). */
     hold?: { maxFileBytes: number; maxTotalBytes: number };
+    /**
+     * Run the secret content rule on untracked files up to these bounds where the pack workers
+     * read them (a large change), into `scanned`; those are not held. A small change is read
+     * here and held as before.
+     */
+    scan?: { maxFileBytes: number; maxTotalBytes: number };
   },
 ): Promise<Snapshot> {
   const changes = await listChanges(repo);
@@ -122,6 +137,7 @@ export async function snapshotWorktree(
     return exec ? MODE.executable : MODE.file;
   };
   const held = new Map<string, Uint8Array>();
+  const scanned = new Map<string, ScannedContent>();
   const holdPaths = new Set(paths.filter((path) => !changes.indexModes.has(path)));
   let heldBytes = 0;
   const hold = (path: string, bytes: Uint8Array): void => {
@@ -140,8 +156,10 @@ export async function snapshotWorktree(
       ...(options.hold === undefined
         ? {}
         : { hold: { paths: holdPaths, maxFileBytes: options.hold.maxFileBytes } }),
+      ...(options.scan === undefined ? {} : { scan: { paths: holdPaths, ...options.scan } }),
     });
     for (const [path, bytes] of packed.held) hold(path, bytes);
+    for (const [path, verdict] of packed.scanned) scanned.set(path, verdict);
     const streamed = new Set(packed.stream);
     for (const path of paths) {
       if (streamed.has(path)) continue;
@@ -198,7 +216,7 @@ export async function snapshotWorktree(
   await writeTrees(store, built.trees);
   const untracked = new Set<string>();
   for (const path of files.keys()) if (!changes.indexModes.has(path)) untracked.add(path);
-  return { tree: built.root, files, skipped, untracked, held };
+  return { tree: built.root, files, skipped, untracked, held, scanned };
 }
 
 /** Stores the trees a few at a time; most exist already (the same directories as last time). */
@@ -347,55 +365,4 @@ export async function readWorkTreeEntry(
 ): Promise<WorkTreeEntry | undefined> {
   const entry = await readEntry(root, path);
   return entry?.kind === 'stream' ? undefined : entry;
-}
-
-/** At this many objects a snapshot writes one pack rather than loose objects (git's own
- * cut-over for received objects, `transfer.unpackLimit`, is 100 too). */
-export const PACK_MIN_OBJECTS = 100;
-
-/**
- * zlib level of snapshot packs unless the repository sets pack.compression or core.compression:
- * 1, git's own default for loose objects (core.looseCompression). git's pack default (6) costs
- * about 3.5 times the CPU for about 10% less size on source text; level 0 is 6 times cheaper
- * still but stores text uncompressed, and git keeps reusing such entries as they are (in its
- * own commits of the same files, in gc, in pushes) — so it is the user's choice, not ours.
- */
-export const DEFAULT_PACK_LEVEL = 1;
-
-interface SnapshotConfig {
-  fileMode: boolean;
-  packLevel: number;
-}
-
-/** The settings the snapshot follows, as git applies them (every scope, includes). */
-function snapshotConfig(repo: RepoPaths): SnapshotConfig {
-  const fileModeValue = repo.config.get('core.filemode');
-  const fileMode = fileModeValue === undefined ? true : parseBool(fileModeValue);
-  let packLevel = DEFAULT_PACK_LEVEL;
-  // pack.compression wins over core.compression, as in git.
-  for (const key of ['core.compression', 'pack.compression']) {
-    const value = repo.config.get(key);
-    if (value === undefined) continue;
-    const level = Number.parseInt(value, 10);
-    if (Number.isInteger(level) && level >= -1 && level <= 9) packLevel = level === -1 ? 6 : level;
-  }
-  return { fileMode, packLevel };
-}
-
-/** git's boolean spelling: true/yes/on/1 (or no value) and false/no/off/0/"". */
-function parseBool(value: string | undefined): boolean {
-  if (value === undefined) return true;
-  const v = value.trim().toLowerCase();
-  if (v === 'false' || v === 'no' || v === 'off' || v === '') return false;
-  if (v === 'true' || v === 'yes' || v === 'on') return true;
-  const n = Number.parseInt(v, 10);
-  return Number.isNaN(n) ? true : n !== 0;
-}
-
-/** One worker per CPU, at most 4 (the calling thread only appends to the pack); the
- * LEDGER_PACK_THREADS environment variable overrides it, for measurements. */
-function packThreads(): number {
-  const fromEnv = Number(process.env['LEDGER_PACK_THREADS']);
-  if (Number.isInteger(fromEnv) && fromEnv > 0) return Math.min(fromEnv, 16);
-  return Math.max(1, Math.min(4, availableParallelism()));
 }
