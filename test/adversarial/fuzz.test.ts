@@ -1,11 +1,13 @@
 /**
- * Property-based fuzzing of every decoder and parser an attacker can reach: at least 10,000
- * generated inputs each, every one ending in a value or a clean error — never an uncaught
+ * Property-based fuzzing of every decoder and parser an attacker can reach: 10,000 generated
+ * inputs each under `npm run test:stress`, 1,000 under `npm test` (test/helpers/stress.ts; the
+ * titles say which ran), every one ending in a value or a clean error — never an uncaught
  * exception. (Canonical CBOR and the SSH signature parsers have their own in test/canonical
  * and test/sign.)
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { stress } from '../helpers/stress.js';
 import { decodeCanonical } from '../../src/canonical/index.js';
 import { formatModule } from '../../src/formats/index.js';
 import { createSniff } from '../../src/formats/kit/sniff.js';
@@ -15,7 +17,9 @@ import { isLedgerError } from '../../src/model/errors.js';
 import { FORMATS, LEDGER_AUTHORED_FIELDS } from '../../src/model/record.js';
 import { judgeSignature, parseTrust } from '../../src/verify/signatures.js';
 
-const RUNS = 10_000;
+const RUNS = stress(1_000, 10_000, 'LEDGER_TEST_FUZZ_RUNS');
+/** The size in the titles, so a report says how many inputs each parser got in this run. */
+const N = RUNS.toLocaleString('en-US');
 const enc = new TextEncoder();
 
 /** JSON values biased towards the shapes parsers look at, with hostile keys and text mixed in. */
@@ -100,7 +104,7 @@ describe('adversarial fuzzing: every decoder and parser ends in a value or a cle
   });
 
   it.each(available.map((m) => [m.name, m] as const))(
-    'handoff parser %s: 10,000 inputs',
+    `handoff parser %s: ${N} inputs`,
     (_name, module) => {
       fc.assert(
         fc.property(inputs, (bytes) => {
@@ -117,7 +121,7 @@ describe('adversarial fuzzing: every decoder and parser ends in a value or a cle
     },
   );
 
-  it('policy parser: 10,000 inputs, a policy or a POLICY error', () => {
+  it(`policy parser: ${N} inputs, a policy or a POLICY error`, () => {
     const policyish = fc.record(
       {
         version: fc.oneof(fc.constant(1), json),
@@ -158,7 +162,7 @@ describe('adversarial fuzzing: every decoder and parser ends in a value or a cle
     );
   });
 
-  it('allowed_signers through the verify path: 10,000 files, never a throw and never a trusted signer for garbage', () => {
+  it(`allowed_signers through the verify path: ${N} files, never a throw and never a trusted signer for garbage`, () => {
     const line = fc.oneof(
       fc.string({ maxLength: 60 }),
       fc
@@ -192,7 +196,7 @@ describe('adversarial fuzzing: every decoder and parser ends in a value or a cle
     );
   });
 
-  it('signature and attestation leaves: 10,000 byte strings decode to a schema-valid leaf or a clean error', () => {
+  it(`signature and attestation leaves: ${N} byte strings decode to a schema-valid leaf or a clean error`, () => {
     fc.assert(
       fc.property(
         fc.oneof(

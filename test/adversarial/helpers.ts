@@ -15,6 +15,7 @@ import { lookupPath, readBlob } from '../../src/ledger/trees.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { makeHome } from '../helpers/env.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { gitdir, refs, runCli, type CliResult } from '../helpers/git.js';
 
 export interface User {
@@ -41,7 +42,32 @@ export async function cli(
   args: readonly string[],
   env: Record<string, string> = {},
 ): Promise<Json> {
-  const result: CliResult = await runCli([...args, '--json'], cwd, { ...user.env, ...env });
+  return parsed(await runCli([...args, '--json'], cwd, { ...user.env, ...env }));
+}
+
+/**
+ * `cli`, but the CLI's `main` runs in this process (test/helpers/cli-in-process.ts): for tests
+ * of what a command decides, where the process around it is not what is tested.
+ */
+export async function cliInProcess(
+  user: User,
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<Json> {
+  return parsed(await runCliInProcess([...args, '--json'], cwd, { ...user.env, ...env }));
+}
+
+export function cliTextInProcess(
+  user: User,
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  return runCliInProcess(args, cwd, { ...user.env, ...env });
+}
+
+function parsed(result: CliResult): Json {
   let json: unknown;
   try {
     json = JSON.parse(result.stdout);

@@ -1,5 +1,4 @@
 /**
-import { createRequire } from 'node:module';
  * Issue 2's acceptance, tried as a new user would: the built CLI in real repositories.
  */
 import { execFileSync } from 'node:child_process';
@@ -8,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, git, gitdir, refs, runCli, writeFiles } from '../helpers/git.js';
+import { stress } from '../helpers/stress.js';
 
 afterAll(cleanup);
 
@@ -270,12 +270,16 @@ describe('init', () => {
   });
 });
 
+// 10 each under `npm run test:stress`; test/concurrency holds the heavier runs. The title says
+// the size that ran.
+const PER_PROCESS = stress(3, 10, 'LEDGER_TEST_ACCEPTANCE_PER_PROCESS');
+
 describe('concurrency', () => {
-  it('8 record processes at once, 10 records each → 80 distinct ids in the log', async () => {
+  it(`8 record processes at once, ${PER_PROCESS} records each → ${8 * PER_PROCESS} distinct ids in the log`, async () => {
     const repo = gitdir();
     const worker = async (w: number) => {
       const ids: string[] = [];
-      for (let i = 0; i < 10; i++) {
+      for (let i = 0; i < PER_PROCESS; i++) {
         const r = await runCli(
           [
             'record',
@@ -294,7 +298,7 @@ describe('concurrency', () => {
       return ids;
     };
     const printed = (await Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)))).flat();
-    expect(new Set(printed).size).toBe(80);
+    expect(new Set(printed).size).toBe(8 * PER_PROCESS);
     const log = jsonOf((await runCli(['log', '--json'], repo)).stdout) as { id: string }[];
     expect(new Set(log.map((l) => l.id))).toEqual(new Set(printed));
     expect(git(repo, 'fsck', '--strict', '--no-dangling')).toBe('');

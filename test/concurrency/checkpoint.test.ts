@@ -3,23 +3,14 @@
  * keep recording and syncing, and a checkpoint publisher killed between publishing and
  * retiring. In both, every sync exits 0 and nothing is lost.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listLog, recordHandoff, syncRepository, withRepo } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { recordHandoff, syncRepository } from '../../src/index.js';
 import { CHECKPOINT_REF } from '../../src/ledger/layout.js';
-import { cleanup, cloneOf, git, PROJECT_ROOT, remoteWithClones, runCli } from '../helpers/git.js';
+import { cloneOf, git, remoteWithClones, runCli } from '../helpers/git.js';
 import { plantWriters } from '../helpers/fleet.js';
+import { ledgerIds, needsBuiltLedger } from '../helpers/built-ledger.js';
 
-beforeAll(() => {
-  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
-    throw new Error('run npm run build first');
-});
-afterAll(cleanup);
-
-async function ledgerIds(cwd: string): Promise<string[]> {
-  return (await withRepo(cwd, ({ store }) => listLog(store))).map((i) => i.id);
-}
+needsBuiltLedger();
 
 async function record(cwd: string, summary: string): Promise<string> {
   return (await recordHandoff({ cwd, status: 'success', summary })).id;

@@ -1,33 +1,22 @@
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { recordHandoff, syncRepository, verifyRepository } from '../../src/index.js';
 import {
-  listLog,
-  recordHandoff,
-  syncRepository,
-  verifyRepository,
-  withRepo,
-} from '../../src/index.js';
-import {
-  cleanup,
   cloneOf,
   git,
   gitdir,
   gitTry,
   ledgerTip,
-  PROJECT_ROOT,
   remoteWithClones,
   runCli,
   runWorker,
 } from '../helpers/git.js';
 import { stress } from '../helpers/stress.js';
+import { ledgerIds, needsBuiltLedger } from '../helpers/built-ledger.js';
 
-beforeAll(() => {
-  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
-    throw new Error('run npm run build first');
-});
-afterAll(cleanup);
+needsBuiltLedger();
 
 // 16 concurrent writers always; `npm test` runs 4 records each (each record spawns ~10 git
 // processes), `npm run test:stress` the issue's full 16 × 50 (800 distinct ids, about 8 minutes
@@ -40,10 +29,6 @@ const MIX_WRITERS = stress(4, 8, 'LEDGER_TEST_MIX_WRITERS');
 const MIX_RECORDS = stress(6, 18, 'LEDGER_TEST_MIX_RECORDS');
 // Clones syncing at once against one bare remote (issue 19; bench/ runs 64).
 const FLEET = stress(8, 32, 'LEDGER_TEST_FLEET');
-
-async function ledgerIds(cwd: string): Promise<string[]> {
-  return (await withRepo(cwd, ({ store }) => listLog(store))).map((i) => i.id);
-}
 
 function expectFsckClean(cwd: string): void {
   const r = gitTry(cwd, 'fsck', '--strict', '--no-progress', '--no-dangling');

@@ -5,18 +5,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listLog, syncRepository, verifyRepository, withRepo } from '../../src/index.js';
-import {
-  cleanup,
-  gitdir,
-  gitTry,
-  ledgerTip,
-  PROJECT_ROOT,
-  remoteWithClones,
-  runWorker,
-} from '../helpers/git.js';
+import { describe, expect, it } from 'vitest';
+import { syncRepository, verifyRepository } from '../../src/index.js';
+import { gitdir, gitTry, ledgerTip, remoteWithClones, runWorker } from '../helpers/git.js';
 import { stress } from '../helpers/stress.js';
+import { ledgerIds, needsBuiltLedger } from '../helpers/built-ledger.js';
 
 // `npm test` kills twice per step and 24 times at random; `npm run test:stress` runs the issue's
 // full counts (10 kills per step, 200 random kills). LEDGER_CRASH_REPEAT / LEDGER_CRASH_RANDOM
@@ -26,15 +19,7 @@ const RANDOM_KILLS = stress(24, 200, 'LEDGER_CRASH_RANDOM');
 const PARALLEL = 4;
 const ENV = { LEDGER_LOCK_WAIT_MS: '5000' };
 
-beforeAll(() => {
-  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
-    throw new Error('run npm run build first');
-});
-afterAll(cleanup);
-
-async function ledgerIds(cwd: string): Promise<string[]> {
-  return (await withRepo(cwd, ({ store }) => listLog(store))).map((i) => i.id);
-}
+needsBuiltLedger();
 
 /** The ref is absent or names a commit; a loose ref file holds exactly one object id. */
 function expectIntactRef(cwd: string, ref = 'refs/ledger/log'): void {

@@ -4,15 +4,7 @@
  * entry an index holds; and the agent's index, crafted, never shapes the tree.
  */
 import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import {
-  copyFileSync,
-  mkdirSync,
-  readFileSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LedgerError } from '../../src/model/errors.js';
@@ -20,28 +12,10 @@ import { buildTrees, type IndexEntry } from '../../src/store/git/index-tree.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { snapshotWorktree, type Snapshot } from '../../src/store/git/snapshot.js';
 import { GitStore } from '../../src/store/git/store.js';
-import { cleanup, git, gitdir, gitTry, tempDir, writeFiles } from '../helpers/git.js';
+import { cleanup, git, gitdir, gitTry, writeFiles } from '../helpers/git.js';
+import { gitsTree } from '../helpers/gits-tree.js';
 
 afterEach(cleanup);
-
-function gitEnv(cwd: string, env: Record<string, string>, ...args: string[]): string {
-  const r = spawnSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, LC_ALL: 'C', ...env },
-  });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
-/** git's own answer: a copy of the index, `git add -A`, `git write-tree`. */
-function gitsTree(repo: string): string {
-  const index = join(tempDir('ledger-index-'), 'index');
-  copyFileSync(join(repo, '.git', 'index'), index);
-  const env = { GIT_INDEX_FILE: index };
-  gitEnv(repo, env, 'add', '-A');
-  return gitEnv(repo, env, 'write-tree');
-}
 
 async function snapshot(repo: string): Promise<Snapshot> {
   const paths = await openRepo(repo);

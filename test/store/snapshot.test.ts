@@ -7,13 +7,10 @@
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
-  copyFileSync,
   readdirSync,
   readFileSync,
-  statSync,
   symlinkSync,
   unlinkSync,
-  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -27,33 +24,10 @@ import {
 import { GitStore } from '../../src/store/git/store.js';
 import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
 import { cleanup, git, gitdir, gitTry, tempDir, writeFiles } from '../helpers/git.js';
+import { gitsTree } from '../helpers/gits-tree.js';
 import { spawnSync } from 'node:child_process';
 
 afterEach(cleanup);
-
-function gitEnv(cwd: string, env: Record<string, string>, ...args: string[]): string {
-  const r = spawnSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, LC_ALL: 'C', ...env },
-  });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
-  return r.stdout.trim();
-}
-
-/** git's own candidate tree: a temporary copy of the index, `add -A`, forced artifacts, write-tree. */
-function gitsTree(repo: string, forced: string[]): string {
-  const index = join(tempDir('ledger-index-'), 'index');
-  copyFileSync(join(repo, '.git', 'index'), index);
-  // Keep the index's mtime: git's racy-clean check compares it with the files' mtimes, and a
-  // fresh copy would make a same-size edit in the same second look unchanged.
-  const { atime, mtime } = statSync(join(repo, '.git', 'index'));
-  utimesSync(index, atime, mtime);
-  const env = { GIT_INDEX_FILE: index };
-  gitEnv(repo, env, 'add', '-A');
-  if (forced.length > 0) gitEnv(repo, env, 'add', '-f', '--', ...forced);
-  return gitEnv(repo, env, 'write-tree');
-}
 
 /** A work tree with every kind of change `git add -A` knows about. */
 function scenario(extra: number): { repo: string; artifacts: string[] } {

@@ -3,7 +3,8 @@
  * checks only what is new since it (seen in the JSON, not in timing), and a forged record after
  * that tip, a tampered old record, a rolled-back ledger, and a cache that was deleted, garbled,
  * planted or made under another policy or version all give the verdict `verify --full` gives.
- * Real repositories, the real CLI, an isolated user per test.
+ * Real repositories, the built CLI's `main` in this process (one test through a real child
+ * process, so the cache is also seen across processes), an isolated user per test.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,8 +34,9 @@ import {
 import {
   appendRaw,
   asUser,
-  cli,
-  cliText,
+  cli as cliSpawned,
+  cliInProcess as cli,
+  cliTextInProcess as cliText,
   encode,
   idPath,
   makeUser,
@@ -51,6 +53,16 @@ async function recordOne(user: User, dir: string, summary: string): Promise<stri
   const r = await cli(user, dir, ['record', '--status', 'success', '--summary', summary]);
   expect(r.code, r.stderr).toBe(0);
   return r.json.id as string;
+}
+
+async function recordOneSpawned(user: User, dir: string, summary: string): Promise<string> {
+  const r = await cliSpawned(user, dir, ['record', '--status', 'success', '--summary', summary]);
+  expect(r.code, r.stderr).toBe(0);
+  return r.json.id as string;
+}
+
+function verifySpawned(user: User, dir: string, ...args: string[]) {
+  return cliSpawned(user, dir, ['verify', ...args]);
 }
 
 async function verify(user: User, dir: string, ...args: string[]) {
@@ -241,9 +253,10 @@ describe('verify with the verified-state cache', () => {
     await rewriteLedger(dir, [
       { path: `${idPath('records', id)}/record`, bytes: encode({ forged: true }) },
     ]);
-    expect((await verify(user, dir)).code).toBe(3);
+    // Through real child processes: one run must not leave the next a cache to trust.
+    expect((await cliSpawned(user, dir, ['verify'])).code).toBe(3);
     expect(cacheFiles(user)).toEqual([]);
-    const again = await verify(user, dir);
+    const again = await cliSpawned(user, dir, ['verify']);
     expect(again.code).toBe(3);
     expect(again.json.cache.used).toBe(false);
   });
@@ -305,22 +318,22 @@ describe('verify with the verified-state cache', () => {
     const user = makeUser();
     const { clones } = remoteWithClones(2);
     const [a, b] = clones as [string, string];
-    await recordOne(user, a, 'a1');
-    expect((await cli(user, a, ['sync', 'origin'])).code).toBe(0);
-    expect((await cli(user, b, ['sync', 'origin'])).code).toBe(0);
+    await recordOneSpawned(user, a, 'a1');
+    expect((await cliSpawned(user, a, ['sync', 'origin'])).code).toBe(0);
+    expect((await cliSpawned(user, b, ['sync', 'origin'])).code).toBe(0);
     // Concurrent work: both record on top of a1, b pushes first.
-    const mine = await recordOne(user, a, 'a2');
-    const theirs = [await recordOne(user, b, 'b1'), await recordOne(user, b, 'b2')];
-    expect((await cli(user, b, ['sync', 'origin'])).code).toBe(0);
-    const before = await verify(user, a);
+    const mine = await recordOneSpawned(user, a, 'a2');
+    const theirs = [await recordOneSpawned(user, b, 'b1'), await recordOneSpawned(user, b, 'b2')];
+    expect((await cliSpawned(user, b, ['sync', 'origin'])).code).toBe(0);
+    const before = await verifySpawned(user, a);
     expect(before.code).toBe(0);
-    const synced = await cli(user, a, ['sync', 'origin']);
+    const synced = await cliSpawned(user, a, ['sync', 'origin']);
     expect(synced.code, synced.stderr).toBe(0);
-    const after = await verify(user, a);
+    const after = await verifySpawned(user, a);
     expect(after.code).toBe(0);
     expect(after.json.cache).toMatchObject({ used: true, newRecords: 2 });
     expect(after.json.records.map((r: any) => r.id).sort()).toEqual([...theirs].sort());
-    const full = await verify(user, a, '--full');
+    const full = await verifySpawned(user, a, '--full');
     expect(full.json.records.map((r: any) => r.id)).toContain(mine);
     expect(verdicts(after.json)).toEqual(verdicts(full.json));
     // The log read from the tip down lists the joined history in the full listing's order.
@@ -331,15 +344,17 @@ describe('verify with the verified-state cache', () => {
         entry.record === null ? [] : [entry.record],
       );
       expect(order).toHaveLength(4);
-      const listed = await cli(user, a, ['log']);
+      const listed = await cliSpawned(user, a, ['log']);
       expect(listed.json.map((i: any) => i.id)).toEqual(order);
-      expect((await cli(user, a, ['log', '-n', '2'])).json.map((i: any) => i.id)).toEqual(
+      expect((await cliSpawned(user, a, ['log', '-n', '2'])).json.map((i: any) => i.id)).toEqual(
         order.slice(0, 2),
       );
     } finally {
       store.close();
     }
-  });
+    // Two clones, four syncs, five records, all through child processes: the file's longest test
+    // (over 60 s at load average 30 on 2 cores).
+  }, 180_000);
 
   it('is never pushed: neither ledger sync nor git push carries it', async () => {
     const user = makeUser();
@@ -348,7 +363,7 @@ describe('verify with the verified-state cache', () => {
     expect(file!.startsWith(dir)).toBe(false);
     const remote = bareRemote();
     git(dir, 'remote', 'add', 'origin', remote);
-    const synced = await cli(user, dir, ['sync', 'origin']);
+    const synced = await cliSpawned(user, dir, ['sync', 'origin']);
     expect(synced.code, synced.stderr).toBe(0);
     git(dir, 'push', '-q', 'origin', '--all');
     const refsThere = git(remote, 'for-each-ref', '--format=%(refname)').split('\n');
