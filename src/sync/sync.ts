@@ -3,8 +3,8 @@
  * the fetch when the remote moved meanwhile. Every step either leaves the ledger as it was or
  * moves a ref atomically, so a process killed anywhere leaves the old or the new state.
  */
-import { CHECKPOINT_REF, LOG_DIR, LOG_REF, RECORDS_DIR, writerRef } from '../ledger/layout.js';
-import { readTip, type Tip } from '../ledger/read.js';
+import { CHECKPOINT_REF, LOG_DIR, LOG_REF, writerRef } from '../ledger/layout.js';
+import { readTip } from '../ledger/read.js';
 import { isLedgerError, LedgerError } from '../model/errors.js';
 import { killPoint, pausePoint } from '../model/faults.js';
 import type { LogEntry } from '../model/record.js';
@@ -12,10 +12,10 @@ import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { acceptRetired, type RetiredRef } from './checkpoint.js';
+import { publishCheckpoint, type CheckpointResult } from './publish-checkpoint.js';
 import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
 import {
   checkCloneKind,
-  deleteRemoteRefs,
   fetchLedger,
   listLedgerRefs,
   moveMarkers,
@@ -57,15 +57,7 @@ export interface SyncOptions {
   maxJoinParents?: number;
 }
 
-export interface CheckpointResult {
-  ref: string;
-  /** The checkpoint's commit on the remote (undefined: the ledger is empty). */
-  tip: string | undefined;
-  /** False when the remote's checkpoint already was this clone's ledger. */
-  published: boolean;
-  /** Writer refs deleted from the remote because the checkpoint covers them. */
-  retired: string[];
-}
+export type { CheckpointResult } from './publish-checkpoint.js';
 
 export type { SyncAction } from './join.js';
 
@@ -136,97 +128,7 @@ export async function syncLedger(
         hint: 'ledger sync --checkpoint (or ledger sync --no-push to only fetch and adopt)',
       },
     );
-  return publishCheckpoint(repo, store, options);
-}
-
-/**
- * `sync --checkpoint`: a sync, then this clone's ledger (which now holds every ref fetched) goes
- * to `refs/ledger/checkpoint` with a lease on the checkpoint fetched — two clones publishing at
- * once: the slower one's lease fails, it syncs again (adopting the faster one's checkpoint)
- * and publishes a superset. Only once the checkpoint is on the remote are the writer refs it
- * covers deleted, each with a lease on the tip that was checked to be covered, so a writer that
- * pushed meanwhile keeps its ref.
- */
-async function publishCheckpoint(
-  repo: RepoPaths,
-  store: ObjectStore,
-  options: SyncOptions,
-): Promise<SyncResult> {
-  const progress = options.onProgress ?? (() => undefined);
-  for (let round = 1; ; round++) {
-    const { result, fetched } = await syncRound(repo, store, options);
-    const { remote, after: tip } = result;
-    const current = fetched.get(CHECKPOINT_REF);
-    if (tip === undefined)
-      return { ...result, checkpoint: { ref: CHECKPOINT_REF, tip, published: false, retired: [] } };
-    let published = false;
-    if (current !== tip) {
-      progress(`publishing ${CHECKPOINT_REF} to ${remote}`);
-      const pushed = await pushLedger(repo, remote, tip, current, CHECKPOINT_REF);
-      if (!pushed.pushed) {
-        if (round >= MIN_ROUNDS)
-          throw new LedgerError(
-            'REMOTE',
-            `${remote}'s ${CHECKPOINT_REF} kept moving: gave up after ${round} rounds`,
-            {
-              hint: 'Another clone is publishing checkpoints; its checkpoint serves as well. Run ledger sync --checkpoint again later if refs remain.',
-            },
-          );
-        progress(`${remote} ${CHECKPOINT_REF} moved meanwhile (${pushed.detail}); syncing again`);
-        await sleep(Math.min(MAX_ROUND_PAUSE_MS, 20 * 2 ** round) * (0.5 + Math.random()));
-        continue;
-      }
-      published = true;
-      await options.onTip?.(tip);
-    }
-    killPoint('checkpoint-after-publish');
-    const covered = await coveredRefs(store, tip, fetched);
-    progress(`retiring ${covered.size} writer ref(s) on ${remote} that ${CHECKPOINT_REF} covers`);
-    const retired = await deleteRemoteRefs(repo, remote, covered);
-    await moveMarkers(repo, [
-      ...(published
-        ? [{ ref: syncedRef(remote, CHECKPOINT_REF), next: tip, expected: current }]
-        : []),
-      ...retired.map((ref) => ({
-        ref: syncedRef(remote, ref),
-        next: undefined,
-        expected: fetched.get(ref),
-      })),
-    ]);
-    return { ...result, checkpoint: { ref: CHECKPOINT_REF, tip, published, retired } };
-  }
-}
-
-/**
- * The fetched writer refs whose every log entry and record is in `tip`'s tree: those the
- * checkpoint may retire. Checked here rather than assumed from the sync just done, because what
- * this clone remembers of the remote lives in .git/, which an agent can edit; a reader would
- * refuse the deletion anyway, but a ref deleted wrongly is lost for clones that never saw it.
- */
-async function coveredRefs(
-  store: ObjectStore,
-  tip: string,
-  fetched: ReadonlyMap<string, string>,
-): Promise<Map<string, string>> {
-  const { tree } = await readTip(store, tip);
-  const covered = new Map<string, string>();
-  for (const [ref, oid] of fetched) {
-    if (ref === CHECKPOINT_REF || ref === LOG_REF) continue;
-    let head: Tip;
-    try {
-      head = await readTip(store, oid);
-    } catch {
-      continue;
-    }
-    const diff = await diffLedgerTrees(store, head.tree, tree);
-    if (
-      diff.conflicts.length === 0 &&
-      leavesIn(diff.removed, LOG_DIR).size === 0 &&
-      leavesIn(diff.removed, RECORDS_DIR).size === 0
-    )
-      covered.set(ref, oid);
-  }
-  return covered;
+  return publishCheckpoint(repo, store, options, () => syncRound(repo, store, options));
 }
 
 async function syncRound(

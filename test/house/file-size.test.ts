@@ -12,12 +12,6 @@ const ALLOWED_ABOVE: Readonly<Record<string, string>> = {
   // The canonical CBOR codec is one algorithm whose encoder and decoder must be read together
   // against RFC 8949 §4.2: split, the two halves would drift.
   'src/canonical/cbor.ts': 'the canonical CBOR codec, read as one against RFC 8949',
-  // Temporary: split this round on their own branches (engineers syncscale, verifycpu,
-  // hotpaths). The lead removes these three after the merge; the test below fails on an
-  // exception that is no longer needed, so they cannot outstay it.
-  'src/sync/sync.ts': 'temporary: split on branch r-syncscale',
-  'src/verify/claims.ts': 'temporary: split on branch r-verifycpu',
-  'src/store/git/pack.ts': 'temporary: split on branch r-hotpaths',
 };
 
 function sourceFiles(dir: string): string[] {
