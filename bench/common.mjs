@@ -296,7 +296,7 @@ export function row(samples, { name, contender, peer, peerName, target, note }) 
  * The git subcommands one `ledger ARGS…` in `cwd` runs (each spawn costs 7–15 ms here): a `git`
  * first on PATH logs its arguments and runs the real one. Not timed.
  */
-export async function gitCalls(args, cwd) {
+export async function gitCalls(args, cwd, env = {}) {
   const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
   const wrapDir = mkdtempSync(join(tmpdir(), 'ledger-bench-gitwrap-'));
   const logFile = join(wrapDir, 'calls');
@@ -309,7 +309,7 @@ export async function gitCalls(args, cwd) {
   try {
     await timedOk(process.execPath, [BIN, ...args], {
       cwd,
-      env: { ...process.env, PATH: `${wrapDir}${delimiter}${process.env.PATH}` },
+      env: { ...process.env, ...env, PATH: `${wrapDir}${delimiter}${process.env.PATH}` },
     });
     const commands = readFileSync(logFile, 'utf8')
       .split('\n')

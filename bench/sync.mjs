@@ -8,7 +8,7 @@
 // set with git update-ref: one commit per record, exactly the history 10,000 `ledger record`
 // runs would leave, without 10,000 process launches.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, gitCalls, measure, ROOT, rotate, row, writePack } from './common.mjs';
@@ -129,20 +129,34 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
     // A clone of the remote's branch only: no ledger yet.
     const empty = join(scratch, 'empty');
     git(scratch, 'clone', '-q', remote, empty);
-    // Every run works in its own copy of the starting clone, so no run sees another's objects.
+    // Every run works in its own copy of the starting clone, and of its per-user state (what
+    // the clone has held, kept beside it as `<clone>.state`): a copy carries the clone's
+    // identity (.git, and an inode a deleted copy freed), so what one run adopted would read
+    // as a rollback in the next copy if they shared a state dir.
+    const stateOf = (dir) => `${dir}.state`;
     let copies = 0;
     const copyOf = (dir) => {
       const to = join(scratch, `run-${copies++}`);
       cpSync(dir, to, { recursive: true });
+      if (existsSync(stateOf(dir))) cpSync(stateOf(dir), stateOf(to), { recursive: true });
+      else mkdirSync(stateOf(to));
       return to;
     };
+    const drop = (dir) => {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(stateOf(dir), { recursive: true, force: true });
+    };
+    const stateEnv = (dir) => ({ env: { ...process.env, XDG_STATE_HOME: stateOf(dir) } });
     const contenders = (from) => ({
       ledger: async () => {
         const dir = copyOf(from);
         try {
-          return await measure(process.execPath, [BIN, 'sync', '--no-push'], { cwd: dir });
+          return await measure(process.execPath, [BIN, 'sync', '--no-push'], {
+            cwd: dir,
+            ...stateEnv(dir),
+          });
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          drop(dir);
         }
       },
       fetch: async () => {
@@ -150,7 +164,7 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
         try {
           return await measure('git', fetchArgs, { cwd: dir });
         } finally {
-          rmSync(dir, { recursive: true, force: true });
+          drop(dir);
         }
       },
     });
@@ -159,14 +173,17 @@ export async function benchSync({ runs = 3, log = () => undefined } = {}) {
     // The clone that has the 10,000: synced once, untimed; then the remote gets 100 more.
     const have = join(scratch, 'have');
     cpSync(empty, have, { recursive: true });
-    await measure(process.execPath, [BIN, 'sync', '--no-push'], { cwd: have });
+    mkdirSync(stateOf(have));
+    await measure(process.execPath, [BIN, 'sync', '--no-push'], { cwd: have, ...stateEnv(have) });
     log(`sync: generating ${fresh} more records`);
     const small = await generate(state, fresh);
     log(`sync: generated ${fresh} records in ${small.seconds.toFixed(1)} s`);
     const intoHave = await rotate(contenders(have), runs, log, `sync (${fresh} new)`);
     const spawnDir = copyOf(have);
-    const counted = await gitCalls(['sync', '--no-push'], spawnDir);
-    rmSync(spawnDir, { recursive: true, force: true });
+    const counted = await gitCalls(['sync', '--no-push'], spawnDir, {
+      XDG_STATE_HOME: stateOf(spawnDir),
+    });
+    drop(spawnDir);
     log(
       `sync: one ledger sync of ${fresh} new records ran git ${counted.count} time(s) (not timed)`,
     );

@@ -25,6 +25,7 @@ import { LEDGER_VERSION } from '../model/version.js';
 import { deriveStatus, type DerivableRecord, type KeptInputs } from '../record/derive.js';
 import { parseCommit } from '../store/objects.js';
 import { currentBranch, readBaseCommit, resolveBaseCommit } from '../store/git/base.js';
+import type { Snapshot } from '../store/git/snapshot.js';
 import { readHead, type Head } from '../store/git/head.js';
 import type { GitStore } from '../store/git/store.js';
 import type { RepoPaths } from '../store/git/repo.js';
@@ -47,11 +48,13 @@ import type { ReadRequest, RecordOutcome, RecordRequest } from './record-request
 import { inWorkTree, isolatedWitnesses, observeWitnesses } from './record-witnesses.js';
 import {
   findSecrets,
+  type ScanTarget,
   MAX_SCAN_FILE_BYTES,
   MAX_SCAN_TOTAL_BYTES,
   secretRefusal,
 } from './secrets.js';
 import { signByDefault } from './policy/sign-setting.js';
+import { stagedNewFiles } from './staged-files.js';
 import { requireWorkTree, withRepo } from './repo.js';
 
 export {
@@ -145,7 +148,10 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     // Before any witness runs or anything is written: nothing secret is stored by accident.
     const secrets = await findSecrets(
       store,
-      [...snapshot.untracked].flatMap((path) => snapshot.files.get(path) ?? []),
+      [
+        ...[...snapshot.untracked].flatMap((path) => snapshot.files.get(path) ?? []),
+        ...(await stagedTargets(repo, store, head, request.base, base.commit, snapshot)),
+      ],
       new Set(kept),
       snapshot.held,
       snapshot.scanned,
@@ -317,6 +323,33 @@ export function stripUndefined(value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * The files staged and never committed, for the secret scan: what the candidate tree adds to
+ * HEAD's tree (not the base's: with --base, files committed since are someone's decision). A
+ * file's size is the one read from the work tree, else the index's blob as git sized it.
+ */
+async function stagedTargets(
+  repo: RepoPaths,
+  store: GitStore,
+  head: Head,
+  givenBase: string | undefined,
+  baseCommit: string | null,
+  snapshot: Snapshot,
+): Promise<ScanTarget[]> {
+  const headCommit =
+    givenBase === undefined
+      ? baseCommit
+      : ((await resolveBaseCommit(repo, store, head, 'HEAD'))?.commit ?? null);
+  const headTree =
+    headCommit === null ? undefined : parseCommit(await readBaseCommit(store, headCommit)).tree;
+  const staged = await stagedNewFiles(store, headTree, snapshot.tree, snapshot.untracked);
+  return staged.map((file) => ({
+    ...file,
+    size: snapshot.files.get(file.path)?.size ?? snapshot.indexSizes.get(file.blob) ?? Infinity,
+    staged: true,
+  }));
 }
 
 /** The base commit (`--base REV`, else HEAD); a revision that names no commit is a problem. */

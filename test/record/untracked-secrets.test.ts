@@ -243,7 +243,7 @@ describe('findSecrets reads what was stored, within its bounds', () => {
     const blob = await store.write('blob', bytes);
     const found = await findSecrets(
       store,
-      [{ path: 'notes.txt', mode: '100644', blob, sha256: '', size: bytes.length }],
+      [{ path: 'notes.txt', mode: '100644', blob, size: bytes.length }],
       new Set(),
     );
     expect(found).toEqual([{ path: 'notes.txt', reason: expect.stringMatching(/private key/) }]);

@@ -237,34 +237,47 @@ function unexpected(line: Buffer): LedgerError {
 }
 
 /**
- * The type of each object that is in the repository (absent ones are left out), in one
+ * The type and size of each object that is in the repository (absent ones are left out), in one
  * `git cat-file --batch-check` over the whole list: a presence proof for many objects at the
  * cost of one process.
  */
-export async function objectTypes(
+export async function objectHeaders(
   cwd: string,
   oids: Iterable<string>,
   guard?: ConfigGuard,
-): Promise<Map<string, string>> {
+): Promise<Map<string, { type: string; size: number }>> {
   const valid = [...oids].filter((oid) => OID.test(oid));
-  const types = new Map<string, string>();
-  if (valid.length === 0) return types;
-  const result = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
-    cwd,
-    ...(guard === undefined ? {} : { guard }),
-    input: `${valid.join('\n')}\n`,
-  });
+  const headers = new Map<string, { type: string; size: number }>();
+  if (valid.length === 0) return headers;
+  const result = await runGit(
+    ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'],
+    {
+      cwd,
+      ...(guard === undefined ? {} : { guard }),
+      input: `${valid.join('\n')}\n`,
+    },
+  );
   if (result.code !== 0)
     throw new LedgerError(
       'GIT_FAILED',
       `git cat-file --batch-check failed: ${result.stderr.trim()}`,
     );
   for (const line of result.stdout.toString('utf8').split('\n')) {
-    const [oid, type] = line.split(' ');
+    const [oid, type, size] = line.split(' ');
     if (oid !== undefined && OID.test(oid) && type !== undefined && type !== 'missing')
-      types.set(oid, type);
+      headers.set(oid, { type, size: Number(size) });
   }
-  return types;
+  return headers;
+}
+
+/** The type of each object that is in the repository (absent ones are left out). */
+export async function objectTypes(
+  cwd: string,
+  oids: Iterable<string>,
+  guard?: ConfigGuard,
+): Promise<Map<string, string>> {
+  const headers = await objectHeaders(cwd, oids, guard);
+  return new Map([...headers].map(([oid, { type }]) => [oid, type]));
 }
 
 /**

@@ -7,25 +7,32 @@
  */
 import { LedgerError } from '../../model/errors.js';
 import { MODE } from '../objects.js';
-import { objectTypes } from './catfile.js';
+import { objectHeaders } from './catfile.js';
 import type { IndexEntry } from './index-tree.js';
 import type { RepoPaths } from './repo.js';
 
-/** Resolves when every entry's object is there; rejects with CORRUPT naming the first that is not. */
+/**
+ * Resolves with each entry's blob size (by object id: the secret scan sizes staged files with
+ * it) when every entry's object is there; rejects with CORRUPT naming the first that is not.
+ */
 export async function checkIndexObjects(
   repo: RepoPaths,
   entries: ReadonlyMap<string, IndexEntry>,
-): Promise<void> {
+): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
   const wanted = [...entries].filter(([, entry]) => entry.mode !== MODE.gitlink);
-  if (wanted.length === 0) return;
-  const types = await objectTypes(
+  if (wanted.length === 0) return sizes;
+  const headers = await objectHeaders(
     repo.root,
     new Set(wanted.map(([, entry]) => entry.oid)),
     repo.guard,
   );
   for (const [path, entry] of wanted) {
-    const type = types.get(entry.oid);
-    if (type === 'blob') continue;
+    const type = headers.get(entry.oid)?.type;
+    if (type === 'blob') {
+      sizes.set(entry.oid, headers.get(entry.oid)!.size);
+      continue;
+    }
     const shown = JSON.stringify(Buffer.from(path, 'latin1').toString('utf8'));
     throw new LedgerError(
       'CORRUPT',
@@ -35,4 +42,5 @@ export async function checkIndexObjects(
       },
     );
   }
+  return sizes;
 }

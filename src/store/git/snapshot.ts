@@ -68,6 +68,8 @@ export interface Snapshot {
    * the caller (from `held` or the store).
    */
   scanned: Map<string, ScannedContent>;
+  /** Sizes of the blobs the index names that were taken unread, by object id. */
+  indexSizes: Map<string, number>;
 }
 
 /**
@@ -211,12 +213,12 @@ export async function snapshotWorktree(
       { hint: 'Resolve merge conflicts (git status) and retry.' },
     );
   }
-  await present;
+  const indexSizes = await present;
   const built = buildTrees(entries);
   await writeTrees(store, built.trees);
   const untracked = new Set<string>();
   for (const path of files.keys()) if (!changes.indexModes.has(path)) untracked.add(path);
-  return { tree: built.root, files, skipped, untracked, held, scanned };
+  return { tree: built.root, files, skipped, untracked, held, scanned, indexSizes };
 }
 
 /** Stores the trees a few at a time; most exist already (the same directories as last time). */
