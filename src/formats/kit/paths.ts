@@ -95,6 +95,38 @@ export function splitPathAndNote(text: string): PathText {
   return { kind: 'path', path: first, note, ticked: false };
 }
 
+/** File names without an extension that a list of paths names as files. */
+const EXTENSIONLESS =
+  /^(?:Makefile|GNUmakefile|Dockerfile|Containerfile|Procfile|Gemfile|Rakefile|Jenkinsfile|Vagrantfile|Justfile|LICENSE|README|CHANGELOG|NOTICE|AUTHORS|CODEOWNERS)$/;
+
+/**
+ * The paths of an item that names several, separated by commas (`src/a.ts, src/b.ts`, as
+ * GSD-2's task summaries write `## Key Files Created`), or undefined when the item is not such
+ * a list: every piece must be one path-like token (a slash, an extension, a dot file or a known
+ * extension-less name; backticks allowed), so a note with commas (`src/z.ts (reads a, b)`) or a
+ * list of words (`React, Vue`) is not split. Before this, the first path was claimed and the
+ * rest became its note, unchecked: claims dropped without a word.
+ */
+export function pathList(text: string): string[] | undefined {
+  const pieces = text.split(',').map((piece) => piece.trim());
+  if (pieces.length < 2) return undefined;
+  const paths: string[] = [];
+  for (const piece of pieces) {
+    const bare = /^`([^`]+)`$/.exec(piece)?.[1]?.trim() ?? piece;
+    if (bare === '' || /[\s`]/.test(bare) || GLOB.test(bare)) return undefined;
+    // An extension has a letter: `v1.2, v1.3` are versions, not files.
+    const extension = /\.([A-Za-z0-9_+-]{1,12})$/.exec(bare)?.[1];
+    const pathLike =
+      /[/\\]/.test(bare) ||
+      (extension !== undefined && /[A-Za-z]/.test(extension)) ||
+      /^\.[^./]/.test(bare) ||
+      EXTENSIONLESS.test(bare);
+    if (!pathLike) return undefined;
+    paths.push(bare);
+  }
+  return paths;
+}
+
 /**
  * A path (and an optional note) written so that splitPathAndNote reads back exactly the same:
  * bare when that is unambiguous, in backticks otherwise.

@@ -7,7 +7,7 @@
 import type { Problem } from '../../model/errors.js';
 import type { ClaimedArtifact, Decision, Deferred } from '../../model/record.js';
 import { column, fenceTracker, findTables, headingOf, isNone, parseList } from '../kit/markdown.js';
-import { mapPath, splitPathAndNote } from '../kit/paths.js';
+import { mapPath, pathList, splitPathAndNote } from '../kit/paths.js';
 import { preview, trimBlock } from '../kit/text.js';
 import { ACTIONS, DEFERRED_CATEGORIES, MAXSIM_VOCABULARY, actionGroup } from './vocabulary.js';
 
@@ -74,6 +74,11 @@ export function parseArtifacts(
   let index = 0;
   const fence = fenceTracker();
   const add = (text: string, action: ClaimedArtifact['action'], actionWord: string): void => {
+    const listed = pathList(text);
+    if (listed !== undefined) {
+      for (const path of listed) add(path, action, actionWord);
+      return;
+    }
     const split = splitPathAndNote(text);
     if (split.kind === 'prose') {
       out.prose.push({ action: actionWord, text: split.text, why: split.why });

@@ -11,7 +11,7 @@ import type { Problem } from '../../model/errors.js';
 import type { Decision } from '../../model/record.js';
 import { readFrontMatter, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { column, findTables, isNone, normalizeTitle, type Section } from '../kit/markdown.js';
-import { splitPathAndNote } from '../kit/paths.js';
+import { pathList, splitPathAndNote } from '../kit/paths.js';
 import { fileTables, lonePaths } from './loose-listings.js';
 import { decisionOf } from './sections.js';
 import { actionGroup } from './vocabulary.js';
@@ -256,6 +256,11 @@ export function readPhaseSummary(
       const text = raw.replace(/^\*\*`([^`]+)`\*\*/, '`$1`').replace(/^\*\*([^*]+)\*\*/, '`$1`');
       // `- **5 async utility functions:**` labels what follows; it names no file.
       if (/^`[^`]*:`$|:$/.test(text)) return;
+      const listed = pathList(text);
+      if (listed !== undefined) {
+        for (const path of listed) claim(path, group?.action ?? 'touched');
+        return;
+      }
       const ticked = /^`([^`]+)`(.*)$/.exec(text);
       // `26-01 through 26-05 SUMMARY.md` (maxsimcli 30-03): words in backticks, no folder: the
       // description they are, not a path.

@@ -23,7 +23,7 @@ import {
   splitRow,
   splitSections,
 } from '../../../src/formats/kit/markdown.js';
-import { mapPath, splitPathAndNote, writePath } from '../../../src/formats/kit/paths.js';
+import { mapPath, pathList, splitPathAndNote, writePath } from '../../../src/formats/kit/paths.js';
 import { vocabulary } from '../../../src/formats/kit/status.js';
 import { decodeText, MAX_HANDOFF_BYTES, sniffText } from '../../../src/formats/kit/text.js';
 
@@ -213,6 +213,29 @@ describe('paths', () => {
       ),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('pathList: an item naming several paths, comma-separated', () => {
+  it('splits a list of path-like tokens, bare or in backticks', () => {
+    expect(pathList('src/a.ts, src/b.ts')).toEqual(['src/a.ts', 'src/b.ts']);
+    expect(pathList('`src/a.ts`, `lib/b c.ts`')).toBeUndefined(); // a space: not one token
+    expect(pathList('`src/a.ts`,`docs/x.md`, Makefile, .env.example')).toEqual([
+      'src/a.ts',
+      'docs/x.md',
+      'Makefile',
+      '.env.example',
+    ]);
+  });
+
+  it('leaves alone what is not a list of paths: one path, a note with commas, words, versions, patterns', () => {
+    expect(pathList('src/a.ts')).toBeUndefined();
+    expect(pathList('src/z.ts (reads a, b, c)')).toBeUndefined();
+    expect(pathList('src/w.ts, and the tests')).toBeUndefined();
+    expect(pathList('React, Vue')).toBeUndefined();
+    expect(pathList('v1.2, v1.3')).toBeUndefined();
+    expect(pathList('src/*.ts, src/b.ts')).toBeUndefined();
+    expect(pathList('src/a.ts,, src/b.ts')).toBeUndefined();
   });
 });
 

@@ -81,6 +81,26 @@ describe('GSD-family summary shapes', () => {
     expect(h.status).toBe('partial');
   });
 
+  it('an item naming several paths separated by commas claims each of them (it claimed only the first; the rest became its note, unchecked)', () => {
+    // GSD-2's task summaries write `## Key Files Created` as one comma-separated line.
+    const text = readFileSync(join(DIR, 'summary-bare-paths-table.md'), 'utf8').replace(
+      '- src/app.ts - entry point\n- src/lib/db.ts (84 lines)\n- Makefile\n',
+      '- src/app.ts, src/lib/db.ts, Makefile\n- `src/x.ts`, `src/y.ts`\n- src/z.ts (reads a, b, c)\n- src/w.ts, and the tests\n',
+    );
+    const h = parsed(enc(text));
+    expect(pairs(h).slice(0, 7)).toEqual([
+      ['src/app.ts', 'created'],
+      ['src/lib/db.ts', 'created'],
+      ['Makefile', 'created'],
+      ['src/x.ts', 'created'],
+      ['src/y.ts', 'created'],
+      ['src/z.ts', 'created'],
+      ['src/w.ts', 'created'],
+    ]);
+    // A note with commas stays a note; a list that is not all paths is not split.
+    expect(h.claims.artifacts?.some((a) => a.path === 'a' || a.path === 'the tests')).toBe(false);
+  });
+
   it('"should work" in a forecast (## Next Phase Readiness) is not a forbidden phrase; as evidence it still is', () => {
     const h = parsed(read('summary-bare-paths-table.md'));
     expect(h.reasons.map((r) => r.code)).not.toContain('MAXSIM_FORBIDDEN_PHRASE');
