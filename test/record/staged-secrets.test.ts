@@ -11,31 +11,11 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordHandoff, type RecordRequest } from '../../src/app/record.js';
-import { isLedgerError, type LedgerError } from '../../src/model/errors.js';
-import { cleanup, git, gitdir, gitTry, runCli, writeFiles } from '../helpers/git.js';
+import { ENV, noLedger, record, refusal } from '../helpers/secret-record.js';
+import { cleanup, git, gitdir, runCli, writeFiles } from '../helpers/git.js';
 import { PRIVATE_KEY, TOKENS } from '../helpers/secrets.js';
 
 afterAll(cleanup);
-
-const ENV = `DATABASE_URL=postgres://app:hunter2@db/app\nOPENAI_API_KEY=${TOKENS['openaiProject']}\n`;
-
-function record(dir: string, extra: Partial<RecordRequest> = {}) {
-  return recordHandoff({ cwd: dir, status: 'success', summary: 'work', ...extra });
-}
-
-async function refusal(promise: Promise<unknown>): Promise<LedgerError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!isLedgerError(error)) throw new Error(`expected a refusal, got ${String(error)}`);
-  return error;
-}
-
-function noLedger(dir: string): void {
-  expect(gitTry(dir, 'rev-parse', '--verify', '-q', 'refs/ledger/log').code).not.toBe(0);
-}
 
 function stage(dir: string, files: Record<string, string>): void {
   writeFiles(dir, files);
