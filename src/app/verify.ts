@@ -12,7 +12,7 @@ import type { SshKeygenSigner } from '../sign/index.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
-import type { Rerunner, VerifyReport } from '../verify/types.js';
+import type { RecordReport, Rerunner, VerifyReport } from '../verify/types.js';
 import { recordWorkers } from '../verify/parallel.js';
 import { exitCodeOf, verifyLedger } from '../verify/verify.js';
 import {
@@ -217,13 +217,21 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           ? { onRecordDone: recordProgress(request.onProgress) }
           : {}),
       });
+      // Every verdict the gate weighs is in place before a lifecycle step is judged on it: a
+      // superseding record the auditor saw fail resolves nothing, and a record only its
+      // attestation shows failing can be resolved like any other.
+      applyAttestations(report.records, attested);
+      if (workTree !== undefined) await addWorktreeChecks(store, index, workTree, report.records);
       // Before the re-run session closes: a superseding record may need its witnesses re-run.
       await attachLifecycles(reader, index, report, {
         strict: request.strict ?? false,
         trust,
         requireReviewer: loaded.policy.lifecycle?.requireReviewer ?? false,
         verifyOthers: async (others) =>
-          (await verifyLedger(reader, index, { ...options, ids: others, chain: false })).records,
+          applyAttestations(
+            (await verifyLedger(reader, index, { ...options, ids: others, chain: false })).records,
+            attested,
+          ),
       });
     } finally {
       // No checkout outlives the command, whatever happened.
@@ -263,11 +271,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       report.ledger.push(
         await headCheck(store, index, head.rev, head.commit, loaded.policy.head?.witnesses),
       );
-    if (workTree !== undefined) await addWorktreeChecks(store, index, workTree, report.records);
-    for (const r of report.records) {
-      const from = attested.get(r.id);
-      if (from) r.checks = applyAttestation(r.checks, from);
-    }
     // The one exit decision: a record a lifecycle step resolved fails only on integrity.
     const exitCode = exitCodeOf(gateChecks(report), request.strict ?? false);
     const final: VerifyReport = {
@@ -346,6 +349,18 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     }
     return final;
   });
+}
+
+/** Re-run verdicts taken from trusted attestations, in place; returns `records`. */
+function applyAttestations(
+  records: RecordReport[],
+  attested: ReadonlyMap<string, TrustedAttestation>,
+): RecordReport[] {
+  for (const r of records) {
+    const from = attested.get(r.id);
+    if (from) r.checks = applyAttestation(r.checks, from);
+  }
+  return records;
 }
 
 /** Whether this is a shallow clone (git keeps its grafted boundary in `shallow`). */

@@ -186,6 +186,10 @@ export async function verifyLedger(
     }
     for (const attestation of attested.leaves.values())
       if (index.records.has(attestation.subject)) again.add(attestation.subject);
+    // Checked again only for a leaf: no new entry names it, and an entry of the verified tip
+    // named it once (checked then); counted as such, not as a record no entry names.
+    for (const id of again)
+      if (!recordsInLog.has(id) && options.since?.records.has(id) === true) recordsInLog.set(id, 1);
     ids = [...again];
   }
   const records: RecordReport[] = new Array<RecordReport>(ids.length);

@@ -1,0 +1,196 @@
+/**
+ * A lifecycle step is judged on the verdicts the gate weighs, attested ones included. A
+ * superseding record whose witness a trusted auditor re-ran and saw fail does not resolve the
+ * lie it supersedes — not when it is in the report, and not when it is read only to judge the
+ * step (`verify ID`, `--since`, a cached tip). And a record that only the attestation shows
+ * failing, and that was rejected, is resolved like any other: no false alarm on a lie already
+ * dealt with. In-process library calls on real repositories, a real auditor key.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { applyLifecycle } from '../../src/app/lifecycle.js';
+import { signRecord } from '../../src/app/sign.js';
+import { verifyRepository } from '../../src/app/verify.js';
+import type { VerifyReport } from '../../src/verify/types.js';
+import { asUser, makeUser, record, type User } from '../adversarial/helpers.js';
+import { gitdir } from '../helpers/git.js';
+import { keygen, tempDir } from '../sign/ssh.js';
+
+const dirs: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const done of dirs) await done();
+});
+
+/** An auditor's key, and a policy that trusts it as auditor and re-runs what was recorded here. */
+async function auditorPolicy(user: User): Promise<{ policy: string; key: string }> {
+  const { dir, cleanup } = await tempDir();
+  dirs.push(cleanup);
+  const key = await keygen(dir, 'auditor', 'ed25519');
+  const allowed = join(user.home, 'allowed_signers');
+  writeFileSync(allowed, `ci@auditors.example.com namespaces="ledger" ${key.publicKey}\n`);
+  const policy = join(user.home, 'policy.json');
+  writeFileSync(
+    policy,
+    JSON.stringify({
+      version: 1,
+      rerun: { recordedHere: true, commands: [] },
+      witnessTimeoutSeconds: 30,
+      signatures: {
+        allowedSigners: allowed,
+        required: false,
+        roles: { auditor: ['ci@auditors.example.com'] },
+      },
+    }),
+  );
+  return { policy, key: key.path };
+}
+
+/** A witness that passes while `flag` exists and fails once it is gone (a re-run elsewhere). */
+function flagWitness(user: User): { witness: string; flag: string } {
+  const flag = join(user.home, 'passes-here');
+  writeFileSync(flag, '');
+  return { witness: `test -f ${flag}`, flag };
+}
+
+/** The auditor re-runs the whole ledger and signs an attestation per record. */
+async function audit(user: User, cwd: string, auditor: { policy: string; key: string }) {
+  const run = await asUser(user, () =>
+    verifyRepository({
+      cwd,
+      cache: false,
+      rerun: true,
+      record: true,
+      sign: true,
+      signingKey: auditor.key,
+      policyFile: auditor.policy,
+    }),
+  );
+  expect(run.attestations?.every((a) => a.signed)).toBe(true);
+  return run;
+}
+
+const fromAttestation = (
+  user: User,
+  cwd: string,
+  policyFile: string,
+  extra: Partial<Parameters<typeof verifyRepository>[0]> = {},
+) =>
+  asUser(user, () =>
+    verifyRepository({ cwd, cache: false, fromAttestation: true, policyFile, ...extra }),
+  );
+const of = (report: VerifyReport, id: string) => report.records.find((r) => r.id === id);
+
+describe('lifecycle steps are judged on attested verdicts', () => {
+  it('a lie superseded with a record the auditor saw fail stays failing, also when only the lie is verified', async () => {
+    const user = makeUser();
+    const auditor = await auditorPolicy(user);
+    const repo = gitdir();
+    const lie = (
+      await record(user, repo, { status: 'success', summary: 'tests pass', witnesses: ['false'] })
+    ).id;
+    const { witness, flag } = flagWitness(user);
+    const fix = (
+      await record(user, repo, { status: 'success', summary: 'the fix', witnesses: [witness] })
+    ).id;
+    await asUser(user, () =>
+      applyLifecycle({ cwd: repo, id: lie, action: 'supersede', with: fix }),
+    );
+    rmSync(flag);
+    const audited = await audit(user, repo, auditor);
+    expect(of(audited, fix)!.checks.find((c) => c.check === 'witness')?.verdict).toBe(
+      'contradicted',
+    );
+
+    // Only the lie: the fix is read just to judge the step, and must carry its attestation.
+    const one = await fromAttestation(user, repo, auditor.policy, { ids: [lie] });
+    expect(of(one, lie)!.lifecycle).toMatchObject({ state: 'superseded', resolved: false });
+    expect(of(one, lie)!.lifecycle!.detail).toContain('does not verify');
+    expect(one.exitCode).toBe(1);
+
+    // The whole ledger: the fix fails on its attested witness, and resolves nothing.
+    const all = await fromAttestation(user, repo, auditor.policy);
+    expect(of(all, fix)!.checks.find((c) => c.check === 'witness')?.verdict).toBe('contradicted');
+    expect(of(all, lie)!.lifecycle).toMatchObject({ resolved: false });
+    expect(all.exitCode).toBe(1);
+  });
+
+  it('a record only its attestation shows failing, once rejected, is resolved: verify exits 0', async () => {
+    const user = makeUser();
+    const auditor = await auditorPolicy(user);
+    const repo = gitdir();
+    const { witness, flag } = flagWitness(user);
+    const claimed = (
+      await record(user, repo, { status: 'success', summary: 'works here', witnesses: [witness] })
+    ).id;
+    rmSync(flag);
+    await audit(user, repo, auditor);
+    const before = await fromAttestation(user, repo, auditor.policy);
+    expect(before.exitCode).toBe(1);
+    expect(of(before, claimed)!.lifecycle).toMatchObject({ state: 'pending', resolved: false });
+
+    await asUser(user, () => applyLifecycle({ cwd: repo, id: claimed, action: 'reject' }));
+    const after = await fromAttestation(user, repo, auditor.policy);
+    expect(of(after, claimed)!.checks.find((c) => c.check === 'witness')?.verdict).toBe(
+      'contradicted',
+    );
+    expect(of(after, claimed)!.lifecycle).toMatchObject({ state: 'rejected', resolved: true });
+    expect(after.exitCode).toBe(0);
+  });
+});
+
+describe('the verified-state cache and attestations', () => {
+  it('an attestation that lands after a cached tip changes the answer as it does under --full', async () => {
+    const user = makeUser();
+    const auditor = await auditorPolicy(user);
+    const repo = gitdir();
+    const { witness, flag } = flagWitness(user);
+    const claimed = (
+      await record(user, repo, { status: 'success', summary: 'works here', witnesses: [witness] })
+    ).id;
+    const cached = () =>
+      asUser(user, () =>
+        verifyRepository({
+          cwd: repo,
+          cache: true,
+          fromAttestation: true,
+          policyFile: auditor.policy,
+        }),
+      );
+    expect((await cached()).exitCode).toBe(0);
+    rmSync(flag);
+    await audit(user, repo, auditor);
+    const full = await fromAttestation(user, repo, auditor.policy);
+    expect(of(full, claimed)!.checks.find((c) => c.check === 'witness')?.verdict).toBe(
+      'contradicted',
+    );
+    expect(full.exitCode).toBe(1);
+    const again = await cached();
+    expect(again.cache?.used).toBe(true);
+    // The old record is checked again for its new attestation, as the one record its log
+    // entry (verified at the cached tip) names: not as a record no entry names (exit 3).
+    expect(
+      again.records.flatMap((r) => r.checks).filter((c) => c.integrity && c.verdict !== 'verified'),
+    ).toEqual([]);
+    expect(again.exitCode).toBe(1);
+  });
+
+  it('a signature added after a cached tip: the old record is checked again, its log entry counted', async () => {
+    const user = makeUser();
+    const auditor = await auditorPolicy(user);
+    const repo = gitdir();
+    const claimed = (await record(user, repo, { status: 'success', summary: 'signed later' })).id;
+    const cached = () =>
+      asUser(user, () => verifyRepository({ cwd: repo, cache: true, policyFile: auditor.policy }));
+    expect((await cached()).exitCode).toBe(0);
+    await asUser(user, () => signRecord({ cwd: repo, id: claimed, signingKey: auditor.key }));
+    const full = await asUser(user, () =>
+      verifyRepository({ cwd: repo, cache: false, policyFile: auditor.policy }),
+    );
+    expect(full.exitCode).toBe(0);
+    const again = await cached();
+    expect(again.cache?.used).toBe(true);
+    expect(of(again, claimed)?.checks.find((c) => c.check === 'chain')?.verdict).toBe('verified');
+    expect(again.exitCode).toBe(0);
+  });
+});
