@@ -5,7 +5,7 @@
  * describes the ledger found here.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, gitdir, remoteWithClones, tempDir } from '../helpers/git.js';
@@ -82,6 +82,40 @@ describe('adversarial: rollback memory follows the ledger, not the path', () => 
     expect((await cli(user, b, ['sync'])).code).toBe(0);
     await record(user, a, { status: 'success', summary: 'two, not pushed' });
     expect((await cli(user, a, ['verify'])).code).toBe(0);
+    const r = await cli(user, b, ['verify']);
+    expect(r.code, r.stdout).toBe(0);
+    expect(rollbacks(r.json)).toEqual([]);
+  });
+
+  it('a new clone whose git directory took a deleted clone’s recycled inode is not rolled back (verify exit 0 in it)', async () => {
+    const user = makeUser();
+    const { remote, clones } = remoteWithClones(1);
+    const a = clones[0]!;
+    await record(user, a, { status: 'success', summary: 'one' });
+    expect((await cli(user, a, ['sync'])).code).toBe(0);
+    await record(user, a, { status: 'success', summary: 'two, never pushed' });
+    expect((await cli(user, a, ['verify'])).code).toBe(0); // remembers both entries
+    const inode = statSync(join(a, '.git')).ino;
+    rmSync(a, { recursive: true, force: true });
+    // A new clone elsewhere whose git directory gets the freed inode number, as ext4 hands it
+    // out again to a directory made where the old one was: directories are made there until
+    // one has it, and that one becomes the new clone's git directory.
+    const b = join(tempDir(), 'b');
+    mkdirSync(b);
+    mkdirSync(a);
+    let gitDir: string | undefined;
+    for (let i = 0; i < 5000 && gitDir === undefined; i++) {
+      const candidate = join(a, `d${i}`);
+      mkdirSync(candidate);
+      if (statSync(candidate).ino === inode) gitDir = candidate;
+    }
+    expect(gitDir, 'the file system never handed out the freed inode again').toBeDefined();
+    renameSync(gitDir!, join(b, '.git'));
+    safeGit(b, 'init', '-q', '-b', 'main');
+    safeGit(b, 'remote', 'add', 'origin', remote);
+    expect(statSync(join(b, '.git')).ino).toBe(inode);
+    const synced = await cli(user, b, ['sync']);
+    expect(synced.code, synced.stdout).toBe(0);
     const r = await cli(user, b, ['verify']);
     expect(r.code, r.stdout).toBe(0);
     expect(rollbacks(r.json)).toEqual([]);

@@ -12,7 +12,7 @@
  *   ledgers/<sha256 of the root entry id>/recorded                 records made by this user, any clone
  *   ledgers/<…>/clones/<clone id>/known-entries                     log entries this clone held
  *   clones/by-path/<sha256 of the real common dir>                  binding: path → ledger and clone
- *   clones/by-inode/<dev>-<inode of the common dir>                 binding: the same, for a moved clone
+ *   clones/by-inode/<dev>-<inode>-<birth time of the common dir>    binding: the same, for a moved clone
  *
  * A ledger is identified by its root log entry (the first entry, `prev: []`): it never changes,
  * it travels with every clone, and a new repository's ledger has another one. A clone is
@@ -27,6 +27,7 @@
  * are gone too): a new memory is started and the notes say so.
  */
 import { createHash } from 'node:crypto';
+import type { BigIntStats } from 'node:fs';
 import { appendFile, mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -204,14 +205,27 @@ async function cloneLocation(repo: RepoPaths): Promise<CloneLocation> {
   } catch {
     // keep the path as given
   }
-  const info = await stat(real).catch(() => undefined);
+  const info = await stat(real, { bigint: true }).catch(() => undefined);
   const key = sha256(real);
   return {
     real,
     pathKey: key,
-    inodeKey: info === undefined ? undefined : `${info.dev}-${info.ino}`,
+    inodeKey: info === undefined ? undefined : inodeKey(info),
     legacyDir: join(stateRoot(), key.slice(0, 32)),
   };
+}
+
+/**
+ * Names the git directory itself, so that a moved clone (a rename keeps the inode) is found:
+ * `<dev>-<ino>-<birth time in ns>`. Inode numbers are recycled — on ext4 a directory created
+ * after another was deleted usually gets its number — so a new clone elsewhere whose git
+ * directory took a deleted clone's inode would inherit that clone's memory and read as rolled
+ * back (exit 3). The birth time tells them apart and survives a rename; where the file system
+ * keeps none (0), the key is `<dev>-<ino>` as before.
+ */
+function inodeKey(info: BigIntStats): string {
+  const born = info.birthtimeNs > 0n ? `-${info.birthtimeNs}` : '';
+  return `${info.dev}-${info.ino}${born}`;
 }
 
 /**
