@@ -2,7 +2,8 @@
  * Secrets that a dump tool spread out: hex bytes or characters separated by spaces or colons
  * (`od -An -tx1`, `od -c`, `xxd -g1`, `s e c r e t`), lines prefixed with an offset (`od`,
  * `xxd`, `hexdump`), `xxd`'s and `hexdump -C`'s ASCII column, which splits a value over lines
- * of 16 bytes, base32 (`base32`, wrapped at 76 columns) and the reversed value (`rev`).
+ * of 16 bytes, base32 (`base32`, wrapped at 76 columns), base64 spread out with spaces, and the
+ * reversed value (`rev`).
  *
  * Rather than one pattern per tool, the output is read through a few normalised copies
  * ("views"): separators taken out, with or without each line's leading offset, and for dump
@@ -62,6 +63,18 @@ function base32(bytes: Buffer): string {
 function base32Inner(value: Buffer, offset: number): string {
   const encoded = base32(Buffer.concat([Buffer.alloc(offset), value]));
   return encoded.slice(Math.ceil((8 * offset) / 5), Math.floor((8 * (offset + value.length)) / 5));
+}
+
+/**
+ * Base64 (or base64url) of a value inside a longer blob, `offset` bytes into a 3-byte group:
+ * only the characters that hold nothing but the value's bits (6 bits each). Whole and wrapped
+ * base64 is masked in `mask.ts`; these are for a form spread out with spaces (`s 2 V j`).
+ */
+function base64Inner(value: Buffer, offset: number, url: boolean): string {
+  const encoded = Buffer.concat([Buffer.alloc(offset), value]).toString(
+    url ? 'base64url' : 'base64',
+  );
+  return encoded.slice(Math.ceil((8 * offset) / 6), Math.floor((8 * (offset + value.length)) / 6));
 }
 
 /** Where a line's leading offset (`0000020 `, `00000010: `) ends, or `from` when it has none. */
@@ -183,7 +196,10 @@ function dumpViews(text: Buffer): { hex: View; ascii: View } | undefined {
   };
 }
 
-/** The targets of one value: as itself and reversed (case kept), hex and base32 (lower case). */
+/**
+ * The targets of one value: as itself and reversed, and base64 (case kept); hex and base32
+ * (lower case).
+ */
 function targetsOf(value: Buffer): { exact: Buffer[]; lower: Buffer[] } {
   const text = value.toString('utf8');
   const strip = (s: string): Buffer =>
@@ -195,6 +211,10 @@ function targetsOf(value: Buffer): { exact: Buffer[]; lower: Buffer[] } {
       'latin1',
     );
   const exact = [strip(text), strip([...text].reverse().join(''))];
+  const encoded = new Set<string>();
+  for (let offset = 0; offset < 3; offset++)
+    for (const url of [false, true]) encoded.add(base64Inner(value, offset, url));
+  for (const form of encoded) exact.push(Buffer.from(form, 'latin1'));
   const lower = new Set<string>([value.toString('hex'), base32(value).toLowerCase()]);
   for (let offset = 0; offset < 5; offset++) lower.add(base32Inner(value, offset).toLowerCase());
   return {

@@ -1,7 +1,7 @@
 /**
  * Masking the forms of a secret that dump tools print (red-team leftovers): `xxd` (hex in
  * groups plus an ASCII column that splits the value over lines), `od -An -tx1`, `od -c`,
- * `base32` (also wrapped), `rev`, and a value spelt out with spaces. The tools run as real
+ * `base32` (also wrapped), `rev`, and a value (or its base64) spelt out with spaces. The tools run as real
  * child processes where installed; where one is missing its exact output format is produced
  * here, so nothing is skipped.
  */
@@ -91,6 +91,13 @@ function leaks(text: string): string | undefined {
     for (let at = 8; at + 16 <= form.length - 8; at += 8)
       if (upper.includes(form.slice(at, at + 16))) return `base32 ${form.slice(at, at + 16)}`;
   }
+  // Base64 and base64url at each alignment: 4 characters hold 3 bytes.
+  for (let offset = 0; offset < 3; offset++)
+    for (const encoding of ['base64', 'base64url'] as const) {
+      const form = Buffer.concat([Buffer.alloc(offset), Buffer.from(secret)]).toString(encoding);
+      for (let at = 4; at + 12 <= form.length - 4; at += 4)
+        if (flat.includes(form.slice(at, at + 12))) return `${encoding} ${form.slice(at, at + 12)}`;
+    }
   return undefined;
 }
 
@@ -116,6 +123,14 @@ describe('maskSecrets: forms printed by dump tools', () => {
     ],
     ['rev', () => run('rev', [], input)],
     ['letter-spacing', () => `${[...secret].join(' ')}\n`],
+    [
+      'base64 spread out with spaces',
+      () => `${[...run('base64', ['-w', '0'], input).trim()].join(' ')}\n`,
+    ],
+    [
+      'base64url one character per line, inside a longer blob',
+      () => `${[...Buffer.from(`xy${input}`).toString('base64url')].join('\n')}\n`,
+    ],
     [
       'hex bytes separated by colons',
       () =>
