@@ -1,7 +1,9 @@
 /**
- * Issue 3's acceptance through the CLI in one real repository: every seed format's fixtures
- * record (or are refused with exit 2 and nothing written), come back byte-identical with
- * `show --as <format>`, keep every input field, and their claims become verify checks.
+ * Issue 3's acceptance in one real repository: every seed format's fixtures record (or are
+ * refused with nothing written), come back byte-identical with `show --as <format>`, keep every
+ * input field, and their claims become verify checks. The fixtures go through the library; the
+ * commands a user runs through the built CLI in this process (test/helpers/cli-in-process.ts);
+ * the CLI as a process of its own (stdout, exit 2) is test/cli/formats.test.ts.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +14,8 @@ import { recordHandoff } from '../../src/app/record.js';
 import { showRecord } from '../../src/app/show.js';
 import { isLedgerError, type LedgerError } from '../../src/model/errors.js';
 import type { FormatName } from '../../src/model/record.js';
-import { cleanup, gitdir, PROJECT_ROOT, refs, runCli, writeFiles } from '../helpers/git.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { cleanup, gitdir, PROJECT_ROOT, refs, writeFiles } from '../helpers/git.js';
 
 afterAll(cleanup);
 
@@ -41,8 +44,8 @@ beforeAll(() => {
   repo = gitdir();
 });
 
-// In-process through the library (the CLI's own wiring is covered below and in acceptance):
-// 70 CLI launches would cost minutes of oclif start-up on two cores.
+// Through the library (the CLI's own wiring is covered below, in test/cli/formats.test.ts and
+// in acceptance): 70 CLI calls would cost minutes on two cores.
 for (const format of readdirSync(ROOT)) {
   describe(`${format} handoffs`, () => {
     const files = readdirSync(join(ROOT, format)).filter((f) => !f.endsWith('.expected.json'));
@@ -98,31 +101,6 @@ for (const format of readdirSync(ROOT)) {
   });
 }
 
-describe('through the CLI', () => {
-  it('record --from (detected) → show --as same format (identical) → show --json top-level fields', async () => {
-    const input = join(ROOT, 'structured', 'completed-markdown.md');
-    const recorded = await runCli(['record', '--from', input, '--json'], repo);
-    expect(recorded.code, recorded.stdout).toBe(0);
-    const { id, effectiveStatus, reasons } = JSON.parse(recorded.stdout);
-    const back = await runCli(['show', id, '--as', 'structured'], repo);
-    expect(back.stdout).toBe(readFileSync(input, 'utf8'));
-    const shown = JSON.parse((await runCli(['show', id, '--json'], repo)).stdout);
-    expect(shown).toMatchObject({
-      id,
-      format: 'structured',
-      claimedStatus: 'completed',
-      effectiveStatus,
-      reasons,
-    });
-    const refused = await runCli(
-      ['record', '--from', join(ROOT, 'structured', 'unknown-enums.json'), '--json'],
-      repo,
-    );
-    expect(refused.code).toBe(2);
-    expect(JSON.parse(refused.stdout).error.problems.length).toBeGreaterThan(0);
-  });
-});
-
 describe('claims become checks', () => {
   it('maxsim Created:/Deleted: paths are checked against the candidate tree', async () => {
     const work = gitdir({ files: { 'README.md': '# x\n', 'old.ts': 'old\n' } });
@@ -152,9 +130,9 @@ describe('claims become checks', () => {
         '',
       ].join('\n'),
     );
-    const recorded = await runCli(['record', '--from', 'HANDOFF.md', '--json'], work);
+    const recorded = await runCliInProcess(['record', '--from', 'HANDOFF.md', '--json'], work);
     expect(recorded.code, recorded.stdout).toBe(0);
-    const verify = await runCli(['verify', '--json'], work);
+    const verify = await runCliInProcess(['verify', '--json'], work);
     expect(verify.code).toBe(1);
     const checks = JSON.parse(verify.stdout).records[0].checks.filter(
       (c: { check: string }) => c.check === 'claim.artifact',
@@ -173,9 +151,9 @@ describe('claims become checks', () => {
       reports: [`artifact:out/report.md@sha256:${'ab'.repeat(32)}`],
     };
     writeFileSync(join(work, 'manifest.json'), JSON.stringify(manifest, null, 2));
-    const recorded = await runCli(['record', '--from', 'manifest.json', '--json'], work);
+    const recorded = await runCliInProcess(['record', '--from', 'manifest.json', '--json'], work);
     expect(recorded.code, recorded.stdout).toBe(0);
-    const verify = JSON.parse((await runCli(['verify', '--json'], work)).stdout);
+    const verify = JSON.parse((await runCliInProcess(['verify', '--json'], work)).stdout);
     expect(verify.records[0].checks).toContainEqual(
       expect.objectContaining({
         check: 'claim.artifact',
@@ -190,36 +168,43 @@ describe('kxm and mainark extras', () => {
   it('show --as kxm of a record made from flags is a manifest the KXM schema accepts', async () => {
     const recorded = JSON.parse(
       (
-        await runCli(
+        await runCliInProcess(
           ['record', '--status', 'success', '--summary', 'flags only', '--task', 'T-9', '--json'],
           repo,
         )
       ).stdout,
     );
     const shown = JSON.parse(
-      (await runCli(['show', recorded.id, '--as', 'kxm', '--json'], repo)).stdout,
+      (await runCliInProcess(['show', recorded.id, '--as', 'kxm', '--json'], repo)).stdout,
     );
     expect(shown.original).toBe(false);
     const result = validateKxmManifest(JSON.parse(shown.text));
     expect(result.ok, JSON.stringify(result)).toBe(true);
-    const doc = await runCli(['show', recorded.id, '--as', 'kxm-doc'], repo);
+    const doc = await runCliInProcess(['show', recorded.id, '--as', 'kxm-doc'], repo);
     expect(doc.stdout).toContain('schema: "kxm.doc.v1"');
   });
 
   it('lifecycle: accept a pending handoff, then rejecting it is refused; the state is derived from the chain', async () => {
     const recorded = JSON.parse(
-      (await runCli(['record', '--status', 'success', '--summary', 'to review', '--json'], repo))
-        .stdout,
+      (
+        await runCliInProcess(
+          ['record', '--status', 'success', '--summary', 'to review', '--json'],
+          repo,
+        )
+      ).stdout,
     );
-    const accepted = await runCli(['accept', recorded.id, '--by', 'reviewer', '--json'], repo);
+    const accepted = await runCliInProcess(
+      ['accept', recorded.id, '--by', 'reviewer', '--json'],
+      repo,
+    );
     expect(accepted.code, accepted.stdout).toBe(0);
     expect(JSON.parse(accepted.stdout)).toMatchObject({ from: 'pending', to: 'accepted' });
     const before = refs(repo);
-    const rejected = await runCli(['reject', recorded.id], repo);
+    const rejected = await runCliInProcess(['reject', recorded.id], repo);
     expect(rejected.code).toBe(2);
     expect(refs(repo)).toBe(before);
     const shown = JSON.parse(
-      (await runCli(['show', JSON.parse(accepted.stdout).id, '--json'], repo)).stdout,
+      (await runCliInProcess(['show', JSON.parse(accepted.stdout).id, '--json'], repo)).stdout,
     );
     expect(shown.lifecycle).toMatchObject({
       state: 'accepted',
@@ -230,7 +215,7 @@ describe('kxm and mainark extras', () => {
   });
 
   it('a Mainark run with no partial still yields a record that says so; stats count it', async () => {
-    const recorded = await runCli(
+    const recorded = await runCliInProcess(
       ['record', '--format', 'mainark', '--task', 'MAI-1', '--json'],
       repo,
     );
@@ -238,23 +223,25 @@ describe('kxm and mainark extras', () => {
     expect(JSON.parse(recorded.stdout).reasons.map((r: { code: string }) => r.code)).toContain(
       'MAINARK_NO_PARTIAL',
     );
-    const shown = JSON.parse((await runCli(['show', '--latest', 'MAI-1', '--json'], repo)).stdout);
+    const shown = JSON.parse(
+      (await runCliInProcess(['show', '--latest', 'MAI-1', '--json'], repo)).stdout,
+    );
     expect(shown.handoffStats).toMatchObject({ handoff_present: false, claims_count: 0 });
     expect(shown.validation).toEqual({ status: 'not_run' });
-    const stats = JSON.parse((await runCli(['stats', '--json'], repo)).stdout);
+    const stats = JSON.parse((await runCliInProcess(['stats', '--json'], repo)).stdout);
     expect(stats.mainark.runs).toBeGreaterThanOrEqual(1);
   });
 
   it('Mainark validation evidence comes only from a log named on the command line, with its digest', async () => {
     writeFileSync(join(repo, 'validate.log'), 'lint ok\ntests ok\n');
     const partial = join(ROOT, 'mainark', 'handoff-MAI-36.partial.json');
-    const recorded = await runCli(
+    const recorded = await runCliInProcess(
       ['record', '--from', partial, '--evidence', 'validate=validate.log', '--json'],
       repo,
     );
     expect(recorded.code, recorded.stdout).toBe(0);
     const shown = JSON.parse(
-      (await runCli(['show', JSON.parse(recorded.stdout).id, '--json'], repo)).stdout,
+      (await runCliInProcess(['show', JSON.parse(recorded.stdout).id, '--json'], repo)).stdout,
     );
     expect(shown.validation).toMatchObject({ status: 'from_log', log: 'validate' });
     expect(shown.observed.evidence[0].file.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -265,56 +252,58 @@ describe('conversions and verdicts a user sees', () => {
   it('record --json says which format it detected and why; a Markdown view shows as a KXM manifest with --as kxm', async () => {
     const work = gitdir();
     const view = join(ROOT, 'kxm', 'seed-template-filled.md');
-    const recorded = await runCli(['record', '--from', view, '--json'], work);
+    const recorded = await runCliInProcess(['record', '--from', view, '--json'], work);
     expect(recorded.code, recorded.stdout).toBe(0);
     const out = JSON.parse(recorded.stdout);
     expect(out.detected).toMatchObject({ format: 'kxm', confidence: 1 });
     expect(out.detected.signals.join(' ')).toMatch(/kxm\.doc\.v1/);
     const manifest = JSON.parse(
-      (await runCli(['show', out.id, '--as', 'kxm', '--json'], work)).stdout,
+      (await runCliInProcess(['show', out.id, '--as', 'kxm', '--json'], work)).stdout,
     );
     expect(manifest.original).toBe(false);
     expect(validateKxmManifest(JSON.parse(manifest.text)).ok).toBe(true);
-    const doc = await runCli(['show', out.id, '--as', 'kxm-doc'], work);
+    const doc = await runCliInProcess(['show', out.id, '--as', 'kxm-doc'], work);
     expect(doc.stdout).toBe(readFileSync(view, 'utf8'));
   });
 
   it('show --as ledger of a foreign record records again under --format ledger with its effective status; --as structured prints no "null"', async () => {
     const work = gitdir();
     const input = join(ROOT, 'team', 'english-result-with-insights.md');
-    const id = JSON.parse((await runCli(['record', '--from', input, '--json'], work)).stdout).id;
-    const asLedger = await runCli(['show', id, '--as', 'ledger'], work);
+    const id = JSON.parse(
+      (await runCliInProcess(['record', '--from', input, '--json'], work)).stdout,
+    ).id;
+    const asLedger = await runCliInProcess(['show', id, '--as', 'ledger'], work);
     expect(JSON.parse(asLedger.stdout).status).toBe('success');
     expect(asLedger.stderr).not.toMatch(/claims\.status/);
     writeFileSync(join(work, 'again.json'), asLedger.stdout);
-    const again = await runCli(
+    const again = await runCliInProcess(
       ['record', '--from', 'again.json', '--format', 'ledger', '--json'],
       work,
     );
     expect(again.code, again.stdout).toBe(0);
     expect(JSON.parse(again.stdout).effectiveStatus).toBe('success');
-    const asStructured = await runCli(['show', id, '--as', 'structured'], work);
+    const asStructured = await runCliInProcess(['show', id, '--as', 'structured'], work);
     expect(asStructured.stdout).toMatch(/^Status: completed$/m);
     expect(asStructured.stdout).not.toMatch(/^null$/m);
   });
 
   it('verify says "no status" for a record that claims none; stats count lowered records of every format', async () => {
     const work = gitdir();
-    await runCli(['record', '--format', 'mainark', '--task', 'MAI-2'], work);
+    await runCliInProcess(['record', '--format', 'mainark', '--task', 'MAI-2'], work);
     writeFileSync(
       join(work, 'HANDOFF.md'),
       readFileSync(join(ROOT, 'maxsim', 'status-without-evidence.md')),
     );
-    expect((await runCli(['record', '--from', 'HANDOFF.md'], work)).code).toBe(0);
-    await runCli(['record', '--status', 'success', '--witness', 'false'], work);
-    const verify = await runCli(['verify', '--json'], work);
+    expect((await runCliInProcess(['record', '--from', 'HANDOFF.md'], work)).code).toBe(0);
+    await runCliInProcess(['record', '--status', 'success', '--witness', 'false'], work);
+    const verify = await runCliInProcess(['verify', '--json'], work);
     const details = JSON.parse(verify.stdout)
       .records.flatMap((r: { checks: { check: string; detail: string }[] }) => r.checks)
       .filter((c: { check: string }) => c.check === 'status')
       .map((c: { detail: string }) => c.detail);
     expect(details).toContainEqual(expect.stringMatching(/^no status, effective partial/));
     expect(details.join('\n')).not.toMatch(/claimed , effective/);
-    const stats = JSON.parse((await runCli(['stats', '--json'], work)).stdout);
+    const stats = JSON.parse((await runCliInProcess(['stats', '--json'], work)).stdout);
     // The maxsim PASS without evidence (failed) and the ledger success with a failing witness.
     expect(stats.lowered).toBe(2);
     expect(stats.mainark.runs).toBe(1);

@@ -1,20 +1,28 @@
 /**
- * Issue 18, every major coding agent: `ledger hook codex` and `ledger hook gemini` run on each
- * agent's documented hook payload (fixtures/agents/, sources in its README) through the real
- * CLI. Each records a handoff and blocks once on a lowered one in its own protocol, ignores
- * other events and conversational turns (answered by the cheap path, loading nothing heavy),
- * and survives malformed input without ever exiting 2 (every one of these agents reads 2 as
- * "block").
+ * Issue 18, every major coding agent: `ledger hook codex`, `gemini` and `cursor` run on each
+ * agent's documented hook payload (fixtures/agents/, sources in its README) through the built
+ * CLI, in this process (test/helpers/cli-in-process.ts: bin/run.js's cheap hook path, then
+ * oclif). Each records a handoff and blocks once on a lowered one in its own protocol, ignores
+ * other events and conversational turns, and survives malformed input without ever exiting 2
+ * (every one of these agents reads 2 as "block"). The hook as the agent runs it (a process of
+ * its own, its input on a pipe, what it loads) is test/integrations/agents.test.ts.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLedger } from '../../src/library.js';
-import { BIN, cleanup, gitdir, PROJECT_ROOT, tempDir } from '../helpers/git.js';
-import { runHook } from './claude-code/transcripts.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { cleanup, gitdir, PROJECT_ROOT, tempDir, type CliResult } from '../helpers/git.js';
 
 afterAll(cleanup);
+
+/** `ledger ARGS` with `input` as the agent pipes it. */
+const runHook = (
+  args: readonly string[],
+  cwd: string,
+  input: string,
+  env: Record<string, string> = {},
+): Promise<CliResult> => runCliInProcess(args, cwd, env, input);
 
 const payload = (path: string): Record<string, unknown> =>
   JSON.parse(readFileSync(join(PROJECT_ROOT, 'fixtures', 'agents', path), 'utf8'));
@@ -94,96 +102,6 @@ describe.each(AGENTS)('ledger hook $agent', ({ agent, stop, other, block }) => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(new RegExp(`^ledger hook ${agent}: the hook input`));
     }
-  });
-});
-
-describe('the cheap path', () => {
-  it("answers Cursor's conversational afterAgentResponse and a stop with nothing pending without loading oclif, zod, the formats or git", () => {
-    const repo = gitdir();
-    const state = tempDir();
-    for (const input of [
-      { ...payload('cursor/after-agent-response.json'), text: TALK },
-      payload('cursor/stop.json'),
-    ]) {
-      const trace = join(tempDir(), 'trace');
-      writeFileSync(trace, '');
-      const r = spawnSync(
-        process.execPath,
-        [
-          '--import',
-          join(PROJECT_ROOT, 'test', 'helpers', 'import-trace.mjs'),
-          BIN,
-          'hook',
-          'cursor',
-          '--block',
-          'lowered',
-        ],
-        {
-          cwd: repo,
-          input: JSON.stringify(input),
-          encoding: 'utf8',
-          env: { ...process.env, LEDGER_TEST_IMPORT_TRACE: trace, XDG_STATE_HOME: state },
-        },
-      );
-      expect({ code: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
-        code: 0,
-        stdout: '',
-        stderr: '',
-      });
-      const modules = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-      expect(modules.some((m) => m.endsWith('dist/src/integrations/cursor-state.js'))).toBe(true);
-      expect(
-        modules.filter((m) =>
-          /@oclif|node_modules\/zod\/|dist\/src\/(formats|cli|app|store)\//.test(m),
-        ),
-      ).toEqual([]);
-    }
-  });
-
-  it('answers a conversational turn without loading oclif, zod, the formats, git or CBOR', () => {
-    const repo = gitdir();
-    const trace = join(tempDir(), 'trace');
-    writeFileSync(trace, '');
-    const input = JSON.stringify({
-      session_id: 's',
-      transcript_path: join(repo, 'none.jsonl'),
-      cwd: repo,
-      hook_event_name: 'Stop',
-      stop_hook_active: false,
-      last_assistant_message: TALK,
-    });
-    const r = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        join(PROJECT_ROOT, 'test', 'helpers', 'import-trace.mjs'),
-        BIN,
-        'hook',
-        'claude-code',
-        '--block',
-        'lowered',
-      ],
-      {
-        cwd: repo,
-        input,
-        encoding: 'utf8',
-        env: { ...process.env, LEDGER_TEST_IMPORT_TRACE: trace },
-      },
-    );
-    expect({ code: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({
-      code: 0,
-      stdout: '',
-      stderr: '',
-    });
-    const modules = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-    expect(modules.some((m) => m.endsWith('dist/src/integrations/fast-path.js'))).toBe(true);
-    expect(
-      modules.filter((m) =>
-        /@oclif|node_modules\/(zod|isomorphic-git|cbor-x|cbor-extract|yaml|@noble)\/|dist\/src\/(formats|cli|app|store|record|canonical|witness|sign)\//.test(
-          m,
-        ),
-      ),
-    ).toEqual([]);
   });
 });
 
