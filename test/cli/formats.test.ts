@@ -38,5 +38,6 @@ describe('through the CLI', () => {
     expect(refused.code).toBe(2);
     expect(refs(repo)).toBe(before);
     expect(JSON.parse(refused.stdout).error.problems.length).toBeGreaterThan(0);
-  });
+    // Four CLI processes: over a minute on a loaded 2-core machine.
+  }, 180_000);
 });
