@@ -6,7 +6,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // - end-to-end: the built CLI as a child process, real remotes and daemons, kills, a browser,
 //   witness isolation (bubblewrap/unshare). Its folders are listed below; a file elsewhere that
 //   is end-to-end by nature is named `*.e2e.test.ts`.
-// - in-process: pure logic and library calls (on real git repositories in temp dirs): the rest.
+// - in-process: pure logic, library calls and the built CLI's commands run in the test's own
+//   process (test/helpers/cli-in-process.ts), on real git repositories in temp dirs: the rest.
 // Stress cases (concurrency, kills, fuzzing, property runs, big ledgers) take their size from
 // test/helpers/stress.ts: small under `npm test`, full under `npm run test:stress`.
 const END_TO_END = [

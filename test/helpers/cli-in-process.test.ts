@@ -4,7 +4,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCliInProcess } from './cli-in-process.js';
-import { cleanup, gitdir, runCli } from './git.js';
+import { runScript } from './both-ways.js';
+import { BIN, cleanup, gitdir, runCli } from './git.js';
 
 afterAll(cleanup);
 
@@ -34,7 +35,16 @@ describe('runCliInProcess', () => {
     expect(process.cwd()).toBe(cwd);
     expect(process.env['LEDGER_TEST_IN_PROCESS_MARK']).toBeUndefined();
     expect(process.exitCode).toBeUndefined();
-    await expect(runCliInProcess(['verify', '-'], repo)).rejects.toThrow(/no stdin/);
-    // Eleven CLI calls, half of them child processes: minutes on a loaded 2-core machine.
+    await expect(runCliInProcess(['verify', '-'], repo)).rejects.toThrow(/give `input`/);
+    // stdin given: the ids a `-` reads, a hook's input (through bin/run.js's cheap path first).
+    for (const [args, input] of [
+      [['show', '-', '--json'], `${id}\n`],
+      [['hook', 'codex', '--block', 'refused'], '{not json'],
+    ] as const) {
+      const inside = await runCliInProcess(args, repo, {}, input);
+      const child = await runScript(BIN, args, repo, {}, input);
+      expect(inside, args.join(' ')).toEqual(child);
+    }
+    // Fifteen CLI calls, half of them child processes: minutes on a loaded 2-core machine.
   }, 300_000);
 });

@@ -5,18 +5,26 @@
  * verdicts, say) makes dozens of calls, and on a loaded 2-core machine each spawn costs seconds.
  *
  * What this does not exercise, and so what stays with `runCli` (a real child process): bin/run.js
- * and its fast paths (`--version`, `log`, `mcp`, `hook`), stdin, signals, and anything that
+ * and its fast paths (`--version`, `log`, `mcp`, `record`; `hook`'s cheap path is run here as
+ * bin/run.js runs it), a real stdin (`input` is a stream that ends), signals, and anything that
  * depends on being a process of its own. The caller's tests run one at a time in a file (the
- * vitest default), so swapping the working directory, the environment and the output streams
+ * vitest default), so swapping the working directory, the environment and the standard streams
  * for the length of one call is safe.
  */
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT, type CliResult } from './git.js';
 import { jsonOutputProblems } from './json-output.js';
 
 type Main = (argv: string[]) => Promise<void>;
+/** bin/run.js's cheap hook path, up to where it reads stdin (src/integrations/fast-path.ts). */
+interface CheapHook {
+  cheapHookAgent(argv: readonly string[]): string | undefined;
+  nothingToDo(agent: string, bytes: Uint8Array): Promise<boolean>;
+}
 let loaded: Promise<Main> | undefined;
+let cheapHook: Promise<CheapHook> | undefined;
 /**
  * A call still running: a test that timed out leaves its call going, and a second call would
  * share its working directory, environment and captured streams; it fails at once instead.
@@ -31,21 +39,43 @@ function loadMain(): Promise<Main> {
   return loaded;
 }
 
-/** `ledger ARGS` in `cwd` with `env` over this process's environment; stdin is not offered. */
+function loadCheapHook(): Promise<CheapHook> {
+  cheapHook ??= import(
+    pathToFileURL(join(PROJECT_ROOT, 'dist', 'src', 'integrations', 'fast-path.js')).href
+  ) as Promise<CheapHook>;
+  return cheapHook;
+}
+
+/**
+ * `ledger hook` as bin/run.js runs it: the cheap path answers a turn with nothing to do (exit 0,
+ * no output) before oclif; anything else goes to the command, which reads the same bytes.
+ */
+async function runHook(main: Main, hook: CheapHook, args: string[], input: Buffer): Promise<void> {
+  const agent = hook.cheapHookAgent(args);
+  if (agent !== undefined && (await hook.nothingToDo(agent, input))) return;
+  await main(args);
+}
+
+/**
+ * `ledger ARGS` in `cwd` with `env` over this process's environment, and `input` as its stdin
+ * (a pipe that ends there); without `input`, stdin is not offered.
+ */
 export async function runCliInProcess(
   args: readonly string[],
   cwd: string,
   env: Record<string, string> = {},
+  input?: string,
 ): Promise<CliResult> {
-  if (args.includes('-'))
-    throw new Error('runCliInProcess offers no stdin: use runCli for `-` arguments');
+  // This process's own stdin is vitest's pipe, which never ends: a read of it would hang.
+  if (input === undefined && (args.includes('-') || args[0] === 'hook'))
+    throw new Error('runCliInProcess: give `input` for a command that reads stdin');
   if (running !== undefined)
     throw new Error(
       `runCliInProcess: \`ledger ${running}\` has not finished (a test that timed out?); ` +
         'one call at a time',
     );
   running = args.join(' ');
-  const main = await loadMain().catch((error: unknown) => {
+  const [main, hook] = await Promise.all([loadMain(), loadCheapHook()]).catch((error: unknown) => {
     running = undefined;
     throw error;
   });
@@ -70,7 +100,9 @@ export async function runCliInProcess(
       if (typeof callback === 'function') (callback as () => void)();
       return true;
     };
+  const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')!;
   const stdoutWrite = process.stdout.write;
+  const drains = new Set(process.stdout.listeners('drain'));
   const stderrWrite = process.stderr.write;
   let code: number;
   try {
@@ -78,12 +110,26 @@ export async function runCliInProcess(
     process.exitCode = undefined;
     process.stdout.write = capture(out) as typeof process.stdout.write;
     process.stderr.write = capture(err) as typeof process.stderr.write;
-    await main([...args]);
+    if (input === undefined) await main([...args]);
+    else {
+      // Replaced, not handed over through a module: oclif loads the commands with node's own
+      // import, the test's imports go through vitest, so the two hold separate module copies.
+      const bytes = Buffer.from(input, 'utf8');
+      const pipe = Readable.from([bytes]);
+      Object.defineProperty(process, 'stdin', { configurable: true, get: () => pipe });
+      if (args[0] === 'hook') await runHook(main, hook, [...args], bytes);
+      else await main([...args]);
+    }
     const exit = process.exitCode as number | string | undefined;
     code = exit === undefined ? 0 : Number(exit);
   } finally {
     process.stdout.write = stdoutWrite;
     process.stderr.write = stderrWrite;
+    // oclif's flush() waits for a 'drain' that a write answered `true` never brings: a process
+    // of its own exits with the listener; here it would pile up (a warning after ten calls).
+    for (const listener of process.stdout.listeners('drain'))
+      if (!drains.has(listener)) process.stdout.off('drain', listener as () => void);
+    Object.defineProperty(process, 'stdin', stdin);
     process.exitCode = savedExit;
     process.chdir(savedCwd);
     for (const [k, v] of Object.entries(savedEnv)) {

@@ -4,7 +4,7 @@
  * present in the base and absent from the candidate; every finding's `path:line` is checked
  * like a Key Reference; a claim that cannot be checked is `unverifiable` with the reason, and
  * lowers nothing. Records are made and verified in-process (the CLI's own wiring is covered in
- * test/cli/formats.test.ts).
+ * test/formats/handoffs.test.ts and test/cli/formats.test.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

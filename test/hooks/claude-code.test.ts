@@ -1,23 +1,29 @@
 /**
- * `ledger hook claude-code` through the real CLI, fed Claude Code's hook input on stdin and
- * transcripts shaped like Claude Code's, recording into real repositories.
+ * `ledger hook claude-code` through the built CLI, fed Claude Code's hook input on stdin and
+ * transcripts shaped like Claude Code's, recording into real repositories. In this process
+ * (test/helpers/cli-in-process.ts: bin/run.js's cheap hook path, then oclif); the hook as a
+ * process of its own is test/integrations/agents.test.ts.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openLedger } from '../../../src/library.js';
-import { cleanup, gitdir, gitTry, PROJECT_ROOT, tempDir } from '../../helpers/git.js';
+import { openLedger } from '../../src/library.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { cleanup, gitdir, gitTry, PROJECT_ROOT, tempDir, type CliResult } from '../helpers/git.js';
 import {
-  runHook,
   stopInput,
   subagentStopInput,
   transcriptLines,
   writeTranscript,
   type Turn,
-} from './transcripts.js';
+} from '../integrations/claude-code/transcripts.js';
 
 afterAll(cleanup);
+
+/** `ledger ARGS` with `input` as Claude Code pipes it. */
+const runHook = (args: readonly string[], cwd: string, input: string): Promise<CliResult> =>
+  runCliInProcess(args, cwd, {}, input);
 
 const fixture = (path: string) =>
   readFileSync(join(PROJECT_ROOT, 'fixtures', 'handoffs', path), 'utf8');
