@@ -5,7 +5,7 @@
  * ledger below it later is a rollback for `verify` and `sync` alike.
  */
 import { LOG_REF } from '../ledger/layout.js';
-import { readLedgerIndex, readTip } from '../ledger/read.js';
+import { missingEntries, readTip } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
 import { syncLedger, type SyncOptions, type SyncResult } from '../sync/sync.js';
 import { openLocalState } from './policy/local-state.js';
@@ -24,8 +24,8 @@ export function syncRepository(request: SyncRequest): Promise<SyncResult> {
     // racing this one) is already in the ledger read after it, so it is never a false rollback.
     const known = await local.readKnownEntries();
     if (known.size > 0) {
-      const index = await readLedgerIndex(store);
-      const lost = [...known].filter((entry) => !index.entries.has(entry));
+      // Only the fan-out trees the known entries fall in are read, not the whole ledger.
+      const lost = await missingEntries(store, known);
       if (lost.length > 0)
         throw new LedgerError(
           'ROLLBACK',

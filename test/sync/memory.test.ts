@@ -4,13 +4,17 @@
  * for `verify` and for the next `sync` (exit 3), as it is for a tip `record` wrote. In-process
  * library calls (the same the CLI makes), as one isolated user.
  */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordHandoff } from '../../src/app/record.js';
 import { syncRepository } from '../../src/app/sync.js';
 import { verifyRepository } from '../../src/app/verify.js';
+import { withRepo } from '../../src/app/repo.js';
 import { LOG_REF } from '../../src/ledger/layout.js';
+import { missingEntries, readLedgerIndex } from '../../src/ledger/read.js';
 import { isLedgerError } from '../../src/model/errors.js';
-import { cleanup, remoteWithClones } from '../helpers/git.js';
+import { cleanup, gitdir, remoteWithClones, tempDir } from '../helpers/git.js';
 import { asUser, makeUser, safeGit } from '../adversarial/helpers.js';
 
 afterEach(cleanup);
@@ -68,3 +72,93 @@ describe('sync memory', () => {
     });
   });
 });
+
+/** A ledger commit like `tip` (same message, same parent) whose tree lacks the log entry `entryId`. */
+function withoutEntry(dir: string, tip: string, entryId: string): string {
+  const hex = entryId.slice('sha256:'.length);
+  const index = join(tempDir(), 'index');
+  const env = { ...process.env, GIT_INDEX_FILE: index };
+  const run = (...args: string[]) =>
+    execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
+  run('read-tree', tip);
+  run('rm', '-q', '--cached', `log/${hex.slice(0, 2)}/${hex.slice(2)}`);
+  const tree = run('write-tree');
+  const message = run('log', '-1', '--format=%B', tip);
+  return run('commit-tree', tree, '-p', tip, '-m', message);
+}
+
+describe('sync memory: which entries this clone held, read without listing the ledger', () => {
+  it('an entry this clone held, removed from the middle of the ledger while the tip stays: sync exits 3 (ROLLBACK), nothing adopted', async () => {
+    const [a, b] = remoteWithClones(2).clones as [string, string];
+    await asUser(makeUser(), async () => {
+      await recordOne(a, 'a1');
+      await sync(a);
+      await sync(b);
+      // b's own records: each one's entry is noted as held, and the oldest is no longer the tip.
+      const first = (await recordOne(b, 'b1')).entryId;
+      await recordOne(b, 'b2');
+      await recordOne(b, 'b3');
+      await sync(b);
+      const planted = withoutEntry(b, safeGit(b, 'rev-parse', LOG_REF), first);
+      safeGit(b, 'update-ref', LOG_REF, planted);
+      await recordOne(a, 'a2');
+      await sync(a);
+      expect(await syncError(b)).toEqual({ code: 'ROLLBACK', exit: 3 });
+      expect(safeGit(b, 'rev-parse', LOG_REF)).toBe(planted);
+    });
+  });
+
+  it('missingEntries says what the whole index says: held, never held, gone, an entry turned into a tree (INTEGRITY), no ledger', async () => {
+    const dir = gitdir();
+    await asUser(makeUser(), async () => {
+      for (const summary of ['one', 'two', 'three']) await recordOne(dir, summary);
+      await withRepo(dir, async ({ store }) => {
+        const index = await readLedgerIndex(store);
+        const held = [...index.entries.keys()];
+        const never = `sha256:${'ab'.repeat(32)}`;
+        const sameFan = `sha256:${held[0]!.slice(7, 9)}${'0'.repeat(62)}`;
+        const asked = [never, ...held, sameFan];
+        expect(await missingEntries(store, asked)).toEqual(
+          asked.filter((id) => !index.entries.has(id)),
+        );
+        expect(await missingEntries(store, [])).toEqual([]);
+        expect(await missingEntries(store, held, 'refs/ledger/none')).toEqual(held);
+      });
+      // A known entry's path holding a tree: the index refuses the ledger, and so does the check.
+      const hex = (await logEntryIds(dir))[0]!.slice(7);
+      const index = join(tempDir(), 'index');
+      const env = { ...process.env, GIT_INDEX_FILE: index };
+      const run = (...args: string[]) =>
+        execFileSync('git', args, { cwd: dir, env, encoding: 'utf8' }).trim();
+      const tip = run('rev-parse', LOG_REF);
+      run('read-tree', tip);
+      run('rm', '-q', '--cached', `log/${hex.slice(0, 2)}/${hex.slice(2)}`);
+      const blob = run('hash-object', '-w', '--stdin');
+      run(
+        'update-index',
+        '--add',
+        '--cacheinfo',
+        `100644,${blob},log/${hex.slice(0, 2)}/${hex.slice(2)}/x`,
+      );
+      const commit = run(
+        'commit-tree',
+        run('write-tree'),
+        '-p',
+        tip,
+        '-m',
+        run('log', '-1', '--format=%B', tip),
+      );
+      run('update-ref', LOG_REF, commit);
+      await withRepo(dir, async ({ store }) => {
+        await expect(readLedgerIndex(store)).rejects.toMatchObject({ code: 'INTEGRITY' });
+        await expect(missingEntries(store, [`sha256:${hex}`])).rejects.toMatchObject({
+          code: 'INTEGRITY',
+        });
+      });
+    });
+  });
+});
+
+async function logEntryIds(dir: string): Promise<string[]> {
+  return withRepo(dir, async ({ store }) => [...(await readLedgerIndex(store)).entries.keys()]);
+}
