@@ -148,7 +148,7 @@ export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
         const what = m.seemsToBe?.(sniff);
         return what === undefined
           ? undefined
-          : `It looks like ${what}, not a handoff of ${m.title} (${m.name}). `;
+          : `It looks like ${what}: the ${m.name} format knows it, and does not read it as it is. `;
       } catch {
         return undefined;
       }

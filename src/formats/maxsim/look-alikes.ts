@@ -48,3 +48,15 @@ export function seemsToBe(text: string, fileName?: string): string | undefined {
   if (named) return `${named[1]} of the GSD family (by its name, ${name})`;
   return undefined;
 }
+
+/**
+ * A summary whose front matter opens with `---` and never closes (a real GSD summary does):
+ * detection sees no front matter and takes it for nothing, so the refusal names it here; the
+ * parse refusal gives its line (parse.ts).
+ */
+export function unclosedSummary(text: string, fileName?: string): string | undefined {
+  if (splitFrontMatter(text) !== null) return undefined;
+  if (!/^---[ \t]*\r?\n(?:[^\n]*\n)*?(?:phase|id)[ \t]*:/.test(text.slice(0, 4096)))
+    return undefined;
+  return `a GSD summary whose front matter is never closed (${fileName ?? 'the file'}, line 1: --- with no closing ---)`;
+}

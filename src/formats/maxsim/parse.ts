@@ -158,6 +158,16 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     ? evidenceTableChecks(sections, { lines: (split?.body ?? text).split('\n'), offset }, problems)
     : [];
   if (seen.size === 0 && summary === undefined) {
+    // `---` then `key: value` lines and no closing `---` (a real GSD summary): its key_files
+    // would be read as body text and dropped. Said with its line, not "no section found".
+    if (!split && /^---[ \t]*\r?\n[A-Za-z_][\w-]*[ \t]*:/.test(text))
+      problems.push({
+        path: 'frontMatter',
+        message:
+          'line 1: front matter opens with --- but no closing --- line follows, so none of its keys (phase, key_files…) can be read',
+        expected: 'a --- line after the last front matter key',
+        got: 'no closing ---',
+      });
     problems.push({
       path: '',
       message: 'no handoff-contract section found',

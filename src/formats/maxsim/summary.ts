@@ -9,7 +9,7 @@
  */
 import type { Problem } from '../../model/errors.js';
 import type { Decision } from '../../model/record.js';
-import { readFrontMatter, type FrontMap, type FrontValue } from '../kit/front-matter.js';
+import { readFrontMatter, textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { column, findTables, isNone, normalizeTitle, type Section } from '../kit/markdown.js';
 import { pathList, splitPathAndNote } from '../kit/paths.js';
 import { isGsd2Summary } from './gsd2.js';
@@ -73,7 +73,7 @@ export function phaseSummaryOf(
   // A PLAN has `phase`, `plan` and `files_modified` too; only a summary says what was done or
   // when it completed (a PLAN read as a summary would claim files it has not touched yet).
   const done =
-    /^(key[-_](files|decisions)|file[-_]tracking|decisions|completed|completed_at|status|verification_result|files[-_]created)\s*:/m;
+    /^(key[-_](files|decisions)(_created|_modified)?|file[-_]tracking|decisions|completed|completed_at|status|verification_result|files[-_]created)\s*:/m;
   const plan = /^phase\s*:/m.test(raw ?? '') && /^plan\s*:/m.test(raw ?? '');
   // GSD-2's task and slice summaries: `id: T04`, `parent`, `milestone` (gsd2.ts).
   const gsd2 = isGsd2Summary(raw ?? '');
@@ -107,20 +107,6 @@ function summaryStatus(written: string): string | undefined {
     untested: 'PARTIAL',
   };
   return words[word];
-}
-
-/**
- * An item YAML read as a one-key map because it has `: ` in it (`- Engine isolation: a static
- * lib`, `- src/a.ts: the parser`): the text as written. Dropping such items dropped four of a
- * real milestone summary's seven decisions without a word.
- */
-function textOf(x: FrontValue): FrontValue {
-  if (x === null || typeof x !== 'object' || Array.isArray(x)) return x;
-  const entries = Object.entries(x);
-  const [key, value] = entries[0] ?? [];
-  if (entries.length !== 1 || key === undefined) return x;
-  if (value === null) return key;
-  return typeof value === 'string' || typeof value === 'number' ? `${key}: ${value}` : x;
 }
 
 function strings(value: FrontValue | undefined): string[] {
@@ -241,6 +227,8 @@ export function readPhaseSummary(
   for (const [key, action] of [
     ['files_created', 'created'],
     ['files-created', 'created'],
+    ['key_files_created', 'created'],
+    ['key_files_modified', 'modified'],
     ['files_modified', 'touched'],
     ['files-modified', 'touched'],
   ] as const) {
