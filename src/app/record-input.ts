@@ -102,6 +102,17 @@ export async function parseInput(
     const from = request.from;
     const recognised =
       from === undefined || request.format === undefined || looksLike(module.name, from);
+    // Which format the file was taken for, and why: the problems below are that format's, and a
+    // user who handed over the wrong file needs to know what it was read as (issue 20).
+    if (from)
+      problems.push({
+        path: 'from',
+        message: `read as ${module.title} (${module.name}) ${
+          request.format !== undefined
+            ? `because --format ${module.name} was given`
+            : `by detection, at confidence ${(detected?.confidence ?? 0).toFixed(2)} on ${detected?.signals.join('; ') || 'no signal'}`
+        }; refused for the problems that follow`,
+      });
     problems.push(
       ...result.problems.map((p) => ({
         ...withoutFileContent(p, recognised),

@@ -174,6 +174,12 @@ export interface FormatModule {
   /** The upstream system, in a few words (help texts, errors). */
   title: string;
   detect(input: Sniff): Detection;
+  /**
+   * What an input this module does not read seems to be, when it is another file of the same
+   * family (a GSD plan beside its summaries): detection's refusal says it, rather than only
+   * "no format recognised anything".
+   */
+  seemsToBe?(input: Sniff): string | undefined;
   /** Shape errors → ok:false with every problem located; rule breaks → reasons. */
   parse(bytes: Uint8Array, context: ParseContext): ParseResult;
   /**

@@ -143,8 +143,18 @@ export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
     .join(', ');
   const input = fileName ?? 'the input';
   if (!best || best.score < MIN_SCORE) {
+    const seems = MODULES.map((m) => {
+      try {
+        const what = m.seemsToBe?.(sniff);
+        return what === undefined
+          ? undefined
+          : `It looks like ${what}: the ${m.name} format knows it, and does not read it as it is. `;
+      } catch {
+        return undefined;
+      }
+    }).find((x) => x !== undefined);
     throw new LedgerError('INVALID_INPUT', `could not tell which handoff format ${input} is in`, {
-      hint: `${said === '' ? 'No format recognised anything in it. ' : `Scores: ${said}. `}Name it with --format (one of ${FORMATS.join(', ')}).`,
+      hint: `${seems ?? ''}${said === '' ? 'No format recognised anything in it. ' : `Scores: ${said}. `}Name it with --format (one of ${FORMATS.join(', ')}).`,
     });
   }
   if (best.score < CONFIDENT) {

@@ -120,3 +120,17 @@ export function writeFrontMatter(fm: FrontMap): string {
   out.push('---');
   return out.join('\n');
 }
+
+/**
+ * An item YAML read as a one-key map because it has `: ` in it (`- Engine isolation: a static
+ * lib`, `- src/a.ts: the parser`): the text as written. Dropping such items dropped four of a
+ * real milestone summary's seven decisions without a word.
+ */
+export function textOf(x: FrontValue): FrontValue {
+  if (x === null || typeof x !== 'object' || Array.isArray(x)) return x;
+  const entries = Object.entries(x);
+  const [key, value] = entries[0] ?? [];
+  if (entries.length !== 1 || key === undefined) return x;
+  if (value === null) return key;
+  return typeof value === 'string' || typeof value === 'number' ? `${key}: ${value}` : x;
+}

@@ -8,6 +8,7 @@ import type { FormatModule, Uncheckable } from '../contract.js';
 import { isObject, str } from '../kit/values.js';
 import { detectMaxsim } from './detect.js';
 import { emitMaxsim } from './emit.js';
+import { seemsToBe, unclosedSummary } from './look-alikes.js';
 import { parseMaxsim } from './parse.js';
 import { MAXSIM_VOCABULARY } from './vocabulary.js';
 
@@ -26,6 +27,12 @@ export const maxsim: FormatModule = {
   name: 'maxsim',
   title: 'MaxsimCLI handoff contract',
   detect: detectMaxsim,
+  seemsToBe: (input) => {
+    const text = input.text();
+    return text === null
+      ? undefined
+      : (unclosedSummary(text, input.fileName) ?? seemsToBe(text, input.fileName));
+  },
   parse: parseMaxsim,
   statusOf: MAXSIM_VOCABULARY.statusOf,
   wordFor: MAXSIM_VOCABULARY.wordFor,

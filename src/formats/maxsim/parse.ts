@@ -32,6 +32,8 @@ import {
   missingMarkers,
   verdictResult,
 } from './evidence.js';
+import { evidenceTableChecks } from './gsd2.js';
+import { seemsToBe } from './look-alikes.js';
 import { parseArtifacts, parseDecisions, parseDeferred, parseStatus } from './sections.js';
 import { openingOf, phaseSummaryOf, readPhaseSummary } from './summary.js';
 import {
@@ -109,7 +111,25 @@ function blockChecks(text: string, problems: Problem[]): { checks: ClaimedCheck[
   return { checks, count: blocks.length };
 }
 
+/**
+ * A refusal says what the document seems to be when it is another file of the GSD family (a
+ * plan, a verification report), before what is wrong with it as a summary.
+ */
 export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
+  const result = readMaxsim(bytes, ctx);
+  if (result.ok) return result;
+  const decoded = decodeText(bytes);
+  const what = decoded.ok ? seemsToBe(decoded.text, ctx.fileName) : undefined;
+  if (what === undefined) return result;
+  const problem: Problem = {
+    path: '',
+    message: `read as a MaxsimCLI handoff or GSD-family summary, but this looks like ${what}, not a summary`,
+    expected: 'a summary of work done (NN-MM-SUMMARY.md, T01-SUMMARY.md) or a handoff',
+  };
+  return { ok: false, problems: [problem, ...result.problems] };
+}
+
+function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   const decoded = decodeText(bytes);
   if (!decoded.ok) return decoded;
   const text = decoded.text;
@@ -122,17 +142,32 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   const { seen, layout } = readLayout(sections, problems);
   const summaryOf = phaseSummaryOf(split?.raw, split?.body ?? text);
   if (summaryOf && 'problems' in summaryOf) return { ok: false, problems: summaryOf.problems };
+  // Lines before the body (the front matter), so that a section's line is the document's.
+  const offset = split ? text.slice(0, text.length - split.body.length).split('\n').length - 1 : 0;
   const summary = summaryOf
     ? readPhaseSummary(
         summaryOf.fm,
         sections,
         problems,
         openingOf(split?.body ?? text),
-        split ? text.slice(0, text.length - split.body.length).split('\n').length - 1 : 0,
+        offset,
         split?.raw ?? '',
       )
     : undefined;
+  const tableChecks = summary
+    ? evidenceTableChecks(sections, { lines: (split?.body ?? text).split('\n'), offset }, problems)
+    : [];
   if (seen.size === 0 && summary === undefined) {
+    // `---` then `key: value` lines and no closing `---` (a real GSD summary): its key_files
+    // would be read as body text and dropped. Said with its line, not "no section found".
+    if (!split && /^---[ \t]*\r?\n[A-Za-z_][\w-]*[ \t]*:/.test(text))
+      problems.push({
+        path: 'frontMatter',
+        message:
+          'line 1: front matter opens with --- but no closing --- line follows, so none of its keys (phase, key_files…) can be read',
+        expected: 'a --- line after the last front matter key',
+        got: 'no closing ---',
+      });
     problems.push({
       path: '',
       message: 'no handoff-contract section found',
@@ -253,8 +288,19 @@ export function parseMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     extra['summaryStatus'] = { written: summary.status.written, where: summary.status.where };
     const meaning = MAXSIM_VOCABULARY.statusOf(summary.status.value) ?? 'partial';
     if (meaning !== 'success') effective = worseStatus(effective, meaning);
+    const done = COMPLETION.has(summary.status.value.toLowerCase());
+    if (done && tableChecks.some((c) => c.result === 'failed')) {
+      effective = 'failed';
+      reasons.push(
+        reason(
+          'MAXSIM_FAILED_EVIDENCE',
+          `${summary.status.where} says ${summary.status.written} but its own verification evidence reports a failure`,
+          'Verification Evidence',
+        ),
+      );
+    }
   }
-  const checks = [...lineChecks, ...blocks.checks];
+  const checks = [...lineChecks, ...blocks.checks, ...tableChecks];
   if (checks.length > 0) claims.checks = checks;
   for (const name of MAXSIM_SECTIONS) {
     if (seen.has(name)) continue;

@@ -9,9 +9,10 @@
  */
 import type { Problem } from '../../model/errors.js';
 import type { Decision } from '../../model/record.js';
-import { readFrontMatter, type FrontMap, type FrontValue } from '../kit/front-matter.js';
+import { readFrontMatter, textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { column, findTables, isNone, normalizeTitle, type Section } from '../kit/markdown.js';
 import { pathList, splitPathAndNote } from '../kit/paths.js';
+import { isGsd2Summary } from './gsd2.js';
 import { fileTables, lonePaths } from './loose-listings.js';
 import { decisionOf } from './sections.js';
 import { actionGroup } from './vocabulary.js';
@@ -72,10 +73,12 @@ export function phaseSummaryOf(
   // A PLAN has `phase`, `plan` and `files_modified` too; only a summary says what was done or
   // when it completed (a PLAN read as a summary would claim files it has not touched yet).
   const done =
-    /^(key[-_](files|decisions)|file[-_]tracking|decisions|completed|status|files[-_]created)\s*:/m;
+    /^(key[-_](files|decisions)(_created|_modified)?|file[-_]tracking|decisions|completed|completed_at|status|verification_result|files[-_]created)\s*:/m;
   const plan = /^phase\s*:/m.test(raw ?? '') && /^plan\s*:/m.test(raw ?? '');
+  // GSD-2's task and slice summaries: `id: T04`, `parent`, `milestone` (gsd2.ts).
+  const gsd2 = isGsd2Summary(raw ?? '');
   const quick = /^quick[-_]id\s*:/m.test(raw ?? '');
-  if (raw !== null && raw !== undefined && done.test(raw) && (plan || quick)) {
+  if (raw !== null && raw !== undefined && done.test(raw) && (plan || quick || gsd2)) {
     const fm = readFrontMatter(raw);
     if (!fm.ok) return { problems: fm.problems };
     return { fm: fm.value };
@@ -99,6 +102,9 @@ function summaryStatus(written: string): string | undefined {
     blocked: 'blocked',
     fail: 'FAIL',
     failed: 'FAIL',
+    // GSD-2's verification_result: some checks passed and some did not, or none ran.
+    mixed: 'PARTIAL',
+    untested: 'PARTIAL',
   };
   return words[word];
 }
@@ -110,7 +116,7 @@ function strings(value: FrontValue | undefined): string[] {
   const items = value.map((x) =>
     x !== null && typeof x === 'object' && !Array.isArray(x) && typeof x['path'] === 'string'
       ? x['path']
-      : x,
+      : textOf(x),
   );
   return items.filter((x): x is string => typeof x === 'string' && x.trim() !== '');
 }
@@ -139,6 +145,9 @@ function fileMap(fm: FrontMap): { key: string; map: FrontValue } | undefined {
   }
   return undefined;
 }
+
+/** `(none)`, `none`, `n/a`: an item that says the list is empty. */
+const NONE = /^\(?(none|n\/a)\)?\.?$/i;
 
 /** One line of a list, kept on one line (a YAML string may span lines). */
 const flat = (s: string): string => s.replace(/\s+/g, ' ').trim();
@@ -175,9 +184,11 @@ export function readPhaseSummary(
     lines.push(`- ${label}\`${path}\`${note === '' ? '' : ` ${flat(note)}`}`);
   };
   const pathOf = (item: string): string =>
-    flat(item)
-      .replace(/^`([^`]+)`.*$/, '$1')
-      .split(/\s/)[0] ?? '';
+    (
+      flat(item)
+        .replace(/^`([^`]+)`.*$/, '$1')
+        .split(/\s/)[0] ?? ''
+    ).replace(/:$/, '');
   const files = fileMap(fm);
   const { map } = files ?? { map: null };
   if (map !== null && typeof map === 'object' && !Array.isArray(map)) {
@@ -193,6 +204,17 @@ export function readPhaseSummary(
         named.add(pathOf(item));
       }
     }
+  } else if (Array.isArray(map)) {
+    // GSD-2 writes `key_files` as a plain list (`- src/a.ts`, `- (none)`): files the task
+    // touched, their actions unsaid.
+    const items = strings(map).filter((x) => !NONE.test(x.trim()));
+    if (items.length > 0) listings.push(`front matter ${files?.key ?? 'key_files'}`);
+    for (const item of items) {
+      const split = splitPathAndNote(flat(item));
+      if (split.kind === 'prose')
+        prose.push({ action: 'Touched', text: flat(item), why: split.why });
+      else claim(split.path, 'touched', split.note ?? '');
+    }
   } else if (files !== undefined && map !== null) {
     problems.push({
       path: `frontMatter.${files.key}`,
@@ -205,6 +227,8 @@ export function readPhaseSummary(
   for (const [key, action] of [
     ['files_created', 'created'],
     ['files-created', 'created'],
+    ['key_files_created', 'created'],
+    ['key_files_modified', 'modified'],
     ['files_modified', 'touched'],
     ['files-modified', 'touched'],
   ] as const) {
@@ -296,24 +320,27 @@ export function readPhaseSummary(
     }
     if (items === 0) prose.push(...lonePaths(sections, lineOffset));
   }
-  const decisions = decisionItems(fm['key-decisions'] ?? fm['decisions']).map((d) =>
-    decisionOf(flat(d)),
-  );
-  const fmStatus = typeof fm['status'] === 'string' ? fm['status'] : undefined;
+  // GSD-2 writes `key_decisions`, and `- (none)` for none.
+  const decisions = decisionItems(fm['key-decisions'] ?? fm['key_decisions'] ?? fm['decisions'])
+    .filter((d) => !NONE.test(d.trim()))
+    .map((d) => decisionOf(flat(d)));
+  // GSD-2 says what its verification gate found (`verification_result: passed`) and no status.
+  const key = ['status', 'verification_result'].find((k) => typeof fm[k] === 'string');
+  const fmStatus = key === undefined ? undefined : (fm[key] as string);
   const labelled = STATUS_LABEL.exec(opening)?.[1];
   const written = fmStatus ?? labelled;
   let status: PhaseSummary['status'];
   if (written !== undefined) {
-    const where = fmStatus !== undefined ? 'front matter status' : 'the opening **Status:** label';
+    const where = fmStatus !== undefined ? `front matter ${key}` : 'the opening **Status:** label';
     const value = summaryStatus(written);
     if (value === undefined) {
       // The document's line, as the YAML errors give it: +1 for the opening `---`.
       const at =
         fmStatus !== undefined
-          ? `front matter line ${lineOf(rawFrontMatter, /^status\s*:/m) + 1}: status`
+          ? `front matter line ${lineOf(rawFrontMatter, new RegExp(`^${key}\\s*:`, 'm')) + 1}: ${key}`
           : `line ${lineOffset + lineOf(opening, STATUS_LABEL)}: ${where}`;
       problems.push({
-        path: fmStatus !== undefined ? 'frontMatter.status' : 'Status',
+        path: fmStatus !== undefined ? `frontMatter.${key}` : 'Status',
         message: `${at} is not a status word MaxsimCLI or its summary templates use`,
         expected: 'complete, partial, blocked or failed (or PASS, FAIL, PARTIAL)',
         got: flat(written).slice(0, 80),
@@ -338,7 +365,14 @@ function lineOf(text: string, re: RegExp): number {
 
 function decisionItems(value: FrontValue | undefined): string[] {
   if (!Array.isArray(value)) return strings(value);
-  return value.flatMap((x) => {
+  return value.flatMap((item) => {
+    const x =
+      item !== null &&
+      typeof item === 'object' &&
+      !Array.isArray(item) &&
+      !('decision' in item || 'description' in item || 'text' in item)
+        ? textOf(item)
+        : item;
     if (typeof x === 'string') return x.trim() === '' ? [] : [x];
     if (x === null || typeof x !== 'object' || Array.isArray(x)) return [];
     const text = x['decision'] ?? x['description'] ?? x['text'];

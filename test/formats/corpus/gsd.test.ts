@@ -20,8 +20,8 @@ interface Entry {
   source: string;
   detect: string;
   expect: {
-    /** A refusal: a problem whose message holds this (the line and what is wrong). */
-    refused?: string;
+    /** A refusal: problems whose messages hold these (the line and what is wrong). */
+    refused?: string | string[];
     status: string;
     claimed: string;
     artifacts: [string, string][];
@@ -29,7 +29,13 @@ interface Entry {
     withoutKeyFiles?: [string, string][];
     /** Items that name no single file (a pattern): kept as unverifiable, never dropped. */
     prose?: [string, string][];
+    /** The commands a GSD-2 Verification Evidence table claims: command, result, exit code. */
+    checks?: [string, string, number?][];
+    /** What a document no format takes seems to be (a plan, not a summary): said by detection. */
+    seems?: string;
   };
+  /** The same document edited into a lie the reader must catch. */
+  lie?: { replace: [string, string]; status: string; reason: string };
 }
 
 const HERE = join(PROJECT_ROOT, 'test', 'formats', 'corpus');
@@ -52,12 +58,22 @@ describe('GSD-family summaries from public projects (test/formats/corpus/gsd.jso
     }`, () => {
       const bytes = readFileSync(join(HERE, doc.file));
       const name = doc.file.split('/').pop() ?? doc.file;
-      expect(detectFormat(bytes, name).module.name).toBe(doc.detect);
+      if (doc.detect === 'none') {
+        // Taken for no format: the refusal says what the file seems to be.
+        let said = '';
+        try {
+          detectFormat(bytes, name);
+        } catch (error) {
+          said = `${(error as Error).message} ${(error as { hint?: string }).hint ?? ''}`;
+        }
+        expect(said).toMatch(/could not tell which handoff format/);
+        expect(said).toContain(doc.expect.seems);
+      } else expect(detectFormat(bytes, name).module.name).toBe(doc.detect);
       if (doc.expect.refused !== undefined) {
         const r = maxsim.parse(bytes, { ...ctx, fileName: name });
         expect(r.ok).toBe(false);
-        if (!r.ok)
-          expect(r.problems.map((p) => p.message).join('\n')).toContain(doc.expect.refused);
+        const said = r.ok ? '' : r.problems.map((p) => p.message).join('\n');
+        for (const wanted of [doc.expect.refused].flat()) expect(said).toContain(wanted);
         return;
       }
       const h = claimsOf(bytes, name);
@@ -71,6 +87,18 @@ describe('GSD-family summaries from public projects (test/formats/corpus/gsd.jso
       expect(h.status).toBe(doc.expect.status);
       if (doc.expect.decisions !== undefined)
         expect(h.claims.decisions).toHaveLength(doc.expect.decisions);
+      if (doc.expect.checks !== undefined)
+        expect((h.claims.checks ?? []).map((c) => [c.command, c.result, c.exitCode])).toEqual(
+          doc.expect.checks.map(([command, result, code]) => [command, result, code]),
+        );
+      if (doc.lie !== undefined) {
+        const [from, to] = doc.lie.replace;
+        const text = bytes.toString('utf8');
+        expect(text).toContain(from);
+        const lie = claimsOf(new TextEncoder().encode(text.replace(from, to)), name);
+        expect(lie.status).toBe(doc.lie.status);
+        expect(lie.reasons.map((r) => r.code)).toContain(doc.lie.reason);
+      }
       expect(h.reasons.map((r) => r.code)).not.toContain('MAXSIM_FORBIDDEN_PHRASE');
       if (doc.expect.withoutKeyFiles) {
         // The same document with its key-files cut: the body's sections alone say the same.
