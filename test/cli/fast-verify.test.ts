@@ -268,5 +268,5 @@ describe('ledger verify without oclif answers exactly as oclif does', () => {
     const fast = await runCli(['verify'], gitdir(), { DEBUG: '*' });
     expect(fast.code).toBe(0);
     expect(fast.stderr).toContain('oclif'); // oclif's debug lines: oclif answered
-  });
+  }, 120_000);
 });
