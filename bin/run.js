@@ -9,6 +9,7 @@
 // without oclif too; on anything else, and on any failure, oclif answers as before.
 // `ledger record` likewise (src/cli/fast-record.ts), except that once a record has begun it is
 // answered there whatever happens: it reads stdin and runs witnesses, never twice.
+// `ledger verify` likewise (src/cli/fast-verify.ts), for the flags of a plain check.
 const argv = process.argv.slice(2);
 
 if (argv[0] === '--version' || argv[0] === '-v') {
@@ -20,6 +21,8 @@ if (argv[0] === '--version' || argv[0] === '-v') {
   // answered without oclif
 } else if (argv[0] === 'record' && (await fastRecordDone(argv))) {
   // recorded (or refused) without oclif
+} else if (argv[0] === 'verify' && (await fastVerifyDone(argv))) {
+  // verified (or refused) without oclif
 } else {
   const { main } = await import('../dist/src/cli/main.js');
   await main(argv);
@@ -40,6 +43,23 @@ async function fastCommandDone(args) {
     return await fastCommand(args);
   } catch {
     return false; // the full path answers (and reports what went wrong)
+  }
+}
+
+async function fastVerifyDone(args) {
+  let fastVerify;
+  try {
+    ({ fastVerify } = await import('../dist/src/cli/fast-verify.js'));
+  } catch {
+    return false; // nothing was done: the full path answers (and reports what went wrong)
+  }
+  try {
+    return await fastVerify(args);
+  } catch (error) {
+    // What escapes fastVerify (a write to a closed stdout) is reported as main() would.
+    const { reportFailure, toPlainFailure } = await import('../dist/src/cli/report-failure.js');
+    process.exitCode = reportFailure(toPlainFailure(error), args.includes('--json'));
+    return true;
   }
 }
 

@@ -1,13 +1,8 @@
-import { setFlagsFromString } from 'node:v8';
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { LedgerError, type ExitCode } from '../src/model/errors.js';
-import { verifyRepository } from '../src/app/verify.js';
-import { toVerifyJson } from '../src/app/views.js';
-import { ANNOTATION_FORMATS, toGithubAnnotations } from '../src/cli/annotations.js';
-import { renderVerifyText } from '../src/cli/render-verify.js';
-import { sanitizeLine } from '../src/paths/index.js';
+import { ANNOTATION_FORMATS } from '../src/cli/annotations.js';
 import { expandStdinIds } from '../src/cli/stdin-ids.js';
+import { verifyView } from '../src/cli/verify-view.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -112,90 +107,12 @@ export default class Verify extends LedgerCommand {
 
   protected async execute(): Promise<Output> {
     const { argv, flags } = await this.parse(Verify);
-    // V8 lets the old generation grow to about 3.5× what survives a collection when the program
-    // is busy (measured on 100,000 records: ~100 MB live, 400+ MB heap, 560 MB peak RSS). A
-    // growth factor of 1.25 keeps the peak near what is live, for a few percent more GC time.
-    // Set here, in the command's own process, never by the library inside someone else's.
-    setFlagsFromString('--heap-growing-percent=25');
     const ids = await expandStdinIds((argv as string[]).filter((a) => a !== ''));
     this.progressLines = flags.progress;
-    if (flags.jobs !== undefined && !flags.rerun)
-      throw new LedgerError('USAGE', '--jobs bounds re-runs: it needs --rerun', {
-        hint: 'ledger verify --rerun --jobs 4',
-      });
-    if (flags.markdown === '-' || flags.html === '-')
-      throw new LedgerError(
-        'USAGE',
-        'verify prints its own report on stdout: --markdown and --html take a file',
-        {
-          hint: 'ledger verify --markdown summary.md (or ledger report --markdown - to print it)',
-        },
-      );
-    const audit = flags.markdown !== undefined || flags.html !== undefined;
-    const now = new Date();
-    const report = await verifyRepository({
-      cwd: process.cwd(),
-      ...(ids.length > 0 ? { ids } : {}),
-      rerun: flags.rerun,
-      strict: flags.strict,
-      worktree: flags.worktree,
-      ...(flags.policy ? { policyFile: flags.policy } : {}),
-      ...(flags.timeout ? { timeoutMs: flags.timeout * 1000 } : {}),
-      record: flags.record,
-      fromAttestation: flags['from-attestation'],
-      cache: !flags.full,
-      ...(flags.head === undefined ? {} : { head: flags.head }),
-      ...(flags.since === undefined ? {} : { since: flags.since }),
-      // Text output shows only what did not verify: a large ledger's passed checks are counted.
-      // The audit page lists every check, as the JSON does.
-      keepVerified: this.wantsJson || audit,
-      now,
-      ...(flags.sign === undefined ? {} : { sign: flags.sign }),
-      ...(flags['signing-key'] === undefined
-        ? {}
-        : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
-      ...(flags.jobs === undefined ? {} : { jobs: flags.jobs }),
-      onProgress: this.progress,
+    return verifyView(process.cwd(), ids, flags, {
+      json: this.wantsJson,
+      progress: this.progress,
+      warnLine: (message) => this.warnLine(message),
     });
-    const wrote: string[] = [];
-    let exitCode: ExitCode = report.exitCode;
-    if (audit) {
-      try {
-        // Loaded only when asked for: the page's renderers are not part of a plain verify.
-        const { renderReport } = await import('../src/app/report.js');
-        const { written } = await renderReport(
-          {
-            cwd: process.cwd(),
-            ...(ids.length > 0 ? { ids } : {}),
-            ...(flags.policy ? { policyFile: flags.policy } : {}),
-            strict: flags.strict,
-            now,
-            ...(flags.html === undefined ? {} : { htmlFile: flags.html }),
-            ...(flags.markdown === undefined ? {} : { markdownFile: flags.markdown }),
-          },
-          report,
-        );
-        wrote.push(...Object.values(written).map((path) => `wrote ${sanitizeLine(path)}`));
-      } catch (error) {
-        // The verdicts stand: a page that cannot be written never hides a failure (exit 1, 3)
-        // behind a usage error, and never lets a passing run look clean.
-        this.warnLine(`the audit could not be written: ${(error as Error).message}`);
-        if (exitCode === 0) exitCode = 2;
-      }
-    }
-    const annotations =
-      flags.annotations === 'github' ? toGithubAnnotations(report, flags.strict) : undefined;
-    const json = this.wantsJson
-      ? { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) }
-      : undefined;
-    const lines = renderVerifyText(report, wrote);
-    // In a CI log, agent text must not become a workflow command: ledger's own annotations
-    // first, then the human text fenced and neutralized (the command base, src/cli/base.ts).
-    return {
-      json,
-      text: lines,
-      ...(annotations ? { workflowCommands: annotations } : {}),
-      exitCode,
-    };
   }
 }

@@ -23,8 +23,7 @@ import type {
   VerifyReport,
 } from '../verify/types.js';
 import { exitCodeOf } from '../verify/verify.js';
-import { lifecycleStates, type LifecycleState } from './lifecycle-state.js';
-import { isLifecycleStep } from './lifecycle.js';
+import type { LifecycleState } from './lifecycle-state.js';
 
 export interface LifecycleGateOptions {
   strict: boolean;
@@ -61,6 +60,12 @@ export async function attachLifecycles(
 ): Promise<void> {
   const failing = report.records.filter((r) => failsOnClaims(r.checks, options.strict));
   if (failing.length === 0) return;
+  // Loaded here, not above: the lifecycle comes from a format module, and with it every format
+  // and the record use case; a ledger whose records all pass never needs them (issue 21).
+  const [{ lifecycleStates }, { isLifecycleStep }] = await Promise.all([
+    import('./lifecycle-state.js'),
+    import('./lifecycle.js'),
+  ]);
   const records: { id: string; record: LedgerRecord }[] = [];
   for (const { entry } of orderEntries(await readAllEntries(reader, index)).reverse()) {
     if (entry.record === null || !index.records.has(entry.record)) continue;

@@ -15,12 +15,7 @@ import type { ObjectReader } from '../store/port.js';
 import type { RecordReport, Rerunner, VerifyReport } from '../verify/types.js';
 import { recordWorkers } from '../verify/parallel.js';
 import { exitCodeOf, verifyLedger } from '../verify/verify.js';
-import {
-  applyAttestation,
-  trustedAttestations,
-  type TrustedAttestation,
-} from './attestations/trusted.js';
-import { writeAttestations } from './attestations/write.js';
+import type { TrustedAttestation } from './attestations/trusted.js';
 import { loadPolicy } from './policy/local.js';
 import { openLocalState } from './policy/local-state.js';
 import { headCheck, resolveHead } from './head.js';
@@ -39,9 +34,16 @@ import {
   signByDefault,
   trustFrom,
 } from './policy/trust.js';
-import { prepareReruns, type PreparedReruns } from './rerun/prepare.js';
-import { makeRerunner } from './rerun/rerunner.js';
-import { recordProgress } from './rerun/progress.js';
+import type { PreparedReruns } from './rerun/prepare.js';
+
+// Re-runs (--rerun), attestations (--from-attestation, --record) load only when asked for: a
+// plain verify is started after every agent step and pays for none of them (issue 21).
+const loadReruns = () =>
+  Promise.all([
+    import('./rerun/prepare.js'),
+    import('./rerun/rerunner.js'),
+    import('./rerun/progress.js'),
+  ]);
 
 export interface VerifyRequest {
   cwd: string;
@@ -133,9 +135,13 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       head = undefined;
     }
 
-    const attested = request.fromAttestation
-      ? await trustedAttestations(store, index, loaded.digest, trust)
-      : new Map<string, TrustedAttestation>();
+    const attestations = request.fromAttestation
+      ? await import('./attestations/trusted.js')
+      : undefined;
+    const attested =
+      attestations === undefined
+        ? new Map<string, TrustedAttestation>()
+        : await attestations.trustedAttestations(store, index, loaded.digest, trust);
     if (request.fromAttestation && trust === undefined)
       notes.push('--from-attestation: the policy trusts no signer, so no attestation is trusted');
     else if (request.fromAttestation && trust?.roles.auditor === undefined)
@@ -147,7 +153,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     // Re-run checkouts read through this, so that once the cache's recording reader exists
     // (below, after the key is known) the blobs they need are listed in the entry too.
     let checkoutReads: ObjectReader = store;
+    let recordProgress: typeof import('./rerun/progress.js').recordProgress | undefined;
     if (request.rerun) {
+      const [{ prepareReruns }, { makeRerunner }, progress] = await loadReruns();
+      recordProgress = progress.recordProgress;
       reruns = await prepareReruns(
         repo,
         {
@@ -213,14 +222,14 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ...(cache.since ? { since: cache.since } : {}),
         ...(ids ? { ids } : {}),
         ...(reruns ? { rerunJobs: reruns.jobs } : {}),
-        ...(reruns && request.onProgress
+        ...(reruns && recordProgress && request.onProgress
           ? { onRecordDone: recordProgress(request.onProgress) }
           : {}),
       });
       // Every verdict the gate weighs is in place before a lifecycle step is judged on it: a
       // superseding record the auditor saw fail resolves nothing, and a record only its
       // attestation shows failing can be resolved like any other.
-      applyAttestations(report.records, attested);
+      applyAttestations(report.records, attested, attestations?.applyAttestation);
       if (workTree !== undefined) await addWorktreeChecks(store, index, workTree, report.records);
       // Before the re-run session closes: a superseding record may need its witnesses re-run.
       await attachLifecycles(reader, index, report, {
@@ -231,6 +240,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           applyAttestations(
             (await verifyLedger(reader, index, { ...options, ids: others, chain: false })).records,
             attested,
+            attestations?.applyAttestation,
           ),
       });
     } finally {
@@ -335,6 +345,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
       await local.noteKnownEntry(index.tipEntry);
     if (request.record) {
+      const { writeAttestations } = await import('./attestations/write.js');
       final.attestations = await writeAttestations(
         store,
         final,
@@ -355,10 +366,11 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
 function applyAttestations(
   records: RecordReport[],
   attested: ReadonlyMap<string, TrustedAttestation>,
+  apply: typeof import('./attestations/trusted.js').applyAttestation | undefined,
 ): RecordReport[] {
   for (const r of records) {
     const from = attested.get(r.id);
-    if (from) r.checks = applyAttestation(r.checks, from);
+    if (from && apply) r.checks = apply(r.checks, from);
   }
   return records;
 }

@@ -13,7 +13,7 @@ import { bugPoint } from '../model/faults.js';
 import { neutralizeWorkflowCommands, printableLine, printableText } from '../paths/index.js';
 import { reportFailure, toFailure } from './errors.js';
 import { wantsJson } from './argv.js';
-import { writeOutput, type Output } from './output.js';
+import { warnLine, writeOutput, type Output } from './output.js';
 import { Progress } from './progress.js';
 
 export type { Output } from './output.js';
@@ -66,7 +66,7 @@ export abstract class LedgerCommand extends Command {
 
   /** A line on stderr whatever the output mode (a loss report, a warning), escaped. */
   protected warnLine(message: string): void {
-    process.stderr.write(`${printableLine(message)}\n`);
+    warnLine(message);
   }
 
   /**

@@ -5,7 +5,7 @@
  * oclif for that reason.
  */
 import { EXIT, type ExitCode } from '../model/errors.js';
-import { escapeForTerminal, printableText, toTerminalJson } from '../paths/index.js';
+import { escapeForTerminal, printableLine, printableText, toTerminalJson } from '../paths/index.js';
 import { githubFence } from './annotations.js';
 
 /** Lines per write when a command's text comes as lines. */
@@ -58,4 +58,9 @@ export function writeOutput(output: Output, json: boolean): void {
     if (output.notice) process.stderr.write(`${printableText(output.notice.replace(/\n$/, ''))}\n`);
   }
   process.exitCode = output.exitCode ?? EXIT.ok;
+}
+
+/** A line on stderr whatever the output mode (a loss report, a warning), escaped. */
+export function warnLine(message: string): void {
+  process.stderr.write(`${printableLine(message)}\n`);
 }

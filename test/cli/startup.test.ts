@@ -144,6 +144,29 @@ describe('start-up imports', () => {
     expect(oclif(modules)).toEqual([]);
   });
 
+  it('verify of an honest ledger loads no oclif, re-run, attestation, lifecycle or record code (issue 21)', () => {
+    const repo = gitdir();
+    const record = ['record', '--status', 'success'];
+    for (const args of [record, ['verify'], [...record, '--summary', 'new']]) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: repo, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    // One new record since the verified tip (the cached path), then a full check.
+    for (const args of [['verify'], ['verify', '--json', '--full', '--strict']]) {
+      const { code, modules } = loadedBy(args, repo);
+      expect(code).toBe(0);
+      expect(modules).toContain('dist/src/cli/fast-verify.js'); // the trace works
+      expect(oclif(modules)).toEqual([]);
+      expect(
+        modules.filter((m) =>
+          /dist\/src\/(app\/(record|lifecycle|attestations\/write|rerun\/)|witness\/(run|sandbox|rerun)|sync)/.test(
+            m,
+          ),
+        ),
+      ).toEqual([]);
+    }
+  });
+
   it('help loads none of them either', () => {
     const { code, modules } = loadedBy(['help'], gitdir());
     expect(code).toBe(0);
