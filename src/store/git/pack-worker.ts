@@ -1,21 +1,21 @@
 /**
  * A pack worker thread (started by `packWorktreeFiles` in pack-files.ts, loaded by URL from
- * beside it): takes the next path from the shared counter, reads it with `readEntrySync`
- * (read-entry.ts: `readEntry`'s open-first rules step for step, with direct system calls),
- * hashes it (git's SHA-1 and SHA-256 from one buffer) and deflates it into a pack entry, and
- * posts the entries in batches, waiting while too many bytes are in flight to the pack writer.
+ * beside it): takes the next path from the shared counter, reads it with the snapshot's own
+ * `readEntry` (read-entry.ts: the same open-first rules as the main thread), hashes it (git's
+ * SHA-1 and SHA-256 from one buffer) and deflates it into a pack entry, and posts the entries
+ * in batches, waiting while too many bytes are in flight to the pack writer.
  *
  * The secret content rule (record/secrets.ts) runs here too when asked, on the buffer just
  * hashed: the very bytes the blob holds, without copying them to the main thread to be scanned
  * there, serially, after the snapshot (issue 21: that scan was a second of record's main thread).
  */
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { crc32, deflateSync } from 'node:zlib';
 import { ContentScan } from '../../record/secrets.js';
 import { packEntryHeader } from './pack-entry.js';
-import { readEntrySync } from './read-entry.js';
+import { readEntry } from './read-entry.js';
 
 export interface PackWorkerData {
   root: string;
@@ -56,11 +56,11 @@ export type WorkerItem =
 export type WorkerMessage =
   { items: WorkerItem[]; kib: number } | { done: true } | { error: string; path: string };
 
-function work(port: MessagePort, data: PackWorkerData): void {
+async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
   const { root, paths, level, shared, limitKiB, streamAt, hold, holdUpTo = 0 } = data;
   const { scan, scanUpTo = 0, scanTotalKiB = 0 } = data;
   const state = new Int32Array(shared);
-  const realRoot = realpathSync.native(root);
+  const realRoot = await realpath(root);
   let items: WorkerItem[] = [];
   let transfer: ArrayBuffer[] = [];
   let bytes = 0;
@@ -88,13 +88,14 @@ function work(port: MessagePort, data: PackWorkerData): void {
       const i = Atomics.add(state, 0, 1);
       if (i >= paths.length) break;
       current = paths[i]!;
-      const entry = readEntrySync(root, current, { streamAt, realRoot });
+      const entry = await readEntry(root, current, { streamAt, realRoot });
       if (entry === undefined) {
         items.push({ i, kind: 'gone' });
         continue;
       }
       if (entry.kind === 'stream') {
         // Too large to hold whole: the main thread streams it (stream-blob.ts), opening it anew.
+        await entry.handle.close();
         items.push({ i, kind: 'stream' });
         continue;
       }
@@ -172,4 +173,4 @@ function scanBudget(state: Int32Array, size: number, totalKiB: number): boolean 
   }
 }
 
-if (parentPort !== null) work(parentPort, workerData as PackWorkerData);
+if (parentPort !== null) void work(parentPort, workerData as PackWorkerData);

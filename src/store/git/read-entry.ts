@@ -1,8 +1,7 @@
 /**
  * How a snapshot reads one work-tree path, in one place for the main thread (loose objects,
- * snapshot.ts: `readEntry`) and the pack workers (pack-worker.ts: `readEntrySync`, the same
- * steps with direct system calls, below it), so the rules an agent's swaps are held to cannot
- * drift apart between the two.
+ * snapshot.ts) and the pack workers (pack-worker.ts): both import `readEntry`, so the rules an
+ * agent's swaps are held to cannot drift apart between the two.
  *
  * The agent may still be writing while we read, so nothing is looked at before it is opened:
  * the open itself decides.
@@ -15,17 +14,7 @@
  *   without bound; one of `streamAt` bytes or more is not read at all but handed back open,
  *   for the caller to stream (stream-blob.ts).
  */
-import {
-  closeSync,
-  constants,
-  existsSync,
-  fstatSync,
-  openSync,
-  readlinkSync,
-  readSync,
-  realpathSync,
-  writeFileSync,
-} from 'node:fs';
+import { constants } from 'node:fs';
 import { open, readlink, realpath, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pausePoint } from '../../model/faults.js';
@@ -91,7 +80,7 @@ export async function readEntry(
     if (!stat.isFile()) return undefined;
     const real = await realpath(`/proc/self/fd/${handle.fd}`).catch(() => realpath(abs));
     const realRoot = options.realRoot ?? (await realpath(root));
-    if (!isInside(real, realRoot)) return undefined;
+    if (!real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`)) return undefined;
     const executable = (stat.mode & 0o100) !== 0;
     // Between the size and the read: where a writer racing record is tested deterministically.
     await pausePoint('snapshot.read');
@@ -117,89 +106,4 @@ async function readExactly(handle: FileHandle, size: number, path: string): Prom
   }
   if (read !== size) throw changedWhileRead(path, size, read);
   return buffer.subarray(0, size);
-}
-
-/** A work-tree file too large to hold whole, seen by `readEntrySync`: closed again, unread. */
-export interface LargeEntrySeen {
-  kind: 'stream';
-  executable: boolean;
-  size: number;
-}
-
-/**
- * `readEntry` for a pack worker thread, step for step, with direct system calls: a worker has
- * nothing else to do while it waits, and five thread-pool round trips per file (open, fstat,
- * realpath, read, close) were about half of its reading time (issue 21). A file too large to
- * read whole is closed again and reported, for the main thread to open anew and stream.
- */
-export function readEntrySync(
-  root: string,
-  path: string,
-  options: ReadOptions = {},
-): WorkTreeEntry | LargeEntrySeen | undefined {
-  const abs = join(root, path);
-  let fd;
-  try {
-    fd = openSync(abs, OPEN_FLAGS);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (code === 'ELOOP') {
-      try {
-        return { kind: 'symlink', executable: false, bytes: readlinkSync(abs, 'buffer') };
-      } catch (again) {
-        if (GONE.has((again as NodeJS.ErrnoException).code ?? '')) return undefined;
-        throw again;
-      }
-    }
-    if (GONE.has(code)) return undefined;
-    throw error;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return undefined;
-    let real;
-    try {
-      real = realpathSync.native(`/proc/self/fd/${fd}`);
-    } catch {
-      real = realpathSync.native(abs);
-    }
-    const realRoot = options.realRoot ?? realpathSync.native(root);
-    if (!isInside(real, realRoot)) return undefined;
-    const executable = (stat.mode & 0o100) !== 0;
-    pausePointSync('snapshot.read');
-    if (stat.size >= (options.streamAt ?? Number.MAX_SAFE_INTEGER))
-      return { kind: 'stream', executable, size: stat.size };
-    return { kind: 'file', executable, bytes: readExactlySync(fd, stat.size, path) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function isInside(real: string, realRoot: string): boolean {
-  return real.startsWith(realRoot.endsWith('/') ? realRoot : `${realRoot}/`);
-}
-
-/** `readExactly` with direct reads. */
-function readExactlySync(fd: number, size: number, path: string): Buffer {
-  const buffer = Buffer.allocUnsafe(size + 1);
-  let read = 0;
-  for (;;) {
-    const bytesRead = readSync(fd, buffer, read, buffer.length - read, read);
-    if (bytesRead === 0) break;
-    read += bytesRead;
-    if (read > size) break;
-  }
-  if (read !== size) throw changedWhileRead(path, size, read);
-  return buffer.subarray(0, size);
-}
-
-/** model/faults.ts `pausePoint`, waiting without an event loop (a worker's reads are direct). */
-function pausePointSync(step: string): void {
-  const target = process.env['LEDGER_TEST_PAUSE_AT'];
-  const dir = process.env['LEDGER_TEST_PAUSE_DIR'];
-  if (target === undefined || target !== step || dir === undefined) return;
-  writeFileSync(join(dir, 'paused'), step);
-  const until = Date.now() + 60_000;
-  const sleep = new Int32Array(new SharedArrayBuffer(4));
-  while (!existsSync(join(dir, 'resume')) && Date.now() < until) Atomics.wait(sleep, 0, 0, 20);
 }
