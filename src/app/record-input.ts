@@ -201,7 +201,8 @@ export async function checkArtifacts(
   problems: Problem[],
   field = 'artifact',
 ): Promise<string[]> {
-  // Checked concurrently (a record may name thousands of artifacts); reported in input order.
+  // A record may name thousands of artifacts: one memo spares the shared directories' lstat
+  // calls, and resolveInside's calls are direct (no thread-pool round trip per artifact).
   const memo = resolveMemo();
   const check = async (given: string, i: number): Promise<string | Problem> => {
     const where = `${field}[${i}]`;
@@ -216,13 +217,9 @@ export async function checkArtifacts(
     if (!inside.ok) return { path: where, message: `${given}: ${inside.problem}`, got: given };
     return checked.path;
   };
-  const results: (string | Problem)[] = [];
-  for (let start = 0; start < paths.length; start += 64) {
-    const chunk = paths.slice(start, start + 64);
-    results.push(...(await Promise.all(chunk.map((given, j) => check(given, start + j)))));
-  }
   const out = new Set<string>();
-  for (const result of results) {
+  for (const [i, given] of paths.entries()) {
+    const result = await check(given, i);
     if (typeof result === 'string') out.add(result);
     else problems.push(result);
   }

@@ -288,7 +288,6 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     if (appended.entryId !== '') await local.noteKnownEntry(appended.entryId);
     return {
       ...appended,
-      id: toRecordId(recordBytes),
       record,
       ...(handoff.detected ? { detected: handoff.detected } : {}),
     };

@@ -4,8 +4,29 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 const RECORD_ID = /^sha256:[0-9a-f]{64}$/;
 const ID_PREFIX = /^(?:sha256:)?([0-9a-fA-F]{4,64})$/;
 
+/** What of `node:crypto` ids use, typed here: this folder imports no Node module. */
+interface NodeHashes {
+  createHash(algorithm: 'sha256'): { update(bytes: Uint8Array): { digest(to: 'hex'): string } };
+}
+
+/**
+ * Node's own SHA-256 where the runtime offers it without an import (`process.getBuiltinModule`,
+ * Node 20.16 and later): the same digest as noble's, about ten times faster on a record of a
+ * thousand artifacts, and no cold JIT (issue 21). Elsewhere (another runtime, an older Node),
+ * noble, as before; the ids are the same bytes either way (test/canonical/ids.test.ts).
+ */
+const nodeHashes = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('node:crypto') as NodeHashes | undefined;
+
 /** Lowercase hex sha256 of `bytes`. */
 export function sha256Hex(bytes: Uint8Array): string {
+  if (nodeHashes !== undefined) return nodeHashes.createHash('sha256').update(bytes).digest('hex');
+  return portableSha256Hex(bytes);
+}
+
+/** `sha256Hex` through noble only: what every runtime without Node's hashes computes. */
+export function portableSha256Hex(bytes: Uint8Array): string {
   return bytesToHex(sha256(bytes));
 }
 

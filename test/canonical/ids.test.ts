@@ -5,6 +5,7 @@ import {
   sha256Hex,
   toRecordId,
 } from '../../src/canonical/index.js';
+import { portableSha256Hex } from '../../src/canonical/ids.js';
 
 describe('ids', () => {
   it('hashes with sha256 (FIPS 180-2 "abc" and empty vectors)', () => {
@@ -14,6 +15,15 @@ describe('ids', () => {
     expect(toRecordId(new Uint8Array(0))).toBe(
       'sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
     );
+  });
+
+  it("Node's hashes and noble's give the same ids (every length around SHA-256's block edges, and a large record)", () => {
+    for (let length = 0; length < 300; length++) {
+      const bytes = Uint8Array.from({ length }, (_, i) => (i * 131 + length) & 0xff);
+      expect(sha256Hex(bytes)).toBe(portableSha256Hex(bytes));
+    }
+    const large = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7) & 0xff);
+    expect(sha256Hex(large)).toBe(portableSha256Hex(large));
   });
 
   it.each([

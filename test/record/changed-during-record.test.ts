@@ -47,4 +47,27 @@ describe('a file changing during record', () => {
     expect(retry.id).toMatch(/^sha256:/);
     expect(git(dir, 'for-each-ref', 'refs/ledger/')).not.toBe('');
   });
+
+  it('in a large change (the pack workers read it): grown between its stat and its read, the same coded error, nothing under refs/ledger', async () => {
+    const dir = gitdir();
+    mkdirSync(join(dir, 'gen'));
+    const names = Array.from({ length: 120 }, (_, i) => `gen/f${String(i).padStart(3, '0')}.ts`);
+    for (const name of names) writeFileSync(join(dir, name), `export const v = ${name.length};\n`);
+    const pause = tempDir('ledger-pause-');
+    mkdirSync(pause, { recursive: true });
+    process.env['LEDGER_TEST_PAUSE_AT'] = 'snapshot.read';
+    process.env['LEDGER_TEST_PAUSE_DIR'] = pause;
+    const recording = recordHandoff({ cwd: dir, status: 'success', summary: 'x' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await until(join(pause, 'paused'));
+    // Each worker waits at its first file, between the fstat and the read: grow every file.
+    for (const name of names) appendFileSync(join(dir, name), 'export const grown = 1;\n');
+    writeFileSync(join(pause, 'resume'), '');
+    const error = await recording;
+    expect(error).toBeInstanceOf(LedgerError);
+    expect((error as LedgerError).message).toMatch(/gen\/f\d{3}\.ts changed while it was read/);
+    expect(git(dir, 'for-each-ref', 'refs/ledger/')).toBe('');
+  });
 });

@@ -4,7 +4,13 @@
  * values are built at run time so that this file holds no token-shaped string itself.
  */
 import { describe, expect, it } from 'vitest';
-import { ContentScan, SCAN_OVERLAP, secretContent, secretName } from '../../src/record/secrets.js';
+import {
+  ContentScan,
+  SCAN_OVERLAP,
+  secretContent,
+  secretName,
+  TOKEN_ANCHORS,
+} from '../../src/record/secrets.js';
 import { PRIVATE_KEY, TOKENS } from '../helpers/secrets.js';
 
 describe('secretName: names that hold secrets', () => {
@@ -80,6 +86,22 @@ describe('secretContent: token shapes and key blocks', () => {
       expect(secretContent(text), text).toBeUndefined();
   });
 
+  it('every shape starts with its anchor, so the one quick pass over a file misses no match', () => {
+    // The quick pass finds nothing, so no shape runs: sound only if each shape's every match
+    // holds its anchor, which is so when the shape's pattern begins with the anchor's source.
+    for (const { anchor, source } of TOKEN_ANCHORS) {
+      expect(source.replace(/^\\b/, '').startsWith(anchor), source).toBe(true);
+      expect(topLevelAlternation(source), source).toBe(false);
+      expect(() => new RegExp(anchor)).not.toThrow();
+    }
+    expect(TOKEN_ANCHORS.length).toBeGreaterThanOrEqual(13);
+  });
+
+  it('a token after a near miss of another anchor is still found', () => {
+    const text = 'sk-learn, AIz, gh_, npm ' + 'x'.repeat(5000) + '\n' + TOKENS['stripe'] + '\n';
+    expect(secretContent(text)).toMatch(/Stripe/);
+  });
+
   it('a streamed scan sees a token split across two chunks', () => {
     const text = 'x'.repeat(1000) + ' ' + TOKENS['github'] + '\n';
     const cut = 1010;
@@ -98,3 +120,19 @@ describe('secretContent: token shapes and key blocks', () => {
     expect(scan.finding).toBeDefined();
   });
 });
+
+/** Whether a pattern source has a `|` outside every group and class (then a prefix proves nothing). */
+function topLevelAlternation(source: string): boolean {
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) return true;
+  }
+  return false;
+}
