@@ -211,7 +211,9 @@ describe('ledger verify without oclif answers exactly as oclif does', () => {
     expect(rejected.code, rejected.stderr).toBe(0);
     const [resolved] = await sameBothWays([['verify', '--json'], ['verify']], repo, states);
     expect(resolved!.code).toBe(0);
-    expect(JSON.parse(resolved!.stdout).records[1].lifecycle).toMatchObject({
+    // Records come in the ledger tree's order (by id), not the order they were made in.
+    const records = JSON.parse(resolved!.stdout).records as { id: string; lifecycle?: unknown }[];
+    expect(records.find((r) => r.id === id)?.lifecycle).toMatchObject({
       state: 'rejected',
       resolved: true,
     });
