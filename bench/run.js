@@ -227,12 +227,15 @@ async function runOnLts() {
   }
 }
 
+/** A row is its contender against its peer: one contender can have several (record: git, in-toto). */
+const rowKey = (r) => `${r.name}\u0000${r.peer ?? ''}`;
+
 /** One line per row: its ratio on each Node, side by side. */
 function sideBySide(machine, lts) {
-  const other = new Map(lts.rows.map((r) => [r.name, r]));
-  const names = [...machine.rows.map((r) => r.name)];
-  for (const r of lts.rows) if (!names.includes(r.name)) names.push(r.name);
-  const mine = new Map(machine.rows.map((r) => [r.name, r]));
+  const other = new Map(lts.rows.map((r) => [rowKey(r), r]));
+  const names = [...machine.rows.map(rowKey)];
+  for (const r of lts.rows) if (!names.includes(rowKey(r))) names.push(rowKey(r));
+  const mine = new Map(machine.rows.map((r) => [rowKey(r), r]));
   const a = machine.meta.node;
   const b = lts.meta.node;
   const head = ['contender', 'peer', `${a} s`, 'ratio', '', `${b} s`, 'ratio', '', 'target'];
@@ -249,7 +252,7 @@ function sideBySide(machine, lts) {
     const y = other.get(name);
     const any = x ?? y;
     return [
-      name,
+      any.name,
       any.peer ?? '',
       ...cell(x),
       ...cell(y),
@@ -291,10 +294,10 @@ async function main() {
     const last = JSON.parse(readFileSync(file, 'utf8'));
     const merge = (now, before) => {
       if (now.rows === undefined || before?.rows === undefined) return now;
-      const names = new Set(now.rows.map((r) => r.name));
+      const names = new Set(now.rows.map(rowKey));
       return {
         meta: { ...now.meta, mergedInto: before.meta?.date },
-        rows: [...before.rows.filter((r) => !names.has(r.name)), ...now.rows],
+        rows: [...before.rows.filter((r) => !names.has(rowKey(r))), ...now.rows],
         notes: now.notes,
         details: { ...(before.details ?? {}), ...now.details },
       };
