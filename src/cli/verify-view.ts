@@ -125,7 +125,8 @@ export async function verifyView(
   const json = context.json
     ? { ...toVerifyJson(report), ...(annotations ? { annotations } : {}) }
     : undefined;
-  const lines = renderVerifyText(report, wrote);
+  // --json prints only `json`: the text of 1,000 records' 20,000 checks was built and dropped.
+  const lines = context.json ? [] : renderVerifyText(report, wrote);
   // In a CI log, agent text must not become a workflow command: ledger's own annotations
   // first, then the human text fenced and neutralized (the command base, src/cli/base.ts).
   return {

@@ -95,3 +95,33 @@ async function blobFacts(store: ObjectReader, oid: string): Promise<BlobFacts | 
 function linesOf(size: number, last: number, newlines: number): number {
   return size === 0 ? 0 : last === 0x0a ? newlines : newlines + 1;
 }
+
+/**
+ * `read` over every item, at most `width` at once, each outcome in the items' order. A record's
+ * reads were sequential — an artifact's tree lookup and blob, then the next artifact's — so each
+ * was a round trip through cat-file of its own (six per record, a write to git's stdin each);
+ * asked together they travel in one. The caller judges the outcomes in order and throws the
+ * first failure in that order, as the sequential reads did; after a failure no further group
+ * is started (a sequential run would not have read on either).
+ */
+export async function readInOrder<T, R>(
+  items: readonly T[],
+  width: number,
+  read: (item: T, index: number) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  const out: PromiseSettledResult<R>[] = [];
+  for (let at = 0; at < items.length; at += width) {
+    const group = await Promise.allSettled(
+      items.slice(at, at + width).map((item, k) => read(item, at + k)),
+    );
+    out.push(...group);
+    if (group.some((g) => g.status === 'rejected')) break;
+  }
+  return out;
+}
+
+/** The value of a settled read, or its error thrown (the first in order, as a sequential read). */
+export function settled<R>(outcome: PromiseSettledResult<R>): R {
+  if (outcome.status === 'rejected') throw outcome.reason;
+  return outcome.value;
+}

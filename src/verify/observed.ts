@@ -17,12 +17,15 @@ import {
   type TreeEntry,
 } from '../store/objects.js';
 import { MAX_WHOLE_OBJECT_BYTES, type ObjectReader } from '../store/port.js';
-import { BlobReads, digestObject, readCapped, type Digest } from './blobs.js';
+import { BlobReads, digestObject, readCapped, readInOrder, settled, type Digest } from './blobs.js';
 import { fail, pass, unverifiable } from './checks.js';
 import type { CheckSink } from './types.js';
 
 /** The record's own tree: `record`, `candidate`, `base`, `base-commit`, `evidence/`. */
 export type RecordFiles = ReadonlyMap<string, TreeEntry>;
+
+/** Reads asked for together: artifacts of one record, its witnesses' kept output. */
+const READ_GROUP = 16;
 
 /** Kept inputs larger than this are not read back to re-parse (no handoff is near it). */
 export const MAX_KEPT_INPUT_BYTES = MAX_WHOLE_OBJECT_BYTES;
@@ -170,10 +173,28 @@ export async function checkArtifacts(
   blobs: BlobReads = new BlobReads(store),
 ): Promise<void> {
   const tree = record.observed.candidate.tree;
-  for (const [i, artifact] of record.observed.artifacts.entries()) {
+  const { artifacts } = record.observed;
+  // Looked up one after another — the first lookup reads a directory, the rest find it cached
+  // (a directory of 5,000 artifacts is read once, not once per lookup in flight) — then the
+  // blobs streamed a group at a time (one trip through cat-file), and judged in order: a
+  // failure is thrown where the one-at-a-time reads would have thrown it.
+  const entries: PromiseSettledResult<TreeEntry | undefined>[] = [];
+  for (const artifact of artifacts) {
+    try {
+      entries.push({ status: 'fulfilled', value: await lookupPath(store, tree, artifact.path) });
+    } catch (reason) {
+      entries.push({ status: 'rejected', reason });
+      break;
+    }
+  }
+  const found = await readInOrder(entries, READ_GROUP, async (looked) => {
+    const entry = settled(looked);
+    return { entry, digest: entry ? await blobs.facts(entry.oid) : undefined };
+  });
+  for (const [i, outcome] of found.entries()) {
+    const artifact = artifacts[i]!;
     const id = `observed.artifacts[${i}]`;
-    const entry = await lookupPath(store, tree, artifact.path);
-    const digest = entry ? await blobs.facts(entry.oid) : undefined;
+    const { entry, digest } = settled(outcome);
     if (!entry || !digest) {
       checks.push(
         fail(id, 'artifact', artifact.path, `${id}: not found in the candidate tree`, true),
@@ -222,24 +243,13 @@ export async function checkEvidence(
     const object = await store.read(dir.oid);
     if (object?.type === 'tree') for (const e of parseTree(object.bytes)) listed.set(e.name, e.oid);
   }
-  /** Checks one kept file; returns its bytes when `keep`, or why they cannot be used. */
-  const check = async (
+  /** The verdict on one kept file from what was read of it; returns the problem, if any. */
+  const judge = (
     id: string,
     subject: string,
     file: Evidence,
-    keep: boolean,
-  ): Promise<Uint8Array | string> => {
-    let read: Digest | undefined;
-    let bytes: Uint8Array | undefined;
-    if (listed.get(file.sha256) === file.blob) {
-      if (keep) {
-        const capped = await readCapped(store, file.blob, MAX_KEPT_INPUT_BYTES);
-        read = capped;
-        bytes = capped?.bytes;
-      } else {
-        read = await digestObject(store, file.blob);
-      }
-    }
+    read: Digest | undefined,
+  ): string | undefined => {
     const problem = evidenceProblem(id, file, read);
     checks.push(
       problem === undefined
@@ -252,27 +262,66 @@ export async function checkEvidence(
           )
         : fail(id, 'evidence', subject, problem, true),
     );
+    return problem;
+  };
+  /** Checks one file kept whole; returns its bytes, or why they cannot be used. */
+  const keep = async (
+    id: string,
+    subject: string,
+    file: Evidence,
+  ): Promise<Uint8Array | string> => {
+    let read: Digest | undefined;
+    let bytes: Uint8Array | undefined;
+    if (listed.get(file.sha256) === file.blob) {
+      const capped = await readCapped(store, file.blob, MAX_KEPT_INPUT_BYTES);
+      read = capped;
+      bytes = capped?.bytes;
+    }
+    const problem = judge(id, subject, file, read);
     if (problem !== undefined) return `${subject}: ${problem}`;
-    if (keep && bytes === undefined)
+    if (bytes === undefined)
       return `${subject} is ${file.size} bytes, more than the ${MAX_KEPT_INPUT_BYTES} verify reads back`;
     return bytes ?? new Uint8Array();
   };
-  for (const [i, w] of observed.witnesses.entries()) {
-    if (w.stdout)
-      await check(`observed.witnesses[${i}].stdout`, `${w.command} (stdout)`, w.stdout, false);
-    if (w.stderr)
-      await check(`observed.witnesses[${i}].stderr`, `${w.command} (stderr)`, w.stderr, false);
+  // The witnesses' kept output is only digested (never held): read a group at a time, judged
+  // in order. Files kept whole (below) stay one at a time: each may be 64 MiB.
+  const outputs = observed.witnesses.flatMap((w, i) => [
+    ...(w.stdout
+      ? [
+          {
+            id: `observed.witnesses[${i}].stdout`,
+            subject: `${w.command} (stdout)`,
+            file: w.stdout,
+          },
+        ]
+      : []),
+    ...(w.stderr
+      ? [
+          {
+            id: `observed.witnesses[${i}].stderr`,
+            subject: `${w.command} (stderr)`,
+            file: w.stderr,
+          },
+        ]
+      : []),
+  ]);
+  const digests = await readInOrder(outputs, READ_GROUP, async ({ file }) =>
+    listed.get(file.sha256) === file.blob ? digestObject(store, file.blob) : undefined,
+  );
+  for (const [k, outcome] of digests.entries()) {
+    const { id, subject, file } = outputs[k]!;
+    judge(id, subject, file, settled(outcome));
   }
   const unavailable: string[] = [];
   const attachments = new Map<string, Uint8Array>();
   for (const [j, { name, file }] of observed.evidence.entries()) {
-    const got = await check(`observed.evidence[${j}]`, name, file, true);
+    const got = await keep(`observed.evidence[${j}]`, name, file);
     if (typeof got === 'string') unavailable.push(got);
     else attachments.set(name, got);
   }
   let source: Uint8Array | undefined;
   if (observed.source) {
-    const got = await check('observed.source', 'source', observed.source, true);
+    const got = await keep('observed.source', 'source', observed.source);
     if (typeof got === 'string') unavailable.push(got);
     else source = got;
   }
