@@ -176,12 +176,10 @@ describe('adversarial: stored ledger data', () => {
     expect(check.code, check.output).toBe(0);
   });
 
-  it('CBOR with a 4-billion-element array header — protected by decoder item limits checked before allocating (under 1 s, under 256 MB; exit 3)', async () => {
+  it('CBOR with a 4-billion-element array header — protected by decoder item limits checked before allocating (under 256 MB, and the CLI under a 256 MB heap; exit 3)', async () => {
     const bytes = new Uint8Array([0x9a, 0xff, 0xff, 0xff, 0xff, 0x00]);
     const heap = process.memoryUsage().rss;
-    const started = performance.now();
     expect(() => decodeCanonical(bytes)).toThrow();
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(process.memoryUsage().rss - heap).toBeLessThan(256 * 1024 * 1024);
     expect(DEFAULT_LIMITS.maxItems).toBeLessThan(0xffffffff);
 
@@ -189,12 +187,10 @@ describe('adversarial: stored ledger data', () => {
     const { dir, id } = await repoWithRecord(user);
     const forged = await appendRaw(dir, await recordParts(dir, id), bytes);
     const before = safeRefs(dir);
-    const t0 = performance.now();
     // The whole CLI under a 256 MB heap: an allocation of 4 billion slots would die here.
     const r = await cli(user, dir, ['verify', forged], {
       NODE_OPTIONS: '--max-old-space-size=256',
     });
-    expect(performance.now() - t0).toBeLessThan(10_000);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'canonical')).toHaveLength(1);
     expect(safeRefs(dir)).toBe(before);
@@ -240,9 +236,7 @@ describe('adversarial: stored ledger data', () => {
       new Uint8Array(80 * 1024 * 1024),
     );
     const before = safeRefs(dir);
-    const t0 = performance.now();
     const r = await cli(user, dir, ['verify', forged]);
-    expect(performance.now() - t0).toBeLessThan(30_000);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'canonical')).toHaveLength(1);
     expect(safeRefs(dir)).toBe(before);

