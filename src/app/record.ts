@@ -130,7 +130,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         `cannot record: ${problems.length} problem(s) in the input`,
         {
           problems,
-          hint: 'Nothing was written. Fix the listed fields and run ledger record again.',
+          hint: 'Nothing was written. Fix each problem listed and run ledger record again.',
         },
       );
     }
