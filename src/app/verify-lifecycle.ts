@@ -12,6 +12,7 @@
 import { bySubject, readSignatures } from '../ledger/leaves.js';
 import { orderEntries, readAllEntries, type LedgerIndex } from '../ledger/read.js';
 import { readIndexedRecord } from '../ledger/records.js';
+import { isLedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import type { ObjectReader } from '../store/port.js';
 import { judgeSignature, type SignatureLeaf, type Trust } from '../verify/signatures.js';
@@ -66,11 +67,20 @@ export async function attachLifecycles(
     import('./lifecycle-state.js'),
     import('./lifecycle.js'),
   ]);
+  // A damaged log or record is already an integrity finding of the report, which fails the
+  // gate (exit 3) whatever the rest resolves: it is left out of the lifecycle read, never the
+  // end of the run (verify reports; it does not throw).
+  const damaged = (error: unknown): undefined => {
+    if (!isLedgerError(error) || error.code === 'INTERNAL') throw error;
+    return undefined;
+  };
+  const entries = await readAllEntries(reader, index).catch(damaged);
+  if (entries === undefined) return;
   const records: { id: string; record: LedgerRecord }[] = [];
-  for (const { entry } of orderEntries(await readAllEntries(reader, index)).reverse()) {
+  for (const { entry } of orderEntries(entries).reverse()) {
     if (entry.record === null || !index.records.has(entry.record)) continue;
-    const { record } = await readIndexedRecord(reader, index, entry.record);
-    records.push({ id: entry.record, record });
+    const read = await readIndexedRecord(reader, index, entry.record).catch(damaged);
+    if (read !== undefined) records.push({ id: entry.record, record: read.record });
   }
   const steps = new Set(records.filter((r) => isLifecycleStep(r.record)).map((r) => r.id));
   const states = lifecycleStates(records);

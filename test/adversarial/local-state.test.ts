@@ -5,7 +5,15 @@
  * describes the ledger found here.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, gitdir, remoteWithClones, tempDir } from '../helpers/git.js';
@@ -95,27 +103,27 @@ describe('adversarial: rollback memory follows the ledger, not the path', () => 
     expect((await cli(user, a, ['sync'])).code).toBe(0);
     await record(user, a, { status: 'success', summary: 'two, never pushed' });
     expect((await cli(user, a, ['verify'])).code).toBe(0); // remembers both entries
-    const inode = statSync(join(a, '.git')).ino;
+    const gitA = statSync(join(a, '.git'));
     rmSync(a, { recursive: true, force: true });
-    // A new clone elsewhere whose git directory gets the freed inode number, as ext4 hands it
-    // out again to a directory made where the old one was: directories are made there until
-    // one has it, and that one becomes the new clone's git directory.
+    // A new clone elsewhere, with the ledger fetched by plain git.
     const b = join(tempDir(), 'b');
     mkdirSync(b);
-    mkdirSync(a);
-    let gitDir: string | undefined;
-    for (let i = 0; i < 5000 && gitDir === undefined; i++) {
-      const candidate = join(a, `d${i}`);
-      mkdirSync(candidate);
-      if (statSync(candidate).ino === inode) gitDir = candidate;
-    }
-    expect(gitDir, 'the file system never handed out the freed inode again').toBeDefined();
-    renameSync(gitDir!, join(b, '.git'));
     safeGit(b, 'init', '-q', '-b', 'main');
     safeGit(b, 'remote', 'add', 'origin', remote);
-    expect(statSync(join(b, '.git')).ino).toBe(inode);
-    const synced = await cli(user, b, ['sync']);
-    expect(synced.code, synced.stdout).toBe(0);
+    safeGit(b, 'fetch', '-q', 'origin', '+refs/ledger/*:refs/ledger/*');
+    // Its git directory took the deleted clone's inode number, as ext4 hands a freed number
+    // out again (seen here every time on one machine, and not at all under a loaded test run):
+    // the state is made as it would then be, by giving the deleted clone's inode binding the
+    // new directory's device and number, the rest of its name as the deleted clone left it.
+    const gitB = statSync(join(b, '.git'));
+    const byInode = join(user.env.XDG_STATE_HOME!, 'ledger', 'clones', 'by-inode');
+    const prefix = `${gitA.dev}-${gitA.ino}`;
+    const left = readdirSync(byInode).filter((n) => n === prefix || n.startsWith(`${prefix}-`));
+    expect(left).toHaveLength(1);
+    renameSync(
+      join(byInode, left[0]!),
+      join(byInode, `${gitB.dev}-${gitB.ino}${left[0]!.slice(prefix.length)}`),
+    );
     const r = await cli(user, b, ['verify']);
     expect(r.code, r.stdout).toBe(0);
     expect(rollbacks(r.json)).toEqual([]);

@@ -222,7 +222,8 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
     const paths = jsonOf(forged.stdout)
       .error.problems.map((p: { path: string }) => p.path)
       .sort();
-    expect(paths).toEqual(['from:effectiveStatus', 'from:recordedAt', 'from:summaryy']);
+    // `from`: what the file was read as and why (issue 20), before the format's own problems.
+    expect(paths).toEqual(['from', 'from:effectiveStatus', 'from:recordedAt', 'from:summaryy']);
     expect(refs(repo)).toBe(before);
   });
 

@@ -230,7 +230,12 @@ describe('ledger mcp: answers for a model’s context', () => {
         'utf8',
       ),
     });
-    expect(refused.data.error.problems[0].path).toMatch(/^handoff:/);
+    // What the handoff was read as, under the tool's argument name; then the format's problems.
+    expect(refused.data.error.problems[0]).toMatchObject({
+      path: 'handoff',
+      message: expect.stringMatching(/^read as /),
+    });
+    expect(refused.data.error.problems[1].path).toMatch(/^handoff:/);
     for (const answer of [conflicting, noFile, refused]) expect(answer.text).not.toMatch(/--[a-z]/);
   });
 

@@ -114,7 +114,10 @@ describe('ledger mcp', () => {
       exitCode: 2,
       error: { code: 'INVALID_INPUT' },
     });
+    // First, what the handoff was read as and why (issue 20); then that format's problems.
+    expect(refused.data.error.problems[0].message).toMatch(/^read as .* by detection/);
     expect(refused.data.error.problems.map((p: { path: string }) => p.path)).toEqual([
+      'handoff',
       'handoff:Artifacts[1]',
       'handoff:Deferred Items[0]',
     ]);

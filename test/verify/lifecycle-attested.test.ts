@@ -13,7 +13,15 @@ import { applyLifecycle } from '../../src/app/lifecycle.js';
 import { signRecord } from '../../src/app/sign.js';
 import { verifyRepository } from '../../src/app/verify.js';
 import type { VerifyReport } from '../../src/verify/types.js';
-import { asUser, makeUser, record, type User } from '../adversarial/helpers.js';
+import {
+  asUser,
+  encode,
+  idPath,
+  makeUser,
+  record,
+  rewriteLedger,
+  type User,
+} from '../adversarial/helpers.js';
 import { gitdir } from '../helpers/git.js';
 import { keygen, tempDir } from '../sign/ssh.js';
 
@@ -192,5 +200,27 @@ describe('the verified-state cache and attestations', () => {
     expect(again.cache?.used).toBe(true);
     expect(of(again, claimed)?.checks.find((c) => c.check === 'chain')?.verdict).toBe('verified');
     expect(again.exitCode).toBe(0);
+  });
+});
+
+describe('the lifecycle read over a damaged ledger', () => {
+  it('a rewritten record blob beside a failing record: verify reports it (exit 3), it does not throw', async () => {
+    const user = makeUser();
+    const repo = gitdir();
+    const lie = (
+      await record(user, repo, { status: 'success', summary: 'tests pass', witnesses: ['false'] })
+    ).id;
+    const other = (await record(user, repo, { status: 'success', summary: 'honest' })).id;
+    await rewriteLedger(repo, [
+      { path: `${idPath('records', other)}/record`, bytes: encode({ forged: true }) },
+    ]);
+    // The lie fails on its claims, so every record's lifecycle is read: the rewritten one
+    // must be reported as what it is, not end the run.
+    const report = await asUser(user, () => verifyRepository({ cwd: repo, cache: false }));
+    expect(report.exitCode).toBe(3);
+    expect(of(report, other)!.checks.some((c) => c.integrity && c.verdict === 'contradicted')).toBe(
+      true,
+    );
+    expect(of(report, lie)!.lifecycle).toMatchObject({ state: 'pending', resolved: false });
   });
 });
