@@ -9,10 +9,8 @@
  */
 import type { McpServerOptions } from '../mcp/server.js';
 import { bugPoint } from '../model/faults.js';
+import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import type { LogOptions } from './log-view.js';
-
-/** Environment that makes oclif print its debug lines, which the fast path would not. */
-const OCLIF_DEBUG_ENV = ['DEBUG', 'LEDGER_DEBUG', 'CLI_FLAGS_DEBUG'];
 
 /** A bounded, plain `--limit` (oclif's integer flag with `min: 1` accepts it as it is). */
 const PLAIN_LIMIT = /^[1-9][0-9]{0,8}$/;

@@ -13,10 +13,8 @@
  * print the same bytes and exit with the same code (test/cli/fast-record.test.ts).
  */
 import { bugPoint } from '../model/faults.js';
+import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import type { RecordFlags } from './record-view.js';
-
-/** Environment that makes oclif print its debug lines, which the fast path would not. */
-const OCLIF_DEBUG_ENV = ['DEBUG', 'LEDGER_DEBUG', 'CLI_FLAGS_DEBUG'];
 
 /** Flags that take one value, given at most once. */
 const SINGLE = new Set([

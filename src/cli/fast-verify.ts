@@ -15,11 +15,9 @@
  * same code (test/cli/fast-verify.test.ts).
  */
 import { bugPoint } from '../model/faults.js';
+import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import { ANNOTATION_FORMATS } from './annotations.js';
 import type { VerifyFlags } from './verify-view.js';
-
-/** Environment that makes oclif print its debug lines, which the fast path would not. */
-const OCLIF_DEBUG_ENV = ['DEBUG', 'LEDGER_DEBUG', 'CLI_FLAGS_DEBUG'];
 
 /** Switches without a value, each at most once. */
 const SWITCHES = new Set(['json', 'strict', 'worktree', 'full', 'progress']);
