@@ -196,9 +196,34 @@ function dumpViews(text: Buffer): { hex: View; ascii: View } | undefined {
   };
 }
 
+/** `od -c`'s names for the bytes it escapes; every other byte outside 0x20–0x7e is 3-digit octal. */
+const OD_ESCAPES: Record<number, string> = {
+  0x00: '\\0',
+  0x07: '\\a',
+  0x08: '\\b',
+  0x09: '\\t',
+  0x0a: '\\n',
+  0x0b: '\\v',
+  0x0c: '\\f',
+  0x0d: '\\r',
+};
+
 /**
- * The targets of one value: as itself and reversed, and base64 (case kept); hex and base32
- * (lower case).
+ * The value as `od -c` prints it, separators left out: a tab, a control byte or a non-ASCII
+ * letter (`303 251` for é) never appears as itself, so the plain target misses it there.
+ */
+function odCharForm(value: Buffer): string {
+  let out = '';
+  for (const byte of value) {
+    if (byte > 0x20 && byte < 0x7f) out += String.fromCharCode(byte);
+    else if (byte !== 0x20) out += OD_ESCAPES[byte] ?? byte.toString(8).padStart(3, '0');
+  }
+  return out;
+}
+
+/**
+ * The targets of one value: as itself and reversed, as `od -c` prints it, and base64 (case
+ * kept); hex and base32 (lower case).
  */
 function targetsOf(value: Buffer): { exact: Buffer[]; lower: Buffer[] } {
   const text = value.toString('utf8');
@@ -211,6 +236,8 @@ function targetsOf(value: Buffer): { exact: Buffer[]; lower: Buffer[] } {
       'latin1',
     );
   const exact = [strip(text), strip([...text].reverse().join(''))];
+  const od = Buffer.from(odCharForm(value), 'latin1');
+  if (!od.equals(exact[0]!)) exact.push(od);
   const encoded = new Set<string>();
   for (let offset = 0; offset < 3; offset++)
     for (const url of [false, true]) encoded.add(base64Inner(value, offset, url));

@@ -203,4 +203,24 @@ describe('maskSecrets: forms printed by dump tools', () => {
     expect(out.names).toEqual(['MY_API_TOKEN']);
     expect(out.text.length).toBeGreaterThan(printed.length - 1000);
   });
+
+  it('masks od -c escapes: a secret with a tab, a control byte and non-ASCII letters', () => {
+    // od -c prints these as \t, 001 and octal pairs (303 244 for ä): never as themselves.
+    const odd = 'pässwörd\tLedger\u0001Tok3n-42';
+    const oddSecrets = secretsOf({ MY_API_TOKEN: odd });
+    if (!installed('od')) throw new Error('od (coreutils) is not installed');
+    const printed = spawnSync('od', ['-c'], {
+      input: Buffer.from(`id=${odd}\n`),
+      encoding: 'latin1',
+    }).stdout;
+    const flat = (text: string) => text.replace(/^[0-7]+/gm, '').replace(/[\s:]+/g, '');
+    for (const piece of ['p303244ssw', 'Ledger001Tok3n', 'rd\\tLedger'])
+      expect(flat(printed), 'the unmasked output holds the value').toContain(piece);
+    const result = maskSecrets(Buffer.from(printed, 'latin1'), oddSecrets);
+    const out = result.bytes.toString('latin1');
+    for (const piece of ['p303244ssw', 'Ledger001Tok3n', 'rd\\tLedger', 'Tok3n-42'])
+      expect(flat(out), out).not.toContain(piece);
+    expect(out).toContain(MASK);
+    expect(result.names).toEqual(['MY_API_TOKEN']);
+  });
 });
