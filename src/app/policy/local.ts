@@ -16,7 +16,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { encodeCanonical, type CborValue } from '../../canonical/index.js';
-import { FormatOptions } from '../../formats/index.js';
+import { FormatOptions } from '../../model/format-options.js';
 import { LedgerError } from '../../model/errors.js';
 import { runGit } from '../../store/git/exec.js';
 import type { RepoPaths } from '../../store/git/repo.js';
