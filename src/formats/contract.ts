@@ -8,28 +8,15 @@
  * the file system, and parsing is deterministic given (bytes, context) — `verify` re-parses the
  * kept source bytes with the context kept in `observed.input` and must get what `record` got.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Problem } from '../model/errors.js';
+import type { FormatOptions } from '../model/format-options.js';
 import type { Claims, FormatName, LedgerRecord, Reason, Status } from '../model/record.js';
 import type { Section } from './kit/markdown.js';
 
-/**
- * Options of the auditor's policy that change a format's rules (policy file: `formats`). Each
- * defaults to the upstream system's own rule; a gate is opt-in.
- */
-export const FormatOptions = z.strictObject({
-  maxsim: z
-    .strictObject({
-      /**
-       * Lower a completion claim (PASS/complete) to partial when the verification skill's
-       * CLAIM/EVIDENCE/OUTPUT/VERDICT blocks are absent. The handoff contract does not require
-       * them, so by default their absence is only a note.
-       */
-      requireEvidenceBlocks: z.boolean().default(false),
-    })
-    .optional(),
-});
-export type FormatOptions = z.infer<typeof FormatOptions>;
+// The policy's format options live in the model (src/model/format-options.ts): the policy and
+// verify read them without loading a format module (issue 21).
+export { FormatOptions } from '../model/format-options.js';
 
 export interface ParseContext {
   /** Absolute path of the work tree the record is made in; absolute paths map onto it. */

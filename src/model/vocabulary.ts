@@ -63,6 +63,13 @@ export const FORMATS = ['ledger', 'maxsim', 'mainark', 'kxm', 'team', 'structure
 export type FormatName = (typeof FORMATS)[number];
 
 /**
+ * The format whose status words are the ledger's own STATUSES and that a record made from the
+ * command line alone follows (`record --status`). Named here because its rules need no format
+ * module (src/model/own-format.ts): a verify of such records loads none (issue 21).
+ */
+export const OWN_FORMAT = 'ledger' satisfies FormatName;
+
+/**
  * The `format` of a lifecycle step: not a handoff format (it is not in FORMATS, so the registry
  * never detects, parses, converts or lists it, and `record --format` refuses it), only ever
  * written by the lifecycle commands, under schema v4.

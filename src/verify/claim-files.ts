@@ -4,7 +4,6 @@
  * `file:line` — a Key Reference or a finding — resolving in the candidate tree. A path outside
  * the repository is `unverifiable` with the reason, never dropped.
  */
-import { recordModule } from '../formats/index.js';
 import { lookupPath } from '../ledger/trees.js';
 import type { ClaimedArtifact, LedgerRecord } from '../model/record.js';
 import { checkRepoPath } from '../paths/index.js';
@@ -12,6 +11,7 @@ import type { TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import type { BlobReads } from './blobs.js';
 import { claim } from './checks.js';
+import type { FormatRules } from './format-rules.js';
 import type { CheckDraft as Check, Verdict } from './types.js';
 
 /** The verdict of one claimed action, from the file in the base tree and in the candidate. */
@@ -155,6 +155,7 @@ export async function checkFileLines(
   store: ObjectReader,
   blobs: BlobReads,
   record: LedgerRecord,
+  rules: FormatRules,
   checks: Check[],
 ) {
   const located = [
@@ -237,7 +238,7 @@ export async function checkFileLines(
       );
     }
   }
-  const share = recordModule(record).verify?.maxBadReferenceShare;
+  const share = rules.verify?.maxBadReferenceShare;
   if (share !== undefined && checked > 0 && bad / checked > share)
     checks.push(
       claim(

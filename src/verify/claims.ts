@@ -8,13 +8,13 @@
  * status means, and which extra rules apply, comes from the record's format module; nothing
  * here names a format.
  */
-import { recordModule } from '../formats/index.js';
 import { statusRank, type LedgerRecord } from '../model/record.js';
 import type { ObjectReader } from '../store/port.js';
 import { BlobReads } from './blobs.js';
 import { checkClaimedCommands, type ClaimOptions } from './claim-commands.js';
 import { checkClaimedArtifacts, checkFileLines } from './claim-files.js';
 import { claim } from './checks.js';
+import type { FormatRules } from './format-rules.js';
 import type { CheckDraft as Check } from './types.js';
 
 /**
@@ -24,24 +24,25 @@ import type { CheckDraft as Check } from './types.js';
 export async function checkClaims(
   store: ObjectReader,
   record: LedgerRecord,
+  rules: FormatRules,
   options: ClaimOptions,
   id: string,
   checks: Check[],
   blobs: BlobReads = new BlobReads(store),
 ): Promise<void> {
-  checkStatus(record, checks);
+  checkStatus(record, rules, checks);
   checkClaimedAnchors(record, checks);
   await checkClaimedArtifacts(store, blobs, record, checks);
-  await checkFileLines(store, blobs, record, checks);
-  checkUncheckable(record, checks);
+  await checkFileLines(store, blobs, record, rules, checks);
+  checkUncheckable(record, rules, checks);
   await checkClaimedCommands(record, options, id, checks);
 }
 
 /** A claimed status that means done, on a record whose effective status is lower, is false. */
-function checkStatus(record: LedgerRecord, checks: Check[]) {
+function checkStatus(record: LedgerRecord, rules: FormatRules, checks: Check[]) {
   const claimed = record.claims.status;
   const effective = record.observed.effectiveStatus;
-  const meaning = recordModule(record).statusOf(claimed);
+  const meaning = rules.statusOf(claimed);
   const said = claimed === '' ? 'no status' : `claimed ${claimed}`;
   const why = record.observed.reasons.map((r) => `${r.code}: ${r.message}`).join('; ');
   const lowered = meaning === 'success' && statusRank(effective) > statusRank(meaning);
@@ -114,7 +115,7 @@ function checkClaimedAnchors(record: LedgerRecord, checks: Check[]) {
 }
 
 /** Claims the format knows verify cannot check (prose where a path belongs): reported as such. */
-function checkUncheckable(record: LedgerRecord, checks: Check[]) {
-  for (const u of recordModule(record).verify?.uncheckable?.(record) ?? [])
+function checkUncheckable(record: LedgerRecord, rules: FormatRules, checks: Check[]) {
+  for (const u of rules.verify?.uncheckable?.(record) ?? [])
     checks.push(claim(u.id, 'claim.unverifiable', u.subject, 'unverifiable', u.reason));
 }

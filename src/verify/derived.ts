@@ -9,11 +9,12 @@
  * or timed-out witness under a stored status above `failed` is an integrity failure whatever
  * the record's version.
  */
-import { deriveStatus, type Derivation, type KeptInputs } from '../record/derive.js';
+import { deriveStatusBy, type Derivation, type KeptInputs } from '../record/derivation.js';
 import { deriveEffectiveStatus } from '../record/status.js';
-import { recordModule, type FormatOptions } from '../formats/index.js';
+import type { FormatOptions } from '../model/format-options.js';
 import { statusRank, type LedgerRecord, type Reason } from '../model/record.js';
 import { fail, pass, unverifiable } from './checks.js';
+import type { FormatRulesOf } from './format-rules.js';
 import type { CheckSink } from './types.js';
 
 const STATUS_ID = 'observed.effectiveStatus';
@@ -23,12 +24,13 @@ const POLICY_ID = 'policy.formats';
 export function checkDerivedStatus(
   record: LedgerRecord,
   kept: KeptInputs | { unavailable: string },
+  rulesOf: FormatRulesOf,
   checks: CheckSink,
   options: { fallbackRoot?: string; formatOptions?: FormatOptions } = {},
 ): void {
   const stored = record.observed;
   if (!('unavailable' in kept) && options.formatOptions !== undefined)
-    checkPolicyGates(record, kept, checks, options.formatOptions, options.fallbackRoot);
+    checkPolicyGates(rulesOf, record, kept, checks, options.formatOptions, options.fallbackRoot);
   if ('unavailable' in kept) {
     if (!holdsWitnessFloor(record, checks))
       checks.push(
@@ -43,7 +45,8 @@ export function checkDerivedStatus(
   }
   // The stored status is derived under the format's own rules only (never the auditor's gates,
   // which checkPolicyGates judges apart), so it is re-derived the same way.
-  const derived: Derivation = deriveStatus(
+  const derived: Derivation = deriveStatusBy(
+    rulesOf,
     record,
     kept,
     options.fallbackRoot === undefined ? {} : { fallbackRoot: options.fallbackRoot },
@@ -136,6 +139,7 @@ export function checkDerivedStatus(
  * fails CI exactly where the auditor asked for it.
  */
 function checkPolicyGates(
+  rulesOf: FormatRulesOf,
   record: LedgerRecord,
   kept: KeptInputs,
   checks: CheckSink,
@@ -143,8 +147,13 @@ function checkPolicyGates(
   fallbackRoot: string | undefined,
 ): void {
   if (kept.source === undefined) return;
-  const plain = deriveStatus(record, kept, fallbackRoot === undefined ? {} : { fallbackRoot });
-  const gated = deriveStatus(record, kept, {
+  const plain = deriveStatusBy(
+    rulesOf,
+    record,
+    kept,
+    fallbackRoot === undefined ? {} : { fallbackRoot },
+  );
+  const gated = deriveStatusBy(rulesOf, record, kept, {
     formatOptions,
     ...(fallbackRoot === undefined ? {} : { fallbackRoot }),
   });
@@ -152,7 +161,7 @@ function checkPolicyGates(
   const added = gated.reasons.filter(
     (r) => !plain.reasons.some((p) => p.code === r.code && p.subject === r.subject),
   );
-  const claimsDone = recordModule(record).statusOf(record.claims.status) === 'success';
+  const claimsDone = rulesOf(record).statusOf(record.claims.status) === 'success';
   const detail = `under the auditor's policy the effective status is ${gated.status}, not ${plain.status}: ${describe(added)}`;
   checks.push(
     claimsDone

@@ -4,7 +4,7 @@
  * bytes the reader returns; the only inputs besides them are the auditor's (trust, policy
  * options, the verify time) and what the chain check derived (how often the log names it).
  */
-import type { FormatOptions } from '../formats/index.js';
+import type { FormatOptions } from '../model/format-options.js';
 import { decodeCanonical } from '../canonical/index.js';
 import { RECORD_FILE } from '../ledger/layout.js';
 // The same cap as every other command's record reader: what verify decodes, they decode.
@@ -17,6 +17,7 @@ import { BlobReads, readCapped } from './blobs.js';
 import { fail, identifyChecks, pass } from './checks.js';
 import { checkClaims } from './claims.js';
 import { checkDerivedStatus } from './derived.js';
+import { rulesFor } from './format-rules.js';
 import {
   checkAnchors,
   checkArtifacts,
@@ -207,7 +208,8 @@ async function verifyRecord(
   const blobs = new BlobReads(store);
   await checkArtifacts(store, record, checks, blobs);
   const kept = await checkEvidence(store, record, files, checks);
-  checkDerivedStatus(record, kept, checks, {
+  const rulesOf = await rulesFor(record, kept);
+  checkDerivedStatus(record, kept, rulesOf, checks, {
     ...(options.root === undefined ? {} : { fallbackRoot: options.root }),
     ...(options.formatOptions === undefined ? {} : { formatOptions: options.formatOptions }),
   });
@@ -222,7 +224,7 @@ async function verifyRecord(
     signatureChecks,
   );
   await checkWitnesses(id, record, options.rerun, checks, attestedBy(verdicts));
-  await checkClaims(store, record, options, id, checks, blobs);
+  await checkClaims(store, record, rulesOf(record), options, id, checks, blobs);
   checks.push(...signatureChecks);
   checkClock(record, baseCommitBytes, options.now ?? new Date(), checks);
 }

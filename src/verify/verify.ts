@@ -4,7 +4,7 @@
  * against the stored objects, the effective status re-derived from what the record kept);
  * claim checks cover what the agent asserted. Every check has an id unique within its record.
  */
-import type { FormatOptions } from '../formats/index.js';
+import type { FormatOptions } from '../model/format-options.js';
 import { LOG_REF } from '../ledger/layout.js';
 import type { LedgerIndex } from '../ledger/read.js';
 import { bySubject, readAttestations, readSignatures } from '../ledger/leaves.js';

@@ -164,7 +164,26 @@ describe('start-up imports', () => {
           ),
         ),
       ).toEqual([]);
+      // Records made from `--status` need no format's knowledge: no format module, no parser
+      // of theirs (src/verify/format-rules.ts; half of verify's start-up before, issue 21).
+      expect(modules.filter((m) => /dist\/src\/formats\/|node_modules\/yaml\//.test(m))).toEqual(
+        [],
+      );
     }
+  });
+
+  it('verify loads the format modules only for a record that needs them (a kept handoff), and still judges it', () => {
+    const repo = gitdir();
+    writeFileSync(join(repo, 'handoff.json'), '{"status":"success","summary":"kept"}\n');
+    const r = spawnSync(process.execPath, [BIN, 'record', '--from', 'handoff.json'], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const { code, stdout, modules } = loadedBy(['verify', '--json', '--full'], repo);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true });
+    expect(modules).toContain('dist/src/formats/index.js');
   });
 
   it('help loads none of them either', () => {

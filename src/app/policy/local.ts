@@ -16,7 +16,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { encodeCanonical, type CborValue } from '../../canonical/index.js';
-import { FormatOptions } from '../../formats/index.js';
+import { FormatOptions } from '../../model/format-options.js';
 import { LedgerError } from '../../model/errors.js';
 import { runGit } from '../../store/git/exec.js';
 import type { RepoPaths } from '../../store/git/repo.js';
@@ -167,10 +167,21 @@ export async function readPolicyFile(path: string, namedBy = '--policy'): Promis
  * A value from the user's own git config: global (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`
  * or `GIT_CONFIG_GLOBAL`), else system. Never the repository's config, which the agent can
  * write. Run outside any repository so no local config is even opened.
+ *
+ * The two reads run side by side, each exactly as before, and the global one still wins: a
+ * verify with no policy configured waits for one git start instead of two in a row (issue 21).
+ * Not one `git config --show-scope` read: without a file option git also reads the local and
+ * command-line scopes and honours GIT_CONFIG (docs/threat-model.md, "the user's git config").
  */
 export async function readUserGitConfig(key: string): Promise<string | undefined> {
-  for (const scope of ['--global', '--system']) {
-    const result = await runGit(['config', scope, '--get', key], { cwd: existingHomeOrRoot() });
+  const cwd = existingHomeOrRoot();
+  const reads = ['--global', '--system'].map((scope) =>
+    runGit(['config', scope, '--get', key], { cwd }),
+  );
+  // The system read's failure (git missing) must not go unhandled when the global one answers.
+  for (const read of reads) read.catch(() => undefined);
+  for (const read of reads) {
+    const result = await read;
     const value = result.stdout.toString('utf8').replace(/\n$/, '');
     if (result.code === 0 && value !== '') return value.trimEnd();
   }

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { FormatOptions } from '../../formats/index.js';
+import type { FormatOptions } from '../../model/format-options.js';
 import { recorderMessage, SIGNATURE_NAMESPACE } from '../../model/attestation.js';
 import { LedgerError } from '../../model/errors.js';
 import { checkRegularFile, printableLine } from '../../paths/index.js';

@@ -11,6 +11,7 @@ import {
   isStatus,
   type LedgerRecord,
 } from '../../model/record.js';
+import { ownStatusOf, rederiveOwn } from '../../model/own-format.js';
 import type { EmitContext, Emitted, FormatModule, ParseResult, Sniff } from '../contract.js';
 import { isPlainObject, readJson } from '../kit/json.js';
 import { observedLosses, uniqueLosses } from '../kit/losses.js';
@@ -108,10 +109,8 @@ export const ledger: FormatModule = {
     if (!isStatus(status)) return refuse(statusProblem(status));
     return { ok: true, handoff: { claims: { status }, status, reasons: [] } };
   },
-  rederive(claims) {
-    return isStatus(claims.status) ? { claims, status: claims.status, reasons: [] } : undefined;
-  },
-  statusOf: (word) => (isStatus(word) ? word : undefined),
+  rederive: rederiveOwn,
+  statusOf: ownStatusOf,
   wordFor: (status) => status,
   reasonCodes: {},
   emitters: [{ name: 'ledger', title: "the ledger's JSON claims", emit }],
