@@ -10,6 +10,8 @@
 // `ledger record` likewise (src/cli/fast-record.ts), except that once a record has begun it is
 // answered there whatever happens: it reads stdin and runs witnesses, never twice.
 // `ledger verify` likewise (src/cli/fast-verify.ts), for the flags of a plain check.
+// `ledger sync` likewise (src/cli/fast-sync.ts), for a remote name and its switches; like a
+// record, a sync that has begun is answered there whatever happens: it writes refs and pushes.
 const argv = process.argv.slice(2);
 
 if (argv[0] === '--version' || argv[0] === '-v') {
@@ -23,6 +25,8 @@ if (argv[0] === '--version' || argv[0] === '-v') {
   // recorded (or refused) without oclif
 } else if (argv[0] === 'verify' && (await fastVerifyDone(argv))) {
   // verified (or refused) without oclif
+} else if (argv[0] === 'sync' && (await fastSyncDone(argv))) {
+  // synced (or refused) without oclif
 } else {
   const { main } = await import('../dist/src/cli/main.js');
   await main(argv);
@@ -75,6 +79,24 @@ async function fastRecordDone(args) {
   } catch (error) {
     // fastRecord answers every failure of the record itself; what escapes it (a write to a
     // closed stdout) is reported as main() would, never a reason to record a second time.
+    const { reportFailure, toPlainFailure } = await import('../dist/src/cli/report-failure.js');
+    process.exitCode = reportFailure(toPlainFailure(error), args.includes('--json'));
+    return true;
+  }
+}
+
+async function fastSyncDone(args) {
+  let fastSync;
+  try {
+    ({ fastSync } = await import('../dist/src/cli/fast-sync.js'));
+  } catch {
+    return false; // nothing was done: the full path answers (and reports what went wrong)
+  }
+  try {
+    return await fastSync(args);
+  } catch (error) {
+    // fastSync answers every failure of the sync itself; what escapes it (a write to a closed
+    // stdout) is reported as main() would, never a reason to fetch and push a second time.
     const { reportFailure, toPlainFailure } = await import('../dist/src/cli/report-failure.js');
     process.exitCode = reportFailure(toPlainFailure(error), args.includes('--json'));
     return true;

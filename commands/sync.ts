@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { syncRepository } from '../src/app/sync.js';
+import { syncView } from '../src/cli/sync-view.js';
 
 export default class Sync extends LedgerCommand {
   static override summary = 'Exchange ledger records with a git remote: fetch, verify, join, push.';
@@ -40,32 +40,6 @@ export default class Sync extends LedgerCommand {
 
   protected async execute(): Promise<Output> {
     const { args, flags } = await this.parse(Sync);
-    const result = await syncRepository({
-      cwd: process.cwd(),
-      ...(args.remote === undefined ? {} : { remote: args.remote }),
-      push: flags.push,
-      ...(flags.checkpoint ? { checkpoint: true } : {}),
-      onProgress: this.progress,
-    });
-    const lines = [
-      result.action === 'up-to-date' && !result.pushed
-        ? `ledger in sync with ${result.remote}`
-        : `synced with ${result.remote}: ${result.action}`,
-      `  received ${result.received.length} record(s)${result.pushed ? `, sent ${result.sent} log entr${result.sent === 1 ? 'y' : 'ies'}` : ''}`,
-    ];
-    if (result.after !== undefined) lines.push(`  refs/ledger/log ${result.after}`);
-    if (result.attempts > 1)
-      lines.push(`  ${result.remote} moved during the sync; took ${result.attempts} rounds`);
-    if (result.checkpoint !== undefined)
-      lines.push(
-        `  ${result.checkpoint.ref} ${result.checkpoint.published ? 'published' : 'unchanged'}; retired ${result.checkpoint.retired.length} writer ref(s)`,
-      );
-    if (result.shallow)
-      lines.push('  shallow clone: the ledger history was checked to be complete');
-    return {
-      json: { ok: true, ...result },
-      text: lines.join('\n'),
-      ...(result.notices.length === 0 ? {} : { notice: result.notices.join('\n') }),
-    };
+    return syncView(process.cwd(), args.remote, flags, this.progress);
   }
 }

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, gitdir, PROJECT_ROOT, tempDir } from '../helpers/git.js';
+import { bareRemote, BIN, git, gitdir, PROJECT_ROOT, tempDir } from '../helpers/git.js';
 
 const TRACE = join(PROJECT_ROOT, 'test', 'helpers', 'import-trace.mjs');
 
@@ -184,6 +184,28 @@ describe('start-up imports', () => {
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ ok: true });
     expect(modules).toContain('dist/src/formats/index.js');
+  });
+
+  it('sync loads no oclif, answered or refused (issues 19, 21)', () => {
+    const remote = bareRemote();
+    const repo = gitdir();
+    git(repo, 'remote', 'add', 'origin', remote);
+    const r = spawnSync(process.execPath, [BIN, 'record', '--status', 'success'], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    // A push, a sync with nothing new, and one refused after it began (no such remote).
+    for (const [args, exit] of [
+      [['sync'], 0],
+      [['sync', '--json', '--no-push'], 0],
+      [['sync', 'nowhere'], 2],
+    ] as const) {
+      const { code, modules } = loadedBy(args, repo);
+      expect(code, args.join(' ')).toBe(exit);
+      expect(modules).toContain('dist/src/cli/fast-sync.js'); // the trace works
+      expect(oclif(modules)).toEqual([]);
+    }
   });
 
   it('help loads none of them either', () => {
