@@ -130,17 +130,17 @@ export async function fastCommand(
   }
   const mcp = fastMcpArgs(argv);
   if (mcp === undefined) return false;
-  let serveMcp;
+  let startMcp;
   let cwd;
   try {
     bugPoint('command');
     cwd = process.cwd();
-    ({ serveMcp } = await import('../mcp/server.js'));
+    ({ startMcp } = await import('../mcp/start.js'));
   } catch {
     return false; // nothing was read or printed yet: the full path starts over
   }
   try {
-    await serveMcp({ cwd, ...mcp });
+    await startMcp({ cwd, ...mcp });
   } catch (error) {
     // The protocol has begun: too late to start over. Say it as the command base would.
     const { reportFailure, toFailure } = await import('./errors.js');
