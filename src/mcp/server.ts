@@ -110,11 +110,10 @@ function dropRepeatedReply(transport: StdioServerTransport, reply: InitializeRep
   transport.send = async (message) => {
     if (pending && 'id' in message && message.id === reply.id && !('method' in message)) {
       pending = false;
-      const own = `${JSON.stringify(message)}\n`;
-      if (own !== reply.text)
-        process.stderr.write(
-          `ledger mcp: the early answer to initialize differs from the SDK's: ${own}`,
-        );
+      // Fixed text, nothing of the client's: stderr is below the command base's escaping here.
+      if (`${JSON.stringify(message)}\n` !== reply.text)
+        // eslint-disable-next-line no-restricted-syntax
+        process.stderr.write("ledger mcp: the early answer to initialize differs from the SDK's\n");
       return;
     }
     return send(message);

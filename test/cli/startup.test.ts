@@ -140,7 +140,12 @@ describe('start-up imports', () => {
     const ping = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`;
     const { code, stdout, modules } = loadedBy(['mcp'], gitdir(), INITIALIZE + ping);
     expect(code).toBe(0);
-    expect(stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line).id)).toEqual([1, 2]);
+    expect(
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).id),
+    ).toEqual([1, 2]);
     expect(modules).toContain('dist/src/mcp/sdk.js'); // the bundle (scripts/bundle-hot.js)
     expect(oclif(modules)).toEqual([]);
     expect(heavy(modules)).toEqual([]);
