@@ -39,6 +39,7 @@ const MODULES = [
   'dist/src/cli/fast-path.js',
   'dist/src/cli/log-view.js',
   'dist/src/mcp/sdk.js',
+  'dist/src/mcp/start.js',
   'dist/src/mcp/server.js',
   'dist/src/cli/main.js',
   'dist/src/cli/base.js',

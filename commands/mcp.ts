@@ -40,8 +40,8 @@ export default class Mcp extends LedgerCommand {
     if (empty.length > 0)
       throw new LedgerError('USAGE', 'cannot serve: empty witness command', { problems: empty });
     // Loaded here, not at the top: the SDK costs start-up time no other command should pay.
-    const { serveMcp } = await import('../src/mcp/server.js');
-    await serveMcp({
+    const { startMcp } = await import('../src/mcp/start.js');
+    await startMcp({
       cwd: process.cwd(),
       witnesses,
       witnessTimeoutSeconds: flags['witness-timeout'],

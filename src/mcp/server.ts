@@ -1,7 +1,8 @@
 /**
  * `ledger mcp`: a Model Context Protocol server over stdio, so an agent can record its own
  * handoffs and read the ledger through tool calls. The SDK is loaded only here (and this
- * module only by `ledger mcp`), so no other command pays for it at start-up.
+ * module only by start.ts, once the client has sent more than `initialize`), so no other
+ * command pays for it at start-up.
  *
  * Standard output belongs to the protocol: nothing else may write there while it runs.
  */
@@ -13,7 +14,8 @@ import {
   Server,
   StdioServerTransport,
 } from './sdk.js';
-import { LEDGER_VERSION } from '../model/version.js';
+import type { InitializeReply } from './initialize.js';
+import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from './server-info.js';
 import type { ToolContext } from './tools.js';
 
 /**
@@ -37,18 +39,20 @@ export interface McpServerOptions {
   witnessTimeoutSeconds?: number;
   /** `--sign` (and `--signing-key`): recorder signatures on the records the tools make. */
   sign?: { signingKey?: string };
+  /**
+   * Standard input was read and paused before the SDK was loaded, its bytes put back (start.ts);
+   * `reply` is the answer to `initialize` already written, which the SDK's own answer to the
+   * same request replaces.
+   */
+  early?: { reply: InitializeReply | undefined };
 }
 
 /** Serves until the client closes standard input. */
 export async function serveMcp(options: McpServerOptions): Promise<void> {
-  const server = new Server(
-    { name: 'ledger', title: 'handoff ledger', version: LEDGER_VERSION },
-    {
-      capabilities: { tools: {} },
-      instructions:
-        'A Git-native ledger of agent handoffs. Call `record` with your handoff when you finish a run; `verify`, `show` and `log` read what is recorded. Every result carries the CLI exit code: 0 ok, 1 a claim was contradicted, 2 bad input (nothing written), 3 damaged ledger data.',
-    },
-  );
+  const server = new Server(SERVER_INFO, {
+    capabilities: SERVER_CAPABILITIES,
+    instructions: SERVER_INSTRUCTIONS,
+  });
   let loading: ReturnType<typeof loadTools> | undefined;
   const loaded = () => (loading ??= loadTools(options.cwd));
   const context = (ledger: ToolContext['ledger']): ToolContext => {
@@ -79,10 +83,39 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
 
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
-    // The stdio transport does not notice the client going away on its own.
-    process.stdin.once('end', () => void server.close());
-    process.stdin.once('close', () => void server.close());
+    // The stdio transport does not notice the client going away on its own. Closed after the
+    // answers already under way are written (closing aborts them): when start.ts hands over
+    // input that had already ended, the last lines and the end come in the same tick.
+    const close = () => setImmediate(() => void server.close());
+    process.stdin.once('end', close);
+    process.stdin.once('close', close);
   });
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  const reply = options.early?.reply;
+  if (reply !== undefined) dropRepeatedReply(transport, reply);
+  await server.connect(transport);
+  // Paused by start.ts; adding the transport's 'data' listener does not resume a paused stream.
+  if (options.early) process.stdin.resume();
   await closed;
+}
+
+/**
+ * Drops the SDK's answer to the `initialize` start.ts already answered: the first response with
+ * its id (the SDK answers requests in the order it reads them, and reads that one first). Had
+ * the two answers differed, the client got the wrong one: said on stderr, which a client logs.
+ */
+function dropRepeatedReply(transport: StdioServerTransport, reply: InitializeReply) {
+  const send = transport.send.bind(transport);
+  let pending = true;
+  transport.send = async (message) => {
+    if (pending && 'id' in message && message.id === reply.id && !('method' in message)) {
+      pending = false;
+      // Fixed text, nothing of the client's: stderr is below the command base's escaping here.
+      if (`${JSON.stringify(message)}\n` !== reply.text)
+        // eslint-disable-next-line no-restricted-syntax
+        process.stderr.write("ledger mcp: the early answer to initialize differs from the SDK's\n");
+      return;
+    }
+    return send(message);
+  };
 }

@@ -119,13 +119,33 @@ describe('start-up imports', () => {
     },
   );
 
-  it('mcp answers initialize without oclif, zod, the tools, the library or the SDK as separate modules', () => {
+  it('mcp answers initialize without oclif, zod, the tools, the library or the SDK', () => {
     const { code, stdout, modules } = loadedBy(['mcp'], gitdir(), INITIALIZE);
     expect(code).toBe(0);
     expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({
       id: 1,
       result: { serverInfo: { name: 'ledger' } },
     });
+    expect(modules).toContain('dist/src/mcp/initialize.js'); // the trace works
+    expect(oclif(modules)).toEqual([]);
+    expect(heavy(modules)).toEqual([]);
+    expect(
+      modules.filter((m) =>
+        /node_modules\/|dist\/src\/(mcp\/(sdk|server|tools)|library|app|store|ledger)[./]/.test(m),
+      ),
+    ).toEqual([]);
+  });
+
+  it('mcp loads the SDK, as one bundle, once the client sends more than initialize', () => {
+    const ping = `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`;
+    const { code, stdout, modules } = loadedBy(['mcp'], gitdir(), INITIALIZE + ping);
+    expect(code).toBe(0);
+    expect(
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line).id),
+    ).toEqual([1, 2]);
     expect(modules).toContain('dist/src/mcp/sdk.js'); // the bundle (scripts/bundle-hot.js)
     expect(oclif(modules)).toEqual([]);
     expect(heavy(modules)).toEqual([]);
