@@ -184,7 +184,7 @@ async function stepOnce(
   const to = claims.status;
   const recordedAt = now.toISOString();
   // The same derivation `verify` re-derives with: a step's status follows from the step.
-  const { status, reasons } = sealedStatus(
+  const { status, reasons } = await sealedStatus(
     {
       schema: RECORD_SCHEMA_V4,
       format: LIFECYCLE_FORMAT,

@@ -5,17 +5,11 @@
  * the user sees them all at once.
  */
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
-import {
-  detectFormat,
-  formatModule,
-  issuesToProblems,
-  malformedHandoffFormat,
-  type FormatModule,
-  type ParsedHandoff,
-  type ParseResult,
-} from '../formats/index.js';
+import type { FormatModule, ParsedHandoff, ParseResult } from '../formats/index.js';
+import { issuesToProblems, ownFormat } from '../formats/own.js';
 import { LedgerError, type Problem } from '../model/errors.js';
 import { Claims, type FormatName } from '../model/record.js';
+import { OWN_FORMAT } from '../model/vocabulary.js';
 import { checkRepoPath, readRegularFile, resolveInside, resolveMemo } from '../paths/index.js';
 import { otherWorktrees } from '../store/git/base.js';
 import {
@@ -35,7 +29,9 @@ export interface Handoff extends ParsedHandoff {
 /**
  * The handoff: the input file through its format's module (named, or detected with the
  * signals that decided it), or the module's handoff from flags alone; then the claim flags,
- * which may add to the file but never contradict it.
+ * which may add to the file but never contradict it. The format registry (every format module
+ * and its parsers) is loaded only for a handoff file or another format than the ledger's own:
+ * `record --status` never pays for it (issue 21).
  */
 export async function parseInput(
   request: ReadRequest,
@@ -48,6 +44,7 @@ export async function parseInput(
   let detected: Handoff['detected'];
   let result: ParseResult;
   if (request.from) {
+    const { detectFormat, formatModule, malformedHandoffFormat } = await registry();
     try {
       if (request.format) module = formatModule(request.format);
       else {
@@ -85,7 +82,8 @@ export async function parseInput(
       // auditor, so any verifier can re-derive it; verify applies its policy's gates on top.
     });
   } else {
-    module = formatModule(request.format ?? 'ledger');
+    const format = request.format ?? OWN_FORMAT;
+    module = format === OWN_FORMAT ? ownFormat : (await registry()).formatModule(format);
     if (module.fromFlags === undefined) {
       problems.push({
         path: 'from',
@@ -101,7 +99,9 @@ export async function parseInput(
   if (!result.ok) {
     const from = request.from;
     const recognised =
-      from === undefined || request.format === undefined || looksLike(module.name, from);
+      from === undefined ||
+      request.format === undefined ||
+      looksLike(await registry(), module.name, from);
     // Which format the file was taken for, and why: the problems below are that format's, and a
     // user who handed over the wrong file needs to know what it was read as (issue 20).
     if (from)
@@ -150,11 +150,20 @@ export async function parseInput(
   };
 }
 
+/** The format registry, loaded on first use. */
+function registry(): Promise<typeof import('../formats/index.js')> {
+  return import('../formats/index.js');
+}
+
 /** Whether detection, too, would read these bytes as `format`: the file is such a handoff. */
-function looksLike(format: FormatName, from: HandoffBytes): boolean {
-  if (malformedHandoffFormat(from.bytes, from.fileName)?.name === format) return true;
+function looksLike(
+  formats: Pick<typeof import('../formats/index.js'), 'detectFormat' | 'malformedHandoffFormat'>,
+  format: FormatName,
+  from: HandoffBytes,
+): boolean {
+  if (formats.malformedHandoffFormat(from.bytes, from.fileName)?.name === format) return true;
   try {
-    return detectFormat(from.bytes, from.fileName).module.name === format;
+    return formats.detectFormat(from.bytes, from.fileName).module.name === format;
   } catch {
     return false;
   }

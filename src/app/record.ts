@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
-import { issuesToProblems } from '../formats/index.js';
+import { issuesToProblems } from '../formats/own.js';
 import { appendRecord } from '../ledger/append.js';
 import { spoolCopy } from '../ledger/spool.js';
 import { LedgerError, type Problem } from '../model/errors.js';
@@ -220,7 +220,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const branch = await currentBranch(repo, head);
     const input =
       request.from === undefined ? undefined : { ...sourceName(request.from.fileName), root };
-    const { status, reasons } = sealedStatus(
+    const { status, reasons } = await sealedStatus(
       {
         schema: RECORD_SCHEMA,
         format: handoff.format,
@@ -298,11 +298,11 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
  * The effective status a record is sealed with: exactly what `verify` re-derives from the
  * record later (same function, same bytes, same context), so the two cannot disagree.
  */
-export function sealedStatus(
+export async function sealedStatus(
   record: DerivableRecord,
   kept: KeptInputs,
-): { status: Status; reasons: Reason[] } {
-  const derived = deriveStatus(record, kept);
+): Promise<{ status: Status; reasons: Reason[] }> {
+  const derived = await deriveStatus(record, kept);
   if (!derived.ok || derived.caveat !== undefined) {
     throw new LedgerError(
       'INVALID_INPUT',

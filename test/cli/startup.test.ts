@@ -156,12 +156,31 @@ describe('start-up imports', () => {
     ).toEqual([]);
   });
 
-  it('record on a command line the fast path understands loads no oclif (issue 21)', () => {
-    const { code, stdout, modules } = loadedBy(['record', '--status', 'success'], gitdir());
+  it('record on a command line the fast path understands loads no oclif, and without a handoff file no format registry or yaml (issue 21)', () => {
+    const repo = gitdir();
+    for (const args of [
+      ['record', '--status', 'success'],
+      ['record', '--status', 'success', '--summary', 'x', '--json'],
+    ]) {
+      const { code, stdout, modules } = loadedBy(args, repo);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(/sha256:[0-9a-f]{64}/);
+      expect(modules).toContain('dist/src/cli/fast-record.js');
+      expect(oclif(modules)).toEqual([]);
+      // The ledger's own format needs neither the registry nor any other format's parsers.
+      expect(
+        modules.filter((m) =>
+          /node_modules\/yaml\/|dist\/src\/formats\/(index|registry)\.js|dist\/src\/formats\/(kxm|mainark|maxsim|structured|team)\//.test(
+            m,
+          ),
+        ),
+      ).toEqual([]);
+    }
+    // A handoff file still loads them: detection needs every format.
+    writeFileSync(join(repo, 'handoff.json'), '{"status":"success","summary":"kept"}\n');
+    const { code, modules } = loadedBy(['record', '--from', 'handoff.json'], repo);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);
-    expect(modules).toContain('dist/src/cli/fast-record.js');
-    expect(oclif(modules)).toEqual([]);
+    expect(modules).toContain('dist/src/formats/index.js');
   });
 
   it('verify of an honest ledger loads no oclif, re-run, attestation, lifecycle or record code (issue 21)', () => {

@@ -45,7 +45,7 @@ const witness = (
 /** A complete record around `derivable`, stored and read back as `verify` sees it. */
 function storedAs(
   derivable: DerivableRecord,
-  sealed: ReturnType<typeof sealedStatus>,
+  sealed: Awaited<ReturnType<typeof sealedStatus>>,
 ): LedgerRecord {
   const record = {
     ...derivable,
@@ -69,7 +69,7 @@ describe('record seals what verify re-derives', () => {
   let sealed = 0;
   for (const path of handoffs) {
     const name = path.slice(HANDOFFS.length + 1);
-    it(`${name}: same status and reasons after a canonical round trip, with and without a failing witness`, () => {
+    it(`${name}: same status and reasons after a canonical round trip, with and without a failing witness`, async () => {
       const bytes = readFileSync(path);
       const fileName = name.split('/').at(-1)!;
       let module;
@@ -89,9 +89,9 @@ describe('record seals what verify re-derives', () => {
           claims: parsed.handoff.claims,
           observed: { recordedAt: AT, witnesses, input: { fileName, root: '/work/repo' } },
         };
-        const seal = sealedStatus(derivable, { source: bytes, attachments });
+        const seal = await sealedStatus(derivable, { source: bytes, attachments });
         const stored = storedAs(derivable, seal);
-        const again = deriveStatus(stored, { source: bytes, attachments });
+        const again = await deriveStatus(stored, { source: bytes, attachments });
         expect(again).toEqual({ ok: true, status: seal.status, reasons: seal.reasons });
         if (witnesses.length > 0) expect(seal.status).toBe('failed');
         // and the seal is the format's own verdict, lowered only by the witnesses
@@ -120,58 +120,60 @@ describe('records made without a handoff file', () => {
   });
   const none = { attachments: new Map() };
 
-  it('flags only: the claimed ledger status, lowered by witnesses; any other word cannot have been recorded', () => {
-    expect(deriveStatus(base('ledger', { status: 'partial' }), none)).toEqual({
+  it('flags only: the claimed ledger status, lowered by witnesses; any other word cannot have been recorded', async () => {
+    expect(await deriveStatus(base('ledger', { status: 'partial' }), none)).toEqual({
       ok: true,
       status: 'partial',
       reasons: [],
     });
     const failing = { ...base('ledger', { status: 'success' }) };
     failing.observed = { ...failing.observed, witnesses: [witness('make', null, true)] };
-    expect(deriveStatus(failing, none)).toMatchObject({
+    expect(await deriveStatus(failing, none)).toMatchObject({
       ok: true,
       status: 'failed',
       reasons: [{ code: 'WITNESS_TIMED_OUT', subject: 'make' }],
     });
-    expect(deriveStatus(base('ledger', { status: 'PASS' }), none)).toMatchObject({ ok: false });
+    expect(await deriveStatus(base('ledger', { status: 'PASS' }), none)).toMatchObject({
+      ok: false,
+    });
   });
 
-  it('a Mainark run that left no partial: partial, MAINARK_NO_PARTIAL naming the task', () => {
+  it('a Mainark run that left no partial: partial, MAINARK_NO_PARTIAL naming the task', async () => {
     // The claims `record --format mainark --task MAI-7` stores (no partial: empty handoff stats).
     const claims = formatModule('mainark').fromFlags!({ task: 'MAI-7' });
     if (!claims.ok) throw new Error('mainark makes a handoff from flags');
-    expect(deriveStatus(base('mainark', claims.handoff.claims), none)).toMatchObject({
+    expect(await deriveStatus(base('mainark', claims.handoff.claims), none)).toMatchObject({
       ok: true,
       status: 'partial',
       reasons: [{ code: 'MAINARK_NO_PARTIAL', subject: 'MAI-7' }],
     });
   });
 
-  it('a lifecycle step: accepted → success, rejected → failed, superseded → partial', () => {
+  it('a lifecycle step: accepted → success, rejected → failed, superseded → partial', async () => {
     const step = (status: string) =>
       deriveStatus(
         base('kxm', { status, extra: { lifecycle: { action: 'x', from: 'pending', to: status } } }),
         none,
       );
-    expect(step('accepted')).toMatchObject({ ok: true, status: 'success', reasons: [] });
-    expect(step('rejected')).toMatchObject({ ok: true, status: 'failed' });
-    expect(step('superseded')).toMatchObject({ ok: true, status: 'partial' });
-    expect(step('pending')).toMatchObject({ ok: false });
+    expect(await step('accepted')).toMatchObject({ ok: true, status: 'success', reasons: [] });
+    expect(await step('rejected')).toMatchObject({ ok: true, status: 'failed' });
+    expect(await step('superseded')).toMatchObject({ ok: true, status: 'partial' });
+    expect(await step('pending')).toMatchObject({ ok: false });
   });
 
-  it('any other format without its source cannot have been recorded: a problem, exact for v2, with a caveat for v1', () => {
-    const v2 = deriveStatus(base('structured', { status: 'completed' }), none);
+  it('any other format without its source cannot have been recorded: a problem, exact for v2, with a caveat for v1', async () => {
+    const v2 = await deriveStatus(base('structured', { status: 'completed' }), none);
     expect(v2).toMatchObject({ ok: false, problem: expect.stringMatching(/without its source/) });
     expect(v2).not.toHaveProperty('caveat');
-    const v1 = deriveStatus(
+    const v1 = await deriveStatus(
       { ...base('structured', { status: 'completed' }), schema: RECORD_SCHEMA_V1 },
       none,
     );
     expect(v1).toMatchObject({ ok: false, caveat: expect.stringMatching(/v1/) });
   });
 
-  it('a kept source that no longer parses is a problem, not a status', () => {
-    const broken = deriveStatus(
+  it('a kept source that no longer parses is a problem, not a status', async () => {
+    const broken = await deriveStatus(
       {
         ...base('structured', { status: 'completed' }),
         observed: { recordedAt: AT, witnesses: [], input: { root: '/r' } },

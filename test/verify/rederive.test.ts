@@ -204,7 +204,7 @@ describe('the effective status, re-derived', () => {
     const kept = await keep(store, source);
     const { witnesses: _w, ...observedV1 } = made.record.observed;
     // What record derived in /work/repo (v2 rules, with the work tree path it kept).
-    const atHome = deriveStatus(
+    const atHome = await deriveStatus(
       {
         schema: RECORD_SCHEMA,
         format: 'maxsim',

@@ -43,6 +43,61 @@ export interface PackFilesOptions {
    * verdicts come back in `scanned`. A path scanned is not held.
    */
   scan?: { paths: ReadonlySet<string>; maxFileBytes: number; maxTotalBytes: number };
+  /** Workers started ahead (PackWorkers.start), used before any new one is started. */
+  workers?: PackWorkers;
+}
+
+/**
+ * Pack worker threads started before their work is known: a worker takes 0.1–0.3 s to boot (a
+ * Node realm, its modules), which the snapshot spends listing and sizing the work tree
+ * instead of waiting for it (issue 21). An idle worker does not keep the process alive
+ * (unref'd), and `close()` ends those never taken; the owner calls it on every path, success or
+ * failure. One that failed before it was taken is ended and not handed out: a new worker is
+ * started in its place, and reports the failure where `packWorktreeFiles` listens.
+ */
+export class PackWorkers {
+  readonly #idle: Worker[] = [];
+  readonly #broken = new Set<Worker>();
+
+  private constructor() {}
+
+  static start(threads: number): PackWorkers {
+    const pool = new PackWorkers();
+    let url: URL;
+    try {
+      url = workerUrl();
+    } catch {
+      return pool; // packWorktreeFiles reports it when it starts a worker itself
+    }
+    for (let i = 0; i < threads; i++) {
+      const worker = new Worker(url);
+      worker.unref();
+      const broken = () => pool.#broken.add(worker);
+      worker.once('error', broken);
+      worker.once('exit', broken);
+      pool.#idle.push(worker);
+    }
+    return pool;
+  }
+
+  /** Up to `count` idle workers, now the caller's (its listeners, its teardown). */
+  take(count: number): Worker[] {
+    const taken: Worker[] = [];
+    while (taken.length < count && this.#idle.length > 0) {
+      const worker = this.#idle.pop()!;
+      worker.removeAllListeners('error');
+      worker.removeAllListeners('exit');
+      if (this.#broken.has(worker)) void worker.terminate();
+      else taken.push(worker);
+    }
+    return taken;
+  }
+
+  /** Ends the workers never taken. */
+  async close(): Promise<void> {
+    const idle = this.#idle.splice(0);
+    await Promise.all(idle.map((worker) => worker.terminate()));
+  }
 }
 
 export interface PackFilesResult {
@@ -89,6 +144,7 @@ export async function packWorktreeFiles(
   try {
     await new Promise<void>((resolve, reject) => {
       let running = Math.max(1, Math.min(options.threads, paths.length));
+      const ready = options.workers?.take(running) ?? [];
       let failed = false;
       const fail = (error: Error) => {
         if (failed) return;
@@ -114,7 +170,8 @@ export async function packWorktreeFiles(
                 scanTotalKiB: Math.floor(options.scan!.maxTotalBytes / 1024),
               }),
         };
-        const worker = new Worker(workerUrl(), { workerData: data });
+        const worker = ready.pop() ?? new Worker(workerUrl());
+        worker.ref();
         workers.push(worker);
         let finished = false;
         worker.on('message', (message: WorkerMessage) => {
@@ -166,6 +223,7 @@ export async function packWorktreeFiles(
         worker.on('exit', (code) => {
           if (!finished) fail(internalError(`a pack worker exited early (exit ${code})`));
         });
+        worker.postMessage(data);
       }
     });
   } catch (error) {

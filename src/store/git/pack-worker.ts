@@ -1,6 +1,7 @@
 /**
- * A pack worker thread (started by `packWorktreeFiles` in pack-files.ts, loaded by URL from
- * beside it): takes the next path from the shared counter, reads it with the snapshot's own
+ * A pack worker thread (started by `packWorktreeFiles` in pack-files.ts, or ahead of its work
+ * by `PackWorkers`; loaded by URL from beside it, given its job as its first message): takes
+ * the next path from the shared counter, reads it with the snapshot's own
  * `readEntry` (read-entry.ts: the same open-first rules as the main thread), hashes it (git's
  * SHA-1 and SHA-256 from one buffer) and deflates it into a pack entry, and posts the entries
  * in batches, waiting while too many bytes are in flight to the pack writer.
@@ -11,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { realpath } from 'node:fs/promises';
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { crc32, deflateSync } from 'node:zlib';
 import { ContentScan } from '../../record/secrets.js';
 import { packEntryHeader } from './pack-entry.js';
@@ -173,4 +174,7 @@ function scanBudget(state: Int32Array, size: number, totalKiB: number): boolean 
   }
 }
 
-if (parentPort !== null) void work(parentPort, workerData as PackWorkerData);
+// The job comes as the first message, not as workerData: a worker may be started before its
+// work is known (PackWorkers in pack-files.ts), so that it boots while the snapshot lists.
+const port = parentPort;
+if (port !== null) port.once('message', (data: PackWorkerData) => void work(port, data));
