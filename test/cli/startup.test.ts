@@ -252,6 +252,11 @@ describe('start-up imports', () => {
       expect(code, args.join(' ')).toBe(exit);
       expect(modules).toContain('dist/src/cli/fast-sync.js'); // the trace works
       expect(oclif(modules)).toEqual([]);
+      // Nothing new to adopt (the second sync): no record is checked, so no zod (issue 21).
+      if ((args as readonly string[]).includes('--no-push'))
+        expect(
+          modules.filter((m) => /node_modules\/zod\/|dist\/src\/model\/record\.js/.test(m)),
+        ).toEqual([]);
     }
   });
 
