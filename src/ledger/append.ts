@@ -6,7 +6,8 @@
 import { encodeCanonical, toRecordId } from '../canonical/index.js';
 import { LedgerError } from '../model/errors.js';
 import { killPoint } from '../model/faults.js';
-import { LOG_ENTRY_SCHEMA, type LogEntry } from '../model/record.js';
+import type { LogEntry } from '../model/record.js';
+import { LOG_ENTRY_SCHEMA } from '../model/vocabulary.js';
 import { encodeCommit, encodeTree, MODE, type TreeEntry } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import {

@@ -9,13 +9,10 @@ import {
   toRecordId,
   type CborValue,
 } from '../canonical/index.js';
-import {
-  Attestation,
-  ATTESTATION_SCHEMA,
-  SIGNATURE_SCHEMA,
-  SignatureObject,
-} from '../model/attestation.js';
+import type { Attestation, SignatureObject } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
+import { ATTESTATION_SCHEMA, SIGNATURE_SCHEMA } from '../model/leaf-vocabulary.js';
+import { leafSchemas } from '../model/schemas.js';
 import { encodeCommit, MODE } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
 import { ledgerCommit } from './commit.js';
@@ -111,7 +108,11 @@ async function readLeaves<T>(
   store: ObjectReader,
   map: ReadonlyMap<string, string> | undefined,
   what: string,
-  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  // A loader, called by the first leaf that gets that far: a ledger with no leaf to read
+  // never imports zod for them (issue 21).
+  schemaOf: () => Promise<{
+    safeParse(value: unknown): { success: true; data: T } | { success: false };
+  }>,
 ): Promise<ReadLeaves<T>> {
   const leaves = new Map<string, T>();
   const damaged: DamagedLeaf[] = [];
@@ -138,7 +139,7 @@ async function readLeaves<T>(
       });
       continue;
     }
-    const parsed = schema.safeParse(value);
+    const parsed = (await schemaOf()).safeParse(value);
     if (!parsed.success) {
       damaged.push({ id, problem: `the ${what} ${id} does not match its schema` });
       continue;
@@ -152,14 +153,24 @@ export function readSignatures(
   store: ObjectReader,
   index: LedgerIndex,
 ): Promise<ReadLeaves<SignatureObject>> {
-  return readLeaves(store, index.signatures, 'signature', SignatureObject);
+  return readLeaves(
+    store,
+    index.signatures,
+    'signature',
+    async () => (await leafSchemas()).SignatureObject,
+  );
 }
 
 export function readAttestations(
   store: ObjectReader,
   index: LedgerIndex,
 ): Promise<ReadLeaves<Attestation>> {
-  return readLeaves(store, index.attestations, 'attestation', Attestation);
+  return readLeaves(
+    store,
+    index.attestations,
+    'attestation',
+    async () => (await leafSchemas()).Attestation,
+  );
 }
 
 /** Signatures grouped by the id they sign, each with its own leaf id (findings name it). */

@@ -6,7 +6,7 @@
 import { decodeCanonical, toRecordId } from '../canonical/index.js';
 import { LedgerError } from '../model/errors.js';
 import type { LogEntry } from '../model/record.js';
-import { recordSchemas } from '../model/schemas.js';
+import { parseLogEntry } from '../model/log-entry.js';
 import { MODE, parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import {
@@ -245,13 +245,13 @@ export async function readEntry(
       },
     );
   }
-  const parsed = (await recordSchemas()).LogEntry.safeParse(value);
-  if (!parsed.success) {
+  const entry = parseLogEntry(value);
+  if (entry === undefined) {
     throw new LedgerError('INTEGRITY', `log entry ${id} does not match the log entry schema`, {
       record: id,
     });
   }
-  return { id, entry: parsed.data };
+  return { id, entry };
 }
 
 export async function readAllEntries(

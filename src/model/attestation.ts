@@ -4,23 +4,16 @@
  * Both are canonical CBOR, stored under their own sha256 id (see ledger/layout.ts).
  */
 import { z } from 'zod';
-import { RECORD_ID } from './record.js';
+import { ATTESTATION_SCHEMA, ATTESTATION_SCHEMA_V1, SIGNATURE_SCHEMA } from './leaf-vocabulary.js';
+import { RECORD_ID } from './vocabulary.js';
 
-export const SIGNATURE_SCHEMA = 'ledger.signature/v1';
-/** The schema new attestations are written in. */
-export const ATTESTATION_SCHEMA = 'ledger.attestation/v2';
-export const ATTESTATION_SCHEMA_V1 = 'ledger.attestation/v1';
-/** SSHSIG namespace of every ledger signature; the signed message is the subject id string. */
-export const SIGNATURE_NAMESPACE = 'ledger';
-
-/**
- * What a recorder signature signs (an MCP server or hook set up with `--sign`): "this record
- * was made by ledger on my machine", not "I produced it". A prefix no id starts with, so the
- * bytes can never be read as a producer signature over the bare id, nor the other way round.
- */
-export function recorderMessage(id: string): string {
-  return `ledger-recorded-here ${id}`;
-}
+export {
+  ATTESTATION_SCHEMA,
+  ATTESTATION_SCHEMA_V1,
+  recorderMessage,
+  SIGNATURE_NAMESPACE,
+  SIGNATURE_SCHEMA,
+} from './leaf-vocabulary.js';
 
 const id = z.string().regex(RECORD_ID, 'a ledger id sha256:<64 lowercase hex>');
 const short = z.string().max(4096);

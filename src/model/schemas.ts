@@ -9,3 +9,14 @@ export function recordSchemas(): Promise<typeof import('./record.js')> {
   loading ??= import('./record.js');
   return loading;
 }
+
+let loadingLeaves: Promise<typeof import('./attestation.js')> | undefined;
+
+/**
+ * The zod schemas of signatures and attestations, loaded likewise: by the first leaf read, not
+ * by every verify of a ledger that holds none or whose tip is cached.
+ */
+export function leafSchemas(): Promise<typeof import('./attestation.js')> {
+  loadingLeaves ??= import('./attestation.js');
+  return loadingLeaves;
+}

@@ -15,14 +15,8 @@
  * (src/verify/format-rules.ts), so that a plain verify never pays for them (issue 21).
  */
 import type { FormatModule, FormatOptions, ParseContext } from '../formats/index.js';
-import {
-  LIFECYCLE_FORMAT,
-  RECORD_SCHEMA_V1,
-  type LedgerRecord,
-  type Observed,
-  type Reason,
-  type Status,
-} from '../model/record.js';
+import type { LedgerRecord, Observed, Reason } from '../model/record.js';
+import { LIFECYCLE_FORMAT, RECORD_SCHEMA_V1, type Status } from '../model/vocabulary.js';
 import { deriveEffectiveStatus } from './status.js';
 
 /** What the derivation reads of a record: enough for `record` to call it before sealing. */

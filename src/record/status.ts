@@ -2,7 +2,8 @@
  * The effective status: the format's own verdict, lowered by what `ledger` observed. A claim
  * of success with a witness that failed is a failure, whatever the agent wrote.
  */
-import { worseStatus, type Reason, type Status, type WitnessObservation } from '../model/record.js';
+import type { Reason, WitnessObservation } from '../model/record.js';
+import { worseStatus, type Status } from '../model/vocabulary.js';
 
 /** `current`, lowered to `floor` when `floor` is worse (one ranking: model/record.ts). */
 export function lowerTo(current: Status, floor: Status): Status {

@@ -8,7 +8,8 @@
  * status means, and which extra rules apply, comes from the record's format module; nothing
  * here names a format.
  */
-import { statusRank, type LedgerRecord } from '../model/record.js';
+import type { LedgerRecord } from '../model/record.js';
+import { statusRank } from '../model/vocabulary.js';
 import type { ObjectReader } from '../store/port.js';
 import { BlobReads } from './blobs.js';
 import { checkClaimedCommands, type ClaimOptions } from './claim-commands.js';

@@ -12,7 +12,8 @@
 import { deriveStatusBy, type Derivation, type KeptInputs } from '../record/derivation.js';
 import { deriveEffectiveStatus } from '../record/status.js';
 import type { FormatOptions } from '../model/format-options.js';
-import { statusRank, type LedgerRecord, type Reason } from '../model/record.js';
+import type { LedgerRecord, Reason } from '../model/record.js';
+import { statusRank } from '../model/vocabulary.js';
 import { fail, pass, unverifiable } from './checks.js';
 import type { FormatRulesOf } from './format-rules.js';
 import type { CheckSink } from './types.js';

@@ -10,7 +10,8 @@ import { RECORD_FILE } from '../ledger/layout.js';
 // The same cap as every other command's record reader: what verify decodes, they decode.
 import { MAX_RECORD_BYTES } from '../ledger/records.js';
 import { isLedgerError } from '../model/errors.js';
-import { Record as RecordSchema, type LedgerRecord } from '../model/record.js';
+import type { LedgerRecord } from '../model/record.js';
+import { recordSchemas } from '../model/schemas.js';
 import { parseTree, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { BlobReads, readCapped } from './blobs.js';
@@ -184,7 +185,9 @@ async function verifyRecord(
     );
     return;
   }
-  const parsed = RecordSchema.safeParse(value);
+  // zod is loaded here, by the first record checked: a cached verify with nothing new never
+  // reaches this line, and must not pay for zod at start-up (issue 21).
+  const parsed = (await recordSchemas()).Record.safeParse(value);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     checks.push(

@@ -4,11 +4,8 @@
  * the allowed_signers file and the policy's role patterns, both read as `ssh-keygen -Y verify`
  * reads principal patterns. A producer name is only ever `verified` through a trusted signature.
  */
-import {
-  recorderMessage,
-  SIGNATURE_NAMESPACE,
-  type SignatureObject,
-} from '../model/attestation.js';
+import type { SignatureObject } from '../model/attestation.js';
+import { recorderMessage, SIGNATURE_NAMESPACE } from '../model/leaf-vocabulary.js';
 import {
   findSigner,
   isAllowedSigner,

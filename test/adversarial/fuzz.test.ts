@@ -11,7 +11,7 @@ import { stress } from '../helpers/stress.js';
 import { decodeCanonical } from '../../src/canonical/index.js';
 import { formatModule } from '../../src/formats/index.js';
 import { createSniff } from '../../src/formats/kit/sniff.js';
-import { parsePolicy } from '../../src/app/policy/local.js';
+import { parsePolicy } from '../../src/app/policy/schema.js';
 import { Attestation, SignatureObject } from '../../src/model/attestation.js';
 import { isLedgerError } from '../../src/model/errors.js';
 import { FORMATS, LEDGER_AUTHORED_FIELDS } from '../../src/model/record.js';

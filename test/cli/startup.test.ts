@@ -211,6 +211,33 @@ describe('start-up imports', () => {
     }
   });
 
+  it('verify with nothing new since the cached tip loads no zod, no record or policy schema (issue 21)', () => {
+    const repo = gitdir();
+    const record = ['record', '--status', 'success'];
+    // Two records, one signature-free ledger; the first verify checks them and caches the tip.
+    for (const args of [record, [...record, '--summary', 'second'], ['verify']]) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: repo, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    for (const args of [['verify'], ['verify', '--json']]) {
+      const { code, stdout, modules } = loadedBy(args, repo);
+      expect(code).toBe(0);
+      expect(modules).toContain('dist/src/cli/fast-verify.js'); // the trace works
+      if (args.includes('--json')) expect(JSON.parse(stdout)).toMatchObject({ ok: true });
+      expect(
+        modules.filter((m) =>
+          /node_modules\/zod\/|dist\/src\/model\/(record|attestation|format-options)\.js|dist\/src\/app\/policy\/(schema|rerun-policy)\.js/.test(
+            m,
+          ),
+        ),
+      ).toEqual([]);
+    }
+    // A full check reads the records, and so their schema: the cache, not luck, spared it.
+    const full = loadedBy(['verify', '--full'], repo);
+    expect(full.code).toBe(0);
+    expect(full.modules).toContain('dist/src/model/record.js');
+  });
+
   it('verify loads the format modules only for a record that needs them (a kept handoff), and still judges it', () => {
     const repo = gitdir();
     writeFileSync(join(repo, 'handoff.json'), '{"status":"success","summary":"kept"}\n');
@@ -244,6 +271,11 @@ describe('start-up imports', () => {
       expect(code, args.join(' ')).toBe(exit);
       expect(modules).toContain('dist/src/cli/fast-sync.js'); // the trace works
       expect(oclif(modules)).toEqual([]);
+      // Nothing new to adopt (the second sync): no record is checked, so no zod (issue 21).
+      if ((args as readonly string[]).includes('--no-push'))
+        expect(
+          modules.filter((m) => /node_modules\/zod\/|dist\/src\/model\/record\.js/.test(m)),
+        ).toEqual([]);
     }
   });
 

@@ -3,7 +3,8 @@
  * else — pulled witnesses and every agent-written command — only when the policy names it.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY, parsePolicy } from '../../src/app/policy/local.js';
+import { DEFAULT_POLICY } from '../../src/app/policy/local.js';
+import { parsePolicy } from '../../src/app/policy/schema.js';
 import { rerunDecision, setupSteps, type RerunPolicy } from '../../src/app/policy/rerun-policy.js';
 
 const byDefault: RerunPolicy = DEFAULT_POLICY.rerun;

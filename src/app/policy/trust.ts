@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { FormatOptions } from '../../model/format-options.js';
-import { recorderMessage, SIGNATURE_NAMESPACE } from '../../model/attestation.js';
+import { recorderMessage, SIGNATURE_NAMESPACE } from '../../model/leaf-vocabulary.js';
 import { LedgerError } from '../../model/errors.js';
 import { checkRegularFile, printableLine } from '../../paths/index.js';
 import { parsePublicKeyLine, signWithSshKeygen, type SshKeygenSigner } from '../../sign/index.js';
