@@ -21,11 +21,11 @@ if (argv[0] === '--version' || argv[0] === '-v') {
   // answered: nothing to record, nothing to say
 } else if ((argv[0] === 'log' || argv[0] === 'mcp') && (await fastCommandDone(argv))) {
   // answered without oclif
-} else if (argv[0] === 'record' && (await fastRecordDone(argv))) {
+} else if (argv[0] === 'record' && (await fastAnswerDone('fast-record', 'fastRecord', argv))) {
   // recorded (or refused) without oclif
-} else if (argv[0] === 'verify' && (await fastVerifyDone(argv))) {
+} else if (argv[0] === 'verify' && (await fastAnswerDone('fast-verify', 'fastVerify', argv))) {
   // verified (or refused) without oclif
-} else if (argv[0] === 'sync' && (await fastSyncDone(argv))) {
+} else if (argv[0] === 'sync' && (await fastAnswerDone('fast-sync', 'fastSync', argv))) {
   // synced (or refused) without oclif
 } else {
   const { main } = await import('../dist/src/cli/main.js');
@@ -50,53 +50,19 @@ async function fastCommandDone(args) {
   }
 }
 
-async function fastVerifyDone(args) {
-  let fastVerify;
+// record, verify and sync: the module answers every failure of the command itself once it has
+// begun; what escapes it (a write to a closed stdout) is reported as main() would, never a
+// reason to record, check or push a second time.
+async function fastAnswerDone(file, name, args) {
+  let answer;
   try {
-    ({ fastVerify } = await import('../dist/src/cli/fast-verify.js'));
+    answer = (await import(`../dist/src/cli/${file}.js`))[name];
   } catch {
     return false; // nothing was done: the full path answers (and reports what went wrong)
   }
   try {
-    return await fastVerify(args);
+    return await answer(args);
   } catch (error) {
-    // What escapes fastVerify (a write to a closed stdout) is reported as main() would.
-    const { reportFailure, toPlainFailure } = await import('../dist/src/cli/report-failure.js');
-    process.exitCode = reportFailure(toPlainFailure(error), args.includes('--json'));
-    return true;
-  }
-}
-
-async function fastRecordDone(args) {
-  let fastRecord;
-  try {
-    ({ fastRecord } = await import('../dist/src/cli/fast-record.js'));
-  } catch {
-    return false; // nothing was done: the full path answers (and reports what went wrong)
-  }
-  try {
-    return await fastRecord(args);
-  } catch (error) {
-    // fastRecord answers every failure of the record itself; what escapes it (a write to a
-    // closed stdout) is reported as main() would, never a reason to record a second time.
-    const { reportFailure, toPlainFailure } = await import('../dist/src/cli/report-failure.js');
-    process.exitCode = reportFailure(toPlainFailure(error), args.includes('--json'));
-    return true;
-  }
-}
-
-async function fastSyncDone(args) {
-  let fastSync;
-  try {
-    ({ fastSync } = await import('../dist/src/cli/fast-sync.js'));
-  } catch {
-    return false; // nothing was done: the full path answers (and reports what went wrong)
-  }
-  try {
-    return await fastSync(args);
-  } catch (error) {
-    // fastSync answers every failure of the sync itself; what escapes it (a write to a closed
-    // stdout) is reported as main() would, never a reason to fetch and push a second time.
     const { reportFailure, toPlainFailure } = await import('../dist/src/cli/report-failure.js');
     process.exitCode = reportFailure(toPlainFailure(error), args.includes('--json'));
     return true;

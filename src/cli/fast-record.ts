@@ -12,7 +12,7 @@
  * output.ts, progress.ts), and the body is the command's own (record-view.ts): the two paths
  * print the same bytes and exit with the same code (test/cli/fast-record.test.ts).
  */
-import { bugPoint } from '../model/faults.js';
+import { answerFast } from './fast-answer.js';
 import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import type { RecordFlags } from './record-view.js';
 
@@ -116,38 +116,9 @@ export async function fastRecord(
   if (OCLIF_DEBUG_ENV.some((name) => env[name] !== undefined)) return false;
   const line = fastRecordArgs(argv);
   if (line === undefined) return false;
-  let loaded;
-  try {
-    loaded = await Promise.all([
-      import('./record-view.js'),
-      import('./output.js'),
-      import('./progress.js'),
-      import('./report-failure.js'),
-    ]);
-  } catch {
-    return false; // nothing was read or run yet: the full path starts over
-  }
-  const [{ recordView }, { writeOutput }, { Progress }, { reportFailure, toPlainFailure }] = loaded;
-  // From here on the record has begun. The command base's own steps (src/cli/base.ts run()).
-  let progressLine: InstanceType<typeof Progress> | undefined;
-  const progress = (message: string): void => {
-    progressLine ??= new Progress({
-      stream: process.stderr,
-      enabled: !line.json && process.stderr.isTTY === true,
-      lines: false,
-    });
-    progressLine.report(message);
-  };
-  let output;
-  try {
-    bugPoint('command');
-    output = await recordView(process.cwd(), line.flags, progress);
-  } catch (error) {
-    progressLine?.done();
-    process.exitCode = reportFailure(toPlainFailure(error), line.json);
-    return true;
-  }
-  progressLine?.done();
-  writeOutput(output, line.json);
-  return true;
+  return answerFast({
+    view: () => import('./record-view.js'),
+    json: line.json,
+    run: ({ recordView }, { progress }) => recordView(process.cwd(), line.flags, progress),
+  });
 }

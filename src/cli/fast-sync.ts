@@ -15,7 +15,7 @@
  * command base uses, with the command's own body (sync-view.ts): the two paths print the same
  * bytes and exit with the same code (test/cli/fast-sync.test.ts).
  */
-import { bugPoint } from '../model/faults.js';
+import { answerFast } from './fast-answer.js';
 import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import type { SyncFlags } from './sync-view.js';
 
@@ -76,38 +76,9 @@ export async function fastSync(
   if (OCLIF_DEBUG_ENV.some((name) => env[name] !== undefined)) return false;
   const line = fastSyncArgs(argv);
   if (line === undefined) return false;
-  let loaded;
-  try {
-    loaded = await Promise.all([
-      import('./sync-view.js'),
-      import('./output.js'),
-      import('./progress.js'),
-      import('./report-failure.js'),
-    ]);
-  } catch {
-    return false; // nothing was fetched or written yet: the full path starts over
-  }
-  const [{ syncView }, { writeOutput }, { Progress }, { reportFailure, toPlainFailure }] = loaded;
-  // From here on the sync has begun. The command base's own steps (src/cli/base.ts run()).
-  let progressLine: InstanceType<typeof Progress> | undefined;
-  const progress = (message: string): void => {
-    progressLine ??= new Progress({
-      stream: process.stderr,
-      enabled: !line.json && process.stderr.isTTY === true,
-      lines: false,
-    });
-    progressLine.report(message);
-  };
-  let output;
-  try {
-    bugPoint('command');
-    output = await syncView(process.cwd(), line.remote, line.flags, progress);
-  } catch (error) {
-    progressLine?.done();
-    process.exitCode = reportFailure(toPlainFailure(error), line.json);
-    return true;
-  }
-  progressLine?.done();
-  writeOutput(output, line.json);
-  return true;
+  return answerFast({
+    view: () => import('./sync-view.js'),
+    json: line.json,
+    run: ({ syncView }, { progress }) => syncView(process.cwd(), line.remote, line.flags, progress),
+  });
 }

@@ -14,7 +14,7 @@
  * command's own body (verify-view.ts), so the two paths print the same bytes and exit with the
  * same code (test/cli/fast-verify.test.ts).
  */
-import { bugPoint } from '../model/faults.js';
+import { answerFast } from './fast-answer.js';
 import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import { ANNOTATION_FORMATS } from './annotations.js';
 import type { VerifyFlags } from './verify-view.js';
@@ -87,47 +87,11 @@ export async function fastVerify(
   if (OCLIF_DEBUG_ENV.some((name) => env[name] !== undefined)) return false;
   const line = fastVerifyArgs(argv);
   if (line === undefined) return false;
-  let loaded;
-  try {
-    loaded = await Promise.all([
-      import('./verify-view.js'),
-      import('./output.js'),
-      import('./progress.js'),
-      import('./report-failure.js'),
-    ]);
-  } catch {
-    return false; // nothing was read yet: the full path starts over
-  }
-  const [
-    { verifyView },
-    { writeOutput, warnLine },
-    { Progress },
-    { reportFailure, toPlainFailure },
-  ] = loaded;
-  // From here on the verify has begun. The command base's own steps (src/cli/base.ts run()).
-  let progressLine: InstanceType<typeof Progress> | undefined;
-  const progress = (message: string): void => {
-    progressLine ??= new Progress({
-      stream: process.stderr,
-      enabled: line.flags.progress || (!line.json && process.stderr.isTTY === true),
-      lines: line.flags.progress,
-    });
-    progressLine.report(message);
-  };
-  let output;
-  try {
-    bugPoint('command');
-    output = await verifyView(process.cwd(), [], line.flags, {
-      json: line.json,
-      progress,
-      warnLine,
-    });
-  } catch (error) {
-    progressLine?.done();
-    process.exitCode = reportFailure(toPlainFailure(error), line.json);
-    return true;
-  }
-  progressLine?.done();
-  writeOutput(output, line.json);
-  return true;
+  return answerFast({
+    view: () => import('./verify-view.js'),
+    json: line.json,
+    progressLines: line.flags.progress,
+    run: ({ verifyView }, { progress, warnLine }) =>
+      verifyView(process.cwd(), [], line.flags, { json: line.json, progress, warnLine }),
+  });
 }
