@@ -61,8 +61,8 @@ export function openingOf(body: string): string {
  * What marks a phase summary: front matter with `phase` and `plan` (or a quick task's
  * `quick_id`) and something that says what was done — `key-files`, `files_modified`,
  * `file_tracking`, `key-decisions`, `completed` or `status` (its map) — or, before its first `##`
- * section, the `**Phase:**`/`**Plan:**` labels or a `# Plan 01-01 … Summary` title (an empty
- * map). Front matter that says it is a summary but is not YAML (real ones write `added:
+ * section, the `**Phase:**`/`**Plan:**` labels or a `# Plan 01-01 … Summary` title (with its
+ * front matter when that has `phase` and `plan`, else an empty map). Front matter that says it is a summary but is not YAML (real ones write `added:
  * [@xterm/xterm]`) gives its located problems: refused with the line to fix, never read as a
  * summary that claims nothing. Undefined when neither.
  */
@@ -84,7 +84,15 @@ export function phaseSummaryOf(
     return { fm: fm.value };
   }
   const opening = openingOf(body);
-  return LABELS.every((re) => re.test(opening)) || TITLE.test(opening) ? { fm: {} } : undefined;
+  if (!LABELS.every((re) => re.test(opening)) && !TITLE.test(opening)) return undefined;
+  // Its title or labels say it is a summary, so front matter a plan could also have (`phase`,
+  // `plan`, `files_modified` and no `completed`) is the summary's: read, never left unread.
+  if (raw !== null && raw !== undefined && (plan || quick || gsd2)) {
+    const fm = readFrontMatter(raw);
+    if (!fm.ok) return { problems: fm.problems };
+    return { fm: fm.value };
+  }
+  return { fm: {} };
 }
 
 /** `✓ Complete`, `completed`, `**PASS**`: the status word a summary claims, in the contract's words. */

@@ -156,6 +156,26 @@ describe('GSD-family summary shapes', () => {
     ]);
   });
 
+  it('a summary known by its title: its front matter files_modified are claims, and front matter that is not YAML is refused with its line', () => {
+    // `phase`, `plan` and `files_modified` and no `completed`/`status`: a plan's keys, but the
+    // title says Summary. Its front matter was left unread: recorded with zero claims, verify 0.
+    const h = parsed(
+      enc(
+        '---\nphase: 02\nplan: 01\nfiles_modified:\n  - src/a.ts\n  - src/missing.ts\n---\n\n# Phase 2 Plan 1: Config Summary\n\nDid the config work.\n',
+      ),
+    );
+    expect(pairs(h)).toEqual([
+      ['src/a.ts', 'touched'],
+      ['src/missing.ts', 'touched'],
+    ]);
+    const bad = maxsim.parse(
+      enc('---\nphase: 1\nplan: 2\ntags: [a, b\nkey: 1\n---\n\n# Phase 1 Plan 2 Summary\n'),
+      ctx,
+    );
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.problems[0]?.message).toMatch(/^front matter line 5, column 1: /);
+  });
+
   it('a front matter status no template uses is refused with the field, not read as no status', () => {
     const r = maxsim.parse(
       enc('---\nphase: 02\nplan: 01\nstatus: in-progress\n---\n\n# Summary\n'),
