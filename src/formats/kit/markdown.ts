@@ -47,6 +47,18 @@ export function withoutFences(text: string): string {
     .join('\n');
 }
 
+/**
+ * The text with every fenced block's lines blanked (fence lines included): what is left reads as
+ * CommonMark reads it — a table or a list inside a fence is code — and every line keeps its number.
+ */
+export function blankFences(text: string): string {
+  const fence = fenceTracker();
+  return text
+    .split('\n')
+    .map((l) => (fence.line(l) ? '' : l))
+    .join('\n');
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sections
 // ---------------------------------------------------------------------------------------------

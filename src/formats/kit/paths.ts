@@ -95,6 +95,12 @@ export function splitPathAndNote(text: string): PathText {
   return { kind: 'path', path: first, note, ticked: false };
 }
 
+/** Whether a name ends in a file extension; one has a letter: `v1.2` is a version, not a file. */
+export function hasExtension(name: string): boolean {
+  const extension = /\.([A-Za-z0-9_+-]{1,12})$/.exec(name)?.[1];
+  return extension !== undefined && /[A-Za-z]/.test(extension);
+}
+
 /** File names without an extension that a list of paths names as files. */
 const EXTENSIONLESS =
   /^(?:Makefile|GNUmakefile|Dockerfile|Containerfile|Procfile|Gemfile|Rakefile|Jenkinsfile|Vagrantfile|Justfile|LICENSE|README|CHANGELOG|NOTICE|AUTHORS|CODEOWNERS)$/;
@@ -114,13 +120,8 @@ export function pathList(text: string): string[] | undefined {
   for (const piece of pieces) {
     const bare = /^`([^`]+)`$/.exec(piece)?.[1]?.trim() ?? piece;
     if (bare === '' || /[\s`]/.test(bare) || GLOB.test(bare)) return undefined;
-    // An extension has a letter: `v1.2, v1.3` are versions, not files.
-    const extension = /\.([A-Za-z0-9_+-]{1,12})$/.exec(bare)?.[1];
     const pathLike =
-      /[/\\]/.test(bare) ||
-      (extension !== undefined && /[A-Za-z]/.test(extension)) ||
-      /^\.[^./]/.test(bare) ||
-      EXTENSIONLESS.test(bare);
+      /[/\\]/.test(bare) || hasExtension(bare) || /^\.[^./]/.test(bare) || EXTENSIONLESS.test(bare);
     if (!pathLike) return undefined;
     paths.push(bare);
   }

@@ -1,8 +1,9 @@
 /**
  * A subagent-contract result (`## <role> Result`, `### Status` SUCCESS|PARTIAL|FAILED, Summary,
  * Findings, Key References, Confidence; the upstream reference's Japanese headings alike) →
- * claims. `file:line` cells of Key References and of the Findings table become claims that
- * verify checks; a path outside every work tree is kept as written (verify cannot check it).
+ * claims. `file:line` cells of Key References and of the Findings table, and `path:line` in the
+ * Findings' list items, become claims that verify checks; a path outside every work tree is kept
+ * as written (verify cannot check it). A fenced block is code, an example: nothing in it is read.
  */
 import type { Problem } from '../../model/errors.js';
 import type { ClaimedArtifact, Claims, Finding, Reference, Status } from '../../model/record.js';
@@ -10,6 +11,7 @@ import type { ParseContext, ParseResult } from '../contract.js';
 import { claimsProblems } from '../kit/claims.js';
 import { duplicateSection } from '../kit/problems.js';
 import {
+  blankFences,
   column,
   findTables,
   headingOf,
@@ -19,7 +21,7 @@ import {
   splitSections,
   unwrap,
 } from '../kit/markdown.js';
-import { mapPath } from '../kit/paths.js';
+import { hasExtension, mapPath } from '../kit/paths.js';
 import { preview, trimBlock } from '../kit/text.js';
 import { extractInsights } from './insights.js';
 import { resultRules } from './result-rules.js';
@@ -46,7 +48,7 @@ export function located(
 
 export function referencesIn(body: string, roots: readonly string[]): Reference[] {
   const refs: Reference[] = [];
-  for (const table of findTables(body.split('\n'))) {
+  for (const table of findTables(blankFences(body).split('\n'))) {
     let loc = column(table.header, ['location', '場所', 'file:line', 'file', 'ファイル', 'path']);
     for (const row of table.rows) {
       if (loc < 0)
@@ -76,7 +78,7 @@ export function referencesIn(body: string, roots: readonly string[]): Reference[
 
 export function findingsIn(body: string, roots: readonly string[]): Finding[] {
   const out: Finding[] = [];
-  const lines = body.split('\n');
+  const lines = blankFences(body).split('\n');
   for (const table of findTables(lines)) {
     const sev = column(table.header, ['severity', '重大度', 'priority', '優先度']);
     if (sev < 0) {
@@ -144,6 +146,68 @@ function locatedRows(
   return out;
 }
 
+/**
+ * The `path:line` places named in the Findings' list items (`2. Validation → \`src/a.ts:23\``,
+ * `- Evidence: \`src/b.ts:8\`, \`src/c.ts:5\``): each a finding at that place, like a table row,
+ * so verify checks it (issue 20: a line past the end passed). Only what is clearly a repository
+ * path at a line counts — a directory, a file extension, `:digits` (a `line-line` range is
+ * checked at its first line, as a table row's is) — so `host.io:8080`, URLs, `node:fs` and times
+ * are prose, and an absolute path outside every work tree (a system header) is not the
+ * repository's; a relative path that climbs out with `..` is kept as written, and verify says it
+ * cannot check it. A place some other claim of the result names already is not claimed twice: the
+ * 30% rule counts places, and a repeated good one must not dilute a bad one.
+ */
+export function listedFindings(
+  body: string,
+  roots: readonly string[],
+  claimed: readonly { path?: string | undefined; line?: number | undefined }[],
+): Finding[] {
+  const seen = new Set(claimed.map((c) => `${c.path ?? ''}:${c.line ?? ''}`));
+  const out: Finding[] = [];
+  let heading: string | undefined;
+  let chunk: string[] = [];
+  const flush = (): void => {
+    for (const item of parseList(chunk.join('\n')).items) {
+      const summary = [heading, item.text].filter((x) => x !== undefined && x !== '').join(': ');
+      for (const at of placesIn(item.text, roots)) {
+        const key = `${at.path}:${at.line}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push({ severity: 'unknown', summary, path: at.path, line: at.line });
+      }
+    }
+    chunk = [];
+  };
+  for (const line of blankFences(body).split('\n')) {
+    const h = headingOf(line);
+    if (h === null) {
+      chunk.push(line);
+      continue;
+    }
+    flush();
+    heading = h.title;
+  }
+  flush();
+  return out;
+}
+
+/** Every `path:line` token of an item's text: code marks, brackets and closing punctuation aside. */
+function placesIn(text: string, roots: readonly string[]): { path: string; line: number }[] {
+  const out: { path: string; line: number }[] = [];
+  for (const raw of text.split(/[\s`()[\]<>{}"',;、，（）「」→←]+/)) {
+    const token = raw.replace(/[.:!?。]+$/, '');
+    const fl = parseFileLine(token);
+    if (fl?.line === undefined || !fl.path.includes('/')) continue;
+    if (!hasExtension(fl.path.slice(fl.path.lastIndexOf('/') + 1))) continue;
+    const mapped = mapPath(fl.path, roots);
+    if (mapped.kind === 'invalid' || (mapped.kind === 'outside' && mapped.raw.startsWith('/')))
+      continue;
+    const at = located(token, roots);
+    if (at?.line !== undefined) out.push({ path: at.path, line: at.line });
+  }
+  return out;
+}
+
 /** `#### Files Created` / `#### 作成されたファイル` … inside Findings: the files an agent made. */
 function filesAction(title: string): ClaimedArtifact['action'] | undefined {
   const t = normalizeTitle(title);
@@ -161,7 +225,7 @@ export function filesIn(
   body: string,
   roots: readonly string[],
 ): { artifacts: ClaimedArtifact[]; references: Reference[] } {
-  const lines = body.split('\n');
+  const lines = blankFences(body).split('\n');
   const artifacts: ClaimedArtifact[] = [];
   const references: Reference[] = [];
   for (const table of findTables(lines)) {
@@ -313,12 +377,14 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
     .filter((l) => /^(issues|問題)/i.test(headingOf(String(l['heading']))?.title ?? ''))
     .map((l) => String(l['body'] ?? ''));
   const findings = [...(fin ? findingsIn(fin.body, roots) : []), ...issues.flatMap(issuesIn)];
-  if (findings.length > 0) claims.findings = findings;
   const files = fin ? filesIn(fin.body, roots) : { artifacts: [], references: [] };
   if (files.artifacts.length > 0) claims.artifacts = files.artifacts;
   const refs = got.get('references');
   if (refs || files.references.length > 0)
     claims.references = [...(refs ? referencesIn(refs.body, roots) : []), ...files.references];
+  if (fin)
+    findings.push(...listedFindings(fin.body, roots, [...findings, ...(claims.references ?? [])]));
+  if (findings.length > 0) claims.findings = findings;
   const next = got.get('next');
   if (next) claims.nextStep = [next.inline ?? '', next.body].filter((x) => x !== '').join('\n');
   const insights = extractInsights(text, ctx.now, role === '' ? undefined : role);

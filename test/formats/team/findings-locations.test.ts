@@ -46,6 +46,26 @@ describe('Findings subsections with File:Line tables', () => {
         path: 'src/api/auth.ts',
         line: 89,
       },
+      // The Execution Flow and Evidence list items (test/formats/team/findings-lists.test.ts):
+      // their places no table or Key Reference names already.
+      {
+        severity: 'unknown',
+        summary: 'Execution Flow: Validation → `src/validators/auth.ts:23` (validateLogin)',
+        path: 'src/validators/auth.ts',
+        line: 23,
+      },
+      {
+        severity: 'unknown',
+        summary: 'Execution Flow: Service → `src/services/auth.ts:67` (authenticate)',
+        path: 'src/services/auth.ts',
+        line: 67,
+      },
+      {
+        severity: 'unknown',
+        summary: 'Execution Flow: Repository → `src/repositories/user.ts:34` (findByEmail)',
+        path: 'src/repositories/user.ts',
+        line: 34,
+      },
     ]);
   });
 
@@ -54,6 +74,7 @@ describe('Findings subsections with File:Line tables', () => {
     const base = git(repo, 'rev-parse', 'HEAD');
     writeFiles(repo, {
       'src/api/auth.ts': lines(60),
+      'src/validators/auth.ts': lines(30),
       'src/services/auth.ts': lines(80),
       'src/middleware/jwt.ts': lines(20),
       'src/repositories/user.ts': lines(40),
@@ -70,6 +91,9 @@ describe('Findings subsections with File:Line tables', () => {
     expect(findings.map((c) => `${c.subject} ${c.verdict}`)).toEqual([
       expect.stringMatching(/^src\/api\/auth\.ts:45 verified$/),
       expect.stringMatching(/^src\/api\/auth\.ts:89 contradicted$/),
+      expect.stringMatching(/^src\/validators\/auth\.ts:23 verified$/),
+      expect.stringMatching(/^src\/services\/auth\.ts:67 verified$/),
+      expect.stringMatching(/^src\/repositories\/user\.ts:34 verified$/),
     ]);
   });
 });
