@@ -17,7 +17,7 @@ import { encodeCommit, MODE } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type * as Check from './check.js';
 import { gatherLedgerTrees } from './gather.js';
-import { countLeaves, diffLedgerTrees, leavesIn, type LeafSets } from './trees.js';
+import { countLeaves, lacksAny, leavesIn, type LeafSets } from './trees.js';
 
 export type SyncAction = 'up-to-date' | 'fast-forward' | 'merge';
 
@@ -110,9 +110,7 @@ export async function joinRefs(
     // One ref brought everything new; when it also holds everything this clone has, its commit
     // becomes the tip, and its tip entry must descend from ours.
     const only = contributors[0]!.r;
-    const lacks =
-      localHead !== undefined &&
-      countLeaves((await diffLedgerTrees(store, localHead.tree, only.head.tree)).removed) > 0;
+    const lacks = await lacksAny(store, localHead?.tree, only.head.tree);
     if (!lacks) {
       if (localHead !== undefined && only.head.entryId !== localHead.entryId)
         refuseBrokenDescent(

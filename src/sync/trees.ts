@@ -86,6 +86,51 @@ export async function diffLedgerTrees(
 }
 
 /**
+ * Whether tree `to` lacks a leaf tree `from` holds (a path's object may differ: that is
+ * diffLedgerTrees' conflict, not a lack). It stops at the first lack it sees, and a fan-out
+ * directory `to` does not have at all is one without opening it: a sync that asks whether one
+ * writer's ref holds the whole local ledger (usually not, when each writer's ref holds its own
+ * records) would otherwise list every leaf of the local ledger to learn that it does not.
+ */
+export async function lacksAny(
+  store: ObjectReader,
+  from: string | undefined,
+  to: string | undefined,
+): Promise<boolean> {
+  if (from === undefined || from === to) return false;
+  const [a, b] = await Promise.all([topLevel(store, from), topLevel(store, to)]);
+  const differing: { kind: Kind; left: string; right: string }[] = [];
+  for (const kind of LEDGER_KINDS) {
+    const left = a.get(kind.dir);
+    const right = b.get(kind.dir);
+    if (left === undefined || left === right) continue;
+    // git keeps no empty tree under a name, so a kind `to` lacks has leaves `from` holds.
+    if (right === undefined) return true;
+    differing.push({ kind, left, right });
+  }
+  for (const { kind, left, right } of differing) {
+    const [fansA, fansB] = await Promise.all([
+      fanouts(store, left, kind.what),
+      fanouts(store, right, kind.what),
+    ]);
+    const changed: string[] = [];
+    for (const [name, oid] of fansA) {
+      const theirs = fansB.get(name);
+      if (theirs === undefined) return true;
+      if (theirs !== oid) changed.push(name);
+    }
+    for (const name of changed) {
+      const [x, y] = await Promise.all([
+        leaves(store, fansA.get(name), name, kind.mode, kind.what),
+        leaves(store, fansB.get(name), name, kind.mode, kind.what),
+      ]);
+      for (const rest of x.keys()) if (!y.has(rest)) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * The union of two ledger trees: every entry and record of both. Refuses (INTEGRITY) when one
  * path holds different objects on the two sides. Writes only the subtrees that change.
  */

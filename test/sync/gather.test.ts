@@ -7,11 +7,17 @@
 import { describe, expect, it } from 'vitest';
 import { fanout } from '../../src/ledger/layout.js';
 import { insertPath } from '../../src/ledger/trees.js';
-import { MODE } from '../../src/store/objects.js';
+import { encodeTree, MODE } from '../../src/store/objects.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { mapInOrder } from '../../src/sync/each.js';
 import { gatherLedgerTrees } from '../../src/sync/gather.js';
-import { leavesIn, unionLedgerTrees } from '../../src/sync/trees.js';
+import {
+  countLeaves,
+  diffLedgerTrees,
+  lacksAny,
+  leavesIn,
+  unionLedgerTrees,
+} from '../../src/sync/trees.js';
 
 const id = (n: number, fan = 'ab') => `sha256:${fan}${n.toString(16).padStart(62, '0')}`;
 
@@ -77,5 +83,74 @@ describe('mapInOrder', () => {
     };
     await expect(mapInOrder([0, 1, 2, 3], work)).rejects.toThrow('one');
     expect(await mapInOrder([0, 2], work)).toEqual([0, 2]);
+  });
+});
+
+describe('lacksAny', () => {
+  // Trees over a few fan-outs and both kinds a ledger tree holds: log entries and records.
+  async function tree(store: MemoryStore, leaves: readonly [string, string, string][]) {
+    let root: string | undefined;
+    for (const [dir, leaf, text] of leaves) {
+      const blob = await store.write('blob', new TextEncoder().encode(text));
+      // A record is a directory (its record blob and what it kept); a log entry a blob.
+      const entry =
+        dir === 'records'
+          ? {
+              mode: MODE.tree,
+              oid: await store.write(
+                'tree',
+                encodeTree([{ mode: MODE.file, name: 'record', oid: blob }]),
+              ),
+            }
+          : { mode: MODE.file, oid: blob };
+      root = await insertPath(store, root, [dir, ...fanout(leaf)], entry);
+    }
+    return root;
+  }
+
+  it('says what the full diff says on every pair of small ledger trees, opening less', async () => {
+    const store = new MemoryStore();
+    // A seeded walk over subsets of 8 leaves in 3 fan-outs and 2 kinds, some with another object.
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const pool = Array.from({ length: 8 }, (_, i) => [
+      i % 2 === 0 ? 'log' : 'records',
+      id(i, ['ab', 'cd', 'ef'][i % 3]),
+    ]);
+    const trees: (string | undefined)[] = [undefined];
+    for (let t = 0; t < 24; t++) {
+      const picked = pool.filter(() => next() % 2 === 0);
+      trees.push(
+        await tree(
+          store,
+          picked.map(([dir, leaf]) => [dir!, leaf!, next() % 5 === 0 ? 'other' : 'same']),
+        ),
+      );
+    }
+    let lacking = 0;
+    for (const from of trees)
+      for (const to of trees) {
+        const diff = await diffLedgerTrees(store, from, to);
+        const expected = countLeaves(diff.removed) > 0;
+        expect(await lacksAny(store, from, to)).toBe(expected);
+        if (expected) lacking++;
+      }
+    // Both answers occur, so the comparison is not of one constant.
+    expect(lacking).toBeGreaterThan(50);
+    expect(lacking).toBeLessThan(trees.length ** 2 - 50);
+  });
+
+  it('answers a fan-out the other tree lacks without opening it', async () => {
+    const store = new MemoryStore();
+    const local = await tree(store, [
+      ['log', id(1, 'ab'), 'one'],
+      ['log', id(2, 'cd'), 'two'],
+    ]);
+    const theirs = await tree(store, [['log', id(1, 'ab'), 'one']]);
+    const reads: string[] = [];
+    const counting = { read: (oid: string) => (reads.push(oid), store.read(oid)) };
+    expect(await lacksAny(counting as unknown as MemoryStore, local, theirs)).toBe(true);
+    // The two top trees, the two log trees: no fan-out subtree is opened.
+    expect(reads).toHaveLength(4);
   });
 });
