@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import {
   FORMATS,
+  GIT_OID,
   LIFECYCLE_FORMAT,
   LOG_ENTRY_SCHEMA,
   RECORD_ID,
@@ -19,6 +20,9 @@ import {
   RECORD_SCHEMA_V3,
   RECORD_SCHEMA_V4,
   RECORD_SCHEMAS,
+  REASON_CODE,
+  RECORDED_AT,
+  SHA256_HEX,
   STATUSES,
   type RecordFormat,
 } from './vocabulary.js';
@@ -42,8 +46,6 @@ export {
   type RecordFormat,
   type Status,
 } from './vocabulary.js';
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-const GIT_OID = /^[0-9a-f]{40}$/;
 
 const id = z.string().regex(RECORD_ID, 'a record id sha256:<64 lowercase hex>');
 const sha256 = z.string().regex(SHA256_HEX, '64 lowercase hex digits');
@@ -185,14 +187,14 @@ export type WitnessObservation = z.infer<typeof WitnessObservation>;
 
 export const Reason = z.strictObject({
   /** Stable, upper-snake code (`WITNESS_FAILED`, `MAXSIM_NO_EVIDENCE`…). */
-  code: z.string().regex(/^[A-Z][A-Z0-9_]*$/),
+  code: z.string().regex(REASON_CODE),
   message: text,
   subject: short.optional(),
 });
 export type Reason = z.infer<typeof Reason>;
 
 const ObservedV1 = z.strictObject({
-  recordedAt: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/),
+  recordedAt: z.string().regex(RECORDED_AT),
   ledgerVersion: short,
   /** Who produced the handoff, as given on the command line: a claim until a signature proves it. */
   producer: short.optional(),

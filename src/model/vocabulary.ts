@@ -79,3 +79,12 @@ export const LIFECYCLE_FORMAT = 'lifecycle';
 export type RecordFormat = FormatName | typeof LIFECYCLE_FORMAT;
 
 export const RECORD_ID = /^sha256:[0-9a-f]{64}$/;
+
+// The patterns a stored record's strings follow, shared by the zod schemas (record.ts) and the
+// zod-free check (record-check.ts) so the two cannot spell one rule two ways.
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+export const GIT_OID = /^[0-9a-f]{40}$/;
+/** A reason's stable, upper-snake code (`WITNESS_FAILED`, `MAXSIM_NO_EVIDENCE`…). */
+export const REASON_CODE = /^[A-Z][A-Z0-9_]*$/;
+/** `observed.recordedAt`: UTC, to the second or the millisecond. */
+export const RECORDED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;

@@ -11,6 +11,7 @@ import { RECORD_FILE } from '../ledger/layout.js';
 import { MAX_RECORD_BYTES } from '../ledger/records.js';
 import { isLedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
+import { parseRecord } from '../model/record-check.js';
 import { recordSchemas } from '../model/schemas.js';
 import { parseTree, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
@@ -185,23 +186,26 @@ async function verifyRecord(
     );
     return;
   }
-  // zod is loaded here, by the first record checked: a cached verify with nothing new never
-  // reaches this line, and must not pay for zod at start-up (issue 21).
-  const parsed = (await recordSchemas()).Record.safeParse(value);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    checks.push(
-      fail(
-        'schema',
-        'schema',
-        id,
-        `does not match ${schemaName(value)}: ${first?.path.join('.')}: ${first?.message}`,
-        true,
-      ),
-    );
-    return;
+  // A record the zod-free check accepts is used as is; zod is loaded, by the first record that
+  // check does not accept, only to judge it (issue 21): a refusal and its message are zod's.
+  let record: LedgerRecord | undefined = parseRecord(value);
+  if (record === undefined) {
+    const parsed = (await recordSchemas()).Record.safeParse(value);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      checks.push(
+        fail(
+          'schema',
+          'schema',
+          id,
+          `does not match ${schemaName(value)}: ${first?.path.join('.')}: ${first?.message}`,
+          true,
+        ),
+      );
+      return;
+    }
+    record = parsed.data;
   }
-  const record: LedgerRecord = parsed.data;
   onRecord(record);
   checks.push(pass('canonical', 'canonical', id, `canonical CBOR of a ${record.schema}`, true));
   const baseCommitBytes = await checkAnchors(store, record, files, checks);

@@ -232,10 +232,14 @@ describe('start-up imports', () => {
         ),
       ).toEqual([]);
     }
-    // A full check reads the records, and so their schema: the cache, not luck, spared it.
+    // A full check reads the records: the zod-free check accepts an honest ledger's, so zod is
+    // still not loaded; it would judge a record that check does not accept.
     const full = loadedBy(['verify', '--full'], repo);
     expect(full.code).toBe(0);
-    expect(full.modules).toContain('dist/src/model/record.js');
+    expect(full.modules).toContain('dist/src/model/record-check.js');
+    expect(
+      full.modules.filter((m) => /node_modules\/zod\/|dist\/src\/model\/record\.js/.test(m)),
+    ).toEqual([]);
   });
 
   it('verify loads the format modules only for a record that needs them (a kept handoff), and still judges it', () => {
@@ -277,6 +281,29 @@ describe('start-up imports', () => {
           modules.filter((m) => /node_modules\/zod\/|dist\/src\/model\/record\.js/.test(m)),
         ).toEqual([]);
     }
+  });
+
+  it('sync that receives honest records checks them without zod (issue 21)', () => {
+    const remote = bareRemote();
+    const from = gitdir();
+    git(from, 'remote', 'add', 'origin', remote);
+    for (const args of [
+      ['record', '--status', 'success'],
+      ['record', '--status', 'partial', '--summary', 'second'],
+      ['sync'],
+    ]) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: from, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+    }
+    const to = gitdir();
+    git(to, 'remote', 'add', 'origin', remote);
+    const { code, stdout, modules } = loadedBy(['sync', '--json', '--no-push'], to);
+    expect(code).toBe(0);
+    expect(stdout).toContain('sha256:'); // the records were received
+    expect(modules).toContain('dist/src/model/record-check.js'); // and checked
+    expect(
+      modules.filter((m) => /node_modules\/zod\/|dist\/src\/model\/record\.js/.test(m)),
+    ).toEqual([]);
   });
 
   it('help loads none of them either', () => {
