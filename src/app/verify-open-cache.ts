@@ -6,6 +6,7 @@
 import { readLedgerIndexAt, type LedgerIndex } from '../ledger/read.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import { objectTypes } from '../store/git/catfile.js';
+import { packedIds } from '../store/git/pack-index.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import type { VerifyReport } from '../verify/types.js';
@@ -95,26 +96,33 @@ export async function openCache(
 }
 
 /**
- * Why the cached verdicts may no longer hold, as far as the object database goes (one
- * batch-check): a base commit or an object they read is gone, or one they found absent is back.
+ * Why the cached verdicts may no longer hold, as far as the object database goes: a base commit
+ * or an object they read is gone, or one they found absent is back. Objects a pack of this
+ * repository holds are looked up in its index in-process (store/git/pack-index.ts: what git's
+ * batch-check does for them); the rest — loose, in an alternate, in a pack not read there —
+ * are asked of git in one batch-check. A packed base commit needs no second look at its type:
+ * an object id names one object, and the cached run read this one as a commit.
  */
 async function objectsChanged(
   repo: RepoPaths,
   bases: readonly string[],
   objects: ObjectsRead,
 ): Promise<string | undefined> {
+  const wanted = [...bases, ...objects.present, ...objects.absent];
+  const packed = packedIds(repo.objectsDir, wanted);
   const types = await objectTypes(
     repo.root,
-    [...bases, ...objects.present, ...objects.absent],
+    wanted.filter((oid) => !packed.has(oid)),
     repo.guard,
   );
-  const base = bases.find((b) => types.get(b) !== 'commit');
+  const here = (oid: string): boolean => packed.has(oid) || types.has(oid);
+  const base = bases.find((b) => !packed.has(b) && types.get(b) !== 'commit');
   if (base !== undefined)
     return `base commit ${base} of a record verified at the cached tip is no longer in this repository`;
-  const gone = objects.present.find((oid) => !types.has(oid));
+  const gone = objects.present.find((oid) => !here(oid));
   if (gone !== undefined)
     return `object ${gone}, read when the cached tip verified, is no longer in this repository`;
-  const back = objects.absent.find((oid) => types.has(oid));
+  const back = objects.absent.find(here);
   if (back !== undefined)
     return `object ${back}, absent when the cached tip verified, is in this repository now`;
   return undefined;

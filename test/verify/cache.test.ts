@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyRepository, type VerifyRequest } from '../../src/app/verify.js';
@@ -433,6 +433,41 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
       .update(parts.bytes)
       .digest('hex');
     rmSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    expect(gitTry(dir, 'cat-file', '-e', blob).code).not.toBe(0);
+    const full = await verify(user, dir, '--full');
+    expect(full.code).toBe(3);
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
+  it('packed objects are looked up in the pack index: still a hit, and a miss once the pack is rewritten without one', async () => {
+    const user = makeUser();
+    const { dir, ids } = await warm(user);
+    const parts = await recordParts(dir, ids[0]!);
+    const blob = createHash('sha1')
+      .update(`blob ${parts.bytes.length}\0`)
+      .update(parts.bytes)
+      .digest('hex');
+    // Everything reachable packed (as git gc leaves it): the cached run finds it in the index.
+    safeGit(dir, 'repack', '-a', '-d', '-q');
+    safeGit(dir, 'prune-packed');
+    expect(existsSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)))).toBe(false);
+    const hit = await verify(user, dir);
+    expect(hit.code, hit.stdout).toBe(0);
+    expect(hit.json.cache).toMatchObject({ used: true });
+    // The pack rewritten without one record's blob: an index still lists everything else.
+    const packDir = join(dir, '.git', 'objects', 'pack');
+    const old = readdirSync(packDir);
+    const keep = git(dir, 'rev-list', '--objects', '--all')
+      .split('\n')
+      .map((line) => line.split(' ')[0]!)
+      .filter((oid) => oid !== blob);
+    execFileSync('git', ['pack-objects', '-q', join(packDir, 'pack')], {
+      cwd: dir,
+      input: `${keep.join('\n')}\n`,
+    });
+    for (const name of old) rmSync(join(packDir, name));
     expect(gitTry(dir, 'cat-file', '-e', blob).code).not.toBe(0);
     const full = await verify(user, dir, '--full');
     expect(full.code).toBe(3);

@@ -1,0 +1,156 @@
+/**
+ * Which of many object ids this repository's own packs hold, looked up in their version 2
+ * indexes (`objects/pack/pack-<sha1>.idx`) in-process: the answer `git cat-file --batch-check`
+ * gives for a packed object, without a git process and a line of output per object. A cached
+ * verify proves that the ~50,000 objects the cached verdicts read for a 10,000-record ledger
+ * are still here (src/app/verify-open-cache.ts); asking git for each cost about as much as the
+ * rest of that run (issue 21).
+ *
+ * Nothing here is trusted: an agent can write anything into `.git/objects`. A pack counts only
+ * as git itself would use it — an index git reads (magic, version 2, fan-out in order, the size
+ * its object count implies) beside a regular `.pack` file whose header names the same number of
+ * objects and whose trailing checksum is the one the index records (git refuses a pack "that
+ * does not match index" on the same test). Anything else is not read here, and the objects it
+ * might hold are left to git, as are loose objects and those in alternates. So an id this says
+ * is packed is one git would find the same way, and an id it does not find is only asked of git.
+ */
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+
+const IDX_MAGIC = 0xff744f63;
+const FANOUT = 8;
+const OIDS = FANOUT + 256 * 4;
+/** All indexes read together stay under this (about 4.7 million objects); past it, git answers. */
+const MAX_IDX_BYTES = 128 * 1024 * 1024;
+const IDX_NAME = /^pack-[0-9a-f]{40}\.idx$/;
+const OID = /^[0-9a-f]{40}$/;
+
+/**
+ * The ids of `oids` that a pack of this repository holds. Ids not in the result may still be
+ * in the repository (loose, in an alternate, in a pack this does not read): ask git for those.
+ */
+export function packedIds(objectsDir: string, oids: Iterable<string>): Set<string> {
+  const found = new Set<string>();
+  const indexes = readIndexes(join(objectsDir, 'pack'));
+  if (indexes.length === 0) return found;
+  const key = Buffer.alloc(20);
+  for (const oid of oids) {
+    if (!OID.test(oid)) continue;
+    key.write(oid, 'hex');
+    if (indexes.some((idx) => listed(idx, key))) found.add(oid);
+  }
+  return found;
+}
+
+/** Binary search of one index's sorted ids (its fan-out narrows it to the first byte's run). */
+function listed(idx: Buffer, key: Buffer): boolean {
+  const first = key[0]!;
+  let lo = first === 0 ? 0 : idx.readUInt32BE(FANOUT + (first - 1) * 4);
+  let hi = idx.readUInt32BE(FANOUT + first * 4);
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = OIDS + mid * 20;
+    const order = idx.compare(key, 0, 20, at, at + 20);
+    if (order === 0) return true;
+    if (order < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return false;
+}
+
+/** Every index of `packDir` that git would use, whole; none when the folder cannot be read. */
+function readIndexes(packDir: string): Buffer[] {
+  let names: string[];
+  try {
+    names = readdirSync(packDir).filter((name) => IDX_NAME.test(name));
+  } catch {
+    return [];
+  }
+  const out: Buffer[] = [];
+  let budget = MAX_IDX_BYTES;
+  for (const name of names.sort()) {
+    const idx = readRegularFile(join(packDir, name), budget);
+    if (idx === undefined) continue;
+    const count = indexCount(idx);
+    if (count === undefined) continue;
+    if (!packMatches(join(packDir, name.replace(/\.idx$/, '.pack')), count, idx)) continue;
+    budget -= idx.length;
+    out.push(idx);
+  }
+  return out;
+}
+
+/** The object count of a well-formed version 2 index, else undefined. */
+function indexCount(idx: Buffer): number | undefined {
+  if (idx.length < OIDS + 40) return undefined;
+  if (idx.readUInt32BE(0) !== IDX_MAGIC || idx.readUInt32BE(4) !== 2) return undefined;
+  let previous = 0;
+  for (let i = 0; i < 256; i++) {
+    const n = idx.readUInt32BE(FANOUT + i * 4);
+    if (n < previous) return undefined;
+    previous = n;
+  }
+  // ids, CRCs and 4-byte offsets per object, then 8-byte offsets, then the two checksums.
+  const large = idx.length - 40 - (OIDS + previous * 28);
+  if (large < 0 || large % 8 !== 0) return undefined;
+  return previous;
+}
+
+/** Whether the `.pack` beside an index is the pack that index describes, as git checks it. */
+function packMatches(packPath: string, count: number, idx: Buffer): boolean {
+  const fd = openRegular(packPath);
+  if (fd === undefined) return false;
+  try {
+    const size = fstatSync(fd).size;
+    if (size < 32) return false;
+    const head = Buffer.alloc(12);
+    const tail = Buffer.alloc(20);
+    if (readSync(fd, head, 0, 12, 0) !== 12 || readSync(fd, tail, 0, 20, size - 20) !== 20)
+      return false;
+    return (
+      head.toString('latin1', 0, 4) === 'PACK' &&
+      [2, 3].includes(head.readUInt32BE(4)) &&
+      head.readUInt32BE(8) === count &&
+      tail.equals(idx.subarray(idx.length - 40, idx.length - 20))
+    );
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A regular file opened for reading (never a FIFO or a device an agent planted there). */
+function openRegular(path: string): number | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (fstatSync(fd).isFile()) return fd;
+  } catch {
+    // closed below
+  }
+  closeSync(fd);
+  return undefined;
+}
+
+/** A regular file's bytes when it is at most `max` bytes long, else undefined. */
+function readRegularFile(path: string, max: number): Buffer | undefined {
+  const fd = openRegular(path);
+  if (fd === undefined) return undefined;
+  try {
+    const size = fstatSync(fd).size;
+    if (size > max) return undefined;
+    const buffer = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const n = readSync(fd, buffer, filled, size - filled, filled);
+      if (n === 0) break;
+      filled += n;
+    }
+    return filled === size ? buffer : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
