@@ -33,24 +33,25 @@ export function packedIds(objectsDir: string, oids: Iterable<string>): Set<strin
   const found = new Set<string>();
   const indexes = readIndexes(join(objectsDir, 'pack'));
   if (indexes.length === 0) return found;
-  const key = Buffer.alloc(20);
-  for (const oid of oids) {
-    if (!OID.test(oid)) continue;
-    key.write(oid, 'hex');
-    if (indexes.some((idx) => listed(idx, key))) found.add(oid);
-  }
+  const ids = [...oids].filter((oid) => OID.test(oid));
+  // One conversion of every id to bytes, then comparisons in place: ~50,000 ids per cached
+  // verify, where a buffer per id cost more than the searches.
+  const keys = Buffer.from(ids.join(''), 'hex');
+  ids.forEach((oid, i) => {
+    if (indexes.some((idx) => listed(idx, keys, i * 20))) found.add(oid);
+  });
   return found;
 }
 
 /** Binary search of one index's sorted ids (its fan-out narrows it to the first byte's run). */
-function listed(idx: Buffer, key: Buffer): boolean {
-  const first = key[0]!;
+function listed(idx: Buffer, keys: Buffer, at: number): boolean {
+  const first = keys[at]!;
   let lo = first === 0 ? 0 : idx.readUInt32BE(FANOUT + (first - 1) * 4);
   let hi = idx.readUInt32BE(FANOUT + first * 4);
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const at = OIDS + mid * 20;
-    const order = idx.compare(key, 0, 20, at, at + 20);
+    const entry = OIDS + mid * 20;
+    const order = idx.compare(keys, at, at + 20, entry, entry + 20);
     if (order === 0) return true;
     if (order < 0) lo = mid + 1;
     else hi = mid;
