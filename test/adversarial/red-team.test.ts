@@ -8,7 +8,9 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -302,6 +304,32 @@ describe('red team: other files git opens in .git (item 8)', () => {
         rmSync(fifo, { force: true });
       }
     }
+  });
+
+  it('a FIFO for a pack index, a pack or the multi-pack index: verify and record fail at once (exit 3) naming it', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    safeGit(dir, 'repack', '-a', '-d', '-q');
+    const packDir = join(dir, '.git', 'objects', 'pack');
+    const idx = readdirSync(packDir).find((name) => name.endsWith('.idx'))!;
+    for (const name of [idx, idx.replace(/\.idx$/, '.pack'), 'multi-pack-index']) {
+      const path = join(packDir, name);
+      const saved = `${path}.saved`;
+      if (existsSync(path)) renameSync(path, saved);
+      mkfifo(path);
+      try {
+        for (const args of [['verify'], ['record', '--status', 'success']]) {
+          const { value: r, blocked } = await withFifoRelease(path, () => cli(user, dir, args));
+          expect(blocked, `${args[0]} waited on objects/pack/${name}`).toBe(false);
+          expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(3);
+          expect(r.json.error.message).toContain(`objects/pack/${name}`);
+        }
+      } finally {
+        rmSync(path, { force: true });
+        if (existsSync(saved)) renameSync(saved, path);
+      }
+    }
+    expect((await cli(user, dir, ['verify'])).code).toBe(0);
   });
 });
 

@@ -203,9 +203,20 @@ export async function checkNamedGitDir(gitDir: string): Promise<void> {
   }
 }
 
+/**
+ * The files of `objects/pack` git opens (each pack's index, the pack, its reverse index, its
+ * bitmap and mtimes, the multi-pack index): git opens them blocking, and looks at every index
+ * there to find any object, so a FIFO named like one hangs every command that reads an object.
+ */
+const PACK_FILE = /\.(?:idx|pack|rev|mtimes|bitmap)$|^multi-pack-index$/;
+
 async function checkOtherGitFiles(gitDir: string, shownAs: string): Promise<void> {
   for (const name of OTHER_GIT_FILES)
     await check(join(gitDir, name), `${shownAs}${name}`, undefined, 'the file');
+  const packDir = join(gitDir, 'objects', 'pack');
+  for (const name of await readdir(packDir).catch(() => []))
+    if (PACK_FILE.test(name))
+      await check(join(packDir, name), `${shownAs}objects/pack/${name}`, undefined, 'the file');
 }
 
 function brokenRefFile(name: string, problem: string, what = 'the ref file'): LedgerError {
