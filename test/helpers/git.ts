@@ -2,7 +2,7 @@
  * Real git repositories in temp folders for tests, and the CLI as a child process.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -151,6 +151,22 @@ export function copyRemoteWithClones(template: { remote: string; clones: readonl
     return dir;
   });
   return { remote, clones };
+}
+
+const templates = new Map<number, { remote: string; clones: string[] }>();
+
+/**
+ * `remoteWithClones(count)` as a copy (`copyRemoteWithClones`) of one set-up this file made on
+ * first use, and makes again if a cleanup removed it: the same seed commit every time, paths and
+ * writer ids of its own.
+ */
+export function copiedRemoteWithClones(count: number): { remote: string; clones: string[] } {
+  let template = templates.get(count);
+  if (template === undefined || ![template.remote, ...template.clones].every(existsSync)) {
+    template = remoteWithClones(count);
+    templates.set(count, template);
+  }
+  return copyRemoteWithClones(template);
 }
 
 export const WORKER = join(PROJECT_ROOT, 'test', 'helpers', 'ledger-worker.mjs');
