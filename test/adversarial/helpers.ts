@@ -15,7 +15,7 @@ import { lookupPath, readBlob } from '../../src/ledger/trees.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { makeHome } from '../helpers/env.js';
-import { runCliInProcess } from '../helpers/cli-in-process.js';
+import { runBinInProcess, runCliInProcess } from '../helpers/cli-in-process.js';
 import { gitdir, refs, runCli, type CliResult } from '../helpers/git.js';
 
 export interface User {
@@ -56,6 +56,30 @@ export async function cliInProcess(
   env: Record<string, string> = {},
 ): Promise<Json> {
   return parsed(await runCliInProcess([...args, '--json'], cwd, { ...user.env, ...env }));
+}
+
+/**
+ * `cli` in this process, routed as bin/run.js routes it (its fast paths for `record`, `verify`,
+ * `log`, `sync`): the code the binary runs, for tests where the process around it is not what
+ * is tested (test/helpers/cli-in-process.ts).
+ */
+export async function cliBinInProcess(
+  user: User,
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<Json> {
+  return parsed(await runBinInProcess([...args, '--json'], cwd, { ...user.env, ...env }));
+}
+
+/** `cliText` in this process, routed as bin/run.js routes it (see `cliBinInProcess`). */
+export function cliTextBinInProcess(
+  user: User,
+  cwd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  return runBinInProcess(args, cwd, { ...user.env, ...env });
 }
 
 export function cliTextInProcess(

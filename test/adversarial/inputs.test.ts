@@ -11,8 +11,9 @@ import { cleanup, gitdir, tempDir } from '../helpers/git.js';
 import {
   allChecks,
   appendRaw,
-  cli,
-  cliText,
+  cli as cliSpawned,
+  cliBinInProcess as cli,
+  cliTextBinInProcess as cliText,
   encode,
   expectFsckClean,
   makeUser,
@@ -23,6 +24,11 @@ import {
 } from './helpers.js';
 
 afterEach(cleanup);
+
+// The CLI runs in this process, routed as bin/run.js routes it (its fast paths included): each
+// case is about what a command decides on a hostile input, and a child process per call cost
+// minutes on a loaded 2-core machine. Where the real binary matters (its exit code for a refusal,
+// a nesting depth that must not overflow a fresh process's stack) the case spawns it.
 
 function handoff(dir: string, value: unknown | Uint8Array): string {
   const file = join(dir, '..', `${Math.random().toString(36).slice(2)}.json`);
@@ -45,7 +51,7 @@ describe('adversarial: hostile inputs', () => {
       signatures: [],
       producer: 'alice',
     };
-    const r = await cli(user, dir, [
+    const r = await cliSpawned(user, dir, [
       'record',
       '--from',
       handoff(dir, { status: 'success', ...fields }),
@@ -137,7 +143,7 @@ describe('adversarial: hostile inputs', () => {
     const { dir } = await repoWithRecord(user);
     const before = safeRefs(dir);
     const deep = `{"status":"success","extra":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
-    const r = await cli(user, dir, [
+    const r = await cliSpawned(user, dir, [
       'record',
       '--from',
       handoff(dir, new TextEncoder().encode(deep)),

@@ -4,7 +4,9 @@
  * that cannot be read and junk from collaborators are findings, never silently skipped; and
  * planted objects cost verify time, not memory. Each attack forges ledger data with git
  * plumbing (or through the store, as anyone with `.git` access can) in a real repository, and
- * the real CLI judges it.
+ * the CLI judges it: the binary's own code (bin/run.js's routing, its fast paths) run in this
+ * process, as a child process where the process is the point (an unreadable ledger's exit code,
+ * the memory bounds).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -29,8 +31,9 @@ import { BIN, cleanup, gitdir, tempDir } from '../helpers/git.js';
 import {
   allChecks,
   asUser,
-  cli,
-  cliText,
+  cliBinInProcess as cli,
+  cliText as cliTextSpawned,
+  cliTextBinInProcess as cliText,
   encode,
   expectFsckClean,
   idPath,
@@ -385,7 +388,7 @@ describe('adversarial: the gate must see the ledger', () => {
     const dir = gitdir();
     mkdirSync(join(dir, '.git', 'refs', 'ledger'), { recursive: true });
     writeFileSync(join(dir, '.git', 'refs', 'ledger', 'log'), 'not an object id\n');
-    const r = await cliText(user, dir, ['verify']);
+    const r = await cliTextSpawned(user, dir, ['verify']);
     expect(r.code).toBe(3);
     expect(r.stdout + r.stderr).not.toMatch(/all checks passed/);
     expect(r.stderr).toMatch(/refs\/ledger\/log exists but cannot be read/);

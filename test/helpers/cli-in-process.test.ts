@@ -3,7 +3,7 @@
  * answer, a verdict and a usage error; and it leaves this process as it found it.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCliInProcess } from './cli-in-process.js';
+import { runBinInProcess, runCliInProcess } from './cli-in-process.js';
 import { runScript } from './both-ways.js';
 import { BIN, cleanup, gitdir, runCli } from './git.js';
 
@@ -46,5 +46,25 @@ describe('runCliInProcess', () => {
       expect(inside, args.join(' ')).toEqual(child);
     }
     // Fifteen CLI calls, half of them child processes: minutes on a loaded 2-core machine.
+  }, 300_000);
+
+  it('runBinInProcess answers what bin/run.js answers, through its fast paths (record, verify, log, a refusal, --version)', async () => {
+    const repo = gitdir();
+    const made = await runBinInProcess(['record', '--status', 'success', '--json'], repo);
+    expect(made.code, made.stderr).toBe(0);
+    for (const args of [
+      ['verify', '--full', '--json'],
+      ['log', '--json'],
+      ['record', '--status', 'success', '--artifact', '../outside.txt', '--json'],
+      ['--version'],
+    ]) {
+      const inside = await runBinInProcess(args, repo);
+      const child = await runCli(args, repo);
+      expect({ code: inside.code, stdout: inside.stdout }, args.join(' ')).toEqual({
+        code: child.code,
+        stdout: child.stdout,
+      });
+    }
+    expect(process.exitCode).toBeUndefined();
   }, 300_000);
 });

@@ -5,9 +5,10 @@
  * verdicts, say) makes dozens of calls, and on a loaded 2-core machine each spawn costs seconds.
  *
  * What this does not exercise, and so what stays with `runCli` (a real child process): bin/run.js
- * and its fast paths (`--version`, `log`, `mcp`, `record`; `hook`'s cheap path is run here as
- * bin/run.js runs it), a real stdin (`input` is a stream that ends), signals, and anything that
- * depends on being a process of its own. The caller's tests run one at a time in a file (the
+ * and its fast paths (`--version`, `log`, `mcp`, `record`, `verify`, `sync`; `hook`'s cheap path
+ * is run here as bin/run.js runs it; `runBinInProcess` routes through all of them as bin/run.js
+ * does), a real stdin (`input` is a stream that ends), signals, and anything that depends on
+ * being a process of its own. The caller's tests run one at a time in a file (the
  * vitest default), so swapping the working directory, the environment and the standard streams
  * for the length of one call is safe.
  */
@@ -56,15 +57,103 @@ async function runHook(main: Main, hook: CheapHook, args: string[], input: Buffe
   await main(args);
 }
 
+/** bin/run.js's fast paths, each true when it answered (src/cli/fast-*.ts). */
+type Fast = (argv: readonly string[]) => Promise<boolean>;
+const FAST_ANSWER: Record<string, [file: string, name: string]> = {
+  record: ['fast-record', 'fastRecord'],
+  verify: ['fast-verify', 'fastVerify'],
+  sync: ['fast-sync', 'fastSync'],
+};
+interface ReportFailure {
+  reportFailure(failure: unknown, json: boolean): number;
+  toPlainFailure(error: unknown): unknown;
+}
+
+function loadDist<T>(path: string): Promise<T> {
+  return import(
+    pathToFileURL(join(PROJECT_ROOT, 'dist', 'src', ...path.split('/'))).href
+  ) as Promise<T>;
+}
+
+/**
+ * bin/run.js's routing after the hook's cheap path, step for step: `--version`, then `log` and
+ * `mcp` (fast-path.ts; false hands over to oclif), then `record`, `verify` and `sync` (answered
+ * there whatever happens once begun; what escapes is reported as bin/run.js reports it), else
+ * oclif. Keep it in step with bin/run.js.
+ */
+async function runBin(main: Main, args: string[]): Promise<void> {
+  const first = args[0];
+  if (first === '--version' || first === '-v') {
+    const { versionLine } = await loadDist<{ versionLine(): string }>('cli/version.js');
+    process.stdout.write(`${versionLine()}\n`);
+    return;
+  }
+  if (first === 'log' || first === 'mcp') {
+    let fast: Fast | undefined;
+    try {
+      fast = (await loadDist<{ fastCommand: Fast }>('cli/fast-path.js')).fastCommand;
+    } catch {
+      fast = undefined;
+    }
+    if (fast !== undefined && (await fast(args).catch(() => false))) return;
+  } else if (first !== undefined && FAST_ANSWER[first] !== undefined) {
+    const [file, name] = FAST_ANSWER[first];
+    let fast: Fast | undefined;
+    try {
+      fast = (await loadDist<Record<string, Fast>>(`cli/${file}.js`))[name];
+    } catch {
+      fast = undefined;
+    }
+    if (fast !== undefined) {
+      try {
+        if (await fast(args)) return;
+      } catch (error) {
+        const failure = await loadDist<ReportFailure>('cli/report-failure.js');
+        process.exitCode = failure.reportFailure(
+          failure.toPlainFailure(error),
+          args.includes('--json'),
+        );
+        return;
+      }
+    }
+  }
+  await main(args);
+}
+
 /**
  * `ledger ARGS` in `cwd` with `env` over this process's environment, and `input` as its stdin
- * (a pipe that ends there); without `input`, stdin is not offered.
+ * (a pipe that ends there); without `input`, stdin is not offered. The command line goes to
+ * oclif (`hook` through its cheap path first); `runBinInProcess` takes bin/run.js's fast paths.
  */
-export async function runCliInProcess(
+export function runCliInProcess(
   args: readonly string[],
   cwd: string,
   env: Record<string, string> = {},
   input?: string,
+): Promise<CliResult> {
+  return runInProcess(args, cwd, env, input, false);
+}
+
+/**
+ * `runCliInProcess`, routed as `node bin/run.js ARGS` routes it: through the fast paths of
+ * `--version`, `log`, `mcp`, `record`, `verify` and `sync`, so a test of what the binary answers
+ * runs the code the binary runs, without a process of its own.
+ */
+export function runBinInProcess(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<CliResult> {
+  return runInProcess(args, cwd, env, input, true);
+}
+
+async function runInProcess(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  input: string | undefined,
+  bin: boolean,
 ): Promise<CliResult> {
   // This process's own stdin is vitest's pipe, which never ends: a read of it would hang.
   if (input === undefined && (args.includes('-') || args[0] === 'hook'))
@@ -110,7 +199,8 @@ export async function runCliInProcess(
     process.exitCode = undefined;
     process.stdout.write = capture(out) as typeof process.stdout.write;
     process.stderr.write = capture(err) as typeof process.stderr.write;
-    if (input === undefined) await main([...args]);
+    const route = (argv: string[]) => (bin ? runBin(main, argv) : main(argv));
+    if (input === undefined) await route([...args]);
     else {
       // Replaced, not handed over through a module: oclif loads the commands with node's own
       // import, the test's imports go through vitest, so the two hold separate module copies.
@@ -118,7 +208,7 @@ export async function runCliInProcess(
       const pipe = Readable.from([bytes]);
       Object.defineProperty(process, 'stdin', { configurable: true, get: () => pipe });
       if (args[0] === 'hook') await runHook(main, hook, [...args], bytes);
-      else await main([...args]);
+      else await route([...args]);
     }
     const exit = process.exitCode as number | string | undefined;
     code = exit === undefined ? 0 : Number(exit);

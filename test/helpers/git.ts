@@ -2,7 +2,7 @@
  * Real git repositories in temp folders for tests, and the CLI as a child process.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,6 +129,44 @@ export function remoteWithClones(count: number): { remote: string; clones: strin
   git(seed, 'remote', 'add', 'origin', remote);
   git(seed, 'push', '-q', 'origin', 'main');
   return { remote, clones: Array.from({ length: count }, () => cloneOf(remote)) };
+}
+
+/**
+ * A fresh copy of a `remoteWithClones` set-up: the bare remote and each clone copied to temp dirs
+ * of their own, each clone's origin pointed at the copied remote. For a file that needs many
+ * identical set-ups at once: a copy costs one git process per clone, a new set-up a dozen or
+ * more. Copy a set-up no ledger command has run in yet: a clone's writer id and every other
+ * per-user state are keyed by its path, so a copy starts with none of the template's.
+ */
+export function copyRemoteWithClones(template: { remote: string; clones: readonly string[] }): {
+  remote: string;
+  clones: string[];
+} {
+  const remote = tempDir('ledger-remote-');
+  cpSync(template.remote, remote, { recursive: true });
+  const clones = template.clones.map((clone) => {
+    const dir = join(tempDir('ledger-clone-'), 'work');
+    cpSync(clone, dir, { recursive: true });
+    git(dir, 'remote', 'set-url', 'origin', remote);
+    return dir;
+  });
+  return { remote, clones };
+}
+
+const templates = new Map<number, { remote: string; clones: string[] }>();
+
+/**
+ * `remoteWithClones(count)` as a copy (`copyRemoteWithClones`) of one set-up this file made on
+ * first use, and makes again if a cleanup removed it: the same seed commit every time, paths and
+ * writer ids of its own.
+ */
+export function copiedRemoteWithClones(count: number): { remote: string; clones: string[] } {
+  let template = templates.get(count);
+  if (template === undefined || ![template.remote, ...template.clones].every(existsSync)) {
+    template = remoteWithClones(count);
+    templates.set(count, template);
+  }
+  return copyRemoteWithClones(template);
 }
 
 export const WORKER = join(PROJECT_ROOT, 'test', 'helpers', 'ledger-worker.mjs');

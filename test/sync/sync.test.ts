@@ -23,7 +23,7 @@ import {
   ledgerTip,
   PROJECT_ROOT,
   refs,
-  remoteWithClones,
+  copiedRemoteWithClones,
   runCli,
   startDaemon,
   tempDir,
@@ -107,7 +107,7 @@ describe('ledger sync', () => {
     ['B', 'A', 'B'],
   ] as const) {
     it(`two clones × 5 records converge, syncing ${order.join(' → ')}`, async () => {
-      const { clones } = remoteWithClones(2);
+      const { clones } = copiedRemoteWithClones(2);
       const byName = { A: clones[0]!, B: clones[1]! };
       const [a, b] = await Promise.all([recordN(byName.A, 5, 'A'), recordN(byName.B, 5, 'B')]);
       for (const [i, who] of order.entries()) {
@@ -125,7 +125,7 @@ describe('ledger sync', () => {
   }
 
   it('a fresh git clone followed by ledger sync has every record, and verify passes', async () => {
-    const { remote, clones } = remoteWithClones(1);
+    const { remote, clones } = copiedRemoteWithClones(1);
     const ids = await recordN(clones[0]!, 3, 'origin');
     expect((await sync(clones[0]!)).code).toBe(0);
     const fresh = cloneOf(remote);
@@ -140,7 +140,7 @@ describe('ledger sync', () => {
   });
 
   it('plain git fetch and git push carry the ledger after ledger init', async () => {
-    const { clones } = remoteWithClones(2);
+    const { clones } = copiedRemoteWithClones(2);
     const [a, b] = clones as [string, string];
     await initRepository(a);
     await initRepository(b);
@@ -152,7 +152,7 @@ describe('ledger sync', () => {
   });
 
   it('refuses a remote force-pushed back by two records: exit 3, names them, local ledger unchanged', async () => {
-    const { remote, clones } = remoteWithClones(1);
+    const { remote, clones } = copiedRemoteWithClones(1);
     const a = clones[0]!;
     const ids = await recordN(a, 5, 'A');
     const synced = await sync(a);
@@ -182,7 +182,7 @@ describe('ledger sync', () => {
   });
 
   it('refuses a remote whose ledger was deleted after this clone saw it', async () => {
-    const { remote, clones } = remoteWithClones(1);
+    const { remote, clones } = copiedRemoteWithClones(1);
     await recordN(clones[0]!, 1, 'A');
     const synced = await sync(clones[0]!);
     expect(synced.code).toBe(0);
@@ -193,7 +193,7 @@ describe('ledger sync', () => {
   });
 
   it('a signature leaf that vanished from the remote is not a rollback: a notice, nothing lost (issue 8)', async () => {
-    const { remote, clones } = remoteWithClones(2);
+    const { remote, clones } = copiedRemoteWithClones(2);
     const [a, b] = clones as [string, string];
     const [id] = await recordN(a, 1, 'A');
     expect((await sync(a)).code).toBe(0);
@@ -242,7 +242,7 @@ describe('ledger sync', () => {
   });
 
   it('checks what arrives before adopting it: a record that does not verify → exit 3, nothing adopted', async () => {
-    const { clones } = remoteWithClones(2);
+    const { clones } = copiedRemoteWithClones(2);
     const [a, b] = clones as [string, string];
     await recordN(a, 1, 'A');
     const mine = ledgerTip(a);
@@ -275,7 +275,7 @@ describe('ledger sync', () => {
   });
 
   it('concurrent syncs of three clones all converge (the loser of a push race fetches again)', async () => {
-    const { clones } = remoteWithClones(3);
+    const { clones } = copiedRemoteWithClones(3);
     await Promise.all(clones.map((c, i) => recordN(c, 2, `c${i}`)));
     const first = await Promise.all(clones.map((c) => sync(c)));
     for (const r of first) expect(r.code, JSON.stringify(r.json)).toBe(0);
@@ -290,7 +290,7 @@ describe('ledger sync', () => {
   it('syncs running at once in one clone all succeed: the loser of the tracking-ref race fetches again', async () => {
     // Two agents' hooks ending together run two syncs in one clone; each fetch moves
     // refs/ledger-remotes/origin/log, and git refused the slower one ("cannot lock ref").
-    const { clones } = remoteWithClones(2);
+    const { clones } = copiedRemoteWithClones(2);
     const [a, b] = clones as [string, string];
     for (let round = 0; round < 6; round++) {
       await recordN(b, 1, `b${round}`);
@@ -307,7 +307,7 @@ describe('ledger sync', () => {
     // newer T3 and records "seen T3". A then compared its T2 with T3 and cried ROLLBACK (exit 3)
     // about records nobody lost. What this clone saw is now read before the fetch it is
     // compared with.
-    const { clones } = remoteWithClones(2);
+    const { clones } = copiedRemoteWithClones(2);
     const [a, b] = clones as [string, string];
     await recordN(b, 1, 'b0');
     expect((await sync(b)).code).toBe(0);
@@ -330,7 +330,7 @@ describe('ledger sync', () => {
   it('an older tip landing in the tracking ref after our fetch is looked at twice before it is called a rollback', async () => {
     // A slower fetch of another sync in this clone can write the older tip it saw after ours
     // wrote the newer one. One look would call that a rollback; a second look fetches again.
-    const { clones } = remoteWithClones(2);
+    const { clones } = copiedRemoteWithClones(2);
     const [a, b] = clones as [string, string];
     await recordN(b, 1, 'b0');
     const writerB = published(await sync(b));
@@ -354,7 +354,7 @@ describe('ledger sync', () => {
     // remote's pre-receive hook moves refs/ledger/log and another clone's writer ref during
     // each push, exactly as racing writers would: the push of this clone's own ref still wins
     // the first time.
-    const { remote, clones } = remoteWithClones(2);
+    const { remote, clones } = copiedRemoteWithClones(2);
     const [a, b] = clones as [string, string];
     await recordN(b, 1, 'b0');
     const writerB = published(await sync(b));
@@ -395,7 +395,7 @@ describe('ledger sync', () => {
   });
 
   it('a tracking ref locked by another process is waited out, and named when the lock stays', async () => {
-    const { clones } = remoteWithClones(2);
+    const { clones } = copiedRemoteWithClones(2);
     const [a, b] = clones as [string, string];
     await recordN(b, 1, 'b');
     const writerB = published(await sync(b));
@@ -438,7 +438,7 @@ describe('ledger sync', () => {
   });
 
   it('a shallow clone syncs when the ledger history arrives whole, and is refused when it was cut', async () => {
-    const { remote, clones } = remoteWithClones(1);
+    const { remote, clones } = copiedRemoteWithClones(1);
     await recordN(clones[0]!, 3, 'A');
     expect((await sync(clones[0]!)).code).toBe(0);
     const shallow = cloneOf(`file://${remote}`, '--depth', '1');
@@ -465,7 +465,7 @@ describe('ledger sync', () => {
   });
 
   it('refuses a partial clone: it could never be verified as complete', async () => {
-    const { remote, clones } = remoteWithClones(1);
+    const { remote, clones } = copiedRemoteWithClones(1);
     await recordN(clones[0]!, 1, 'A');
     expect((await sync(clones[0]!)).code).toBe(0);
     git(remote, 'config', 'uploadpack.allowFilter', 'true');
@@ -477,7 +477,7 @@ describe('ledger sync', () => {
   });
 
   it('reports an unknown remote as a usage error', async () => {
-    const { clones } = remoteWithClones(1);
+    const { clones } = copiedRemoteWithClones(1);
     const r = await sync(clones[0]!, 'nowhere');
     expect(r.code).toBe(2);
     expect(r.json.error?.code).toBe('USAGE');

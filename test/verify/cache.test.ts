@@ -8,9 +8,19 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyRepository, type VerifyRequest } from '../../src/app/verify.js';
 import {
   cacheKey,
@@ -35,6 +45,7 @@ import {
   appendRaw,
   asUser,
   cli as cliSpawned,
+  cliBinInProcess as cliBin,
   cliInProcess as cli,
   cliTextInProcess as cliText,
   encode,
@@ -55,8 +66,8 @@ async function recordOne(user: User, dir: string, summary: string): Promise<stri
   return r.json.id as string;
 }
 
-async function recordOneSpawned(user: User, dir: string, summary: string): Promise<string> {
-  const r = await cliSpawned(user, dir, ['record', '--status', 'success', '--summary', summary]);
+async function recordOneBin(user: User, dir: string, summary: string): Promise<string> {
+  const r = await cliBin(user, dir, ['record', '--status', 'success', '--summary', summary]);
   expect(r.code, r.stderr).toBe(0);
   return r.json.id as string;
 }
@@ -90,10 +101,28 @@ function cacheFiles(user: User): string[] {
   return out;
 }
 
+/**
+ * A repository with two records and nothing verified yet, made once for the file (by a user of
+ * its own, who never verifies): each test that needs it gets a copy of its own, and verifies it
+ * as its own user, so no test sees another's repository or verified-state cache. Kept out of
+ * the temp dirs `cleanup` removes after each test.
+ */
+let twoRecords: { dir: string; ids: string[] };
+const preparedRoot = mkdtempSync(join(tmpdir(), 'ledger-cache-prepared-'));
+beforeAll(async () => {
+  const dir = gitdir();
+  const maker = makeUser();
+  const ids = [await recordOne(maker, dir, 'one'), await recordOne(maker, dir, 'two')];
+  cpSync(dir, preparedRoot, { recursive: true });
+  twoRecords = { dir: preparedRoot, ids };
+});
+afterAll(() => rmSync(preparedRoot, { recursive: true, force: true }));
+
 /** A repository with two records whose tip verified (the cache is warm). */
 async function warm(user: User): Promise<{ dir: string; ids: string[]; tip: string }> {
-  const dir = gitdir();
-  const ids = [await recordOne(user, dir, 'one'), await recordOne(user, dir, 'two')];
+  const dir = tempDir('ledger-repo-');
+  cpSync(twoRecords.dir, dir, { recursive: true });
+  const ids = [...twoRecords.ids];
   const first = await verify(user, dir);
   expect(first.code, first.stdout).toBe(0);
   expect(first.json.cache).toEqual({ used: false, reason: 'no verified tip is cached here' });
@@ -318,13 +347,15 @@ describe('verify with the verified-state cache', () => {
     const user = makeUser();
     const { clones } = remoteWithClones(2);
     const [a, b] = clones as [string, string];
-    await recordOneSpawned(user, a, 'a1');
-    expect((await cliSpawned(user, a, ['sync', 'origin'])).code).toBe(0);
-    expect((await cliSpawned(user, b, ['sync', 'origin'])).code).toBe(0);
+    // The set-up runs the binary's own code in this process (bin/run.js's routing); what the
+    // test is about — a verify, the sync's join, the cached verify after it — are processes.
+    await recordOneBin(user, a, 'a1');
+    expect((await cliBin(user, a, ['sync', 'origin'])).code).toBe(0);
+    expect((await cliBin(user, b, ['sync', 'origin'])).code).toBe(0);
     // Concurrent work: both record on top of a1, b pushes first.
-    const mine = await recordOneSpawned(user, a, 'a2');
-    const theirs = [await recordOneSpawned(user, b, 'b1'), await recordOneSpawned(user, b, 'b2')];
-    expect((await cliSpawned(user, b, ['sync', 'origin'])).code).toBe(0);
+    const mine = await recordOneBin(user, a, 'a2');
+    const theirs = [await recordOneBin(user, b, 'b1'), await recordOneBin(user, b, 'b2')];
+    expect((await cliBin(user, b, ['sync', 'origin'])).code).toBe(0);
     const before = await verifySpawned(user, a);
     expect(before.code).toBe(0);
     const synced = await cliSpawned(user, a, ['sync', 'origin']);
@@ -344,16 +375,16 @@ describe('verify with the verified-state cache', () => {
         entry.record === null ? [] : [entry.record],
       );
       expect(order).toHaveLength(4);
-      const listed = await cliSpawned(user, a, ['log']);
+      const listed = await cliBin(user, a, ['log']);
       expect(listed.json.map((i: any) => i.id)).toEqual(order);
-      expect((await cliSpawned(user, a, ['log', '-n', '2'])).json.map((i: any) => i.id)).toEqual(
+      expect((await cliBin(user, a, ['log', '-n', '2'])).json.map((i: any) => i.id)).toEqual(
         order.slice(0, 2),
       );
     } finally {
       store.close();
     }
-    // Two clones, four syncs, five records, all through child processes: the file's longest test
-    // (over 60 s at load average 30 on 2 cores).
+    // Two clones, four syncs, five records: all through child processes, this was the file's
+    // longest test (over 60 s at load average 30 on 2 cores); four of them still are.
   }, 180_000);
 
   it('is never pushed: neither ledger sync nor git push carries it', async () => {
