@@ -3,7 +3,8 @@
  *   TEAM_MISSING_SECTION   Summary/Findings/Key References/Confidence absent (not for FAILED,
  *                          whose error format has other sections) → SUCCESS becomes partial
  *   TEAM_CONFIDENCE_UNJUSTIFIED            confidence ≥ 85 without a justification → partial
- *   TEAM_CONFIDENCE_UNVERIFIED_REFERENCES  confidence ≥ 85 resting on [UNVERIFIED] references → partial
+ *   TEAM_CONFIDENCE_UNVERIFIED_REFERENCES  confidence ≥ 85 resting on [UNVERIFIED] references
+ *                          or findings (a Findings row or list item so marked) → partial
  *   TEAM_CONFIDENCE_BREAKDOWN_MISSING      confidence ≥ 75 without verified/inferred breakdown — a note
  *   TEAM_UNCERTAINTY_MISSING               confidence < 70 without an Uncertainty section — a note
  */
@@ -17,6 +18,8 @@ export function resultRules(
   present: ReadonlySet<Key>,
   titles: readonly string[],
   text: string,
+  /** Findings marked [UNVERIFIED] that are not claimed as a reference (which carries its mark). */
+  unverifiedFindings = 0,
 ): { status: Status; reasons: Reason[] } {
   let status = start;
   const reasons: Reason[] = [];
@@ -49,14 +52,21 @@ export function resultRules(
     );
   }
   const unverified = (claims.references ?? []).filter((r) => r.unverified === true).length;
-  if (c.value >= 85 && unverified > 0) {
+  if (c.value >= 85 && unverified + unverifiedFindings > 0) {
     status = worseStatus(status, 'partial');
+    // Without marked findings, the words records made before them were sealed with.
     reasons.push(
-      reason(
-        'TEAM_CONFIDENCE_UNVERIFIED_REFERENCES',
-        `confidence ${c.value} (≥ 85) rests on ${unverified} reference(s) marked [UNVERIFIED]`,
-        'Key References',
-      ),
+      unverifiedFindings === 0
+        ? reason(
+            'TEAM_CONFIDENCE_UNVERIFIED_REFERENCES',
+            `confidence ${c.value} (≥ 85) rests on ${unverified} reference(s) marked [UNVERIFIED]`,
+            'Key References',
+          )
+        : reason(
+            'TEAM_CONFIDENCE_UNVERIFIED_REFERENCES',
+            `confidence ${c.value} (≥ 85) rests on ${unverified} reference(s) and ${unverifiedFindings} finding(s) marked [UNVERIFIED]`,
+            unverified === 0 ? 'Findings' : 'Key References',
+          ),
     );
   }
   if (c.value >= 75 && !(/verified_confidence/i.test(text) && /inferred_confidence/i.test(text)))

@@ -29,6 +29,13 @@ import { RESULT_VOCABULARY, keyOf, roleOf, type Key } from './vocabulary.js';
 
 const UNVERIFIED = /\[UNVERIFIED\]/i;
 
+/**
+ * A finding as read, before it becomes claims: the end of a written `path:a-b` range and the
+ * agent's `[UNVERIFIED]` mark on its row or item, which a `Finding` has no field for (the record
+ * schema is fixed). `claimsOfFindings` turns them into what verify and the rules check.
+ */
+type Found = Finding & { endLine?: number; unverified?: true };
+
 /** A written `file:line` location as a claim: mapped into the repository, else as written. */
 export function located(
   text: string,
@@ -76,8 +83,13 @@ export function referencesIn(body: string, roots: readonly string[]): Reference[
   return refs;
 }
 
+/** The Findings tables' findings as the emitter reads its own table back: location at its start. */
 export function findingsIn(body: string, roots: readonly string[]): Finding[] {
-  const out: Finding[] = [];
+  return foundIn(body, roots).map(({ endLine: _end, unverified: _mark, ...f }) => f);
+}
+
+function foundIn(body: string, roots: readonly string[]): Found[] {
+  const out: Found[] = [];
   const lines = blankFences(body).split('\n');
   for (const table of findTables(lines)) {
     const sev = column(table.header, ['severity', '重大度', 'priority', '優先度']);
@@ -105,6 +117,8 @@ export function findingsIn(body: string, roots: readonly string[]): Finding[] {
         summary: summary || '(no summary)',
         ...(at === null ? {} : { path: at.path }),
         ...(at?.line === undefined ? {} : { line: at.line }),
+        ...(at?.endLine === undefined ? {} : { endLine: at.endLine }),
+        ...(UNVERIFIED.test(row.join(' ')) ? { unverified: true as const } : {}),
       });
     }
   }
@@ -121,7 +135,7 @@ function locatedRows(
   table: ReturnType<typeof findTables>[number],
   lines: readonly string[],
   roots: readonly string[],
-): Finding[] {
+): Found[] {
   const loc = column(table.header, ['file:line', 'location', '場所']);
   if (loc < 0) return [];
   let heading: string | undefined;
@@ -129,7 +143,7 @@ function locatedRows(
     heading = headingOf(lines[i] ?? '')?.title;
   if (heading !== undefined && filesAction(heading) !== undefined) return [];
   const sum = table.header.findIndex((_, i) => i !== loc);
-  const out: Finding[] = [];
+  const out: Found[] = [];
   for (const row of table.rows) {
     const at = located((row[loc] ?? '').replace(UNVERIFIED, '').trim(), roots);
     if (at === null) continue;
@@ -141,6 +155,8 @@ function locatedRows(
       summary: summary || '(no summary)',
       path: at.path,
       ...(at.line === undefined ? {} : { line: at.line }),
+      ...(at.endLine === undefined ? {} : { endLine: at.endLine }),
+      ...(UNVERIFIED.test(row.join(' ')) ? { unverified: true as const } : {}),
     });
   }
   return out;
@@ -151,30 +167,42 @@ function locatedRows(
  * `- Evidence: \`src/b.ts:8\`, \`src/c.ts:5\``): each a finding at that place, like a table row,
  * so verify checks it (issue 20: a line past the end passed). Only what is clearly a repository
  * path at a line counts — a directory, a file extension, `:digits` (a `line-line` range is
- * checked at its first line, as a table row's is) — so `host.io:8080`, URLs, `node:fs` and times
- * are prose, and an absolute path outside every work tree (a system header) is not the
+ * checked to its end, as a table row's is: claimsOfFindings) — so `host.io:8080`, URLs,
+ * `node:fs` and times are prose, and an absolute path outside every work tree (a system header) is not the
  * repository's; a relative path that climbs out with `..` is kept as written, and verify says it
  * cannot check it. A place some other claim of the result names already is not claimed twice: the
- * 30% rule counts places, and a repeated good one must not dilute a bad one.
+ * 30% rule counts places, and a repeated good one must not dilute a bad one; an item's
+ * `[UNVERIFIED]` mark still counts then (`markedElsewhere`), for the confidence rule.
  */
 export function listedFindings(
   body: string,
   roots: readonly string[],
-  claimed: readonly { path?: string | undefined; line?: number | undefined }[],
-): Finding[] {
-  const seen = new Set(claimed.map((c) => `${c.path ?? ''}:${c.line ?? ''}`));
-  const out: Finding[] = [];
+  claimed: readonly {
+    path?: string | undefined;
+    line?: number | undefined;
+    endLine?: number | undefined;
+  }[],
+): { found: Found[]; markedElsewhere: number } {
+  const seen = new Set(claimed.map(placeKey));
+  const out: Found[] = [];
+  let markedElsewhere = 0;
   let heading: string | undefined;
   let chunk: string[] = [];
   const flush = (): void => {
     for (const item of parseList(chunk.join('\n')).items) {
       const summary = [heading, item.text].filter((x) => x !== undefined && x !== '').join(': ');
-      for (const at of placesIn(item.text, roots)) {
-        const key = `${at.path}:${at.line}`;
+      const mark = UNVERIFIED.test(item.text) ? { unverified: true as const } : {};
+      let claimedHere = false;
+      const places = placesIn(item.text, roots);
+      for (const at of places) {
+        const key = placeKey(at);
         if (seen.has(key)) continue;
         seen.add(key);
-        out.push({ severity: 'unknown', summary, path: at.path, line: at.line });
+        claimedHere = true;
+        out.push({ severity: 'unknown', summary, ...at, ...mark });
       }
+      // A marked item whose places other claims name already: its mark still counts.
+      if (!claimedHere && places.length > 0 && mark.unverified === true) markedElsewhere++;
     }
     chunk = [];
   };
@@ -188,12 +216,25 @@ export function listedFindings(
     heading = h.title;
   }
   flush();
-  return out;
+  return { found: out, markedElsewhere };
+}
+
+/** A place as the 30% rule counts it: a range is another place than its first line. */
+function placeKey(c: {
+  path?: string | undefined;
+  line?: number | undefined;
+  endLine?: number | undefined;
+}): string {
+  const end = c.endLine !== undefined && c.endLine !== c.line ? `-${c.endLine}` : '';
+  return `${c.path ?? ''}:${c.line ?? ''}${end}`;
 }
 
 /** Every `path:line` token of an item's text: code marks, brackets and closing punctuation aside. */
-function placesIn(text: string, roots: readonly string[]): { path: string; line: number }[] {
-  const out: { path: string; line: number }[] = [];
+function placesIn(
+  text: string,
+  roots: readonly string[],
+): { path: string; line: number; endLine?: number }[] {
+  const out: { path: string; line: number; endLine?: number }[] = [];
   for (const raw of text.split(/[\s`()[\]<>{}"',;、，（）「」→←]+/)) {
     const token = raw.replace(/[.:!?。]+$/, '');
     const fl = parseFileLine(token);
@@ -203,7 +244,12 @@ function placesIn(text: string, roots: readonly string[]): { path: string; line:
     if (mapped.kind === 'invalid' || (mapped.kind === 'outside' && mapped.raw.startsWith('/')))
       continue;
     const at = located(token, roots);
-    if (at?.line !== undefined) out.push({ path: at.path, line: at.line });
+    if (at?.line !== undefined)
+      out.push({
+        path: at.path,
+        line: at.line,
+        ...(at.endLine === undefined ? {} : { endLine: at.endLine }),
+      });
   }
   return out;
 }
@@ -248,6 +294,58 @@ export function filesIn(
     }
   }
   return { artifacts, references };
+}
+
+/**
+ * Findings as claims. A finding at a range (`src/a.ts:10-20`) is claimed as a finding (its
+ * severity and summary) and a Key Reference at that range, whose note is the finding's summary:
+ * a `Finding` has no end line and the record schema is fixed, while verify checks a reference's
+ * `endLine` against the file, so the end is checked, and the place is claimed once (the 30%
+ * rule counts places). A finding the agent marked `[UNVERIFIED]` keeps the mark in its summary
+ * (appended when it stood in another cell); a ranged one's reference carries it as
+ * `unverified`, the others are counted for TEAM_CONFIDENCE_UNVERIFIED_REFERENCES.
+ */
+function claimsOfFindings(
+  found: readonly Found[],
+  claimed: readonly Reference[],
+): {
+  findings: Finding[];
+  references: Reference[];
+  unverified: number;
+} {
+  const findings: Finding[] = [];
+  const references: Reference[] = [];
+  let unverified = 0;
+  const seen = new Set(claimed.map(placeKey));
+  for (const { endLine, unverified: mark, ...f } of found) {
+    const summary = mark && !UNVERIFIED.test(f.summary) ? `${f.summary} [UNVERIFIED]` : f.summary;
+    if (
+      f.path !== undefined &&
+      f.line !== undefined &&
+      endLine !== undefined &&
+      endLine !== f.line
+    ) {
+      findings.push({ severity: f.severity, summary });
+      // The same range a Key Reference (or another finding) claims already: claimed once.
+      const key = placeKey({ path: f.path, line: f.line, endLine });
+      if (seen.has(key)) {
+        if (mark) unverified++;
+        continue;
+      }
+      seen.add(key);
+      references.push({
+        path: f.path,
+        line: f.line,
+        endLine,
+        note: summary,
+        ...(mark ? { unverified: true } : {}),
+      });
+      continue;
+    }
+    findings.push({ ...f, summary });
+    if (mark) unverified++;
+  }
+  return { findings, references, unverified };
 }
 
 /** `- [Issue]: description | Severity: critical` lines of the Issues section. */
@@ -376,15 +474,19 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
   const issues = layout
     .filter((l) => /^(issues|問題)/i.test(headingOf(String(l['heading']))?.title ?? ''))
     .map((l) => String(l['body'] ?? ''));
-  const findings = [...(fin ? findingsIn(fin.body, roots) : []), ...issues.flatMap(issuesIn)];
+  const found: Found[] = [...(fin ? foundIn(fin.body, roots) : []), ...issues.flatMap(issuesIn)];
   const files = fin ? filesIn(fin.body, roots) : { artifacts: [], references: [] };
   if (files.artifacts.length > 0) claims.artifacts = files.artifacts;
   const refs = got.get('references');
-  if (refs || files.references.length > 0)
-    claims.references = [...(refs ? referencesIn(refs.body, roots) : []), ...files.references];
-  if (fin)
-    findings.push(...listedFindings(fin.body, roots, [...findings, ...(claims.references ?? [])]));
-  if (findings.length > 0) claims.findings = findings;
+  const references = [...(refs ? referencesIn(refs.body, roots) : []), ...files.references];
+  const listed = fin
+    ? listedFindings(fin.body, roots, [...found, ...references])
+    : { found: [], markedElsewhere: 0 };
+  found.push(...listed.found);
+  const settled = claimsOfFindings(found, references);
+  references.push(...settled.references);
+  if (refs || references.length > 0) claims.references = references;
+  if (settled.findings.length > 0) claims.findings = settled.findings;
   const next = got.get('next');
   if (next) claims.nextStep = [next.inline ?? '', next.body].filter((x) => x !== '').join('\n');
   const insights = extractInsights(text, ctx.now, role === '' ? undefined : role);
@@ -392,7 +494,8 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
   claims.extra = extra;
 
   const titles = layout.map((l) => normalizeTitle(headingOf(String(l['heading']))?.title ?? ''));
-  const rules = resultRules(claims, status, new Set(got.keys()), titles, text);
+  const unverified = settled.unverified + listed.markedElsewhere;
+  const rules = resultRules(claims, status, new Set(got.keys()), titles, text, unverified);
   const cp = claimsProblems(claims);
   if (cp.length > 0) return { ok: false, problems: cp };
   return { ok: true, handoff: { claims, status: rules.status, reasons: rules.reasons } };
