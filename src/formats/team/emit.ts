@@ -12,7 +12,7 @@ import { code, headingOf, renderTable } from '../kit/markdown.js';
 import { isObject, str } from '../kit/values.js';
 import { extractInsights } from './insights.js';
 import { parseTeam } from './parse.js';
-import { findingsIn, referencesIn } from './result.js';
+import { findingsIn, referencesIn } from './places.js';
 import { INSIGHT_CATEGORIES, RESULT_VOCABULARY, keyOf } from './vocabulary.js';
 
 const INSIGHT_ORDER = [
