@@ -5,39 +5,15 @@
  * passed `verify --strict` without a word. Each is now a finding at that place, checked like a
  * table row; what an agent would try in order to slip a lie past the reader is held here.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordHandoff } from '../../../src/app/record.js';
-import { verifyRepository } from '../../../src/app/verify.js';
 import type { ParsedHandoff } from '../../../src/formats/index.js';
-import { team } from '../../../src/formats/team/index.js';
-import { cleanup, git, gitdir, PROJECT_ROOT, writeFiles } from '../../helpers/git.js';
+import { cleanup } from '../../helpers/git.js';
+import { EN, JA, lines, parsed, recordAndVerify } from './real-result.js';
 
 afterAll(cleanup);
 
-const DOCS = join(PROJECT_ROOT, 'test', 'formats', 'corpus', 'docs', 'team');
-const EN = readFileSync(join(DOCS, 'swt-en@7242325-code-explorer-result.md'), 'utf8');
-const JA = readFileSync(join(DOCS, 'swt-ja@580807a-code-explorer-result.md'), 'utf8');
-const lines = (n: number): string => Array.from({ length: n }, (_, i) => `// ${i + 1}`).join('\n');
-/** A tree in which every place the honest document names exists. */
-const TREE = {
-  'src/api/auth.ts': lines(100),
-  'src/validators/auth.ts': lines(30),
-  'src/services/auth.ts': lines(80),
-  'src/middleware/jwt.ts': lines(20),
-  'src/repositories/user.ts': lines(40),
-};
-
-function parsed(text: string): ParsedHandoff {
-  const r = team.parse(Buffer.from(text), {
-    repoRoot: '/home/dev/project',
-    now: new Date('2026-03-07T10:00:00Z'),
-    fileName: 'result.md',
-  });
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.handoff;
-}
 const places = (h: ParsedHandoff): string[] =>
   (h.claims.findings ?? []).map((f) => `${f.path ?? ''}:${f.line ?? ''}`);
 
@@ -48,18 +24,10 @@ function withItems(text: string, extra: string): string {
   return text.replace(at, `${at}${extra}`);
 }
 
-async function recordAndVerify(text: string, prepare?: (repo: string) => void) {
-  const repo = gitdir({ files: { 'README.md': '# x\n' } });
-  const base = git(repo, 'rev-parse', 'HEAD');
-  writeFiles(repo, TREE);
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'explore');
-  prepare?.(repo);
-  await recordHandoff({ cwd: repo, base, from: { bytes: Buffer.from(text), fileName: 'r.md' } });
-  const report = await verifyRepository({ cwd: repo, strict: true });
-  const checks = report.records[0]!.checks;
+async function verdicts(text: string, prepare?: (repo: string) => void) {
+  const { exitCode, checks } = await recordAndVerify(text, prepare);
   return {
-    exitCode: report.exitCode,
+    exitCode,
     findings: checks
       .filter((c) => c.id?.startsWith('claims.findings'))
       .map((c) => `${c.subject} ${c.verdict}`),
@@ -84,7 +52,7 @@ describe('Findings list items that name path:line', () => {
   });
 
   it('through record and verify --strict: the honest real result verifies, its list places counted as verified findings', async () => {
-    const r = await recordAndVerify(EN);
+    const r = await verdicts(EN);
     expect(r.findings).toEqual([
       'src/api/auth.ts:45 verified',
       'src/api/auth.ts:89 verified',
@@ -106,7 +74,7 @@ describe('Findings list items that name path:line', () => {
     'through record and verify: the real result with %s moved past the end of its file is contradicted',
     async (_what, from, to) => {
       expect(EN.includes(from)).toBe(true);
-      const r = await recordAndVerify(EN.replace(from, to));
+      const r = await verdicts(EN.replace(from, to));
       expect(r.findings).toContain('src/services/auth.ts:999 contradicted');
       expect(r.checks.find((c) => c.subject === 'src/services/auth.ts:999')?.detail).toBe(
         'line 999 is past the end (80 lines)',
@@ -125,7 +93,7 @@ describe('Findings list items that name path:line', () => {
         '- Also (src/services/auth.ts:993), see [src/services/auth.ts:994]',
       ].join('\n') + '\n',
     );
-    const r = await recordAndVerify(text);
+    const r = await verdicts(text);
     for (const n of [990, 991, 992, 993, 994])
       expect(r.findings).toContain(`src/services/auth.ts:${n} contradicted`);
   });
@@ -152,7 +120,7 @@ describe('Findings list items that name path:line', () => {
 
   it('a place that climbs out of the repository with .. is never read: unverifiable, and --strict fails', async () => {
     const text = withItems(EN, '- Evidence: `../outside/secret.ts:3`\n');
-    const r = await recordAndVerify(text, (repo) => {
+    const r = await verdicts(text, (repo) => {
       // A file there would resolve, if ledger read the file system outside the candidate tree.
       mkdirSync(join(repo, '..', 'outside'), { recursive: true });
       writeFileSync(join(repo, '..', 'outside', 'secret.ts'), lines(10));
@@ -189,7 +157,7 @@ describe('Findings list items that name path:line', () => {
       '80 - traced',
       '',
     ].join('\n');
-    const r = await recordAndVerify(diluted);
+    const r = await verdicts(diluted);
     expect(r.findings).toEqual(['src/services/auth.ts:999 contradicted']);
     expect(r.checks.find((c) => c.id === 'claims.references' && c.check === 'references')).toEqual(
       expect.objectContaining({

@@ -7,48 +7,12 @@
  *   stayed success; the contract's rule for references (TEAM_CONFIDENCE_UNVERIFIED_REFERENCES)
  *   now counts it, re-derived at verify from the kept source.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordHandoff } from '../../../src/app/record.js';
-import { verifyRepository } from '../../../src/app/verify.js';
 import type { ParsedHandoff } from '../../../src/formats/index.js';
-import { team } from '../../../src/formats/team/index.js';
-import { cleanup, git, gitdir, PROJECT_ROOT, writeFiles } from '../../helpers/git.js';
+import { cleanup } from '../../helpers/git.js';
+import { EN, parsed, recordAndVerify } from './real-result.js';
 
 afterAll(cleanup);
-
-const EN = readFileSync(
-  join(
-    PROJECT_ROOT,
-    'test',
-    'formats',
-    'corpus',
-    'docs',
-    'team',
-    'swt-en@7242325-code-explorer-result.md',
-  ),
-  'utf8',
-);
-const lines = (n: number): string => Array.from({ length: n }, (_, i) => `// ${i + 1}`).join('\n');
-/** A tree in which every place the honest document names exists. */
-const TREE = {
-  'src/api/auth.ts': lines(100),
-  'src/validators/auth.ts': lines(30),
-  'src/services/auth.ts': lines(80),
-  'src/middleware/jwt.ts': lines(20),
-  'src/repositories/user.ts': lines(40),
-};
-
-function parsed(text: string): ParsedHandoff {
-  const r = team.parse(Buffer.from(text), {
-    repoRoot: '/home/dev/project',
-    now: new Date('2026-03-07T10:00:00Z'),
-    fileName: 'result.md',
-  });
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.handoff;
-}
 
 function edited(text: string, from: string, to: string): string {
   if (!text.includes(from)) throw new Error('the document changed');
@@ -61,17 +25,10 @@ const rangedRow = (end: number): string =>
 const rangedItem = (end: number): string =>
   edited(EN, ITEM, `${ITEM}- Login flow: \`src/validators/auth.ts:10-${end}\`\n`);
 
-async function recordAndVerify(text: string) {
-  const repo = gitdir({ files: { 'README.md': '# x\n' } });
-  const base = git(repo, 'rev-parse', 'HEAD');
-  writeFiles(repo, TREE);
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'explore');
-  await recordHandoff({ cwd: repo, base, from: { bytes: Buffer.from(text), fileName: 'r.md' } });
-  const report = await verifyRepository({ cwd: repo, strict: true });
-  const checks = report.records[0]!.checks;
+async function verdicts(text: string) {
+  const { exitCode, checks } = await recordAndVerify(text);
   return {
-    exitCode: report.exitCode,
+    exitCode,
     bad: checks
       .filter((c) => c.verdict !== 'verified')
       .map((c) => `${c.id} ${c.subject} ${c.verdict}`),
@@ -107,7 +64,7 @@ describe('a ranged Findings location is checked to its end', () => {
   });
 
   it('through record and verify: a table row whose range ends past its file is contradicted; honest, exit 0', async () => {
-    const lie = await recordAndVerify(rangedRow(999));
+    const lie = await verdicts(rangedRow(999));
     expect(lie.exitCode).toBe(1);
     expect(lie.bad).toEqual([
       expect.stringMatching(/^claims\.references\[\d+\] src\/api\/auth\.ts:89 contradicted$/),
@@ -115,20 +72,20 @@ describe('a ranged Findings location is checked to its end', () => {
     expect(lie.checks.find((c) => c.verdict === 'contradicted')?.detail).toMatch(
       /line 999 is past the end \(100 lines\)/,
     );
-    const honest = await recordAndVerify(rangedRow(95));
+    const honest = await verdicts(rangedRow(95));
     expect(honest.bad).toEqual([]);
     expect(honest.exitCode).toBe(0);
   });
 
   it('through record and verify: a list item whose range ends past its file is contradicted; honest, exit 0', async () => {
-    const lie = await recordAndVerify(rangedItem(31));
+    const lie = await verdicts(rangedItem(31));
     expect(lie.exitCode).toBe(1);
     expect(lie.bad).toEqual([
       expect.stringMatching(
         /^claims\.references\[\d+\] src\/validators\/auth\.ts:10 contradicted$/,
       ),
     ]);
-    const honest = await recordAndVerify(rangedItem(30));
+    const honest = await verdicts(rangedItem(30));
     expect(honest.bad).toEqual([]);
     expect(honest.exitCode).toBe(0);
   });
@@ -175,13 +132,13 @@ describe('[UNVERIFIED] on a Findings row or list item counts for the confidence 
       ITEM,
       `${ITEM}- Login flow: \`src/validators/auth.ts:23\` [UNVERIFIED]\n`,
     );
-    const marked = await recordAndVerify(both);
+    const marked = await verdicts(both);
     expect(marked.exitCode).toBe(1);
     expect(marked.bad).toEqual(['claims.status SUCCESS contradicted']);
     expect(marked.checks.find((c) => c.id === 'claims.status')?.detail).toMatch(
       /effective partial: TEAM_CONFIDENCE_UNVERIFIED_REFERENCES: confidence 92 \(≥ 85\) rests on 0 reference\(s\) and 2 finding\(s\) marked \[UNVERIFIED\]/,
     );
-    const plain = await recordAndVerify(EN);
+    const plain = await verdicts(EN);
     expect(plain.bad).toEqual([]);
     expect(plain.exitCode).toBe(0);
   });
