@@ -130,6 +130,12 @@ async function warm(user: User): Promise<{ dir: string; ids: string[]; tip: stri
   return { dir, ids, tip: git(dir, 'rev-parse', LOG_REF) };
 }
 
+/** The git blob id of a record's bytes (the object a verdict about it read). */
+async function recordBlob(dir: string, id: string): Promise<string> {
+  const { bytes } = await recordParts(dir, id);
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
 describe('verify with the verified-state cache', () => {
   it('checks only the record that is new since the cached tip, and --full checks all', async () => {
     const user = makeUser();
@@ -458,11 +464,7 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
   it('an object deleted after the tip was cached: the cached run is a miss and says what --full says', async () => {
     const user = makeUser();
     const { dir, ids } = await warm(user);
-    const parts = await recordParts(dir, ids[0]!);
-    const blob = createHash('sha1')
-      .update(`blob ${parts.bytes.length}\0`)
-      .update(parts.bytes)
-      .digest('hex');
+    const blob = await recordBlob(dir, ids[0]!);
     rmSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
     expect(gitTry(dir, 'cat-file', '-e', blob).code).not.toBe(0);
     const full = await verify(user, dir, '--full');
@@ -475,11 +477,7 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
   it('packed objects are looked up in the pack index: still a hit, and a miss once the pack is rewritten without one', async () => {
     const user = makeUser();
     const { dir, ids } = await warm(user);
-    const parts = await recordParts(dir, ids[0]!);
-    const blob = createHash('sha1')
-      .update(`blob ${parts.bytes.length}\0`)
-      .update(parts.bytes)
-      .digest('hex');
+    const blob = await recordBlob(dir, ids[0]!);
     // Everything reachable packed (as git gc leaves it): the cached run finds it in the index.
     safeGit(dir, 'repack', '-a', '-d', '-q');
     safeGit(dir, 'prune-packed');
