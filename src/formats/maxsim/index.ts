@@ -38,7 +38,7 @@ export const maxsim: FormatModule = {
   wordFor: MAXSIM_VOCABULARY.wordFor,
   reasonCodes: {
     MAXSIM_MISSING_SECTION: 'a contract section is absent: at best partial, resubmission requested',
-    MAXSIM_NO_EVIDENCE: 'a status claimed without evidence: failed',
+    MAXSIM_NO_EVIDENCE: 'a status claimed without evidence: failed (in a phase summary, a note)',
     MAXSIM_FAILED_EVIDENCE: 'a completion claim whose own evidence reports a failure: failed',
     MAXSIM_FORBIDDEN_PHRASE: 'an anti-rationalization phrase in place of evidence: failed',
     MAXSIM_NO_EVIDENCE_BLOCKS:

@@ -15,6 +15,23 @@ import { cleanup, git, gitdir, PROJECT_ROOT, writeFiles } from '../../helpers/gi
 
 afterAll(cleanup);
 
+/**
+ * What verify said of a recorded summary: its file verdicts (sorted), then its status verdict and
+ * the exit code — an honest summary that says it is complete must verify with exit 0.
+ */
+function verdictsOf(report: Awaited<ReturnType<typeof verifyRepository>>, kinds: string[]) {
+  const checks = report.records[0]!.checks;
+  const status = checks.find((c) => c.check === 'status');
+  return [
+    ...checks
+      .filter((c) => kinds.includes(c.check))
+      .map((c) => `${c.subject} ${c.verdict}`)
+      .sort(),
+    `status ${status?.subject} ${status?.verdict}`,
+    `exit ${report.exitCode}`,
+  ];
+}
+
 interface Entry {
   file: string;
   source: string;
@@ -151,20 +168,20 @@ describe('GSD-family summaries from public projects (test/formats/corpus/gsd.jso
       });
       git(repo, 'add', '-A');
       git(repo, 'commit', '-q', '-m', 'feat(50-06): add read-only CLI database explorer');
-      const recorded = await recordHandoff({ cwd: repo, base, from: { bytes, fileName: file } });
-      expect(recorded.record.observed.effectiveStatus).toBe('partial');
-      const report = await verifyRepository({ cwd: repo });
-      return report.records[0]!.checks.filter((c) => c.check === 'claim.artifact')
-        .map((c) => `${c.subject} ${c.verdict}`)
-        .sort();
+      await recordHandoff({ cwd: repo, base, from: { bytes, fileName: file } });
+      return verdictsOf(await verifyRepository({ cwd: repo }), ['claim.artifact']);
     };
     expect(await verdictsOn({})).toEqual([
       'backend/package.json verified',
       'backend/src/db-explore.ts verified',
+      'status complete verified',
+      'exit 0',
     ]);
     expect(await verdictsOn({ 'backend/src/db-explore.ts': '// old\n' })).toEqual([
       'backend/package.json verified',
       'backend/src/db-explore.ts contradicted',
+      'status complete verified',
+      'exit 1',
     ]);
   });
 });
@@ -186,20 +203,34 @@ describe('the three shapes, real documents, through record and verify', () => {
     git(repo, 'add', '-A');
     git(repo, 'commit', '-q', '-m', 'feat: the plan');
     const bytes = readFileSync(join(HERE, 'docs', 'gsd', file));
-    const recorded = await recordHandoff({
-      cwd: repo,
-      base: head,
-      from: { bytes, fileName: file },
-    });
-    expect(recorded.record.observed.effectiveStatus).toBe('partial');
+    await recordHandoff({ cwd: repo, base: head, from: { bytes, fileName: file } });
     const report = await verifyRepository({ cwd: repo });
-    return report.records[0]!.checks.filter((c) =>
-      ['claim.artifact', 'claim.unverifiable'].includes(c.check),
-    )
-      .map((c) => `${c.subject} ${c.verdict}`)
-      .sort();
+    return verdictsOf(report, ['claim.artifact', 'claim.unverifiable']);
   };
   const files = (paths: string[], text: string) => Object.fromEntries(paths.map((p) => [p, text]));
+
+  it('## Status: Complete without evidence (16-04): an honest summary verifies with exit 0; a created file the base had is contradicted', async () => {
+    // It was held at partial, so verify contradicted the honest "Complete" (exit 1).
+    const paths = manifest.documents
+      .find((d) => d.file.endsWith('16-04-status-complete-heading.md'))!
+      .expect.artifacts.map(([p]) => p);
+    const file = '16-04-status-complete-heading.md';
+    const honest = await verdictsOn(file, {}, files(paths, 'export {};\n'));
+    expect(honest).toEqual([
+      ...paths.map((p) => `${p} verified`).sort(),
+      'status Complete verified',
+      'exit 0',
+    ]);
+    const lie = await verdictsOn(
+      file,
+      { 'src/app/(fan)/page.tsx': '// old\n' },
+      files(paths, 'export {};\n'),
+    );
+    expect(lie.filter((v) => v.endsWith('contradicted'))).toEqual([
+      'src/app/(fan)/page.tsx contradicted',
+    ]);
+    expect(lie.slice(-1)).toEqual(['exit 1']);
+  });
 
   it('VBW `path` -- created: / -- modified: items (vbw-09-01): a created file the base had is contradicted', async () => {
     const modified = [
@@ -211,7 +242,11 @@ describe('the three shapes, real documents, through record and verify', () => {
     const candidate = { ...files(modified, 'export const v = 2;\n'), [created]: 'test();\n' };
     const file = 'vbw-09-01-item-actions-created-modified.md';
     const honest = await verdictsOn(file, files(modified, 'export const v = 1;\n'), candidate);
-    expect(honest).toEqual([...modified, created].map((p) => `${p} verified`).sort());
+    expect(honest).toEqual([
+      ...[...modified, created].map((p) => `${p} verified`).sort(),
+      'status complete verified',
+      'exit 0',
+    ]);
     const lie = await verdictsOn(
       file,
       { ...files(modified, 'export const v = 1;\n'), [created]: '// old\n' },
@@ -219,6 +254,7 @@ describe('the three shapes, real documents, through record and verify', () => {
     );
     expect(lie).toContain(`${created} contradicted`);
     expect(lie.filter((v) => v.endsWith('contradicted'))).toHaveLength(1);
+    expect(lie.slice(-1)).toEqual(['exit 1']);
   });
 
   it('bare paths under ## Key Files Created (plan-01-03): (updated) is modified, a pattern is unverifiable, a created file the base had is contradicted', async () => {
@@ -239,6 +275,8 @@ describe('the three shapes, real documents, through record and verify', () => {
       'src/cli/flags.ts verified',
       'src/cli/program.ts verified',
       'src/index.ts verified',
+      'status (no status) verified',
+      'exit 0',
     ]);
     const lie = await verdictsOn(
       file,
@@ -246,6 +284,7 @@ describe('the three shapes, real documents, through record and verify', () => {
       candidate,
     );
     expect(lie).toContain('src/cli/program.ts contradicted');
+    expect(lie.slice(-1)).toEqual(['exit 1']);
   });
 
   it('### Created (10 files) over | File | Lines | Purpose | (plan-04-01): every row created; one the base had is contradicted', async () => {
@@ -255,7 +294,11 @@ describe('the three shapes, real documents, through record and verify', () => {
     const paths = manifest10!.expect.artifacts.map(([p]) => p);
     const file = 'plan-04-01-created-count-lines-table.md';
     const honest = await verdictsOn(file, {}, files(paths, '# skill\n'));
-    expect(honest).toEqual(paths.map((p) => `${p} verified`).sort());
+    expect(honest).toEqual([
+      ...paths.map((p) => `${p} verified`).sort(),
+      'status complete verified',
+      'exit 0',
+    ]);
     const lie = await verdictsOn(
       file,
       { 'templates/skills/agent-system-map/SKILL.md': '# old\n' },
@@ -264,5 +307,6 @@ describe('the three shapes, real documents, through record and verify', () => {
     expect(lie.filter((v) => v.endsWith('contradicted'))).toEqual([
       'templates/skills/agent-system-map/SKILL.md contradicted',
     ]);
+    expect(lie.slice(-1)).toEqual(['exit 1']);
   });
 });

@@ -26,14 +26,20 @@ async function verdictsOn(file: string, name: string, base: Record<string, strin
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'feat(01-04): output formatters');
   const bytes = readFileSync(join(DIR, file));
-  const recorded = await recordHandoff({ cwd: repo, base: head, from: { bytes, fileName: name } });
-  expect(recorded.record.observed.effectiveStatus).toBe('partial');
+  await recordHandoff({ cwd: repo, base: head, from: { bytes, fileName: name } });
   const report = await verifyRepository({ cwd: repo });
-  return report.records[0]!.checks.filter((c) =>
-    ['claim.artifact', 'claim.unverifiable'].includes(c.check),
-  )
-    .map((c) => `${c.subject} ${c.verdict}`)
-    .sort();
+  const checks = report.records[0]!.checks;
+  const status = checks.find((c) => c.check === 'status');
+  // Its file verdicts, then its status verdict and the exit code: an honest summary that says
+  // PASS must verify with exit 0.
+  return [
+    ...checks
+      .filter((c) => ['claim.artifact', 'claim.unverifiable'].includes(c.check))
+      .map((c) => `${c.subject} ${c.verdict}`)
+      .sort(),
+    `status ${status?.subject} ${status?.verdict}`,
+    `exit ${report.exitCode}`,
+  ];
 }
 
 /** The problems `record` refuses a file with, as one text. */
@@ -61,7 +67,9 @@ describe('GSD-2 summaries and plans, through record and verify', () => {
       [
         ...FORMATTERS.map((p) => `${p} verified`),
         'Created: All 8 command files updated to use formatHuman unverifiable',
-      ].sort(),
+      ]
+        .sort()
+        .concat('status PASS verified', 'exit 0'),
     );
     const lie = await verdictsOn(file, 'T04-SUMMARY.md', {
       'src/formatters/json.ts': '// old\n',
@@ -69,6 +77,7 @@ describe('GSD-2 summaries and plans, through record and verify', () => {
     expect(lie.filter((v) => v.endsWith('contradicted'))).toEqual([
       'src/formatters/json.ts contradicted',
     ]);
+    expect(lie.slice(-1)).toEqual(['exit 1']);
   });
 
   it('a GSD plan handed over with --format maxsim: refused saying what it was read as and why, and that it looks like a plan', async () => {
