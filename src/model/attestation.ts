@@ -4,6 +4,7 @@
  * Both are canonical CBOR, stored under their own sha256 id (see ledger/layout.ts).
  */
 import { z } from 'zod';
+import { utf16Bounded } from './text-bound.js';
 import { ATTESTATION_SCHEMA, ATTESTATION_SCHEMA_V1, SIGNATURE_SCHEMA } from './leaf-vocabulary.js';
 import { RECORD_ID } from './vocabulary.js';
 
@@ -16,13 +17,13 @@ export {
 } from './leaf-vocabulary.js';
 
 const id = z.string().regex(RECORD_ID, 'a ledger id sha256:<64 lowercase hex>');
-const short = z.string().max(4096);
+const short = utf16Bounded(4096);
 
 /** An armored `-----BEGIN SSH SIGNATURE-----` text over the string `subject`, namespace `ledger`. */
 export const SignatureObject = z.strictObject({
   schema: z.literal(SIGNATURE_SCHEMA),
   subject: id,
-  armored: z.string().max(64 * 1024),
+  armored: utf16Bounded(64 * 1024),
 });
 export type SignatureObject = z.infer<typeof SignatureObject>;
 
@@ -31,7 +32,7 @@ export const AttestedCheckV1 = z.strictObject({
   check: short,
   subject: short,
   verdict: z.enum(['verified', 'contradicted', 'unverifiable', 'stale']),
-  detail: z.string().max(65536),
+  detail: utf16Bounded(65536),
 });
 /** A v2 verdict carries the check's stable id (unique within its record): found again by it. */
 export const AttestedCheck = AttestedCheckV1.extend({ id: short });

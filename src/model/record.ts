@@ -9,6 +9,7 @@
  * for stored records changes canonical bytes, so that is a new schema version, never an edit.
  */
 import { z } from 'zod';
+import { utf16Bounded } from './text-bound.js';
 import {
   FORMATS,
   GIT_OID,
@@ -50,8 +51,8 @@ export {
 const id = z.string().regex(RECORD_ID, 'a record id sha256:<64 lowercase hex>');
 const sha256 = z.string().regex(SHA256_HEX, '64 lowercase hex digits');
 const oid = z.string().regex(GIT_OID, 'a 40-hex git object id');
-const text = z.string().max(1_000_000);
-const short = z.string().max(4096);
+const text = utf16Bounded(1_000_000);
+const short = utf16Bounded(4096);
 const line = z.number().int().positive();
 
 // ---------------------------------------------------------------------------------------------

@@ -7,9 +7,12 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SignatureObject } from '../../src/model/attestation.js';
+import { AttestedCheck, SignatureObject } from '../../src/model/attestation.js';
+import { Record } from '../../src/model/record.js';
+import { MemoryStore } from '../../src/store/memory.js';
 import { CddlSchema } from '../helpers/cddl-validator.js';
 import { PROJECT_ROOT } from '../helpers/git.js';
+import { makeRecord } from '../helpers/ledger.js';
 
 const schema = CddlSchema.load(join(PROJECT_ROOT, 'spec', 'ledger.cddl'));
 const EURO = '\u20ac'; // one UTF-16 code unit, three bytes of UTF-8
@@ -36,5 +39,39 @@ describe('text bounds: code units in the schemas, the bytes they imply in the CD
     expect(
       SignatureObject.safeParse({ ...signature, armored: `${signature.armored}a` }).success,
     ).toBe(false);
+  });
+});
+
+describe('text bounds hold in code units, not code points', () => {
+  const EMOJI = '\u{1f600}'; // one code point, two UTF-16 code units, four bytes of UTF-8
+
+  it('a short field of 4,096 emoji (8,192 units, 16 KB) is refused by the record schema and past the CDDL bound', async () => {
+    // zod 4's `.max(4096)` alone counts the 4,096 code points and passed it: a forged record with
+    // it verified, though spec/encoding.md bounds text in units and the CDDL in 12,288 bytes.
+    const { record } = await makeRecord(new MemoryStore(), { claims: { status: 'complete' } });
+    expect(Record.safeParse(record).success).toBe(true);
+    const forged = { ...record, claims: { ...record.claims, status: EMOJI.repeat(4096) } };
+    const parsed = Record.safeParse(forged);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.path).toEqual(['claims', 'status']);
+    expect(parsed.error?.issues[0]?.message).toContain('UTF-16 code units');
+    expect(schema.validate('short-text', forged.claims.status)).not.toEqual([]);
+    // At the bound in units (2,048 emoji, 8,192 bytes) it is valid in both.
+    const atBound = { ...record, claims: { ...record.claims, status: EMOJI.repeat(2048) } };
+    expect(Record.safeParse(atBound).success).toBe(true);
+    expect(schema.validate('short-text', atBound.claims.status)).toEqual([]);
+  });
+
+  it('an attested check detail and a signature armor are held to units the same way', () => {
+    const subject = `sha256:${'a'.repeat(64)}`;
+    const armored = EMOJI.repeat(65_536 / 2);
+    const signature = { schema: 'ledger.signature/v1', subject, armored };
+    expect(SignatureObject.safeParse(signature).success).toBe(true);
+    expect(SignatureObject.safeParse({ ...signature, armored: `${armored}${EMOJI}` }).success).toBe(
+      false,
+    );
+    const check = { check: 'c', subject: 's', verdict: 'verified', detail: armored, id: 'x' };
+    expect(AttestedCheck.safeParse(check).success).toBe(true);
+    expect(AttestedCheck.safeParse({ ...check, detail: EMOJI.repeat(65_536) }).success).toBe(false);
   });
 });

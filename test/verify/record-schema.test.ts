@@ -1,8 +1,9 @@
 /**
  * The record schema in the two readers (src/verify/record.ts and src/ledger/records.ts), since
  * a zod-free check answers first (src/model/record-check.ts, issue 21): what it does not accept
- * goes to the zod schema exactly as before. A refusal keeps zod's message; a valid record that
- * the check leaves to zod (a string bound met in code points, not in UTF-16 units) is still read.
+ * goes to the zod schema exactly as before. A refusal keeps zod's message. (The one valid record
+ * the check left to zod, a string bound met in code points but not in UTF-16 units, is now
+ * refused by both; canonical CBOR refuses the other shapes it leaves, such as a `constructor` key.)
  */
 import { describe, expect, it } from 'vitest';
 import { encodeCanonical, type CborValue } from '../../src/canonical/index.js';
@@ -58,18 +59,20 @@ describe('the record schema, behind the zod-free check', () => {
     expect(isLedgerError(error, 'INTEGRITY')).toBe(true);
   });
 
-  it('a valid record the check leaves to zod is read, and verified, as zod reads it', async () => {
-    // 3,000 code points in 6,000 UTF-16 units: within the 4,096 bound as zod counts it.
+  it('text within its bound in code points but past it in UTF-16 units is refused by both readers (zod alone passed it)', async () => {
+    // 3,000 code points in 6,000 UTF-16 units: zod 4's `.max(4096)` counted the code points.
     const { store, id, value } = await ledgerWith((claims) => {
       claims['task'] = '😀'.repeat(3000);
     });
     expect(parseRecord(value)).toBeUndefined();
-    const parsed = Record.safeParse(value);
-    expect(parsed.success).toBe(true);
-    const read = await readIndexedRecord(store, await readLedgerIndex(store), id);
-    expect(read.record).toStrictEqual(parsed.data);
-    const checks = await checksOf(store);
-    expect(checks.find((c) => c.check === 'canonical')).toMatchObject({ verdict: 'verified' });
-    expect(checks.filter((c) => c.check === 'schema')).toEqual([]);
+    expect(Record.safeParse(value).success).toBe(false);
+    const schema = (await checksOf(store)).find((c) => c.check === 'schema');
+    expect(schema).toMatchObject({ verdict: 'contradicted' });
+    expect(schema?.detail).toContain('claims.task: Too big');
+    expect(schema?.detail).toContain('UTF-16 code units');
+    const error = await readIndexedRecord(store, await readLedgerIndex(store), id).catch(
+      (e: unknown) => e,
+    );
+    expect(isLedgerError(error, 'INTEGRITY')).toBe(true);
   });
 });
