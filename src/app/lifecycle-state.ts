@@ -4,7 +4,7 @@
  * Pure: the caller reads the records.
  */
 import type { LedgerRecord } from '../model/record.js';
-import { isLifecycleStep, lifecycleProvider } from './lifecycle.js';
+import { isLifecycleStep, lifecycleProvider } from './lifecycle-steps.js';
 
 export const LIFECYCLE_STATES = ['pending', 'accepted', 'rejected', 'superseded'] as const;
 

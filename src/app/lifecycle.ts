@@ -4,7 +4,6 @@
  * current state is derived from that chain, never stored by overwriting anything.
  */
 import { encodeCanonical, type CborValue } from '../canonical/index.js';
-import { formatModules, type FormatModule, type Lifecycle } from '../formats/index.js';
 import { appendRecordOnto } from '../ledger/append.js';
 import { BASE_COMMIT_FILE } from '../ledger/layout.js';
 import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
@@ -13,6 +12,7 @@ import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
 import { LIFECYCLE_FORMAT, RECORD_SCHEMA_V4, type LedgerRecord } from '../model/record.js';
+import { isLifecycleStep, lifecycleProvider } from './lifecycle-steps.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
 import { openLocalState } from './policy/local-state.js';
@@ -23,49 +23,11 @@ import { formatOptionsFrom } from './policy/trust.js';
 import { sealedStatus, stripUndefined, type RecordOutcome } from './record.js';
 import { withRepo } from './repo.js';
 
-/** The module whose lifecycle the steps follow (one module defines it). */
-export function lifecycleProvider(): FormatModule & { lifecycle: Lifecycle } {
-  const module = formatModules().find((m) => m.lifecycle !== undefined);
-  if (module?.lifecycle === undefined)
-    throw new LedgerError('USAGE', 'no format in this build defines a handoff lifecycle');
-  return module as FormatModule & { lifecycle: Lifecycle };
-}
-
-/** The steps a lifecycle command may take. */
-export function lifecycleActions(): readonly string[] {
-  return lifecycleProvider().lifecycle.actions;
-}
-
-/** The lifecycle a record takes part in as its own format's, if that format has one. */
-export function lifecycleOf(record: LedgerRecord): Lifecycle | undefined {
-  const provider = formatModules().find((m) => m.lifecycle !== undefined);
-  return provider !== undefined &&
-    (provider.name === record.format || record.format === LIFECYCLE_FORMAT)
-    ? provider.lifecycle
-    : undefined;
-}
-
 export interface LifecycleChain {
   /** Oldest first: the handoff, then each lifecycle step. */
   ids: string[];
   records: LedgerRecord[];
   state: string | undefined;
-}
-
-/**
- * Whether `record` is a step a lifecycle command took: a record of the lifecycle kind (v4), or
- * as steps were written before it, of the lifecycle's format; either way made without a
- * handoff file and linking to the record it acts on. A handoff the agent wrote always keeps its
- * source bytes, so whatever its claims say (a `lifecycle` link in `extra`, a status word of the
- * lifecycle's vocabulary), it is never a step and never moves another record's state.
- */
-export function isLifecycleStep(record: LedgerRecord): boolean {
-  const { name, lifecycle } = lifecycleProvider();
-  return (
-    (record.format === LIFECYCLE_FORMAT || record.format === name) &&
-    record.observed.source === undefined &&
-    lifecycle.linkOf(record) !== undefined
-  );
 }
 
 /** The lifecycle chain that `id` belongs to, oldest first, and the state it leads to. */
@@ -110,7 +72,7 @@ export async function lifecycleChain(
 export interface LifecycleRequest {
   cwd: string;
   id: string;
-  /** One of lifecycleActions(). */
+  /** One of the lifecycle's actions (`lifecycleProvider().lifecycle.actions`). */
   action: string;
   by?: string;
   /** `supersede --with ID`: the record that supersedes (id or unique prefix). */

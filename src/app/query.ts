@@ -96,10 +96,11 @@ export async function listLog(
   const tipCommit = options.at === undefined ? await store.readRef(LOG_REF) : options.at;
   if (tipCommit === undefined || tipCommit === null) return [];
   const tip = await readTip(store, tipCommit);
-  // Loaded only when there is a ledger to list: they pull in the formats and zod, which `log`
-  // on an empty ledger never needs (its import graph is pinned by test/cli/startup.test.ts).
+  // Loaded only when there is a ledger to list: `log` on an empty ledger loads no format code
+  // at all (its import graph is pinned by test/cli/startup.test.ts). These take the lifecycle
+  // from src/formats/lifecycle.ts, not the registry, so a listing loads no parser and no zod.
   const [{ lifecycleStates, stepInfo }, { isLifecycleStep, lifecycleProvider }] = await Promise.all(
-    [import('./lifecycle-state.js'), import('./lifecycle.js')],
+    [import('./lifecycle-state.js'), import('./lifecycle-steps.js')],
   );
   const items: LogItem[] = [];
   // Steps come after the record they act on: walking from the tip, a record's steps are seen

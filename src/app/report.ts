@@ -19,7 +19,7 @@ import {
   type AuditReport,
 } from '../report/model.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
-import { isLifecycleStep, lifecycleProvider } from './lifecycle.js';
+import { isLifecycleStep, lifecycleProvider } from './lifecycle-steps.js';
 import { lifecycleStates, stepInfo } from './lifecycle-state.js';
 import { loadPolicy } from './policy/local.js';
 import { attachEvidence } from './report-evidence.js';

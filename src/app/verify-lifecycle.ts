@@ -61,11 +61,10 @@ export async function attachLifecycles(
 ): Promise<void> {
   const failing = report.records.filter((r) => failsOnClaims(r.checks, options.strict));
   if (failing.length === 0) return;
-  // Loaded here, not above: the lifecycle comes from a format module, and with it every format
-  // and the record use case; a ledger whose records all pass never needs them (issue 21).
+  // Loaded here, not above: a ledger whose records all pass never needs the lifecycle (issue 21).
   const [{ lifecycleStates }, { isLifecycleStep }] = await Promise.all([
     import('./lifecycle-state.js'),
-    import('./lifecycle.js'),
+    import('./lifecycle-steps.js'),
   ]);
   // A damaged log or record is already an integrity finding of the report, which fails the
   // gate (exit 3) whatever the rest resolves: it is left out of the lifecycle read, never the

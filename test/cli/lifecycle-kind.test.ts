@@ -7,7 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { applyLifecycle, isLifecycleStep } from '../../src/app/lifecycle.js';
+import { applyLifecycle } from '../../src/app/lifecycle.js';
+import { isLifecycleStep } from '../../src/app/lifecycle-steps.js';
 import { loadRecord } from '../../src/app/query.js';
 import { recordHandoff } from '../../src/app/record.js';
 import { withRepo } from '../../src/app/repo.js';

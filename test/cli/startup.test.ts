@@ -95,6 +95,39 @@ describe('start-up imports', () => {
     }
   });
 
+  it('log on a ledger with a handoff and a lifecycle step loads no zod, no format parser and no verify code (issue 21)', () => {
+    const repo = gitdir();
+    const first = spawnSync(process.execPath, [BIN, 'record', '--status', 'success', '--json'], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
+    expect(first.status, first.stderr).toBe(0);
+    const id = (JSON.parse(first.stdout) as { id: string }).id;
+    const step = spawnSync(process.execPath, [BIN, 'accept', id], { cwd: repo, encoding: 'utf8' });
+    expect(step.status, step.stderr).toBe(0);
+    for (const args of [['log'], ['log', '--json', '-n', '5']]) {
+      const { code, stdout, modules } = loadedBy(args, repo);
+      expect(code).toBe(0);
+      // The listing still shows the step and the state it set.
+      expect(stdout).toContain(id.slice(7, 19));
+      expect(stdout).toContain('accepted');
+      expect(oclif(modules)).toEqual([]);
+      // The lifecycle's own rules are all of the formats it loads.
+      expect(
+        modules.filter(
+          (m) =>
+            /node_modules\/(zod|yaml|isomorphic-git)\/|dist\/src\/(formats|verify|sign|sync|witness)\/|dist\/src\/model\/record\.js/.test(
+              m,
+            ) &&
+            !/dist\/src\/formats\/(lifecycle|kxm\/lifecycle(-words)?|kit\/(values|problems))\.js$/.test(
+              m,
+            ),
+        ),
+      ).toEqual([]);
+      expect(modules).toContain('dist/src/formats/lifecycle.js');
+    }
+  });
+
   it('log with a flag the fast path does not know goes to oclif, still without the heavy modules', () => {
     const { code, modules } = loadedBy(['log', '--limt', '5'], gitdir());
     expect(code).toBe(2); // oclif's parser refused the misspelt flag

@@ -17,13 +17,7 @@ import { decodeText } from '../kit/text.js';
 import { isObject, str, strings } from '../kit/values.js';
 import { emitKxmDoc } from './doc-emit.js';
 import { parseDocText } from './doc-parse.js';
-import {
-  currentState,
-  LIFECYCLE_ACTIONS,
-  linkOf,
-  nextLifecycleClaims,
-  STEP_STATUS,
-} from './lifecycle.js';
+import { kxmLifecycle, STEP_STATUS } from './lifecycle.js';
 import { parseManifestText } from './manifest.js';
 import { carriedBy, checksLoss, deliverablesLoss, toKxmManifest } from './manifest-emit.js';
 import { KXM_STATUS_MEANING } from './schema.js';
@@ -139,11 +133,5 @@ export const kxm: FormatModule = {
       : 'kxm';
   },
   verify: { uncheckable },
-  lifecycle: {
-    actions: LIFECYCLE_ACTIONS,
-    initialState: 'pending',
-    linkOf,
-    nextClaims: nextLifecycleClaims,
-    currentState,
-  },
+  lifecycle: kxmLifecycle,
 };

@@ -8,7 +8,8 @@ import { LedgerError, type Problem } from '../../model/errors.js';
 import type { Claims, LedgerRecord, Status } from '../../model/record.js';
 import { describeValue } from '../kit/problems.js';
 import { compact, isObject, type Json } from '../kit/values.js';
-import { KXM_LIFECYCLE, type KxmLifecycleStatus } from './schema.js';
+import type { Lifecycle } from '../contract.js';
+import { KXM_LIFECYCLE, type KxmLifecycleStatus } from './lifecycle-words.js';
 
 export type LifecycleAction = 'accept' | 'reject' | 'supersede';
 export const LIFECYCLE_ACTIONS: readonly LifecycleAction[] = ['accept', 'reject', 'supersede'];
@@ -143,3 +144,12 @@ export function currentState(records: readonly LedgerRecord[]): {
   });
   return { state, problems };
 }
+
+/** The contract's lifecycle hook: the registry's kxm module and src/formats/lifecycle.ts share it. */
+export const kxmLifecycle: Lifecycle = {
+  actions: LIFECYCLE_ACTIONS,
+  initialState: 'pending',
+  linkOf,
+  nextClaims: nextLifecycleClaims,
+  currentState,
+};

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Status } from '../../model/record.js';
+import { KXM_LIFECYCLE, type KxmLifecycleStatus } from './lifecycle-words.js';
 
 export const KXM_MANIFEST_SCHEMA = 'kxm.handoff-manifest.v1';
 export const KXM_DOC_SCHEMA = 'kxm.doc.v1';
@@ -15,8 +16,7 @@ export const KXM_INTENTS = [
   'request_approval',
   'complete_workflow',
 ] as const;
-export const KXM_LIFECYCLE = ['pending', 'accepted', 'rejected', 'superseded'] as const;
-export type KxmLifecycleStatus = (typeof KXM_LIFECYCLE)[number];
+export { KXM_LIFECYCLE, type KxmLifecycleStatus };
 /** What a lifecycle status says of the work: pending and superseded say nothing. */
 export const KXM_STATUS_MEANING: Readonly<Record<string, Status | undefined>> = {
   accepted: 'success',
