@@ -17,7 +17,18 @@ import {
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, gitdir, remoteWithClones, tempDir } from '../helpers/git.js';
-import { allChecks, cli, makeUser, record, repoWithRecord, safeGit, type User } from './helpers.js';
+// The CLI's own code in this process, routed as bin/run.js routes it: what is tested is where
+// the rollback memory is kept and what it says, which reads this process's environment per call
+// (the user's XDG_STATE_HOME); nothing here depends on a process of its own.
+import {
+  allChecks,
+  cliBinInProcess as cli,
+  makeUser,
+  record,
+  repoWithRecord,
+  safeGit,
+  type User,
+} from './helpers.js';
 
 afterEach(cleanup);
 

@@ -3,38 +3,36 @@
  * that nobody can tell: on every command line — the ones it answers, the ones it must leave to
  * oclif (bad flags, --help, an unknown command) and the ones an agent shapes to slip past a
  * check (GIT_DIR, a planted repo config, a damaged ledger) — stdout, stderr and the exit code
- * are the same bytes as oclif's (test/helpers/oclif-path.mjs runs oclif without the fast path).
+ * are the same bytes as oclif's (src/cli/main.ts without the fast path, run in this process by
+ * test/helpers/both-ways.ts; the binary is a child process of its own).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanup, git, BIN, gitdir, runCli, tempDir, type CliResult } from '../helpers/git.js';
+import { cleanup, git, gitdir, runCli, tempDir, type CliResult } from '../helpers/git.js';
 import { fastLogArgs, fastMcpArgs } from '../../src/cli/fast-path.js';
-import { OCLIF_PATH, runScript as run } from '../helpers/both-ways.js';
+import { bothWays, bothWaysAtOnce } from '../helpers/both-ways.js';
+import { runBinInProcess } from '../helpers/cli-in-process.js';
 
 afterAll(cleanup);
 
-/** Runs every command line both ways and expects the same bytes and exit code from each. */
+/**
+ * Runs every command line both ways (none of them writes) and expects the same bytes and exit
+ * code from each.
+ */
 async function sameBothWays(
   lines: readonly (readonly string[])[],
   cwd: string,
   env: Record<string, string> = {},
 ): Promise<CliResult[]> {
-  const runs = await Promise.all(
-    lines.map(async (args) => {
-      const [fast, slow] = await Promise.all([
-        runCli(args, cwd, env),
-        run(OCLIF_PATH, args, cwd, env),
-      ]);
-      return { args, fast, slow };
-    }),
-  );
-  for (const { args, fast, slow } of runs) expect(fast, args.join(' ')).toEqual(slow);
+  const runs = await bothWaysAtOnce(lines, { fast: cwd, oclif: cwd }, env);
+  runs.forEach(({ fast, oclif }, i) => expect(fast, lines[i]!.join(' ')).toEqual(oclif));
   return runs.map((r) => r.fast);
 }
 
+/** A record made as the binary makes it, in this process: set-up for the listings compared. */
 async function recorded(task: string, summary: string, cwd: string): Promise<void> {
-  const r = await runCli(
+  const r = await runBinInProcess(
     ['record', '--json', '--status', 'success', '--task', task, '--summary', summary],
     cwd,
   );
@@ -144,21 +142,22 @@ describe('ledger mcp without oclif serves exactly as oclif does', () => {
     ];
     const input = requests.map((r) => `${JSON.stringify(r)}\n`).join('');
     const args = ['mcp', '--witness', 'true'];
-    const [fast, slow] = await Promise.all([
-      run(BIN, args, repo, {}, input),
-      run(OCLIF_PATH, args, repo, {}, input),
-    ]);
-    expect(fast).toEqual(slow);
+    const { fast, oclif } = await bothWays(args, { fast: repo, oclif: repo }, {}, input);
+    expect(fast).toEqual(oclif);
     expect(fast.stdout).toContain('"tools"');
     // A blank witness is refused (exit 2); --signing-key without --sign is oclif's to judge.
-    const [blank] = await sameBothWays(
-      [
-        ['mcp', '--witness', ' '],
-        ['mcp', '--signing-key', 'k'],
-      ],
-      repo,
-    );
-    expect(blank!.code).toBe(2);
+    // Each with an empty stdin: a server that starts ends at once on both sides (oclif's side,
+    // in this process, would otherwise wait on the test's own stdin, which never ends).
+    const refused = [];
+    for (const line of [
+      ['mcp', '--witness', ' '],
+      ['mcp', '--signing-key', 'k'],
+    ]) {
+      const { fast, oclif } = await bothWays(line, { fast: repo, oclif: repo }, {}, '');
+      expect(fast, line.join(' ')).toEqual(oclif);
+      refused.push(fast);
+    }
+    expect(refused[0]!.code).toBe(2);
   });
 });
 

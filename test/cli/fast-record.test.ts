@@ -1,7 +1,8 @@
 /**
  * Issue 21: bin/run.js records without oclif (src/cli/fast-record.ts) for command lines it fully
  * understands. The promise is that nobody can tell: the same record, the same bytes on stdout
- * and stderr, the same exit code as oclif's path (test/helpers/oclif-path.mjs) — for records
+ * and stderr, the same exit code as oclif's path (src/cli/main.ts, run in this process by
+ * test/helpers/both-ways.ts; the binary is a child process of its own) — for records
  * made, inputs refused, failures after a witness ran — and that an agent cannot shape a command
  * line the fast path reads differently from oclif (a bare word oclif adds to the last repeatable
  * flag, a repeated flag, a value that looks like a flag): those all go to oclif.
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import RecordCommand from '../../commands/record.js';
 import { FAST_RECORD_FLAGS, fastRecordArgs } from '../../src/cli/fast-record.js';
-import { bothWays } from '../helpers/both-ways.js';
+import { bothWays, bothWaysAtOnce } from '../helpers/both-ways.js';
 import { cleanup, gitdir, tempDir, writeFiles, type CliResult } from '../helpers/git.js';
 import { PRIVATE_KEY } from '../helpers/secrets.js';
 
@@ -180,7 +181,7 @@ describe('ledger record without oclif records and answers exactly as oclif does'
       ['record', '--status', 'success', '--artifact', 'a.ts', 'b.ts'],
     ];
     // Refusals write nothing: every line can run at once, in the same two repositories.
-    const runs = await Promise.all(lines.map((args) => bothWays(args, dirs)));
+    const runs = await bothWaysAtOnce(lines, dirs);
     runs.forEach(({ fast, oclif }, i) => {
       expect(fast.code, lines[i]!.join(' ')).toBe(2);
       expect(fast, lines[i]!.join(' ')).toEqual(oclif);

@@ -1,7 +1,8 @@
 /**
  * Issue 21: bin/run.js verifies without oclif (src/cli/fast-verify.ts) for command lines it
  * fully understands. The promise is that nobody can tell: the same bytes on stdout and stderr
- * and the same exit code as oclif's path (test/helpers/oclif-path.mjs) — a ledger that
+ * and the same exit code as oclif's path (src/cli/main.ts, run in this process by
+ * test/helpers/both-ways.ts; the binary is a child process of its own) — a ledger that
  * verifies, one whose claims fail (and one whose failure a lifecycle step resolved), the
  * verified-state cache, a damaged ledger, usage errors, a bug — and that a command line it
  * does not take (bad flags, record ids, re-runs) goes to oclif.
@@ -11,8 +12,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import VerifyCommand from '../../commands/verify.js';
 import { FAST_VERIFY_FLAGS, fastVerifyArgs } from '../../src/cli/fast-verify.js';
-import { OCLIF_PATH, runScript } from '../helpers/both-ways.js';
-import { BIN, cleanup, git, gitdir, runCli, tempDir, type CliResult } from '../helpers/git.js';
+import { bothWaysAt } from '../helpers/both-ways.js';
+import { runBinInProcess } from '../helpers/cli-in-process.js';
+import { cleanup, git, gitdir, runCli, tempDir, type CliResult } from '../helpers/git.js';
 
 afterAll(cleanup);
 
@@ -154,10 +156,10 @@ async function sameBothWays(
 ): Promise<CliResult[]> {
   const out: CliResult[] = [];
   for (const args of lines) {
-    const [fast, oclif] = await Promise.all([
-      runScript(BIN, args, cwd, { ...env, XDG_STATE_HOME: states.fast }),
-      runScript(OCLIF_PATH, args, cwd, { ...env, XDG_STATE_HOME: states.oclif }),
-    ]);
+    const { fast, oclif } = await bothWaysAt(args, {
+      fast: { cwd, env: { ...env, XDG_STATE_HOME: states.fast } },
+      oclif: { cwd, env: { ...env, XDG_STATE_HOME: states.oclif } },
+    });
     expect(normalized(fast), args.join(' ')).toEqual(normalized(oclif));
     out.push(fast);
   }
@@ -166,8 +168,12 @@ async function sameBothWays(
 
 const newStates = () => ({ fast: tempDir(), oclif: tempDir() });
 
-async function recorded(cwd: string, ...args: string[]): Promise<string> {
-  const r = await runCli(['record', ...args], cwd);
+/**
+ * A set-up step (a record, a `reject`) as the binary runs it, in this process: the verifies are
+ * what is under test, not how the ledger they read was made. Its stdout, trimmed.
+ */
+async function ledger(cwd: string, ...args: string[]): Promise<string> {
+  const r = await runBinInProcess(args, cwd);
   expect(r.code, r.stderr).toBe(0);
   return r.stdout.trim();
 }
@@ -176,7 +182,7 @@ describe('ledger verify without oclif answers exactly as oclif does', () => {
   it('a ledger that verifies: text, --json, the cache, --strict, --since, --head, --annotations', async () => {
     const repo = gitdir();
     const states = newStates();
-    await recorded(repo, '--status', 'success', '--summary', 'first', '--witness', 'true');
+    await ledger(repo, 'record', '--status', 'success', '--summary', 'first', '--witness', 'true');
     const [first, json] = await sameBothWays(
       [['verify'], ['verify', '--json'], ['verify', '--json', '--full']],
       repo,
@@ -185,7 +191,7 @@ describe('ledger verify without oclif answers exactly as oclif does', () => {
     expect(first!.code).toBe(0);
     expect(JSON.parse(json!.stdout)).toMatchObject({ ok: true });
     // One new record since the verified tip: both paths check just that one, from the cache.
-    await recorded(repo, '--status', 'success', '--summary', 'second');
+    await ledger(repo, 'record', '--status', 'success', '--summary', 'second');
     const [cached] = await sameBothWays(
       [
         ['verify', '--json'],
@@ -204,11 +210,10 @@ describe('ledger verify without oclif answers exactly as oclif does', () => {
   it('claims that fail (exit 1), and a failure a lifecycle step resolved', async () => {
     const repo = gitdir();
     const states = newStates();
-    const id = await recorded(repo, '--status', 'success', '--witness', 'false');
+    const id = await ledger(repo, 'record', '--status', 'success', '--witness', 'false');
     const [failing] = await sameBothWays([['verify'], ['verify', '--json']], repo, states);
     expect(failing!.code).toBe(1);
-    const rejected = await runCli(['reject', id], repo);
-    expect(rejected.code, rejected.stderr).toBe(0);
+    await ledger(repo, 'reject', id);
     const [resolved] = await sameBothWays([['verify', '--json'], ['verify']], repo, states);
     expect(resolved!.code).toBe(0);
     // Records come in the ledger tree's order (by id), not the order they were made in.
@@ -221,7 +226,7 @@ describe('ledger verify without oclif answers exactly as oclif does', () => {
 
   it('the work tree changed since the record: stale with --worktree, the same on both paths', async () => {
     const repo = gitdir();
-    await recorded(repo, '--status', 'success', '--artifact', 'src/app.ts');
+    await ledger(repo, 'record', '--status', 'success', '--artifact', 'src/app.ts');
     writeFileSync(join(repo, 'src', 'app.ts'), 'export const x = 99;\n');
     await sameBothWays(
       [
@@ -238,7 +243,7 @@ describe('ledger verify without oclif answers exactly as oclif does', () => {
   it('refusals and failures: the same bytes and exit code', async () => {
     const repo = gitdir();
     const states = newStates();
-    await recorded(repo, '--status', 'success');
+    await ledger(repo, 'record', '--status', 'success');
     const [head, policy] = await sameBothWays(
       [
         ['verify', '--head', 'no-such-rev'],

@@ -12,6 +12,7 @@
  * vitest default), so swapping the working directory, the environment and the standard streams
  * for the length of one call is safe.
  */
+import { Console } from 'node:console';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
@@ -193,12 +194,17 @@ async function runInProcess(
   const stdoutWrite = process.stdout.write;
   const drains = new Set(process.stdout.listeners('drain'));
   const stderrWrite = process.stderr.write;
+  const savedConsole = globalThis.console;
   let code: number;
   try {
     process.chdir(cwd);
     process.exitCode = undefined;
     process.stdout.write = capture(out) as typeof process.stdout.write;
     process.stderr.write = capture(err) as typeof process.stderr.write;
+    // oclif prints help and its warnings (an unknown command's) through console.log and
+    // console.error, and vitest has put a console of its own in place that takes them to the
+    // test report: a console over the captured streams puts them where a process prints them.
+    globalThis.console = new Console({ stdout: process.stdout, stderr: process.stderr });
     const route = (argv: string[]) => (bin ? runBin(main, argv) : main(argv));
     if (input === undefined) await route([...args]);
     else {
@@ -215,6 +221,7 @@ async function runInProcess(
   } finally {
     process.stdout.write = stdoutWrite;
     process.stderr.write = stderrWrite;
+    globalThis.console = savedConsole;
     // oclif's flush() waits for a 'drain' that a write answered `true` never brings: a process
     // of its own exits with the listener; here it would pile up (a warning after ten calls).
     for (const listener of process.stdout.listeners('drain'))
