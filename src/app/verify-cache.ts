@@ -25,18 +25,27 @@
  *     validity boundary of the allowed_signers file — and is a miss outside it;
  *   - the objects a verdict read: a base commit pruned by `git gc`, a blob deleted from the
  *     object database. An entry lists every object the verify read (and the ones it found
- *     absent) in a side file named by its sha256, which the MAC covers, and `verify` proves them
- *     all still present (absent) with one `git cat-file --batch-check` before it uses the entry.
+ *     absent) in a side file named by its sha256, which the MAC covers (`verify-cache-objects.ts`:
+ *     the ids a pack holds are kept per pack), and `verify` proves them all still present
+ *     (absent) before it uses the entry (`verify-open-cache.ts`).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AllowedSigner } from '../sign/index.js';
+import type { UsablePack } from '../store/git/pack-index.js';
 import { stateRoot } from './policy/local-state.js';
+import {
+  dropUnusedObjectFiles,
+  readObjectsList,
+  writeObjectsList,
+  type ObjectsList,
+} from './verify-cache-objects.js';
 
 // v2: entries list the base commits of the records verified at their tip. v3: the objects read
-// (a side file), the verify-time window and the timeout and isolation in the key. Older: a miss.
-const SCHEMA = 'ledger.verified/v3';
+// (a side file), the verify-time window and the timeout and isolation in the key. v4: the side
+// file keeps packed ids per pack (segments). Older: a miss.
+const SCHEMA = 'ledger.verified/v4';
 const FILE = 'verified.json';
 const KEY_FILE = 'verify-cache.key';
 /** One entry per key (policy × version × options); old keys are dropped past this many. */
@@ -86,7 +95,7 @@ interface Entry {
   mac: string;
 }
 
-/** The objects verdicts read: present ones must stay present, absent ones absent. */
+/** The objects one run's verdicts read: present ones must stay present, absent ones absent. */
 export interface ObjectsRead {
   present: string[];
   absent: string[];
@@ -120,7 +129,7 @@ export function timeWindow(now: Date, signers: readonly AllowedSigner[] = []): T
 }
 
 export type CacheLookup =
-  | { hit: true; commit: string; bases: string[]; objects: ObjectsRead }
+  | { hit: true; commit: string; bases: string[]; objects: ObjectsList }
   | { hit: false; reason: string };
 
 /** The tip that verified under `key` in this clone, or why there is none to use at `now`. */
@@ -153,14 +162,16 @@ export async function readVerifiedTip(
       hit: false,
       reason: `an allowed_signers key became valid or expired at ${new Date(entry.notAfter).toISOString()}, after the cached tip verified`,
     };
-  const objects = await readObjects(cloneDir, entry.objects);
+  const objects = await readObjectsList(cloneDir, entry.objects);
   if (objects === undefined)
     return { hit: false, reason: 'the list of objects the cached tip read is missing (ignored)' };
   return { hit: true, commit: entry.commit, bases: entry.bases, objects };
 }
 
 /**
- * Notes `commit` as verified under `key`, with the base commits of the records it holds.
+ * Notes `commit` as verified under `key`, with the base commits of the records it holds and the
+ * objects its verdicts read (`packs`: the repository's usable packs, to sort packed ids into
+ * segments).
  * Best effort: a cache that cannot be written is no error.
  */
 export async function writeVerifiedTip(
@@ -168,23 +179,19 @@ export async function writeVerifiedTip(
   key: string,
   commit: string,
   baseCommits: Iterable<string>,
-  read: ObjectsRead,
+  read: ObjectsList,
   window: TimeWindow,
+  packs: () => readonly UsablePack[],
 ) {
   if (!OID.test(commit)) return;
   const bases = [...new Set(baseCommits)].sort();
   if (!bases.every((b) => OID.test(b))) return;
-  const presentSet = new Set(read.present);
-  const present = [...presentSet].sort();
-  const absent = [...new Set(read.absent)].filter((oid) => !presentSet.has(oid)).sort();
-  if (![...present, ...absent].every((oid) => OID.test(oid))) return;
   try {
     const secret = await readSecret(true);
     if (secret === undefined) return;
     await mkdir(cloneDir, { recursive: true, mode: 0o700 });
-    const listing = objectsText({ present, absent });
-    const objects = createHash('sha256').update(listing).digest('hex');
-    await writeAtomically(join(cloneDir, objectsFile(objects)), listing);
+    const objects = await writeObjectsList(cloneDir, packs, read);
+    if (objects === undefined) return;
     const found = await readEntries(cloneDir);
     const entries = found instanceof Map ? found : new Map<string, Entry>();
     entries.delete(key);
@@ -193,44 +200,12 @@ export async function writeVerifiedTip(
     const kept = [...entries].slice(-MAX_KEYS);
     const text = `${JSON.stringify({ schema: SCHEMA, entries: Object.fromEntries(kept) })}\n`;
     await writeAtomically(join(cloneDir, FILE), text);
-    await dropUnusedObjectFiles(cloneDir, new Set(kept.map(([, e]) => objectsFile(e.objects))));
+    await dropUnusedObjectFiles(
+      cloneDir,
+      kept.map(([, e]) => e.objects),
+    );
   } catch {
     // The cache is only a speed-up: the verdict stands without it.
-  }
-}
-
-const OBJECTS_PREFIX = 'verified-objects.';
-
-function objectsFile(digest: string): string {
-  return `${OBJECTS_PREFIX}${digest}`;
-}
-
-/** One object id a line; an absent one is prefixed with `-`. */
-function objectsText(read: ObjectsRead): string {
-  return [...read.present, ...read.absent.map((oid) => `-${oid}`)].map((l) => `${l}\n`).join('');
-}
-
-async function readObjects(cloneDir: string, digest: string): Promise<ObjectsRead | undefined> {
-  let text: string;
-  try {
-    text = await readFile(join(cloneDir, objectsFile(digest)), 'utf8');
-  } catch {
-    return undefined;
-  }
-  if (createHash('sha256').update(text).digest('hex') !== digest) return undefined;
-  const present: string[] = [];
-  const absent: string[] = [];
-  for (const line of text.split('\n')) {
-    if (OID.test(line)) present.push(line);
-    else if (line.startsWith('-') && OID.test(line.slice(1))) absent.push(line.slice(1));
-  }
-  return { present, absent };
-}
-
-async function dropUnusedObjectFiles(cloneDir: string, used: ReadonlySet<string>) {
-  for (const name of await readdir(cloneDir)) {
-    if (name.startsWith(OBJECTS_PREFIX) && !name.endsWith('.tmp') && !used.has(name))
-      await unlink(join(cloneDir, name)).catch(() => undefined);
   }
 }
 

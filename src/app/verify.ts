@@ -10,6 +10,7 @@ import { readLedgerIndex } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
 import type { SshKeygenSigner } from '../sign/index.js';
 import { runGit } from '../store/git/exec.js';
+import { usablePacks } from '../store/git/pack-index.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import type { RecordReport, Rerunner, VerifyReport } from '../verify/types.js';
@@ -324,13 +325,11 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       index.tipCommit !== cache.commit
     ) {
       // Only new records were read when the cached state was used: the others' bases and
-      // objects are the cached entry's (checked in openCache).
+      // objects are the cached entry's (proved in openCache; its standing segments carry over
+      // unread).
       const read: ObjectsRead = recording?.read() ?? { present: [], absent: [] };
-      if (report.since?.used) {
-        for (const b of cache.bases ?? []) baseCommits.add(b);
-        read.present.push(...(cache.objects?.present ?? []));
-        read.absent.push(...(cache.objects?.absent ?? []));
-      }
+      const carried = report.since?.used ? cache.objects : undefined;
+      if (carried !== undefined) for (const b of cache.bases ?? []) baseCommits.add(b);
       const dir = await local.cloneDir();
       if (dir !== undefined)
         await writeVerifiedTip(
@@ -338,8 +337,13 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           cache.key,
           index.tipCommit,
           baseCommits,
-          read,
+          {
+            segments: carried?.segments ?? [],
+            present: [...read.present, ...(carried?.present ?? [])],
+            absent: [...read.absent, ...(carried?.absent ?? [])],
+          },
           timeWindow(now, trust?.entries),
+          () => cache.packs ?? usablePacks(repo.objectsDir),
         );
     }
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)

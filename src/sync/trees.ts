@@ -39,6 +39,8 @@ export interface LedgerDiff {
   /** Paths present on both sides with different objects: a path is its content's hash, so
    * this is damage or tampering on one side. */
   conflicts: string[];
+  /** The same, by id: the object `to` holds there. */
+  changed: LeafSets;
 }
 
 /** What changed from tree `from` to tree `to` (either may be undefined: an empty ledger). */
@@ -47,7 +49,12 @@ export async function diffLedgerTrees(
   from: string | undefined,
   to: string | undefined,
 ): Promise<LedgerDiff> {
-  const diff: LedgerDiff = { added: new Map(), removed: new Map(), conflicts: [] };
+  const diff: LedgerDiff = {
+    added: new Map(),
+    removed: new Map(),
+    conflicts: [],
+    changed: new Map(),
+  };
   if (from === to) return diff;
   const [a, b] = await Promise.all([topLevel(store, from), topLevel(store, to)]);
   for (const kind of LEDGER_KINDS) {
@@ -71,13 +78,18 @@ export async function diffLedgerTrees(
     );
     const addedInto = new Map<string, string>();
     const removedInto = new Map<string, string>();
+    const changedInto = new Map<string, string>();
     diff.added.set(kind.dir, addedInto);
     diff.removed.set(kind.dir, removedInto);
+    diff.changed.set(kind.dir, changedInto);
     for (const { name, x, y } of opened) {
       for (const [rest, oid] of y) {
         const before = x.get(rest);
         if (before === undefined) addedInto.set(idFromFanout(name, rest), oid);
-        else if (before !== oid) diff.conflicts.push(`${kind.dir}/${name}/${rest}`);
+        else if (before !== oid) {
+          diff.conflicts.push(`${kind.dir}/${name}/${rest}`);
+          changedInto.set(idFromFanout(name, rest), oid);
+        }
       }
       for (const [rest, oid] of x) if (!y.has(rest)) removedInto.set(idFromFanout(name, rest), oid);
     }

@@ -17,6 +17,31 @@ import { fail, pass } from './checks.js';
 import { checkLogChain } from './log-chain.js';
 import type { Check } from './types.js';
 
+/** How one kind of leaf (log entries, records, signatures, attestations) differs. */
+export interface LeafChanges {
+  /** id → object: in the ledger now, not in the verified state. */
+  added: ReadonlyMap<string, string>;
+  /** id → object: in the verified state, not in the ledger now. */
+  removed: ReadonlyMap<string, string>;
+  /** id → the object now: held in both, in another object now. */
+  changed: ReadonlyMap<string, string>;
+}
+
+/**
+ * A ledger state that verified, as its tip and what differs from it to the ledger now. The
+ * caller finds the difference by comparing the two trees, opening only the fan-out folders
+ * whose ids differ (src/app/verify-since-state.ts); `differenceOf` says the same from two whole
+ * indexes.
+ */
+export interface VerifiedState {
+  tipCommit: string | undefined;
+  tipEntry: string | undefined;
+  entries: LeafChanges;
+  records: LeafChanges;
+  signatures: LeafChanges;
+  attestations: LeafChanges;
+}
+
 export type SincePlan =
   | { descends: false; reason: string }
   | {
@@ -30,24 +55,49 @@ export type SincePlan =
       /** Leaves (signatures, attestations) that are new or changed. */
       signatures: Map<string, string>;
       attestations: Map<string, string>;
+      /** Whether the verified state held this record (an entry of it named the record once). */
+      heldBefore: (record: string) => boolean;
     };
 
-/** Keys of `now` whose value differs from (or is absent in) `before`. */
-function changed(
-  now: ReadonlyMap<string, string> | undefined,
+const NONE: LeafChanges = { added: new Map(), removed: new Map(), changed: new Map() };
+
+/** How `now` differs from `before`, from the two whole maps (ids in sorted order). */
+function leafChanges(
   before: ReadonlyMap<string, string> | undefined,
-): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [id, oid] of now ?? []) if (before?.get(id) !== oid) out.set(id, oid);
-  return out;
+  now: ReadonlyMap<string, string> | undefined,
+): LeafChanges {
+  const added = new Map<string, string>();
+  const changed = new Map<string, string>();
+  const removed = new Map<string, string>();
+  for (const [id, oid] of now ?? []) {
+    const old = before?.get(id);
+    if (old === undefined) added.set(id, oid);
+    else if (old !== oid) changed.set(id, oid);
+  }
+  for (const [id, oid] of before ?? []) if (!now?.has(id)) removed.set(id, oid);
+  return { added: sorted(added), removed: sorted(removed), changed: sorted(changed) };
 }
 
-function gone(
-  now: ReadonlyMap<string, string> | undefined,
-  before: ReadonlyMap<string, string> | undefined,
-): string | undefined {
-  for (const id of before?.keys() ?? []) if (!now?.has(id)) return id;
-  return undefined;
+/** The verified state `before` as seen from `now`, from both whole indexes. */
+export function differenceOf(before: LedgerIndex, now: LedgerIndex): VerifiedState {
+  return {
+    tipCommit: before.tipCommit,
+    tipEntry: before.tipEntry,
+    entries: leafChanges(before.entries, now.entries),
+    records: leafChanges(before.records, now.records),
+    signatures: leafChanges(before.signatures, now.signatures),
+    attestations: leafChanges(before.attestations, now.attestations),
+  };
+}
+
+/** A map in id order (the order a whole index lists them in). */
+export function sorted(map: ReadonlyMap<string, string>): Map<string, string> {
+  return new Map([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Added or changed: the leaves whose object now was not checked at the verified state. */
+function addedOrChanged(c: LeafChanges = NONE): Map<string, string> {
+  return sorted(new Map([...c.added, ...c.changed]));
 }
 
 /**
@@ -57,26 +107,30 @@ function gone(
 export async function checkChainSince(
   store: ObjectReader,
   index: LedgerIndex,
-  since: LedgerIndex,
+  since: VerifiedState,
   out: Check[],
 ): Promise<SincePlan> {
   if (index.tipEntry === undefined || since.tipEntry === undefined)
     return { descends: false, reason: 'the ledger or the cached tip names no log entry' };
-  for (const [what, now, before] of [
-    ['log entry', index.entries, since.entries],
-    ['record', index.records, since.records],
-    ['signature', index.signatures, since.signatures],
-    ['attestation', index.attestations, since.attestations],
+  for (const [what, c] of [
+    ['log entry', since.entries],
+    ['record', since.records],
+    ['signature', since.signatures],
+    ['attestation', since.attestations],
   ] as const) {
-    const lost = gone(now, before);
+    const [lost] = sorted(c.removed).keys();
     if (lost !== undefined)
       return { descends: false, reason: `${what} ${lost}, held at the cached tip, is gone` };
   }
-  for (const [id, blob] of since.entries)
-    if (index.entries.get(id) !== blob)
-      return { descends: false, reason: `log entry ${id} is held in another object now` };
+  const [moved] = sorted(since.entries.changed).keys();
+  if (moved !== undefined)
+    return { descends: false, reason: `log entry ${moved} is held in another object now` };
+  // Nothing was removed or changed: the verified state held exactly what is here, less what
+  // was added.
+  const held = (c: LeafChanges, now: ReadonlyMap<string, string> | undefined, id: string) =>
+    now?.has(id) === true && !c.added.has(id);
 
-  const fresh = changed(index.entries, since.entries);
+  const fresh = sorted(since.entries.added);
   let damaged = false;
   const broken = (id: string, subject: string, detail: string) => {
     damaged = true;
@@ -87,7 +141,7 @@ export async function checkChainSince(
     entries: fresh,
     tip: index.tipEntry,
     knownHeight: async (id) => {
-      const blob = since.entries.get(id);
+      const blob = held(since.entries, index.entries, id) ? index.entries.get(id) : undefined;
       return blob === undefined ? undefined : (await readEntry(store, id, blob)).entry.height;
     },
     hasRecord: (id) => index.records.has(id),
@@ -109,22 +163,23 @@ export async function checkChainSince(
   for (const f of chain.findings) broken(f.id, f.subject, f.detail);
   // A record held at the verified tip was named once by an old entry already.
   const named = new Map<string, number>();
-  for (const [id, n] of chain.named) named.set(id, n + (since.records.has(id) ? 1 : 0));
+  const heldBefore = (id: string) => held(since.records, index.records, id);
+  for (const [id, n] of chain.named) named.set(id, n + (heldBefore(id) ? 1 : 0));
 
   const records = new Set<string>();
-  for (const id of changed(index.records, since.records).keys()) {
+  for (const id of addedOrChanged(since.records).keys()) {
     records.add(id);
-    if (!since.records.has(id) && !named.has(id))
+    if (!heldBefore(id) && !named.has(id))
       broken(
         `chain.records[${id}]`,
         id,
         `record ${id} is in the ledger tree but no log entry names it`,
       );
-    if (since.records.has(id) && !named.has(id)) named.set(id, 1);
+    if (heldBefore(id) && !named.has(id)) named.set(id, 1);
   }
   for (const id of named.keys()) records.add(id);
-  const signatures = changed(index.signatures, since.signatures);
-  const attestations = changed(index.attestations, since.attestations);
+  const signatures = addedOrChanged(since.signatures);
+  const attestations = addedOrChanged(since.attestations);
   if (!damaged)
     out.push(
       pass(
@@ -142,5 +197,6 @@ export async function checkChainSince(
     named,
     signatures,
     attestations,
+    heldBefore,
   };
 }

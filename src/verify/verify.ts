@@ -11,7 +11,7 @@ import { bySubject, readAttestations, readSignatures } from '../ledger/leaves.js
 import type { LedgerRecord } from '../model/record.js';
 import type { ObjectReader } from '../store/port.js';
 import { checkChain } from './chain.js';
-import { checkChainSince, type SincePlan } from './since.js';
+import { checkChainSince, type SincePlan, type VerifiedState } from './since.js';
 import { fail, identifyChecks, unverifiable } from './checks.js';
 import { canCheckInWorkers, checkRecordsInWorkers } from './parallel.js';
 import { prefetchRecords } from './prefetch.js';
@@ -54,7 +54,7 @@ export interface VerifyOptions {
    * is checked (`since.ts`). Ignored with `ids`, and when the ledger is not that state plus
    * additions — then everything is verified and `report.since.used` is false with the reason.
    */
-  since?: LedgerIndex;
+  since?: VerifiedState;
   /**
    * False: a record's `verified` checks are counted (`RecordReport.verified`), not kept. None of
    * them can change the exit code, and a person reading text output sees only the others — so
@@ -189,7 +189,7 @@ export async function verifyLedger(
     // Checked again only for a leaf: no new entry names it, and an entry of the verified tip
     // named it once (checked then); counted as such, not as a record no entry names.
     for (const id of again)
-      if (!recordsInLog.has(id) && options.since?.records.has(id) === true) recordsInLog.set(id, 1);
+      if (!recordsInLog.has(id) && incremental.heldBefore(id)) recordsInLog.set(id, 1);
     ids = [...again];
   }
   const records: RecordReport[] = new Array<RecordReport>(ids.length);

@@ -14,12 +14,13 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyRepository, type VerifyRequest } from '../../src/app/verify.js';
 import {
@@ -337,8 +338,16 @@ describe('verify with the verified-state cache', () => {
     await asUser(user, async () => {
       const base = 'b'.repeat(40);
       const now = new Date();
-      const objects = { present: ['c'.repeat(40)], absent: ['d'.repeat(40)] };
-      await writeVerifiedTip(dir, key('1.0.0'), commit, [base, base], objects, timeWindow(now));
+      const objects = { segments: [], present: ['c'.repeat(40)], absent: ['d'.repeat(40)] };
+      await writeVerifiedTip(
+        dir,
+        key('1.0.0'),
+        commit,
+        [base, base],
+        objects,
+        timeWindow(now),
+        () => [],
+      );
       expect(await readVerifiedTip(dir, key('1.0.0'), now)).toEqual({
         hit: true,
         commit,
@@ -503,6 +512,157 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
     const cached = await verify(user, dir);
     expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
     expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
+  it('a record removed from the tree after its tip was cached: the cached run is a miss and says what --full says', async () => {
+    const user = makeUser();
+    const { dir, ids } = await warm(user);
+    // Only the record's folder is gone; every log entry is still there, so no new entry would
+    // show it: the difference of the two trees must.
+    await rewriteLedger(dir, [{ path: idPath('records', ids[0]!) }]);
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({
+      used: false,
+      reason: expect.stringContaining(`record ${ids[0]}, held at the cached tip, is gone`),
+    });
+    const full = await verify(user, dir, '--full');
+    expect(full.code).toBe(3);
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
+  it('packed ids are kept per pack: carried unread while the pack stands, a miss when a pack under the same name lacks one', async () => {
+    const user = makeUser();
+    const { dir, ids } = await warm(user);
+    const blob = await recordBlob(dir, ids[0]!);
+    safeGit(dir, 'repack', '-a', '-d', '-q');
+    safeGit(dir, 'prune-packed');
+    // The entry is written for a new tip: then the ids the pack holds become its segment.
+    await recordOne(user, dir, 'three');
+    expect((await verify(user, dir)).json.cache).toMatchObject({ used: true });
+    const cloneDir = dirname(cacheFiles(user)[0]!);
+    const segments = () => readdirSync(cloneDir).filter((n) => n.startsWith('verified-packed.'));
+    const [segment] = segments();
+    expect(segments()).toHaveLength(1);
+    const listed = readFileSync(join(cloneDir, segment!), 'utf8');
+    expect(listed).toContain(blob);
+    // A new record: the pack stands, so its segment is carried as it is (not rewritten).
+    await recordOne(user, dir, 'four');
+    expect((await verify(user, dir)).json.cache).toMatchObject({ used: true, newRecords: 1 });
+    expect(segments()).toEqual([segment]);
+    // The pack rewritten without one record's blob, under the old pack's own file names: a
+    // name proves nothing, the index's bytes differ, so the segment's ids are checked one by one.
+    const packDir = join(dir, '.git', 'objects', 'pack');
+    const [oldIdx] = readdirSync(packDir).filter((n) => n.endsWith('.idx'));
+    const keep = git(dir, 'rev-list', '--objects', '--all')
+      .split('\n')
+      .map((line) => line.split(' ')[0]!)
+      .filter((oid) => oid !== blob);
+    const made = join(dir, 'made');
+    const name = execFileSync('git', ['pack-objects', '-q', made], {
+      cwd: dir,
+      input: `${keep.join('\n')}\n`,
+      encoding: 'utf8',
+    }).trim();
+    safeGit(dir, 'prune-packed');
+    for (const ext of ['idx', 'pack'])
+      renameSync(`${made}-${name}.${ext}`, join(packDir, oldIdx!.replace(/idx$/, ext)));
+    expect(gitTry(dir, 'cat-file', '-e', blob).code).not.toBe(0);
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
+    const full = await verify(user, dir, '--full');
+    expect(full.code).toBe(3);
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
+  it('a segment whose index stays but whose pack is gone is checked id by id: a miss', async () => {
+    const user = makeUser();
+    const { dir, ids } = await warm(user);
+    const blob = await recordBlob(dir, ids[0]!);
+    safeGit(dir, 'repack', '-a', '-d', '-q');
+    safeGit(dir, 'prune-packed');
+    // The entry is written for a new tip: then the ids the pack holds become its segment.
+    await recordOne(user, dir, 'three');
+    expect((await verify(user, dir)).json.cache).toMatchObject({ used: true });
+    // Every object loose again but the record's blob; the index stays, its pack does not: git
+    // uses no index without its pack, and neither may the segment.
+    const packDir = join(dir, '.git', 'objects', 'pack');
+    const holder = tempDir('ledger-packs-');
+    for (const n of readdirSync(packDir).filter((n) => n.endsWith('.pack'))) {
+      renameSync(join(packDir, n), join(holder, n));
+      execFileSync('git', ['unpack-objects', '-q'], {
+        cwd: dir,
+        input: readFileSync(join(holder, n)),
+      });
+    }
+    rmSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    expect(readdirSync(packDir).some((n) => n.endsWith('.idx'))).toBe(true);
+    expect(gitTry(dir, 'cat-file', '-e', blob).code).not.toBe(0);
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
+    const full = await verify(user, dir, '--full');
+    expect(full.code).toBe(3);
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
+  it('a loose object read beside a segment, deleted after the tip was cached: a miss', async () => {
+    const user = makeUser();
+    const { dir } = await warm(user);
+    safeGit(dir, 'repack', '-a', '-d', '-q');
+    safeGit(dir, 'prune-packed');
+    // The new record is loose; only what the pack holds goes into its segment.
+    const id = await recordOne(user, dir, 'three');
+    expect((await verify(user, dir)).json.cache).toMatchObject({ used: true });
+    const blob = await recordBlob(dir, id);
+    rmSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
+    const full = await verify(user, dir, '--full');
+    expect(full.code).toBe(3);
+    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+  });
+
+  it('a segment file that is gone, once its pack no longer stands, is a miss', async () => {
+    const user = makeUser();
+    const { dir } = await warm(user);
+    safeGit(dir, 'repack', '-a', '-d', '-q');
+    safeGit(dir, 'prune-packed');
+    // The entry is written for a new tip: then the ids the pack holds become its segment.
+    await recordOne(user, dir, 'three');
+    expect((await verify(user, dir)).json.cache).toMatchObject({ used: true });
+    const cloneDir = dirname(cacheFiles(user)[0]!);
+    for (const n of readdirSync(cloneDir).filter((n) => n.startsWith('verified-packed.')))
+      rmSync(join(cloneDir, n));
+    // Everything loose again: the same objects, but the pack the segment named is gone.
+    const packDir = join(dir, '.git', 'objects', 'pack');
+    const packs = readdirSync(packDir).filter((n) => n.endsWith('.pack'));
+    const holder = tempDir('ledger-packs-');
+    const moved = packs.map((n) => {
+      const to = join(holder, n);
+      renameSync(join(packDir, n), to);
+      return to;
+    });
+    for (const n of readdirSync(packDir)) rmSync(join(packDir, n));
+    for (const from of moved)
+      execFileSync('git', ['unpack-objects', '-q'], { cwd: dir, input: readFileSync(from) });
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({
+      used: false,
+      reason: expect.stringMatching(/missing a part/),
+    });
+    expect(cached.code).toBe(0);
+  });
+
+  it('a cache file of an older schema is a miss, never trusted', async () => {
+    const user = makeUser();
+    const { dir } = await warm(user);
+    const [file] = cacheFiles(user);
+    const text = readFileSync(file!, 'utf8');
+    writeFileSync(file!, text.replace('ledger.verified/v4', 'ledger.verified/v3'));
+    const cached = await verify(user, dir);
+    expect(cached.json.cache).toMatchObject({
+      used: false,
+      reason: expect.stringMatching(/unreadable/),
+    });
   });
 
   it('a blob only a re-run checkout reads, deleted after the tip was cached: cached --rerun says what --full --rerun says', async () => {

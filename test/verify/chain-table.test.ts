@@ -14,7 +14,7 @@ import { MemoryStore } from '../../src/store/memory.js';
 import { MODE } from '../../src/store/objects.js';
 import { checkIncoming } from '../../src/sync/check.js';
 import { checkChain } from '../../src/verify/chain.js';
-import { checkChainSince } from '../../src/verify/since.js';
+import { checkChainSince, differenceOf } from '../../src/verify/since.js';
 import type { Check } from '../../src/verify/types.js';
 import { verifyLedger } from '../../src/verify/verify.js';
 
@@ -150,10 +150,10 @@ async function viaSince(log: Log, s: Awaited<ReturnType<Shape['build']>>): Promi
   const out: Check[] = [];
   const before = index(log, s.old, s.old.at(-1)!, s.oldRecords ?? []);
   const now = index(log, [...s.old, ...s.fresh], s.tip, s.records);
-  const plan = await checkChainSince(log.store, now, before, out);
+  const plan = await checkChainSince(log.store, now, differenceOf(before, now), out);
   // A ledger that is not the verified state plus additions is verified whole (verify.ts).
   if (!plan.descends) return viaFull(log, s);
-  const report = await verifyLedger(log.store, now, { since: before });
+  const report = await verifyLedger(log.store, now, { since: differenceOf(before, now) });
   return [...details(out), ...report.records.flatMap((r) => details(r.checks))];
 }
 

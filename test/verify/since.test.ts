@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readLedgerIndex } from '../../src/ledger/read.js';
 import { MemoryStore } from '../../src/store/memory.js';
+import { differenceOf } from '../../src/verify/since.js';
 import { verifyLedger } from '../../src/verify/verify.js';
 import { buildLedger } from '../helpers/ledger.js';
 
@@ -15,7 +16,7 @@ describe('verifyLedger since a verified state', () => {
     const before = await readLedgerIndex(store);
     const more = await buildLedger(7, store);
     const index = await readLedgerIndex(store);
-    const report = await verifyLedger(store, index, { since: before });
+    const report = await verifyLedger(store, index, { since: differenceOf(before, index) });
     expect(report.since).toMatchObject({ used: true, newEntries: 2 });
     // buildLedger(7) re-appends the first five (idempotent) and adds two.
     expect(report.records.map((r) => r.id).sort()).toEqual(more.ids.slice(5).sort());
@@ -28,7 +29,7 @@ describe('verifyLedger since a verified state', () => {
     const verified = await readLedgerIndex((await buildLedger(3, new MemoryStore())).store);
     const { store } = await buildLedger(2);
     const index = await readLedgerIndex(store);
-    const report = await verifyLedger(store, index, { since: verified });
+    const report = await verifyLedger(store, index, { since: differenceOf(verified, index) });
     expect(report.since).toMatchObject({ used: false, reason: expect.stringMatching(/is gone/) });
     expect(report.records).toHaveLength(2);
   });

@@ -13,7 +13,12 @@
  * does not match index" on the same test). Anything else is not read here, and the objects it
  * might hold are left to git, as are loose objects and those in alternates. So an id this says
  * is packed is one git would find the same way, and an id it does not find is only asked of git.
+ *
+ * Each usable pack is also named by the sha256 of its whole index: the cache keeps the ids it
+ * found in a pack under that digest, and while an index with the same digest is usable here
+ * (beside its pack, as above) the same ids are in it, without looking each one up again.
  */
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -25,17 +30,50 @@ const MAX_IDX_BYTES = 128 * 1024 * 1024;
 const IDX_NAME = /^pack-[0-9a-f]{40}\.idx$/;
 const OID = /^[0-9a-f]{40}$/;
 
+/** A pack git would use: its index whole, and the sha256 of the index's bytes. */
+export interface UsablePack {
+  /** sha256 of the whole `.idx` file: the same digest means the same ids, byte for byte. */
+  digest: string;
+  idx: Buffer;
+}
+
+/** Every pack of this repository git would use (see above), with its index's digest. */
+export function usablePacks(objectsDir: string): UsablePack[] {
+  return readIndexes(join(objectsDir, 'pack')).map((idx) => ({
+    digest: createHash('sha256').update(idx).digest('hex'),
+    idx,
+  }));
+}
+
 /**
  * The ids of `oids` that a pack of this repository holds. Ids not in the result may still be
  * in the repository (loose, in an alternate, in a pack this does not read): ask git for those.
  */
-export function packedIds(objectsDir: string, oids: Iterable<string>): Set<string> {
-  const found = new Set<string>();
-  const indexes = readIndexes(join(objectsDir, 'pack'));
-  if (indexes.length === 0) return found;
+export function packedIds(
+  objectsDir: string,
+  oids: Iterable<string>,
+  packs: readonly UsablePack[] = usablePacks(objectsDir),
+): Set<string> {
+  return new Set([...packsHolding(packs, oids).values()].flat());
+}
+
+/**
+ * Which pack holds each of `oids` (by the pack's index digest; the first pack that lists an
+ * id, in file name order). Ids no usable pack lists are in no entry.
+ */
+export function packsHolding(
+  packs: readonly UsablePack[],
+  oids: Iterable<string>,
+): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  if (packs.length === 0) return found;
   const ids = idsAsBytes([...oids]);
   ids.list.forEach((oid, i) => {
-    if (indexes.some((idx) => listed(idx, ids.keys, i * 20))) found.add(oid);
+    const pack = packs.find((p) => listed(p.idx, ids.keys, i * 20));
+    if (pack === undefined) return;
+    const into = found.get(pack.digest);
+    if (into === undefined) found.set(pack.digest, [oid]);
+    else into.push(oid);
   });
   return found;
 }
