@@ -1,7 +1,7 @@
 /**
  * The verified-state cache's tip as `verify` starts from it: the tip commit's log entry and how
  * the ledger now differs from that tip's tree (src/verify/since.ts). The two trees are compared
- * fan-out folder by fan-out folder (src/sync/trees.ts), opening only the folders whose ids
+ * fan-out folder by fan-out folder (src/ledger/tree-diff.ts), opening only the folders whose ids
  * differ: a folder's id is the hash of everything under it, so an equal id is equal content.
  * Reading the cached tip's whole index instead (1,024 fan-out trees for 10,000 records, and the
  * index now compared with it leaf by leaf) was a fifth of a cached verify's time (issue 21).
@@ -21,7 +21,7 @@ import type { LedgerIndex } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
-import { diffLedgerTrees, leavesIn, type LedgerDiff } from '../sync/trees.js';
+import { diffLedgerTrees, leavesIn, type LedgerDiff } from '../ledger/tree-diff.js';
 import { sorted, type LeafChanges, type VerifiedState } from '../verify/since.js';
 
 /** The verified state at `commit`, as the ledger `index` differs from it. */

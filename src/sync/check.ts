@@ -17,7 +17,7 @@ import { recordWorkers } from '../verify/parallel.js';
 import { prefetchRecords } from '../verify/prefetch.js';
 import { verifyLedger } from '../verify/verify.js';
 import { mapInOrder } from './each.js';
-import { leavesIn, ledgerPath, type LeafSets } from './trees.js';
+import { leavesIn, ledgerPath, type LeafSets } from '../ledger/tree-diff.js';
 
 export interface IncomingCheck {
   /** Integrity problems; empty when the incoming part may be adopted. */

@@ -14,7 +14,7 @@ import { LedgerError, type Problem } from '../model/errors.js';
 import type { LogEntry } from '../model/record.js';
 import type { ObjectStore } from '../store/port.js';
 import { syncedRef } from './remote.js';
-import { countLeaves, diffLedgerTrees, leavesIn } from './trees.js';
+import { countLeaves, diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
 
 /** A writer ref this clone saw on the remote (its marker) that the remote no longer holds. */
 export interface RetiredRef {

@@ -10,7 +10,7 @@
 import { idFromFanout, LEDGER_KINDS } from '../ledger/layout.js';
 import { encodeTree, MODE, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
-import { fanouts, leaves, topLevel, type LeafSets } from './trees.js';
+import { fanouts, leaves, topLevel, type LeafSets } from '../ledger/tree-diff.js';
 
 type Kind = (typeof LEDGER_KINDS)[number];
 

@@ -17,7 +17,7 @@ import { encodeCommit, MODE } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type * as Check from './check.js';
 import { gatherLedgerTrees } from './gather.js';
-import { countLeaves, lacksAny, leavesIn, type LeafSets } from './trees.js';
+import { countLeaves, lacksAny, leavesIn, type LeafSets } from '../ledger/tree-diff.js';
 
 export type SyncAction = 'up-to-date' | 'fast-forward' | 'merge';
 

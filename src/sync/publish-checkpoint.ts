@@ -10,7 +10,7 @@ import { killPoint } from '../model/faults.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { deleteRemoteRefs, moveMarkers, pushLedger, syncedRef } from './remote.js';
-import { diffLedgerTrees, leavesIn } from './trees.js';
+import { diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
 
 export interface CheckpointResult {
   ref: string;

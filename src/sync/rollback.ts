@@ -13,7 +13,7 @@ import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { shallowLedgerCommits, syncedRef, trackingRef } from './remote.js';
-import { countLeaves, diffLedgerTrees, leavesIn } from './trees.js';
+import { countLeaves, diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
 
 export async function readRemoteTip(
   store: ObjectStore,

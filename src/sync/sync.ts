@@ -26,7 +26,7 @@ import {
 } from './remote.js';
 import { mapInOrder } from './each.js';
 import { readRemoteTip, refuseRollback, refuseShallowLedger } from './rollback.js';
-import { diffLedgerTrees, leavesIn } from './trees.js';
+import { diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
 
 export interface SyncOptions {
   /** Remote name; default: the current branch's upstream remote, else `origin`. */

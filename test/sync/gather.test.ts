@@ -17,7 +17,7 @@ import {
   lacksAny,
   leavesIn,
   unionLedgerTrees,
-} from '../../src/sync/trees.js';
+} from '../../src/ledger/tree-diff.js';
 
 const id = (n: number, fan = 'ab') => `sha256:${fan}${n.toString(16).padStart(62, '0')}`;
 

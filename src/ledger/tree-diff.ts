@@ -5,8 +5,8 @@
  * comparison only opens the subtrees that differ. That keeps a sync of 100 new records into a
  * ledger of 10,000 at the cost of the 100, not of the 10,000.
  */
-import { fanout, idFromFanout, LEDGER_KINDS } from '../ledger/layout.js';
-import { readTree } from '../ledger/trees.js';
+import { fanout, idFromFanout, LEDGER_KINDS } from './layout.js';
+import { readTree } from './trees.js';
 import { LedgerError } from '../model/errors.js';
 import { encodeTree, MODE, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
