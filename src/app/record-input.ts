@@ -203,6 +203,20 @@ function flagName(field: string): string {
   return field === 'reworkOf' ? 'rework-of' : field;
 }
 
+/**
+ * A path that leads outside the work tree: where it led and what to give instead. A relative
+ * path is the caller's, read from the current directory — which is outside the work tree when
+ * GIT_WORK_TREE names it from elsewhere, where "steps out of its directory with '..'" said
+ * nothing the user had written.
+ */
+function outsideWorkTree(given: string, absolute: string, cwd: string, root: string): string {
+  const base = `${given}: it names ${absolute}, which is outside the work tree ${root}`;
+  if (isAbsolute(given)) return `${base}; name a file inside the work tree`;
+  const meant = resolve(root, given);
+  const inside = !relative(root, meant).startsWith('..') && !isAbsolute(relative(root, meant));
+  return `${base} (a relative path is read from the current directory, ${cwd}); name a file inside the work tree, from the current directory or as an absolute path${inside ? ` (${meant} if you meant the work tree's ${given})` : ''}`;
+}
+
 export async function checkArtifacts(
   paths: readonly string[],
   cwd: string,
@@ -220,6 +234,8 @@ export async function checkArtifacts(
     // refuses it rather than letting `a\b` silently name `a/b`.
     const rel =
       sep === '\\' ? relative(root, absolute).split('\\').join('/') : relative(root, absolute);
+    if (rel === '..' || rel.startsWith('../') || isAbsolute(rel))
+      return { path: where, message: outsideWorkTree(given, absolute, cwd, root), got: given };
     const checked = checkRepoPath(rel === '' ? '.' : rel);
     if (!checked.ok) return { path: where, message: `${given}: ${checked.problem}`, got: given };
     const inside = await resolveInside(root, checked.path, memo);

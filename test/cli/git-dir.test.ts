@@ -54,6 +54,34 @@ describe('GIT_DIR and GIT_WORK_TREE', () => {
     expect(verified.json.records.map((x: { id: string }) => x.id)).toEqual([r.json.id]);
   });
 
+  it('with GIT_WORK_TREE, a relative --artifact given from outside the work tree is refused saying where it led and what to give instead', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    writeFileSync(join(dir, 'src', 'app.ts'), 'export const x = 4;\n');
+    const elsewhere = tempDir('ledger-elsewhere-');
+    const env = { GIT_DIR: join(dir, '.git'), GIT_WORK_TREE: dir };
+    const r = await cli(
+      user,
+      elsewhere,
+      ['record', '--status', 'success', '--artifact', 'src/app.ts'],
+      env,
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const text = JSON.stringify(r.json);
+    expect(text).not.toMatch(/steps out of its directory/);
+    expect(text).toContain(join(elsewhere, 'src', 'app.ts'));
+    expect(text).toMatch(/outside the work tree/);
+    expect(text).toContain(join(dir, 'src', 'app.ts'));
+    // The path it suggests is taken.
+    const ok = await cli(
+      user,
+      elsewhere,
+      ['record', '--status', 'success', '--artifact', join(dir, 'src', 'app.ts')],
+      env,
+    );
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+  });
+
   it('a FIFO for HEAD in the GIT_DIR repository is refused (exit 3) without waiting on it', async () => {
     const { user, mirror } = await mirrorWithRecord();
     const head = join(mirror, 'HEAD');

@@ -6,8 +6,10 @@
  * ours end in the content hash, so the same text at the same time gives the same ids (a
  * re-parse at verify must give what record gave).
  */
-import type { Insight } from '../../model/record.js';
+import type { Insight, Reference } from '../../model/record.js';
 import { sha256Hex } from '../kit/text.js';
+import { placeKey } from './places.js';
+import { placesIn } from './tokens.js';
 
 const MARKER = /^[ \t]*(INSIGHT|LEARNED|DECISION|PATTERN|ANTIPATTERN):/gim;
 export const MIN_INSIGHT = 11;
@@ -48,4 +50,65 @@ export function extractInsights(text: string, now: Date, source?: string): Insig
     });
   }
   return out;
+}
+
+const FENCE = /```[\s\S]*?```/g;
+const INLINE_CODE = /`[^`\n]*`/g;
+const HEADING = /^ {0,3}#{1,6}(?:\s|$)/;
+
+/**
+ * The places an insight marker names (team-orchestration: `PATTERN: [説明] (file:line)`), as
+ * Key-Reference-like claims noted with the marker, so verify checks them: the markers found as
+ * the hook finds them (fenced blocks and inline code removed), each read up to the next marker
+ * or heading with its inline code kept (`see \`src/a.ts:15\`` names a place even though the
+ * hook's content drops it). Places in prose only (tokens.ts: placesIn); a place another claim
+ * names already is not claimed twice; `[UNVERIFIED]` in the marker's text is kept on its
+ * references, and counted (`markedElsewhere`) when other claims name all of its places.
+ */
+export function insightReferences(
+  text: string,
+  roots: readonly string[],
+  claimed: readonly {
+    path?: string | undefined;
+    line?: number | undefined;
+    endLine?: number | undefined;
+  }[],
+): { references: Reference[]; markedElsewhere: number } {
+  const unfenced = text.replace(FENCE, '');
+  // Where each character of the hook's text stood in `unfenced`.
+  const at: number[] = [];
+  let kept = '';
+  let from = 0;
+  for (const m of unfenced.matchAll(INLINE_CODE)) {
+    for (let i = from; i < (m.index ?? 0); i++) at.push(i);
+    kept += unfenced.slice(from, m.index);
+    from = (m.index ?? 0) + m[0].length;
+  }
+  for (let i = from; i < unfenced.length; i++) at.push(i);
+  kept += unfenced.slice(from);
+  const seen = new Set(claimed.map(placeKey));
+  const out: Reference[] = [];
+  let markedElsewhere = 0;
+  const marks = [...kept.matchAll(MARKER)];
+  marks.forEach((m, i) => {
+    const start = at[(m.index ?? 0) + m[0].length] ?? unfenced.length;
+    const next = marks[i + 1]?.index;
+    const end = next === undefined ? unfenced.length : (at[next] ?? unfenced.length);
+    const lines = unfenced.slice(start, end).split('\n');
+    const stop = lines.findIndex((line) => HEADING.test(line));
+    const region = (stop < 0 ? lines : lines.slice(0, stop)).join('\n');
+    const note = `${(m[1] ?? '').toUpperCase()}: ${region.replace(/\s+/g, ' ').trim()}`;
+    const mark: { unverified?: true } = /\[UNVERIFIED\]/i.test(region) ? { unverified: true } : {};
+    const places = placesIn(region, roots);
+    let claimedHere = false;
+    for (const place of places) {
+      const key = placeKey(place);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      claimedHere = true;
+      out.push({ ...place, note, ...mark });
+    }
+    if (!claimedHere && places.length > 0 && mark.unverified === true) markedElsewhere++;
+  });
+  return { references: out, markedElsewhere };
 }

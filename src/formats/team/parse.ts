@@ -39,9 +39,14 @@ export function parseTeam(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     case 'insights':
       return parseInsightQueue(read.value);
     case 'progress':
-      return lookAlike(parseProgressFile(read.value, ctx), read.value, 'claude-progress.json');
+      return lookAlike(
+        parseProgressFile(read.value, ctx),
+        read.value,
+        'claude-progress.json',
+        ctx.fileName,
+      );
     case 'features':
-      return lookAlike(parseFeatureList(read.value), read.value, 'feature-list.json');
+      return lookAlike(parseFeatureList(read.value), read.value, 'feature-list.json', ctx.fileName);
     default:
       return { ok: false, problems: [unknownKind()] };
   }
@@ -50,16 +55,30 @@ export function parseTeam(bytes: Uint8Array, ctx: ParseContext): ParseResult {
 /**
  * A toolkit file's shape errors on a file without the toolkit's workspaceId: say what the file
  * was taken for and what it seems to be, not only "fix the listed fields" (issue 20: another
- * harness's feature-list.json was refused as if it were a broken toolkit file).
+ * harness's feature-list.json was refused as if it were a broken toolkit file). A file named as
+ * the other toolkit file (a `claude-progress.json` holding a `features` array, taken for a
+ * feature list by its shape) is named as the file it is.
  */
-function lookAlike(result: ParseResult, value: Record<string, unknown>, file: string): ParseResult {
+function lookAlike(
+  result: ParseResult,
+  value: Record<string, unknown>,
+  file: string,
+  fileName: string | undefined,
+): ParseResult {
   if (result.ok || typeof value['workspaceId'] === 'string') return result;
+  const named = /(?:^|[\\/])(claude-progress\.json|feature-list\.json)$/i.exec(fileName ?? '')?.[1];
+  const other = named !== undefined && named.toLowerCase() !== file ? named : undefined;
+  const why =
+    file === 'feature-list.json' ? 'by its shape (a features array)' : 'by its shape (its keys)';
   return {
     ok: false,
     problems: [
       {
         path: '',
-        message: `read as Spec-Workflow-Toolkit's ${file} (by its shape or name), but it has no workspaceId and does not match that file's fields: it seems to be another tool's ${file}`,
+        message:
+          other === undefined
+            ? `read as Spec-Workflow-Toolkit's ${file} (by its shape or name), but it has no workspaceId and does not match that file's fields: it seems to be another tool's ${file}`
+            : `read as Spec-Workflow-Toolkit's ${file} ${why}, though it is named ${other}; it has no workspaceId and does not match that file's fields: it seems to be another tool's ${other}`,
         expected: `Spec-Workflow-Toolkit's ${file}, with a workspaceId`,
         got: `a file without workspaceId (keys: ${Object.keys(value).slice(0, 8).join(', ')})`,
       },

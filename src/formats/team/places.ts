@@ -12,11 +12,13 @@ import {
   findTables,
   headingOf,
   normalizeTitle,
-  parseFileLine,
   parseList,
   unwrap,
+  type Table,
 } from '../kit/markdown.js';
-import { hasExtension, mapPath } from '../kit/paths.js';
+import { isLocation, located, placesIn } from './tokens.js';
+
+export { located } from './tokens.js';
 
 const UNVERIFIED = /\[UNVERIFIED\]/i;
 
@@ -27,31 +29,14 @@ const UNVERIFIED = /\[UNVERIFIED\]/i;
  */
 export type Found = Finding & { endLine?: number; unverified?: true };
 
-/** A written `file:line` location as a claim: mapped into the repository, else as written. */
-export function located(
-  text: string,
-  roots: readonly string[],
-): { path: string; line?: number; endLine?: number } | null {
-  const fl = parseFileLine(text);
-  if (!fl) return null;
-  const mapped = mapPath(fl.path, roots);
-  if (mapped.kind === 'invalid') return null;
-  const path = mapped.kind === 'repo' ? mapped.path : mapped.raw;
-  return {
-    path: path.slice(0, 4096),
-    ...(fl.line === undefined ? {} : { line: fl.line }),
-    ...(fl.endLine === undefined ? {} : { endLine: fl.endLine }),
-  };
-}
-
 export function referencesIn(body: string, roots: readonly string[]): Reference[] {
   const refs: Reference[] = [];
   for (const table of findTables(blankFences(body).split('\n'))) {
     let loc = column(table.header, ['location', '場所', 'file:line', 'file', 'ファイル', 'path']);
     for (const row of table.rows) {
       if (loc < 0)
-        loc = row.findIndex(
-          (cell) => parseFileLine(cell.replace(UNVERIFIED, '').split(/[,、]\s*/)[0] ?? '') !== null,
+        loc = row.findIndex((cell) =>
+          isLocation(cell.replace(UNVERIFIED, '').split(/[,、]\s*/)[0] ?? ''),
         );
       const cell = row[loc] ?? '';
       const unverified = UNVERIFIED.test(row.join(' '));
@@ -122,11 +107,7 @@ export function foundIn(body: string, roots: readonly string[]): Found[] {
  * line exists (issue 20: a line past the end passed). Tables under a Files Created heading are
  * the agent's files, read by filesIn.
  */
-function locatedRows(
-  table: ReturnType<typeof findTables>[number],
-  lines: readonly string[],
-  roots: readonly string[],
-): Found[] {
+function locatedRows(table: Table, lines: readonly string[], roots: readonly string[]): Found[] {
   const loc = column(table.header, ['file:line', 'location', '場所']);
   if (loc < 0) return [];
   let heading: string | undefined;
@@ -153,48 +134,66 @@ function locatedRows(
   return out;
 }
 
+const SEVERITY = ['severity', '重大度', 'priority', '優先度'];
+const LOCATION = ['file:line', 'location', '場所'];
+
 /**
- * The `path:line` places named in the Findings' list items (`2. Validation → \`src/a.ts:23\``,
- * `- Evidence: \`src/b.ts:8\`, \`src/c.ts:5\``): each a finding at that place, like a table row,
- * so verify checks it (issue 20: a line past the end passed). Only what is clearly a repository
- * path at a line counts — a directory, a file extension, `:digits` (a `line-line` range is
- * checked to its end, as a table row's is: claimsOfFindings) — so `host.io:8080`, URLs,
- * `node:fs` and times are prose, and an absolute path outside every work tree (a system header) is not the
- * repository's; a relative path that climbs out with `..` is kept as written, and verify says it
- * cannot check it. A place some other claim of the result names already is not claimed twice: the
- * 30% rule counts places, and a repeated good one must not dilute a bad one; an item's
- * `[UNVERIFIED]` mark still counts then (`markedElsewhere`), for the confidence rule.
+ * The `path:line` places named in the Findings' prose: list items (`2. Validation →
+ * \`src/a.ts:23\``, `- Evidence: \`src/b.ts:8\`, \`src/c.ts:5\``), paragraphs (`**Error
+ * handling**: follow \`src/utils/errors.ts:23\``) and the cells of a table no other reader takes
+ * (no severity or location column, not a Files Created table: code-architect's Pattern Analysis
+ * `Example`, its Implementation Map): each a finding at that place, like a table row, so verify
+ * checks it (issue 20: a line past the end passed). Only what is clearly a repository file at a
+ * line counts (tokens.ts: placesIn). A place some other claim of the result names already is not
+ * claimed twice: the 30% rule counts places, and a repeated good one must not dilute a bad one;
+ * an item's, paragraph's or row's `[UNVERIFIED]` mark still counts then (`markedElsewhere`), for
+ * the confidence rule.
  */
 export function listedFindings(
   body: string,
   roots: readonly string[],
-  claimed: readonly {
-    path?: string | undefined;
-    line?: number | undefined;
-    endLine?: number | undefined;
-  }[],
+  claimed: readonly Place[],
 ): { found: Found[]; markedElsewhere: number } {
   const seen = new Set(claimed.map(placeKey));
   const out: Found[] = [];
   let markedElsewhere = 0;
   let heading: string | undefined;
+  const take = (text: string, what: string, marked: boolean): void => {
+    const summary = [heading, what].filter((x) => x !== undefined && x !== '').join(': ');
+    const mark = marked ? { unverified: true as const } : {};
+    let claimedHere = false;
+    const places = placesIn(text, roots);
+    for (const at of places) {
+      const key = placeKey(at);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      claimedHere = true;
+      out.push({ severity: 'unknown', summary, ...at, ...mark });
+    }
+    // Marked, and its places other claims name already: its mark still counts.
+    if (!claimedHere && places.length > 0 && marked) markedElsewhere++;
+  };
   let chunk: string[] = [];
   const flush = (): void => {
-    for (const item of parseList(chunk.join('\n')).items) {
-      const summary = [heading, item.text].filter((x) => x !== undefined && x !== '').join(': ');
-      const mark = UNVERIFIED.test(item.text) ? { unverified: true as const } : {};
-      let claimedHere = false;
-      const places = placesIn(item.text, roots);
-      for (const at of places) {
-        const key = placeKey(at);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        claimedHere = true;
-        out.push({ severity: 'unknown', summary, ...at, ...mark });
+    const tables = findTables(chunk);
+    const prose = [...chunk];
+    for (const table of tables) prose.fill('', table.start, table.end);
+    for (const item of parseList(prose.join('\n')).items)
+      take(item.text, item.text, UNVERIFIED.test(item.text));
+    for (const table of tables) {
+      if (column(table.header, SEVERITY) >= 0 || column(table.header, LOCATION) >= 0) continue;
+      if (heading !== undefined && filesAction(heading) !== undefined) continue;
+      for (const row of table.rows) {
+        const what = row
+          .filter((cell) => placesIn(cell, roots).length === 0)
+          .map((cell) => cell.replace(UNVERIFIED, '').trim())
+          .filter((cell) => cell !== '')
+          .join(' — ');
+        take(row.join(' '), what, UNVERIFIED.test(row.join(' ')));
       }
-      // A marked item whose places other claims name already: its mark still counts.
-      if (!claimedHere && places.length > 0 && mark.unverified === true) markedElsewhere++;
     }
+    for (const paragraph of paragraphs(parseList(prose.join('\n')).rest))
+      take(paragraph, paragraph, UNVERIFIED.test(paragraph));
     chunk = [];
   };
   for (const line of blankFences(body).split('\n')) {
@@ -210,39 +209,27 @@ export function listedFindings(
   return { found: out, markedElsewhere };
 }
 
-/** A place as the 30% rule counts it: a range is another place than its first line. */
-function placeKey(c: {
-  path?: string | undefined;
-  line?: number | undefined;
-  endLine?: number | undefined;
-}): string {
-  const end = c.endLine !== undefined && c.endLine !== c.line ? `-${c.endLine}` : '';
-  return `${c.path ?? ''}:${c.line ?? ''}${end}`;
-}
-
-/** Every `path:line` token of an item's text: code marks, brackets and closing punctuation aside. */
-function placesIn(
-  text: string,
-  roots: readonly string[],
-): { path: string; line: number; endLine?: number }[] {
-  const out: { path: string; line: number; endLine?: number }[] = [];
-  for (const raw of text.split(/[\s`()[\]<>{}"',;、，（）「」→←]+/)) {
-    const token = raw.replace(/[.:!?。]+$/, '');
-    const fl = parseFileLine(token);
-    if (fl?.line === undefined || !fl.path.includes('/')) continue;
-    if (!hasExtension(fl.path.slice(fl.path.lastIndexOf('/') + 1))) continue;
-    const mapped = mapPath(fl.path, roots);
-    if (mapped.kind === 'invalid' || (mapped.kind === 'outside' && mapped.raw.startsWith('/')))
+/** Runs of non-blank lines: the paragraphs of what is left when lists and tables are read. */
+function paragraphs(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  let run: string[] = [];
+  for (const line of [...lines, '']) {
+    if (line.trim() !== '') {
+      run.push(line.trim());
       continue;
-    const at = located(token, roots);
-    if (at?.line !== undefined)
-      out.push({
-        path: at.path,
-        line: at.line,
-        ...(at.endLine === undefined ? {} : { endLine: at.endLine }),
-      });
+    }
+    if (run.length > 0) out.push(run.join('\n'));
+    run = [];
   }
   return out;
+}
+
+type Place = { path?: string | undefined; line?: number | undefined; endLine?: number | undefined };
+
+/** A place as the 30% rule counts it: a range is another place than its first line. */
+export function placeKey(c: Place): string {
+  const end = c.endLine !== undefined && c.endLine !== c.line ? `-${c.endLine}` : '';
+  return `${c.path ?? ''}:${c.line ?? ''}${end}`;
 }
 
 /** `#### Files Created` / `#### 作成されたファイル` … inside Findings: the files an agent made. */

@@ -4,7 +4,8 @@
  *                          whose error format has other sections) → SUCCESS becomes partial
  *   TEAM_CONFIDENCE_UNJUSTIFIED            confidence ≥ 85 without a justification → partial
  *   TEAM_CONFIDENCE_UNVERIFIED_REFERENCES  confidence ≥ 85 resting on [UNVERIFIED] references
- *                          or findings (a Findings row or list item so marked) → partial
+ *                          or findings (a Findings row, list item or paragraph, or an Issues
+ *                          item so marked) → partial
  *   TEAM_CONFIDENCE_BREAKDOWN_MISSING      confidence ≥ 75 without verified/inferred breakdown — a note
  *   TEAM_UNCERTAINTY_MISSING               confidence < 70 without an Uncertainty section — a note
  */

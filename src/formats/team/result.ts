@@ -5,7 +5,7 @@
  * (places.ts); the sections, the status and the contract's rules (result-rules.ts) are read here.
  */
 import type { Problem } from '../../model/errors.js';
-import type { ClaimedArtifact, Claims, Finding, Reference, Status } from '../../model/record.js';
+import type { ClaimedArtifact, Claims, Reference, Status } from '../../model/record.js';
 import type { ParseContext, ParseResult } from '../contract.js';
 import { claimsProblems } from '../kit/claims.js';
 import { duplicateSection } from '../kit/problems.js';
@@ -20,7 +20,7 @@ import {
   unwrap,
 } from '../kit/markdown.js';
 import { preview, trimBlock } from '../kit/text.js';
-import { extractInsights } from './insights.js';
+import { extractInsights, insightReferences } from './insights.js';
 import {
   claimsOfFindings,
   filesAction,
@@ -66,12 +66,24 @@ export function filesIn(
   return { artifacts, references };
 }
 
-/** `- [Issue]: description | Severity: critical` lines of the Issues section. */
-function issuesIn(body: string): Finding[] {
+/**
+ * `- [Issue]: description | Severity: critical` lines of the Issues section. An item the agent
+ * marked `[UNVERIFIED]` (before or after its severity) keeps the mark, and counts for
+ * TEAM_CONFIDENCE_UNVERIFIED_REFERENCES like a marked Findings row.
+ */
+function issuesIn(body: string): Found[] {
   return parseList(body).items.flatMap((item) => {
-    const m = /^(.*?)\s*\|\s*(?:Severity|重大度)\s*[:：]\s*(\S+)\s*$/is.exec(item.text);
+    const marked = /\[UNVERIFIED\]/i.test(item.text);
+    const text = item.text.replace(/\s*\[UNVERIFIED\]\s*$/i, '');
+    const m = /^(.*?)\s*\|\s*(?:Severity|重大度)\s*[:：]\s*(\S+)\s*$/is.exec(text);
     return m
-      ? [{ severity: unwrap(m[2] ?? ''), summary: (m[1] ?? '').trim() || '(no summary)' }]
+      ? [
+          {
+            severity: unwrap(m[2] ?? ''),
+            summary: (m[1] ?? '').trim() || '(no summary)',
+            ...(marked ? { unverified: true as const } : {}),
+          },
+        ]
       : [];
   });
 }
@@ -203,6 +215,8 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
   found.push(...listed.found);
   const settled = claimsOfFindings(found, references);
   references.push(...settled.references);
+  const noted = insightReferences(text, roots, [...found, ...references]);
+  references.push(...noted.references);
   if (refs || references.length > 0) claims.references = references;
   if (settled.findings.length > 0) claims.findings = settled.findings;
   const next = got.get('next');
@@ -212,7 +226,7 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
   claims.extra = extra;
 
   const titles = layout.map((l) => normalizeTitle(headingOf(String(l['heading']))?.title ?? ''));
-  const unverified = settled.unverified + listed.markedElsewhere;
+  const unverified = settled.unverified + listed.markedElsewhere + noted.markedElsewhere;
   const rules = resultRules(claims, status, new Set(got.keys()), titles, text, unverified);
   const cp = claimsProblems(claims);
   if (cp.length > 0) return { ok: false, problems: cp };

@@ -126,6 +126,32 @@ describe('[UNVERIFIED] on a Findings row or list item counts for the confidence 
     expect(codes(plain)).not.toContain('TEAM_CONFIDENCE_UNVERIFIED_REFERENCES');
   });
 
+  it('a marked item of the Issues section counts too, wherever the mark stands; unmarked issues change nothing', () => {
+    for (const [issue, summary] of [
+      [
+        '- Token refresh not traced [UNVERIFIED]: may skip expiry | Severity: minor',
+        'Token refresh not traced [UNVERIFIED]: may skip expiry',
+      ],
+      [
+        '- Token refresh not traced: may skip expiry | Severity: minor [UNVERIFIED]',
+        'Token refresh not traced: may skip expiry [UNVERIFIED]',
+      ],
+    ]) {
+      const h = parsed(`${EN}\n### Issues\n${issue}\n`);
+      expect(h.status, issue).toBe('partial');
+      expect(
+        h.reasons.find((r) => r.code === 'TEAM_CONFIDENCE_UNVERIFIED_REFERENCES')?.message,
+      ).toBe('confidence 92 (≥ 85) rests on 0 reference(s) and 1 finding(s) marked [UNVERIFIED]');
+      expect(h.claims.findings?.find((f) => f.severity === 'minor')).toEqual({
+        severity: 'minor',
+        summary,
+      });
+    }
+    const plain = parsed(`${EN}\n### Issues\n- Token refresh not traced | Severity: minor\n`);
+    expect(plain.status).toBe('success');
+    expect(codes(plain)).not.toContain('TEAM_CONFIDENCE_UNVERIFIED_REFERENCES');
+  });
+
   it('through record and verify: the claimed SUCCESS of a result resting on a marked row and item is contradicted; unmarked, exit 0', async () => {
     const both = edited(
       markedRow,

@@ -60,4 +60,17 @@ describe('look-alike toolkit files from other harnesses', () => {
     expect(message).toMatch(/only at confidence 0\.25/);
     expect(message).toMatch(/another harness's progress file/);
   });
+
+  it('with --format team, a claude-progress.json holding a features array is named as the file it is, not as a feature-list.json', () => {
+    const r = team.parse(read('harness-demo-feature-list.json'), {
+      ...ctx,
+      fileName: 'claude-progress.json',
+    });
+    expect(r.ok).toBe(false);
+    const message = (!r.ok && r.problems[0]?.message) || '';
+    expect(message).toMatch(/claude-progress\.json/);
+    expect(message).toMatch(/features array/);
+    expect(message).not.toMatch(/another tool's feature-list\.json/);
+    expect(message).toMatch(/seems to be another tool's claude-progress\.json/);
+  });
 });

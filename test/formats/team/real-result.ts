@@ -14,6 +14,11 @@ import { git, gitdir, PROJECT_ROOT, writeFiles } from '../../helpers/git.js';
 const DOCS = join(PROJECT_ROOT, 'test', 'formats', 'corpus', 'docs', 'team');
 export const EN = readFileSync(join(DOCS, 'swt-en@7242325-code-explorer-result.md'), 'utf8');
 export const JA = readFileSync(join(DOCS, 'swt-ja@580807a-code-explorer-result.md'), 'utf8');
+/** The code-architect example (English): a Pattern Analysis table, an Implementation Map. */
+export const ARCHITECT = readFileSync(
+  join(DOCS, 'swt-en@7242325-code-architect-result.md'),
+  'utf8',
+);
 
 export const lines = (n: number): string =>
   Array.from({ length: n }, (_, i) => `// ${i + 1}`).join('\n');
@@ -36,11 +41,26 @@ export function parsed(text: string): ParsedHandoff {
   return r.handoff;
 }
 
-/** `text` recorded on a commit of TREE (after `prepare`), then the repository verified strictly. */
-export async function recordAndVerify(text: string, prepare?: (repo: string) => void) {
+/** A tree in which every place the honest code-architect example names exists. */
+export const ARCHITECT_TREE = {
+  'src/services/auth.ts': lines(150),
+  'src/repositories/user.ts': lines(40),
+  'src/config/auth.ts': lines(20),
+  'src/config/jwt.ts': lines(10),
+  'src/middleware/jwt.ts': lines(20),
+  'src/models/user.ts': lines(20),
+  'src/routes/auth.ts': lines(80),
+};
+
+/** `text` recorded on a commit of `tree` (after `prepare`), then the repository verified strictly. */
+export async function recordAndVerify(
+  text: string,
+  prepare?: (repo: string) => void,
+  tree: Record<string, string> = TREE,
+) {
   const repo = gitdir({ files: { 'README.md': '# x\n' } });
   const base = git(repo, 'rev-parse', 'HEAD');
-  writeFiles(repo, TREE);
+  writeFiles(repo, tree);
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'explore');
   prepare?.(repo);
