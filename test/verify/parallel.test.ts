@@ -77,8 +77,10 @@ describe('verify in worker threads (issue 21)', () => {
     const { dir } = await repoWithRecord(user, { status: 'success', summary: 'honest one' });
     await record(user, dir, { status: 'success', summary: 'honest two' });
     const honest = copyRepo(dir);
-    // A record fetched from an unrelated repository: its base commit is not here.
-    const victim = gitdir();
+    // A record fetched from an unrelated repository: its base commit is not here. Other files
+    // than `dir`'s: two default repositories made within the same second have the very same
+    // first commit (no fixed date), and on a quiet machine this one was, so the base was here.
+    const victim = gitdir({ files: { 'other.txt': 'an unrelated project\n' } });
     safeGit(victim, 'fetch', '-q', dir, 'refs/ledger/log:refs/ledger/log');
     const { id } = await record(user, dir, {
       status: 'success',
