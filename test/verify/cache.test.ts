@@ -132,6 +132,34 @@ async function warm(user: User): Promise<{ dir: string; ids: string[]; tip: stri
 }
 
 /** The git blob id of a record's bytes (the object a verdict about it read). */
+/** Everything reachable packed and the loose copies pruned, as `git gc` leaves a repository. */
+function packEverything(dir: string): void {
+  safeGit(dir, 'repack', '-a', '-d', '-q');
+  safeGit(dir, 'prune-packed');
+}
+
+/** Every `.pack` moved out of the repository and its objects unpacked loose again. */
+function unpackEverything(dir: string): void {
+  const packDir = join(dir, '.git', 'objects', 'pack');
+  const holder = tempDir('ledger-packs-');
+  for (const n of readdirSync(packDir).filter((n) => n.endsWith('.pack'))) {
+    renameSync(join(packDir, n), join(holder, n));
+    execFileSync('git', ['unpack-objects', '-q'], {
+      cwd: dir,
+      input: readFileSync(join(holder, n)),
+    });
+  }
+}
+
+/** The cached run is a miss that names `reason`, and says what `--full` says (exit 3). */
+async function expectMissAsFull(user: User, dir: string, reason: string): Promise<void> {
+  const cached = await verify(user, dir);
+  expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(reason) });
+  const full = await verify(user, dir, '--full');
+  expect(full.code).toBe(3);
+  expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+}
+
 async function recordBlob(dir: string, id: string): Promise<string> {
   const { bytes } = await recordParts(dir, id);
   return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
@@ -488,8 +516,7 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
     const { dir, ids } = await warm(user);
     const blob = await recordBlob(dir, ids[0]!);
     // Everything reachable packed (as git gc leaves it): the cached run finds it in the index.
-    safeGit(dir, 'repack', '-a', '-d', '-q');
-    safeGit(dir, 'prune-packed');
+    packEverything(dir);
     expect(existsSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)))).toBe(false);
     const hit = await verify(user, dir);
     expect(hit.code, hit.stdout).toBe(0);
@@ -520,22 +547,14 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
     // Only the record's folder is gone; every log entry is still there, so no new entry would
     // show it: the difference of the two trees must.
     await rewriteLedger(dir, [{ path: idPath('records', ids[0]!) }]);
-    const cached = await verify(user, dir);
-    expect(cached.json.cache).toMatchObject({
-      used: false,
-      reason: expect.stringContaining(`record ${ids[0]}, held at the cached tip, is gone`),
-    });
-    const full = await verify(user, dir, '--full');
-    expect(full.code).toBe(3);
-    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+    await expectMissAsFull(user, dir, `record ${ids[0]}, held at the cached tip, is gone`);
   });
 
   it('packed ids are kept per pack: carried unread while the pack stands, a miss when a pack under the same name lacks one', async () => {
     const user = makeUser();
     const { dir, ids } = await warm(user);
     const blob = await recordBlob(dir, ids[0]!);
-    safeGit(dir, 'repack', '-a', '-d', '-q');
-    safeGit(dir, 'prune-packed');
+    packEverything(dir);
     // The entry is written for a new tip: then the ids the pack holds become its segment.
     await recordOne(user, dir, 'three');
     expect((await verify(user, dir)).json.cache).toMatchObject({ used: true });
@@ -567,65 +586,43 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
     for (const ext of ['idx', 'pack'])
       renameSync(`${made}-${name}.${ext}`, join(packDir, oldIdx!.replace(/idx$/, ext)));
     expect(gitTry(dir, 'cat-file', '-e', blob).code).not.toBe(0);
-    const cached = await verify(user, dir);
-    expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
-    const full = await verify(user, dir, '--full');
-    expect(full.code).toBe(3);
-    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+    await expectMissAsFull(user, dir, blob);
   });
 
   it('a segment whose index stays but whose pack is gone is checked id by id: a miss', async () => {
     const user = makeUser();
     const { dir, ids } = await warm(user);
     const blob = await recordBlob(dir, ids[0]!);
-    safeGit(dir, 'repack', '-a', '-d', '-q');
-    safeGit(dir, 'prune-packed');
+    packEverything(dir);
     // The entry is written for a new tip: then the ids the pack holds become its segment.
     await recordOne(user, dir, 'three');
     expect((await verify(user, dir)).json.cache).toMatchObject({ used: true });
     // Every object loose again but the record's blob; the index stays, its pack does not: git
     // uses no index without its pack, and neither may the segment.
-    const packDir = join(dir, '.git', 'objects', 'pack');
-    const holder = tempDir('ledger-packs-');
-    for (const n of readdirSync(packDir).filter((n) => n.endsWith('.pack'))) {
-      renameSync(join(packDir, n), join(holder, n));
-      execFileSync('git', ['unpack-objects', '-q'], {
-        cwd: dir,
-        input: readFileSync(join(holder, n)),
-      });
-    }
+    unpackEverything(dir);
     rmSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    const packDir = join(dir, '.git', 'objects', 'pack');
     expect(readdirSync(packDir).some((n) => n.endsWith('.idx'))).toBe(true);
     expect(gitTry(dir, 'cat-file', '-e', blob).code).not.toBe(0);
-    const cached = await verify(user, dir);
-    expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
-    const full = await verify(user, dir, '--full');
-    expect(full.code).toBe(3);
-    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+    await expectMissAsFull(user, dir, blob);
   });
 
   it('a loose object read beside a segment, deleted after the tip was cached: a miss', async () => {
     const user = makeUser();
     const { dir } = await warm(user);
-    safeGit(dir, 'repack', '-a', '-d', '-q');
-    safeGit(dir, 'prune-packed');
+    packEverything(dir);
     // The new record is loose; only what the pack holds goes into its segment.
     const id = await recordOne(user, dir, 'three');
     expect((await verify(user, dir)).json.cache).toMatchObject({ used: true });
     const blob = await recordBlob(dir, id);
     rmSync(join(dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
-    const cached = await verify(user, dir);
-    expect(cached.json.cache).toMatchObject({ used: false, reason: expect.stringContaining(blob) });
-    const full = await verify(user, dir, '--full');
-    expect(full.code).toBe(3);
-    expect(verdicts(cached.json)).toEqual(verdicts(full.json));
+    await expectMissAsFull(user, dir, blob);
   });
 
   it('a segment file that is gone, once its pack no longer stands, is a miss', async () => {
     const user = makeUser();
     const { dir } = await warm(user);
-    safeGit(dir, 'repack', '-a', '-d', '-q');
-    safeGit(dir, 'prune-packed');
+    packEverything(dir);
     // The entry is written for a new tip: then the ids the pack holds become its segment.
     await recordOne(user, dir, 'three');
     expect((await verify(user, dir)).json.cache).toMatchObject({ used: true });
@@ -633,17 +630,9 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
     for (const n of readdirSync(cloneDir).filter((n) => n.startsWith('verified-packed.')))
       rmSync(join(cloneDir, n));
     // Everything loose again: the same objects, but the pack the segment named is gone.
+    unpackEverything(dir);
     const packDir = join(dir, '.git', 'objects', 'pack');
-    const packs = readdirSync(packDir).filter((n) => n.endsWith('.pack'));
-    const holder = tempDir('ledger-packs-');
-    const moved = packs.map((n) => {
-      const to = join(holder, n);
-      renameSync(join(packDir, n), to);
-      return to;
-    });
     for (const n of readdirSync(packDir)) rmSync(join(packDir, n));
-    for (const from of moved)
-      execFileSync('git', ['unpack-objects', '-q'], { cwd: dir, input: readFileSync(from) });
     const cached = await verify(user, dir);
     expect(cached.json.cache).toMatchObject({
       used: false,

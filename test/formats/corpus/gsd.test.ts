@@ -209,27 +209,33 @@ describe('the three shapes, real documents, through record and verify', () => {
   };
   const files = (paths: string[], text: string) => Object.fromEntries(paths.map((p) => [p, text]));
 
-  it('## Status: Complete without evidence (16-04): an honest summary verifies with exit 0; a created file the base had is contradicted', async () => {
-    // It was held at partial, so verify contradicted the honest "Complete" (exit 1).
+  /**
+   * A summary that says it created every file it lists: honest on a tree that has them all (its
+   * status verified, exit 0), then with `already` in the base (that file contradicted, exit 1).
+   */
+  const everyFileCreated = async (file: string, status: string, text: string, already: string) => {
     const paths = manifest.documents
-      .find((d) => d.file.endsWith('16-04-status-complete-heading.md'))!
+      .find((d) => d.file.endsWith(file))!
       .expect.artifacts.map(([p]) => p);
-    const file = '16-04-status-complete-heading.md';
-    const honest = await verdictsOn(file, {}, files(paths, 'export {};\n'));
+    const honest = await verdictsOn(file, {}, files(paths, text));
     expect(honest).toEqual([
       ...paths.map((p) => `${p} verified`).sort(),
-      'status Complete verified',
+      `status ${status} verified`,
       'exit 0',
     ]);
-    const lie = await verdictsOn(
-      file,
-      { 'src/app/(fan)/page.tsx': '// old\n' },
-      files(paths, 'export {};\n'),
-    );
-    expect(lie.filter((v) => v.endsWith('contradicted'))).toEqual([
-      'src/app/(fan)/page.tsx contradicted',
-    ]);
+    const lie = await verdictsOn(file, { [already]: '// old\n' }, files(paths, text));
+    expect(lie.filter((v) => v.endsWith('contradicted'))).toEqual([`${already} contradicted`]);
     expect(lie.slice(-1)).toEqual(['exit 1']);
+  };
+
+  it('## Status: Complete without evidence (16-04): an honest summary verifies with exit 0; a created file the base had is contradicted', async () => {
+    // It was held at partial, so verify contradicted the honest "Complete" (exit 1).
+    await everyFileCreated(
+      '16-04-status-complete-heading.md',
+      'Complete',
+      'export {};\n',
+      'src/app/(fan)/page.tsx',
+    );
   });
 
   it('VBW `path` -- created: / -- modified: items (vbw-09-01): a created file the base had is contradicted', async () => {
@@ -288,25 +294,11 @@ describe('the three shapes, real documents, through record and verify', () => {
   });
 
   it('### Created (10 files) over | File | Lines | Purpose | (plan-04-01): every row created; one the base had is contradicted', async () => {
-    const manifest10 = manifest.documents.find((d) =>
-      d.file.endsWith('plan-04-01-created-count-lines-table.md'),
+    await everyFileCreated(
+      'plan-04-01-created-count-lines-table.md',
+      'complete',
+      '# skill\n',
+      'templates/skills/agent-system-map/SKILL.md',
     );
-    const paths = manifest10!.expect.artifacts.map(([p]) => p);
-    const file = 'plan-04-01-created-count-lines-table.md';
-    const honest = await verdictsOn(file, {}, files(paths, '# skill\n'));
-    expect(honest).toEqual([
-      ...paths.map((p) => `${p} verified`).sort(),
-      'status complete verified',
-      'exit 0',
-    ]);
-    const lie = await verdictsOn(
-      file,
-      { 'templates/skills/agent-system-map/SKILL.md': '# old\n' },
-      files(paths, '# skill\n'),
-    );
-    expect(lie.filter((v) => v.endsWith('contradicted'))).toEqual([
-      'templates/skills/agent-system-map/SKILL.md contradicted',
-    ]);
-    expect(lie.slice(-1)).toEqual(['exit 1']);
   });
 });
