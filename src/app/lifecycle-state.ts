@@ -4,7 +4,7 @@
  * Pure: the caller reads the records.
  */
 import type { LedgerRecord } from '../model/record.js';
-import { isLifecycleStep, lifecycleProvider } from './lifecycle-steps.js';
+import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 
 export const LIFECYCLE_STATES = ['pending', 'accepted', 'rejected', 'superseded'] as const;
 
@@ -58,7 +58,7 @@ export function stepInfo(id: string, record: LedgerRecord): LifecycleStepInfo {
 export function lifecycleStates(
   records: readonly { id: string; record: LedgerRecord }[],
 ): Map<string, LifecycleState> {
-  const { lifecycle } = lifecycleProvider();
+  const { lifecycle } = lifecycleFormat;
   const byId = new Map(records.map((r) => [r.id, r.record]));
   const next = new Map<string, string>();
   const steps = new Set<string>();

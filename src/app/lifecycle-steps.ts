@@ -10,9 +10,7 @@ import type { LedgerRecord } from '../model/record.js';
 import { LIFECYCLE_FORMAT } from '../model/vocabulary.js';
 
 /** The format whose lifecycle the steps follow, and that lifecycle. */
-export function lifecycleProvider(): typeof lifecycleFormat {
-  return lifecycleFormat;
-}
+export { lifecycleFormat };
 
 /**
  * Whether `record` is a step a lifecycle command took: a record of the lifecycle kind (v4), or

@@ -12,7 +12,7 @@ import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
 import { LIFECYCLE_FORMAT, RECORD_SCHEMA_V4, type LedgerRecord } from '../model/record.js';
-import { isLifecycleStep, lifecycleProvider } from './lifecycle-steps.js';
+import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
 import { openLocalState } from './policy/local-state.js';
@@ -36,7 +36,7 @@ export async function lifecycleChain(
   index: LedgerIndex,
   id: string,
 ): Promise<LifecycleChain> {
-  const { lifecycle } = lifecycleProvider();
+  const { lifecycle } = lifecycleFormat;
   const linkOf = (record: LedgerRecord | undefined): string | undefined =>
     record !== undefined && isLifecycleStep(record) ? lifecycle.linkOf(record) : undefined;
   const ordered = orderEntries(await readAllEntries(store, index)).reverse(); // oldest first
@@ -72,7 +72,7 @@ export async function lifecycleChain(
 export interface LifecycleRequest {
   cwd: string;
   id: string;
-  /** One of the lifecycle's actions (`lifecycleProvider().lifecycle.actions`). */
+  /** One of the lifecycle's actions (`lifecycleFormat.lifecycle.actions`). */
   action: string;
   by?: string;
   /** `supersede --with ID`: the record that supersedes (id or unique prefix). */
@@ -118,12 +118,11 @@ async function stepOnce(
   request: LifecycleRequest,
 ): Promise<(RecordOutcome & { from: string; to: string }) | undefined> {
   const now = request.now ?? new Date();
-  const provider = lifecycleProvider();
   const index = await readLedgerIndex(store);
   const chain = await lifecycleChain(store, index, resolveId(index, request.id));
   const headId = chain.ids.at(-1)!;
   const head = chain.records.at(-1)!;
-  const from = chain.state ?? provider.lifecycle.initialState;
+  const from = chain.state ?? lifecycleFormat.lifecycle.initialState;
   const withId = request.with === undefined ? undefined : resolveId(index, request.with);
   if (withId !== undefined) {
     const { record: superseding } = await loadRecord(store, index, withId);
@@ -136,7 +135,7 @@ async function stepOnce(
   }
   if (request.action === 'accept' && !request.force)
     await refuseContradicted(store, index, chain.ids[0]!, request.policyFile);
-  const claims = provider.lifecycle.nextClaims(
+  const claims = lifecycleFormat.lifecycle.nextClaims(
     { ...head, claims: { ...head.claims, status: from } },
     request.action,
     request.by,

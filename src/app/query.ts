@@ -99,9 +99,10 @@ export async function listLog(
   // Loaded only when there is a ledger to list: `log` on an empty ledger loads no format code
   // at all (its import graph is pinned by test/cli/startup.test.ts). These take the lifecycle
   // from src/formats/lifecycle.ts, not the registry, so a listing loads no parser and no zod.
-  const [{ lifecycleStates, stepInfo }, { isLifecycleStep, lifecycleProvider }] = await Promise.all(
-    [import('./lifecycle-state.js'), import('./lifecycle-steps.js')],
-  );
+  const [{ lifecycleStates, stepInfo }, { isLifecycleStep, lifecycleFormat }] = await Promise.all([
+    import('./lifecycle-state.js'),
+    import('./lifecycle-steps.js'),
+  ]);
   const items: LogItem[] = [];
   // Steps come after the record they act on: walking from the tip, a record's steps are seen
   // before it, whatever the filter or limit leaves out.
@@ -121,7 +122,7 @@ export async function listLog(
     if (step !== undefined) walked.push({ id: entry.record, record });
     if (options.task !== undefined && !taskMatches(options.task, record.claims.task)) continue;
     if (step === undefined) handoffs.set(entry.record, record);
-    const of = step === undefined ? undefined : lifecycleProvider().lifecycle.linkOf(record);
+    const of = step === undefined ? undefined : lifecycleFormat.lifecycle.linkOf(record);
     items.push({
       id: entry.record,
       entry: entryId,

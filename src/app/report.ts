@@ -19,7 +19,7 @@ import {
   type AuditReport,
 } from '../report/model.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
-import { isLifecycleStep, lifecycleProvider } from './lifecycle-steps.js';
+import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { lifecycleStates, stepInfo } from './lifecycle-state.js';
 import { loadPolicy } from './policy/local.js';
 import { attachEvidence } from './report-evidence.js';
@@ -173,7 +173,7 @@ function auditLifecycles(
       lifecycleStep: {
         action: info.action,
         to: info.to,
-        of: lifecycleProvider().lifecycle.linkOf(record)!,
+        of: lifecycleFormat.lifecycle.linkOf(record)!,
         ...(info.by === undefined ? {} : { by: info.by }),
         ...(info.with === undefined ? {} : { with: info.with }),
       },

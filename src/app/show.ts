@@ -7,7 +7,7 @@ import { readKeptBlob } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { lifecycleChain } from './lifecycle.js';
-import { isLifecycleStep, lifecycleProvider } from './lifecycle-steps.js';
+import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { stepInfo } from './lifecycle-state.js';
 import { readSignatures } from '../ledger/leaves.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
@@ -85,7 +85,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     const infos = chain.ids.slice(1).map((step, i) => stepInfo(step, chain.records[i + 1]!));
     const last = infos.find((s) => s.to === chain.state);
     extra['lifecycle'] = {
-      state: chain.state ?? lifecycleProvider().lifecycle.initialState,
+      state: chain.state ?? lifecycleFormat.lifecycle.initialState,
       chain: chain.ids,
       ...(last === undefined
         ? {}
@@ -101,7 +101,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
       extra['lifecycleStep'] = {
         action: info.action,
         to: info.to,
-        of: lifecycleProvider().lifecycle.linkOf(record)!,
+        of: lifecycleFormat.lifecycle.linkOf(record)!,
         ...(info.by === undefined ? {} : { by: info.by }),
         ...(info.with === undefined ? {} : { with: info.with }),
       };
