@@ -11,8 +11,7 @@ import { spoolCopy } from '../ledger/spool.js';
 import { LedgerError, type Problem } from '../model/errors.js';
 import { killPoint } from '../model/faults.js';
 import {
-  RECORD_SCHEMA,
-  RECORD_SCHEMA_V3,
+  RECORD_SCHEMA_V5,
   Record as RecordSchema,
   type Evidence,
   type LedgerRecord,
@@ -220,9 +219,9 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const branch = await currentBranch(repo, head);
     const input =
       request.from === undefined ? undefined : { ...sourceName(request.from.fileName), root };
-    const { status, reasons } = await sealedStatus(
+    const { status, reasons, readerRevision } = await sealedStatus(
       {
-        schema: RECORD_SCHEMA,
+        schema: RECORD_SCHEMA_V5,
         format: handoff.format,
         claims: handoff.claims,
         observed: {
@@ -236,8 +235,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
 
     // 3. Seal.
     const record: LedgerRecord = {
-      schema:
-        isolated === undefined && snapshot.skipped.length === 0 ? RECORD_SCHEMA : RECORD_SCHEMA_V3,
+      schema: RECORD_SCHEMA_V5,
       format: handoff.format,
       claims: handoff.claims,
       observed: {
@@ -256,6 +254,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         effectiveStatus: status,
         reasons,
         ...(isolated === undefined ? {} : { isolation: isolated.isolation }),
+        readerRevision,
       },
     };
     const checked = RecordSchema.safeParse(record);
@@ -301,7 +300,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
 export async function sealedStatus(
   record: DerivableRecord,
   kept: KeptInputs,
-): Promise<{ status: Status; reasons: Reason[] }> {
+): Promise<{ status: Status; reasons: Reason[]; readerRevision: number }> {
   const derived = await deriveStatus(record, kept);
   if (!derived.ok || derived.caveat !== undefined) {
     throw new LedgerError(
@@ -310,7 +309,11 @@ export async function sealedStatus(
       { hint: 'Nothing was written. This is a bug in ledger; please report it with the input.' },
     );
   }
-  return { status: derived.status, reasons: derived.reasons };
+  return {
+    status: derived.status,
+    reasons: derived.reasons,
+    readerRevision: derived.readerRevision,
+  };
 }
 
 /** zod output may carry explicit `undefined` for absent optionals; CBOR has no such value. */

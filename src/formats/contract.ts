@@ -160,6 +160,14 @@ export interface FormatModule {
   name: FormatName;
   /** The upstream system, in a few words (help texts, errors). */
   title: string;
+  /**
+   * The revision of this module's reader: bumped with every change to the status or reasons
+   * `parse` or `rederive` derive for some input (a new rule, a reworded reason, a document now
+   * read or refused). A v5 record names the revision that sealed it, so `verify` can tell an
+   * older reader's result from an edited one (src/verify/derived.ts);
+   * test/formats/reader-revision.test.ts fails when derivations change under the same revision.
+   */
+  readerRevision: number;
   detect(input: Sniff): Detection;
   /**
    * What an input this module does not read seems to be, when it is another file of the same

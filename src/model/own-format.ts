@@ -7,6 +7,12 @@
 import type { Claims, Reason, Status } from './record.js';
 import { isStatus } from './vocabulary.js';
 
+/**
+ * The revision of the ledger format's reader (FormatModule.readerRevision), here beside its
+ * rules so that verify's own-format path and the module name one number.
+ */
+export const OWN_READER_REVISION = 1;
+
 /** A ledger status word means itself; any other word has no verdict. */
 export function ownStatusOf(word: string): Status | undefined {
   return isStatus(word) ? word : undefined;

@@ -28,6 +28,8 @@ import {
   RECORD_SCHEMA_V1,
   RECORD_SCHEMA_V3,
   RECORD_SCHEMA_V4,
+  RECORD_SCHEMA_V5,
+  MAX_READER_REVISION,
   SHA256_HEX,
   STATUSES,
 } from './vocabulary.js';
@@ -254,6 +256,10 @@ const OBSERVED_V3: Fields = {
   ),
   skipped: optional(array(object({ path: short, size, reason: short }), 1, 100_000)),
 };
+const OBSERVED_V5: Fields = {
+  ...OBSERVED_V3,
+  readerRevision: integer(1, MAX_READER_REVISION),
+};
 
 const format = oneOf(FORMATS);
 const VERSIONS: ReadonlyMap<unknown, Rule> = new Map([
@@ -291,6 +297,15 @@ const VERSIONS: ReadonlyMap<unknown, Rule> = new Map([
       format: oneOf([LIFECYCLE_FORMAT]),
       claims: Claims,
       observed: object(OBSERVED_V3),
+    }),
+  ],
+  [
+    RECORD_SCHEMA_V5,
+    object({
+      schema: oneOf([RECORD_SCHEMA_V5]),
+      format,
+      claims: Claims,
+      observed: object(OBSERVED_V5),
     }),
   ],
 ]);

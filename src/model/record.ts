@@ -1,6 +1,7 @@
 /**
- * The record model, schema versions 1 and 2. New records are written as v2; v1 records stay
- * readable (and verifiable) forever, since their bytes are their ids.
+ * The record model, schema versions 1 to 5. New handoff records are written as v5 and lifecycle
+ * steps as v4; every older version stays readable (and verifiable) forever, since a record's
+ * bytes are its id.
  *
  * A record has two halves and every field's author follows from the half it lives in:
  *   - `claims`   — authored by the agent (or relayed for it on the command line). Untrusted.
@@ -20,7 +21,9 @@ import {
   RECORD_SCHEMA_V1,
   RECORD_SCHEMA_V3,
   RECORD_SCHEMA_V4,
+  RECORD_SCHEMA_V5,
   RECORD_SCHEMAS,
+  MAX_READER_REVISION,
   REASON_CODE,
   RECORDED_AT,
   SHA256_HEX,
@@ -38,6 +41,7 @@ export {
   RECORD_SCHEMA_V1,
   RECORD_SCHEMA_V3,
   RECORD_SCHEMA_V4,
+  RECORD_SCHEMA_V5,
   RECORD_SCHEMAS,
   STATUSES,
   isStatus,
@@ -305,8 +309,32 @@ export const RecordV4 = z
     message: 'a lifecycle step keeps no handoff source; a record with one is a handoff',
   });
 
+/**
+ * v5 = v3's fields (isolation and skipped each still only when they happened) plus
+ * `readerRevision`: the revision of the format module's reader that derived the sealed status
+ * and reasons (FormatModule.readerRevision). A reader fix changes what a kept handoff derives
+ * to; the revision lets `verify` tell a record an older reader sealed from one somebody edited
+ * (src/verify/derived.ts). Every handoff record is v5; a step stays v4.
+ */
+export const ObservedV5 = ObservedV3.extend({
+  readerRevision: z.number().int().min(1).max(MAX_READER_REVISION),
+});
+
+export const RecordV5 = z.strictObject({
+  schema: z.literal(RECORD_SCHEMA_V5),
+  format: z.enum(FORMATS),
+  claims: Claims,
+  observed: ObservedV5,
+});
+
 /** Any stored record: every version ever written stays readable, each by its own rules. */
-export const Record = z.discriminatedUnion('schema', [RecordV1, RecordV2, RecordV3, RecordV4]);
+export const Record = z.discriminatedUnion('schema', [
+  RecordV1,
+  RecordV2,
+  RecordV3,
+  RecordV4,
+  RecordV5,
+]);
 /**
  * A record of any version, as the code sees it: v2's shape is a superset of v1's (a v1 record
  * is a v2 record whose base has a commit, whose output was kept and that has no `input`), and
@@ -319,6 +347,7 @@ export type LedgerRecord = Omit<z.infer<typeof RecordV2>, 'schema' | 'format' | 
   observed: Observed & {
     isolation?: WitnessIsolation | undefined;
     skipped?: SkippedFile[] | undefined;
+    readerRevision?: number | undefined;
   };
 };
 
@@ -348,6 +377,7 @@ export const LEDGER_AUTHORED_FIELDS = [
   'ledgerVersion',
   'effectiveStatus',
   'reasons',
+  'readerRevision',
   'base',
   'baseCommit',
   'baseTree',

@@ -5,7 +5,7 @@
  * help do) must not pay that. `record.ts` re-exports all of this.
  */
 
-/** The schema new records are written in. */
+/** v2: what handoff records were written in before v5; still read, never written again. */
 export const RECORD_SCHEMA = 'ledger.record/v2';
 export const RECORD_SCHEMA_V1 = 'ledger.record/v1';
 /** v2 plus `observed.isolation`: written only for a record whose witnesses ran isolated. */
@@ -15,12 +15,21 @@ export const RECORD_SCHEMA_V3 = 'ledger.record/v3';
  * a record kind of its own that no handoff format detects, parses or converts.
  */
 export const RECORD_SCHEMA_V4 = 'ledger.record/v4';
+/**
+ * v3's fields plus `observed.readerRevision`: the revision of the format's reader that derived
+ * the sealed status. Every handoff record is written as v5 (a lifecycle step stays v4), so a
+ * verifier whose reader has since changed knows the record was sealed by another one.
+ */
+export const RECORD_SCHEMA_V5 = 'ledger.record/v5';
 export const RECORD_SCHEMAS = [
   RECORD_SCHEMA_V1,
   RECORD_SCHEMA,
   RECORD_SCHEMA_V3,
   RECORD_SCHEMA_V4,
+  RECORD_SCHEMA_V5,
 ] as const;
+/** The largest reader revision a record may name (CBOR's uint32, far above any real one). */
+export const MAX_READER_REVISION = 0xffff_ffff;
 export const LOG_ENTRY_SCHEMA = 'ledger.log/v1';
 
 /** The ledger's own status vocabulary; format-specific statuses map onto it. */

@@ -42,6 +42,8 @@ export type Derivation =
        * differ (a v1 record kept no file name or work tree path to parse its source with).
        */
       caveat?: string;
+      /** The revision of the format reader that derived it (FormatModule.readerRevision). */
+      readerRevision: number;
     }
   | {
       ok: false;
@@ -51,7 +53,7 @@ export type Derivation =
     };
 
 /** What the derivation asks of a record's format: its parser and its rule for a record without one. */
-export type DeriveRules = Pick<FormatModule, 'parse' | 'rederive'>;
+export type DeriveRules = Pick<FormatModule, 'parse' | 'rederive' | 'readerRevision'>;
 /** The rules a stored record follows (the registry's `recordModule`); throws for a format this build lacks. */
 export type DeriveRulesOf = (record: Pick<LedgerRecord, 'format'>) => DeriveRules;
 
@@ -89,6 +91,7 @@ export function deriveStatusBy(
     ok: true,
     status,
     reasons,
+    readerRevision: format.readerRevision,
     ...(format.caveat === undefined ? {} : { caveat: format.caveat }),
   };
 }
@@ -140,7 +143,13 @@ function fromSource(
       ...also,
     };
   }
-  return { ok: true, status: result.handoff.status, reasons: result.handoff.reasons, ...also };
+  return {
+    ok: true,
+    status: result.handoff.status,
+    reasons: result.handoff.reasons,
+    readerRevision: module.readerRevision,
+    ...also,
+  };
 }
 
 /**
@@ -157,7 +166,13 @@ function withoutSource(rulesOf: DeriveRulesOf, record: DerivableRecord): Derivat
     return { ok: false, problem: (error as Error).message };
   }
   const derived = module.rederive?.(record.claims);
-  if (derived !== undefined) return { ok: true, status: derived.status, reasons: derived.reasons };
+  if (derived !== undefined)
+    return {
+      ok: true,
+      status: derived.status,
+      reasons: derived.reasons,
+      readerRevision: module.readerRevision,
+    };
   return {
     ok: false,
     problem: `a ${record.format} record without its source handoff that ${record.format} does not make from flags or a lifecycle step (claimed status ${JSON.stringify(record.claims.status)}): ledger keeps the source of every handoff it reads`,

@@ -9,7 +9,7 @@
  * here names a format.
  */
 import type { LedgerRecord } from '../model/record.js';
-import { statusRank } from '../model/vocabulary.js';
+import { statusRank, type Status } from '../model/vocabulary.js';
 import type { ObjectReader } from '../store/port.js';
 import { BlobReads } from './blobs.js';
 import { checkClaimedCommands, type ClaimOptions } from './claim-commands.js';
@@ -20,7 +20,8 @@ import type { CheckDraft as Check } from './types.js';
 
 /**
  * `blobs`: the record's blob reads, shared with the observed checks (an artifact the agent
- * also names in a reference is streamed once).
+ * also names in a reference is streamed once). `rederived`: the status this build's reader
+ * derives, when another reader revision sealed a different one (derived.ts).
  */
 export async function checkClaims(
   store: ObjectReader,
@@ -30,8 +31,9 @@ export async function checkClaims(
   id: string,
   checks: Check[],
   blobs: BlobReads = new BlobReads(store),
+  rederived?: Status,
 ): Promise<void> {
-  checkStatus(record, rules, checks);
+  checkStatus(record, rules, checks, rederived);
   checkClaimedAnchors(record, checks);
   await checkClaimedArtifacts(store, blobs, record, checks);
   await checkFileLines(store, blobs, record, rules, checks);
@@ -39,14 +41,37 @@ export async function checkClaims(
   await checkClaimedCommands(record, options, id, checks);
 }
 
-/** A claimed status that means done, on a record whose effective status is lower, is false. */
-function checkStatus(record: LedgerRecord, rules: FormatRules, checks: Check[]) {
+/**
+ * A claimed status that means done, on a record whose effective status is lower, is false.
+ * When two reader revisions give different effective statuses (`rederived`) and only one of
+ * them refutes the claim, neither is taken over the other: unverifiable, naming both.
+ */
+function checkStatus(
+  record: LedgerRecord,
+  rules: FormatRules,
+  checks: Check[],
+  rederived?: Status,
+) {
   const claimed = record.claims.status;
   const effective = record.observed.effectiveStatus;
   const meaning = rules.statusOf(claimed);
   const said = claimed === '' ? 'no status' : `claimed ${claimed}`;
   const why = record.observed.reasons.map((r) => `${r.code}: ${r.message}`).join('; ');
-  const lowered = meaning === 'success' && statusRank(effective) > statusRank(meaning);
+  const lowers = (status: Status) =>
+    meaning === 'success' && statusRank(status) > statusRank(meaning);
+  const lowered = lowers(effective);
+  if (rederived !== undefined && lowers(rederived) !== lowered) {
+    checks.push(
+      claim(
+        'claims.status',
+        'status',
+        claimed === '' ? '(no status)' : claimed,
+        'unverifiable',
+        `${said}: effective ${effective} as the record's reader sealed it${why ? ` (${why})` : ''}, ${rederived} as this build's reader derives it (observed.effectiveStatus says why)`,
+      ),
+    );
+    return;
+  }
   checks.push(
     claim(
       'claims.status',

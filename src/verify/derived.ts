@@ -7,14 +7,16 @@
  * Where the derivation cannot be exact (a v1 record kept no input context), a difference is
  * `unverifiable` — except what the witnesses alone decide, which needs no context: a failed
  * or timed-out witness under a stored status above `failed` is an integrity failure whatever
- * the record's version.
+ * the record's version. A record another revision of the format's reader sealed is judged by
+ * the direction of the difference (reader-revision.ts).
  */
 import { deriveStatusBy, type Derivation, type KeptInputs } from '../record/derivation.js';
 import { deriveEffectiveStatus } from '../record/status.js';
 import type { FormatOptions } from '../model/format-options.js';
 import type { LedgerRecord, Reason } from '../model/record.js';
-import { statusRank } from '../model/vocabulary.js';
+import { statusRank, type Status } from '../model/vocabulary.js';
 import { fail, pass, unverifiable } from './checks.js';
+import { judgeOtherReader } from './reader-revision.js';
 import type { FormatRulesOf } from './format-rules.js';
 import type { CheckSink } from './types.js';
 
@@ -22,13 +24,18 @@ const STATUS_ID = 'observed.effectiveStatus';
 const REASONS_ID = 'observed.reasons';
 const POLICY_ID = 'policy.formats';
 
+/**
+ * Returns the status this build re-derives when it differs from the stored one and the stored
+ * one was accepted as another reader's (unverifiable): the claimed status is then weighed
+ * against both (claims.ts). Undefined otherwise.
+ */
 export function checkDerivedStatus(
   record: LedgerRecord,
   kept: KeptInputs | { unavailable: string },
   rulesOf: FormatRulesOf,
   checks: CheckSink,
   options: { fallbackRoot?: string; formatOptions?: FormatOptions } = {},
-): void {
+): Status | undefined {
   const stored = record.observed;
   if (!('unavailable' in kept) && options.formatOptions !== undefined)
     checkPolicyGates(rulesOf, record, kept, checks, options.formatOptions, options.fallbackRoot);
@@ -69,7 +76,7 @@ export function checkDerivedStatus(
           STATUS_ID,
           'derive',
           STATUS_ID,
-          `stored ${stored.effectiveStatus}, which cannot be re-derived: ${derived.problem}`,
+          `stored ${stored.effectiveStatus}, which cannot be re-derived: ${derived.problem}${readersNamed(record, rulesOf)}`,
           true,
         ),
       );
@@ -103,6 +110,29 @@ export function checkDerivedStatus(
         ),
       );
     return;
+  }
+  const otherReader = judgeOtherReader(record, derived, describe);
+  if (otherReader !== undefined) {
+    if (holdsWitnessFloor(record, checks)) return;
+    if (!otherReader.harmless) {
+      checks.push(fail(STATUS_ID, 'derive', STATUS_ID, otherReader.detail, true));
+      return;
+    }
+    checks.push(
+      sameStatus
+        ? pass(STATUS_ID, 'derive', STATUS_ID, `${derived.status}, re-derived from ${from}`, true)
+        : unverifiable(STATUS_ID, 'derive', STATUS_ID, otherReader.detail),
+      sameReasons
+        ? pass(
+            REASONS_ID,
+            'derive',
+            REASONS_ID,
+            `${derived.reasons.length} reason(s), re-derived`,
+            true,
+          )
+        : unverifiable(REASONS_ID, 'derive', REASONS_ID, otherReader.detail),
+    );
+    return sameStatus ? undefined : derived.status;
   }
   checks.push(
     sameStatus
@@ -194,6 +224,23 @@ function holdsWitnessFloor(record: LedgerRecord, checks: CheckSink): boolean {
     ),
   );
   return true;
+}
+
+/**
+ * When another reader revision sealed a record this build's reader cannot read at all, say so:
+ * it stays an integrity failure (nothing can be compared, and a forger may name any revision),
+ * but the user learns which two readers disagree.
+ */
+function readersNamed(record: LedgerRecord, rulesOf: FormatRulesOf): string {
+  let current: number;
+  try {
+    current = rulesOf(record).readerRevision;
+  } catch {
+    return '';
+  }
+  const sealedBy = record.observed.readerRevision;
+  if (sealedBy === current) return '';
+  return ` (the record was sealed by ${sealedBy === undefined ? 'a reader before revisions were recorded' : `revision ${sealedBy} of the ${record.format} reader`}, ledger ${record.observed.ledgerVersion}; this build reads with revision ${current})`;
 }
 
 function sameReasonList(a: readonly Reason[], b: readonly Reason[]): boolean {

@@ -8,13 +8,16 @@
  */
 import type { FormatModule } from '../formats/index.js';
 import { LedgerError } from '../model/errors.js';
-import { ownStatusOf, rederiveOwn } from '../model/own-format.js';
+import { OWN_READER_REVISION, ownStatusOf, rederiveOwn } from '../model/own-format.js';
 import type { LedgerRecord } from '../model/record.js';
 import { OWN_FORMAT } from '../model/vocabulary.js';
 import type { KeptInputs } from '../record/derivation.js';
 
 /** The parts of a format module verify uses. */
-export type FormatRules = Pick<FormatModule, 'parse' | 'rederive' | 'statusOf' | 'verify'>;
+export type FormatRules = Pick<
+  FormatModule,
+  'parse' | 'rederive' | 'statusOf' | 'verify' | 'readerRevision'
+>;
 /**
  * The rules a stored record follows (also the derivation's: src/record/derivation.ts); throws,
  * as the registry does, for a format this build lacks.
@@ -22,6 +25,7 @@ export type FormatRules = Pick<FormatModule, 'parse' | 'rederive' | 'statusOf' |
 export type FormatRulesOf = (record: Pick<LedgerRecord, 'format'>) => FormatRules;
 
 const OWN: FormatRules = {
+  readerRevision: OWN_READER_REVISION,
   statusOf: ownStatusOf,
   rederive: rederiveOwn,
   // Never called: a record with a kept source to parse is given the registry's rules.

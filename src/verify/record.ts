@@ -216,7 +216,7 @@ async function verifyRecord(
   await checkArtifacts(store, record, checks, blobs);
   const kept = await checkEvidence(store, record, files, checks);
   const rulesOf = await rulesFor(record, kept);
-  checkDerivedStatus(record, kept, rulesOf, checks, {
+  const rederived = checkDerivedStatus(record, kept, rulesOf, checks, {
     ...(options.root === undefined ? {} : { fallbackRoot: options.root }),
     ...(options.formatOptions === undefined ? {} : { formatOptions: options.formatOptions }),
   });
@@ -231,7 +231,7 @@ async function verifyRecord(
     signatureChecks,
   );
   await checkWitnesses(id, record, options.rerun, checks, attestedBy(verdicts));
-  await checkClaims(store, record, rulesOf(record), options, id, checks, blobs);
+  await checkClaims(store, record, rulesOf(record), options, id, checks, blobs, rederived);
   checks.push(...signatureChecks);
   checkClock(record, baseCommitBytes, options.now ?? new Date(), checks);
 }

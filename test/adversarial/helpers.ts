@@ -201,8 +201,16 @@ export async function recordParts(dir: string, id: string) {
     const read = async (name: string) => (await lookupPath(store, tree, name))!;
     const bytes = await readBlob(store, (await read('record')).oid);
     const baseCommitBytes = await readBlob(store, (await read('base-commit')).oid);
+    const evidenceTree = await lookupPath(store, tree, 'evidence');
+    const evidenceObject = evidenceTree && (await store.read(evidenceTree.oid));
+    // The kept bytes by sha256 name, as the append path takes them: what a forger who keeps the
+    // source and the witness output beside an edited record would pass along.
+    const evidence = new Map<string, string>(
+      evidenceObject ? parseTree(evidenceObject.bytes).map((e) => [e.name, e.oid]) : [],
+    );
     return {
       bytes,
+      evidence,
       value: decodeCanonical(bytes) as { [k: string]: any },
       candidateTree: (await read('candidate')).oid,
       baseTree: (await read('base')).oid,
@@ -216,14 +224,25 @@ export async function recordParts(dir: string, id: string) {
 /** Appends arbitrary bytes as a record through the real append path (as a forger with git access could). */
 export async function appendRaw(
   dir: string,
-  parts: { candidateTree: string; baseTree: string; baseCommitBytes: Uint8Array },
+  parts: {
+    candidateTree: string;
+    baseTree: string;
+    baseCommitBytes: Uint8Array;
+    /** The kept evidence to append beside the bytes; none unless given. */
+    keptEvidence?: ReadonlyMap<string, string>;
+  },
   recordBytes: Uint8Array,
   now = new Date(),
 ): Promise<string> {
   const repo = await openRepo(dir);
   const store = new GitStore(repo);
   try {
-    const appended = await appendRecord(store, { ...parts, recordBytes, evidence: new Map() }, now);
+    const { keptEvidence, ...objects } = parts;
+    const appended = await appendRecord(
+      store,
+      { ...objects, recordBytes, evidence: keptEvidence ?? new Map() },
+      now,
+    );
     return appended.id;
   } finally {
     store.close();

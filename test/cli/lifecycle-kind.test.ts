@@ -59,7 +59,7 @@ describe('lifecycle steps are a record kind of their own (issue 17, item 4)', ()
       witnesses: ['false'],
       sign: false,
     });
-    expect(lie.record.schema).toBe('ledger.record/v2');
+    expect(lie.record.schema).toBe('ledger.record/v5');
     const rejected = await applyLifecycle({ cwd: repo, id: lie.id, action: 'reject', by: 'rita' });
     const stored = await withRepo(repo, async ({ store }) =>
       loadRecord(store, await readLedgerIndex(store), rejected.id),

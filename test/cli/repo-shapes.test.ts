@@ -96,7 +96,7 @@ describe('a repository with no commit yet', () => {
     ).toBe('tree');
 
     const shown = await showRecord({ cwd: dir, id: made.json.id });
-    expect(shown.record.schema).toBe('ledger.record/v2');
+    expect(shown.record.schema).toBe('ledger.record/v5');
     expect(shown.record.observed.base).toEqual({ commit: null, tree: EMPTY_TREE });
     const text = await runCli(['show', made.json.id], dir, user.env);
     expect(text.stdout).toMatch(/base\s+no commit yet/);

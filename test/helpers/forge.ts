@@ -5,15 +5,24 @@
  */
 import { appendRaw, encode, recordParts } from '../adversarial/helpers.js';
 
-/** Appends record `id` with `edit` applied to its value; returns the forged record's id. */
+/**
+ * Appends record `id` with `edit` applied to its value; returns the forged record's id. With
+ * `keepEvidence`, the original's kept bytes (its source handoff, witness output) go along, so
+ * re-derivation has everything the original had.
+ */
 export async function forgeRecord(
   dir: string,
   id: string,
   edit: (value: { [k: string]: any }) => void,
+  options: { keepEvidence?: boolean } = {},
 ): Promise<string> {
-  const parts = await recordParts(dir, id);
+  const { evidence, ...parts } = await recordParts(dir, id);
   edit(parts.value);
-  return appendRaw(dir, parts, encode(parts.value));
+  return appendRaw(
+    dir,
+    options.keepEvidence ? { ...parts, keptEvidence: evidence } : parts,
+    encode(parts.value),
+  );
 }
 
 /** The forgery every status test starts from: a failed witness's record made to read success. */

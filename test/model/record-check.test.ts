@@ -30,6 +30,7 @@ const golden: Vector[] = [
   'schemas-v2.json',
   'schemas-v3.json',
   'schemas-v4.json',
+  'schemas-v5.json',
 ]
   .flatMap(
     (file) =>
@@ -166,6 +167,12 @@ const FULL: Bag[] = [
       return rest;
     })(),
   },
+  {
+    schema: 'ledger.record/v5',
+    format: 'structured',
+    claims: FULL_CLAIMS,
+    observed: { ...FULL_OBSERVED_V2, ...FULL_V3_ADDS, readerRevision: 3 },
+  },
 ].map(clone);
 
 /** Records the handoff fixtures become: each format's claims on a golden record's observations. */
@@ -301,6 +308,9 @@ const POOL: (() => unknown)[] = [
   () => `sha256:${HEX}`,
   () => 'ledger.record/v2',
   () => 'ledger.record/v3',
+  () => 'ledger.record/v5',
+  () => 2 ** 32,
+  () => 2 ** 32 - 1,
   () => 'lifecycle',
   () => 'success',
   () => 'touched',
@@ -333,8 +343,12 @@ const POOL: (() => unknown)[] = [
   () => clone(FULL_V3_ADDS.skipped),
 ];
 
+/** Boxed primitives are left out: a String object's index keys cannot be assigned. */
 const isContainer = (v: unknown): v is Bag | unknown[] =>
-  v !== null && typeof v === 'object' && !ArrayBuffer.isView(v);
+  v !== null &&
+  typeof v === 'object' &&
+  !ArrayBuffer.isView(v) &&
+  !(v instanceof String || v instanceof Number || v instanceof Boolean);
 
 /** Every object and array inside `value` (itself included): where a mutation may land. */
 function containers(value: unknown, out: (Bag | unknown[])[] = []): (Bag | unknown[])[] {

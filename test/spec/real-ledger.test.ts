@@ -66,7 +66,7 @@ beforeAll(async () => {
     return { remote: r.remote, clones: r.clones as [string, string] };
   })());
   ids = {};
-  // A v3 record: an untracked file over the user's budget is left out of the candidate tree and
+  // A record with observed.skipped: an untracked file over the user's budget is left out of the candidate tree and
   // the record says so (observed.skipped).
   git(
     user.home,
@@ -184,7 +184,7 @@ describe('every object the code wrote matches spec/ledger.cddl', () => {
       new Set(['kxm', 'mainark', 'maxsim', 'structured', 'team', 'ledger', 'lifecycle']),
     );
     expect(new Set(records.map((r) => r.schema))).toEqual(
-      new Set(['ledger.record/v2', 'ledger.record/v3', 'ledger.record/v4']),
+      new Set(['ledger.record/v4', 'ledger.record/v5']),
     );
     const step = records.find((r) => r.format === 'lifecycle');
     expect(schema.validate('lifecycle-step', step)).toEqual([]);

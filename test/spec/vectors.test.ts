@@ -51,6 +51,8 @@ const RULES: Record<string, string> = {
   'record v3 (witnesses isolated)': 'record-v3',
   'record v3 (untracked files skipped)': 'record-v3',
   'record v4 (a lifecycle step: reject)': 'lifecycle-step',
+  'record v5': 'record-v5',
+  'record v5 (witnesses isolated, reader revision 7)': 'record-v5',
   'attestation v1': 'attestation-v1',
   'attestation v2': 'attestation-v2',
   'signature v1': 'signature',
@@ -60,6 +62,7 @@ const OBJECT_FILES = [
   'schemas-v2.json',
   'schemas-v3.json',
   'schemas-v4.json',
+  'schemas-v5.json',
   'leaves.json',
 ];
 

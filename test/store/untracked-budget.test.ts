@@ -37,7 +37,7 @@ describe('untracked files over the budget', () => {
     const names = git(dir, 'ls-tree', '--name-only', tree).split('\n');
     expect(names).toContain('small.txt');
     expect(names).not.toContain('big.bin');
-    // What was left out is part of the record (schema v3, observed.skipped), and it verifies.
+    // What was left out is part of the record (observed.skipped, since schema v3), and it verifies.
     const shown = await cli(user, dir, ['show', r.json.id, '--json']);
     expect(shown.code, shown.stderr).toBe(0);
     const hex = (r.json.id as string).slice('sha256:'.length);
@@ -45,7 +45,7 @@ describe('untracked files over the budget', () => {
       .split('\n')
       .find((line) => line.endsWith(`records/${hex.slice(0, 2)}/${hex.slice(2)}/record`))!
       .split(/\s+/)[2]!;
-    expect(git(dir, 'cat-file', 'blob', blob)).toContain('ledger.record/v3');
+    expect(git(dir, 'cat-file', 'blob', blob)).toContain('ledger.record/v5');
     expect(shown.json.observed.skipped).toEqual(skipped);
     const verified = await cli(user, dir, ['verify', '--strict']);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);

@@ -11,7 +11,7 @@ import {
   isStatus,
   type LedgerRecord,
 } from '../../model/record.js';
-import { ownStatusOf, rederiveOwn } from '../../model/own-format.js';
+import { OWN_READER_REVISION, ownStatusOf, rederiveOwn } from '../../model/own-format.js';
 import type { EmitContext, Emitted, FormatModule, ParseResult, Sniff } from '../contract.js';
 import { isPlainObject, readJson } from '../kit/json.js';
 import { observedLosses, uniqueLosses } from '../kit/losses.js';
@@ -97,6 +97,7 @@ function emit(record: LedgerRecord, context: EmitContext): Emitted {
 export const ledger: FormatModule = {
   name: 'ledger',
   title: "ledger's own JSON claims",
+  readerRevision: OWN_READER_REVISION,
   detect,
   parse,
   fromFlags({ status }) {

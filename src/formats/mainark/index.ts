@@ -32,6 +32,7 @@ function detect(input: Sniff): Detection {
 export const mainark = {
   name: 'mainark',
   title: 'Mainark agent partial',
+  readerRevision: 1,
   detect,
   parse: parseMainark,
   fromFlags: ({ task }) => ({ ok: true, handoff: emptyHandoff(task) }),

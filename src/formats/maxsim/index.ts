@@ -26,6 +26,7 @@ function uncheckable(record: LedgerRecord): Uncheckable[] {
 export const maxsim: FormatModule = {
   name: 'maxsim',
   title: 'MaxsimCLI handoff contract',
+  readerRevision: 1,
   detect: detectMaxsim,
   seemsToBe: (input) => {
     const text = input.text();

@@ -9,7 +9,7 @@ import {
   type FormatViewSchemas,
 } from '../../../formats/index.js';
 import { LedgerError } from '../../../model/errors.js';
-import { Claims, ObservedV3, Reason } from '../../../model/record.js';
+import { Claims, ObservedV5, Reason } from '../../../model/record.js';
 import { STATUSES } from '../../../model/vocabulary.js';
 import { LifecycleState, recordFormat, recordId } from './shared.js';
 
@@ -87,7 +87,7 @@ const SHOW_BASE = {
   reasons: z.array(Reason),
   authors: z.object({ claims: z.literal('agent'), observed: z.literal('ledger') }),
   claims: Claims,
-  observed: ObservedV3.partial({ isolation: true }),
+  observed: ObservedV5.partial({ isolation: true, readerRevision: true }),
   producer: z.object({
     claimed: z.string().nullable(),
     verified: z.array(z.string()).nullable(),
