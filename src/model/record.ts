@@ -43,6 +43,7 @@ export {
   RECORD_SCHEMA_V4,
   RECORD_SCHEMA_V5,
   RECORD_SCHEMAS,
+  LEDGER_AUTHORED_FIELDS,
   STATUSES,
   isStatus,
   statusRank,
@@ -363,37 +364,6 @@ export const LogEntry = z.strictObject({
   height: z.number().int().positive(),
 });
 export type LogEntry = z.infer<typeof LogEntry>;
-
-/**
- * Field names that only `ledger` may author. An agent input that carries one of them, at any
- * level of the ledger's own JSON shape, is refused rather than merged.
- */
-export const LEDGER_AUTHORED_FIELDS = [
-  'id',
-  'schema',
-  'format',
-  'observed',
-  'recordedAt',
-  'ledgerVersion',
-  'effectiveStatus',
-  'reasons',
-  'readerRevision',
-  'base',
-  'baseCommit',
-  'baseTree',
-  'candidate',
-  'candidateTree',
-  'branch',
-  'witnesses',
-  'evidence',
-  'source',
-  'prev',
-  'parent',
-  'height',
-  'verdicts',
-  'signatures',
-  'producer',
-] as const;
 
 export type Decision = z.infer<typeof Decision>;
 export type Deferred = z.infer<typeof Deferred>;

@@ -97,3 +97,34 @@ export const GIT_OID = /^[0-9a-f]{40}$/;
 export const REASON_CODE = /^[A-Z][A-Z0-9_]*$/;
 /** `observed.recordedAt`: UTC, to the second or the millisecond. */
 export const RECORDED_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
+
+/**
+ * Field names that only `ledger` may author. An agent input that carries one of them, at any
+ * level of the ledger's own JSON shape, is refused rather than merged.
+ */
+export const LEDGER_AUTHORED_FIELDS = [
+  'id',
+  'schema',
+  'format',
+  'observed',
+  'recordedAt',
+  'ledgerVersion',
+  'effectiveStatus',
+  'reasons',
+  'readerRevision',
+  'base',
+  'baseCommit',
+  'baseTree',
+  'candidate',
+  'candidateTree',
+  'branch',
+  'witnesses',
+  'evidence',
+  'source',
+  'prev',
+  'parent',
+  'height',
+  'verdicts',
+  'signatures',
+  'producer',
+] as const;

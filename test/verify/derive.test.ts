@@ -92,7 +92,13 @@ describe('record seals what verify re-derives', () => {
         const seal = await sealedStatus(derivable, { source: bytes, attachments });
         const stored = storedAs(derivable, seal);
         const again = await deriveStatus(stored, { source: bytes, attachments });
-        expect(again).toEqual({ ok: true, status: seal.status, reasons: seal.reasons });
+        expect(again).toEqual({
+          ok: true,
+          status: seal.status,
+          reasons: seal.reasons,
+          readerRevision: module.readerRevision,
+        });
+        expect(seal.readerRevision).toBe(module.readerRevision);
         if (witnesses.length > 0) expect(seal.status).toBe('failed');
         // and the seal is the format's own verdict, lowered only by the witnesses
         if (witnesses.length === 0) {
@@ -125,6 +131,7 @@ describe('records made without a handoff file', () => {
       ok: true,
       status: 'partial',
       reasons: [],
+      readerRevision: formatModule('ledger').readerRevision,
     });
     const failing = { ...base('ledger', { status: 'success' }) };
     failing.observed = { ...failing.observed, witnesses: [witness('make', null, true)] };

@@ -168,33 +168,50 @@ describe('check ids', () => {
 });
 
 describe('the effective status, re-derived', () => {
-  it('v2: a stored status above what the kept source and witnesses give is exit 3 naming the field', async () => {
-    const store = new MemoryStore();
-    const made = await makeRecord(store, { files: { 'src/a.ts': 'x\n' } });
-    const source = enc.encode(MAXSIM);
-    const record: LedgerRecord = {
-      ...made.record,
-      format: 'maxsim',
-      claims: { status: 'PARTIAL' },
-      observed: {
-        ...made.record.observed,
-        source: await keep(store, source),
-        input: { fileName: 'SUMMARY.md', root: '/work/repo' },
-        effectiveStatus: 'success',
-        reasons: [],
+  it('v2 and v5: a stored status above what the kept source and witnesses give is exit 3 naming the field', async () => {
+    // A v2 record names no reader revision, so it is read as an older reader's: a better stored
+    // status is still exit 3 (src/verify/reader-revision.ts). A v5 record naming this build's
+    // revision gets the exact comparison.
+    const variants = [
+      {
+        schema: 'ledger.record/v2' as const,
+        detail:
+          /stored success \(no reasons\), sealed by .*names no reader revision.*derives failed \(MAXSIM_.*is never taken on the record's word/,
       },
-    };
-    await append(store, made, record, [source]);
-    const report = await verify(store);
-    expect(report.exitCode).toBe(3);
-    const checks = byId(report.records[0]!.checks);
-    expect(checks.get('observed.effectiveStatus')).toMatchObject({
-      verdict: 'contradicted',
-      integrity: true,
-      detail: expect.stringMatching(
-        /stored success, but the kept maxsim source .* give failed: MAXSIM_/,
-      ),
-    });
+      {
+        schema: 'ledger.record/v5' as const,
+        readerRevision: 1,
+        detail: /^stored success, but the kept maxsim source .* give failed: MAXSIM_/,
+      },
+    ];
+    for (const variant of variants) {
+      const store = new MemoryStore();
+      const made = await makeRecord(store, { files: { 'src/a.ts': 'x\n' } });
+      const source = enc.encode(MAXSIM);
+      const record: LedgerRecord = {
+        ...made.record,
+        schema: variant.schema,
+        format: 'maxsim',
+        claims: { status: 'PARTIAL' },
+        observed: {
+          ...made.record.observed,
+          source: await keep(store, source),
+          input: { fileName: 'SUMMARY.md', root: '/work/repo' },
+          effectiveStatus: 'success',
+          reasons: [],
+          ...('readerRevision' in variant ? { readerRevision: variant.readerRevision } : {}),
+        },
+      };
+      await append(store, made, record, [source]);
+      const report = await verify(store);
+      expect(report.exitCode, variant.schema).toBe(3);
+      const checks = byId(report.records[0]!.checks);
+      expect(checks.get('observed.effectiveStatus'), variant.schema).toMatchObject({
+        verdict: 'contradicted',
+        integrity: true,
+        detail: expect.stringMatching(variant.detail),
+      });
+    }
   });
 
   it('v1 kept no input context: a difference is unverifiable (not a false alarm), yet a failed witness under a stored success is exit 3', async () => {
