@@ -147,7 +147,9 @@ const LOCATION = ['file:line', 'location', '場所'];
  * line counts (tokens.ts: placesIn). A place some other claim of the result names already is not
  * claimed twice: the 30% rule counts places, and a repeated good one must not dilute a bad one;
  * an item's, paragraph's or row's `[UNVERIFIED]` mark still counts then (`markedElsewhere`), for
- * the confidence rule.
+ * the confidence rule. `section` names a body read outside Findings (the Summary), whose places
+ * are findings alike; `unsure` holds the root-level names that may be hosts (tokens.ts), with the
+ * text they stood in, for the caller to say.
  */
 export function listedFindings(
   body: string,
