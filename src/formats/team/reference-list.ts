@@ -9,7 +9,7 @@
 import type { Reference } from '../../model/record.js';
 import { blankFences, findTables, parseFileLine, parseList, unwrap } from '../kit/markdown.js';
 import { hasExtension } from '../kit/paths.js';
-import { located, readPlaces } from './tokens.js';
+import { isLocation, located, readPlaces } from './tokens.js';
 import { lineIn, type Unchecked } from './unchecked.js';
 
 const UNVERIFIED = /\s*\[UNVERIFIED\]\s*/gi;
@@ -49,6 +49,31 @@ export function listedReferences(
       unchecked.push({ line, text, why: 'a Key Reference that names no file:line' });
   }
   return { references, unchecked };
+}
+
+/**
+ * Rows of a Key References table that name no place (`| Config | the JWT_SECRET variable | … |`):
+ * the table reader (places.ts: referencesIn) has nothing to claim in them; each is said instead.
+ */
+export function placelessRows(body: string, document: string): Unchecked[] {
+  const lines = blankFences(body).split('\n');
+  const out: Unchecked[] = [];
+  for (const table of findTables(lines))
+    table.rows.forEach((row, r) => {
+      const cells = row.flatMap((cell) => cell.replace(UNVERIFIED, ' ').split(/[,、]\s*/));
+      if (cells.some((cell) => isLocation(cell.trim()))) return;
+      const text = row
+        .map(unwrap)
+        .filter((c) => c !== '')
+        .join(' — ');
+      if (text === '') return;
+      out.push({
+        line: lineIn(document, lines[table.start + 2 + r] ?? ''),
+        text,
+        why: 'a Key Reference that names no file:line',
+      });
+    });
+  return out;
 }
 
 /** A leading path with no line: a file when it has a directory or an extension. */

@@ -16,7 +16,7 @@ import { extractInsights, insightReferences } from './insights.js';
 import { issuesIn } from './issues.js';
 import { nextStepPlaces } from './next-steps.js';
 import { claimsOfFindings, foundIn, listedFindings, referencesIn, type Found } from './places.js';
-import { listedReferences, unsureWhy } from './reference-list.js';
+import { listedReferences, placelessRows, unsureWhy } from './reference-list.js';
 import { resultRules } from './result-rules.js';
 import { lineIn, type Unchecked } from './unchecked.js';
 import { RESULT_VOCABULARY, keyOf, roleOf, type Key } from './vocabulary.js';
@@ -177,17 +177,22 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
   const insights = extractInsights(text, ctx.now, role === '' ? undefined : role);
   if (insights.length > 0) claims.insights = insights;
   const unchecked: Unchecked[] = [
-    ...[...listed.unsure, ...summarized.unsure].map((u) => ({
+    ...[...listed.unsure, ...summarized.unsure, ...noted.unsure].map((u) => ({
       line: lineIn(text, u.text),
       text: u.token,
       why: unsureWhy(u.token),
     })),
     ...issues.flatMap((i) => i.unchecked),
     ...listedRefs.unchecked,
+    ...(refs ? placelessRows(refs.body, text) : []),
     ...files.unchecked,
     ...(next ? nextStepPlaces(claims.nextStep ?? '', roots, text, [...found, ...references]) : []),
   ];
-  if (unchecked.length > 0) extra['unchecked'] = unchecked;
+  // A marker inside Findings is read as prose and as a marker: said once.
+  const said = unchecked.filter(
+    (u, i) => unchecked.findIndex((v) => v.line === u.line && v.text === u.text) === i,
+  );
+  if (said.length > 0) extra['unchecked'] = said;
   claims.extra = extra;
 
   const titles = layout.map((l) => normalizeTitle(headingOf(String(l['heading']))?.title ?? ''));

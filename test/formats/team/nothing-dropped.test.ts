@@ -238,3 +238,40 @@ describe("a Files Created / Files Modified row's other cells", () => {
     expect(r.unverifiable).toHaveLength(5);
   });
 });
+
+describe('what else a result names and ledger cannot check, said once with its line', () => {
+  it('a Key References table row naming no place', () => {
+    const text = edited(
+      EN,
+      '| AuthService |',
+      '| Secret | the JWT_SECRET variable | Signs tokens |\n| AuthService |',
+    );
+    const line = text.split('\n').findIndex((l) => l.startsWith('| Secret |')) + 1;
+    expect(unchecked(parsed(text))).toEqual([
+      {
+        line,
+        text: 'Secret — the JWT_SECRET variable — Signs tokens',
+        why: 'a Key Reference that names no file:line',
+      },
+    ]);
+  });
+
+  it('a root-level name that may be a host, in an insight marker: once, in Findings or not', () => {
+    const outside = parsed(
+      edited(
+        EN,
+        '### Confidence',
+        '### Notes\nLEARNED: The mirror x.md:443 answers slowly\n\n### Confidence',
+      ),
+    );
+    expect(unchecked(outside).map((u) => u.text)).toEqual(['x.md:443']);
+    const inside = parsed(
+      edited(
+        EN,
+        '- External: bcrypt, jsonwebtoken\n',
+        '- External: bcrypt, jsonwebtoken\n\nLEARNED: The mirror x.md:443 answers slowly\n',
+      ),
+    );
+    expect(unchecked(inside).map((u) => u.text)).toEqual(['x.md:443']);
+  });
+});
