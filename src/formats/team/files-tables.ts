@@ -4,7 +4,9 @@
  * row's other cells (`Purpose`, `Change`, `Lines`, `Lines Changed`) say what the file is for and
  * how big it or its change is: words, and counts ledger does not measure (an agent's `Lines` is
  * `wc -l`, an editor's count or a round number; a file one line shorter than said would be
- * contradicted, a false alarm). They are kept unverifiable with the row's line, not dropped.
+ * contradicted, a false alarm). They describe a claim rather than make one, so they are kept
+ * with the row's line (`claims.extra.filesRows`) and get no verdict: an `unverifiable` per row
+ * would fail `--strict` on every honest implementation result.
  */
 import type { ClaimedArtifact, Reference } from '../../model/record.js';
 import { blankFences, column, findTables, headingOf, unwrap } from '../kit/markdown.js';
@@ -15,11 +17,11 @@ export function filesIn(
   body: string,
   roots: readonly string[],
   document: string,
-): { artifacts: ClaimedArtifact[]; references: Reference[]; unchecked: Unchecked[] } {
+): { artifacts: ClaimedArtifact[]; references: Reference[]; described: Unchecked[] } {
   const lines = blankFences(body).split('\n');
   const artifacts: ClaimedArtifact[] = [];
   const references: Reference[] = [];
-  const unchecked: Unchecked[] = [];
+  const described: Unchecked[] = [];
   for (const table of findTables(lines)) {
     let action: ClaimedArtifact['action'] | undefined;
     let title = '';
@@ -45,12 +47,12 @@ export function filesIn(
         )
         .filter((x) => x !== '');
       if (said.length > 0)
-        unchecked.push({
+        described.push({
           line: lineIn(document, lines[table.start + 2 + r] ?? ''),
           text: `${title}, ${at.path}: ${said.join('; ')}`,
           why: 'what a files row says besides the file and its action (what it is for, a size): words and counts ledger does not measure',
         });
     });
   }
-  return { artifacts, references, unchecked };
+  return { artifacts, references, described };
 }

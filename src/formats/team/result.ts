@@ -14,7 +14,6 @@ import { preview, trimBlock } from '../kit/text.js';
 import { filesIn } from './files-tables.js';
 import { extractInsights, insightReferences } from './insights.js';
 import { issuesIn } from './issues.js';
-import { nextStepPlaces } from './next-steps.js';
 import { claimsOfFindings, foundIn, listedFindings, referencesIn, type Found } from './places.js';
 import { listedReferences, placelessRows, unsureWhy } from './reference-list.js';
 import { resultRules } from './result-rules.js';
@@ -143,7 +142,7 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
   ];
   const files = fin
     ? filesIn(fin.body, roots, text)
-    : { artifacts: [], references: [], unchecked: [] };
+    : { artifacts: [], references: [], described: [] };
   if (files.artifacts.length > 0) claims.artifacts = files.artifacts;
   const refs = got.get('references');
   const listedRefs = refs
@@ -185,14 +184,14 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
     ...issues.flatMap((i) => i.unchecked),
     ...listedRefs.unchecked,
     ...(refs ? placelessRows(refs.body, text) : []),
-    ...files.unchecked,
-    ...(next ? nextStepPlaces(claims.nextStep ?? '', roots, text, [...found, ...references]) : []),
   ];
   // A marker inside Findings is read as prose and as a marker: said once.
   const said = unchecked.filter(
     (u, i) => unchecked.findIndex((v) => v.line === u.line && v.text === u.text) === i,
   );
   if (said.length > 0) extra['unchecked'] = said;
+  // Described, not claimed: kept with their lines, no verdict (files-tables.ts).
+  if (files.described.length > 0) extra['filesRows'] = files.described;
   claims.extra = extra;
 
   const titles = layout.map((l) => normalizeTitle(headingOf(String(l['heading']))?.title ?? ''));
