@@ -9,7 +9,7 @@
 import type { Insight, Reference } from '../../model/record.js';
 import { sha256Hex } from '../kit/text.js';
 import { placeKey } from './places.js';
-import { placesIn } from './tokens.js';
+import { readPlaces } from './tokens.js';
 
 const MARKER = /^[ \t]*(INSIGHT|LEARNED|DECISION|PATTERN|ANTIPATTERN):/gim;
 export const MIN_INSIGHT = 11;
@@ -63,7 +63,8 @@ const HEADING = /^ {0,3}#{1,6}(?:\s|$)/;
  * or heading with its inline code kept (`see \`src/a.ts:15\`` names a place even though the
  * hook's content drops it). Places in prose only (tokens.ts: placesIn); a place another claim
  * names already is not claimed twice; `[UNVERIFIED]` in the marker's text is kept on its
- * references, and counted (`markedElsewhere`) when other claims name all of its places.
+ * references, and counted (`markedElsewhere`) when other claims name all of its places. A
+ * root-level name that may be a host (`x.md:443`) is returned `unsure`, for the caller to say.
  */
 export function insightReferences(
   text: string,
@@ -73,7 +74,7 @@ export function insightReferences(
     line?: number | undefined;
     endLine?: number | undefined;
   }[],
-): { references: Reference[]; markedElsewhere: number } {
+): { references: Reference[]; markedElsewhere: number; unsure: { token: string; text: string }[] } {
   const unfenced = text.replace(FENCE, '');
   // Where each character of the hook's text stood in `unfenced`.
   const at: number[] = [];
@@ -89,6 +90,7 @@ export function insightReferences(
   const seen = new Set(claimed.map(placeKey));
   const out: Reference[] = [];
   let markedElsewhere = 0;
+  const unsure: { token: string; text: string }[] = [];
   const marks = [...kept.matchAll(MARKER)];
   marks.forEach((m, i) => {
     const start = at[(m.index ?? 0) + m[0].length] ?? unfenced.length;
@@ -99,7 +101,9 @@ export function insightReferences(
     const region = (stop < 0 ? lines : lines.slice(0, stop)).join('\n');
     const note = `${(m[1] ?? '').toUpperCase()}: ${region.replace(/\s+/g, ' ').trim()}`;
     const mark: { unverified?: true } = /\[UNVERIFIED\]/i.test(region) ? { unverified: true } : {};
-    const places = placesIn(region, roots);
+    const read = readPlaces(region, roots);
+    unsure.push(...read.unsure.map((token) => ({ token, text: `${m[0]}${region}` })));
+    const places = read.places;
     let claimedHere = false;
     for (const place of places) {
       const key = placeKey(place);
@@ -110,5 +114,5 @@ export function insightReferences(
     }
     if (!claimedHere && places.length > 0 && mark.unverified === true) markedElsewhere++;
   });
-  return { references: out, markedElsewhere };
+  return { references: out, markedElsewhere, unsure };
 }

@@ -16,7 +16,7 @@ import {
   unwrap,
   type Table,
 } from '../kit/markdown.js';
-import { isLocation, located, placesIn } from './tokens.js';
+import { isLocation, located, placesIn, readPlaces } from './tokens.js';
 
 export { located } from './tokens.js';
 
@@ -147,22 +147,28 @@ const LOCATION = ['file:line', 'location', '場所'];
  * line counts (tokens.ts: placesIn). A place some other claim of the result names already is not
  * claimed twice: the 30% rule counts places, and a repeated good one must not dilute a bad one;
  * an item's, paragraph's or row's `[UNVERIFIED]` mark still counts then (`markedElsewhere`), for
- * the confidence rule.
+ * the confidence rule. `section` names a body read outside Findings (the Summary), whose places
+ * are findings alike; `unsure` holds the root-level names that may be hosts (tokens.ts), with the
+ * text they stood in, for the caller to say.
  */
 export function listedFindings(
   body: string,
   roots: readonly string[],
   claimed: readonly Place[],
-): { found: Found[]; markedElsewhere: number } {
+  section?: string,
+): { found: Found[]; markedElsewhere: number; unsure: { token: string; text: string }[] } {
   const seen = new Set(claimed.map(placeKey));
   const out: Found[] = [];
+  const unsure: { token: string; text: string }[] = [];
   let markedElsewhere = 0;
-  let heading: string | undefined;
+  let heading = section;
   const take = (text: string, what: string, marked: boolean): void => {
     const summary = [heading, what].filter((x) => x !== undefined && x !== '').join(': ');
     const mark = marked ? { unverified: true as const } : {};
     let claimedHere = false;
-    const places = placesIn(text, roots);
+    const read = readPlaces(text, roots);
+    unsure.push(...read.unsure.map((token) => ({ token, text })));
+    const places = read.places;
     for (const at of places) {
       const key = placeKey(at);
       if (seen.has(key)) continue;
@@ -206,7 +212,7 @@ export function listedFindings(
     heading = h.title;
   }
   flush();
-  return { found: out, markedElsewhere };
+  return { found: out, markedElsewhere, unsure };
 }
 
 /** Runs of non-blank lines: the paragraphs of what is left when lists and tables are read. */

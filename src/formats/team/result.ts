@@ -5,88 +5,20 @@
  * (places.ts); the sections, the status and the contract's rules (result-rules.ts) are read here.
  */
 import type { Problem } from '../../model/errors.js';
-import type { ClaimedArtifact, Claims, Reference, Status } from '../../model/record.js';
+import type { Claims, Status } from '../../model/record.js';
 import type { ParseContext, ParseResult } from '../contract.js';
 import { claimsProblems } from '../kit/claims.js';
 import { duplicateSection } from '../kit/problems.js';
-import {
-  blankFences,
-  column,
-  findTables,
-  headingOf,
-  normalizeTitle,
-  parseList,
-  splitSections,
-  unwrap,
-} from '../kit/markdown.js';
+import { headingOf, normalizeTitle, splitSections } from '../kit/markdown.js';
 import { preview, trimBlock } from '../kit/text.js';
+import { filesIn } from './files-tables.js';
 import { extractInsights, insightReferences } from './insights.js';
-import {
-  claimsOfFindings,
-  filesAction,
-  foundIn,
-  listedFindings,
-  located,
-  referencesIn,
-  type Found,
-} from './places.js';
+import { issuesIn } from './issues.js';
+import { claimsOfFindings, foundIn, listedFindings, referencesIn, type Found } from './places.js';
+import { listedReferences, placelessRows, unsureWhy } from './reference-list.js';
 import { resultRules } from './result-rules.js';
+import { lineIn, type Unchecked } from './unchecked.js';
 import { RESULT_VOCABULARY, keyOf, roleOf, type Key } from './vocabulary.js';
-
-/**
- * The implementation agents' Files Created / Files Modified tables (subagent-contract REFERENCE):
- * each file an artifact with its action, and a `file:line` cell also a reference to check.
- */
-export function filesIn(
-  body: string,
-  roots: readonly string[],
-): { artifacts: ClaimedArtifact[]; references: Reference[] } {
-  const lines = blankFences(body).split('\n');
-  const artifacts: ClaimedArtifact[] = [];
-  const references: Reference[] = [];
-  for (const table of findTables(lines)) {
-    let action: ClaimedArtifact['action'] | undefined;
-    for (let i = table.start - 1; i >= 0 && action === undefined; i--) {
-      const h = headingOf(lines[i] ?? '');
-      if (h) {
-        action = filesAction(h.title);
-        break;
-      }
-    }
-    if (action === undefined) continue;
-    const col = Math.max(0, column(table.header, ['file', 'ファイル', 'path', 'file:line']));
-    for (const row of table.rows) {
-      const at = located(row[col] ?? '', roots);
-      if (!at) continue;
-      artifacts.push({ path: at.path, action });
-      if (at.line !== undefined)
-        references.push({ ...at, note: unwrap(row[col + 1] ?? '') || action });
-    }
-  }
-  return { artifacts, references };
-}
-
-/**
- * `- [Issue]: description | Severity: critical` lines of the Issues section. An item the agent
- * marked `[UNVERIFIED]` (before or after its severity) keeps the mark, and counts for
- * TEAM_CONFIDENCE_UNVERIFIED_REFERENCES like a marked Findings row.
- */
-function issuesIn(body: string): Found[] {
-  return parseList(body).items.flatMap((item) => {
-    const marked = /\[UNVERIFIED\]/i.test(item.text);
-    const text = item.text.replace(/\s*\[UNVERIFIED\]\s*$/i, '');
-    const m = /^(.*?)\s*\|\s*(?:Severity|重大度)\s*[:：]\s*(\S+)\s*$/is.exec(text);
-    return m
-      ? [
-          {
-            severity: unwrap(m[2] ?? ''),
-            summary: (m[1] ?? '').trim() || '(no summary)',
-            ...(marked ? { unverified: true as const } : {}),
-          },
-        ]
-      : [];
-  });
-}
 
 const CONFIDENCE = /^\s*[*_]*(\d{1,4})[*_]*(\s*(?:\/\s*100|%)?\s*(?:[-–—:]\s*|\s+|$))([\s\S]*)$/;
 
@@ -203,16 +135,36 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
   const fin = got.get('findings');
   const issues = layout
     .filter((l) => /^(issues|問題)/i.test(headingOf(String(l['heading']))?.title ?? ''))
-    .map((l) => String(l['body'] ?? ''));
-  const found: Found[] = [...(fin ? foundIn(fin.body, roots) : []), ...issues.flatMap(issuesIn)];
-  const files = fin ? filesIn(fin.body, roots) : { artifacts: [], references: [] };
+    .map((l) => issuesIn(String(l['body'] ?? ''), roots, text));
+  const found: Found[] = [
+    ...(fin ? foundIn(fin.body, roots) : []),
+    ...issues.flatMap((i) => i.found),
+  ];
+  const files = fin
+    ? filesIn(fin.body, roots, text)
+    : { artifacts: [], references: [], described: [] };
   if (files.artifacts.length > 0) claims.artifacts = files.artifacts;
   const refs = got.get('references');
-  const references = [...(refs ? referencesIn(refs.body, roots) : []), ...files.references];
+  const listedRefs = refs
+    ? listedReferences(refs.body, roots, text)
+    : { references: [], unchecked: [] };
+  const references = [
+    ...(refs ? referencesIn(refs.body, roots) : []),
+    ...listedRefs.references,
+    ...files.references,
+  ];
+  // Findings' prose, then the Summary's: a place either names is claimed once.
   const listed = fin
     ? listedFindings(fin.body, roots, [...found, ...references])
-    : { found: [], markedElsewhere: 0 };
+    : { found: [], markedElsewhere: 0, unsure: [] };
   found.push(...listed.found);
+  const summarized = listedFindings(
+    claims.summary ?? '',
+    roots,
+    [...found, ...references],
+    'Summary',
+  );
+  found.push(...summarized.found);
   const settled = claimsOfFindings(found, references);
   references.push(...settled.references);
   const noted = insightReferences(text, roots, [...found, ...references]);
@@ -223,10 +175,31 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
   if (next) claims.nextStep = [next.inline ?? '', next.body].filter((x) => x !== '').join('\n');
   const insights = extractInsights(text, ctx.now, role === '' ? undefined : role);
   if (insights.length > 0) claims.insights = insights;
+  const unchecked: Unchecked[] = [
+    ...[...listed.unsure, ...summarized.unsure, ...noted.unsure].map((u) => ({
+      line: lineIn(text, u.text),
+      text: u.token,
+      why: unsureWhy(u.token),
+    })),
+    ...issues.flatMap((i) => i.unchecked),
+    ...listedRefs.unchecked,
+    ...(refs ? placelessRows(refs.body, text) : []),
+  ];
+  // A marker inside Findings is read as prose and as a marker: said once.
+  const said = unchecked.filter(
+    (u, i) => unchecked.findIndex((v) => v.line === u.line && v.text === u.text) === i,
+  );
+  if (said.length > 0) extra['unchecked'] = said;
+  // Described, not claimed: kept with their lines, no verdict (files-tables.ts).
+  if (files.described.length > 0) extra['filesRows'] = files.described;
   claims.extra = extra;
 
   const titles = layout.map((l) => normalizeTitle(headingOf(String(l['heading']))?.title ?? ''));
-  const unverified = settled.unverified + listed.markedElsewhere + noted.markedElsewhere;
+  const unverified =
+    settled.unverified +
+    listed.markedElsewhere +
+    summarized.markedElsewhere +
+    noted.markedElsewhere;
   const rules = resultRules(claims, status, new Set(got.keys()), titles, text, unverified);
   const cp = claimsProblems(claims);
   if (cp.length > 0) return { ok: false, problems: cp };

@@ -11,8 +11,6 @@ import { hasExtension, mapPath } from '../kit/paths.js';
  * Extensions a root-level file of a repository is known by (`package.json:12`, `README.md:3`):
  * source, config and document files. A host (`db.internal:5432`, `example.com:443`,
  * `api.example.io:8080`) ends in none of them, so a root-level token without one is prose.
- * A few are country domains too (md, py, rs, sh, cc, ml); a report names `README.md:3` far more
- * often than a Moldovan host at a port.
  */
 const ROOT_FILE_EXTENSIONS = new Set(
   (
@@ -24,9 +22,49 @@ const ROOT_FILE_EXTENSIONS = new Set(
   ).split(' '),
 );
 
-/** `a.ts:12:5` (line and column) → `a.ts:12`: the line is the claim; the column is not checked. */
+/**
+ * The extensions above that are country domains too (Moldova, Paraguay, Serbia, Saint Helena,
+ * Cocos Islands, Mali, French Southern Territories): `x.md:443` or `example.sh:8080` may be a
+ * host at a port. Whether the file exists cannot settle it at verify — an honest host name would
+ * be contradicted, a false alarm — so it is settled here: a root-level name with one of these
+ * extensions is a file when it is a name repositories keep at their root (ROOT_FILE_NAMES); with
+ * two or more dots before its port (`api.example.md:443`) it is a host, prose like
+ * `db.internal:5432`; anything else (`utils.py:40`, `x.md:443`) is neither claimed nor dropped:
+ * it is said, unverifiable, with its line.
+ */
+const COUNTRY_DOMAINS = new Set(['md', 'py', 'rs', 'sh', 'cc', 'ml', 'tf']);
+
+/** Root-level file names with a country-domain extension that repositories keep (lower case). */
+const ROOT_FILE_NAMES = new Set(
+  (
+    'readme.md changelog.md contributing.md license.md security.md code_of_conduct.md ' +
+    'claude.md agents.md gemini.md history.md notes.md todo.md roadmap.md architecture.md ' +
+    'setup.py manage.py conftest.py noxfile.py tasks.py fabfile.py __init__.py __main__.py ' +
+    'main.py app.py wsgi.py asgi.py build.rs main.rs lib.rs install.sh setup.sh build.sh ' +
+    'bootstrap.sh configure.sh deploy.sh entrypoint.sh run.sh test.sh gradlew.sh main.tf ' +
+    'variables.tf outputs.tf providers.tf versions.tf backend.tf locals.tf data.tf'
+  ).split(' '),
+);
+
+/** How a root-level token (no directory) reads: a file, a host (prose), or not to be guessed. */
+function rootName(name: string): 'file' | 'host' | 'unsure' {
+  const extension = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
+  if (!ROOT_FILE_EXTENSIONS.has(extension)) return 'host';
+  if (!COUNTRY_DOMAINS.has(extension) || ROOT_FILE_NAMES.has(name.toLowerCase())) return 'file';
+  return name.split('.').length > 2 ? 'host' : 'unsure';
+}
+
+/**
+ * `a.ts:12:5` (line and column) → `a.ts:12`, and a range with columns `a.ts:12:5-14:2` →
+ * `a.ts:12-14`, `a.ts:12:5-9` (columns of one line) → `a.ts:12`: the lines are the claim; the
+ * columns are not checked.
+ */
 function withoutColumn(text: string): string {
-  return text.replace(/^(\s*`*[^\s`]*:L?\d{1,9}):C?\d{1,9}(`*\s*)$/, '$1$2');
+  return text.replace(
+    /^(\s*`*[^\s`]*:L?\d{1,9}):C?\d{1,9}(?:[-–](?:L?(\d{1,9}):C?\d{1,9}|C?\d{1,9}))?(`*\s*)$/,
+    (_, head: string, end: string | undefined, tail: string) =>
+      `${head}${end === undefined ? '' : `-${end}`}${tail}`,
+  );
 }
 
 /** A written `file:line` location as a claim: mapped into the repository, else as written. */
@@ -51,20 +89,25 @@ export function isLocation(text: string): boolean {
   return parseFileLine(withoutColumn(text)) !== null;
 }
 
+export type Place = { path: string; line: number; endLine?: number };
+
 /**
  * Every `path:line` token of a line of prose: code marks, brackets and closing punctuation
  * aside. A token counts when it has a directory and a file extension (`src/a.ts:12`), or is a
- * root-level file with a known extension (`package.json:12`: ROOT_FILE_EXTENSIONS), at
- * `:digits` (a `line-line` range keeps its end; a `line:col` its line). URLs, `host:port`,
+ * root-level file with a known extension (`package.json:12`: ROOT_FILE_EXTENSIONS; one that is a
+ * country domain too only by a known root name, `README.md:12`: rootName), at `:digits` (a
+ * `line-line` range keeps its end; a `line:col` its line). URLs, `host:port`, `user@host:port`,
  * `node:fs`, times and versions are prose; an absolute path outside every work tree (a system
  * header) is not the repository's; a relative path that climbs out with `..` is kept as written,
- * and verify says it cannot check it.
+ * and verify says it cannot check it. `unsure` holds the root-level tokens that may be a file or
+ * a host (`utils.py:40`, `x.md:443`), as written: the caller says them, unverifiable.
  */
-export function placesIn(
+export function readPlaces(
   text: string,
   roots: readonly string[],
-): { path: string; line: number; endLine?: number }[] {
-  const out: { path: string; line: number; endLine?: number }[] = [];
+): { places: Place[]; unsure: string[] } {
+  const places: Place[] = [];
+  const unsure: string[] = [];
   for (const raw of text.split(/[\s`()[\]<>{}"',;、，（）「」→←]+/)) {
     const token = withoutColumn(raw.replace(/[.:!?。]+$/, ''));
     const fl = parseFileLine(token);
@@ -72,19 +115,28 @@ export function placesIn(
     const name = fl.path.slice(fl.path.lastIndexOf('/') + 1);
     if (!hasExtension(name)) continue;
     if (!fl.path.includes('/')) {
-      const extension = name.slice(name.lastIndexOf('.') + 1).toLowerCase();
-      if (!ROOT_FILE_EXTENSIONS.has(extension)) continue;
+      const kind = name.includes('@') ? 'host' : rootName(name);
+      if (kind === 'host') continue;
+      if (kind === 'unsure') {
+        unsure.push(token);
+        continue;
+      }
     }
     const mapped = mapPath(fl.path, roots);
     if (mapped.kind === 'invalid' || (mapped.kind === 'outside' && mapped.raw.startsWith('/')))
       continue;
     const at = located(token, roots);
     if (at?.line !== undefined)
-      out.push({
+      places.push({
         path: at.path,
         line: at.line,
         ...(at.endLine === undefined ? {} : { endLine: at.endLine }),
       });
   }
-  return out;
+  return { places, unsure };
+}
+
+/** The places of `readPlaces`, for a caller with no word for the unsure ones (a table cell). */
+export function placesIn(text: string, roots: readonly string[]): Place[] {
+  return readPlaces(text, roots).places;
 }
