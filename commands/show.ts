@@ -5,7 +5,7 @@ import { showRecord } from '../src/app/show.js';
 import { toEmittedJson, toShowJson } from '../src/app/views.js';
 import { LedgerError } from '../src/model/errors.js';
 import { sanitizeLine } from '../src/paths/index.js';
-import { emitterNames, isEmitterName } from '../src/formats/index.js';
+import { EMITTER_NAMES, isShapeName } from '../src/formats/shapes.js';
 import { expandStdinIds } from '../src/cli/stdin-ids.js';
 
 export default class Show extends LedgerCommand {
@@ -28,7 +28,7 @@ export default class Show extends LedgerCommand {
   };
   static override flags = {
     as: Flags.string({
-      description: `Print in this shape: ${emitterNames().join(', ')}.`,
+      description: `Print in this shape: ${EMITTER_NAMES.join(', ')}.`,
     }),
     latest: Flags.string({ description: 'The newest record of this task instead of an id.' }),
     policy: Flags.string({
@@ -45,9 +45,9 @@ export default class Show extends LedgerCommand {
         hint: 'ledger log lists record ids.',
       });
     }
-    if (flags.as !== undefined && !isEmitterName(flags.as)) {
+    if (flags.as !== undefined && !isShapeName(flags.as)) {
       throw new LedgerError('USAGE', `unknown format ${flags.as}`, {
-        hint: `Shapes: ${emitterNames().join(', ')}`,
+        hint: `Shapes: ${EMITTER_NAMES.join(', ')}`,
       });
     }
     const shown = await showRecord({
