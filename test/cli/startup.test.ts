@@ -128,7 +128,7 @@ describe('start-up imports', () => {
     }
   });
 
-  it('show without --as loads no zod, no yaml, no format registry or parser, no verify or record code (issue 21)', () => {
+  it('show without --as loads no oclif, zod, yaml, format registry or parser, verify or record code (issue 21)', () => {
     const repo = gitdir();
     const run = (args: string[]) => {
       const r = spawnSync(process.execPath, [BIN, ...args, '--json'], {
@@ -166,6 +166,7 @@ describe('start-up imports', () => {
       expect(code).toBe(0);
       expect(stdout).toContain(shows);
       expect(modules).toContain('dist/src/formats/views.js'); // the trace works
+      expect(oclif(modules)).toEqual([]); // answered by the fast path (src/cli/fast-path.ts)
       expect(lean(modules)).toEqual([]);
     }
     // Re-emitting a record in a shape loads the registry, once asked to.
