@@ -1,12 +1,11 @@
 /**
  * Commands bin/run.js answers without loading oclif (issue 21): loading oclif, its plugins and
  * their manifests costs more start-up time than listing an empty ledger, or showing a record,
- * does. Only a command
- * line this module fully understands is answered here — any flag it does not know, a repeated
- * flag, a value that looks like a flag, `--help`, and oclif's debug switches all go to oclif —
- * and only a success: whatever goes wrong (no repository, a damaged ledger, a bug) is left to
- * the full path, which runs the same code again and reports it in its own words. So the fast
- * path can only ever answer exactly what the full path would.
+ * does. Only a command line this module fully understands is answered here — any flag it does
+ * not know, a repeated flag, a value that looks like a flag, `--help`, and oclif's debug
+ * switches all go to oclif — and only a success: whatever goes wrong (no repository, a damaged
+ * ledger, a bug) is left to the full path, which runs the same code again and reports it in its
+ * own words. So the fast path can only ever answer exactly what the full path would.
  */
 import type { McpServerOptions } from '../mcp/server.js';
 import { EXIT } from '../model/errors.js';
