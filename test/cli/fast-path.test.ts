@@ -1,10 +1,11 @@
 /**
  * Issue 21: bin/run.js answers `ledger log` and `ledger show ID` without oclif
- * (src/cli/fast-path.ts). The promise is that nobody can tell: on every command line — the ones it answers, the ones it must leave to
- * oclif (bad flags, --help, an unknown command) and the ones an agent shapes to slip past a
- * check (GIT_DIR, a planted repo config, a damaged ledger) — stdout, stderr and the exit code
- * are the same bytes as oclif's (src/cli/main.ts without the fast path, run in this process by
- * test/helpers/both-ways.ts; the binary is a child process of its own).
+ * (src/cli/fast-path.ts). The promise is that nobody can tell: on every command line — the ones
+ * it answers, the ones it must leave to oclif (bad flags, --help, an unknown command) and the
+ * ones an agent shapes to slip past a check (GIT_DIR, a planted repo config, a damaged ledger)
+ * — stdout, stderr and the exit code are the same bytes as oclif's (src/cli/main.ts without the
+ * fast path, run in this process by test/helpers/both-ways.ts; the binary is a child process of
+ * its own).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
