@@ -5,8 +5,9 @@
 // exit-code promise for errors that happen outside a command.
 // `ledger hook AGENT` runs on every turn of an agent: the cheap path (src/integrations/fast-path.ts)
 // answers a turn that cannot hold a handoff before oclif, zod, the formats or git are loaded.
-// `ledger log` and `ledger mcp` with flags src/cli/fast-path.ts fully understands are answered
-// without oclif too; on anything else, and on any failure, oclif answers as before.
+// `ledger log`, `ledger mcp` and `ledger show ID` with flags src/cli/fast-path.ts fully
+// understands are answered without oclif too; on anything else, and on any failure, oclif
+// answers as before.
 // `ledger record` likewise (src/cli/fast-record.ts), except that once a record has begun it is
 // answered there whatever happens: it reads stdin and runs witnesses, never twice.
 // `ledger verify` likewise (src/cli/fast-verify.ts), for the flags of a plain check.
@@ -19,7 +20,10 @@ if (argv[0] === '--version' || argv[0] === '-v') {
   process.stdout.write(`${versionLine()}\n`);
 } else if (argv[0] === 'hook' && (await cheapHookDone(argv))) {
   // answered: nothing to record, nothing to say
-} else if ((argv[0] === 'log' || argv[0] === 'mcp') && (await fastCommandDone(argv))) {
+} else if (
+  (argv[0] === 'log' || argv[0] === 'mcp' || argv[0] === 'show') &&
+  (await fastCommandDone(argv))
+) {
   // answered without oclif
 } else if (argv[0] === 'record' && (await fastAnswerDone('fast-record', 'fastRecord', argv))) {
   // recorded (or refused) without oclif

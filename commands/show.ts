@@ -1,11 +1,10 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { renderRecord } from '../src/cli/render-record.js';
+import { showView } from '../src/cli/show-view.js';
 import { showRecord } from '../src/app/show.js';
-import { toEmittedJson, toShowJson } from '../src/app/views.js';
-import { LedgerError } from '../src/model/errors.js';
-import { sanitizeLine } from '../src/paths/index.js';
-import { emitterNames, isEmitterName } from '../src/formats/index.js';
+import { toEmittedJson } from '../src/app/views.js';
+import { internalError, LedgerError } from '../src/model/errors.js';
+import { EMITTER_NAMES, isShapeName } from '../src/formats/shapes.js';
 import { expandStdinIds } from '../src/cli/stdin-ids.js';
 
 export default class Show extends LedgerCommand {
@@ -28,7 +27,7 @@ export default class Show extends LedgerCommand {
   };
   static override flags = {
     as: Flags.string({
-      description: `Print in this shape: ${emitterNames().join(', ')}.`,
+      description: `Print in this shape: ${EMITTER_NAMES.join(', ')}.`,
     }),
     latest: Flags.string({ description: 'The newest record of this task instead of an id.' }),
     policy: Flags.string({
@@ -45,59 +44,26 @@ export default class Show extends LedgerCommand {
         hint: 'ledger log lists record ids.',
       });
     }
-    if (flags.as !== undefined && !isEmitterName(flags.as)) {
+    if (flags.as !== undefined && !isShapeName(flags.as)) {
       throw new LedgerError('USAGE', `unknown format ${flags.as}`, {
-        hint: `Shapes: ${emitterNames().join(', ')}`,
+        hint: `Shapes: ${EMITTER_NAMES.join(', ')}`,
       });
     }
-    const shown = await showRecord({
-      cwd: process.cwd(),
+    const which = {
       ...(args.id !== undefined ? { id: args.id } : {}),
       ...(flags.latest !== undefined ? { latestOfTask: flags.latest } : {}),
       ...(flags.policy !== undefined ? { policyFile: flags.policy } : {}),
-      ...(flags.as !== undefined ? { as: flags.as } : {}),
-    });
-    if (shown.emitted) {
-      if (!this.wantsJson) {
-        this.writeOriginal(shown.emitted.bytes);
-        for (const loss of shown.emitted.losses)
-          this.warnLine(`not carried by ${flags.as}: ${loss}`);
-        return { json: null, text: '' };
-      }
-      return { json: toEmittedJson(shown, flags.as ?? shown.record.format), text: '' };
-    }
-    return {
-      json: toShowJson(shown),
-      text:
-        renderRecord(shown.id, shown.record, shown.signatures ?? []) + lifecycleLine(shown.extra),
     };
+    if (flags.as === undefined) return showView(process.cwd(), which);
+    const shown = await showRecord({ cwd: process.cwd(), ...which, as: flags.as });
+    if (!shown.emitted) throw internalError('show --as answered without the record re-emitted');
+    if (!this.wantsJson) {
+      this.writeOriginal(shown.emitted.bytes);
+      for (const loss of shown.emitted.losses) this.warnLine(`not carried by ${flags.as}: ${loss}`);
+      return { json: null, text: '' };
+    }
+    return { json: toEmittedJson(shown, flags.as), text: '' };
   }
-}
-
-/**
- * The lifecycle state next to the record, because the handoff's own status (a KXM manifest's
- * `accepted`) reads like one: the state comes only from the steps ledger appended.
- */
-function lifecycleLine(extra: Record<string, unknown>): string {
-  const lifecycle = extra['lifecycle'] as
-    | { state?: unknown; chain?: unknown; step?: string; by?: string; at?: string; with?: string }
-    | undefined;
-  const step = extra['lifecycleStep'] as { action: string; of: string; by?: string } | undefined;
-  const lines: string[] = [];
-  if (step !== undefined)
-    lines.push(
-      `\nthis is a lifecycle step: ${sanitizeLine(step.action)} of ${step.of}${step.by === undefined ? '' : ` by ${sanitizeLine(step.by)} (claimed)`}`,
-    );
-  if (lifecycle === undefined || typeof lifecycle.state !== 'string') return lines.join('');
-  const steps = Array.isArray(lifecycle.chain) ? lifecycle.chain.length - 1 : 0;
-  const who =
-    lifecycle.step === undefined
-      ? ''
-      : ` by step ${lifecycle.step}${lifecycle.by === undefined ? '' : `, by ${sanitizeLine(lifecycle.by)} (claimed)`}${lifecycle.at === undefined ? '' : `, at ${lifecycle.at}`}${lifecycle.with === undefined ? '' : `, with ${lifecycle.with}`}`;
-  lines.push(
-    `\nlifecycle: ${sanitizeLine(lifecycle.state)}${who} (from ${steps} accept/reject/supersede step(s); a handoff's own status is only its claim)`,
-  );
-  return lines.join('');
 }
 
 async function oneStdinId(): Promise<string> {

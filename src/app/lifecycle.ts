@@ -6,12 +6,13 @@
 import { encodeCanonical, type CborValue } from '../canonical/index.js';
 import { appendRecordOnto } from '../ledger/append.js';
 import { BASE_COMMIT_FILE } from '../ledger/layout.js';
-import { orderEntries, readAllEntries, readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
+import { readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
 import { spoolCopy } from '../ledger/spool.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
 import { LIFECYCLE_FORMAT, RECORD_SCHEMA_V4, type LedgerRecord } from '../model/record.js';
+import { lifecycleChain } from './lifecycle-chain.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
@@ -22,52 +23,6 @@ import { loadRecord, resolveId } from './query.js';
 import { formatOptionsFrom } from './policy/trust.js';
 import { sealedStatus, stripUndefined, type RecordOutcome } from './record.js';
 import { withRepo } from './repo.js';
-
-export interface LifecycleChain {
-  /** Oldest first: the handoff, then each lifecycle step. */
-  ids: string[];
-  records: LedgerRecord[];
-  state: string | undefined;
-}
-
-/** The lifecycle chain that `id` belongs to, oldest first, and the state it leads to. */
-export async function lifecycleChain(
-  store: ObjectStore,
-  index: LedgerIndex,
-  id: string,
-): Promise<LifecycleChain> {
-  const { lifecycle } = lifecycleFormat;
-  const linkOf = (record: LedgerRecord | undefined): string | undefined =>
-    record !== undefined && isLifecycleStep(record) ? lifecycle.linkOf(record) : undefined;
-  const ordered = orderEntries(await readAllEntries(store, index)).reverse(); // oldest first
-  const records = new Map<string, LedgerRecord>();
-  const next = new Map<string, string>();
-  for (const { entry } of ordered) {
-    if (entry.record === null) continue;
-    const { record } = await loadRecord(store, index, entry.record);
-    records.set(entry.record, record);
-    const of = linkOf(record);
-    if (of !== undefined && !next.has(of)) next.set(of, entry.record);
-  }
-  let root = id;
-  for (
-    let of = linkOf(records.get(root));
-    of !== undefined && records.has(of);
-    of = linkOf(records.get(root))
-  )
-    root = of;
-  const ids = [root];
-  for (let n = next.get(root); n !== undefined && !ids.includes(n); n = next.get(n)) ids.push(n);
-  const chain = ids.map((i) => records.get(i)!);
-  // The handoff's own status field is the agent's claim: its lifecycle starts in the initial
-  // state whatever it says (a KXM manifest that calls itself accepted is pending).
-  const asLifecycle = chain.map((r, i) =>
-    i === 0 && !isLifecycleStep(r)
-      ? { ...r, claims: { ...r.claims, status: lifecycle.initialState } }
-      : r,
-  );
-  return { ids, records: chain, state: lifecycle.currentState(asLifecycle).state };
-}
 
 export interface LifecycleRequest {
   cwd: string;

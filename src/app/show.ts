@@ -1,12 +1,16 @@
 /**
  * `ledger show`: one record, for people or as JSON, or re-emitted in a seed format.
+ *
+ * Without `--as` it loads no format registry (every format's parser, yaml, zod): a record's
+ * views come from src/formats/views.ts and its lifecycle from lifecycle-chain.ts; the registry is
+ * imported only to re-emit (issue 21, test/cli/startup.test.ts).
  */
-import { emitAs, recordModule, sourceShapeOf } from '../formats/index.js';
+import { formatViewsOf } from '../formats/views.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { readKeptBlob } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
-import { lifecycleChain } from './lifecycle.js';
+import { lifecycleChain } from './lifecycle-chain.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { stepInfo } from './lifecycle-state.js';
 import { readSignatures } from '../ledger/leaves.js';
@@ -76,9 +80,8 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
         throw new LedgerError('CORRUPT', `record ${id} lost its source bytes`, { record: id });
       return kept;
     };
-    const module = recordModule(record);
     const kept = await source();
-    const extra: Record<string, unknown> = { ...(module.views?.of(record, kept) ?? {}) };
+    const extra = formatViewsOf(record, kept);
     // Every record has a lifecycle (a step of another format acts on it too): its state, the
     // step that set it, who that step says took it and when.
     const chain = await lifecycleChain(store, index, id);
@@ -107,6 +110,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
       };
     }
     if (request.as === undefined) return { id, record, extra, signatures };
+    const { emitAs, sourceShapeOf } = await import('../formats/index.js');
     // The kept bytes are given back only in the shape they were written in.
     if (kept !== undefined && request.as === sourceShapeOf(record)) {
       return { id, record, extra, emitted: { bytes: kept, losses: [], original: true } };

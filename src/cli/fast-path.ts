@@ -1,17 +1,19 @@
 /**
  * Commands bin/run.js answers without loading oclif (issue 21): loading oclif, its plugins and
- * their manifests costs more start-up time than listing an empty ledger does. Only a command
- * line this module fully understands is answered here — any flag it does not know, a repeated
- * flag, a value that looks like a flag, `--help`, and oclif's debug switches all go to oclif —
- * and only a success: whatever goes wrong (no repository, a damaged ledger, a bug) is left to
- * the full path, which runs the same code again and reports it in its own words. So the fast
- * path can only ever answer exactly what the full path would.
+ * their manifests costs more start-up time than listing an empty ledger, or showing a record,
+ * does. Only a command line this module fully understands is answered here — any flag it does
+ * not know, a repeated flag, a value that looks like a flag, `--help`, and oclif's debug
+ * switches all go to oclif — and only a success: whatever goes wrong (no repository, a damaged
+ * ledger, a bug) is left to the full path, which runs the same code again and reports it in its
+ * own words. So the fast path can only ever answer exactly what the full path would.
  */
 import type { McpServerOptions } from '../mcp/server.js';
 import { EXIT } from '../model/errors.js';
 import { bugPoint } from '../model/faults.js';
 import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import type { LogOptions } from './log-view.js';
+import type { Output } from './output.js';
+import type { ShowOptions } from './show-view.js';
 
 /** A bounded, plain `--limit` (oclif's integer flag with `min: 1` accepts it as it is). */
 const PLAIN_LIMIT = /^[1-9][0-9]{0,8}$/;
@@ -54,6 +56,28 @@ export function fastLogArgs(argv: readonly string[]): FastLog | undefined {
     else return undefined;
   }
   return { json, options };
+}
+
+export interface FastShow {
+  json: boolean;
+  options: ShowOptions;
+}
+
+/**
+ * What a `show …` command line asks for, when it is one the fast path may answer: `show`, one
+ * record id or prefix (a bare word, not `-`: stdin is oclif's to read) and at most one `--json`,
+ * in any order. `--as`, `--latest`, `--policy` and anything else: undefined (oclif answers it).
+ */
+export function fastShowArgs(argv: readonly string[]): FastShow | undefined {
+  if (argv[0] !== 'show') return undefined;
+  let json = false;
+  let id: string | undefined;
+  for (const arg of argv.slice(1)) {
+    if (arg === '--json' && !json) json = true;
+    else if (id === undefined && arg !== '' && !arg.startsWith('-')) id = arg;
+    else return undefined;
+  }
+  return id === undefined ? undefined : { json, options: { id } };
 }
 
 /** `ledger mcp`'s witness timeout when none is given (commands/mcp.ts's default). */
@@ -104,6 +128,23 @@ export function fastMcpArgs(argv: readonly string[]): Omit<McpServerOptions, 'cw
   };
 }
 
+/**
+ * A read-only answer (`log`, `show`) printed only once it has succeeded: false, with nothing
+ * printed, when anything failed, so that the full path runs it again and says what.
+ */
+async function answered(json: boolean, view: () => Promise<Output>): Promise<boolean> {
+  let output;
+  let writeOutput;
+  try {
+    bugPoint('command');
+    [output, { writeOutput }] = await Promise.all([view(), import('./output.js')]);
+  } catch {
+    return false; // nothing was printed: the full path runs it again and says what failed
+  }
+  writeOutput(output, json);
+  return true;
+}
+
 /** Answers the command line here when it can (true: done); false: oclif must answer it. */
 export async function fastCommand(
   argv: readonly string[],
@@ -111,24 +152,16 @@ export async function fastCommand(
 ): Promise<boolean> {
   if (OCLIF_DEBUG_ENV.some((name) => env[name] !== undefined)) return false;
   const log = fastLogArgs(argv);
-  if (log !== undefined) {
-    let output;
-    let writeOutput;
-    try {
-      bugPoint('command');
-      // Imported here, not above: `mcp` needs neither.
-      const [{ logView }, written] = await Promise.all([
-        import('./log-view.js'),
-        import('./output.js'),
-      ]);
-      writeOutput = written.writeOutput;
-      output = await logView(process.cwd(), log.options);
-    } catch {
-      return false; // nothing was printed: the full path runs it again and says what failed
-    }
-    writeOutput(output, log.json);
-    return true;
-  }
+  if (log !== undefined)
+    // Imported when asked, not above: `mcp` needs neither view.
+    return answered(log.json, async () =>
+      (await import('./log-view.js')).logView(process.cwd(), log.options),
+    );
+  const show = fastShowArgs(argv);
+  if (show !== undefined)
+    return answered(show.json, async () =>
+      (await import('./show-view.js')).showView(process.cwd(), show.options),
+    );
   const mcp = fastMcpArgs(argv);
   if (mcp === undefined) return false;
   let startMcp;

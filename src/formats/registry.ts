@@ -13,6 +13,7 @@ import {
   type Status,
 } from '../model/record.js';
 import type { Detection, Emitted, Emitter, FormatModule } from './contract.js';
+import type { EmitterName } from './shapes.js';
 import { CLAIM_FIELDS } from './kit/claims.js';
 import { isPlainObject } from './kit/json.js';
 import { createSniff } from './kit/sniff.js';
@@ -64,22 +65,7 @@ export function recordModule(record: Pick<LedgerRecord, 'format'>): FormatModule
   return module;
 }
 
-/**
- * The shapes, as a type for the typed library (`showAs(id, 'kxm-doc')` is checked at compile
- * time). The modules' emitters define them; the conformance test holds this list to
- * emitterNames(), so a new emitter that is not added here fails a test, not a user.
- */
-export const EMITTER_NAMES = [
-  'ledger',
-  'maxsim',
-  'mainark',
-  'mainark-review',
-  'kxm',
-  'kxm-doc',
-  'team',
-  'structured',
-] as const;
-export type EmitterName = (typeof EMITTER_NAMES)[number];
+export { EMITTER_NAMES, type EmitterName } from './shapes.js';
 
 /** Every shape `show --as` can render, module by module, the module's own shape first. */
 export function emitterNames(): string[] {

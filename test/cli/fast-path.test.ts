@@ -1,16 +1,17 @@
 /**
- * Issue 21: bin/run.js answers `ledger log` without oclif (src/cli/fast-path.ts). The promise is
- * that nobody can tell: on every command line — the ones it answers, the ones it must leave to
- * oclif (bad flags, --help, an unknown command) and the ones an agent shapes to slip past a
- * check (GIT_DIR, a planted repo config, a damaged ledger) — stdout, stderr and the exit code
- * are the same bytes as oclif's (src/cli/main.ts without the fast path, run in this process by
- * test/helpers/both-ways.ts; the binary is a child process of its own).
+ * Issue 21: bin/run.js answers `ledger log` and `ledger show ID` without oclif
+ * (src/cli/fast-path.ts). The promise is that nobody can tell: on every command line — the ones
+ * it answers, the ones it must leave to oclif (bad flags, --help, an unknown command) and the
+ * ones an agent shapes to slip past a check (GIT_DIR, a planted repo config, a damaged ledger)
+ * — stdout, stderr and the exit code are the same bytes as oclif's (src/cli/main.ts without the
+ * fast path, run in this process by test/helpers/both-ways.ts; the binary is a child process of
+ * its own).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, git, gitdir, runCli, tempDir, type CliResult } from '../helpers/git.js';
-import { fastLogArgs, fastMcpArgs } from '../../src/cli/fast-path.js';
+import { fastLogArgs, fastMcpArgs, fastShowArgs } from '../../src/cli/fast-path.js';
 import { bothWays, bothWaysAtOnce } from '../helpers/both-ways.js';
 import { runBinInProcess } from '../helpers/cli-in-process.js';
 
@@ -80,6 +81,45 @@ describe('which log command lines the fast path answers', () => {
       ['log', '--Task', 'x'],
     ])
       expect(fastLogArgs(argv), argv.join(' ')).toBeUndefined();
+  });
+});
+
+describe('which show command lines the fast path answers (issue 21)', () => {
+  it('one record id or prefix, with at most one --json before or after it', () => {
+    expect(fastShowArgs(['show', 'sha256:3f2a'])).toEqual({
+      json: false,
+      options: { id: 'sha256:3f2a' },
+    });
+    expect(fastShowArgs(['show', '--json', '3f2a'])).toEqual({
+      json: true,
+      options: { id: '3f2a' },
+    });
+    expect(fastShowArgs(['show', '3f2a', '--json'])).toEqual({
+      json: true,
+      options: { id: '3f2a' },
+    });
+  });
+
+  it('leaves everything else to oclif', () => {
+    for (const argv of [
+      ['show'],
+      ['show', '--json'],
+      ['show', '-'],
+      ['show', ''],
+      ['show', 'a', 'b'],
+      ['show', 'a', '--json', '--json'],
+      ['show', 'a', '--as', 'kxm'],
+      ['show', 'a', '--as=kxm'],
+      ['show', '--latest', 'T-1'],
+      ['show', 'a', '--policy', 'p.toml'],
+      ['show', 'a', '--help'],
+      ['show', 'a', '-h'],
+      ['show', '--', 'a'],
+      ['show', 'a', '--no-json'],
+      ['shows', 'a'],
+      ['--json', 'show', 'a'],
+    ])
+      expect(fastShowArgs(argv), argv.join(' ')).toBeUndefined();
   });
 });
 
@@ -187,6 +227,51 @@ describe('ledger log without oclif answers exactly as oclif does', () => {
   it('outside a repository', async () => {
     const [outside] = await sameBothWays([['log', '--json']], tempDir());
     expect(outside!.code).toBe(2);
+  });
+});
+
+describe('ledger show without oclif answers exactly as oclif does (issue 21)', () => {
+  it('a record, a step and its lifecycle, by id and prefix; unknown, ambiguous and bad ids; what it leaves to oclif', async () => {
+    const repo = gitdir();
+    await recorded('T-1', 'first \u001b[31mred\u001b[0m handoff', repo);
+    await recorded('T-2', 'second handoff', repo);
+    const listed = await runBinInProcess(['log', '--json'], repo);
+    const [second, first] = (JSON.parse(listed.stdout) as { id: string }[]).map((r) => r.id);
+    const step = await runBinInProcess(['accept', first!, '--json'], repo);
+    expect(step.code, step.stderr).toBe(0);
+    const stepId = (JSON.parse(step.stdout) as { id: string }).id;
+    const [text, , , stepText, unknown, , bad] = await sameBothWays(
+      [
+        ['show', first!],
+        ['show', first!, '--json'],
+        ['show', '--json', second!.slice(0, 14)],
+        ['show', stepId],
+        ['show', 'sha256:0000000000'],
+        ['show', 'sha256:', '--json'],
+        ['show', 'not-an-id'],
+        ['show', first!, '--as', 'ledger'],
+        ['show', first!, '--bogus'],
+        ['show', '--help'],
+      ],
+      repo,
+    );
+    expect(text!.stdout).toContain('lifecycle: accepted'); // the record and its state were shown
+    expect(stepText!.stdout).toContain('this is a lifecycle step: accept');
+    expect(text!.stdout).not.toContain('\u001b');
+    expect(unknown!.code).toBe(2);
+    expect(bad!.code).toBe(2);
+  });
+
+  it('outside a repository, and on a damaged ledger', async () => {
+    const [outside] = await sameBothWays([['show', 'sha256:00']], tempDir());
+    expect(outside!.code).toBe(2);
+    const repo = gitdir();
+    await recorded('T-1', 'honest', repo);
+    const listed = await runBinInProcess(['log', '--json'], repo);
+    const [{ id }] = JSON.parse(listed.stdout) as [{ id: string }];
+    git(repo, 'update-ref', 'refs/ledger/log', git(repo, 'rev-parse', 'HEAD'));
+    const [damaged] = await sameBothWays([['show', id, '--json']], repo);
+    expect(damaged!.code).toBe(3);
   });
 });
 

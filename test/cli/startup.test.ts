@@ -128,6 +128,53 @@ describe('start-up imports', () => {
     }
   });
 
+  it('show without --as loads no oclif, zod, yaml, format registry or parser, verify or record code (issue 21)', () => {
+    const repo = gitdir();
+    const run = (args: string[]) => {
+      const r = spawnSync(process.execPath, [BIN, ...args, '--json'], {
+        cwd: repo,
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { id: string }).id;
+    };
+    // A format with views of its own (Mainark's handoffStats, from the kept partial), a
+    // handoff of the ledger's own format, and the lifecycle step that accepted it.
+    writeFileSync(join(repo, 'handoff-MAI-7.partial.json'), '{"claims":["kept"]}\n');
+    const mainark = run(['record', '--from', 'handoff-MAI-7.partial.json']);
+    const own = run(['record', '--status', 'success']);
+    const step = run(['accept', own]);
+    const lean = (modules: string[]) =>
+      modules.filter(
+        (m) =>
+          /node_modules\/(zod|yaml|isomorphic-git)\/|dist\/src\/(formats|verify|record|witness|sync)\/|dist\/src\/model\/record\.js|dist\/src\/app\/(record|lifecycle|verify)\.js/.test(
+            m,
+          ) &&
+          // The views, the shape names and the lifecycle's rules: all of the formats it loads;
+          // of verify, the signature verdicts and their rendering.
+          !/dist\/src\/formats\/(views|shapes|lifecycle|mainark\/views|kxm\/lifecycle(-words)?|kit\/(values|problems))\.js$|dist\/src\/verify\/(signatures|verdict)\.js$/.test(
+            m,
+          ),
+      );
+    for (const [id, args, shows] of [
+      [mainark, ['--json'], '"handoffStats"'],
+      [mainark, [], 'format mainark'],
+      [own, ['--json'], '"state": "accepted"'],
+      [step, [], 'this is a lifecycle step: accept'],
+    ] as const) {
+      const { code, stdout, modules } = loadedBy(['show', id, ...args], repo);
+      expect(code).toBe(0);
+      expect(stdout).toContain(shows);
+      expect(modules).toContain('dist/src/formats/views.js'); // the trace works
+      expect(oclif(modules)).toEqual([]); // answered by the fast path (src/cli/fast-path.ts)
+      expect(lean(modules)).toEqual([]);
+    }
+    // Re-emitting a record in a shape loads the registry, once asked to.
+    const { code, modules } = loadedBy(['show', mainark, '--as', 'mainark-review'], repo);
+    expect(code).toBe(0);
+    expect(modules).toContain('dist/src/formats/index.js');
+  });
+
   it('log with a flag the fast path does not know goes to oclif, still without the heavy modules', () => {
     const { code, modules } = loadedBy(['log', '--limt', '5'], gitdir());
     expect(code).toBe(2); // oclif's parser refused the misspelt flag

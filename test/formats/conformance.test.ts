@@ -72,7 +72,8 @@ describe('the registry', () => {
     ).toEqual([...FORMATS].sort());
     const names = emitterNames();
     expect(new Set(names).size).toBe(names.length);
-    expect([...EMITTER_NAMES].sort()).toEqual([...names].sort());
+    // In order: `show`'s help lists the zod-free list (src/formats/shapes.ts) as the modules do.
+    expect([...EMITTER_NAMES]).toEqual(names);
     for (const m of formatModules()) expect(m.emitters[0]?.name).toBe(m.name);
   });
   it('has fixtures for every format with a file shape', () => {

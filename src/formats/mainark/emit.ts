@@ -10,7 +10,7 @@ import { emitted, uniqueLosses } from '../kit/losses.js';
 import { encodeText } from '../kit/text.js';
 import { compact, isObject, objectAt, strings, type Json } from '../kit/values.js';
 import { parseMainark } from './parse.js';
-import { mainarkValidation } from './stats.js';
+import { mainarkValidation } from './views.js';
 
 const FILE_SAFE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
 

@@ -10,7 +10,8 @@ import { emitPartial, emitReviewRequest } from './emit.js';
 import { MAINARK_VIEW_SCHEMAS } from './outputs.js';
 import { parseMainark } from './parse.js';
 import { AGENT_KEYS, PARTIAL_FILE, emptyHandoff } from './partial.js';
-import { handoffStats, mainarkStats, mainarkValidation } from './stats.js';
+import { mainarkStats } from './stats.js';
+import { mainarkViews } from './views.js';
 
 function detect(input: Sniff): Detection {
   const named = input.fileName !== undefined && PARTIAL_FILE.test(input.fileName);
@@ -61,10 +62,8 @@ export const mainark = {
   ],
   views: {
     schemas: MAINARK_VIEW_SCHEMAS,
-    of: (record, source) => ({
-      handoffStats: handoffStats(source),
-      validation: mainarkValidation(record),
-    }),
+    // The same function show reads without the registry (src/formats/views.ts).
+    of: mainarkViews,
   },
   stats: mainarkStats as unknown as FormatStats<unknown>,
 } satisfies FormatModule;

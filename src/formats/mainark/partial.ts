@@ -11,7 +11,7 @@ import type { ParsedHandoff } from '../contract.js';
 import { isPlainObject } from '../kit/json.js';
 import { describeValue, formatPath, issuesToProblems, type FieldPath } from '../kit/problems.js';
 import { compact, type Json } from '../kit/values.js';
-import { handoffStats } from './stats.js';
+import { handoffStats } from './views.js';
 
 /** Top-level fields of the ReviewRequestHandoff that only Mainark may write. */
 export const MAINARK_SYSTEM_FIELDS = [

@@ -1,49 +1,10 @@
 /**
- * Mainark's per-run metrics (handoffStats) and the review request's `validation`, both derived
- * only from what ledger kept: the partial's bytes and the logs named on the command line.
+ * Mainark's `ledger stats` totals: the per-run metrics (views.ts) summed over the ledger, with
+ * the schema `stats --json` publishes them under.
  */
-import type { LedgerRecord } from '../../model/record.js';
 import type { FormatStats } from '../contract.js';
-import { valueAt } from '../kit/problems.js';
-import { MainarkTotalsSchema, type HandoffStats, type MainarkTotals } from './outputs.js';
-
-export type { HandoffStats, MainarkTotals } from './outputs.js';
-
-/** The seed's per-run metrics, from the partial's bytes (undefined: the run left no partial). */
-export function handoffStats(partialBytes: Uint8Array | undefined): HandoffStats {
-  const stats: HandoffStats = {
-    handoff_present: partialBytes !== undefined,
-    claims_count: 0,
-    uncertainty_count: 0,
-    abandoned_approaches_count: 0,
-    handoff_bytes: partialBytes?.length ?? 0,
-  };
-  if (partialBytes === undefined) return stats;
-  try {
-    const value: unknown = JSON.parse(
-      new TextDecoder('utf-8', { fatal: true }).decode(partialBytes),
-    );
-    const len = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
-    stats.claims_count = len(valueAt(value, ['claims']));
-    stats.uncertainty_count = len(valueAt(value, ['uncertainty']));
-    stats.abandoned_approaches_count = len(valueAt(value, ['context', 'abandonedApproaches']));
-  } catch {
-    // An unreadable partial still counts as present, with its size: that is what the metric is for.
-  }
-  return stats;
-}
-
-export type MainarkValidation =
-  { status: 'not_run' } | { status: 'from_log'; log: string; sha256: string };
-
-/** `validation`, from evidence ledger kept (logs named on the command line), never invented. */
-export function mainarkValidation(record: LedgerRecord): MainarkValidation {
-  const evidence = record.observed.evidence;
-  const log = evidence.find((e) => /validat/i.test(e.name)) ?? evidence[0];
-  return log === undefined
-    ? { status: 'not_run' }
-    : { status: 'from_log', log: log.name, sha256: log.file.sha256 };
-}
+import { MainarkTotalsSchema, type MainarkTotals } from './outputs.js';
+import { handoffStats } from './views.js';
 
 /** `ledger stats`: the numbers the seed asks for after 10–20 runs. */
 export const mainarkStats: FormatStats<MainarkTotals> = {

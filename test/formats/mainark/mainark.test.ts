@@ -15,7 +15,7 @@ import {
 } from '../../../src/model/record.js';
 import { mainark } from '../../../src/formats/mainark/index.js';
 import { emptyHandoff, taskFromFileName } from '../../../src/formats/mainark/partial.js';
-import { handoffStats, mainarkValidation } from '../../../src/formats/mainark/stats.js';
+import { handoffStats, mainarkValidation } from '../../../src/formats/mainark/views.js';
 import { emitAs, type ParseContext, type ParsedHandoff } from '../../../src/formats/index.js';
 import { score } from '../helpers.js';
 
