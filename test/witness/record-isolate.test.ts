@@ -10,7 +10,7 @@ import { cleanup, gitdir, runCli } from '../helpers/git.js';
 afterAll(cleanup);
 
 describe('ledger record --isolate', () => {
-  it('runs the witness in a sandboxed copy of the candidate tree (schema v3, observed.isolation); without it, in the work tree as before', async () => {
+  it('runs the witness in a sandboxed copy of the candidate tree (observed.isolation, since schema v3); without it, in the work tree as before', async () => {
     const repo = gitdir();
     const witness = 'touch touched && echo "home=$HOME"';
     const plain = await runCli(
