@@ -16,7 +16,7 @@ import type { FormatOptions } from '../model/format-options.js';
 import type { LedgerRecord, Reason } from '../model/record.js';
 import { statusRank, type Status } from '../model/vocabulary.js';
 import { fail, pass, unverifiable } from './checks.js';
-import { judgeOtherReader } from './reader-revision.js';
+import { judgeOtherReader, sealedReader } from './reader-revision.js';
 import type { FormatRulesOf } from './format-rules.js';
 import type { CheckSink } from './types.js';
 
@@ -111,6 +111,20 @@ export function checkDerivedStatus(
       );
     return;
   }
+  const statusPass = pass(
+    STATUS_ID,
+    'derive',
+    STATUS_ID,
+    `${derived.status}, re-derived from ${from}`,
+    true,
+  );
+  const reasonsPass = pass(
+    REASONS_ID,
+    'derive',
+    REASONS_ID,
+    `${derived.reasons.length} reason(s), re-derived`,
+    true,
+  );
   const otherReader = judgeOtherReader(record, derived, describe);
   if (otherReader !== undefined) {
     if (holdsWitnessFloor(record, checks)) return;
@@ -119,24 +133,16 @@ export function checkDerivedStatus(
       return;
     }
     checks.push(
-      sameStatus
-        ? pass(STATUS_ID, 'derive', STATUS_ID, `${derived.status}, re-derived from ${from}`, true)
-        : unverifiable(STATUS_ID, 'derive', STATUS_ID, otherReader.detail),
+      sameStatus ? statusPass : unverifiable(STATUS_ID, 'derive', STATUS_ID, otherReader.detail),
       sameReasons
-        ? pass(
-            REASONS_ID,
-            'derive',
-            REASONS_ID,
-            `${derived.reasons.length} reason(s), re-derived`,
-            true,
-          )
+        ? reasonsPass
         : unverifiable(REASONS_ID, 'derive', REASONS_ID, otherReader.detail),
     );
     return sameStatus ? undefined : derived.status;
   }
   checks.push(
     sameStatus
-      ? pass(STATUS_ID, 'derive', STATUS_ID, `${derived.status}, re-derived from ${from}`, true)
+      ? statusPass
       : fail(
           STATUS_ID,
           'derive',
@@ -145,13 +151,7 @@ export function checkDerivedStatus(
           true,
         ),
     sameReasons
-      ? pass(
-          REASONS_ID,
-          'derive',
-          REASONS_ID,
-          `${derived.reasons.length} reason(s), re-derived`,
-          true,
-        )
+      ? reasonsPass
       : fail(
           REASONS_ID,
           'derive',
@@ -238,9 +238,9 @@ function readersNamed(record: LedgerRecord, rulesOf: FormatRulesOf): string {
   } catch {
     return '';
   }
-  const sealedBy = record.observed.readerRevision;
-  if (sealedBy === current) return '';
-  return ` (the record was sealed by ${sealedBy === undefined ? 'a reader before revisions were recorded' : `revision ${sealedBy} of the ${record.format} reader`}, ledger ${record.observed.ledgerVersion}; this build reads with revision ${current})`;
+  return record.observed.readerRevision === current
+    ? ''
+    : ` (the record was sealed by ${sealedReader(record)}; this build reads with revision ${current})`;
 }
 
 function sameReasonList(a: readonly Reason[], b: readonly Reason[]): boolean {

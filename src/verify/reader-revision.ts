@@ -50,7 +50,8 @@ export function judgeOtherReader(
   };
 }
 
-function sealedReader(record: LedgerRecord): string {
+/** Which reader sealed the record, as a person reads it. */
+export function sealedReader(record: LedgerRecord): string {
   const revision = record.observed.readerRevision;
   const build = `ledger ${record.observed.ledgerVersion}`;
   if (revision === undefined)
