@@ -37,6 +37,7 @@ const MODULES = [
   'isomorphic-git',
   'dist/src/integrations/fast-path.js',
   'dist/src/cli/fast-path.js',
+  'dist/hot/fast-path.js',
   'dist/src/cli/log-view.js',
   'dist/src/mcp/sdk.js',
   'dist/src/mcp/start.js',

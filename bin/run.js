@@ -6,7 +6,8 @@
 // `ledger hook AGENT` runs on every turn of an agent: the cheap path (src/integrations/fast-path.ts)
 // answers a turn that cannot hold a handoff before oclif, zod, the formats or git are loaded.
 // `ledger log`, `ledger mcp` and `ledger show ID` with flags src/cli/fast-path.ts fully
-// understands are answered without oclif too; on anything else, and on any failure, oclif
+// understands are answered without oclif too, from its bundle in dist/hot (scripts/bundle-hot.js:
+// a few files instead of a hundred modules); on anything else, and on any failure, oclif
 // answers as before.
 // `ledger record` likewise (src/cli/fast-record.ts), except that once a record has begun it is
 // answered there whatever happens: it reads stdin and runs witnesses, never twice.
@@ -47,7 +48,7 @@ async function cheapHookDone(args) {
 
 async function fastCommandDone(args) {
   try {
-    const { fastCommand } = await import('../dist/src/cli/fast-path.js');
+    const { fastCommand } = await import('../dist/hot/fast-path.js');
     return await fastCommand(args);
   } catch {
     return false; // the full path answers (and reports what went wrong)

@@ -35,6 +35,13 @@ function loadedBy(
   return { code: r.status, stdout: r.stdout, modules };
 }
 
+/**
+ * Modules of ours listed twice: loaded from a bundle in dist/hot (the trace lists a bundle
+ * file's modules, test/helpers/import-trace-hooks.mjs) and again from dist/src.
+ */
+const twice = (modules: string[]) =>
+  modules.filter((m, i) => m.startsWith('dist/src/') && modules.indexOf(m) !== i);
+
 /** oclif, or the command modules only oclif loads. */
 const oclif = (modules: string[]) =>
   modules.filter((m) => /@oclif|dist\/src\/cli\/main\.js|dist\/commands\//.test(m));
@@ -91,6 +98,8 @@ describe('start-up imports', () => {
       const { code, modules } = loadedBy(args, repo);
       expect(code).toBe(0);
       expect(modules).toContain('dist/src/cli/log-view.js'); // the trace works
+      expect(modules).toContain('dist/hot/fast-path.js'); // from the bundle (scripts/bundle-hot.js)
+      expect(twice(modules)).toEqual([]);
       expect(oclif(modules)).toEqual([]);
       expect(heavy(modules)).toEqual([]);
     }
@@ -166,6 +175,8 @@ describe('start-up imports', () => {
       expect(stdout).toContain(shows);
       expect(modules).toContain('dist/src/formats/views.js'); // the trace works
       expect(oclif(modules)).toEqual([]); // answered by the fast path (src/cli/fast-path.ts)
+      expect(modules).toContain('dist/hot/fast-path.js');
+      expect(twice(modules)).toEqual([]);
       expect(lean(modules)).toEqual([]);
     }
     // Re-emitting a record in a shape loads the registry, once asked to.
@@ -179,6 +190,9 @@ describe('start-up imports', () => {
     expect(code).toBe(2); // oclif's parser refused the misspelt flag
     expect(modules).toContain('dist/commands/log.js');
     expect(heavy(modules)).toEqual([]);
+    // The bundle's entry had been loaded, with no state for oclif's path to share: what both
+    // load is the errors' classes and the bug points, each then twice and never crossing.
+    expect(twice(modules)).toEqual(['dist/src/model/errors.js', 'dist/src/model/faults.js']);
   });
 
   it.each(Object.keys(TURN_WITHOUT_HANDOFF))(
@@ -206,6 +220,8 @@ describe('start-up imports', () => {
       result: { serverInfo: { name: 'ledger' } },
     });
     expect(modules).toContain('dist/src/mcp/initialize.js'); // the trace works
+    expect(modules).toContain('dist/hot/fast-path.js');
+    expect(twice(modules)).toEqual([]);
     expect(oclif(modules)).toEqual([]);
     expect(heavy(modules)).toEqual([]);
     expect(
@@ -226,6 +242,7 @@ describe('start-up imports', () => {
         .map((line) => JSON.parse(line).id),
     ).toEqual([1, 2]);
     expect(modules).toContain('dist/src/mcp/sdk.js'); // the bundle (scripts/bundle-hot.js)
+    expect(twice(modules)).toEqual([]);
     expect(oclif(modules)).toEqual([]);
     expect(heavy(modules)).toEqual([]);
     expect(

@@ -92,7 +92,12 @@ async function runBin(main: Main, args: string[]): Promise<void> {
   if (first === 'log' || first === 'mcp') {
     let fast: Fast | undefined;
     try {
-      fast = (await loadDist<{ fastCommand: Fast }>('cli/fast-path.js')).fastCommand;
+      // Its bundle, as bin/run.js loads it (scripts/bundle-hot.js).
+      fast = (
+        (await import(pathToFileURL(join(PROJECT_ROOT, 'dist', 'hot', 'fast-path.js')).href)) as {
+          fastCommand: Fast;
+        }
+      ).fastCommand;
     } catch {
       fast = undefined;
     }
