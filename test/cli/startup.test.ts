@@ -192,7 +192,7 @@ describe('start-up imports', () => {
     expect(heavy(modules)).toEqual([]);
     // The bundle's entry had been loaded, with no state for oclif's path to share: what both
     // load is the errors' classes and the bug points, each then twice and never crossing.
-    expect(twice(modules)).toEqual(['dist/src/model/errors.js', 'dist/src/model/faults.js']);
+    expect(twice(modules).sort()).toEqual(['dist/src/model/errors.js', 'dist/src/model/faults.js']);
   });
 
   it.each(Object.keys(TURN_WITHOUT_HANDOFF))(
