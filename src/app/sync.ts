@@ -38,9 +38,10 @@ export function syncRepository(request: SyncRequest): Promise<SyncResult> {
     return syncLedger(repo, store, {
       ...options,
       writer: await writerId(repo),
-      onTip: async (commit) => {
+      onTip: async (commit, entries) => {
         const tip = await readTip(store, commit);
-        await local.noteKnownEntry(tip.entryId);
+        // The entries sync checked spare a first binding's root walk reading them again.
+        await local.noteKnownEntry(tip.entryId, entries);
       },
     });
   });

@@ -38,8 +38,9 @@ export interface SyncOptions {
   /**
    * Called with each tip this sync made the local ledger's (adopted, joined) or pushed, once
    * that is done: the caller remembers it, so a later reset below it reads as a rollback.
+   * `entries`: the new log entries this sync checked (hash-checked and decoded), all in the tip.
    */
-  onTip?: (commit: string) => Promise<void>;
+  onTip?: (commit: string, entries?: ReadonlyMap<string, LogEntry>) => Promise<void>;
   /**
    * This clone's writer id: sync publishes to `refs/ledger/writers/<writer>` on the remote, a
    * ref no other clone writes, so a push never races (issue 19). Without one (library callers
@@ -261,7 +262,7 @@ async function syncRound(
       if (await store.updateRef(LOG_REF, joined.candidate!, localTip)) {
         next = joined.candidate;
         for (const id of joined.received) received.add(id);
-        await options.onTip?.(next!);
+        await options.onTip?.(next!, newEntries);
         break;
       }
     }
@@ -316,7 +317,7 @@ async function syncRound(
     const pushed = await pushLedger(repo, remote, next!, remoteTip, pushRef);
     killPoint('sync-after-push');
     if (pushed.pushed) {
-      await options.onTip?.(next!);
+      await options.onTip?.(next!, newEntries);
       await moveMarkers(repo, [
         { ref: syncedRef(remote, pushRef), next: next!, expected: fetched.get(pushRef) },
         { ref: publishedRef(remote), next: next!, expected: published },

@@ -1,5 +1,5 @@
 /**
- * The root walk (`findRoot` in src/app/policy/local-state.ts) names a ledger in the per-user
+ * The root walk (`findRoot` in src/app/policy/ledger-root.ts) names a ledger in the per-user
  * state. Past its first steps it reads every log entry ahead in one batch; the answer must be
  * the one a walk reading one entry at a time gives — on a long chain, and on a chain with a
  * hole below the point where the read-ahead starts.
@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { withRepo } from '../../src/app/repo.js';
+import { findRoot } from '../../src/app/policy/ledger-root.js';
 import { openLocalState } from '../../src/app/policy/local-state.js';
 import { appendRecord } from '../../src/ledger/append.js';
 import { fanout, LOG_DIR, LOG_REF } from '../../src/ledger/layout.js';
@@ -128,6 +129,64 @@ describe('the ledger root behind the per-user state', () => {
       const withHole = await boundRoot(dir);
       expect(withHole.expected).toBe(ids[280]);
       expect(withHole.bound).toBe(key(withHole.expected));
+    });
+  });
+});
+
+describe('the root walk, remembered and given (issue 21)', () => {
+  it('a walk met before, at its start or on its way down, and a walk over entries given by the caller: the same root, without reading the log again', async () => {
+    const dir = gitdir();
+    await longChain(dir, 12);
+    await withRepo(dir, async ({ store }) => {
+      const tip = await readTip(store, (await store.readRef(LOG_REF))!);
+      const expected = await rootOneByOne(store, tip);
+      // The chain from the tip down, and each entry decoded (as sync's checks hold them).
+      const chain: string[] = [];
+      const decoded = new Map<string, { prev: readonly string[] }>();
+      const entryBlobs = new Set<string>();
+      for (let id: string | undefined = tip.entryId; id !== undefined;) {
+        const leaf = (await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(id)].join('/')))!;
+        const { entry } = await readEntry(store, id, leaf.oid);
+        chain.push(id);
+        decoded.set(id, entry);
+        entryBlobs.add(leaf.oid);
+        id = entry.prev[0];
+      }
+      let entriesRead = 0;
+      const counting = {
+        readRef: (name: string) => store.readRef(name),
+        read: async (oid: string) => {
+          if (entryBlobs.has(oid)) entriesRead++;
+          return store.read(oid);
+        },
+        readChunks: store.readChunks.bind(store),
+      };
+      const memo = join(tempDir(), 'walked-roots');
+      const walk = async (start: string, given?: Map<string, { prev: readonly string[] }>) => {
+        entriesRead = 0;
+        const root = await findRoot(counting, start, tip.tree, {
+          memo,
+          ...(given ? { entries: given } : {}),
+        });
+        return { root: root.id, entriesRead };
+      };
+      // From the middle: read all the way down, then remembered.
+      expect(await walk(chain[6]!)).toEqual({ root: expected, entriesRead: 6 });
+      // From the tip: down to the middle, where the remembered answer is taken.
+      expect(await walk(tip.entryId)).toEqual({ root: expected, entriesRead: 6 });
+      // From the tip again: its own line.
+      expect(await walk(tip.entryId)).toEqual({ root: expected, entriesRead: 0 });
+      // With no memory, over entries the caller decoded: nothing read but the root's path.
+      const fresh = join(tempDir(), 'walked-roots');
+      entriesRead = 0;
+      const given = await findRoot(counting, tip.entryId, tip.tree, {
+        memo: fresh,
+        entries: decoded,
+      });
+      expect({ root: given.id, entriesRead }).toEqual({ root: expected, entriesRead: 0 });
+      expect(given.blob).toBe(
+        (await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(expected)].join('/')))!.oid,
+      );
     });
   });
 });

@@ -13,6 +13,7 @@
  *   ledgers/<…>/clones/<clone id>/known-entries                     log entries this clone held
  *   clones/by-path/<sha256 of the real common dir>                  binding: path → ledger and clone
  *   clones/by-inode/<dev>-<inode>-<birth time of the common dir>    binding: the same, for a moved clone
+ *   walked-roots                                                    root walks that reached a root (ledger-root.ts)
  *
  * A ledger is identified by its root log entry (the first entry, `prev: []`): it never changes,
  * it travels with every clone, and a new repository's ledger has another one. A clone is
@@ -32,17 +33,19 @@ import { appendFile, mkdir, readFile, realpath, rename, stat, writeFile } from '
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fanout, LOG_DIR, LOG_REF } from '../../ledger/layout.js';
-import { readEntry, readTip } from '../../ledger/read.js';
-import { lookupPath, readTree } from '../../ledger/trees.js';
-import { MODE } from '../../store/objects.js';
-import type { GitObject, ObjectReader } from '../../store/port.js';
+import { readTip } from '../../ledger/read.js';
+import { lookupPath } from '../../ledger/trees.js';
+import type { ObjectReader } from '../../store/port.js';
 import type { RepoPaths } from '../../store/git/repo.js';
+import { findRoot, type RootWalk } from './ledger-root.js';
 
 type Store = ObjectReader & { readRef(name: string): Promise<string | undefined> };
 
 const ID = /^sha256:[0-9a-f]{64}$/;
 const RECORDED = 'recorded';
 const KNOWN_ENTRIES = 'known-entries';
+/** Root walks that reached a root (`ledger-root.ts`): start entry, root entry, root blob. */
+const WALKED_ROOTS = 'walked-roots';
 
 interface Binding {
   version: 1;
@@ -59,7 +62,14 @@ export interface LocalState {
   noteRecordedHere(id: string): Promise<void>;
   /** Log entries this clone has held. */
   readKnownEntries(): Promise<Set<string>>;
-  noteKnownEntry(entryId: string): Promise<void>;
+  /**
+   * `entries`: log entries of the ledger now in the ref that the caller read from it and
+   * hash-checked (sync's incoming checks); a first binding's root walk takes them from here.
+   */
+  noteKnownEntry(
+    entryId: string,
+    entries?: ReadonlyMap<string, { prev: readonly string[] }>,
+  ): Promise<void>;
   /** What the user should know about this memory (e.g. another ledger was here before). */
   notes(): Promise<string[]>;
   /** This clone's state directory, when the ledger is known (for messages). */
@@ -91,9 +101,11 @@ function sha256(text: string): string {
  */
 export function openLocalState(repo: RepoPaths, store: Store): LocalState {
   let resolved: Resolved | undefined;
-  const resolve = async (): Promise<Resolved> => {
+  const resolve = async (
+    entries?: ReadonlyMap<string, { prev: readonly string[] }>,
+  ): Promise<Resolved> => {
     if (resolved === undefined || resolved.ledger === undefined)
-      resolved = await resolveLedger(repo, store);
+      resolved = await resolveLedger(repo, store, entries);
     return resolved;
   };
   const ledgerDir = (r: Resolved) =>
@@ -117,8 +129,8 @@ export function openLocalState(repo: RepoPaths, store: Store): LocalState {
       const dir = cloneDir(await resolve());
       return dir === undefined ? new Set() : readIdLines(join(dir, KNOWN_ENTRIES));
     },
-    async noteKnownEntry(entryId) {
-      const dir = cloneDir(await resolve());
+    async noteKnownEntry(entryId, entries) {
+      const dir = cloneDir(await resolve(entries));
       if (dir === undefined || !ID.test(entryId)) return;
       if ((await readIdLines(join(dir, KNOWN_ENTRIES))).has(entryId)) return;
       await appendIds(dir, KNOWN_ENTRIES, [entryId]);
@@ -138,7 +150,11 @@ interface Resolved {
   notes: string[];
 }
 
-async function resolveLedger(repo: RepoPaths, store: Store): Promise<Resolved> {
+async function resolveLedger(
+  repo: RepoPaths,
+  store: Store,
+  entries?: RootWalk['entries'],
+): Promise<Resolved> {
   const where = await cloneLocation(repo);
   const byPath = join(stateRoot(), 'clones', 'by-path', where.pathKey);
   const byInode = where.inodeKey && join(stateRoot(), 'clones', 'by-inode', where.inodeKey);
@@ -181,7 +197,10 @@ async function resolveLedger(repo: RepoPaths, store: Store): Promise<Resolved> {
 
   // A ledger met for the first time: bind it, and take over the old path-keyed state if it
   // was this ledger's.
-  const root = await findRoot(store, tip.entryId, tip.tree);
+  const root = await findRoot(store, tip.entryId, tip.tree, {
+    memo: join(stateRoot(), WALKED_ROOTS),
+    ...(entries === undefined ? {} : { entries }),
+  });
   const clone = sha256(`${root.id}\0${where.real}\0${where.inodeKey ?? ''}`).slice(0, 32);
   const binding: Binding = { version: 1, ledger: root.id, rootBlob: root.blob, clone };
   await migratePathKeyed(where.legacyDir, binding, holds);
@@ -227,74 +246,6 @@ async function cloneLocation(repo: RepoPaths): Promise<CloneLocation> {
 function inodeKey(info: BigIntStats): string {
   const born = info.birthtimeNs > 0n ? `-${info.birthtimeNs}` : '';
   return `${info.dev}-${info.ino}${born}`;
-}
-
-/**
- * The ledger's root entry: follow the smallest `prev` down to an entry without one. Read once
- * per clone (then the binding names it); a damaged chain ends the walk at the last entry that
- * could be read, which still names this ledger consistently.
- *
- * Each step waits for its read. Over a ledger of many writers the path is short (a join entry,
- * one writer's chain), but over one long chain it is every entry: 10,000 round trips to
- * `cat-file` were the largest part of a first sync into a new clone (measured, bench/sync.mjs).
- * So past `WALK_BEFORE_READ_AHEAD` steps every log entry's bytes are asked for at once (one
- * write to `cat-file`, answered back to back) and the walk goes on from them. The walk, and so
- * its answer, is unchanged: the read-ahead holds only bytes, hashed and decoded as before when
- * the walk reaches them, and an entry it could not read is read as before.
- */
-async function findRoot(
-  store: Store,
-  tipEntry: string,
-  tree: string,
-): Promise<{ id: string; blob: string }> {
-  let id = tipEntry;
-  let blob = '';
-  for (let step = 0; ; step++) {
-    if (step === WALK_BEFORE_READ_AHEAD) store = await withEntriesAhead(store, tree);
-    const leaf = await lookupPath(store, tree, [LOG_DIR, ...fanout(id)].join('/')).catch(
-      () => undefined,
-    );
-    if (leaf === undefined) break;
-    blob = leaf.oid;
-    const decoded = await readEntry(store, id, leaf.oid).catch(() => undefined);
-    const next = decoded?.entry.prev.slice().sort()[0];
-    if (next === undefined) break;
-    id = next;
-  }
-  return { id, blob };
-}
-
-/**
- * Steps walked one read at a time before every entry is read ahead. Reading ahead costs what
- * the ledger holds, so it would be a loss for a walk that ends soon — over 1,000 writer refs ×
- * 10 records it made the first sync slower (bench/fleet.mjs) — and a walk this long is a long
- * chain, where the read-ahead pays back its cost many times over.
- */
-const WALK_BEFORE_READ_AHEAD = 256;
-
-/** `store`, answering reads of the log entries in `tree` from bytes read all at once. */
-async function withEntriesAhead(store: Store, tree: string): Promise<Store> {
-  const log = await lookupPath(store, tree, LOG_DIR).catch(() => undefined);
-  if (log === undefined || log.mode !== MODE.tree) return store;
-  const fanouts = await readTree(store, log.oid).catch(() => []);
-  const leaves = await Promise.all(
-    fanouts
-      .filter((fan) => fan.mode === MODE.tree)
-      .map((fan) => readTree(store, fan.oid).catch(() => [])),
-  );
-  const ahead = new Map<string, GitObject>();
-  await Promise.all(
-    leaves.flat().map(async (leaf) => {
-      if (leaf.mode !== MODE.file) return;
-      const object = await store.read(leaf.oid).catch(() => undefined);
-      if (object?.type === 'blob') ahead.set(leaf.oid, object);
-    }),
-  );
-  return {
-    readRef: (name) => store.readRef(name),
-    read: async (oid) => ahead.get(oid) ?? store.read(oid),
-    readChunks: (oid, onChunk) => store.readChunks(oid, onChunk),
-  };
 }
 
 /**
