@@ -184,9 +184,13 @@ export async function checkFileLines(
   ];
   if (located.length === 0) return;
   const lineCounts = new Map<string, number | undefined>();
-  let bad = 0;
-  let checked = 0;
+  // The share rule counts places, not claims: a place an Issues item and a Findings row both
+  // name is one place (counted twice, one bad place beside a repeated good one passed, and a
+  // repeated bad one could fail a result whose other places all resolve).
+  const bad = new Set<string>();
+  const checked = new Set<string>();
   for (const ref of located) {
+    const place = `${ref.path}\n${ref.line ?? ''}\n${ref.last ?? ''}`;
     const subject = ref.line === undefined ? ref.path : `${ref.path}:${ref.line}`;
     const safe = checkRepoPath(ref.path);
     if (!safe.ok) {
@@ -201,7 +205,7 @@ export async function checkFileLines(
       );
       continue;
     }
-    checked++;
+    checked.add(place);
     if (!lineCounts.has(safe.path)) {
       const entry = await lookupPath(store, record.observed.candidate.tree, safe.path);
       const counted = entry ? await blobs.facts(entry.oid) : undefined;
@@ -209,12 +213,12 @@ export async function checkFileLines(
     }
     const lines = lineCounts.get(safe.path);
     if (lines === undefined) {
-      bad++;
+      bad.add(place);
       checks.push(
         claim(ref.id, ref.check, subject, 'contradicted', 'no such file in the candidate tree'),
       );
     } else if (ref.last !== undefined && ref.last > lines) {
-      bad++;
+      bad.add(place);
       checks.push(
         claim(
           ref.id,
@@ -239,14 +243,14 @@ export async function checkFileLines(
     }
   }
   const share = rules.verify?.maxBadReferenceShare;
-  if (share !== undefined && checked > 0 && bad / checked > share)
+  if (share !== undefined && checked.size > 0 && bad.size / checked.size > share)
     checks.push(
       claim(
         'claims.references',
         'references',
         'result',
         'contradicted',
-        `${bad} of ${checked} file:line references do not resolve (more than ${Math.round(share * 100)}%)`,
+        `${bad.size} of ${checked.size} file:line references do not resolve (more than ${Math.round(share * 100)}%)`,
       ),
     );
 }

@@ -18,6 +18,7 @@ import {
   type Evidence,
   type LedgerRecord,
 } from '../../src/model/record.js';
+import { maxsim } from '../../src/formats/maxsim/index.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { deriveStatus } from '../../src/record/derive.js';
 import type { Check } from '../../src/verify/types.js';
@@ -180,7 +181,7 @@ describe('the effective status, re-derived', () => {
       },
       {
         schema: 'ledger.record/v5' as const,
-        readerRevision: 1,
+        readerRevision: maxsim.readerRevision,
         detail: /^stored success, but the kept maxsim source .* give failed: MAXSIM_/,
       },
     ];

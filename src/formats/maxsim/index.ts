@@ -26,7 +26,7 @@ function uncheckable(record: LedgerRecord): Uncheckable[] {
 export const maxsim: FormatModule = {
   name: 'maxsim',
   title: 'MaxsimCLI handoff contract',
-  readerRevision: 1,
+  readerRevision: 2,
   detect: detectMaxsim,
   seemsToBe: (input) => {
     const text = input.text();

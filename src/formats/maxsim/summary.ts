@@ -15,7 +15,7 @@ import { pathList, splitPathAndNote } from '../kit/paths.js';
 import { isGsd2Summary } from './gsd2.js';
 import { fileTables, lonePaths } from './loose-listings.js';
 import { decisionOf } from './sections.js';
-import { actionGroup } from './vocabulary.js';
+import { actionGroup, summaryStatus } from './vocabulary.js';
 
 type Action = 'created' | 'modified' | 'deleted' | 'touched';
 
@@ -93,28 +93,6 @@ export function phaseSummaryOf(
     return { fm: fm.value };
   }
   return { fm: {} };
-}
-
-/** `✓ Complete`, `completed`, `**PASS**`: the status word a summary claims, in the contract's words. */
-function summaryStatus(written: string): string | undefined {
-  const word = (
-    /^[^A-Za-z]*([A-Za-z]+)/.exec(written.replace(/[*_`]/g, '').trim())?.[1] ?? ''
-  ).toLowerCase();
-  const words: Record<string, string> = {
-    complete: 'complete',
-    completed: 'complete',
-    done: 'complete',
-    pass: 'PASS',
-    passed: 'PASS',
-    partial: 'PARTIAL',
-    blocked: 'blocked',
-    fail: 'FAIL',
-    failed: 'FAIL',
-    // GSD-2's verification_result: some checks passed and some did not, or none ran.
-    mixed: 'PARTIAL',
-    untested: 'PARTIAL',
-  };
-  return words[word];
 }
 
 function strings(value: FrontValue | undefined): string[] {
@@ -247,7 +225,13 @@ export function readPhaseSummary(
   let group: { level: number; action: Action } | undefined;
   for (const s of sections) {
     const own = fileSection(s.title);
+    // `### New Files` under `## What Was Built` (maxsimcli 32.1-01) is a files section; a bare
+    // `### Added` elsewhere may list features: not taken.
+    const standing =
+      own === undefined && /\bfiles?\b/i.test(s.title) ? actionGroup(s.title) : undefined;
     if (own !== undefined) group = { level: s.level, action: own };
+    else if (standing !== undefined && (group === undefined || s.level <= group.level))
+      group = { level: s.level, action: standing };
     else if (group !== undefined && s.level > group.level) {
       const sub = actionGroup(s.title);
       if (sub === undefined) continue;
@@ -286,8 +270,10 @@ export function readPhaseSummary(
       // `- **Quick Reference:** fixture scopes` labels a description; it names no file.
       if (/^\*\*[^*`]+:\*\*/.test(raw) && !/`[^`\s]*[/.][^`\s]*`/.test(raw)) return;
       const text = raw.replace(/^\*\*`([^`]+)`\*\*/, '`$1`').replace(/^\*\*([^*]+)\*\*/, '`$1`');
-      // `- **5 async utility functions:**` labels what follows; it names no file.
-      if (/^`[^`]*:`$|:$/.test(text)) return;
+      // `- **5 async utility functions:**` labels what follows; `` `Impl.java` — changed to: ``
+      // over sub-bullets (a real plan 36-01) names its file.
+      if (/^`[^`]*:`$/.test(text) || (/:$/.test(text) && !/^`[^`\s]*[/.][^`\s]*`\s/.test(text)))
+        return;
       const listed = pathList(text);
       if (listed !== undefined) {
         for (const path of listed) claim(path, group?.action ?? 'touched');

@@ -86,3 +86,25 @@ export const RUNNERS: ReadonlySet<string> = new Set(
     'sh docker bundle rake rspec php composer swift mix gh curl test just biome playwright cypress nx'
   ).split(' '),
 );
+
+/** `✓ Complete`, `completed`, `**PASS**`: the status word a summary claims, in the contract's words. */
+export function summaryStatus(written: string): string | undefined {
+  const word = (
+    /^[^A-Za-z]*([A-Za-z]+)/.exec(written.replace(/[*_`]/g, '').trim())?.[1] ?? ''
+  ).toLowerCase();
+  const words: Record<string, string> = {
+    complete: 'complete',
+    completed: 'complete',
+    done: 'complete',
+    pass: 'PASS',
+    passed: 'PASS',
+    partial: 'PARTIAL',
+    blocked: 'blocked',
+    fail: 'FAIL',
+    failed: 'FAIL',
+    // GSD-2's verification_result: some checks passed and some did not, or none ran.
+    mixed: 'PARTIAL',
+    untested: 'PARTIAL',
+  };
+  return words[word];
+}

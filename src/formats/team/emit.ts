@@ -230,7 +230,8 @@ export function emitTeam(record: LedgerRecord, context: EmitContext): Emitted {
     const carries: ClaimField[] =
       extra['input'] === 'progress'
         ? ['summary', 'nextStep', 'artifacts', 'references', 'decisions']
-        : ['insights'];
+        : // An insight file's references are the places its content names: read back alike.
+          ['insights', 'references'];
     return emitted(record, file, losses, {
       carries,
       own,

@@ -26,6 +26,10 @@ import { issuesToProblems } from '../kit/problems.js';
 import { preview } from '../kit/text.js';
 import { toJsonLike } from '../kit/values.js';
 import { contentHash, MAX_INSIGHT, MIN_INSIGHT } from './insights.js';
+import { placeKey } from './places.js';
+import { unsureWhy } from './reference-list.js';
+import { readPlaces } from './tokens.js';
+import { lineIn, type Unchecked } from './unchecked.js';
 import { INSIGHT_CATEGORIES, INSIGHT_ID, OLDER_INSIGHT_ID, PROGRESS_STATUS } from './vocabulary.js';
 
 const strings = z.array(z.string());
@@ -163,25 +167,71 @@ function insightOf(v: z.infer<typeof InsightEntry>): Insight {
   };
 }
 
+/**
+ * The places insights name (`new routes follow src/routes/users.ts:5`), as Key References noted
+ * with the category, as a result's insight markers are (issue 20: in the hook's JSON file the same
+ * words were kept unchecked and unsaid); a root-level name that may be a host is said, with the
+ * JSON line it stands on.
+ */
+function insightPlaces(
+  insights: readonly Insight[],
+  ctx: ParseContext,
+  document: string,
+): { references: Reference[]; unchecked: Unchecked[] } {
+  const roots = [ctx.repoRoot, ...(ctx.worktrees ?? [])];
+  const seen = new Set<string>();
+  const references: Reference[] = [];
+  const unchecked: Unchecked[] = [];
+  for (const insight of insights) {
+    const { places, unsure } = readPlaces(insight.content, roots);
+    const note = `${insight.category.toUpperCase()}: ${insight.content.replace(/\s+/g, ' ').trim()}`;
+    const mark = /\[UNVERIFIED\]/i.test(insight.content) ? { unverified: true as const } : {};
+    for (const place of places) {
+      if (seen.has(placeKey(place))) continue;
+      seen.add(placeKey(place));
+      references.push({ ...place, note: note.slice(0, 4096), ...mark });
+    }
+    for (const token of unsure)
+      unchecked.push({ line: lineIn(document, token), text: token, why: unsureWhy(token) });
+  }
+  return { references, unchecked };
+}
+
+/** What `insightPlaces` found, added to an insight file's claims. */
+function withPlaces(claims: Claims, found: ReturnType<typeof insightPlaces>): Claims {
+  if (found.references.length > 0) claims.references = found.references;
+  if (found.unchecked.length > 0) claims.extra = { ...claims.extra, unchecked: found.unchecked };
+  return claims;
+}
+
 /** One insight: an observation, not a task result — nothing in it can fail. */
-export function parseInsightFile(value: Record<string, unknown>): ParseResult {
+export function parseInsightFile(
+  value: Record<string, unknown>,
+  ctx: ParseContext,
+  document: string,
+): ParseResult {
   const r = InsightEntry.safeParse(value);
   if (!r.success) return { ok: false, problems: issuesToProblems(r.error.issues, value) };
   const reasons: Reason[] = [];
   insightNotes(r.data, '', reasons);
+  const insights = [insightOf(r.data)];
   const claims: Claims = {
     status: r.data.status ?? '',
-    insights: [insightOf(r.data)],
+    insights,
     extra: {
       input: 'insight',
       fields: rest(value, ['id', 'category', 'content', 'source']),
     },
   };
-  return done(claims, 'success', reasons);
+  return done(withPlaces(claims, insightPlaces(insights, ctx, document)), 'success', reasons);
 }
 
 /** The older queue: every pending insight of a workspace in one file. */
-export function parseInsightQueue(value: Record<string, unknown>): ParseResult {
+export function parseInsightQueue(
+  value: Record<string, unknown>,
+  ctx: ParseContext,
+  document: string,
+): ParseResult {
   const r = InsightQueue.safeParse(value);
   if (!r.success) return { ok: false, problems: issuesToProblems(r.error.issues, value) };
   const reasons: Reason[] = [];
@@ -195,7 +245,8 @@ export function parseInsightQueue(value: Record<string, unknown>): ParseResult {
       entries: r.data.insights.map((v) => rest(v, ['id', 'category', 'content', 'source'])),
     },
   };
-  return done(claims, 'success', reasons);
+  const found = insightPlaces(claims.insights ?? [], ctx, document);
+  return done(withPlaces(claims, found), 'success', reasons);
 }
 
 /** claude-progress.json: where a session stands; blockers and an unfinished status lower it. */

@@ -35,9 +35,9 @@ export function parseTeam(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     };
   switch (fileKind(read.value, ctx.fileName)) {
     case 'insight':
-      return parseInsightFile(read.value);
+      return parseInsightFile(read.value, ctx, decoded.text);
     case 'insights':
-      return parseInsightQueue(read.value);
+      return parseInsightQueue(read.value, ctx, decoded.text);
     case 'progress':
       return lookAlike(
         parseProgressFile(read.value, ctx),

@@ -20,6 +20,9 @@ import { resultRules } from './result-rules.js';
 import { lineIn, type Unchecked } from './unchecked.js';
 import { RESULT_VOCABULARY, keyOf, roleOf, type Key } from './vocabulary.js';
 
+/** Sections that say where the code stands (English and the reference's Japanese headings). */
+const STANDING =
+  /^(blockers|uncertaint|error details|attempted actions|root cause|ブロッカー|不確実|エラー詳細|試行したアクション|根本原因)/i;
 const CONFIDENCE = /^\s*[*_]*(\d{1,4})[*_]*(\s*(?:\/\s*100|%)?\s*(?:[-–—:]\s*|\s+|$))([\s\S]*)$/;
 
 export function parseResult(text: string, ctx: ParseContext): ParseResult {
@@ -165,6 +168,21 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
     'Summary',
   );
   found.push(...summarized.found);
+  // Blockers, Uncertainty and a failed result's Error Details, Attempted Actions and Root Cause
+  // Analysis say where the code stands ("`src/x.ts:40` still throws"): claims about the code as
+  // it is, read like a Findings paragraph (issue 20: a place there was neither checked nor said).
+  // Recovery Options, like Next Steps, are work not done yet: kept as written.
+  const standing = layout
+    .filter((l) => STANDING.test(headingOf(String(l['heading']))?.title ?? ''))
+    .map((l) =>
+      listedFindings(
+        String(l['body'] ?? ''),
+        roots,
+        [...found, ...references],
+        (headingOf(String(l['heading']))?.title ?? '').trim(),
+      ),
+    );
+  for (const s of standing) found.push(...s.found);
   const settled = claimsOfFindings(found, references);
   references.push(...settled.references);
   const noted = insightReferences(text, roots, [...found, ...references]);
@@ -176,7 +194,12 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
   const insights = extractInsights(text, ctx.now, role === '' ? undefined : role);
   if (insights.length > 0) claims.insights = insights;
   const unchecked: Unchecked[] = [
-    ...[...listed.unsure, ...summarized.unsure, ...noted.unsure].map((u) => ({
+    ...[
+      ...listed.unsure,
+      ...summarized.unsure,
+      ...standing.flatMap((s) => s.unsure),
+      ...noted.unsure,
+    ].map((u) => ({
       line: lineIn(text, u.text),
       text: u.token,
       why: unsureWhy(u.token),
@@ -199,6 +222,7 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
     settled.unverified +
     listed.markedElsewhere +
     summarized.markedElsewhere +
+    standing.reduce((n, s) => n + s.markedElsewhere, 0) +
     noted.markedElsewhere;
   const rules = resultRules(claims, status, new Set(got.keys()), titles, text, unverified);
   const cp = claimsProblems(claims);
