@@ -236,8 +236,13 @@ async function syncRound(
       view = await observe();
     } catch (error) {
       // A slower fetch of another sync in this clone can still land an older tip in the
-      // tracking ref after ours: before calling the remote rolled back, look once more.
-      if (!isLedgerError(error) || error.code !== 'ROLLBACK') throw error;
+      // tracking ref after ours: before calling the remote rolled back, look once more. The
+      // local ledger's own refusal (checkLocal) is not about the remote: no second look.
+      const local = await localChecked?.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      if (!isLedgerError(error) || error.code !== 'ROLLBACK' || error === local) throw error;
       view = await observe();
     }
     const { fetched, changed, retired, vanished, published } = view;
