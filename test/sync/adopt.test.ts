@@ -5,7 +5,7 @@
  * alone, the marker stays), and a ledger ref a record moved meanwhile moves no marker. In
  * process, on a real repository.
  */
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openRepo } from '../../src/store/git/repo.js';
 import { adoptWithMarkers } from '../../src/sync/adopt.js';
 import { git, gitdir, ledgerTip } from '../helpers/git.js';
@@ -13,18 +13,27 @@ import { git, gitdir, ledgerTip } from '../helpers/git.js';
 const MARKER = 'refs/ledger-synced/origin/writers/0123456789abcdef0123456789abcdef';
 const NEW_MARKER = 'refs/ledger-synced/origin/writers/fedcba9876543210fedcba9876543210';
 
-function twoCommits(): { dir: string; c1: string; c2: string } {
-  const dir = gitdir();
-  const c1 = git(dir, 'rev-parse', 'HEAD');
+// One repository for the three cases (each resets the refs it uses): a repository is most of
+// this file's time.
+let dir = '';
+let c1 = '';
+let c2 = '';
+beforeAll(() => {
+  dir = gitdir();
+  c1 = git(dir, 'rev-parse', 'HEAD');
   git(dir, 'commit', '-q', '--allow-empty', '-m', 'second');
-  return { dir, c1, c2: git(dir, 'rev-parse', 'HEAD') };
+  c2 = git(dir, 'rev-parse', 'HEAD');
+});
+
+function reset(refs: Record<string, string | undefined>): void {
+  for (const [ref, oid] of Object.entries(refs))
+    if (oid === undefined) git(dir, 'update-ref', '-d', ref);
+    else git(dir, 'update-ref', ref, oid);
 }
 
 describe('adoptWithMarkers', () => {
   it('moves the ledger ref and every marker together', async () => {
-    const { dir, c1, c2 } = twoCommits();
-    git(dir, 'update-ref', 'refs/ledger/log', c1);
-    git(dir, 'update-ref', MARKER, c1);
+    reset({ 'refs/ledger/log': c1, [MARKER]: c1, [NEW_MARKER]: undefined });
     const markers = [
       { ref: MARKER, next: c2, expected: c1 },
       { ref: NEW_MARKER, next: c2, expected: undefined },
@@ -38,9 +47,8 @@ describe('adoptWithMarkers', () => {
   });
 
   it('adopts when another sync moved a marker meanwhile, and leaves that marker where it is', async () => {
-    const { dir, c1, c2 } = twoCommits();
-    git(dir, 'update-ref', 'refs/ledger/log', c1);
-    git(dir, 'update-ref', MARKER, c2); // moved by another sync after this one read it at c1
+    // MARKER moved by another sync after this one read it at c1
+    reset({ 'refs/ledger/log': c1, [MARKER]: c2 });
     const markers = [{ ref: MARKER, next: c1, expected: c1 }];
     expect(await adoptWithMarkers(await openRepo(dir), c2, c1, markers)).toBe(true);
     expect(ledgerTip(dir)).toBe(c2);
@@ -48,8 +56,8 @@ describe('adoptWithMarkers', () => {
   });
 
   it('moves nothing when a record moved the ledger ref meanwhile (the sync joins again)', async () => {
-    const { dir, c1, c2 } = twoCommits();
-    git(dir, 'update-ref', 'refs/ledger/log', c2); // a record landed after the join read c1
+    // a record landed after the join read c1
+    reset({ 'refs/ledger/log': c2, [NEW_MARKER]: undefined });
     const markers = [{ ref: NEW_MARKER, next: c2, expected: undefined }];
     expect(await adoptWithMarkers(await openRepo(dir), c1, c1, markers)).toBe(false);
     expect(ledgerTip(dir)).toBe(c2);
