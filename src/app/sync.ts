@@ -1,8 +1,8 @@
 /**
  * `ledger sync [REMOTE]`: one round trip with a remote through plain git (see src/sync), and
  * this clone's memory of it: a ledger that lost entries this clone held is refused before
- * anything is fetched, and every tip sync adopts or pushes is remembered, so resetting the
- * ledger below it later is a rollback for `verify` and `sync` alike.
+ * anything fetched is read or adopted, and every tip sync adopts or pushes is remembered, so
+ * resetting the ledger below it later is a rollback for `verify` and `sync` alike.
  */
 import { LOG_REF } from '../ledger/layout.js';
 import { missingEntries, readTip } from '../ledger/read.js';
@@ -20,24 +20,28 @@ export function syncRepository(request: SyncRequest): Promise<SyncResult> {
   const { cwd, ...options } = request;
   return withRepo(cwd, async ({ repo, store }) => {
     const local = openLocalState(repo, store);
-    // Known entries first, the ledger second: an entry noted in between (a record or sync
-    // racing this one) is already in the ledger read after it, so it is never a false rollback.
-    const known = await local.readKnownEntries();
-    if (known.size > 0) {
-      // Only the fan-out trees the known entries fall in are read, not the whole ledger.
-      const lost = await missingEntries(store, known);
-      if (lost.length > 0)
-        throw new LedgerError(
-          'ROLLBACK',
-          `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} this clone held ${lost.length === 1 ? 'is' : 'are'} missing from ${LOG_REF} (first: ${lost[0]}): the ledger ref was rolled back or replaced; nothing was synced`,
-          {
-            hint: `Run ledger verify to see what is missing. If you replaced this clone's ledger on purpose, remove ${await local.cloneDir()} to forget what it held.`,
-          },
-        );
-    }
     return syncLedger(repo, store, {
       ...options,
       writer: await writerId(repo),
+      // Run while the fetch runs (its reads are this clone's own: known entries, the local
+      // tree), and reported before anything fetched is read or adopted.
+      checkLocal: async () => {
+        // Known entries first, the ledger second: an entry noted in between (a record or sync
+        // racing this one) is already in the ledger read after it, so it is never a false
+        // rollback.
+        const known = await local.readKnownEntries();
+        if (known.size === 0) return;
+        // Only the fan-out trees the known entries fall in are read, not the whole ledger.
+        const lost = await missingEntries(store, known);
+        if (lost.length > 0)
+          throw new LedgerError(
+            'ROLLBACK',
+            `${lost.length} log entr${lost.length === 1 ? 'y' : 'ies'} this clone held ${lost.length === 1 ? 'is' : 'are'} missing from ${LOG_REF} (first: ${lost[0]}): the ledger ref was rolled back or replaced; nothing was synced`,
+            {
+              hint: `Run ledger verify to see what is missing. If you replaced this clone's ledger on purpose, remove ${await local.cloneDir()} to forget what it held.`,
+            },
+          );
+      },
       onTip: async (commit, entries) => {
         const tip = await readTip(store, commit);
         // The entries sync checked spare a first binding's root walk reading them again.

@@ -7,7 +7,8 @@
  * join one ref after the other in that order would have said — and only the final union's
  * changed subtrees are written.
  */
-import { idFromFanout, LEDGER_KINDS } from '../ledger/layout.js';
+import { fanout, idFromFanout, LEDGER_KINDS } from '../ledger/layout.js';
+import { LedgerError } from '../model/errors.js';
 import { encodeTree, MODE, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
 import { fanouts, leaves, topLevel, type LeafSets } from '../ledger/tree-diff.js';
@@ -22,8 +23,19 @@ export interface Gathered {
    * there. A path is its content's hash, so this is damage or tampering on one side.
    */
   conflicts: string[][];
-  /** Writes the union of every tree (only the subtrees that differ from all inputs). */
-  write: (store: ObjectStore) => Promise<string | undefined>;
+  /**
+   * Writes the union of every tree (only the subtrees that differ from all inputs), with
+   * `extra` leaves placed too: a sync's join entry goes into the union as it is written, not
+   * into a second copy of its root, `log/` and fan-out trees (issue 19).
+   */
+  write: (store: ObjectStore, extra?: readonly ExtraLeaf[]) => Promise<string | undefined>;
+}
+
+/** A leaf the union gains on top of its inputs' (`dir`: a ledger kind's directory). */
+export interface ExtraLeaf {
+  dir: string;
+  id: string;
+  oid: string;
 }
 
 /** One fan-out directory's joined leaves, or the oid of an input that already holds them all. */
@@ -108,13 +120,42 @@ export async function gatherLedgerTrees(
     }
     joined.set(kind.dir, out);
   }
+  /** The kind's joined fan-outs with `mine` placed (a path holding another object: CORRUPT). */
+  const withExtra = async (kind: Kind, mine: readonly ExtraLeaf[]) => {
+    const j = joined.get(kind.dir);
+    const fans: Map<string, Fan> =
+      j instanceof Map
+        ? new Map(j)
+        : new Map(
+            [...(await fanouts(store, j?.oid, kind.what))].map(([name, oid]) => [name, { oid }]),
+          );
+    for (const leaf of mine) {
+      const [name, rest] = fanout(leaf.id);
+      const fan = fans.get(name);
+      const held =
+        fan === undefined
+          ? new Map<string, string>()
+          : 'oid' in fan
+            ? await leaves(store, fan.oid, name, kind.mode, kind.what)
+            : fan.leaves;
+      const had = held.get(rest);
+      if (had !== undefined && had !== leaf.oid)
+        throw new LedgerError(
+          'CORRUPT',
+          `ledger path ${kind.dir}/${name}/${rest} already holds other content`,
+        );
+      fans.set(name, { kind, leaves: new Map(held).set(rest, leaf.oid) });
+    }
+    return fans;
+  };
   return {
     added,
     conflicts,
-    write: async (target) => {
+    write: async (target, extra = []) => {
       const top: TreeEntry[] = [];
       for (const kind of LEDGER_KINDS) {
-        const j = joined.get(kind.dir);
+        const mine = extra.filter((e) => e.dir === kind.dir);
+        const j = mine.length === 0 ? joined.get(kind.dir) : await withExtra(kind, mine);
         if (j === undefined) continue;
         if (!(j instanceof Map)) {
           top.push({ mode: MODE.tree, name: kind.dir, oid: j.oid });

@@ -5,18 +5,17 @@
  */
 import { encodeCanonical, toRecordId } from '../canonical/index.js';
 import { ledgerCommit } from '../ledger/append.js';
-import { commitMessage, fanout, LOG_DIR, RECORDS_DIR } from '../ledger/layout.js';
+import { commitMessage, LOG_DIR, RECORDS_DIR } from '../ledger/layout.js';
 import type { Tip } from '../ledger/read.js';
 import { spoolCopy } from '../ledger/spool.js';
-import { insertPath } from '../ledger/trees.js';
 import { LedgerError } from '../model/errors.js';
 import { killPoint } from '../model/faults.js';
 import type { LogEntry } from '../model/record.js';
 import { LOG_ENTRY_SCHEMA } from '../model/vocabulary.js';
-import { encodeCommit, MODE } from '../store/objects.js';
+import { encodeCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type * as Check from './check.js';
-import { gatherLedgerTrees } from './gather.js';
+import { gatherLedgerTrees, type ExtraLeaf, type Gathered } from './gather.js';
 import { countLeaves, lacksAny, leavesIn, type LeafSets } from '../ledger/tree-diff.js';
 
 export type SyncAction = 'up-to-date' | 'fast-forward' | 'merge';
@@ -128,12 +127,11 @@ export async function joinRefs(
   if (localHead) tips.set(localHead.entryId, localHead.entry.height);
   for (const { r, added } of contributors)
     if (leavesIn(added, LOG_DIR).has(r.head.entryId)) tips.set(r.head.entryId, r.head.entry.height);
-  const union = await gathered.write(store);
   return {
     candidate: await writeJoin(
       store,
       localHead,
-      union!,
+      gathered,
       tips,
       contributors.map((c) => c.r.tip),
       context.now,
@@ -150,19 +148,23 @@ function unchecked(sets: LeafSets, checked: ReadonlySet<string>): LeafSets {
   return out;
 }
 
-/** The union tree as the next local tip, with a join entry when more than one tip is new. */
+/**
+ * The union tree as the next local tip, with a join entry when more than one tip is new. The
+ * entry is placed while the union is written (one pass: writing the union and then inserting
+ * the entry wrote its root, `log/` and a fan-out tree twice, about 16 ms a sync).
+ */
 async function writeJoin(
   store: ObjectStore,
   local: Tip | undefined,
-  union: string,
+  gathered: Gathered,
   tips: ReadonlyMap<string, number>,
   parents: readonly string[],
   now: Date,
   maxParents: number,
 ): Promise<string> {
-  let root = union;
   const prev = [...tips.keys()].sort();
   let entryId = prev[0]!;
+  const extra: ExtraLeaf[] = [];
   if (prev.length > 1) {
     const entry: LogEntry = {
       schema: LOG_ENTRY_SCHEMA,
@@ -172,13 +174,10 @@ async function writeJoin(
     };
     const bytes = encodeCanonical(entry);
     entryId = toRecordId(bytes);
-    const blob = await store.write('blob', bytes);
+    extra.push({ dir: LOG_DIR, id: entryId, oid: await store.write('blob', bytes) });
     spoolCopy('log-entry', entryId, bytes);
-    root = await insertPath(store, root, [LOG_DIR, ...fanout(entryId)], {
-      mode: MODE.file,
-      oid: blob,
-    });
   }
+  const root = (await gathered.write(store, extra))!;
   // Every joined tip stays reachable from the new tip (git gc keeps each writer's history), in
   // commits of at most maxParents parents: the first on the local tip, each next on the previous.
   // Only the last is a tip; the chain's commits all hold the final tree and entry.

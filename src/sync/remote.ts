@@ -226,28 +226,43 @@ export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void
   }
 }
 
-/**
- * Moves this clone's markers of what it saw on a remote, in one `git update-ref --stdin` (a
- * fresh clone of a remote with 1,000 writers would otherwise start git 1,000 times). Each update
- * is a compare-and-swap; the batch is one transaction, so when any marker moved meanwhile
- * (another sync in this clone) none moves: markers only sharpen the next rollback check, and
- * an older marker is still a state that was really seen.
- */
-export async function moveMarkers(
-  repo: RepoPaths,
-  updates: readonly { ref: string; next: string | undefined; expected: string | undefined }[],
-): Promise<void> {
-  if (updates.length === 0) return;
+/** A marker's compare-and-swap: `next` undefined deletes it (a ref retired under a checkpoint). */
+export interface MarkerUpdate {
+  ref: string;
+  next: string | undefined;
+  expected: string | undefined;
+}
+
+/** `git update-ref --stdin` commands for `updates`, each a compare-and-swap. */
+export function markerLines(updates: readonly MarkerUpdate[]): string {
   const zero = '0'.repeat(40);
-  // next undefined: the ref was retired under a checkpoint, its marker goes (see checkpoint.ts).
-  const input = updates
+  return updates
     .map((u) =>
       u.next === undefined
         ? `delete ${u.ref} ${u.expected ?? zero}\n`
         : `update ${u.ref} ${u.next} ${u.expected ?? zero}\n`,
     )
     .join('');
-  await runGit(['update-ref', '--stdin'], { cwd: repo.root, guard: repo.guard, input });
+}
+
+/**
+ * Moves this clone's markers of what it saw on a remote, in one `git update-ref --stdin` (a
+ * fresh clone of a remote with 1,000 writers would otherwise start git 1,000 times). Each update
+ * is a compare-and-swap; the batch is one transaction, so when any marker moved meanwhile
+ * (another sync in this clone) none moves: markers only sharpen the next rollback check, and
+ * an older marker is still a state that was really seen. An adoption moves them with the
+ * ledger ref instead (adopt.ts).
+ */
+export async function moveMarkers(
+  repo: RepoPaths,
+  updates: readonly MarkerUpdate[],
+): Promise<void> {
+  if (updates.length === 0) return;
+  await runGit(['update-ref', '--stdin'], {
+    cwd: repo.root,
+    guard: repo.guard,
+    input: markerLines(updates),
+  });
 }
 
 export type PushOutcome = { pushed: true } | { pushed: false; moved: true; detail: string };

@@ -13,17 +13,20 @@ import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { acceptRetired, type RetiredRef } from './checkpoint.js';
 import { publishCheckpoint, type CheckpointResult } from './publish-checkpoint.js';
+import type * as Check from './check.js';
 import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
 import {
   checkCloneKind,
   fetchLedger,
   listLedgerRefs,
   moveMarkers,
+  type MarkerUpdate,
   publishedRef,
   pushLedger,
   resolveRemote,
   syncedRef,
 } from './remote.js';
+import { adoptWithMarkers } from './adopt.js';
 import { mapInOrder } from './each.js';
 import { readRemoteTip, refuseRollback, refuseShallowLedger } from './rollback.js';
 import { diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
@@ -56,6 +59,12 @@ export interface SyncOptions {
   checkpoint?: boolean;
   /** The most parents one join commit has (default 16); more tips are joined in a chain. */
   maxJoinParents?: number;
+  /**
+   * The caller's checks of the local ledger (app/sync.ts: entries this clone held that are
+   * gone). Run while the first fetch is in git's processes; a failure is reported before the
+   * fetch's own, and before anything fetched is read, checked or adopted.
+   */
+  checkLocal?: () => Promise<void>;
 }
 
 export type { CheckpointResult } from './publish-checkpoint.js';
@@ -121,7 +130,8 @@ export async function syncLedger(
   if (options.checkpoint !== true) return (await syncRound(repo, store, options)).result;
   // Publishing a checkpoint and retiring writer refs are pushes: refused before anything is
   // fetched, never done behind a flag that said not to push.
-  if (options.push === false)
+  if (options.push === false) {
+    await options.checkLocal?.();
     throw new LedgerError(
       'USAGE',
       '--checkpoint publishes to the remote: it cannot run with --no-push',
@@ -129,6 +139,7 @@ export async function syncLedger(
         hint: 'ledger sync --checkpoint (or ledger sync --no-push to only fetch and adopt)',
       },
     );
+  }
   return publishCheckpoint(repo, store, options, () => syncRound(repo, store, options));
 }
 
@@ -138,10 +149,11 @@ async function syncRound(
   options: SyncOptions,
 ): Promise<{ result: SyncResult; fetched: ReadonlyMap<string, string> }> {
   const progress = options.onProgress ?? (() => undefined);
-  // The checks load `verify` (formats, schemas): about 0.15 s of CPU at start-up. Loaded while
-  // the first fetch runs in git's processes, that time is hidden behind the network.
-  const loading = import('./check.js');
-  loading.catch(() => undefined); // awaited below; never an unhandled rejection
+  // The checks load `verify` (formats, schemas): about 0.15 s of CPU at start-up. Loaded once
+  // the first fetch is spawned, while it runs in git's processes, that time is hidden behind
+  // the network; loaded before, it delayed the fetch (compiling takes the main thread).
+  let loading: Promise<typeof Check> | undefined;
+  let localChecked: Promise<void> | undefined;
   const remote = await resolveRemote(repo, options.remote);
   const { shallow } = await checkCloneKind(repo);
   const pushRef = options.writer === undefined ? LOG_REF : writerRef(options.writer);
@@ -164,7 +176,13 @@ async function syncRound(
     const seen = (await listLedgerRefs(repo, `refs/ledger-synced/${remote}`)).refs;
     const published = await store.readRef(publishedRef(remote));
     progress(`fetching the ledger from ${remote}`);
-    await fetchLedger(repo, remote);
+    const fetching = fetchLedger(repo, remote); // spawned here, before anything else starts
+    loading ??= import('./check.js');
+    loading.catch(() => undefined); // awaited in the join; never an unhandled rejection
+    localChecked ??= options.checkLocal?.() ?? Promise.resolve();
+    const [fetch, local] = await Promise.allSettled([fetching, localChecked]);
+    if (local.status === 'rejected') throw local.reason;
+    if (fetch.status === 'rejected') throw fetch.reason;
     killPoint('sync-after-fetch');
     await pausePoint('sync-before-read-tracking');
     const { refs: fetched, ignored } = await listLedgerRefs(repo, `refs/ledger-remotes/${remote}`);
@@ -219,8 +237,13 @@ async function syncRound(
       view = await observe();
     } catch (error) {
       // A slower fetch of another sync in this clone can still land an older tip in the
-      // tracking ref after ours: before calling the remote rolled back, look once more.
-      if (!isLedgerError(error) || error.code !== 'ROLLBACK') throw error;
+      // tracking ref after ours: before calling the remote rolled back, look once more. The
+      // local ledger's own refusal (checkLocal) is not about the remote: no second look.
+      const local = await localChecked?.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      if (!isLedgerError(error) || error.code !== 'ROLLBACK' || error === local) throw error;
       view = await observe();
     }
     const { fetched, changed, retired, vanished, published } = view;
@@ -230,10 +253,38 @@ async function syncRound(
         `${vanished} signature/attestation leaf(s) this clone saw on ${remote} are gone there (no record or log entry is lost)`,
       );
 
+    // Everything the remote had is here once adopted: remember each ref, so a later rollback is
+    // noticed. The markers move with the ledger ref, in its transaction (adopt.ts).
+    const markers: MarkerUpdate[] = [
+      ...changed.map((r) => ({ ref: syncedRef(remote, r.ref), next: r.tip, expected: r.anchor })),
+      ...retired.map((r) => ({
+        ref: syncedRef(remote, r.ref),
+        next: undefined,
+        expected: r.anchor,
+      })),
+    ];
+    // Anything recorded here since the last sync ended is on no remote ref yet. A fast-forward
+    // means a remote ref holds everything this clone had.
+    // A local tip that is one of the remote's refs (another sync here adopted it) is there too.
+    const onRemote = new Set(fetched.values());
+    const pushNeeded = (tip: string | undefined, local: string | undefined, how: SyncAction) =>
+      tip !== undefined &&
+      !onRemote.has(tip) &&
+      local !== undefined &&
+      local !== published &&
+      !onRemote.has(local) &&
+      how !== 'fast-forward';
+    /** The markers, and `published` when nothing is left to push (the remote holds `tip`). */
+    const markersFor = (tip: string | undefined, local: string | undefined, how: SyncAction) =>
+      pushNeeded(tip, local, how) || tip === undefined || tip === published
+        ? markers
+        : [...markers, { ref: publishedRef(remote), next: tip, expected: published }];
+
     // Join: loop because a local `ledger record` may move the ref under us.
     let next: string | undefined;
     let localAtJoin: string | undefined;
     let roundAction: SyncAction = 'up-to-date';
+    let marked = false;
     for (let attempt = 0; ; attempt++) {
       if (attempt >= MAX_LOCAL_ATTEMPTS) {
         throw new LedgerError(
@@ -248,7 +299,7 @@ async function syncRound(
       localAtJoin = localTip;
       const localHead = localTip === undefined ? undefined : await readTip(store, localTip);
       const joined = await joinRefs(store, remote, localHead, changed, checked, newEntries, {
-        loading,
+        loading: loading!,
         progress,
         now: options.now ?? new Date(),
         maxParents: Math.max(2, options.maxJoinParents ?? MAX_JOIN_PARENTS),
@@ -259,8 +310,10 @@ async function syncRound(
         break;
       }
       killPoint('sync-before-adopt');
-      if (await store.updateRef(LOG_REF, joined.candidate!, localTip)) {
+      const batch = markersFor(joined.candidate, localTip, joined.action);
+      if (await adoptWithMarkers(repo, joined.candidate!, localTip, batch)) {
         next = joined.candidate;
+        marked = true;
         for (const id of joined.received) received.add(id);
         await options.onTip?.(next!, newEntries);
         break;
@@ -268,50 +321,27 @@ async function syncRound(
     }
     killPoint('sync-after-adopt');
     if (roundAction !== 'up-to-date') action = action === 'merge' ? 'merge' : roundAction;
+    if (!marked) await moveMarkers(repo, markersFor(next, localAtJoin, roundAction));
 
-    // Everything the remote had is here now: remember each ref, so a later rollback is noticed.
-    const markers: { ref: string; next: string | undefined; expected: string | undefined }[] = [
-      ...changed.map((r) => ({ ref: syncedRef(remote, r.ref), next: r.tip, expected: r.anchor })),
-      ...retired.map((r) => ({
-        ref: syncedRef(remote, r.ref),
-        next: undefined,
-        expected: r.anchor,
-      })),
-    ];
-
-    // Anything recorded here since the last sync ended is on no remote ref yet. A fast-forward
-    // means a remote ref holds everything this clone had.
-    // A local tip that is one of the remote's refs (another sync here adopted it) is there too.
-    const onRemote = new Set(fetched.values());
-    const needsPush =
-      next !== undefined &&
-      !onRemote.has(next) &&
-      localAtJoin !== undefined &&
-      localAtJoin !== published &&
-      !onRemote.has(localAtJoin) &&
-      roundAction !== 'fast-forward';
-    if (!needsPush || options.push === false) {
-      if (!needsPush && next !== undefined && next !== published)
-        markers.push({ ref: publishedRef(remote), next, expected: published });
-      await moveMarkers(repo, markers);
-      return done(fetched, {
+    const ended = (pushed: boolean, sent: number) =>
+      done(fetched, {
         remote,
         before,
         after: next,
         remoteBefore: remoteTip,
-        remoteAfter: remoteTip,
+        remoteAfter: pushed ? next : remoteTip,
         action,
         received,
-        sent: 0,
-        pushed: false,
+        sent,
+        pushed,
         attempts: round,
         shallow,
         notices,
         publishedTo: pushRef,
         remoteRefs: fetched.size,
       });
-    }
-    await moveMarkers(repo, markers);
+    if (!pushNeeded(next, localAtJoin, roundAction) || options.push === false)
+      return ended(false, 0);
     const sent = await countNewEntries(store, published, next!);
     progress(`pushing ${sent} log entr${sent === 1 ? 'y' : 'ies'} to ${remote} ${pushRef}`);
     const pushed = await pushLedger(repo, remote, next!, remoteTip, pushRef);
@@ -322,22 +352,7 @@ async function syncRound(
         { ref: syncedRef(remote, pushRef), next: next!, expected: fetched.get(pushRef) },
         { ref: publishedRef(remote), next: next!, expected: published },
       ]);
-      return done(fetched, {
-        remote,
-        before,
-        after: next,
-        remoteBefore: remoteTip,
-        remoteAfter: next,
-        action,
-        received,
-        sent,
-        pushed: true,
-        attempts: round,
-        shallow,
-        notices,
-        publishedTo: pushRef,
-        remoteRefs: fetched.size,
-      });
+      return ended(true, sent);
     }
     progress(`${remote} ${pushRef} moved meanwhile (${pushed.detail}); fetching again`);
     await sleep(Math.min(MAX_ROUND_PAUSE_MS, 20 * 2 ** round) * (0.5 + Math.random()));

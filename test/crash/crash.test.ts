@@ -41,6 +41,18 @@ function refNames(cwd: string, prefix: string): string[] {
   return out === '' ? [] : out.split('\n');
 }
 
+/** The refs under `prefix`, by the name after it. */
+function refTips(cwd: string, prefix: string): Map<string, string> {
+  const out = gitTry(cwd, 'for-each-ref', '--format=%(objectname) %(refname)', prefix).stdout;
+  return new Map(
+    out
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => [l.slice(41 + prefix.length), l.slice(0, 40)] as const),
+  );
+}
+
 /** A record made in this process; its id, once refs/ledger/log names it. */
 async function recordHere(cwd: string, summary: string): Promise<string> {
   return (await recordHandoff({ cwd, status: 'success', summary })).id;
@@ -129,6 +141,13 @@ describe('SIGKILL at every write step', () => {
             const tip = ledgerTip(remote, ref);
             expect(gitTry(remote, 'cat-file', '-t', tip).stdout.trim()).toBe('commit');
           }
+          // The markers of what `a` saw on the remote move in the ledger ref's own transaction:
+          // never before it (a marker names a tip this clone holds), and with it.
+          const seen = refTips(a, 'refs/ledger-synced/origin/');
+          const fetched = [...refTips(a, 'refs/ledger-remotes/origin/')];
+          const marked = fetched.every(([name, tip]) => seen.get(name) === tip);
+          if (['sync-before-adopt', 'before-ref-update'].includes(step)) expect(marked).toBe(false);
+          if (['after-ref-update', 'sync-after-adopt'].includes(step)) expect(marked).toBe(true);
           const after = ledgerTip(a);
           if (
             [

@@ -59,6 +59,34 @@ describe('gatherLedgerTrees', () => {
     expect(await gathered.write(store)).toBe(pairwise);
   });
 
+  it('places a join entry while writing the union: the tree inserting it afterwards gave, into a new, a changed or an unchanged fan-out', async () => {
+    const store = new MemoryStore();
+    const local = await ledgerTree(store, [
+      [id(1), 'one'],
+      [id(9, 'ef'), 'nine'],
+    ]);
+    const a = await ledgerTree(store, [[id(2), 'two']]);
+    const gathered = await gatherLedgerTrees(store, local, [a!]);
+    const union = await gathered.write(store);
+    for (const [entry, text] of [
+      [id(7, '01'), 'new fan'],
+      [id(8), 'changed fan'],
+      [id(10, 'ef'), 'unchanged fan'],
+    ] as const) {
+      const oid = await store.write('blob', new TextEncoder().encode(text));
+      const inserted = await insertPath(store, union, ['log', ...fanout(entry)], {
+        mode: MODE.file,
+        oid,
+      });
+      expect(await gathered.write(store, [{ dir: 'log', id: entry, oid }])).toBe(inserted);
+    }
+    // The same id under another object is damage, as insertPath says.
+    const other = await store.write('blob', new TextEncoder().encode('other'));
+    await expect(gathered.write(store, [{ dir: 'log', id: id(1), oid: other }])).rejects.toThrow(
+      /already holds other content/,
+    );
+  });
+
   it('charges a path holding another object to the later tree, even when the local ledger lacks it', async () => {
     const store = new MemoryStore();
     const a = await ledgerTree(store, [[id(5), 'honest']]);

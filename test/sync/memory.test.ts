@@ -50,6 +50,11 @@ describe('sync memory', () => {
       expect(verified.exitCode).toBe(3);
       expect(verified.ledger.map((c) => c.id)).toContain('rollback');
       expect(await syncError(b)).toEqual({ code: 'ROLLBACK', exit: 3 });
+      // The check runs while the fetch does: nothing fetched is adopted, and its refusal comes
+      // before the fetch's own failure, as when it ran before the fetch.
+      expect(safeGit(b, 'rev-parse', LOG_REF)).toBe(preSync);
+      safeGit(b, 'remote', 'set-url', 'origin', join(tempDir(), 'gone.git'));
+      expect(await syncError(b)).toEqual({ code: 'ROLLBACK', exit: 3 });
     });
   });
 

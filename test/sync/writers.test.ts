@@ -153,21 +153,29 @@ describe('writer refs', () => {
     expect(ledgerTip(a)).toBe(mine);
   });
 
-  it('a writer ref rewound is a rollback (exit 3) for every clone that saw it, whoever pushed it', async () => {
+  it('a writer ref rewound is a rollback (exit 3) for every clone that saw it, whoever pushed it, among many refs that moved too: nothing adopted, no marker moved', async () => {
     const { remote, clones } = remoteWithClones(2);
     const [a, b] = clones as [string, string];
     await record(b, 'b0');
     const lost = await record(b, 'b1');
     const writerB = (await synced(b)).publishedTo;
+    await plantWriters(b, remote, 4);
     await synced(a);
     git(remote, 'update-ref', writerB, git(remote, 'rev-parse', `${writerB}~1`));
-    for (const cwd of [a, b]) {
+    // In the same fetch, two writer refs are new (the first four are planted again unchanged).
+    const more = await plantWriters(b, remote, 6);
+    const [tipA, seenA] = [ledgerTip(a), git(a, 'for-each-ref', 'refs/ledger-synced/')];
+    for (const cwd of [a, b, a]) {
       const r = await sync(cwd);
       expect(r.code, JSON.stringify(r)).toBe(3);
       expect(r.error?.code).toBe('ROLLBACK');
       expect(r.error?.message).toContain(lost);
     }
-    expect(await logIds(a)).toContain(lost);
+    // The ledger ref and the markers move in one transaction, and a refused sync reaches none.
+    expect([ledgerTip(a), git(a, 'for-each-ref', 'refs/ledger-synced/')]).toEqual([tipA, seenA]);
+    const held = await logIds(a);
+    expect(held).toContain(lost);
+    expect(held).not.toContain(more.records[5]);
   });
 
   it('a writer ref forked (every entry still there, but its tip no longer follows the one seen) is a rollback', async () => {
