@@ -14,6 +14,7 @@
 // `ledger verify` likewise (src/cli/fast-verify.ts), for the flags of a plain check.
 // `ledger sync` likewise (src/cli/fast-sync.ts), for a remote name and its switches; like a
 // record, a sync that has begun is answered there whatever happens: it writes refs and pushes.
+// These three are bundled in dist/hot too, one build each.
 const argv = process.argv.slice(2);
 
 if (argv[0] === '--version' || argv[0] === '-v') {
@@ -61,14 +62,15 @@ async function fastCommandDone(args) {
 async function fastAnswerDone(file, name, args) {
   let answer;
   try {
-    answer = (await import(`../dist/src/cli/${file}.js`))[name];
+    answer = (await import(`../dist/hot/${file}.js`))[name];
   } catch {
     return false; // nothing was done: the full path answers (and reports what went wrong)
   }
   try {
     return await answer(args);
   } catch (error) {
-    const { reportFailure, toPlainFailure } = await import('../dist/src/cli/report-failure.js');
+    // From the command's own build: its errors are that build's LedgerError.
+    const { reportFailure, toPlainFailure } = await import(`../dist/hot/${file}-failure.js`);
     process.exitCode = reportFailure(toPlainFailure(error), args.includes('--json'));
     return true;
   }

@@ -166,7 +166,10 @@ function normalized(r: CliResult, side: Side): CliResult {
       .split(side.root)
       .join('<root>')
       .replace(/\/clones\/[0-9a-f]{32}/g, '/clones/<clone>')
-      .replace(/^ {4}at (?!bugPoint ).*\n/gm, '');
+      .replace(/^ {4}at (?!bugPoint ).*\n/gm, '')
+      // The bug's own frame stays, not where its code was read from: the fast path runs
+      // model/faults from its bundle in dist/hot (scripts/bundle-hot.js), oclif from dist/src.
+      .replace(/^( {4}at bugPoint ).*$/gm, '$1(<faults>)');
   return { code: r.code, stdout: scrub(r.stdout), stderr: scrub(r.stderr) };
 }
 

@@ -262,6 +262,8 @@ describe('start-up imports', () => {
       expect(code).toBe(0);
       expect(stdout).toMatch(/sha256:[0-9a-f]{64}/);
       expect(modules).toContain('dist/src/cli/fast-record.js');
+      expect(modules).toContain('dist/hot/fast-record.js'); // from its bundle
+      expect(twice(modules)).toEqual([]);
       expect(oclif(modules)).toEqual([]);
       // The ledger's own format needs neither the registry nor any other format's parsers.
       expect(
@@ -277,6 +279,7 @@ describe('start-up imports', () => {
     const { code, modules } = loadedBy(['record', '--from', 'handoff.json'], repo);
     expect(code).toBe(0);
     expect(modules).toContain('dist/src/formats/index.js');
+    expect(twice(modules)).toEqual([]);
   });
 
   it('verify of an honest ledger loads no oclif, re-run, attestation, lifecycle or record code (issue 21)', () => {
@@ -291,6 +294,8 @@ describe('start-up imports', () => {
       const { code, modules } = loadedBy(args, repo);
       expect(code).toBe(0);
       expect(modules).toContain('dist/src/cli/fast-verify.js'); // the trace works
+      expect(modules).toContain('dist/hot/fast-verify.js'); // from its bundle
+      expect(twice(modules)).toEqual([]);
       expect(oclif(modules)).toEqual([]);
       expect(
         modules.filter((m) =>
@@ -319,6 +324,8 @@ describe('start-up imports', () => {
       const { code, stdout, modules } = loadedBy(args, repo);
       expect(code).toBe(0);
       expect(modules).toContain('dist/src/cli/fast-verify.js'); // the trace works
+      expect(modules).toContain('dist/hot/fast-verify.js'); // from its bundle
+      expect(twice(modules)).toEqual([]);
       if (args.includes('--json')) expect(JSON.parse(stdout)).toMatchObject({ ok: true });
       expect(
         modules.filter((m) =>
@@ -333,6 +340,7 @@ describe('start-up imports', () => {
     const full = loadedBy(['verify', '--full'], repo);
     expect(full.code).toBe(0);
     expect(full.modules).toContain('dist/src/model/record-check.js');
+    expect(twice(full.modules)).toEqual([]);
     expect(
       full.modules.filter((m) => /node_modules\/zod\/|dist\/src\/model\/record\.js/.test(m)),
     ).toEqual([]);
@@ -350,6 +358,7 @@ describe('start-up imports', () => {
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toMatchObject({ ok: true });
     expect(modules).toContain('dist/src/formats/index.js');
+    expect(twice(modules)).toEqual([]);
   });
 
   it('sync loads no oclif, answered or refused (issues 19, 21)', () => {
@@ -370,6 +379,8 @@ describe('start-up imports', () => {
       const { code, modules } = loadedBy(args, repo);
       expect(code, args.join(' ')).toBe(exit);
       expect(modules).toContain('dist/src/cli/fast-sync.js'); // the trace works
+      expect(modules).toContain('dist/hot/fast-sync.js'); // from its bundle
+      expect(twice(modules)).toEqual([]);
       expect(oclif(modules)).toEqual([]);
       // Nothing new to adopt (the second sync): no record is checked, so no zod (issue 21).
       if ((args as readonly string[]).includes('--no-push'))
@@ -397,6 +408,7 @@ describe('start-up imports', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('sha256:'); // the records were received
     expect(modules).toContain('dist/src/model/record-check.js'); // and checked
+    expect(twice(modules)).toEqual([]);
     expect(
       modules.filter((m) => /node_modules\/zod\/|dist\/src\/model\/record\.js/.test(m)),
     ).toEqual([]);

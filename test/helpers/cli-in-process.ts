@@ -76,6 +76,11 @@ function loadDist<T>(path: string): Promise<T> {
   ) as Promise<T>;
 }
 
+/** A file of dist/hot, the bundles bin/run.js loads (scripts/bundle-hot.js). */
+function loadHot<T>(file: string): Promise<T> {
+  return import(pathToFileURL(join(PROJECT_ROOT, 'dist', 'hot', file)).href) as Promise<T>;
+}
+
 /**
  * bin/run.js's routing after the hook's cheap path, step for step: `--version`, then `log` and
  * `mcp` (fast-path.ts; false hands over to oclif), then `record`, `verify` and `sync` (answered
@@ -93,11 +98,7 @@ async function runBin(main: Main, args: string[]): Promise<void> {
     let fast: Fast | undefined;
     try {
       // Its bundle, as bin/run.js loads it (scripts/bundle-hot.js).
-      fast = (
-        (await import(pathToFileURL(join(PROJECT_ROOT, 'dist', 'hot', 'fast-path.js')).href)) as {
-          fastCommand: Fast;
-        }
-      ).fastCommand;
+      fast = (await loadHot<{ fastCommand: Fast }>('fast-path.js')).fastCommand;
     } catch {
       fast = undefined;
     }
@@ -106,7 +107,8 @@ async function runBin(main: Main, args: string[]): Promise<void> {
     const [file, name] = FAST_ANSWER[first];
     let fast: Fast | undefined;
     try {
-      fast = (await loadDist<Record<string, Fast>>(`cli/${file}.js`))[name];
+      // Its bundle, as bin/run.js loads it (scripts/bundle-hot.js).
+      fast = (await loadHot<Record<string, Fast>>(`${file}.js`))[name];
     } catch {
       fast = undefined;
     }
@@ -114,7 +116,7 @@ async function runBin(main: Main, args: string[]): Promise<void> {
       try {
         if (await fast(args)) return;
       } catch (error) {
-        const failure = await loadDist<ReportFailure>('cli/report-failure.js');
+        const failure = await loadHot<ReportFailure>(`${file}-failure.js`);
         process.exitCode = failure.reportFailure(
           failure.toPlainFailure(error),
           args.includes('--json'),
