@@ -24,9 +24,19 @@ export function commandsIn(text: string): string[] {
   return found;
 }
 
+/**
+ * An EVIDENCE line that is a command itself, unquoted, before what it showed: `node
+ * verify-task1.cjs — ALL CHECKS PASSED` (maxsimcli 17-01). Only a runner first, as commandsIn.
+ */
+export function evidenceCommand(evidence: string): string | undefined {
+  const first = (evidence.split('\n')[0] ?? '').trim().replace(/^\$\s+/, '');
+  const command = (first.split(/\s+(?:—|–|-|→|->|:)\s+/)[0] ?? '').trim();
+  return RUNNERS.has(command.split(/\s+/)[0] ?? '') ? command : undefined;
+}
+
 const FAILURE =
   /\b[1-9]\d*\s+(?:failed|failing|failures?|errors?)\b|(?<!\b0\s)\bfail(?:ed|s|ing)?\b/i;
-const EXIT_CODE = /\bexit(?:ed)?\s*(?:with\s*)?(?:code|status)?\s*[:=]?\s*(-?\d{1,3})\b/i;
+export const EXIT_CODE = /\bexit(?:s|ed)?\s*(?:with\s*)?(?:code|status)?\s*[:=]?\s*(-?\d{1,3})\b/i;
 /** `` `cmd`: passed (exit code 0) `` — a check stated outright, whatever the command is. */
 const STATED = /^`([^`\n]+)`\s*:\s*(passed|failed|skipped)\b/i;
 

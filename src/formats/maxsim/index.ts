@@ -12,15 +12,25 @@ import { seemsToBe, unclosedSummary } from './look-alikes.js';
 import { parseMaxsim } from './parse.js';
 import { MAXSIM_VOCABULARY } from './vocabulary.js';
 
-/** Lines under Artifacts that describe files rather than name them: verify cannot check them. */
+/**
+ * Lines under Artifacts that describe files rather than name them, and verification items whose
+ * result is not said plainly (verification.ts): verify cannot check them, and says so.
+ */
 function uncheckable(record: LedgerRecord): Uncheckable[] {
   const prose = record.claims.extra?.['proseArtifacts'];
-  if (!Array.isArray(prose)) return [];
-  return prose.filter(isObject).map((p, i) => ({
-    id: `claims.extra.proseArtifacts[${i}]`,
-    subject: `${str(p['action']) ?? 'Touched'}: ${str(p['text']) ?? ''}`,
-    reason: `${str(p['why']) ?? 'not a path'}: ledger cannot check it`,
-  }));
+  const items = record.claims.extra?.['unchecked'];
+  return [
+    ...(Array.isArray(prose) ? prose : []).filter(isObject).map((p, i) => ({
+      id: `claims.extra.proseArtifacts[${i}]`,
+      subject: `${str(p['action']) ?? 'Touched'}: ${str(p['text']) ?? ''}`,
+      reason: `${str(p['why']) ?? 'not a path'}: ledger cannot check it`,
+    })),
+    ...(Array.isArray(items) ? items : []).filter(isObject).map((u, i) => ({
+      id: `claims.extra.unchecked[${i}]`,
+      subject: `line ${typeof u['line'] === 'number' ? u['line'] : '?'}: ${str(u['text']) ?? ''}`,
+      reason: `${str(u['why']) ?? 'said in words'}: ledger cannot check it`,
+    })),
+  ];
 }
 
 export const maxsim: FormatModule = {

@@ -28,6 +28,7 @@ import {
   checksInLine,
   commandsIn,
   evidenceBlocks,
+  evidenceCommand,
   forbiddenPhrasesIn,
   missingMarkers,
   verdictResult,
@@ -36,6 +37,7 @@ import { evidenceTableChecks } from './gsd2.js';
 import { seemsToBe } from './look-alikes.js';
 import { parseArtifacts, parseDecisions, parseDeferred, parseStatus } from './sections.js';
 import { openingOf, phaseSummaryOf, readPhaseSummary } from './summary.js';
+import { acResultChecks, verificationChecks } from './verification.js';
 import {
   COMPLETION,
   MAXSIM_SECTIONS,
@@ -100,7 +102,7 @@ function blockChecks(text: string, problems: Problem[]): { checks: ClaimedCheck[
       });
       return;
     }
-    const command = commandsIn(b.evidence ?? '')[0];
+    const command = commandsIn(b.evidence ?? '')[0] ?? evidenceCommand(b.evidence ?? '');
     const details = [b.claim, b.output].filter((x): x is string => !!x).join('\n');
     checks.push({
       ...(command === undefined ? {} : { command }),
@@ -154,9 +156,16 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
         split?.raw ?? '',
       )
     : undefined;
-  const tableChecks = summary
-    ? evidenceTableChecks(sections, { lines: (split?.body ?? text).split('\n'), offset }, problems)
+  const bodyLines = { lines: (split?.body ?? text).split('\n'), offset };
+  const tableChecks = summary ? evidenceTableChecks(sections, bodyLines, problems) : [];
+  // What a summary's `## Verification` items and VBW's `ac_results` say it ran: a check where the
+  // item says the result outright, else unchecked with its line (verification.ts).
+  const said = summaryOf
+    ? [verificationChecks(sections, bodyLines), acResultChecks(summaryOf.fm, text)]
     : [];
+  const saidChecks = said.flatMap((x) => x.checks);
+  const unchecked = said.flatMap((x) => x.unchecked);
+  if (unchecked.length > 0) extra['unchecked'] = unchecked;
   if (seen.size === 0 && summary === undefined) {
     // `---` then `key: value` lines and no closing `---` (a real GSD summary): its key_files
     // would be read as body text and dropped. Said with its line, not "no section found".
@@ -270,7 +279,10 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
         ),
       );
     }
-    if (completion && [...lineChecks, ...blocks.checks].some((c) => c.result === 'failed')) {
+    if (
+      completion &&
+      [...lineChecks, ...blocks.checks, ...saidChecks].some((c) => c.result === 'failed')
+    ) {
       effective = 'failed';
       reasons.push(
         reason(
@@ -289,7 +301,8 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     const meaning = MAXSIM_VOCABULARY.statusOf(summary.status.value) ?? 'partial';
     if (meaning !== 'success') effective = worseStatus(effective, meaning);
     const done = COMPLETION.has(summary.status.value.toLowerCase());
-    if (done && tableChecks.some((c) => c.result === 'failed')) {
+    // Only a failure an item states outright counts: a mixed or qualified one is unchecked.
+    if (done && [...tableChecks, ...saidChecks].some((c) => c.result === 'failed')) {
       effective = 'failed';
       reasons.push(
         reason(
@@ -300,7 +313,7 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       );
     }
   }
-  const checks = [...lineChecks, ...blocks.checks, ...tableChecks];
+  const checks = [...lineChecks, ...blocks.checks, ...tableChecks, ...saidChecks];
   if (checks.length > 0) claims.checks = checks;
   // The contract's four sections are asked of a handoff, not of a summary: a summary that states
   // its own status is judged by that status, its evidence and its files, never held at partial

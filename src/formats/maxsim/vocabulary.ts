@@ -83,7 +83,9 @@ export const RUNNERS: ReadonlySet<string> = new Set(
   (
     'npm npx pnpm yarn bun deno node tsc vitest jest mocha eslint prettier pytest python python3 ' +
     'uv poetry tox ruff mypy go cargo make cmake ctest gradle ./gradlew mvn dotnet git ls cat bash ' +
-    'sh docker bundle rake rspec php composer swift mix gh curl test just biome playwright cypress nx'
+    'sh docker bundle rake rspec php composer swift mix gh curl test just biome playwright cypress nx ' +
+    // Summaries' verification sections run these too (a real plan 36-01: `./mvnw compile -q`).
+    'grep rg mvn ./mvnw mvnw'
   ).split(' '),
 );
 
@@ -108,3 +110,23 @@ export function summaryStatus(written: string): string | undefined {
   };
   return words[word];
 }
+
+/**
+ * What a verification item says of the command it names (verification.ts). A pass: ✓, ✅,
+ * pass/passes/passed/passing, succeeds, green, OK, `0 errors`, exit 0, 通过. A failure: ✗, ❌,
+ * fail/fails/failed/failing/failure, `3 errors`, exit N≠0, 失败 — after `0 fail`, `no errors`
+ * and the like are cut out (ZERO_FAILED: they say a pass). The same words the GSD-2 verdict
+ * cells and the contract's Evidence lines use (gsd2.ts, evidence.ts).
+ */
+export const SAID_PASSED =
+  /[✓✔✅☑]|\b(?:pass(?:es|ed|ing)?|succeed(?:s|ed)?|success(?:ful(?:ly)?)?|green|ok)\b|通过|成功/iu;
+export const SAID_FAILED =
+  /[✗✘❌⛔]|\bfail(?:s|ed|ing|ures?)?\b|\b[1-9]\d*\s+(?:errors?|failures?)\b|失败/iu;
+export const ZERO_FAILED =
+  /\b(?:0|zero|no)\s+(?:new\s+)?(?:errors?|failures?|failed|failing|fail|fails)\b/giu;
+/**
+ * Words that make a result something other than a plain pass or failure: a pre-existing failure
+ * beside a pass is an honest report, not a failure of this work, and not a pass of the command.
+ */
+export const SAID_UNSURE =
+  /\bpre-?existing\b|\bunrelated\b|\bflaky\b|\bknown (?:issue|failure|bug)s?\b|\bexpected to fail\b/iu;

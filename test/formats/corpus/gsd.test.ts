@@ -46,8 +46,13 @@ interface Entry {
     withoutKeyFiles?: [string, string][];
     /** Items that name no single file (a pattern): kept as unverifiable, never dropped. */
     prose?: [string, string][];
-    /** The commands a GSD-2 Verification Evidence table claims: command, result, exit code. */
-    checks?: [string, string, number?][];
+    /**
+     * The checks a summary claims (a GSD-2 Verification Evidence row, a `## Verification` item
+     * that states its result, a VBW `ac_results` entry): command (null: none), result, exit code.
+     */
+    checks?: [string | null, string, number?][];
+    /** Verification items whose result is not said plainly: their document lines (issue 20). */
+    unchecked?: number[];
     /** What a document no format takes seems to be (a plan, not a summary): said by detection. */
     seems?: string;
   };
@@ -104,10 +109,12 @@ describe('GSD-family summaries from public projects (test/formats/corpus/gsd.jso
       expect(h.status).toBe(doc.expect.status);
       if (doc.expect.decisions !== undefined)
         expect(h.claims.decisions).toHaveLength(doc.expect.decisions);
-      if (doc.expect.checks !== undefined)
-        expect((h.claims.checks ?? []).map((c) => [c.command, c.result, c.exitCode])).toEqual(
-          doc.expect.checks.map(([command, result, code]) => [command, result, code]),
-        );
+      // Every document: a check it claims is pinned, so none is added or dropped unseen.
+      expect((h.claims.checks ?? []).map((c) => [c.command ?? null, c.result, c.exitCode])).toEqual(
+        (doc.expect.checks ?? []).map(([command, result, code]) => [command, result, code]),
+      );
+      const unchecked = h.claims.extra?.['unchecked'] as { line: number }[] | undefined;
+      expect(unchecked?.map((u) => u.line)).toEqual(doc.expect.unchecked);
       if (doc.lie !== undefined) {
         const [from, to] = doc.lie.replace;
         const text = bytes.toString('utf8');
@@ -300,5 +307,64 @@ describe('the three shapes, real documents, through record and verify', () => {
       '# skill\n',
       'templates/skills/agent-system-map/SKILL.md',
     );
+  });
+});
+
+/**
+ * Issue 20, round four: the commands a summary's `## Verification` says passed are claimed checks,
+ * judged against the witness ledger observed at record time for the same command. Before, they
+ * were section text only: a summary could say `npm test` passes while it failed, and verify said
+ * nothing.
+ */
+describe('a ## Verification item is a claimed check (paul-46-01, its full-suite line as npm test)', () => {
+  const file = 'paul-46-01-what-was-built-table.md';
+  const said = '- `bun test` (full suite) — 573 pass, 0 fail ✅';
+  const claimsNpmTest = () => {
+    const text = readFileSync(join(HERE, 'docs', 'gsd', file), 'utf8');
+    expect(text).toContain(said);
+    return text.replace(said, '- `npm test` (full suite) — 573 pass, 0 fail ✅');
+  };
+  // One record (record and verify cost a second or more): `npm test` claimed passed and witnessed
+  // failing, beside `node --version` claimed passed and witnessed passing.
+  it('claimed passed, the witness failed: contradicted; claimed passed, the witness passed: verified', async () => {
+    const repo = gitdir({ files: { 'README.md': 'x\n' } });
+    const head = git(repo, 'rev-parse', 'HEAD');
+    writeFiles(repo, {
+      'package.json': JSON.stringify({ scripts: { test: 'exit 1' } }),
+      'packages/coda/src/forge/__tests__/brownfield-e2e.test.ts': 'test();\n',
+    });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'feat(46-01)');
+    const text = claimsNpmTest().replace(
+      '`bun test brownfield-e2e.test.ts` — 4 pass, 0 fail ✅',
+      '`node --version` — exit 0 ✅',
+    );
+    const bytes = new TextEncoder().encode(text);
+    const witnesses = ['npm test', 'node --version'];
+    await recordHandoff({ cwd: repo, base: head, from: { bytes, fileName: file }, witnesses });
+    const report = await verifyRepository({ cwd: repo });
+    const verdicts = report.records[0]!.checks.filter((c) => c.check === 'claim.check').map(
+      (c) => `${c.subject} ${c.verdict}`,
+    );
+    expect(verdicts).toEqual(['node --version verified', 'npm test contradicted']);
+    expect(report.exitCode).toBe(1);
+  });
+
+  it('a failure said outright is a failed check; mixed or qualified wording is unchecked, never a guess', () => {
+    const read = (line: string) => {
+      const text = claimsNpmTest().replace('- `npm test` (full suite) — 573 pass, 0 fail ✅', line);
+      const h = claimsOf(new TextEncoder().encode(text), file);
+      const unchecked = (h.claims.extra?.['unchecked'] ?? []) as { line: number }[];
+      const npm = (h.claims.checks ?? []).find((c) => c.command?.includes('npm test'));
+      return [npm?.result ?? 'none', unchecked.map((u) => u.line).join(',')];
+    };
+    expect(read('- `npm test` — 2 failed ❌')).toEqual(['failed', '']);
+    expect(read('- `npm test` — 4/4 passing; 12 remaining failures are pre-existing')).toEqual([
+      'none',
+      '29',
+    ]);
+    expect(read('- `npm test` — 20/21 passed')).toEqual(['none', '29']);
+    expect(read('- `npm test` (full suite)')).toEqual(['none', '29']);
+    expect(read('- `cd pkg && npm test --passWithNoTests` → exits 0')).toEqual(['passed', '']);
   });
 });
