@@ -13,7 +13,14 @@ import type { FrontMap } from '../kit/front-matter.js';
 import { fenceTracker, normalizeTitle, type Section } from '../kit/markdown.js';
 import { str } from '../kit/values.js';
 import { EXIT_CODE } from './evidence.js';
-import { RUNNERS, SAID_FAILED, SAID_PASSED, SAID_UNSURE, ZERO_FAILED } from './vocabulary.js';
+import {
+  RUNNERS,
+  SAID_FAILED,
+  SAID_NEGATED,
+  SAID_PASSED,
+  SAID_UNSURE,
+  ZERO_FAILED,
+} from './vocabulary.js';
 
 export type Unchecked = { line: number; text: string; why: string };
 
@@ -64,6 +71,8 @@ export function resultOf(
     return {
       why: 'its result is qualified (pre-existing, unrelated, flaky…), not a plain pass or failure',
     };
+  if (SAID_NEGATED.test(withoutZeros))
+    return { why: 'its result words are negated (not, never, n’t…), not a plain pass or failure' };
   if (passed && failed) return { why: 'it says both a pass and a failure' };
   if (passed) return { result: 'passed', ...(exitCode === undefined ? {} : { exitCode }) };
   if (failed) return { result: 'failed', ...(exitCode === undefined ? {} : { exitCode }) };

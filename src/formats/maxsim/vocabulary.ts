@@ -123,10 +123,16 @@ export const SAID_PASSED =
 export const SAID_FAILED =
   /[✗✘❌⛔]|\bfail(?:s|ed|ing|ures?)?\b|\b[1-9]\d*\s+(?:errors?|failures?)\b|失败/iu;
 export const ZERO_FAILED =
-  /\b(?:0|zero|no)\s+(?:new\s+)?(?:errors?|failures?|failed|failing|fail|fails)\b/giu;
+  /\b(?:0|zero|no|without(?:\s+any)?)\s+(?:new\s+)?(?:errors?|failures?|failed|failing|fail|fails)\b/giu;
 /**
  * Words that make a result something other than a plain pass or failure: a pre-existing failure
  * beside a pass is an honest report, not a failure of this work, and not a pass of the command.
  */
+/**
+ * A negation beside the result words (TAP's `not ok`, "doesn't pass yet", "never green"): a
+ * pass word under it is no pass, and guessing which way it turns is what this reader never
+ * does. Read after ZERO_FAILED is cut out, so `no failures` still says a pass.
+ */
+export const SAID_NEGATED = /\b(?:not|never|no longer|cannot)\b|n['’]t\b/iu;
 export const SAID_UNSURE =
   /\bpre-?existing\b|\bunrelated\b|\bflaky\b|\bknown (?:issue|failure|bug)s?\b|\bexpected to fail\b/iu;

@@ -366,5 +366,11 @@ describe('a ## Verification item is a claimed check (paul-46-01, its full-suite 
     expect(read('- `npm test` — 20/21 passed')).toEqual(['none', '29']);
     expect(read('- `npm test` (full suite)')).toEqual(['none', '29']);
     expect(read('- `cd pkg && npm test --passWithNoTests` → exits 0')).toEqual(['passed', '']);
+    // A pass word under a negation is not a pass (TAP's `not ok`, "does not pass yet").
+    expect(read('- `npm test` — not ok')).toEqual(['none', '29']);
+    expect(read("- `npm test` — doesn't pass yet")).toEqual(['none', '29']);
+    expect(read('- `npm test` — never green on CI')).toEqual(['none', '29']);
+    expect(read('- `npm test` — passes, no failures')).toEqual(['passed', '']);
+    expect(read('- `npm test` — passes without any failures')).toEqual(['passed', '']);
   });
 });
