@@ -100,6 +100,16 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     // A bare repository verifies; only comparing with a work tree needs one.
     const workTree = request.worktree ? requireWorkTree(repo, 'verify --worktree') : undefined;
     const now = request.now ?? new Date();
+    // The chain check reads every log entry anyway, so a first binding's root walk reads them
+    // all at once rather than one round trip to cat-file per step (ledger-root.ts).
+    const local = openLocalState(repo, store, { readAhead: true });
+    // What this clone held is read before the ledger: an entry a racing record or sync notes
+    // meanwhile is then in the index read after it, never a false rollback. Both while the
+    // policy loads (git config, cat-file: two processes), whose error is still reported first.
+    const reading = local
+      .readKnownEntries()
+      .then(async (known) => ({ known, index: await readLedgerIndex(store) }));
+    reading.catch(() => undefined);
     const loaded = await loadPolicy(request.policyFile);
     const trust = trustFrom(loaded, now);
     const notes = policyNotes(loaded, trust);
@@ -108,11 +118,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       request.record && (request.sign ?? signByDefault(repo))
         ? await resolveSigner(repo, request.signingKey, request.cwd)
         : undefined;
-    const local = openLocalState(repo, store);
-    // What this clone held is read before the ledger: an entry a racing record or sync notes
-    // meanwhile is then in the index read after it, never a false rollback.
-    const known = await local.readKnownEntries();
-    const index = await readLedgerIndex(store);
+    const { known, index } = await reading;
     notes.push(...(await local.notes()));
     if (request.since !== undefined && request.ids !== undefined)
       throw new LedgerError('USAGE', '--since and record ids cannot be given together', {
