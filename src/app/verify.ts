@@ -100,17 +100,19 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     // A bare repository verifies; only comparing with a work tree needs one.
     const workTree = request.worktree ? requireWorkTree(repo, 'verify --worktree') : undefined;
     const now = request.now ?? new Date();
-    // The chain check reads every log entry anyway, so a first binding's root walk reads them
-    // all at once rather than one round trip to cat-file per step (ledger-root.ts).
+    // Known entries before the ledger (an entry a racing record notes meanwhile is then in the
+    // index, never a false rollback), both while the policy loads; all settle before a throw (a
+    // read after withRepo closes the store restarts cat-file: the command never exited). The
+    // root walk reads ahead: the chain check reads every log entry anyway.
     const local = openLocalState(repo, store, { readAhead: true });
-    // What this clone held is read before the ledger: an entry a racing record or sync notes
-    // meanwhile is then in the index read after it, never a false rollback. Both while the
-    // policy loads (git config, cat-file: two processes), whose error is still reported first.
-    const reading = local
-      .readKnownEntries()
-      .then(async (known) => ({ known, index: await readLedgerIndex(store) }));
-    reading.catch(() => undefined);
-    const loaded = await loadPolicy(request.policyFile);
+    const [policyRead, ledgerRead] = await Promise.allSettled([
+      loadPolicy(request.policyFile),
+      local
+        .readKnownEntries()
+        .then(async (known) => ({ known, index: await readLedgerIndex(store) })),
+    ]);
+    if (policyRead.status === 'rejected') throw policyRead.reason;
+    const loaded = policyRead.value;
     const trust = trustFrom(loaded, now);
     const notes = policyNotes(loaded, trust);
     // Resolve the signer before anything runs, so a missing key is a usage error up front.
@@ -118,7 +120,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       request.record && (request.sign ?? signByDefault(repo))
         ? await resolveSigner(repo, request.signingKey, request.cwd)
         : undefined;
-    const { known, index } = await reading;
+    if (ledgerRead.status === 'rejected') throw ledgerRead.reason;
+    const { known, index } = ledgerRead.value;
     notes.push(...(await local.notes()));
     if (request.since !== undefined && request.ids !== undefined)
       throw new LedgerError('USAGE', '--since and record ids cannot be given together', {
@@ -141,7 +144,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       );
       head = undefined;
     }
-
     const attestations = request.fromAttestation
       ? await import('./attestations/trusted.js')
       : undefined;
@@ -254,7 +256,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       // No checkout outlives the command, whatever happened.
       await reruns?.session.close();
     }
-
     // Isolated, a witness cannot see the repository; without isolation it runs as this user
     // and is only kept from finding it. Either way, if a ledger ref moved while witnesses ran,
     // say so loudly.
