@@ -100,7 +100,19 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     // A bare repository verifies; only comparing with a work tree needs one.
     const workTree = request.worktree ? requireWorkTree(repo, 'verify --worktree') : undefined;
     const now = request.now ?? new Date();
-    const loaded = await loadPolicy(request.policyFile);
+    // Known entries before the ledger (an entry a racing record notes meanwhile is then in the
+    // index, never a false rollback), both while the policy loads; all settle before a throw (a
+    // read after withRepo closes the store restarts cat-file: the command never exited). The
+    // root walk reads ahead: the chain check reads every log entry anyway.
+    const local = openLocalState(repo, store, { readAhead: true });
+    const [policyRead, ledgerRead] = await Promise.allSettled([
+      loadPolicy(request.policyFile),
+      local
+        .readKnownEntries()
+        .then(async (known) => ({ known, index: await readLedgerIndex(store) })),
+    ]);
+    if (policyRead.status === 'rejected') throw policyRead.reason;
+    const loaded = policyRead.value;
     const trust = trustFrom(loaded, now);
     const notes = policyNotes(loaded, trust);
     // Resolve the signer before anything runs, so a missing key is a usage error up front.
@@ -108,11 +120,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       request.record && (request.sign ?? signByDefault(repo))
         ? await resolveSigner(repo, request.signingKey, request.cwd)
         : undefined;
-    const local = openLocalState(repo, store);
-    // What this clone held is read before the ledger: an entry a racing record or sync notes
-    // meanwhile is then in the index read after it, never a false rollback.
-    const known = await local.readKnownEntries();
-    const index = await readLedgerIndex(store);
+    if (ledgerRead.status === 'rejected') throw ledgerRead.reason;
+    const { known, index } = ledgerRead.value;
     notes.push(...(await local.notes()));
     if (request.since !== undefined && request.ids !== undefined)
       throw new LedgerError('USAGE', '--since and record ids cannot be given together', {
@@ -135,7 +144,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       );
       head = undefined;
     }
-
     const attestations = request.fromAttestation
       ? await import('./attestations/trusted.js')
       : undefined;
@@ -248,7 +256,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       // No checkout outlives the command, whatever happened.
       await reruns?.session.close();
     }
-
     // Isolated, a witness cannot see the repository; without isolation it runs as this user
     // and is only kept from finding it. Either way, if a ledger ref moved while witnesses ran,
     // say so loudly.

@@ -84,12 +84,15 @@ async function rootOneByOne(store: ObjectReader, tip: { entryId: string; tree: s
   }
 }
 
-/** The root the per-user state bound this clone to, from its state directory's name. */
-async function boundRoot(dir: string) {
+/**
+ * The root the per-user state bound this clone to, from its state directory's name.
+ * `readAhead`: every entry read ahead from the first step (verify's binding).
+ */
+async function boundRoot(dir: string, readAhead = false) {
   return withRepo(dir, async ({ repo, store }) => {
     const tip = await readTip(store, (await store.readRef(LOG_REF))!);
     const expected = await rootOneByOne(store, tip);
-    const cloneDir = (await openLocalState(repo, store).cloneDir())!;
+    const cloneDir = (await openLocalState(repo, store, { readAhead }).cloneDir())!;
     return { expected, bound: cloneDir.split('/ledgers/')[1]!.split('/')[0]! };
   });
 }
@@ -129,6 +132,12 @@ describe('the ledger root behind the per-user state', () => {
       const withHole = await boundRoot(dir);
       expect(withHole.expected).toBe(ids[280]);
       expect(withHole.bound).toBe(key(withHole.expected));
+    });
+    // Read ahead from the first step, as verify binds a clone: the same root.
+    await asUser(makeUser(), async () => {
+      const ahead = await boundRoot(dir, true);
+      expect(ahead.expected).toBe(ids[280]);
+      expect(ahead.bound).toBe(key(ahead.expected));
     });
   });
 });
@@ -176,6 +185,10 @@ describe('the root walk, remembered and given (issue 21)', () => {
       expect(await walk(tip.entryId)).toEqual({ root: expected, entriesRead: 6 });
       // From the tip again: its own line.
       expect(await walk(tip.entryId)).toEqual({ root: expected, entriesRead: 0 });
+      // Read ahead from the first step (verify): every entry once, in one batch; the same root.
+      entriesRead = 0;
+      const ahead = await findRoot(counting, tip.entryId, tip.tree, { readAhead: true });
+      expect({ root: ahead.id, entriesRead }).toEqual({ root: expected, entriesRead: 12 });
       // With no memory, over entries the caller decoded: nothing read but the root's path.
       const fresh = join(tempDir(), 'walked-roots');
       entriesRead = 0;

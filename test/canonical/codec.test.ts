@@ -123,6 +123,18 @@ describe('decodeCanonical', () => {
     expect(Array.from(out)).toEqual([1, 2]);
   });
 
+  it('reads text strings from a view in the middle of a larger buffer (short ASCII is sliced from it)', () => {
+    const value = { a: 'hello', b: ['é', 'x'.repeat(100)], c: { d: '' } };
+    const bytes = encodeCanonical(value);
+    const around = Buffer.alloc(bytes.length + 8, 0x61);
+    around.set(bytes, 5);
+    for (const input of [
+      around.subarray(5, 5 + bytes.length),
+      new Uint8Array(around).subarray(5, 5 + bytes.length),
+    ])
+      expect(decodeCanonical(input)).toEqual(value);
+  });
+
   it('builds plain objects and never touches Object.prototype', () => {
     const out = decodeCanonical(
       fromHex('a1' + '68' + Buffer.from('toString').toString('hex') + '01'),

@@ -41,6 +41,11 @@ export interface RootWalk {
    * the walk takes them instead of reading them again.
    */
   entries?: ReadonlyMap<string, { prev: readonly string[] }>;
+  /**
+   * The caller reads every log entry anyway (verify's chain check): read them all ahead from
+   * the first step, not after `WALK_BEFORE_READ_AHEAD` round trips.
+   */
+  readAhead?: boolean;
 }
 
 /**
@@ -82,7 +87,8 @@ export async function findRoot(
       id = smallest(given.prev);
       continue;
     }
-    if (reads++ === WALK_BEFORE_READ_AHEAD) store = await withEntriesAhead(store, tree);
+    if (reads++ === (walk.readAhead ? 0 : WALK_BEFORE_READ_AHEAD))
+      store = await withEntriesAhead(store, tree);
     const leaf = await lookupPath(store, tree, [LOG_DIR, ...fanout(id)].join('/')).catch(
       () => undefined,
     );

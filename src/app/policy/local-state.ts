@@ -99,13 +99,17 @@ function sha256(text: string): string {
  * The memory of the ledger in `repo`. Resolved on first use and again after the ledger
  * changes from empty to non-empty (a first record creates the root).
  */
-export function openLocalState(repo: RepoPaths, store: Store): LocalState {
+export function openLocalState(
+  repo: RepoPaths,
+  store: Store,
+  options: Pick<RootWalk, 'readAhead'> = {},
+): LocalState {
   let resolved: Resolved | undefined;
   const resolve = async (
     entries?: ReadonlyMap<string, { prev: readonly string[] }>,
   ): Promise<Resolved> => {
     if (resolved === undefined || resolved.ledger === undefined)
-      resolved = await resolveLedger(repo, store, entries);
+      resolved = await resolveLedger(repo, store, { ...options, ...(entries ? { entries } : {}) });
     return resolved;
   };
   const ledgerDir = (r: Resolved) =>
@@ -153,7 +157,7 @@ interface Resolved {
 async function resolveLedger(
   repo: RepoPaths,
   store: Store,
-  entries?: RootWalk['entries'],
+  walk: Omit<RootWalk, 'memo'>,
 ): Promise<Resolved> {
   const where = await cloneLocation(repo);
   const byPath = join(stateRoot(), 'clones', 'by-path', where.pathKey);
@@ -199,7 +203,7 @@ async function resolveLedger(
   // was this ledger's.
   const root = await findRoot(store, tip.entryId, tip.tree, {
     memo: join(stateRoot(), WALKED_ROOTS),
-    ...(entries === undefined ? {} : { entries }),
+    ...walk,
   });
   const clone = sha256(`${root.id}\0${where.real}\0${where.inodeKey ?? ''}`).slice(0, 32);
   const binding: Binding = { version: 1, ledger: root.id, rootBlob: root.blob, clone };
