@@ -103,8 +103,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     // Known entries before the ledger (an entry a racing record notes meanwhile is then in the
     // index, never a false rollback), both while the policy loads; all settle before a throw (a
     // read after withRepo closes the store restarts cat-file: the command never exited). The
-    // root walk reads ahead: the chain check reads every log entry anyway.
-    const local = openLocalState(repo, store, { readAhead: true });
+    // root walk reads ahead only where the chain check reads every entry anyway (not --since).
+    const local = openLocalState(repo, store, {
+      readAhead: request.since === undefined && request.ids === undefined,
+    });
     const [policyRead, ledgerRead] = await Promise.allSettled([
       loadPolicy(request.policyFile),
       local
@@ -379,10 +381,8 @@ function applyAttestations(
   attested: ReadonlyMap<string, TrustedAttestation>,
   apply: typeof import('./attestations/trusted.js').applyAttestation | undefined,
 ): RecordReport[] {
-  for (const r of records) {
-    const from = attested.get(r.id);
-    if (from && apply) r.checks = apply(r.checks, from);
-  }
+  for (const r of records)
+    if (apply && attested.has(r.id)) r.checks = apply(r.checks, attested.get(r.id)!);
   return records;
 }
 
