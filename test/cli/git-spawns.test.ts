@@ -85,8 +85,9 @@ describe('git processes per command', () => {
 
   // Two more than a single-ref sync: one `git for-each-ref` reads the markers of every remote
   // ledger ref before the fetch, one reads the fetched refs after it, however many writers. The
-  // ledger ref and the markers move in one `git update-ref --stdin` (src/sync/adopt.ts).
-  it('ledger sync of new records starts git at most 7 times, one update-ref', async () => {
+  // ledger ref and the markers move in one `git update-ref --stdin` (src/sync/adopt.ts). The
+  // objects, loose or packed, are read in-process (store/git/local-objects.ts): no cat-file.
+  it('ledger sync of new records starts git at most 6 times, one update-ref, and log no cat-file', async () => {
     const { clones } = remoteWithClones(2);
     const [a, b] = clones as [string, string];
     expect((await runCli(['record', '--status', 'success', '--summary', 'one'], a)).code).toBe(0);
@@ -95,7 +96,13 @@ describe('git processes per command', () => {
     const r = await runCli(['sync', '--json', '--no-push'], b, counting.env);
     expect(r.code, r.stderr).toBe(0);
     const calls = counting.calls();
-    expect(calls.length, calls.join(', ')).toBeLessThanOrEqual(7);
+    expect(calls.length, calls.join(', ')).toBeLessThanOrEqual(6);
+    expect(calls).not.toContain('cat-file');
     expect(calls.filter((c) => c === 'update-ref')).toHaveLength(1);
+
+    const reading = countingPath();
+    const log = await runCli(['log', '-n', '5'], b, reading.env);
+    expect(log.stdout).toContain('one');
+    expect(reading.calls()).not.toContain('cat-file');
   });
 });

@@ -1,5 +1,6 @@
 /**
- * One long-lived `git cat-file --batch-command --buffer` serving every object read of a command. Spawning git
+ * One long-lived `git cat-file --batch-command --buffer` serving the object reads of a command
+ * that the in-process reader (local-objects.ts) leaves to git. Spawning git
  * per object costs 7–15 ms; a batch answers in tens of microseconds and reads every object
  * format git itself can (packs, deltas, alternates), which is why reads do not go through
  * isomorphic-git (see docs/design.md).

@@ -39,10 +39,39 @@ export interface UsablePack {
 
 /** Every pack of this repository git would use (see above), with its index's digest. */
 export function usablePacks(objectsDir: string): UsablePack[] {
-  return readIndexes(join(objectsDir, 'pack')).map((idx) => ({
+  return readIndexes(join(objectsDir, 'pack')).map(({ idx }) => ({
     digest: createHash('sha256').update(idx).digest('hex'),
     idx,
   }));
+}
+
+/** A pack git would use (see above), for reading its objects: its index and its path. */
+export interface ReadablePack {
+  idx: Buffer;
+  /** Objects the index lists. */
+  count: number;
+  packPath: string;
+}
+
+export function readablePacks(objectsDir: string): ReadablePack[] {
+  return readIndexes(join(objectsDir, 'pack'));
+}
+
+/**
+ * Where a pack holds the object whose 20-byte id is `key[at..at+20]`: its byte offset in the
+ * `.pack`, or -1 when the index does not list it (or lists an offset past a 32-bit table's end).
+ */
+export function packOffset(pack: ReadablePack, key: Buffer, at = 0): number {
+  const position = indexPosition(pack.idx, key, at);
+  if (position < 0) return -1;
+  const { idx, count } = pack;
+  const small = idx.readUInt32BE(OIDS + count * 24 + position * 4);
+  if ((small & 0x8000_0000) === 0) return small;
+  // The high bit names an entry of the 8-byte table that follows, for packs past 2 GiB.
+  const large = OIDS + count * 28 + (small & 0x7fff_ffff) * 8;
+  if (large + 8 > idx.length - 40) return -1;
+  const offset = idx.readUInt32BE(large) * 0x1_0000_0000 + idx.readUInt32BE(large + 4);
+  return Number.isSafeInteger(offset) ? offset : -1;
 }
 
 /**
@@ -96,19 +125,23 @@ function idsAsBytes(all: string[]): { list: string[]; keys: Buffer } {
   return { list, keys: Buffer.from(list.join(''), 'hex') };
 }
 
-/** Binary search of one index's sorted ids (its fan-out narrows it to the first byte's run). */
 function listed(idx: Buffer, keys: Buffer, at: number): boolean {
+  return indexPosition(idx, keys, at) >= 0;
+}
+
+/** Binary search of one index's sorted ids (its fan-out narrows it to the first byte's run). */
+function indexPosition(idx: Buffer, keys: Buffer, at: number): number {
   const first = keys[at]!;
   let lo = first === 0 ? 0 : idx.readUInt32BE(FANOUT + (first - 1) * 4);
   let hi = idx.readUInt32BE(FANOUT + first * 4);
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const order = compareId(idx, OIDS + mid * 20, keys, at);
-    if (order === 0) return true;
+    if (order === 0) return mid;
     if (order < 0) lo = mid + 1;
     else hi = mid;
   }
-  return false;
+  return -1;
 }
 
 /** Byte order of two 20-byte ids in place (a loop here: most differ in the first bytes). */
@@ -121,23 +154,24 @@ function compareId(a: Buffer, i: number, b: Buffer, j: number): number {
 }
 
 /** Every index of `packDir` that git would use, whole; none when the folder cannot be read. */
-function readIndexes(packDir: string): Buffer[] {
+function readIndexes(packDir: string): ReadablePack[] {
   let names: string[];
   try {
     names = readdirSync(packDir).filter((name) => IDX_NAME.test(name));
   } catch {
     return [];
   }
-  const out: Buffer[] = [];
+  const out: ReadablePack[] = [];
   let budget = MAX_IDX_BYTES;
   for (const name of names.sort()) {
     const idx = readRegularFile(join(packDir, name), budget);
     if (idx === undefined) continue;
     const count = indexCount(idx);
     if (count === undefined) continue;
-    if (!packMatches(join(packDir, name.replace(/\.idx$/, '.pack')), count, idx)) continue;
+    const packPath = join(packDir, name.replace(/\.idx$/, '.pack'));
+    if (!packMatches(packPath, count, idx)) continue;
     budget -= idx.length;
-    out.push(idx);
+    out.push({ idx, count, packPath });
   }
   return out;
 }
@@ -181,7 +215,7 @@ function packMatches(packPath: string, count: number, idx: Buffer): boolean {
 }
 
 /** A regular file opened for reading (never a FIFO or a device an agent planted there). */
-function openRegular(path: string): number | undefined {
+export function openRegular(path: string): number | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -198,7 +232,7 @@ function openRegular(path: string): number | undefined {
 }
 
 /** A regular file's bytes when it is at most `max` bytes long, else undefined. */
-function readRegularFile(path: string, max: number): Buffer | undefined {
+export function readRegularFile(path: string, max: number): Buffer | undefined {
   const fd = openRegular(path);
   if (fd === undefined) return undefined;
   try {

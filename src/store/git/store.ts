@@ -1,5 +1,6 @@
 /**
- * The ObjectStore port over a real repository: reads through one `git cat-file --batch`,
+ * The ObjectStore port over a real repository: reads in-process where the object's own bytes
+ * prove it (local-objects.ts), else through one `git cat-file --batch`,
  * writes loose objects atomically in-process (or, in bulk, one pack), refs by compare-and-swap
  * through git.
  */
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { GitObject, ObjectInfo, ObjectStore, ObjectType } from '../port.js';
 import { CatFileBatch } from './catfile.js';
+import { LocalObjects } from './local-objects.js';
 import { writeLooseObject } from './loose.js';
 import { PACKED_REFS_MAX_BYTES, readRefFile as readRefText } from './ref-files.js';
 import { updateRefCas } from './refs.js';
@@ -37,6 +39,8 @@ const PREFETCH_TOTAL_BYTES = 64 * 1024 * 1024;
 
 export class GitStore implements ObjectStore {
   private readonly batch: CatFileBatch;
+  /** Read first; what it does not answer goes to `batch` (local-objects.ts). */
+  private readonly local: LocalObjects;
   private recent = new Map<string, GitObject>();
   private older = new Map<string, GitObject>();
   /** Blobs read ahead, with how many more reads each is held for. */
@@ -45,6 +49,7 @@ export class GitStore implements ObjectStore {
 
   constructor(readonly repo: RepoPaths) {
     this.batch = new CatFileBatch(repo.root, repo.guard);
+    this.local = new LocalObjects(repo.objectsDir);
   }
 
   async read(oid: string): Promise<GitObject | undefined> {
@@ -52,7 +57,7 @@ export class GitStore implements ObjectStore {
     if (cached) return cached;
     const prefetched = this.takePrefetched(oid);
     if (prefetched) return prefetched;
-    const object = await this.batch.read(oid);
+    const object = this.local.read(oid) ?? (await this.batch.read(oid));
     if (object && object.type !== 'blob') this.remember(oid, object);
     return object;
   }
@@ -66,6 +71,12 @@ export class GitStore implements ObjectStore {
     if (held) {
       onChunk(held.bytes);
       return { type: held.type, size: held.bytes.length };
+    }
+    const local = this.local.read(oid);
+    if (local) {
+      if (local.type !== 'blob') this.remember(oid, local);
+      onChunk(local.bytes);
+      return { type: local.type, size: local.bytes.length };
     }
     // A tree or commit read this way (verify asks whether an anchor exists) is cached like a
     // whole read: a thousand records on one base commit ask for it a thousand times.
@@ -109,7 +120,7 @@ export class GitStore implements ObjectStore {
           return;
         }
         if (this.recent.has(oid) || this.older.has(oid)) return;
-        const object = await this.batch.read(oid).catch(() => undefined);
+        const object = this.local.read(oid) ?? (await this.batch.read(oid).catch(() => undefined));
         if (!object) return;
         if (object.type !== 'blob') {
           this.remember(oid, object);
@@ -190,6 +201,7 @@ export class GitStore implements ObjectStore {
 
   close(): void {
     this.batch.close();
+    this.local.close();
   }
 }
 

@@ -1,0 +1,227 @@
+/**
+ * Objects read in-process (loose files, packs with both kinds of delta) are byte for byte what
+ * `git cat-file --batch` answers, and nothing planted in `.git/objects` can make the reader
+ * return bytes that are not the object asked for: a wrong object under an id, a zlib bomb, a
+ * delta cycle. Each of those is left to git (undefined), quickly and with bounded memory. Real
+ * repositories; git is the reference.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyDelta } from '../../src/store/git/delta.js';
+import { LocalObjects } from '../../src/store/git/local-objects.js';
+import { openRepo } from '../../src/store/git/repo.js';
+import { GitStore } from '../../src/store/git/store.js';
+import { cleanup, git, gitdir, writeFiles } from '../helpers/git.js';
+
+afterEach(cleanup);
+
+const objectsDir = (dir: string) => join(dir, '.git', 'objects');
+
+/** Every object git has, with git's own answer for each. */
+function gitObjects(dir: string): Map<string, { type: string; bytes: Buffer }> {
+  const ids = git(dir, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)')
+    .split('\n')
+    .filter(Boolean);
+  const out = spawnSync('git', ['cat-file', '--batch'], {
+    cwd: dir,
+    input: `${ids.join('\n')}\n`,
+    maxBuffer: 1 << 28,
+  }).stdout;
+  const objects = new Map<string, { type: string; bytes: Buffer }>();
+  let at = 0;
+  for (const oid of ids) {
+    const newline = out.indexOf(10, at);
+    const [, type, size] = out.toString('latin1', at, newline).split(' ');
+    const end = newline + 1 + Number(size);
+    objects.set(oid, { type: type!, bytes: out.subarray(newline + 1, end) });
+    at = end + 1;
+  }
+  return objects;
+}
+
+/** History whose files change a little each commit, so that a repack stores deltas. */
+function historyRepo(commits = 12): string {
+  const dir = gitdir();
+  const lines = Array.from({ length: 400 }, (_, i) => `line ${i}: ${'x'.repeat(i % 50)}`);
+  for (let c = 0; c < commits; c++) {
+    lines[(c * 37) % lines.length] = `changed in commit ${c}`;
+    writeFiles(dir, { 'a.txt': lines.join('\n'), [`b/${c % 3}.txt`]: lines.slice(c).join('\n') });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', `c${c}`);
+  }
+  return dir;
+}
+
+function expectAllAsGitReadsThem(dir: string): number {
+  const local = new LocalObjects(objectsDir(dir));
+  try {
+    const objects = gitObjects(dir);
+    for (const [oid, expected] of objects) {
+      const got = local.read(oid);
+      expect(got, oid).toBeDefined();
+      expect(got!.type).toBe(expected.type);
+      expect(Buffer.from(got!.bytes).equals(expected.bytes), oid).toBe(true);
+    }
+    return objects.size;
+  } finally {
+    local.close();
+  }
+}
+
+/** Which kinds of pack entry git wrote (`verify-pack -v`: deltas name a depth and a base). */
+function deltaCount(dir: string): number {
+  const pack = readdirSync(join(objectsDir(dir), 'pack')).find((n) => n.endsWith('.idx'))!;
+  const listing = git(dir, 'verify-pack', '-v', join(objectsDir(dir), 'pack', pack));
+  return listing
+    .split('\n')
+    .filter((line) => /^[0-9a-f]{40} \w+ +\d+ \d+ \d+ \d+ [0-9a-f]{40}/.test(line)).length;
+}
+
+describe('LocalObjects reads what git reads', () => {
+  it('loose objects', () => {
+    const dir = historyRepo(3);
+    expect(expectAllAsGitReadsThem(dir)).toBeGreaterThan(10);
+  });
+
+  it('a pack of offset deltas, and one of ref deltas', () => {
+    const dir = historyRepo();
+    git(dir, 'repack', '-a', '-d', '-f', '-q', '--depth=20', '--window=20');
+    expect(deltaCount(dir)).toBeGreaterThan(5);
+    expectAllAsGitReadsThem(dir);
+    // Without offset deltas git names each delta's base by id (REF_DELTA).
+    git(dir, '-c', 'repack.useDeltaBaseOffset=false', 'repack', '-a', '-d', '-f', '-q');
+    expect(deltaCount(dir)).toBeGreaterThan(5);
+    expectAllAsGitReadsThem(dir);
+  });
+
+  it('a pack written after the first read is found on a second look', () => {
+    const dir = historyRepo(2);
+    const local = new LocalObjects(objectsDir(dir));
+    try {
+      const head = git(dir, 'rev-parse', 'HEAD');
+      expect(local.read(head)?.type).toBe('commit');
+      writeFiles(dir, { 'new.txt': 'new\n' });
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-q', '-m', 'new');
+      git(dir, 'repack', '-a', '-d', '-q');
+      expect(local.read(git(dir, 'rev-parse', 'HEAD'))?.type).toBe('commit');
+    } finally {
+      local.close();
+    }
+  });
+});
+
+describe('LocalObjects returns nothing a planted file claims', () => {
+  it('another object under an id is not returned as that id', () => {
+    const dir = historyRepo(1);
+    const blob = git(dir, 'rev-parse', 'HEAD:a.txt');
+    const other = git(dir, 'hash-object', '-w', '--stdin');
+    rmSync(join(objectsDir(dir), blob.slice(0, 2), blob.slice(2)), { force: true });
+    copyFileSync(
+      join(objectsDir(dir), other.slice(0, 2), other.slice(2)),
+      join(objectsDir(dir), blob.slice(0, 2), blob.slice(2)),
+    );
+    const local = new LocalObjects(objectsDir(dir));
+    expect(local.read(blob)).toBeUndefined();
+    expect(local.read(other)?.type).toBe('blob');
+    local.close();
+  });
+
+  it('a zlib bomb under a blob id is left to git, and the store still refuses it whole', async () => {
+    const dir = gitdir();
+    const zeros = Buffer.alloc(80 * 1024 * 1024);
+    const oid = createHash('sha1').update(`blob ${zeros.length}\0`).update(zeros).digest('hex');
+    mkdirSync(join(objectsDir(dir), oid.slice(0, 2)), { recursive: true });
+    writeFileSync(
+      join(objectsDir(dir), oid.slice(0, 2), oid.slice(2)),
+      deflateSync(Buffer.concat([Buffer.from(`blob ${zeros.length}\0`), zeros])),
+    );
+    const local = new LocalObjects(objectsDir(dir));
+    const before = process.memoryUsage().arrayBuffers;
+    expect(local.read(oid)).toBeUndefined();
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024);
+    local.close();
+    const store = new GitStore(await openRepo(dir));
+    try {
+      await expect(store.read(oid)).rejects.toMatchObject({ code: 'CORRUPT' });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a cycle of ref deltas ends, and git is asked', () => {
+    const dir = gitdir();
+    const a = 'a'.repeat(40);
+    const b = 'b'.repeat(40);
+    // Two entries, each a delta whose base is the other: only a depth limit ends the walk.
+    const delta = deflateSync(Buffer.from([3, 3, 0x90, 3]));
+    const entry = (base: string) =>
+      Buffer.concat([Buffer.from([(7 << 4) | delta.length]), Buffer.from(base, 'hex'), delta]);
+    writePack(objectsDir(dir), [
+      { oid: a, bytes: entry(b) },
+      { oid: b, bytes: entry(a) },
+    ]);
+    const local = new LocalObjects(objectsDir(dir));
+    expect(local.read(a)).toBeUndefined();
+    expect(local.read(b)).toBeUndefined();
+    local.close();
+  });
+});
+
+describe('applyDelta', () => {
+  const base = Buffer.from('0123456789');
+  // Header: base size 10, result size 6; copy offset 2 size 4; insert "ab".
+  const good = Buffer.from([10, 6, 0x91, 2, 4, 2, 0x61, 0x62]);
+
+  it('copies and inserts', () => {
+    expect(Buffer.from(applyDelta(base, good)!).toString()).toBe('2345ab');
+  });
+
+  it('refuses a delta that does not fit its base or its own header', () => {
+    expect(applyDelta(Buffer.from('short'), good)).toBeUndefined(); // base size differs
+    expect(applyDelta(base, Buffer.from([10, 6, 0x91, 8, 4]))).toBeUndefined(); // copy past end
+    expect(applyDelta(base, Buffer.from([10, 2, 5, 0x61]))).toBeUndefined(); // insert past end
+    expect(applyDelta(base, Buffer.from([10, 6, 0x91, 2, 4]))).toBeUndefined(); // result short
+    expect(applyDelta(base, Buffer.from([10, 1, 0]))).toBeUndefined(); // reserved op
+    expect(applyDelta(base, Buffer.from([10, 0x80]))).toBeUndefined(); // truncated size
+  });
+});
+
+/** A version 2 pack and index holding `entries` as given (raw entry bytes, ids as claimed). */
+function writePack(objects: string, entries: { oid: string; bytes: Buffer }[]): void {
+  const header = Buffer.alloc(12);
+  header.write('PACK', 0, 'latin1');
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(entries.length, 8);
+  const offsets: number[] = [];
+  let at = 12;
+  for (const e of entries) {
+    offsets.push(at);
+    at += e.bytes.length;
+  }
+  const body = Buffer.concat([header, ...entries.map((e) => e.bytes)]);
+  const packSum = createHash('sha1').update(body).digest();
+  const sorted = entries.map((e, i) => ({ ...e, offset: offsets[i]! }));
+  sorted.sort((x, y) => x.oid.localeCompare(y.oid));
+  const fanout = Buffer.alloc(256 * 4);
+  for (let byte = 0; byte < 256; byte++)
+    fanout.writeUInt32BE(
+      sorted.filter((e) => parseInt(e.oid.slice(0, 2), 16) <= byte).length,
+      byte * 4,
+    );
+  const idxHead = Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]);
+  const ids = Buffer.concat(sorted.map((e) => Buffer.from(e.oid, 'hex')));
+  const crcs = Buffer.alloc(4 * sorted.length);
+  const offs = Buffer.alloc(4 * sorted.length);
+  sorted.forEach((e, i) => offs.writeUInt32BE(e.offset, i * 4));
+  const idxBody = Buffer.concat([idxHead, fanout, ids, crcs, offs, packSum]);
+  const idx = Buffer.concat([idxBody, createHash('sha1').update(idxBody).digest()]);
+  const name = `pack-${packSum.toString('hex')}`;
+  mkdirSync(join(objects, 'pack'), { recursive: true });
+  writeFileSync(join(objects, 'pack', `${name}.pack`), Buffer.concat([body, packSum]));
+  writeFileSync(join(objects, 'pack', `${name}.idx`), idx);
+}
