@@ -191,7 +191,7 @@ async function snapshotChanges(
       level: config.packLevel,
       threads: packThreads(),
       streamThreshold: streamThreshold(),
-      have: paths.map((path) => have.get(path) ?? ''),
+      ...(have.size === 0 ? {} : { have: paths.map((path) => have.get(path) ?? '') }),
       ...(workers === undefined ? {} : { workers }),
       ...(options.hold === undefined
         ? {}
