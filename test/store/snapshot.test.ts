@@ -11,10 +11,12 @@ import {
   readFileSync,
   symlinkSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashObject } from '../../src/store/objects.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import {
   PACK_MIN_OBJECTS,
@@ -193,5 +195,86 @@ describe('readWorkTreeEntry (the loose-object path of a snapshot)', () => {
     writeFileSync(join(outside, 'secret.txt'), 'not yours');
     symlinkSync(outside, join(repo, 'dir'));
     expect(await readWorkTreeEntry(repo, 'dir/secret.txt')).toBeUndefined();
+  });
+});
+
+/** The blob objects written since `packsBefore`: loose ones, and those in new packs. */
+function blobsWritten(repo: string, packsBefore: readonly string[]): number {
+  const objects = join(repo, '.git', 'objects');
+  const oids: string[] = [];
+  for (const dir of readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)))
+    for (const rest of readdirSync(join(objects, dir))) oids.push(dir + rest);
+  for (const idx of readdirSync(join(objects, 'pack'))) {
+    if (!idx.endsWith('.idx') || packsBefore.includes(idx)) continue;
+    const listed = spawnSync('git', ['show-index'], {
+      input: readFileSync(join(objects, 'pack', idx)),
+      encoding: 'utf8',
+    }).stdout;
+    for (const line of listed.split('\n').filter(Boolean)) oids.push(line.split(' ')[1]!);
+  }
+  const types = spawnSync('git', ['cat-file', '--batch-check=%(objecttype)'], {
+    cwd: repo,
+    input: oids.map((oid) => `${oid}\n`).join(''),
+    encoding: 'utf8',
+  }).stdout;
+  return types.split('\n').filter((type) => type === 'blob').length;
+}
+
+describe.each([
+  ['a few (loose objects)', 3],
+  ['many (one pack)', PACK_MIN_OBJECTS + 2],
+])('snapshotWorktree with %s clean tracked files named as artifacts', (_, count) => {
+  it('stores only the blobs the repository lacks, judged by the bytes read, not the stat data', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < count; i++) files[`a/f${i}.txt`] = `file ${i}\n`.repeat(20);
+    const repo = gitdir({ files });
+    // Stat data that lies: same size and mtime, a changed ctime not looked at.
+    git(repo, 'config', 'core.trustctime', 'false');
+    git(repo, 'config', 'core.checkStat', 'minimal');
+    const old = new Date('2020-01-01T00:00:00Z');
+    utimesSync(join(repo, 'a/f0.txt'), old, old);
+    git(repo, 'add', 'a/f0.txt'); // the index's stat data now has the old mtime, not racy
+    git(repo, 'repack', '-adq');
+    git(repo, 'prune-packed');
+    // Clean per git, but the index names a blob the repository does not have.
+    writeFileSync(join(repo, 'lost.txt'), 'its object goes missing\n');
+    utimesSync(join(repo, 'lost.txt'), old, old);
+    git(repo, 'add', 'lost.txt');
+    const lost = git(repo, 'rev-parse', ':lost.txt');
+    unlinkSync(join(repo, '.git', 'objects', lost.slice(0, 2), lost.slice(2)));
+    const changed = 'FILE 0\n'.repeat(20);
+    writeFileSync(join(repo, 'a/f0.txt'), changed);
+    utimesSync(join(repo, 'a/f0.txt'), old, old);
+    const artifacts = [...Object.keys(files), 'lost.txt'];
+    expect(git(repo, 'ls-files', '-m')).toBe(''); // git takes every artifact for clean
+    const packsBefore = readdirSync(join(repo, '.git', 'objects', 'pack'));
+    const paths = await openRepo(repo);
+    const store = new GitStore(paths);
+    let snapshot;
+    try {
+      snapshot = await snapshotWorktree(paths, store, { include: artifacts });
+    } finally {
+      store.close();
+    }
+    // Only the changed file and the lost blob are stored; the rest are there already.
+    expect(blobsWritten(repo, packsBefore)).toBe(2);
+    const tree = new Map(
+      git(repo, 'ls-tree', '-r', snapshot.tree)
+        .split('\n')
+        .map((line) => [line.split('\t')[1]!, line.split(' ')[2]!.split('\t')[0]!]),
+    );
+    for (const path of artifacts) {
+      const bytes = readFileSync(join(repo, path));
+      const file = snapshot.files.get(path)!;
+      expect(file.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(file.blob).toBe(hashObject('blob', bytes));
+      expect(tree.get(path)).toBe(file.blob);
+    }
+    expect(snapshot.files.get('a/f0.txt')!.sha256).toBe(
+      createHash('sha256').update(changed).digest('hex'),
+    );
+    expect(gitTry(repo, 'cat-file', '-e', lost).code).toBe(0);
+    const fsck = gitTry(repo, 'fsck', '--strict');
+    expect(fsck.code, fsck.stderr).toBe(0);
   });
 });

@@ -43,6 +43,11 @@ export interface PackFilesOptions {
    * verdicts come back in `scanned`. A path scanned is not held.
    */
   scan?: { paths: ReadonlySet<string>; maxFileBytes: number; maxTotalBytes: number };
+  /**
+   * Per path, a blob id the repository already has ('' for none): a file whose bytes hash to it
+   * is hashed but not deflated nor packed (a clean named artifact, snapshot.ts).
+   */
+  have?: readonly string[];
   /** Workers started ahead (PackWorkers.start), used before any new one is started. */
   workers?: PackWorkers;
 }
@@ -135,7 +140,9 @@ export async function packWorktreeFiles(
     options.hold === undefined ? undefined : paths.map((p) => options.hold!.paths.has(p));
   const scan =
     options.scan === undefined ? undefined : paths.map((p) => options.scan!.paths.has(p));
-  const writer = await PackWriter.open(objectsDir, paths.length);
+  const have = options.have;
+  const known = have === undefined ? 0 : have.filter((oid) => oid !== '').length;
+  const writer = await PackWriter.open(objectsDir, paths.length - known);
   const limitKiB = Math.max(1024, Math.floor((options.maxInFlightBytes ?? 64 << 20) / 1024));
   // [next path, KiB in flight, abort, KiB scanned]
   const shared = new SharedArrayBuffer(16);
@@ -161,6 +168,7 @@ export async function packWorktreeFiles(
           shared,
           limitKiB,
           streamAt: options.streamThreshold ?? Number.MAX_SAFE_INTEGER,
+          ...(have === undefined ? {} : { have }),
           ...(hold === undefined ? {} : { hold, holdUpTo: options.hold!.maxFileBytes }),
           ...(scan === undefined
             ? {}
@@ -200,7 +208,7 @@ export async function packWorktreeFiles(
                 stream.push(path);
                 continue;
               }
-              writer.add({ oid: item.oid, data: item.data, crc32: item.crc32 });
+              if (item.entry !== undefined) writer.add({ oid: item.oid, ...item.entry });
               if (item.raw !== undefined) held.set(path, item.raw);
               if (item.secret !== undefined)
                 scanned.set(path, { size: item.size, finding: item.secret ?? undefined });

@@ -3,8 +3,9 @@
  * by `PackWorkers`; loaded by URL from beside it, given its job as its first message): takes
  * the next path from the shared counter, reads it with the snapshot's own
  * `readEntry` (read-entry.ts: the same open-first rules as the main thread), hashes it (git's
- * SHA-1 and SHA-256 from one buffer) and deflates it into a pack entry, and posts the entries
- * in batches, waiting while too many bytes are in flight to the pack writer.
+ * SHA-1 and SHA-256 from one buffer) and deflates it into a pack entry (unless its blob id,
+ * computed here, is one the caller says the repository has), and posts the entries in
+ * batches, waiting while too many bytes are in flight to the pack writer.
  *
  * The secret content rule (record/secrets.ts) runs here too when asked, on the buffer just
  * hashed: the very bytes the blob holds, without copying them to the main thread to be scanned
@@ -26,6 +27,8 @@ export interface PackWorkerData {
   shared: SharedArrayBuffer;
   limitKiB: number;
   streamAt: number;
+  /** Per path: a blob id the repository has ('' for none); bytes hashing to it are not packed. */
+  have?: readonly string[];
   /** Per path: hand the file's bytes back too (up to `holdUpTo` bytes), for the secret scan. */
   hold?: readonly boolean[];
   holdUpTo?: number;
@@ -46,8 +49,8 @@ export type WorkerItem =
       oid: string;
       sha256: string;
       size: number;
-      data: Uint8Array;
-      crc32: number;
+      /** The pack entry (header + deflated bytes), unless the repository has the blob. */
+      entry?: { data: Uint8Array; crc32: number };
       /** The very bytes hashed into `oid`, when asked to hold them. */
       raw?: Uint8Array;
       /** The content rule's verdict on those bytes when scanned: why they look secret, or null. */
@@ -58,7 +61,7 @@ export type WorkerMessage =
   { items: WorkerItem[]; kib: number } | { done: true } | { error: string; path: string };
 
 async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
-  const { root, paths, level, shared, limitKiB, streamAt, hold, holdUpTo = 0 } = data;
+  const { root, paths, level, shared, limitKiB, streamAt, have, hold, holdUpTo = 0 } = data;
   const { scan, scanUpTo = 0, scanTotalKiB = 0 } = data;
   const state = new Int32Array(shared);
   const realRoot = await realpath(root);
@@ -106,13 +109,8 @@ async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
         .update(content)
         .digest('hex');
       const sha256 = createHash('sha256').update(content).digest('hex');
-      const deflated = deflateSync(content, { level });
-      const header = packEntryHeader('blob', content.length);
-      // Own (unpooled) memory, so that it can be transferred rather than copied.
-      const buffer = new ArrayBuffer(header.length + deflated.length);
-      const entryBytes = new Uint8Array(buffer);
-      entryBytes.set(header, 0);
-      entryBytes.set(deflated, header.length);
+      // Compared with the id of the bytes just read: the caller's only says what git has.
+      const entryBytes = have?.[i] === oid ? undefined : packed(content, level);
       const secret =
         entry.kind === 'file' &&
         scan?.[i] === true &&
@@ -132,13 +130,16 @@ async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
         oid,
         sha256,
         size: content.length,
-        data: entryBytes,
-        crc32: crc32(entryBytes),
+        ...(entryBytes === undefined
+          ? {}
+          : { entry: { data: entryBytes, crc32: crc32(entryBytes) } }),
         ...(raw === undefined ? {} : { raw }),
         ...(secret === undefined ? {} : { secret }),
       });
-      transfer.push(buffer);
-      bytes += entryBytes.length;
+      if (entryBytes !== undefined) {
+        transfer.push(entryBytes.buffer as ArrayBuffer);
+        bytes += entryBytes.length;
+      }
       if (raw !== undefined) {
         transfer.push(raw.buffer as ArrayBuffer);
         bytes += raw.length;
@@ -151,6 +152,17 @@ async function work(port: MessagePort, data: PackWorkerData): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     port.postMessage({ error: message, path: current } satisfies WorkerMessage);
   }
+}
+
+/** A blob's pack entry: type+size header, then the deflated bytes. */
+function packed(content: Uint8Array, level: number): Uint8Array {
+  const deflated = deflateSync(content, { level });
+  const header = packEntryHeader('blob', content.length);
+  // Own (unpooled) memory, so that it can be transferred rather than copied.
+  const entryBytes = new Uint8Array(new ArrayBuffer(header.length + deflated.length));
+  entryBytes.set(header, 0);
+  entryBytes.set(deflated, header.length);
+  return entryBytes;
 }
 
 /** The content rule on a whole file, as app/secrets.ts applies it to bytes it holds. */

@@ -11,17 +11,21 @@
  * A large change (PACK_MIN_OBJECTS paths or more) is read, hashed (SHA-1 and SHA-256 from one
  * read) and deflated in worker threads and stored as one pack (pack.ts) instead of a loose file
  * per object; a small one keeps to loose objects, so a pack per record does not pile up.
+ *
+ * A named artifact git calls clean is read and hashed all the same (its digest is of the bytes
+ * read), but when those bytes hash to the blob the index names and the repository has, that
+ * blob is not deflated and stored again: `record --artifact` over tracked files cost a copy of
+ * every one of them (issue 21).
  */
 import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { ObjectStore } from '../port.js';
-import { MODE } from '../objects.js';
-import { runGit } from './exec.js';
-import { fifoRefusal } from './fifo-refusal.js';
+import { hashObject, MODE } from '../objects.js';
 import { checkIndexObjects } from './index-objects.js';
-import { buildTrees, byteKey, type BuiltTree, type IndexEntry } from './index-tree.js';
+import { buildTrees, byteKey, type BuiltTree } from './index-tree.js';
+import { listChanges, type Changes } from './list-changes.js';
 import { PackWorkers, packWorktreeFiles, type ScannedContent } from './pack-files.js';
 import type { RepoPaths } from './repo.js';
 import { readEntry, type WorkTreeEntry } from './read-entry.js';
@@ -146,13 +150,23 @@ async function snapshotChanges(
     options.untracked ?? DEFAULT_UNTRACKED_BUDGET,
   );
   for (const file of skipped) changes.changed.delete(file.path);
+  const clean = cleanBlobs(options.include, changes);
   for (const path of options.include) changes.changed.add(path);
   for (const path of changes.changed) changes.removed.delete(path);
   // Entries taken unread from the index: checked in one batch while changed files are read.
   const unread = new Map(changes.index);
   for (const path of [...changes.changed, ...changes.removed]) unread.delete(byteKey(path));
-  const present = checkIndexObjects(repo, unread);
+  const { present, stored } = checkIndexObjects(repo, unread, new Set(clean.values()));
   present.catch(() => undefined); // awaited below; a read error may come first
+  // Clean named artifacts whose index blob the repository has: a file whose bytes, as read
+  // now, hash to that id is not stored again (not deflated, not packed). The id compared is the
+  // one computed from the bytes, never the index's word for them (stat data can lie). Waited
+  // for only when there are some: the pack workers are still booting meanwhile.
+  const have = new Map<string, string>();
+  if (clean.size > 0) {
+    const known = await stored;
+    for (const [path, oid] of clean) if (known.has(oid)) have.set(path, oid);
+  }
   const files = new Map<string, FileDigest>();
   const paths = [...changes.changed];
   const modeOf = (path: string, kind: 'file' | 'symlink', executable: boolean): string => {
@@ -177,6 +191,7 @@ async function snapshotChanges(
       level: config.packLevel,
       threads: packThreads(),
       streamThreshold: streamThreshold(),
+      ...(have.size === 0 ? {} : { have: paths.map((path) => have.get(path) ?? '') }),
       ...(workers === undefined ? {} : { workers }),
       ...(options.hold === undefined
         ? {}
@@ -201,7 +216,7 @@ async function snapshotChanges(
     }
     // Too large to read whole: the workers only looked; stored here, streamed, loose.
     for (const path of packed.stream) {
-      const digest = await storeFile(repo.root, path, store, repo.objectsDir, modeOf);
+      const digest = await storeFile(repo.root, path, store, repo, modeOf);
       if (digest) files.set(path, digest);
       else changes.removed.add(path);
     }
@@ -209,7 +224,7 @@ async function snapshotChanges(
     const queue = [...paths];
     const worker = async () => {
       for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
-        const digest = await storeFile(repo.root, path, store, repo.objectsDir, modeOf, hold);
+        const digest = await storeFile(repo.root, path, store, repo, modeOf, hold, have.get(path));
         if (digest) files.set(path, digest);
         else changes.removed.add(path);
       }
@@ -253,18 +268,6 @@ async function writeTrees(store: ObjectStore, trees: readonly BuiltTree[]): Prom
   }
 }
 
-interface Changes {
-  changed: Set<string>;
-  removed: Set<string>;
-  /** The changed paths git does not track (`?`). */
-  untracked: Set<string>;
-  indexModes: Map<string, string>;
-  /** Every stage-0 index entry, keyed by the path's bytes (index-tree.ts). */
-  index: Map<string, IndexEntry>;
-  /** Paths (by bytes) the index holds at stages 1–3: a merge conflict. */
-  unmerged: Set<string>;
-}
-
 /**
  * The untracked files to leave out: over the per-file bound, or past the total once the files
  * before them (in path order) are counted. Sizes from lstat, before anything is read: a sparse
@@ -306,67 +309,29 @@ function overBudget(
   return skipped;
 }
 
-async function listChanges(repo: RepoPaths): Promise<Changes> {
-  // One spawn: -t tags each path (C changed, R removed, ? untracked; with -s also H, M, S for
-  // every index entry), -s adds the index mode. A deleted path is listed as changed and removed.
-  const status = await runGit(
-    ['ls-files', '-z', '-t', '-s', '-m', '-d', '-o', '--exclude-standard'],
-    // ls-files runs clean filters on racily clean files: the guard keeps planted ones out.
-    { cwd: repo.root, guard: repo.guard, watchFifo: true },
-  );
-  if (status.fifoWait !== undefined) throw await fifoRefusal(repo.root, status.fifoWait);
-  if (status.code !== 0) {
-    throw new LedgerError(
-      'GIT_FAILED',
-      `git ls-files failed while reading the work tree: ${status.stderr.trim()}`,
-      { hint: 'Nothing was written. Fix what git says (git status), then retry.' },
-    );
+/**
+ * The named artifacts git calls clean (stat data): path → the blob id the index gives it, a
+ * claim checked against the bytes read, never taken on trust.
+ */
+function cleanBlobs(include: readonly string[], changes: Changes): Map<string, string> {
+  const clean = new Map<string, string>();
+  for (const path of include) {
+    if (changes.changed.has(path) || changes.removed.has(path)) continue;
+    const entry = changes.index.get(byteKey(path));
+    if (entry !== undefined && entry.mode !== MODE.gitlink) clean.set(path, entry.oid);
   }
-  const changed = new Set<string>();
-  const removed = new Set<string>();
-  const untracked = new Set<string>();
-  const indexModes = new Map<string, string>();
-  const index = new Map<string, IndexEntry>();
-  const unmerged = new Set<string>();
-  const out = status.stdout;
-  for (let start = 0; start < out.length;) {
-    let end = out.indexOf(0, start);
-    if (end < 0) end = out.length;
-    const item = out.subarray(start, end);
-    start = end + 1;
-    if (item.length < 3) continue;
-    const tag = String.fromCharCode(item[0]!);
-    let raw = item.subarray(2);
-    if (tag !== '?') {
-      // "<tag> <mode> <oid> <stage>\t<path>"
-      const tab = raw.indexOf(9);
-      if (tab < 0) continue;
-      const [mode = '', oid = '', stage = ''] = raw.subarray(0, tab).toString('latin1').split(' ');
-      raw = raw.subarray(tab + 1);
-      const key = raw.toString('latin1');
-      if (stage === '0') index.set(key, { mode, oid });
-      else unmerged.add(key);
-      indexModes.set(raw.toString('utf8'), mode);
-    }
-    const path = raw.toString('utf8');
-    if (path.endsWith('/')) continue; // an embedded repository: git add would refuse it too
-    if (tag === 'R') removed.add(path);
-    else if (tag === 'C' || tag === '?') changed.add(path);
-    if (tag === '?') untracked.add(path);
-  }
-  for (const path of removed) changed.delete(path);
-  // Submodules (gitlinks) keep the commit the index records.
-  for (const [path, mode] of indexModes) if (mode === MODE.gitlink) changed.delete(path);
-  return { changed, removed, untracked, indexModes, index, unmerged };
+  return clean;
 }
 
+/** Reads, hashes and stores one path; `have`: a blob id the repository has (not stored again). */
 async function storeFile(
   root: string,
   path: string,
   store: ObjectStore,
-  objectsDir: string,
+  { objectsDir }: RepoPaths,
   modeOf: (path: string, kind: 'file' | 'symlink', executable: boolean) => string,
   hold?: (path: string, bytes: Uint8Array) => void,
+  have?: string,
 ): Promise<FileDigest | undefined> {
   const entry = await readEntry(root, path, { streamAt: streamThreshold() });
   if (entry === undefined) return undefined; // gone, or no longer a file: not in the candidate
@@ -379,7 +344,10 @@ async function storeFile(
       await entry.handle.close();
     }
   }
-  const blob = await store.write('blob', entry.bytes);
+  const blob =
+    have !== undefined && hashObject('blob', entry.bytes) === have
+      ? have
+      : await store.write('blob', entry.bytes);
   const sha256 = createHash('sha256').update(entry.bytes).digest('hex');
   const mode = modeOf(path, entry.kind, entry.executable);
   if (entry.kind === 'file') hold?.(path, entry.bytes);
