@@ -2,7 +2,8 @@
  * The claims about files, against the trees: what a claimed artifact's action means (`created`
  * absent from the base tree and present in the candidate, and so on) and its digest, and every
  * `file:line` — a Key Reference or a finding — resolving in the candidate tree. A path outside
- * the repository is `unverifiable` with the reason, never dropped.
+ * the repository is `unverifiable` with the reason, never dropped; a file named without its folder
+ * and at neither root is judged against every file of that name (`byName`).
  */
 import { lookupPath } from '../ledger/trees.js';
 import type { ClaimedArtifact, LedgerRecord } from '../model/record.js';
@@ -10,6 +11,7 @@ import { checkRepoPath } from '../paths/index.js';
 import type { TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import type { BlobReads } from './blobs.js';
+import { byName, filesByName, type NameMatches } from './by-name.js';
 import { claim } from './checks.js';
 import type { FormatRules } from './format-rules.js';
 import type { CheckDraft as Check, Verdict } from './types.js';
@@ -93,6 +95,32 @@ function actionVerdict(
   }
 }
 
+/** A claimed action (and digest) against the file at one path of the two trees. */
+async function judgeAt(
+  store: ObjectReader,
+  blobs: BlobReads,
+  record: LedgerRecord,
+  artifact: ClaimedArtifact,
+  path: string,
+): Promise<{ verdict: Verdict; detail: string }> {
+  const { base, candidate } = record.observed;
+  const [before, after] = await Promise.all([
+    lookupPath(store, base.tree, path),
+    lookupPath(store, candidate.tree, path),
+  ]);
+  const judged = actionVerdict(artifact.action, before, after);
+  if (judged.verdict !== 'verified' || artifact.sha256 === undefined || after === undefined)
+    return judged;
+  // Streamed: a planted multi-gigabyte blob costs time, never memory.
+  const sha256 = (await blobs.facts(after.oid))?.sha256;
+  return sha256 === artifact.sha256
+    ? { verdict: 'verified', detail: `${judged.detail}; sha256 ${sha256} as claimed` }
+    : {
+        verdict: 'contradicted',
+        detail: `claimed sha256 ${artifact.sha256}, candidate tree has ${sha256 ?? 'no blob'}`,
+      };
+}
+
 export async function checkClaimedArtifacts(
   store: ObjectReader,
   blobs: BlobReads,
@@ -100,7 +128,12 @@ export async function checkClaimedArtifacts(
   checks: Check[],
 ) {
   const { base, candidate } = record.observed;
-  for (const [i, artifact] of (record.claims.artifacts ?? []).entries()) {
+  const artifacts = record.claims.artifacts ?? [];
+  // Walked once, on the first bare name found at neither root, for every bare name at once.
+  let matches: Promise<NameMatches | undefined> | undefined;
+  const bareNames = () =>
+    new Set(artifacts.map((a) => a.path).filter((p) => !p.includes('/') && checkRepoPath(p).ok));
+  for (const [i, artifact] of artifacts.entries()) {
     const id = `claims.artifacts[${i}]`;
     const subject = artifact.path;
     const safe = checkRepoPath(artifact.path);
@@ -116,35 +149,49 @@ export async function checkClaimedArtifacts(
       );
       continue;
     }
-    const [before, after] = await Promise.all([
-      lookupPath(store, base.tree, safe.path),
-      lookupPath(store, candidate.tree, safe.path),
-    ]);
-    const judged = actionVerdict(artifact.action, before, after);
-    if (judged.verdict !== 'verified' || artifact.sha256 === undefined || after === undefined) {
-      checks.push(claim(id, 'claim.artifact', subject, judged.verdict, judged.detail));
-      continue;
+    let judged = await judgeAt(store, blobs, record, artifact, safe.path);
+    if (!safe.path.includes('/')) {
+      const [before, after] = await Promise.all([
+        lookupPath(store, base.tree, safe.path),
+        lookupPath(store, candidate.tree, safe.path),
+      ]);
+      if (before === undefined && after === undefined) {
+        matches ??= filesByName(store, [base.tree, candidate.tree], bareNames());
+        const found = await matches;
+        const paths = found === undefined ? undefined : (found.get(safe.path) ?? []);
+        const each =
+          paths &&
+          (await Promise.all(
+            paths.map(async (path) => ({
+              path,
+              ...(await judgeAt(store, blobs, record, artifact, path)),
+            })),
+          ));
+        judged = byName(safe.path, judged, each);
+      }
     }
-    // Streamed: a planted multi-gigabyte blob costs time, never memory.
-    const sha256 = (await blobs.facts(after.oid))?.sha256;
-    checks.push(
-      sha256 === artifact.sha256
-        ? claim(
-            id,
-            'claim.artifact',
-            subject,
-            'verified',
-            `${judged.detail}; sha256 ${sha256} as claimed`,
-          )
-        : claim(
-            id,
-            'claim.artifact',
-            subject,
-            'contradicted',
-            `claimed sha256 ${artifact.sha256}, candidate tree has ${sha256 ?? 'no blob'}`,
-          ),
-    );
+    checks.push(claim(id, 'claim.artifact', subject, judged.verdict, judged.detail));
   }
+}
+
+/** A `file:line` claim against the line count of the file it names (undefined: no such file). */
+function lineVerdict(
+  lines: number | undefined,
+  ref: { last: number | undefined; unverified: boolean },
+): { verdict: Verdict; detail: string } {
+  if (lines === undefined)
+    return { verdict: 'contradicted', detail: 'no such file in the candidate tree' };
+  if (ref.last !== undefined && ref.last > lines)
+    return {
+      verdict: 'contradicted',
+      detail: `line ${ref.last} is past the end (${lines} lines)`,
+    };
+  return {
+    verdict: 'verified',
+    detail: ref.unverified
+      ? 'resolves (the agent marked it [UNVERIFIED])'
+      : 'resolves in the candidate tree',
+  };
 }
 
 /**
@@ -189,6 +236,7 @@ export async function checkFileLines(
   // repeated bad one could fail a result whose other places all resolve).
   const bad = new Set<string>();
   const checked = new Set<string>();
+  let matches: Promise<NameMatches | undefined> | undefined;
   for (const ref of located) {
     const place = `${ref.path}\n${ref.line ?? ''}\n${ref.last ?? ''}`;
     const subject = ref.line === undefined ? ref.path : `${ref.path}:${ref.line}`;
@@ -206,41 +254,37 @@ export async function checkFileLines(
       continue;
     }
     checked.add(place);
-    if (!lineCounts.has(safe.path)) {
-      const entry = await lookupPath(store, record.observed.candidate.tree, safe.path);
-      const counted = entry ? await blobs.facts(entry.oid) : undefined;
-      lineCounts.set(safe.path, counted?.type === 'blob' ? counted.lines : undefined);
+    const countLines = async (path: string) => {
+      if (!lineCounts.has(path)) {
+        const entry = await lookupPath(store, record.observed.candidate.tree, path);
+        const counted = entry ? await blobs.facts(entry.oid) : undefined;
+        lineCounts.set(path, counted?.type === 'blob' ? counted.lines : undefined);
+      }
+      return lineCounts.get(path);
+    };
+    let judged = lineVerdict(await countLines(safe.path), ref);
+    if (judged.verdict === 'contradicted' && (await countLines(safe.path)) === undefined) {
+      if (!safe.path.includes('/')) {
+        // Named without its folder (`Foo.java:12`): every file of that name in the candidate.
+        matches ??= filesByName(
+          store,
+          [record.observed.candidate.tree],
+          new Set(located.map((r) => r.path).filter((p) => !p.includes('/'))),
+        );
+        const found = await matches;
+        const paths = found === undefined ? undefined : (found.get(safe.path) ?? []);
+        const each =
+          paths &&
+          (await Promise.all(
+            paths.map(async (path) => ({ path, ...lineVerdict(await countLines(path), ref) })),
+          ));
+        judged = byName(safe.path, judged, each);
+      }
     }
-    const lines = lineCounts.get(safe.path);
-    if (lines === undefined) {
-      bad.add(place);
-      checks.push(
-        claim(ref.id, ref.check, subject, 'contradicted', 'no such file in the candidate tree'),
-      );
-    } else if (ref.last !== undefined && ref.last > lines) {
-      bad.add(place);
-      checks.push(
-        claim(
-          ref.id,
-          ref.check,
-          subject,
-          'contradicted',
-          `line ${ref.last} is past the end (${lines} lines)`,
-        ),
-      );
-    } else {
-      checks.push(
-        claim(
-          ref.id,
-          ref.check,
-          subject,
-          'verified',
-          ref.unverified
-            ? 'resolves (the agent marked it [UNVERIFIED])'
-            : 'resolves in the candidate tree',
-        ),
-      );
-    }
+    if (judged.verdict === 'contradicted') bad.add(place);
+    // Which file is meant is not said: neither a good nor a bad place for the share rule.
+    if (judged.verdict === 'unverifiable') checked.delete(place);
+    checks.push(claim(ref.id, ref.check, subject, judged.verdict, judged.detail));
   }
   const share = rules.verify?.maxBadReferenceShare;
   if (share !== undefined && checked.size > 0 && bad.size / checked.size > share)

@@ -160,9 +160,12 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   const tableChecks = summary ? evidenceTableChecks(sections, bodyLines, problems) : [];
   // What a summary's `## Verification` items and VBW's `ac_results` say it ran: a check where the
   // item says the result outright, else unchecked with its line (verification.ts).
-  const said = summaryOf
-    ? [verificationChecks(sections, bodyLines), acResultChecks(summaryOf.fm, text)]
-    : [];
+  // A contract handoff's own `### Verification` section is read as a summary's: its template
+  // has none, but an agent that adds one states results there (issue 20).
+  const said = [
+    verificationChecks(sections, bodyLines),
+    ...(summaryOf ? [acResultChecks(summaryOf.fm, text)] : []),
+  ];
   const saidChecks = said.flatMap((x) => x.checks);
   const unchecked = said.flatMap((x) => x.unchecked);
   if (unchecked.length > 0) extra['unchecked'] = unchecked;

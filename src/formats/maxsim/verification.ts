@@ -6,7 +6,9 @@
  * 20). A check is claimed only where its item says the result outright; an item whose wording is
  * mixed or qualified ("4/4 passing; 12 remaining failures are pre-existing") or says no result is
  * not guessed into a pass or a failure: it is kept in `claims.extra.unchecked` with its line and
- * reported `unverifiable` at verify (index.ts), never dropped and never a false failure.
+ * reported `unverifiable` at verify (index.ts), never dropped and never a false failure. A count
+ * with no command (`Tests: 212 passed`) is a check with no command, as `ac_results`; a contract
+ * handoff's own Verification section is read the same way (parse.ts).
  */
 import type { ClaimedCheck } from '../../model/record.js';
 import type { FrontMap } from '../kit/front-matter.js';
@@ -27,6 +29,13 @@ export type Unchecked = { line: number; text: string; why: string };
 /** Sections that list what was run. `## Verification Evidence` is GSD-2's table (gsd2.ts). */
 const SECTION =
   /^(?:[\w-]+ )?(?:verification|validation|verify|tests? run|test results|checks? run)(?: results?| steps| performed)?$|^验证/;
+
+/**
+ * A result stated as a count: `212 passed`, `20/21 passing`, `45 tests pass`, `3 failed`,
+ * `0 errors`. A checklist line (`✓ dashboard renders`) is not one: it states no run.
+ */
+const COUNTED =
+  /\b\d+(?:\s*\/\s*\d+)?\s+(?:[a-z-]+\s+){0,2}?(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing|ures?)?|succeeded|errors?)\b/i;
 
 /** An item of a list or a row of a table, not a table's separator row. */
 const ITEM = /^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?|\|)(.*)$/;
@@ -99,13 +108,26 @@ export function verificationChecks(
       const item = ITEM.exec(raw);
       if (!item) return;
       const { spans, commands } = ranCommands(item[1] ?? '');
-      if (commands.length === 0) return;
+      // A count with no command (`Tests: 212 passed`) is a result the summary states too: kept
+      // as text only, a `Tests: 3 failed` under a completion claim went unseen (issue 20).
+      if (commands.length === 0 && !COUNTED.test(item[1] ?? '')) return;
       // The document's line: the item's own, found after the section's heading (as gsd2.ts).
       const line = body.lines.indexOf(raw, s.line) + 1 + body.offset;
       const text = raw.trim();
       const said = resultOf(item[1] ?? '', spans);
       if ('why' in said) {
-        unchecked.push({ line, text, why: `a command a verification item names: ${said.why}` });
+        const what = commands.length === 0 ? 'a count' : 'a command';
+        unchecked.push({ line, text, why: `${what} a verification item names: ${said.why}` });
+        return;
+      }
+      if (commands.length === 0) {
+        // As VBW's `ac_results`: a check with no command, which verify says it cannot re-run;
+        // a plain failure still counts against a claim of completion.
+        checks.push({
+          result: said.result,
+          ...(said.exitCode === undefined ? {} : { exitCode: said.exitCode }),
+          details: `line ${line}: ${text}`.slice(0, 4096),
+        });
         return;
       }
       for (const command of commands)

@@ -98,8 +98,12 @@ function claimsOf(docPath, format) {
   }
 }
 
-/** A repository whose base and candidate trees are what the claims say. Returns its folder. */
-function synthRepo(claims, files = {}) {
+/**
+ * A repository whose base and candidate trees are what the claims say. Returns its folder.
+ * `folders`: where a file the document names without its folder really is (its project's
+ * layout), so that verify's by-name reading is judged as on the real tree.
+ */
+function synthRepo(claims, files = {}, folders = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'corpus-synth-'));
   git(dir, 'init', '-q', '-b', 'main');
   const longest = new Map();
@@ -107,7 +111,9 @@ function synthRepo(claims, files = {}) {
   for (const r of [...(claims.references ?? []), ...(claims.findings ?? [])]) {
     if (r.path && !r.path.startsWith('/')) need(r.path, Math.max(r.line ?? 1, r.endLine ?? 1) + 5);
   }
-  const arts = (claims.artifacts ?? []).filter((a) => !a.path.startsWith('/'));
+  const arts = (claims.artifacts ?? [])
+    .filter((a) => !a.path.startsWith('/'))
+    .map((a) => ({ ...a, path: folders[a.path] ?? a.path }));
   write(dir, 'README.md', '# corpus\n');
   const created = new Set(arts.filter((a) => a.action === 'created').map((a) => a.path));
   for (const [path, n] of longest)
@@ -223,7 +229,7 @@ function runOne(doc, lie) {
   writeFileSync(placeholder, bind(honest, '0'.repeat(40), '0'.repeat(40)));
   const repo = doc.upstream
     ? upstreamRepo(doc.upstream)
-    : synthRepo(claimsOf(placeholder, doc.formatFlag) ?? {}, doc.files);
+    : synthRepo(claimsOf(placeholder, doc.formatFlag) ?? {}, doc.files, doc.folders);
   try {
     const from = join(scratch, `${doc.id.replace(/\//g, '_')}${lie ? `.${lie.id}` : ''}${ext}`);
     const tree = honest.includes('{{TREE}}') ? workTreeHash(repo.dir) : '';

@@ -162,8 +162,9 @@ describe('a root-level file (`package.json:12`)', () => {
   it('through record and verify: a root-level file the tree lacks is contradicted', async () => {
     const r = await bad(withItem('- Config: `package.json:12`\n'));
     expect(r.bad).toEqual(['package.json:12 contradicted']);
+    // Named without its folder: no file of that name in any folder either (verify/by-name.ts).
     expect(r.checks.find((c) => c.subject === 'package.json:12')?.detail).toBe(
-      'no such file in the candidate tree',
+      'no such file in the candidate tree; no file named package.json in any folder either',
     );
   });
 });
