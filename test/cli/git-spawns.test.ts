@@ -59,14 +59,15 @@ describe('git processes per command', () => {
     expect(counting.calls().sort()).toEqual(['config', 'rev-parse']);
   });
 
-  // Six: repository, config, the object batch, ls-files, one `cat-file --batch-check` proving
-  // every index entry taken unread names a blob the repository has (index-objects.ts: the index
-  // is the agent's file; write-tree used to refuse a missing blob), and the ref update.
-  it('ledger record starts git at most 6 times, for a small change and for a packed one (no update-index, no write-tree)', async () => {
+  // Five: repository, config, ls-files, one `cat-file --batch-check` proving every index entry
+  // taken unread names a blob the repository has (index-objects.ts: the index is the agent's
+  // file; write-tree used to refuse a missing blob), and the ref update. Objects are read
+  // in-process (local-objects.ts): the object batch is not started.
+  it('ledger record starts git at most 5 times, for a small change and for a packed one (no update-index, no write-tree)', async () => {
     const small = gitdir();
     writeFiles(small, { 'src/app.ts': 'export const x = 2;\n', 'src/new.ts': 'export {};\n' });
     const few = await recordCalls(small, ['src/new.ts']);
-    expect(few.length, few.join(', ')).toBeLessThanOrEqual(6);
+    expect(few.length, few.join(', ')).toBeLessThanOrEqual(5);
     // The candidate tree is encoded in-process (store/git/index-tree.ts).
     expect(few).not.toContain('update-index');
     expect(few).not.toContain('write-tree');
@@ -77,7 +78,7 @@ describe('git processes per command', () => {
     for (let i = 0; i < 150; i++) files[`gen/m${i % 3}/f${i}.ts`] = `export const v${i} = ${i};\n`;
     writeFiles(large, files);
     const many = await recordCalls(large, Object.keys(files));
-    expect(many.length, many.join(', ')).toBeLessThanOrEqual(6);
+    expect(many.length, many.join(', ')).toBeLessThanOrEqual(5);
     expect(many).not.toContain('write-tree');
     // The candidate tree is still git's own tree of the work tree.
     expect(git(large, 'count-objects', '-v')).toMatch(/packs: 1/);
