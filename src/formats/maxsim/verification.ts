@@ -31,11 +31,14 @@ const SECTION =
   /^(?:[\w-]+ )?(?:verification|validation|verify|tests? run|test results|checks? run)(?: results?| steps| performed)?$|^验证/;
 
 /**
- * A result stated as a count: `212 passed`, `20/21 passing`, `45 tests pass`, `3 failed`,
- * `0 errors`. A checklist line (`✓ dashboard renders`) is not one: it states no run.
+ * A result stated as a count, at the start of the item or after a label: `212 passed`,
+ * `Tests: 20/21 passing`, `**Unit tests:** 45 pass`, `All 45 tests pass`, `3 failed`,
+ * `0 errors`. A count inside a sentence is a story, not a result: "Fixed 3 failing tests" read
+ * as a failure lowered an honest summary to failed. A checklist line (`✓ dashboard renders`)
+ * states no run either.
  */
 const COUNTED =
-  /\b\d+(?:\s*\/\s*\d+)?\s+(?:[a-z-]+\s+){0,2}?(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing|ures?)?|succeeded|errors?)\b/i;
+  /^\s*(?:\*{0,2}[a-z][\w ./()-]{0,40}?(?::\*{0,2}|\*{0,2}:)\s*)?(?:all\s+)?\d+(?:\s*\/\s*\d+)?\s+(?:[\w-]+\s+){0,2}?(?:pass(?:es|ed|ing)?|fail(?:s|ed|ing|ures?)?|succeeded|errors?)\b/i;
 
 /** An item of a list or a row of a table, not a table's separator row. */
 const ITEM = /^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?|\|)(.*)$/;

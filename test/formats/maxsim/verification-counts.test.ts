@@ -80,6 +80,23 @@ describe('a count a verification item states without a command', () => {
     const mixed = parsed(SUMMARY(['- Tests: 209 passed, 3 failed']), '03-01-SUMMARY.md');
     expect(unchecked(mixed)).toEqual([13]);
   });
+
+  it('a count inside a sentence is not a result: an honest summary stays complete', () => {
+    const h = parsed(
+      SUMMARY([
+        '- Fixed 3 failing tests in the auth module',
+        '- Removed 2 flaky tests that failed on CI',
+        '- **Unit tests:** 45 passed',
+        '- All 12 e2e tests pass',
+      ]),
+      '03-01-SUMMARY.md',
+    );
+    expect(h.status).toBe('success');
+    expect(h.claims.checks?.map((c) => c.details)).toEqual([
+      'line 15: - **Unit tests:** 45 passed',
+      'line 16: - All 12 e2e tests pass',
+    ]);
+  });
 });
 
 describe("a contract handoff's own Verification section", () => {
