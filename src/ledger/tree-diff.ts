@@ -246,7 +246,7 @@ const parsed = new WeakMap<
   ObjectReader,
   { entries: number; trees: Map<string, ReadonlyMap<string, string>> }
 >();
-const MAX_PARSED_ENTRIES = 200_000;
+const MAX_PARSED_ENTRIES = 50_000;
 
 async function parsedDir(
   store: ObjectReader,
