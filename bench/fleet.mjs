@@ -3,12 +3,15 @@
 // then hold all 64 records. The ratio is the wall time until the last sync ends over 64 × one
 // uncontended sync ÷ cores (same run): ≤ 1.5 means writers wait for CPU, never for each other.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, measure, ROOT, rotate, row, timed, writePack } from './common.mjs';
+import { BIN, measure, median, ROOT, rotate, row, timed, writePack } from './common.mjs';
 
 const FLEET = Number(process.env.BENCH_FLEET ?? 64);
+/** Uncontended syncs measured for the divisor, each in a fresh clone of a fresh remote. */
+const SOLO = Math.max(1, Number(process.env.BENCH_FLEET_SOLO ?? 5));
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 function git(cwd, ...args) {
   const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
@@ -19,6 +22,24 @@ function git(cwd, ...args) {
 function ledger(cwd, args, env) {
   return timed(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env } });
 }
+
+/**
+ * A `ledger` run under /usr/bin/time when there is one: wall seconds, and CPU seconds (user +
+ * system of the process and its git children), which tell work from waiting in a contended run.
+ */
+async function ledgerTimed(cwd, args, env, scratch, n) {
+  if (!TIME) return { ...(await ledger(cwd, args, env)), cpu: undefined };
+  const out = join(scratch, `time-${n}`);
+  const r = await timed(TIME, ['-f', '%U %S', '-o', out, process.execPath, BIN, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+  });
+  const last = readFileSync(out, 'utf8').trim().split('\n').pop();
+  const [user, sys] = last.split(' ').map(Number);
+  return { ...r, cpu: user + sys };
+}
+
+const secs = (xs) => xs.map((x) => x.toFixed(3)).join(' ');
 
 function remoteWithClones(scratch, name, count) {
   const remote = join(scratch, `${name}.git`);
@@ -67,18 +88,39 @@ export async function benchFleet({ log }) {
   const env = { XDG_STATE_HOME: join(scratch, 'state') };
   const cores = availableParallelism();
   try {
-    const solo = remoteWithClones(scratch, 'solo', 1);
-    await recordOne(solo.clones[0], 'solo', env);
-    const one = await ledger(solo.clones[0], ['sync', '--json'], env);
-    if (one.code !== 0) throw new Error(`uncontended sync failed: ${one.stderr}`);
-    log(`fleet: one uncontended sync ${one.seconds.toFixed(3)} s`);
+    // The divisor: SOLO uncontended syncs, each of a clone like the fleet's (one handoff recorded
+    // on a fresh clone of a remote holding only the seed commit), one after another. The median
+    // is the figure (not the fastest: one sample drifted 0.40–0.53 s between runs); all are
+    // printed, with their spread.
+    const solos = [];
+    for (let i = 0; i < SOLO; i++) {
+      const solo = remoteWithClones(scratch, `solo${i}`, 1);
+      await recordOne(solo.clones[0], 'solo', env);
+      const one = await ledgerTimed(solo.clones[0], ['sync', '--json'], env, scratch, `solo${i}`);
+      if (one.code !== 0) throw new Error(`uncontended sync failed: ${one.stderr}`);
+      solos.push(one);
+    }
+    const soloWall = solos.map((r) => r.seconds);
+    const soloCpu = solos.map((r) => r.cpu).filter((c) => c !== undefined);
+    const oneSeconds = median(soloWall);
+    log(
+      `fleet: ${SOLO} uncontended syncs ${secs(soloWall)} s (median ${oneSeconds.toFixed(3)}, spread ${(Math.max(...soloWall) - Math.min(...soloWall)).toFixed(3)} s)` +
+        (soloCpu.length > 0
+          ? `; CPU ${secs(soloCpu)} s (median ${median(soloCpu).toFixed(3)})`
+          : ''),
+    );
 
     const { remote, clones } = remoteWithClones(scratch, 'fleet', FLEET);
     for (const [i, cwd] of clones.entries()) await recordOne(cwd, `fleet ${i}`, env);
     log(`fleet: ${FLEET} clones recorded; syncing all at once`);
     const started = process.hrtime.bigint();
-    const runs = await Promise.all(clones.map((cwd) => ledger(cwd, ['sync', '--json'], env)));
+    const runs = await Promise.all(
+      clones.map((cwd, i) => ledgerTimed(cwd, ['sync', '--json'], env, scratch, `fleet${i}`)),
+    );
     const wall = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpus = runs.map((r) => r.cpu).filter((c) => c !== undefined);
+    const cpuSum = cpus.reduce((a, b) => a + b, 0);
+    const attempts = runs.map((r) => (r.code === 0 ? JSON.parse(r.stdout).attempts : 0));
     const failed = runs.filter((r) => r.code !== 0);
     const retried = runs.filter((r) => r.code === 0 && JSON.parse(r.stdout).attempts !== 1);
     const fresh = join(scratch, 'fresh');
@@ -88,7 +130,11 @@ export async function benchFleet({ log }) {
     log(
       `fleet: last of ${FLEET} syncs ended after ${wall.toFixed(2)} s; ${failed.length} failed, ${retried.length} retried; a fresh clone holds ${seen} records`,
     );
-    const ideal = (FLEET * one.seconds) / cores;
+    if (cpus.length > 0)
+      log(
+        `fleet: CPU per contended sync median ${median(cpus).toFixed(3)} s (min ${Math.min(...cpus).toFixed(3)}, max ${Math.max(...cpus).toFixed(3)}), sum ${cpuSum.toFixed(2)} s = ${(cpuSum / cores).toFixed(2)} s on ${cores} cores; rounds ${Math.max(...attempts)} at most`,
+      );
+    const ideal = (FLEET * oneSeconds) / cores;
     return {
       rows: [
         {
@@ -98,14 +144,17 @@ export async function benchFleet({ log }) {
           peerSeconds: ideal,
           ratio: wall / ideal,
           target: 1.5,
-          note: `${FLEET - failed.length}/${FLEET} exited 0, ${retried.length} needed more than one round, fresh clone: ${seen}/${FLEET} records`,
+          note: `${FLEET - failed.length}/${FLEET} exited 0, ${retried.length} needed more than one round, fresh clone: ${seen}/${FLEET} records; one uncontended sync: median of ${SOLO} (${secs(soloWall)} s)`,
         },
       ],
       details: {
         fleet: FLEET,
         cores,
-        uncontendedSeconds: one.seconds,
+        uncontendedSeconds: oneSeconds,
+        uncontendedSamples: soloWall,
+        uncontendedCpuSeconds: soloCpu,
         wallSeconds: wall,
+        contendedCpuSeconds: cpus.length > 0 ? { median: median(cpus), sum: cpuSum } : undefined,
         failed: failed.map((r) => r.stderr.slice(0, 300)),
         retried: retried.length,
         freshRecords: seen,

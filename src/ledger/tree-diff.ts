@@ -234,23 +234,65 @@ export async function topLevel(
   return out;
 }
 
+/**
+ * Parsed fan-out directories by tree id, per reader. A sync compares the same trees three or
+ * four times (the rollback diff of each moved ref, the join, the fast-forward check, the count
+ * of what it pushes), and parsing a 10,000-record ledger's ~512 fan-out trees again each time
+ * was about 50 ms of a small sync (issue 21). A tree is immutable, so its parse is too; only
+ * well-formed ones are kept (a malformed one throws each time), and the kept maps are never
+ * handed out for writing (ReadonlyMap). Bounded like trees.ts' index: oldest first out.
+ */
+const parsed = new WeakMap<
+  ObjectReader,
+  { entries: number; trees: Map<string, ReadonlyMap<string, string>> }
+>();
+const MAX_PARSED_ENTRIES = 50_000;
+
+async function parsedDir(
+  store: ObjectReader,
+  key: string,
+  tree: string,
+  check: (entry: TreeEntry) => boolean,
+  refuse: (entry: TreeEntry) => LedgerError,
+): Promise<ReadonlyMap<string, string>> {
+  let cache = parsed.get(store);
+  if (cache === undefined) parsed.set(store, (cache = { entries: 0, trees: new Map() }));
+  const held = cache.trees.get(key);
+  if (held !== undefined) return held;
+  const out = new Map<string, string>();
+  for (const entry of await readTree(store, tree)) {
+    if (!check(entry)) throw refuse(entry);
+    out.set(entry.name, entry.oid);
+  }
+  for (const [old, m] of cache.trees) {
+    if (cache.entries + out.size <= MAX_PARSED_ENTRIES) break;
+    cache.trees.delete(old);
+    cache.entries -= m.size;
+  }
+  cache.trees.set(key, out);
+  cache.entries += out.size;
+  return out;
+}
+
+const EMPTY: ReadonlyMap<string, string> = new Map();
+
 export async function fanouts(
   store: ObjectReader,
   tree: string | undefined,
   what: string,
-): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (tree === undefined) return out;
-  for (const entry of await readTree(store, tree)) {
-    if (entry.mode !== MODE.tree || !FANOUT.test(entry.name)) {
-      throw new LedgerError(
+): Promise<ReadonlyMap<string, string>> {
+  if (tree === undefined) return EMPTY;
+  return parsedDir(
+    store,
+    `fanout ${tree}`,
+    tree,
+    (entry) => entry.mode === MODE.tree && FANOUT.test(entry.name),
+    (entry) =>
+      new LedgerError(
         'INTEGRITY',
         `unexpected ${what} fan-out entry "${entry.name}" in tree ${tree}`,
-      );
-    }
-    out.set(entry.name, entry.oid);
-  }
-  return out;
+      ),
+  );
 }
 
 export async function leaves(
@@ -259,16 +301,15 @@ export async function leaves(
   fan: string,
   mode: string,
   what: string,
-): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (tree === undefined) return out;
-  for (const entry of await readTree(store, tree)) {
-    if (entry.mode !== mode || !REST.test(entry.name)) {
-      throw new LedgerError('INTEGRITY', `unexpected ${what} entry "${fan}/${entry.name}"`);
-    }
-    out.set(entry.name, entry.oid);
-  }
-  return out;
+): Promise<ReadonlyMap<string, string>> {
+  if (tree === undefined) return EMPTY;
+  return parsedDir(
+    store,
+    `${mode} ${tree}`,
+    tree,
+    (entry) => entry.mode === mode && REST.test(entry.name),
+    (entry) => new LedgerError('INTEGRITY', `unexpected ${what} entry "${fan}/${entry.name}"`),
+  );
 }
 
 /** The path of a log entry or record in a ledger tree. */

@@ -39,7 +39,7 @@ export interface ExtraLeaf {
 }
 
 /** One fan-out directory's joined leaves, or the oid of an input that already holds them all. */
-type Fan = { oid: string } | { kind: Kind; leaves: Map<string, string> };
+type Fan = { oid: string } | { kind: Kind; leaves: ReadonlyMap<string, string> };
 
 export async function gatherLedgerTrees(
   store: ObjectReader,
@@ -51,7 +51,7 @@ export async function gatherLedgerTrees(
   const conflicts: string[][] = trees.map(() => []);
   /** Per kind: the kind's tree unchanged from the local one, or its fan-outs joined. */
   const joined = new Map<string, { oid: string } | Map<string, Fan>>();
-  const memo = new Map<string, Promise<Map<string, string>>>();
+  const memo = new Map<string, Promise<ReadonlyMap<string, string>>>();
   for (const kind of LEDGER_KINDS) {
     const dirs = tops.map((t) => t.get(kind.dir));
     const localDir = dirs[0];
@@ -61,7 +61,7 @@ export async function gatherLedgerTrees(
       if (localDir !== undefined) joined.set(kind.dir, { oid: localDir });
       continue;
     }
-    const fansByDir = new Map<string, Map<string, string>>();
+    const fansByDir = new Map<string, ReadonlyMap<string, string>>();
     await Promise.all(
       [...new Set([localDir, ...others])].map(async (d) => {
         if (d !== undefined) fansByDir.set(d, await fanouts(store, d, kind.what));
@@ -71,7 +71,7 @@ export async function gatherLedgerTrees(
     const names = new Set<string>();
     for (const f of fansByDir.values()) for (const name of f.keys()) names.add(name);
     const open = (oid: string | undefined, name: string) => {
-      if (oid === undefined) return Promise.resolve(new Map<string, string>());
+      if (oid === undefined) return Promise.resolve<ReadonlyMap<string, string>>(new Map());
       let read = memo.get(oid);
       if (read === undefined) {
         read = leaves(store, oid, name, kind.mode, kind.what);
@@ -91,6 +91,16 @@ export async function gatherLedgerTrees(
     for (const { name, localFan, fans, distinct } of wanted) {
       if (distinct.length === 0) {
         out.set(name, { oid: localFan! });
+        continue;
+      }
+      if (localFan === undefined && distinct.length === 1) {
+        // One tree brings the whole directory (a first sync, or a fan-out new here): every
+        // leaf is the first bringer's, nothing can conflict, and the union is that subtree.
+        // Copying it into a join first cost 0.1–0.2 s of a first sync of 10,000 (issue 21).
+        const into = added[fans.indexOf(distinct[0])]!.get(kind.dir)!;
+        for (const [rest, oid] of await open(distinct[0], name))
+          into.set(idFromFanout(name, rest), oid);
+        out.set(name, { oid: distinct[0]! });
         continue;
       }
       const merged = new Map(await open(localFan, name));

@@ -143,6 +143,9 @@ export async function joinRefs(
 }
 
 function unchecked(sets: LeafSets, checked: ReadonlySet<string>): LeafSets {
+  // Nothing checked yet (a sync's first join, nearly always): every leaf is unchecked. Copying
+  // a first sync's 10,000 ids through the filter cost about 0.1 s (issue 21).
+  if (checked.size === 0) return sets;
   const out: LeafSets = new Map();
   for (const [dir, m] of sets) out.set(dir, new Map([...m].filter(([id]) => !checked.has(id))));
   return out;

@@ -182,3 +182,64 @@ describe('lacksAny', () => {
     expect(reads).toHaveLength(4);
   });
 });
+
+describe('parsed fan-out trees', () => {
+  it('are read once across the diffs, the join and the fast-forward check of one sync (issue 21)', async () => {
+    const store = new MemoryStore();
+    const entries = (from: number, to: number): [string, string][] =>
+      Array.from({ length: to - from }, (_, i) => [
+        id(from + i, ['ab', 'cd', 'ef'][i % 3]),
+        `e${from + i}`,
+      ]);
+    const local = await ledgerTree(store, entries(0, 6));
+    const remote = await ledgerTree(store, entries(0, 9));
+    const reads = new Map<string, number>();
+    const counting = {
+      read: (oid: string) => (reads.set(oid, (reads.get(oid) ?? 0) + 1), store.read(oid)),
+    } as unknown as MemoryStore;
+    // What one small sync asks of the same two trees: the rollback diff (seen → fetched), the
+    // join, whether the remote lacks anything local, and what the push sends.
+    await diffLedgerTrees(counting, local, remote);
+    const gathered = await gatherLedgerTrees(counting, local, [remote!]);
+    expect(countLeaves(gathered.added[0]!)).toBe(3);
+    expect(await lacksAny(counting, local, remote)).toBe(false);
+    await diffLedgerTrees(counting, local, remote);
+    const fanoutTrees = [...reads].filter(([oid]) => oid !== local && oid !== remote);
+    expect(fanoutTrees.length).toBeGreaterThan(0);
+    for (const [oid, n] of fanoutTrees) expect({ oid, n }).toEqual({ oid, n: 1 });
+  });
+
+  it('still refuse a malformed fan-out tree every time it is asked for', async () => {
+    const store = new MemoryStore();
+    const blob = await store.write('blob', new TextEncoder().encode('x'));
+    const bad = await store.write('tree', encodeTree([{ mode: MODE.file, name: 'zz', oid: blob }]));
+    const root = await store.write(
+      'tree',
+      encodeTree([{ mode: MODE.tree, name: 'log', oid: bad }]),
+    );
+    for (let i = 0; i < 2; i++)
+      await expect(diffLedgerTrees(store, undefined, root)).rejects.toThrow(/fan-out entry "zz"/);
+  });
+});
+
+describe('gatherLedgerTrees with one tree bringing a directory', () => {
+  it('charges every leaf to the first tree that brings it and keeps that subtree as the union', async () => {
+    const store = new MemoryStore();
+    const a = await ledgerTree(store, [
+      [id(1), 'one'],
+      [id(2, 'cd'), 'two'],
+    ]);
+    const b = await ledgerTree(store, [[id(3, 'ef'), 'three']]);
+    // A first sync (no local tree) of three refs, two of them the same tree.
+    const gathered = await gatherLedgerTrees(store, undefined, [a!, a!, b!]);
+    expect(gathered.conflicts).toEqual([[], [], []]);
+    expect([...leavesIn(gathered.added[0]!, 'log').keys()].sort()).toEqual([id(1), id(2, 'cd')]);
+    expect(countLeaves(gathered.added[1]!)).toBe(0);
+    expect([...leavesIn(gathered.added[2]!, 'log').keys()]).toEqual([id(3, 'ef')]);
+    expect(await gathered.write(store)).toBe(await unionLedgerTrees(store, a, b));
+    // One tree alone: its own tree is the union, nothing written.
+    const only = await gatherLedgerTrees(store, undefined, [a!]);
+    expect(countLeaves(only.added[0]!)).toBe(2);
+    expect(await only.write(store)).toBe(a);
+  });
+});
