@@ -33,6 +33,9 @@ const CACHE_LIMIT = 20_000;
 /** The largest tree or commit a streamed read keeps in the cache. */
 const CACHE_OBJECT_BYTES = 1024 * 1024;
 
+/** Objects read in-process before reads go to cat-file (readLocal). */
+const LOCAL_READS = 1000;
+
 /** Blobs read ahead by prefetch() are kept only when this small, and this many bytes in all. */
 const PREFETCH_BLOB_BYTES = 256 * 1024;
 const PREFETCH_TOTAL_BYTES = 64 * 1024 * 1024;
@@ -41,6 +44,7 @@ export class GitStore implements ObjectStore {
   private readonly batch: CatFileBatch;
   /** Read first; what it does not answer goes to `batch` (local-objects.ts). */
   private readonly local: LocalObjects;
+  private localReads = 0;
   private recent = new Map<string, GitObject>();
   private older = new Map<string, GitObject>();
   /** Blobs read ahead, with how many more reads each is held for. */
@@ -57,7 +61,7 @@ export class GitStore implements ObjectStore {
     if (cached) return cached;
     const prefetched = this.takePrefetched(oid);
     if (prefetched) return prefetched;
-    const object = this.local.read(oid) ?? (await this.batch.read(oid));
+    const object = this.readLocal(oid) ?? (await this.batch.read(oid));
     if (object && object.type !== 'blob') this.remember(oid, object);
     return object;
   }
@@ -72,7 +76,7 @@ export class GitStore implements ObjectStore {
       onChunk(held.bytes);
       return { type: held.type, size: held.bytes.length };
     }
-    const local = this.local.read(oid);
+    const local = this.readLocal(oid);
     if (local) {
       if (local.type !== 'blob') this.remember(oid, local);
       onChunk(local.bytes);
@@ -120,7 +124,7 @@ export class GitStore implements ObjectStore {
           return;
         }
         if (this.recent.has(oid) || this.older.has(oid)) return;
-        const object = this.local.read(oid) ?? (await this.batch.read(oid).catch(() => undefined));
+        const object = this.readLocal(oid) ?? (await this.batch.read(oid).catch(() => undefined));
         if (!object) return;
         if (object.type !== 'blob') {
           this.remember(oid, object);
@@ -133,6 +137,18 @@ export class GitStore implements ObjectStore {
         }
       }),
     );
+  }
+
+  /**
+   * In-process for a command's first LOCAL_READS objects, then cat-file for the rest: a short
+   * command (`log`, `show`, a record, a small sync) then starts no git for its reads, and a
+   * long one (a whole verify, a first sync) inflates on git's core while this thread checks —
+   * on 2 cores that overlap is worth more than the pipe costs (local-objects.ts, measured).
+   */
+  private readLocal(oid: string): GitObject | undefined {
+    if (this.localReads >= LOCAL_READS) return undefined;
+    this.localReads++;
+    return this.local.read(oid);
   }
 
   /** A kept tree or commit; one found in the older generation moves to the recent one. */
