@@ -232,7 +232,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ...options,
         ...(cache.since ? { since: cache.since } : {}),
         ...(ids ? { ids } : {}),
-        ...(reruns ? { rerunJobs: reruns.jobs } : {}),
+        ...(reruns ? { rerunJobs: reruns.inFlight } : {}),
         ...(reruns && recordProgress && request.onProgress
           ? { onRecordDone: recordProgress(request.onProgress) }
           : {}),

@@ -36,6 +36,7 @@ export { MAX_WORKTREE_BINDS, type WorkTreeIgnored } from './worktree-binds.js';
 export {
   createRerunSession,
   lastLines,
+  treesInFlight,
   type RerunOutcome,
   type RerunSession,
   type SetupStep,

@@ -6,6 +6,7 @@
  * interrupted while it runs, the group is killed before `ledger` exits (`interrupt.ts`).
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import type { Duplex } from 'node:stream';
 import { onInterrupt } from './interrupt.js';
 
 export interface WitnessOptions {
@@ -26,6 +27,14 @@ export interface WitnessOptions {
   argv?: readonly string[];
   /** Called every `everyMs` while the command runs, with the time since it started. */
   heartbeat?: { everyMs: number; notify: (elapsedMs: number) => void };
+  /**
+   * Resolves when the command may start (a free CPU slot). With `argv`, the sandbox is built
+   * first and waits, set up, for the word `go` on file descriptor 3 (`sandbox-argv.ts`): its
+   * start-up (tens of milliseconds here, mostly the kernel's namespace set-up rather than CPU)
+   * overlaps the commands already running. Without `argv`, nothing is spawned before it
+   * resolves. The timeout, the heartbeat and `durationMs` count from the command's start.
+   */
+  gate?: () => Promise<void>;
 }
 
 export interface WitnessRun {
@@ -36,7 +45,7 @@ export interface WitnessRun {
   timedOut: boolean;
   /** The command printed more than 4× `maxOutputBytes` in total and was ended for it. */
   outputLimitHit: boolean;
-  /** Wall-clock time from spawn to exit, in whole milliseconds. */
+  /** Wall-clock time from the command's start (after the sandbox set-up) to exit, in whole ms. */
   durationMs: number;
   stdout: Buffer;
   stderr: Buffer;
@@ -121,9 +130,14 @@ function spawnFailure(
  * can neither outlive the witness nor keep us waiting on its pipes. A process that leaves the
  * group (`setsid`) escapes the kill; only the drain deadline bounds how long we wait for it.
  */
-export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
+export async function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
+  if (opts.argv === undefined && opts.gate !== undefined) await opts.gate();
+  return spawnWitness(opts);
+}
+
+function spawnWitness(opts: WitnessOptions): Promise<WitnessRun> {
   const { command, cwd, env, timeoutMs, maxOutputBytes } = opts;
-  const started = performance.now();
+  let started = performance.now();
   const [file, ...args] = opts.argv ?? ['/bin/sh', '-c', command];
   const stdio: StdioOptions = opts.argv
     ? ['ignore', 'pipe', 'pipe', 'pipe']
@@ -155,14 +169,10 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
     const release = onInterrupt(() => {
       if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
     });
-    const beat =
-      opts.heartbeat === undefined
-        ? undefined
-        : setInterval(
-            () => opts.heartbeat!.notify(Math.round(performance.now() - started)),
-            opts.heartbeat.everyMs,
-          );
-    beat?.unref();
+    let beat: NodeJS.Timeout | undefined;
+    // The timeout and the last-resort deadline: armed at spawn for the sandbox's set-up, off
+    // while a set-up sandbox waits for its gate, armed again when the command starts.
+    let deadlines: NodeJS.Timeout[] = [];
 
     const later = (ms: number, fn: () => void): void => {
       timers.push(setTimeout(fn, ms));
@@ -173,7 +183,7 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
       settled = true;
       release();
       if (beat !== undefined) clearInterval(beat);
-      for (const timer of timers) clearTimeout(timer);
+      for (const timer of [...timers, ...deadlines]) clearTimeout(timer);
       child.stdout?.destroy();
       child.stderr?.destroy();
       child.stdio[3]?.destroy();
@@ -225,10 +235,48 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
     // A leftover process may hold the pipe when we destroy it; a read error is not ours to report.
     child.stdout?.on('error', () => undefined);
     child.stderr?.on('error', () => undefined);
-    // The sandbox's "set up, starting the command" byte; anything after it is ignored.
-    const startPipe = child.stdio[3];
-    startPipe?.on('data', () => {
+    const arm = (): void => {
+      for (const timer of deadlines) clearTimeout(timer);
+      deadlines = [
+        setTimeout(() => {
+          if (exited) return;
+          timedOut = true;
+          endGroup();
+        }, timeoutMs),
+        setTimeout(
+          () => {
+            if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+            finish();
+          },
+          timeoutMs + KILL_GRACE_MS + HARD_DEADLINE_EXTRA_MS,
+        ),
+      ];
+    };
+    const begin = (): void => {
+      started = performance.now();
+      arm();
+      if (opts.heartbeat === undefined) return;
+      const { everyMs, notify } = opts.heartbeat;
+      beat = setInterval(() => notify(Math.round(performance.now() - started)), everyMs);
+      beat.unref();
+    };
+    // The sandbox's "set up" byte: once the gate opens, `go` starts the command (a sandbox that
+    // reads nothing ignores it); anything else on the descriptor is ignored.
+    const startPipe = child.stdio[3] as Duplex | null | undefined;
+    let announced = false;
+    const go = (): void => {
+      if (settled || exited) return;
       commandStarted = true;
+      startPipe?.write('go\n');
+      begin();
+    };
+    startPipe?.on('data', () => {
+      if (announced) return;
+      announced = true;
+      for (const timer of deadlines) clearTimeout(timer);
+      deadlines = [];
+      if (opts.gate === undefined) go();
+      else opts.gate().then(go, endGroup);
     });
     startPipe?.on('error', () => undefined);
 
@@ -250,14 +298,7 @@ export function runWitness(opts: WitnessOptions): Promise<WitnessRun> {
     });
     child.on('close', finish);
 
-    later(timeoutMs, () => {
-      if (exited) return;
-      timedOut = true;
-      endGroup();
-    });
-    later(timeoutMs + KILL_GRACE_MS + HARD_DEADLINE_EXTRA_MS, () => {
-      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      finish();
-    });
+    if (commandStarted) begin();
+    else arm();
   });
 }

@@ -59,8 +59,13 @@ export const SYSTEM_DIRS: readonly string[] = [
   '/nix',
 ];
 
-/** Written by the command's wrapper once the sandbox stands, so a sandbox error is never a failing witness. */
-const STARTED = 'printf . >&3; exec 3>&-';
+/**
+ * Written by the command's wrapper once the sandbox stands, so a sandbox error is never a
+ * failing witness; then it waits for `go` (`runWitness`'s gate: a sandbox is set up while other
+ * commands still run, and starts its command when a slot is free). Without `go` — ledger ended —
+ * the command never runs.
+ */
+const STARTED = 'printf . >&3; IFS= read -r go <&3 && [ "$go" = go ] || exit 125; exec 3>&-';
 
 export function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path);
@@ -136,7 +141,30 @@ function inner(command: string, binds: readonly SandboxBind[]): string[] {
   ];
 }
 
-async function bwrapArgv(bwrap: string, spec: SandboxSpec, command: string): Promise<string[]> {
+/**
+ * What every run of one session shares: the tool's path, the system directories as they exist
+ * here and which hidden paths need covering. Worked out once per session (`sandboxBase`) rather
+ * than per run: 15 file-system calls each time cost ledger's one thread about 2 ms a witness.
+ */
+export interface SandboxBase {
+  tool: string | undefined;
+  view: ({ dir: string } | { link: string; target: string })[];
+  /** The hidden paths that exist under a bound system directory (bubblewrap covers these). */
+  covered: string[];
+}
+
+export async function sandboxBase(
+  mode: IsolationMode,
+  hidden: readonly string[],
+): Promise<SandboxBase> {
+  const tool = mode === 'none' ? undefined : await findExecutable(mode);
+  const covered: string[] = [];
+  for (const path of hidden)
+    if (SYSTEM_DIRS.some((dir) => isInside(path, dir)) && (await exists(path))) covered.push(path);
+  return { tool, view: await systemView(), covered };
+}
+
+function bwrapArgv(base: SandboxBase, bwrap: string, spec: SandboxSpec, command: string): string[] {
   const argv = [
     bwrap,
     '--unshare-user',
@@ -151,16 +179,12 @@ async function bwrapArgv(bwrap: string, spec: SandboxSpec, command: string): Pro
     '--die-with-parent',
     '--new-session',
   ];
-  const view = await systemView();
-  for (const entry of view) {
+  for (const entry of base.view) {
     if ('dir' in entry) argv.push('--ro-bind', entry.dir, entry.dir);
     else argv.push('--symlink', entry.target, entry.link);
   }
   argv.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
-  for (const path of spec.hidden) {
-    if (SYSTEM_DIRS.some((dir) => isInside(path, dir)) && (await exists(path)))
-      argv.push('--tmpfs', path);
-  }
+  for (const path of base.covered) argv.push('--tmpfs', path);
   for (const path of spec.readOnly) argv.push('--ro-bind', path, path);
   argv.push('--bind', spec.writable, spec.writable);
   for (const bind of spec.binds ?? []) argv.push('--bind', bind.source, bind.target);
@@ -247,12 +271,13 @@ PATH=$wpath
 exec "$setpriv" --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- /bin/sh -c '/bin/sh -c "$1"; exit $?' ledger-init "$cmd"
 `;
 
-async function unshareArgv(
+function unshareArgv(
+  base: SandboxBase,
   unshare: string,
   spec: SandboxSpec,
   command: string,
   newRoot: string,
-): Promise<string[]> {
+): string[] {
   const argv = [
     unshare,
     ...(process.getuid?.() === 0 ? [] : ['--user', '--map-root-user']),
@@ -274,7 +299,7 @@ async function unshareArgv(
     spec.cwd,
     command,
   ];
-  for (const entry of await systemView()) {
+  for (const entry of base.view) {
     if ('dir' in entry) argv.push('-s', entry.dir);
     else argv.push('-l', entry.link, entry.target);
   }
@@ -302,12 +327,13 @@ export async function sandboxArgv(
   spec: SandboxSpec,
   command: string,
   scratch: string,
+  /** `sandboxBase(mode, spec.hidden)`, worked out once for many runs; else here. */
+  shared?: SandboxBase,
 ): Promise<string[] | undefined> {
   if (mode === 'none') return undefined;
-  if (mode === 'bwrap') {
-    const bwrap = await findExecutable('bwrap');
-    return bwrap === undefined ? undefined : bwrapArgv(bwrap, spec, command);
-  }
-  const unshare = await findExecutable('unshare');
-  return unshare === undefined ? undefined : unshareArgv(unshare, spec, command, scratch);
+  const base = shared ?? (await sandboxBase(mode, spec.hidden));
+  if (base.tool === undefined) return undefined;
+  return mode === 'bwrap'
+    ? bwrapArgv(base, base.tool, spec, command)
+    : unshareArgv(base, base.tool, spec, command, scratch);
 }

@@ -46,9 +46,11 @@ export {
   ISOLATION_MODES,
   namespacesOf,
   sandboxArgv,
+  sandboxBase,
   SYSTEM_DIRS,
   type Isolation,
   type IsolationMode,
+  type SandboxBase,
   type SandboxBind,
   type SandboxSpec,
 } from './sandbox-argv.js';

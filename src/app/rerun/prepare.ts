@@ -16,6 +16,7 @@ import {
   namespacesOf,
   probeIsolation,
   readOnlyPaths,
+  treesInFlight,
   type Isolation,
   type IsolationMode,
   type RerunSession,
@@ -29,8 +30,13 @@ const RERUN_OUTPUT_CAP = 1024 * 1024;
 export interface PreparedReruns {
   session: RerunSession;
   isolation: Isolation;
-  /** How many trees the session works on at once (`--jobs`, else `defaultJobs`). */
+  /** How many commands the session runs at once (`--jobs`, else `defaultJobs`). */
   jobs: number;
+  /**
+   * How many records to verify at once: the running ones and as many whose checkouts and
+   * sandboxes get ready meanwhile (`treesInFlight`).
+   */
+  inFlight: number;
   info: NonNullable<VerifyReport['rerun']>;
   notes: string[];
 }
@@ -111,6 +117,7 @@ export async function prepareReruns(
     session,
     isolation,
     jobs: parallel,
+    inFlight: treesInFlight(parallel),
     info: {
       isolation: {
         mode: isolation.mode,
