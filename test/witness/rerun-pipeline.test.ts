@@ -38,9 +38,11 @@ const exitOf = (outcome: RerunOutcome) => (outcome.kind === 'ran' ? outcome.run.
 
 describe('re-run pipeline', () => {
   it('checks the next tree out while a witness runs, and still runs one command at a time with jobs 1', async () => {
-    // Without isolation a witness can look at the session directory: the first one waits
-    // (bounded) for the second tree's checkout to appear, then checks that the second command
-    // has not run yet. Checked out only once the first had ended, it would never appear.
+    // Without isolation a witness can look at the session directory. Each command waits
+    // (bounded) for the other tree's checkout to appear, then checks that the other command is
+    // not running beside it. Whichever runs first only sees the other tree if it was checked
+    // out meanwhile (after the first had ended, it would never appear); which runs first is
+    // the scheduler's choice.
     const store = new MemoryStore();
     const [a, b] = [await treeOf(store, 'a.txt'), await treeOf(store, 'b.txt')];
     const session = createRerunSession({
@@ -55,18 +57,24 @@ describe('re-run pipeline', () => {
       baseEnv: process.env,
       jobs: 1,
     });
-    const seen = 'ls ../../t*/work/b.txt >/dev/null 2>&1';
-    const first = [
-      `i=0; while ! ${seen} && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`,
-      `${seen} || { echo "not checked out"; exit 1; }`,
-      'if ls ../../t*/work/b-ran >/dev/null 2>&1; then echo "ran beside me"; exit 2; fi',
-    ].join('\n');
+    const command = (me: string, other: string) => {
+      const seen = `ls ../../t*/work/${other}.txt >/dev/null 2>&1`;
+      const at = (name: string) => `ls ../../t*/work/${other}-${name} >/dev/null 2>&1`;
+      return [
+        `touch ${me}-start`,
+        `i=0; while ! ${seen} && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`,
+        `${seen} || { echo "not checked out"; exit 1; }`,
+        `if ${at('start')} && ! ${at('end')}; then echo "ran beside me"; exit 2; fi`,
+        `touch ${me}-end`,
+      ].join('\n');
+    };
     try {
       const [ranA, ranB] = await Promise.all([
-        session.run(a, first),
-        session.run(b, 'touch b-ran'),
+        session.run(a, command('a', 'b')),
+        session.run(b, command('b', 'a')),
       ]);
       expect(ranA.kind === 'ran' && ranA.run.stdout.toString()).toBe('');
+      expect(ranB.kind === 'ran' && ranB.run.stdout.toString()).toBe('');
       expect(exitOf(ranA)).toBe(0);
       expect(exitOf(ranB)).toBe(0);
     } finally {
