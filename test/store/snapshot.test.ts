@@ -77,6 +77,17 @@ function scenario(extra: number): { repo: string; artifacts: string[] } {
   return { repo, artifacts: ['build/artifact.bin', 'src/added.ts', 'new/dir/deep/file.ts'] };
 }
 
+/** A snapshot of `repo`'s work tree with `include` forced in, through a store closed after. */
+async function snapshotIncluding(repo: string, include: string[]) {
+  const paths = await openRepo(repo);
+  const store = new GitStore(paths);
+  try {
+    return await snapshotWorktree(paths, store, { include });
+  } finally {
+    store.close();
+  }
+}
+
 describe.each([
   ['a few changed files (loose objects)', 0],
   ['a large change (one pack)', PACK_MIN_OBJECTS + 50],
@@ -85,14 +96,7 @@ describe.each([
     const { repo, artifacts } = scenario(extra);
     const indexBefore = readFileSync(join(repo, '.git', 'index'));
     const headBefore = git(repo, 'rev-parse', 'HEAD');
-    const paths = await openRepo(repo);
-    const store = new GitStore(paths);
-    let snapshot;
-    try {
-      snapshot = await snapshotWorktree(paths, store, { include: artifacts });
-    } finally {
-      store.close();
-    }
+    const snapshot = await snapshotIncluding(repo, artifacts);
     expect(snapshot.tree).toBe(gitsTree(repo, ['build/artifact.bin']));
     // Without the forced artifact git's tree differs: the ignored file is there on purpose.
     expect(snapshot.tree).not.toBe(gitsTree(repo, []));
@@ -248,14 +252,7 @@ describe.each([
     const artifacts = [...Object.keys(files), 'lost.txt'];
     expect(git(repo, 'ls-files', '-m')).toBe(''); // git takes every artifact for clean
     const packsBefore = readdirSync(join(repo, '.git', 'objects', 'pack'));
-    const paths = await openRepo(repo);
-    const store = new GitStore(paths);
-    let snapshot;
-    try {
-      snapshot = await snapshotWorktree(paths, store, { include: artifacts });
-    } finally {
-      store.close();
-    }
+    const snapshot = await snapshotIncluding(repo, artifacts);
     // Only the changed file and the lost blob are stored; the rest are there already.
     expect(blobsWritten(repo, packsBefore)).toBe(2);
     const tree = new Map(

@@ -14,25 +14,11 @@ import { encodeTree, MODE, type TreeEntry } from '../../src/store/objects.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { filesByName } from '../../src/verify/by-name.js';
 import { cleanup, gitdir, writeFiles } from '../helpers/git.js';
+import { maxsimContract } from '../helpers/maxsim-contract.js';
 
 afterAll(cleanup);
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-
-const MAXSIM = (artifacts: string[]): string =>
-  [
-    '### Key Decisions',
-    '- Kept the module layout',
-    '### Artifacts',
-    ...artifacts,
-    '### Status',
-    'PASS',
-    'Evidence:',
-    '- `npm test` 12 passed, 0 failed',
-    '### Deferred Items',
-    'None',
-    '',
-  ].join('\n');
 
 describe('a file named without its folder', () => {
   it('is judged against every file of that name: honest names hold, lies stay caught', async () => {
@@ -56,7 +42,7 @@ describe('a file named without its folder', () => {
       cwd: repo,
       from: {
         bytes: enc(
-          MAXSIM([
+          maxsimContract([
             '- Modified: Foo.java',
             '- Created: New.java',
             '- Deleted: Gone.ts',

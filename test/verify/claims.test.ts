@@ -13,6 +13,7 @@ import { recordHandoff } from '../../src/app/record.js';
 import { verifyRepository } from '../../src/app/verify.js';
 import type { Check } from '../../src/verify/types.js';
 import { cleanup, git, gitdir, tempDir, writeFiles } from '../helpers/git.js';
+import { maxsimContract } from '../helpers/maxsim-contract.js';
 
 afterAll(cleanup);
 
@@ -36,21 +37,6 @@ const claimChecks = (checks: Check[], kinds: string[]): string[] =>
     .map((c) => `${c.id} ${c.subject} ${c.verdict}`)
     .sort();
 
-const MAXSIM = (artifacts: string[]): string =>
-  [
-    '### Key Decisions',
-    '- Kept the module layout',
-    '### Artifacts',
-    ...artifacts,
-    '### Status',
-    'PASS',
-    'Evidence:',
-    '- `npm test` 12 passed, 0 failed',
-    '### Deferred Items',
-    'None',
-    '',
-  ].join('\n');
-
 describe('Created / Modified / Deleted against the base and the candidate tree', () => {
   it('each action holds only when the two trees show it', async () => {
     const repo = gitdir({
@@ -66,7 +52,7 @@ describe('Created / Modified / Deleted against the base and the candidate tree',
     const { checks, report } = await recordAndVerify(
       repo,
       'HANDOFF.md',
-      MAXSIM([
+      maxsimContract([
         '- Created: src/new.ts',
         '- Created: src/format.js',
         '- Modified: src/b.ts',
@@ -196,7 +182,7 @@ describe('what cannot be checked is unverifiable, never dropped, never lowering'
     const repo = gitdir({ files: { 'README.md': '# x\n', 'AGENTS.md': 'a\n' } });
     writeFiles(repo, { 'skills/README.md': 'new\n' });
     rmSync(join(repo, 'AGENTS.md'));
-    const text = MAXSIM([
+    const text = maxsimContract([
       '- Created: skills/README.md',
       '- Created: 3 new helper files',
       '- Deleted: 14 maxsim-*.md agent files',
@@ -231,7 +217,7 @@ describe('what cannot be checked is unverifiable, never dropped, never lowering'
     const { checks, recorded } = await recordAndVerify(
       repo,
       'HANDOFF.md',
-      MAXSIM([`- Created: ${linked}/src/new.ts`]),
+      maxsimContract([`- Created: ${linked}/src/new.ts`]),
     );
     expect(recorded.record.claims.artifacts).toEqual([
       { path: 'src/new.ts', action: 'created', as: `${linked}/src/new.ts` },
