@@ -127,6 +127,10 @@ describe('git processes per command', () => {
       await withRepo(dir, async ({ store }) => {
         for (const [i, oid] of oids.entries())
           expect(Buffer.from((await store.read(oid))!.bytes).toString()).toBe(`object ${i}\n`);
+        // ... and they leave the read-ahead budget to what comes after (a record's blob).
+        const chunks: Uint8Array[] = [];
+        await store.readChunks(oids[0]!, (chunk) => chunks.push(Uint8Array.from(chunk)));
+        expect(Buffer.concat(chunks).toString()).toBe('object 0\n');
       });
     } finally {
       process.env['PATH'] = path;
