@@ -15,13 +15,25 @@ interface NodeHashes {
  * thousand artifacts, and no cold JIT (issue 21). Elsewhere (another runtime, an older Node),
  * noble, as before; the ids are the same bytes either way (test/canonical/ids.test.ts).
  */
-const nodeHashes = (
-  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
-).process?.getBuiltinModule?.('node:crypto') as NodeHashes | undefined;
+let nodeHashes: NodeHashes | null | undefined;
+
+/**
+ * Looked up at the first hash, not when this module loads: `getBuiltinModule` evaluates
+ * `node:crypto`, about 10 ms of start-up on Node 24, and commands that load the ids but hash
+ * nothing (`ledger log` on an empty ledger) need not pay it (issue 21).
+ */
+function hashes(): NodeHashes | null {
+  nodeHashes ??=
+    ((
+      globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+    ).process?.getBuiltinModule?.('node:crypto') as NodeHashes | undefined) ?? null;
+  return nodeHashes;
+}
 
 /** Lowercase hex sha256 of `bytes`. */
 export function sha256Hex(bytes: Uint8Array): string {
-  if (nodeHashes !== undefined) return nodeHashes.createHash('sha256').update(bytes).digest('hex');
+  const node = hashes();
+  if (node !== null) return node.createHash('sha256').update(bytes).digest('hex');
   return portableSha256Hex(bytes);
 }
 

@@ -21,7 +21,7 @@
  * viewer also draws `##[group]` and `##[error]` lines of its own). An invisible character
  * between `##` and `[` is no way round this: it is shown as an escape first.
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../model/node-crypto.js';
 import { checkRepoPath, neutralizeWorkflowCommands, sanitizeLine } from '../paths/index.js';
 import type { Check, RecordReport, VerifyReport } from '../verify/types.js';
 
@@ -72,7 +72,7 @@ function neutralizeLegacyCommands(text: string): string {
  * The lines that stop and resume the runner's command processing around human text, with a
  * fresh random token: a command inside (other than `::TOKEN::`) is printed, not run.
  */
-export function githubFence(token = randomBytes(16).toString('hex')): {
+export function githubFence(token = nodeCrypto().randomBytes(16).toString('hex')): {
   open: string;
   close: string;
 } {

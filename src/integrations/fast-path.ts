@@ -13,7 +13,6 @@
 import { AGENT_STOP_EVENTS, isAgentName, messageSourceOf, type AgentName } from './agents.js';
 import { handOverInput, MAX_HOOK_INPUT_BYTES, readStdinBounded } from './hook-input.js';
 import { mayHoldHandoff } from './prefilter.js';
-import { hasPending } from './cursor-state.js';
 import { readFinalMessage } from './claude-code/transcript.js';
 
 /** The agent of a `hook AGENT …` command line the cheap path may answer, else undefined. */
@@ -47,9 +46,13 @@ export async function nothingToDo(agent: AgentName, bytes: Uint8Array): Promise<
   const event = p['hook_event_name'];
   if (typeof event !== 'string' || event === '' || event.length > 128) return false;
   if (!AGENT_STOP_EVENTS[agent].includes(event)) return true;
-  // Cursor's stop speaks only when its afterAgentResponse left an entry in the state dir.
-  if (agent === 'cursor' && event === 'stop')
+  // Cursor's stop speaks only when its afterAgentResponse left an entry in the state dir. Loaded
+  // here, not with this module: the entry's name is a sha256, and node:crypto alone cost every
+  // other agent's turn about 10 ms of its start-up on Node 24 (issue 21, measured).
+  if (agent === 'cursor' && event === 'stop') {
+    const { hasPending } = await import('./cursor-state.js');
     return !hasPending(p['conversation_id'], p['generation_id']);
+  }
   const source = messageSourceOf(agent, p);
   if ('invalid' in source) return false;
   if ('none' in source) return true;

@@ -6,8 +6,7 @@
  * naming the record. `verify` reads the same bytes under the same cap but turns each failure
  * into a verdict instead of an error.
  */
-import { createHash } from 'node:crypto';
-import { decodeCanonical, toRecordId } from '../canonical/index.js';
+import { decodeCanonical, sha256Hex, toRecordId } from '../canonical/index.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { parseRecord } from '../model/record-check.js';
@@ -105,7 +104,7 @@ export async function readKeptBlob(
     `the kept blob ${sha256} of record ${id}`,
     id,
   );
-  const actual = createHash('sha256').update(bytes).digest('hex');
+  const actual = sha256Hex(bytes);
   if (actual !== sha256) {
     throw new LedgerError(
       'INTEGRITY',

@@ -10,9 +10,19 @@
  * `problem` into an error message as it is.
  */
 import { constants } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { sep } from 'node:path';
+
+/**
+ * `node:crypto` at the first hash, not at import (model/node-crypto.ts says why; this folder
+ * imports nothing of ours, so it has its own three lines).
+ */
+let crypto: typeof import('node:crypto') | undefined;
+function nodeCrypto(): typeof import('node:crypto') {
+  crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return crypto;
+}
 
 export interface ReadFileOptions {
   /** Read at most this many bytes; a larger file is refused, not truncated. */
@@ -185,7 +195,7 @@ export async function sha256RegularFile(abs: string, root?: string): Promise<Has
   if (!opened.ok) return opened;
   const { handle } = opened;
   try {
-    const hash = createHash('sha256');
+    const hash = nodeCrypto().createHash('sha256');
     const buffer = Buffer.alloc(1024 * 1024);
     let size = 0;
     for (;;) {

@@ -2,7 +2,7 @@
  * Git's object encodings (blob, tree, commit), pure. We write trees and commits ourselves so
  * that the ledger needs one git spawn per ref update rather than one per object.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../model/node-crypto.js';
 import { internalError, LedgerError } from '../model/errors.js';
 import type { ObjectType } from './port.js';
 
@@ -11,7 +11,11 @@ const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** git's SHA-1 object id of `<type> <size>\0<bytes>`. */
 export function hashObject(type: ObjectType, bytes: Uint8Array): string {
-  return createHash('sha1').update(`${type} ${bytes.length}\0`).update(bytes).digest('hex');
+  return nodeCrypto()
+    .createHash('sha1')
+    .update(`${type} ${bytes.length}\0`)
+    .update(bytes)
+    .digest('hex');
 }
 
 /** The id of the tree with no entries: the base of a record made before the first commit. */

@@ -275,8 +275,13 @@ function spawnWitness(opts: WitnessOptions): Promise<WitnessRun> {
       announced = true;
       for (const timer of deadlines) clearTimeout(timer);
       deadlines = [];
-      if (opts.gate === undefined) go();
-      else opts.gate().then(go, endGroup);
+      if (opts.gate === undefined) {
+        // Ungated, the byte says the command starts now (the wrapper does not wait for `go`): it
+        // started even when its exit was handled first, as one that ends at once can be — read
+        // as a sandbox failure, an honest witness counted as never run.
+        commandStarted = true;
+        go();
+      } else opts.gate().then(go, endGroup);
     });
     startPipe?.on('error', () => undefined);
 

@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { withRepo } from '../../src/app/repo.js';
+import type { GitStore } from '../../src/store/git/store.js';
 import {
   cleanup,
   git,
@@ -105,5 +107,35 @@ describe('git processes per command', () => {
     const log = await runCli(['log', '-n', '5'], b, reading.env);
     expect(log.stdout).toContain('one');
     expect(reading.calls()).not.toContain('cat-file');
+  });
+
+  // A walk reads its objects one at a time, each awaited before the next is known: nothing
+  // overlaps them, so they are read in-process however many there are. `log -n 20` over 1,000
+  // writer refs reads about 1,300 (the join's parents, for their heights); past the first 1,000
+  // they went to cat-file, one round trip each (issue 19).
+  it('objects read one at a time are read in-process past the first thousand (no cat-file)', async () => {
+    const dir = gitdir();
+    const blobs = Array.from({ length: 1200 }, (_, i) => ({
+      type: 'blob' as const,
+      bytes: Buffer.from(`object ${i}\n`),
+    }));
+    const oids = await withRepo(dir, ({ store }) => (store as GitStore).writeMany(blobs));
+    const counting = countingPath();
+    const path = process.env['PATH'];
+    process.env['PATH'] = counting.env['PATH'];
+    try {
+      await withRepo(dir, async ({ store }) => {
+        for (const [i, oid] of oids.entries())
+          expect(Buffer.from((await store.read(oid))!.bytes).toString()).toBe(`object ${i}\n`);
+        // ... and they leave the read-ahead budget to what comes after (a record's blob).
+        const chunks: Uint8Array[] = [];
+        await store.readChunks(oids[0]!, (chunk) => chunks.push(Uint8Array.from(chunk)));
+        expect(Buffer.concat(chunks).toString()).toBe('object 0\n');
+      });
+    } finally {
+      process.env['PATH'] = path;
+    }
+    expect(counting.calls().length).toBeGreaterThan(0); // the counting git did run
+    expect(counting.calls()).not.toContain('cat-file');
   });
 });

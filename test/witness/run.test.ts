@@ -256,6 +256,28 @@ describe('runWitness through a sandbox wrapper (argv)', () => {
     expect(result.sandboxFailed).toBe(false);
     expect(result.exitCode).toBe(3);
   });
+
+  // Ungated, the wrapper writes its byte and starts the command at once; a command that ends at
+  // once can have its exit handled in the same turn of the loop as the byte, and before it. It
+  // still started: reported as a sandbox failure, an honest witness read as never run (12 of 400
+  // such runs, 4 at a time under load, before the fix; this test failed 3 runs of 3 beside three
+  // busy loops, and passed on an idle machine). Many runs side by side make that order likely;
+  // none may say the sandbox failed.
+  it("counts the command as started when its exit is handled before the wrapper's byte", async () => {
+    const run = () =>
+      runWitness({
+        command: 'exit 3',
+        cwd,
+        env,
+        timeoutMs: 10_000,
+        maxOutputBytes: 1024,
+        argv: ['/bin/sh', '-c', 'printf . >&3; exec 3>&-; exit 3', 'w'],
+      });
+    const results: WitnessRun[] = [];
+    for (let round = 0; round < 25; round++)
+      results.push(...(await Promise.all(Array.from({ length: 8 }, run))));
+    expect(results.filter((r) => r.sandboxFailed || r.exitCode !== 3)).toEqual([]);
+  });
 });
 
 describe('runWitness progress', () => {

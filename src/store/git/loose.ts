@@ -4,7 +4,7 @@
  * object that exists, so a writer killed mid-write would leave a torn object under a valid
  * name for good; here a kill leaves at most a stray temporary file.
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../model/node-crypto.js';
 import { mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -24,7 +24,7 @@ export async function writeLooseObject(
   await mkdir(dir, { recursive: true });
   const header = Buffer.from(`${type} ${bytes.length}\0`);
   const deflated = deflateSync(Buffer.concat([header, bytes]), { level });
-  const temp = join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
+  const temp = join(dir, `tmp_obj_${nodeCrypto().randomBytes(6).toString('hex')}`);
   try {
     await writeFile(temp, deflated, { flag: 'wx', mode: 0o444 });
     await rename(temp, file);

@@ -18,7 +18,7 @@
  * found in a pack under that digest, and while an index with the same digest is usable here
  * (beside its pack, as above) the same ids are in it, without looking each one up again.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../model/node-crypto.js';
 import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -40,7 +40,7 @@ export interface UsablePack {
 /** Every pack of this repository git would use (see above), with its index's digest. */
 export function usablePacks(objectsDir: string): UsablePack[] {
   return readIndexes(join(objectsDir, 'pack')).map(({ idx }) => ({
-    digest: createHash('sha256').update(idx).digest('hex'),
+    digest: nodeCrypto().createHash('sha256').update(idx).digest('hex'),
     idx,
   }));
 }
