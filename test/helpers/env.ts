@@ -13,6 +13,14 @@ import { join } from 'node:path';
 const made: string[] = [];
 
 /**
+ * The environment and working directory this worker started with. Test files share a worker
+ * (`isolate: false` in vitest.config.ts), so each file starts from these, not from whatever the
+ * file before it left behind.
+ */
+const workerEnv: Readonly<Record<string, string | undefined>> = { ...process.env };
+const workerCwd = process.cwd();
+
+/**
  * A fresh temporary directory (its real path: macOS-style `/tmp` symlinks never leak into
  * path comparisons), removed by `cleanup()`, which the setup file runs after every test file.
  */
@@ -56,8 +64,19 @@ export function makeHome(prefix = 'ledger-home-'): { home: string; env: Record<s
   return { home, env };
 }
 
-/** Switches this test process to a user of its own; children inherit it. */
+/**
+ * Switches this test process to a user of its own; children inherit it. Run before each test
+ * file: the environment and working directory are first put back as the worker started, so
+ * nothing one file set (an env var it did not restore, a `chdir`) reaches the next file.
+ */
 export function isolateProcess(): void {
+  for (const key of Object.keys(process.env)) {
+    // vitest's own (VITEST_WORKER_ID, …) it sets for each file.
+    if (!key.startsWith('VITEST') && !(key in workerEnv)) delete process.env[key];
+  }
+  for (const [key, value] of Object.entries(workerEnv))
+    if (!key.startsWith('VITEST') && value !== undefined) process.env[key] = value;
+  process.chdir(workerCwd);
   const { env } = makeHome('ledger-test-home-');
   // git's own steering variables from the developer's shell would redirect every command.
   for (const key of Object.keys(process.env)) {
