@@ -127,7 +127,9 @@ async function runParts() {
   });
 
   await timing('fleet', async () => {
-    log('fleet: 64 clones record and sync at once against one bare remote (issue 19)');
+    log(
+      'fleet: 64 clones record and publish at once against one bare remote, with sync --push-only and with sync (issue 19)',
+    );
     const { benchFleet } = await import('./fleet.mjs');
     const fleet = await benchFleet({ log });
     rows.push(...fleet.rows);

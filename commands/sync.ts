@@ -17,6 +17,7 @@ export default class Sync extends LedgerCommand {
     '<%= config.bin %> sync upstream',
     '<%= config.bin %> sync --no-push --json',
     '<%= config.bin %> sync --checkpoint',
+    '<%= config.bin %> sync --push-only   # end of a CI job: publish, take in nothing',
   ];
   static override args = {
     remote: Args.string({
@@ -31,6 +32,11 @@ export default class Sync extends LedgerCommand {
       default: true,
       allowNo: true,
     }),
+    'push-only': Flags.boolean({
+      description:
+        "Only publish: push this clone's writer ref (with a lease on what it last saw there) without fetching or taking in the other writers' refs, so a fleet finishing at once does no work for each other. When the remote's ref is not as this clone left it, a full sync runs instead.",
+      default: false,
+    }),
     checkpoint: Flags.boolean({
       description:
         'After syncing, publish this ledger to refs/ledger/checkpoint and delete the writer refs it covers from the remote (fewer refs for every fetch). Readers accept a deleted writer ref only when the checkpoint holds everything they saw on it.',
@@ -40,6 +46,11 @@ export default class Sync extends LedgerCommand {
 
   protected async execute(): Promise<Output> {
     const { args, flags } = await this.parse(Sync);
-    return syncView(process.cwd(), args.remote, flags, this.progress);
+    return syncView(
+      process.cwd(),
+      args.remote,
+      { push: flags.push, pushOnly: flags['push-only'], checkpoint: flags.checkpoint },
+      this.progress,
+    );
   }
 }

@@ -4,8 +4,8 @@
  * more start-up time than the fetch itself.
  *
  * Only a command line this module fully understands is taken: `sync`, at most one remote name
- * (a bare word that is not empty and does not start with a dash), and `--json`, `--checkpoint`
- * and `--push` or `--no-push`, each at most once and without a value. Anything else — a second
+ * (a bare word that is not empty and does not start with a dash), and `--json`, `--checkpoint`,
+ * `--push-only` and `--push` or `--no-push`, each at most once and without a value. Anything else — a second
  * bare word (oclif refuses it), `--`, `--push` with `--no-push`, a repeated flag,
  * `--flag=value`, a single-dash word, `--help`, an oclif debug switch — goes to oclif, which
  * parses it as before. stdin is never read (the command's argument ignores it).
@@ -20,7 +20,7 @@ import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import type { SyncFlags } from './sync-view.js';
 
 /** Switches without a value, each at most once; those in NEGATABLE also as `--no-NAME`. */
-const SWITCHES = new Set(['json', 'push', 'checkpoint']);
+const SWITCHES = new Set(['json', 'push', 'push-only', 'checkpoint']);
 const NEGATABLE = new Set(['push']);
 
 /** Every flag name the fast path knows (the command must have each, of the same kind). */
@@ -60,6 +60,7 @@ export function fastSyncArgs(argv: readonly string[]): FastSync | undefined {
     remote,
     flags: {
       push: switches.get('push') ?? true,
+      pushOnly: switches.get('push-only') ?? false,
       checkpoint: switches.get('checkpoint') ?? false,
     },
   };

@@ -10,6 +10,7 @@ import type { Output } from './output.js';
 /** The flags of `ledger sync` as oclif hands them over (defaults applied). */
 export interface SyncFlags {
   push: boolean;
+  pushOnly: boolean;
   checkpoint: boolean;
 }
 
@@ -24,9 +25,22 @@ export async function syncView(
     cwd,
     ...(remote === undefined ? {} : { remote }),
     push: flags.push,
+    ...(flags.pushOnly ? { pushOnly: true } : {}),
     ...(flags.checkpoint ? { checkpoint: true } : {}),
     onProgress: progress,
   });
+  if (!result.fetched) {
+    return {
+      json: { ok: true, ...result },
+      text: [
+        result.pushed
+          ? `published to ${result.remote} ${result.publishedTo}: sent ${result.sent} log entr${result.sent === 1 ? 'y' : 'ies'}`
+          : `${result.remote} ${result.publishedTo} already holds this ledger`,
+        ...(result.after === undefined ? [] : [`  refs/ledger/log ${result.after}`]),
+        "  --push-only: the remote's other refs were not fetched (ledger sync takes them in)",
+      ].join('\n'),
+    };
+  }
   const lines = [
     result.action === 'up-to-date' && !result.pushed
       ? `ledger in sync with ${result.remote}`

@@ -13,6 +13,7 @@ import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { acceptRetired, type RetiredRef } from './checkpoint.js';
 import { publishCheckpoint, type CheckpointResult } from './publish-checkpoint.js';
+import { pushOnly } from './push-only.js';
 import type * as Check from './check.js';
 import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
 import {
@@ -36,6 +37,11 @@ export interface SyncOptions {
   remote?: string;
   /** False: fetch, check and adopt, but do not push. */
   push?: boolean;
+  /**
+   * True: push this clone's writer ref without fetching or taking in the other refs (see
+   * push-only.ts); a full round runs instead when that cannot be done safely.
+   */
+  pushOnly?: boolean;
   now?: Date;
   onProgress?: (message: string) => void;
   /**
@@ -93,8 +99,10 @@ export interface SyncResult {
   notices: string[];
   /** The ref this clone publishes to on the remote (`refs/ledger/writers/<id>`). */
   publishedTo: string;
-  /** How many ledger refs (writer refs and refs/ledger/log) the remote holds. */
-  remoteRefs: number;
+  /** How many ledger refs (writer refs and refs/ledger/log) the remote holds; unknown unfetched. */
+  remoteRefs?: number;
+  /** False when `pushOnly` pushed without fetching: nothing of the remote's was taken in. */
+  fetched: boolean;
   /** With `checkpoint`: what was published and retired. */
   checkpoint?: CheckpointResult;
 }
@@ -127,6 +135,27 @@ export async function syncLedger(
   store: ObjectStore,
   options: SyncOptions = {},
 ): Promise<SyncResult> {
+  if (options.pushOnly === true) {
+    if (options.push === false || options.checkpoint === true)
+      throw new LedgerError(
+        'USAGE',
+        `--push-only cannot run with ${options.push === false ? '--no-push' : '--checkpoint'}: it only pushes, and fetches nothing`,
+        { hint: 'ledger sync --push-only, or ledger sync (fetch, check, join and push)' },
+      );
+    const progress = options.onProgress ?? (() => undefined);
+    return pushOnly(
+      repo,
+      store,
+      options,
+      (published, next) => countNewEntries(store, published, next),
+      async (why) => {
+        progress(`--push-only: ${why}; syncing in full instead`);
+        const { result } = await syncRound(repo, store, options);
+        const notice = `--push-only fell back to a full sync (fetched, checked and joined): ${why}`;
+        return { ...result, notices: [notice, ...result.notices] };
+      },
+    );
+  }
   if (options.checkpoint !== true) return (await syncRound(repo, store, options)).result;
   // Publishing a checkpoint and retiring writer refs are pushes: refused before anything is
   // fetched, never done behind a flag that said not to push.
@@ -339,6 +368,7 @@ async function syncRound(
         notices,
         publishedTo: pushRef,
         remoteRefs: fetched.size,
+        fetched: true,
       });
     if (!pushNeeded(next, localAtJoin, roundAction) || options.push === false)
       return ended(false, 0);

@@ -24,7 +24,7 @@ import { cleanup, git, gitdir, runCli, tempDir, type CliResult } from '../helper
 
 afterAll(cleanup);
 
-const DEFAULTS = { push: true, checkpoint: false };
+const DEFAULTS = { push: true, pushOnly: false, checkpoint: false };
 
 describe('which sync command lines the fast path takes', () => {
   it('no remote or one, and each switch at most once', () => {
@@ -37,7 +37,12 @@ describe('which sync command lines the fast path takes', () => {
     expect(fastSyncArgs(['sync', '--no-push', '--checkpoint', 'origin'])).toEqual({
       json: false,
       remote: 'origin',
-      flags: { push: false, checkpoint: true },
+      flags: { push: false, pushOnly: false, checkpoint: true },
+    });
+    expect(fastSyncArgs(['sync', '--push-only', '--json'])).toEqual({
+      json: true,
+      remote: undefined,
+      flags: { push: true, pushOnly: true, checkpoint: false },
     });
     expect(fastSyncArgs(['sync', '--push', '--json'])).toEqual({
       json: true,
@@ -67,6 +72,9 @@ describe('which sync command lines the fast path takes', () => {
       ['sync', '--no-push', '--no-push'],
       ['sync', '--json', '--json'],
       ['sync', '--checkpoint', '--checkpoint'],
+      ['sync', '--push-only', '--push-only'],
+      ['sync', '--no-push-only'],
+      ['sync', '--push-only=true'],
       ['sync', '--push=false'],
       ['sync', '--no-push=true'],
       ['sync', '--json=true'],
@@ -96,8 +104,10 @@ describe('which sync command lines the fast path takes', () => {
       expect(flags[name]?.allowNo ?? false, name).toBe(FAST_SYNC_FLAGS.negatable.has(name));
     }
     expect(flags['json']?.default).toBe(false);
-    for (const [name, value] of Object.entries(DEFAULTS))
+    for (const [key, value] of Object.entries(DEFAULTS)) {
+      const name = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`); // pushOnly: --push-only
       expect(flags[name]?.default, name).toBe(value);
+    }
     // One optional remote that never reads stdin; oclif refuses a second bare word.
     expect(Object.keys(SyncCommand.args)).toEqual(['remote']);
     expect(SyncCommand.args.remote).toMatchObject({ ignoreStdin: true, type: 'option' });
@@ -247,6 +257,30 @@ describe('ledger sync without oclif answers exactly as oclif does', () => {
       sides,
     );
     expect(pushed!.stdout).toContain('sent 1 log entry');
+    sameRefs(sides);
+  }, 240_000);
+
+  it('--push-only: published, then already there; refused with --no-push or --checkpoint', async () => {
+    const sides = await twins(async ({ a }) => {
+      await recorded(a, 'a1');
+    });
+    const [pushed, again, noPush, checkpoint] = await sameBothWays(
+      [
+        ['sync', '--push-only'],
+        ['sync', '--push-only', '--json'],
+        ['sync', '--push-only', '--no-push'],
+        ['sync', '--checkpoint', '--push-only', '--json'],
+      ],
+      sides,
+    );
+    expect(pushed!.code).toBe(0);
+    expect(pushed!.stdout).toMatch(
+      new RegExp(`^published to origin refs/ledger/writers/${WRITER}: sent 1 log entry\n`),
+    );
+    expect(JSON.parse(again!.stdout)).toMatchObject({ pushed: false, fetched: false, sent: 0 });
+    expect(noPush!.code).toBe(2);
+    expect(noPush!.stderr).toContain('--push-only cannot run with --no-push');
+    expect(JSON.parse(checkpoint!.stdout)).toMatchObject({ error: { code: 'USAGE' } });
     sameRefs(sides);
   }, 240_000);
 

@@ -70,6 +70,32 @@ describe('a fleet of clones on one remote (issue 19)', () => {
   }, 600_000);
 });
 
+describe('a fleet publishing with --push-only (issue 19)', () => {
+  it(`${FLEET} clones record and publish at once: each pushes its own writer ref, fetching and taking in nothing; a fresh clone then sees every record`, async () => {
+    const { remote, clones } = remoteWithClones(FLEET);
+    const ids = await Promise.all(
+      clones.map(
+        async (cwd, i) =>
+          (await recordHandoff({ cwd, status: 'success', summary: `publish ${i}` })).id,
+      ),
+    );
+    const runs = await Promise.all(clones.map((cwd) => syncRepository({ cwd, pushOnly: true })));
+    for (const [i, r] of runs.entries()) {
+      expect(r).toMatchObject({ pushed: true, fetched: false, attempts: 1, sent: 1 });
+      expect(r.notices).toEqual([]);
+      // Nothing of the others was taken in: each clone still holds its own record alone.
+      expect(await ledgerIds(clones[i]!)).toEqual([ids[i]]);
+      expect(ledgerTip(remote, r.publishedTo)).toBe(ledgerTip(clones[i]!));
+    }
+    const fresh = cloneOf(remote);
+    const read = await syncRepository({ cwd: fresh });
+    expect(read.remoteRefs).toBe(FLEET);
+    expect(new Set(await ledgerIds(fresh))).toEqual(new Set(ids));
+    expect((await verifyRepository({ cwd: fresh })).exitCode).toBe(0);
+    expectFsckClean(remote);
+  }, 600_000);
+});
+
 describe('concurrent writers in one repository', () => {
   it(`${WRITERS} processes × ${PER_WRITER} records → every acknowledged id, distinct, fsck --strict clean`, async () => {
     const repo = gitdir();

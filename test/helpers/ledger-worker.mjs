@@ -6,6 +6,7 @@
 //   node ledger-worker.mjs sync [remote]
 //   node ledger-worker.mjs prep-sync <other clone>   record here, record + sync there, sync here
 //   node ledger-worker.mjs mix <count|0 = forever> <tag>   records, with a sync every third
+//   node ledger-worker.mjs push-only <tag>   record here, then sync --push-only
 //
 // LEDGER_WORKER_KILL_AT arms LEDGER_TEST_KILL_AT just before the operation under test (so that
 // preparation steps sharing a kill point name are not killed).
@@ -49,6 +50,11 @@ try {
     arm();
     const r = await syncRepository({ cwd });
     process.stdout.write(`synced ${r.after} ${r.action}\n`);
+  } else if (mode === 'push-only') {
+    await record(cwd, `${a} ${process.pid}`);
+    arm();
+    const r = await syncRepository({ cwd, pushOnly: true });
+    process.stdout.write(`published ${r.after} ${r.pushed}\n`);
   } else {
     throw new Error(`unknown mode ${mode}`);
   }

@@ -28,7 +28,15 @@ export const SyncOutput = z
       .number()
       .int()
       .nonnegative()
-      .describe('ledger refs the remote holds (writer refs and the legacy refs/ledger/log)'),
+      .optional()
+      .describe(
+        'ledger refs the remote holds (writer refs and the legacy refs/ledger/log); absent when nothing was fetched (--push-only)',
+      ),
+    fetched: z
+      .boolean()
+      .describe(
+        "false when --push-only pushed without fetching: none of the remote's other refs was taken in; true when it fell back to a full sync",
+      ),
     checkpoint: z
       .object({
         ref: z.string(),

@@ -1,0 +1,105 @@
+/**
+ * `sync --push-only`: publish this clone's writer ref without fetching or taking in anyone
+ * else's (issue 19). A fleet that finishes at once — a CI matrix, a swarm of agents — needs its
+ * own records on the remote, not each other's; a full sync takes in every writer ref pushed
+ * before its fetch, so the fleet's work grows with the square of its size (docs/design.md,
+ * "Publishing without taking in").
+ *
+ * The lease is the rollback check of this clone's own ref: the push goes through only while the
+ * remote holds exactly what this clone last saw there, and only a descendant of that is pushed.
+ * Anything else — the ref rewound, deleted, or moved by a clone reusing the id, a local ledger
+ * that does not descend from it, a shallow clone — is not decided here: a full sync round runs
+ * instead, which fetches, checks and refuses as every sync does. Nothing is adopted here, so
+ * nothing unchecked enters the local ledger; what the others published is taken in, and checked,
+ * by the next full sync.
+ */
+import { LOG_REF, writerRef } from '../ledger/layout.js';
+import { killPoint } from '../model/faults.js';
+import { runGit } from '../store/git/exec.js';
+import type { RepoPaths } from '../store/git/repo.js';
+import type { ObjectStore } from '../store/port.js';
+import {
+  checkCloneKind,
+  moveMarkers,
+  publishedRef,
+  pushLedger,
+  resolveRemote,
+  syncedRef,
+} from './remote.js';
+import type { SyncOptions, SyncResult } from './sync.js';
+
+/** What a full round needs to know about why it runs instead: said in its notices. */
+export type FullSync = (why: string) => Promise<SyncResult>;
+
+export async function pushOnly(
+  repo: RepoPaths,
+  store: ObjectStore,
+  options: SyncOptions,
+  countSent: (published: string | undefined, next: string) => Promise<number>,
+  full: FullSync,
+): Promise<SyncResult> {
+  const progress = options.onProgress ?? (() => undefined);
+  // Library callers without a writer id publish to refs/ledger/log, which every clone writes:
+  // that ref cannot be pushed without taking in what the others pushed there.
+  if (options.writer === undefined) return full('no writer id: refs/ledger/log is shared');
+  const remote = await resolveRemote(repo, options.remote);
+  // A shallow clone's cut history is checked against the remote's by the full round.
+  if ((await checkCloneKind(repo)).shallow) return full('a shallow clone');
+  await options.checkLocal?.();
+  const pushRef = writerRef(options.writer);
+  const seen = await store.readRef(syncedRef(remote, pushRef));
+  const published = await store.readRef(publishedRef(remote));
+  const tip = await store.readRef(LOG_REF);
+  const result = (pushed: boolean, sent: number): SyncResult => ({
+    remote,
+    before: tip,
+    after: tip,
+    remoteBefore: seen,
+    remoteAfter: pushed ? tip : seen,
+    action: 'up-to-date',
+    received: [],
+    sent,
+    pushed,
+    attempts: 1,
+    shallow: false,
+    notices: [],
+    publishedTo: pushRef,
+    fetched: false,
+  });
+  if (tip === undefined) {
+    // Nothing recorded here, and nothing published: nothing to do, and nothing to check.
+    if (seen === undefined) return result(false, 0);
+    return full(`${LOG_REF} is empty here but ${pushRef} was seen on ${remote}`);
+  }
+  if (seen !== undefined && seen !== tip && !(await isAncestor(repo, seen, tip)))
+    return full(
+      `${LOG_REF} does not descend from what this clone last saw on ${remote}'s ${pushRef}`,
+    );
+  const sent = tip === published ? 0 : await countSent(published, tip);
+  progress(
+    `pushing ${sent} log entr${sent === 1 ? 'y' : 'ies'} to ${remote} ${pushRef} (--push-only: nothing fetched)`,
+  );
+  // Pushed even when nothing is new: the lease then confirms the remote still holds this
+  // clone's ref as it was, so a rewound or deleted ref is noticed (by the full round) now.
+  const pushed = await pushLedger(repo, remote, tip, seen, pushRef);
+  if (!pushed.pushed)
+    return full(`${remote}'s ${pushRef} is not what this clone last saw there (${pushed.detail})`);
+  killPoint('sync-after-push');
+  if (tip === seen && tip === published) return result(false, 0);
+  await options.onTip?.(tip);
+  await moveMarkers(repo, [
+    ...(tip === seen ? [] : [{ ref: syncedRef(remote, pushRef), next: tip, expected: seen }]),
+    ...(tip === published ? [] : [{ ref: publishedRef(remote), next: tip, expected: published }]),
+  ]);
+  return result(tip !== seen, sent);
+}
+
+/** Whether `ancestor` is `commit` or in its history (git's own walk, with commit-graph). */
+async function isAncestor(repo: RepoPaths, ancestor: string, commit: string): Promise<boolean> {
+  const r = await runGit(['merge-base', '--is-ancestor', ancestor, commit], {
+    cwd: repo.root,
+    guard: repo.guard,
+  });
+  // 1: not an ancestor; anything else (an object missing here): not known to be one either.
+  return r.code === 0;
+}
