@@ -26,7 +26,7 @@ import {
   resolveRemote,
   syncedRef,
 } from './remote.js';
-import type { SyncOptions, SyncResult } from './sync.js';
+import type { SyncOptions, SyncResult } from './options.js';
 
 /** What a full round needs to know about why it runs instead: said in its notices. */
 export type FullSync = (why: string) => Promise<SyncResult>;
@@ -91,7 +91,8 @@ export async function pushOnly(
     ...(tip === seen ? [] : [{ ref: syncedRef(remote, pushRef), next: tip, expected: seen }]),
     ...(tip === published ? [] : [{ ref: publishedRef(remote), next: tip, expected: published }]),
   ]);
-  return result(tip !== seen, sent);
+  // Already there (a push whose markers a kill left behind): nothing was sent this time.
+  return pushed.upToDate ? result(false, 0) : result(true, sent);
 }
 
 /** Whether `ancestor` is `commit` or in its history (git's own walk, with commit-graph). */

@@ -265,7 +265,9 @@ export async function moveMarkers(
   });
 }
 
-export type PushOutcome = { pushed: true } | { pushed: false; moved: true; detail: string };
+/** `upToDate`: the remote already held that commit there (git sent nothing, whatever the lease). */
+export type PushOutcome =
+  { pushed: true; upToDate: boolean } | { pushed: false; moved: true; detail: string };
 
 /**
  * Every push ledger makes: machine-readable, and nothing from the repository's config runs (no
@@ -290,7 +292,9 @@ export async function pushLedger(
     [...PUSH, `--force-with-lease=${ref}:${expected ?? ''}`, remote, `${commit}:${ref}`],
     { cwd: repo.root, guard: repo.guard, env: transportEnv() },
   );
-  if (result.code === 0) return { pushed: true };
+  // Porcelain: "<flag>\t<from>:<to>\t<summary>"; "=" is a ref the remote already held.
+  if (result.code === 0)
+    return { pushed: true, upToDate: /^=\t/m.test(result.stdout.toString('utf8')) };
   const text = `${result.stdout.toString('utf8')}\n${result.stderr}`;
   if (
     /stale info|fetch first|non-fast-forward|cannot lock ref|failed to update ref|failed to lock|incorrect old value/i.test(

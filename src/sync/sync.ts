@@ -12,7 +12,8 @@ import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { acceptRetired, type RetiredRef } from './checkpoint.js';
-import { publishCheckpoint, type CheckpointResult } from './publish-checkpoint.js';
+import { publishCheckpoint } from './publish-checkpoint.js';
+import type { SyncOptions, SyncResult } from './options.js';
 import { pushOnly } from './push-only.js';
 import type * as Check from './check.js';
 import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
@@ -32,80 +33,11 @@ import { mapInOrder } from './each.js';
 import { readRemoteTip, refuseRollback, refuseShallowLedger } from './rollback.js';
 import { diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
 
-export interface SyncOptions {
-  /** Remote name; default: the current branch's upstream remote, else `origin`. */
-  remote?: string;
-  /** False: fetch, check and adopt, but do not push. */
-  push?: boolean;
-  /**
-   * True: push this clone's writer ref without fetching or taking in the other refs (see
-   * push-only.ts); a full round runs instead when that cannot be done safely.
-   */
-  pushOnly?: boolean;
-  now?: Date;
-  onProgress?: (message: string) => void;
-  /**
-   * Called with each tip this sync made the local ledger's (adopted, joined) or pushed, once
-   * that is done: the caller remembers it, so a later reset below it reads as a rollback.
-   * `entries`: the new log entries this sync checked (hash-checked and decoded), all in the tip.
-   */
-  onTip?: (commit: string, entries?: ReadonlyMap<string, LogEntry>) => Promise<void>;
-  /**
-   * This clone's writer id: sync publishes to `refs/ledger/writers/<writer>` on the remote, a
-   * ref no other clone writes, so a push never races (issue 19). Without one (library callers
-   * of this module only) it publishes to `refs/ledger/log` with a lease, as before.
-   */
-  writer?: string;
-  /** The most ledger refs (writer refs + refs/ledger/log) a remote may hold; default 10,000. */
-  maxWriters?: number;
-  /**
-   * After syncing, publish the merged view to `refs/ledger/checkpoint` and delete the writer
-   * refs it covers from the remote (see checkpoint.ts).
-   */
-  checkpoint?: boolean;
-  /** The most parents one join commit has (default 16); more tips are joined in a chain. */
-  maxJoinParents?: number;
-  /**
-   * The caller's checks of the local ledger (app/sync.ts: entries this clone held that are
-   * gone). Run while the first fetch is in git's processes; a failure is reported before the
-   * fetch's own, and before anything fetched is read, checked or adopted.
-   */
-  checkLocal?: () => Promise<void>;
-}
+export type { SyncOptions, SyncResult } from './options.js';
 
 export type { CheckpointResult } from './publish-checkpoint.js';
 
 export type { SyncAction } from './join.js';
-
-export interface SyncResult {
-  remote: string;
-  /** The local ledger tip before and after. */
-  before: string | undefined;
-  after: string | undefined;
-  /** The remote's ref this clone publishes to (its writer ref), as fetched and after our push. */
-  remoteBefore: string | undefined;
-  remoteAfter: string | undefined;
-  action: SyncAction;
-  /** Records new to this clone, adopted after they verified. */
-  received: string[];
-  /** Number of log entries the remote did not have and was sent. */
-  sent: number;
-  pushed: boolean;
-  /** Fetch rounds: more than one only when this clone's own ref moved between fetch and push. */
-  attempts: number;
-  /** True in a shallow clone (the ledger's own history was checked to be complete). */
-  shallow: boolean;
-  /** Things worth knowing that did not stop the sync (e.g. signatures gone from the remote). */
-  notices: string[];
-  /** The ref this clone publishes to on the remote (`refs/ledger/writers/<id>`). */
-  publishedTo: string;
-  /** How many ledger refs (writer refs and refs/ledger/log) the remote holds; unknown unfetched. */
-  remoteRefs?: number;
-  /** False when `pushOnly` pushed without fetching: nothing of the remote's was taken in. */
-  fetched: boolean;
-  /** With `checkpoint`: what was published and retired. */
-  checkpoint?: CheckpointResult;
-}
 
 /**
  * A push fails only when this clone's own ref moved (a second sync in this clone, or a clone
