@@ -5,10 +5,10 @@
  *
  * Only a command line this module fully understands is taken: `sync`, at most one remote name
  * (a bare word that is not empty and does not start with a dash), and `--json`, `--checkpoint`,
- * `--push-only` and `--push` or `--no-push`, each at most once and without a value. Anything else — a second
- * bare word (oclif refuses it), `--`, `--push` with `--no-push`, a repeated flag,
- * `--flag=value`, a single-dash word, `--help`, an oclif debug switch — goes to oclif, which
- * parses it as before. stdin is never read (the command's argument ignores it).
+ * `--push-only` and `--push` or `--no-push`, each at most once and without a value. Anything
+ * else — a second bare word (oclif refuses it), `--`, `--push` with `--no-push`, a repeated
+ * flag, `--flag=value`, a single-dash word, `--help`, an oclif debug switch — goes to oclif,
+ * which parses it as before. stdin is never read (the command's argument ignores it).
  *
  * Once a sync has begun it is never handed over: like a record, it writes refs and pushes,
  * which must not happen twice. So a failure is answered here, through the same writers the
