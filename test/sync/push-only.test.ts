@@ -4,29 +4,22 @@
  * attacks on that: the ref rewound, deleted or moved by someone else, a local ledger that no
  * longer descends from it — each must end in the full sync's own checks, never in a push.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordHandoff, syncRepository } from '../../src/index.js';
 import { isLedgerError } from '../../src/model/errors.js';
 import {
-  cleanup,
   cloneOf,
   git,
   gitTry,
   ledgerTip,
-  PROJECT_ROOT,
   remoteWithClones,
   runWorker,
   tempDir,
 } from '../helpers/git.js';
-import { ledgerIds } from '../helpers/built-ledger.js';
+import { ledgerIds, needsBuiltLedger } from '../helpers/built-ledger.js';
 
-beforeAll(() => {
-  if (!existsSync(join(PROJECT_ROOT, 'dist', 'src', 'index.js')))
-    throw new Error('run npm run build first');
-});
-afterAll(cleanup);
+needsBuiltLedger(); // the kill test runs the built library in a worker process
 
 type SyncResult = Awaited<ReturnType<typeof syncRepository>>;
 type Outcome = { code: number; error?: { code: string; message: string }; result?: SyncResult };
