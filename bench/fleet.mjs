@@ -104,7 +104,7 @@ export async function benchFleet({ log }) {
   const env = { XDG_STATE_HOME: join(scratch, 'state') };
   try {
     const rows = [];
-    const details = { machine: await machineFactor(scratch) };
+    const details = { machine: await machineFactor() };
     if (details.machine !== undefined)
       log(
         `fleet: ${FLEET} × node -e 0, CPU one after another ${details.machine.sequential.toFixed(2)} s, all at once ${details.machine.concurrent.toFixed(2)} s (× ${details.machine.factor.toFixed(2)})`,
@@ -123,21 +123,16 @@ export async function benchFleet({ log }) {
 /**
  * What running FLEET processes at once costs this machine by itself: the CPU of FLEET bare
  * `node -e 0` started at once over the same run one after another. Measured on this 2-core VM at
- * 1.25–1.5 (user and system time alike, the same page faults): every process runs slower when
+ * 1.17–1.5 (user and system time alike, the same page faults): every process runs slower when
  * all of them share the cores and caches, whatever it does. A fleet's CPU over its uncontended
  * runs' includes this; the rest is work the fleet's runs add for each other.
  */
-async function machineFactor(scratch) {
+async function machineFactor() {
   if (!TIME) return undefined;
-  const cpu = async (n) => {
-    const out = join(scratch, `machine-${n}`);
-    await timed(TIME, ['-f', '%U %S', '-o', out, process.execPath, '-e', '0']);
-    const [user, sys] = readFileSync(out, 'utf8').trim().split('\n').pop().split(' ').map(Number);
-    return user + sys;
-  };
+  const cpu = async () => (await measure(process.execPath, ['-e', '0'])).cpu;
   let sequential = 0;
-  for (let i = 0; i < FLEET; i++) sequential += await cpu(`s${i}`);
-  const at = await Promise.all(Array.from({ length: FLEET }, (_, i) => cpu(`c${i}`)));
+  for (let i = 0; i < FLEET; i++) sequential += await cpu();
+  const at = await Promise.all(Array.from({ length: FLEET }, () => cpu()));
   const concurrent = at.reduce((a, b) => a + b, 0);
   return { sequential, concurrent, factor: concurrent / sequential };
 }

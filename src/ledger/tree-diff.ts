@@ -5,10 +5,10 @@
  * comparison only opens the subtrees that differ. That keeps a sync of 100 new records into a
  * ledger of 10,000 at the cost of the 100, not of the 10,000.
  */
-import { fanout, idFromFanout, LEDGER_KINDS } from './layout.js';
+import { fanout, idFromFanout, LEDGER_KINDS, LOG_DIR } from './layout.js';
 import { readTree } from './trees.js';
 import { LedgerError } from '../model/errors.js';
-import { encodeTree, MODE, type TreeEntry } from '../store/objects.js';
+import { encodeTree, MODE, parseCommit, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
 
 const FANOUT = /^[0-9a-f]{2}$/;
@@ -315,4 +315,22 @@ export async function leaves(
 /** The path of a log entry or record in a ledger tree. */
 export function ledgerPath(dir: string, id: string): string {
   return [dir, ...fanout(id)].join('/');
+}
+
+/**
+ * Log entries in `next`'s tree that `published`'s lacks (commits; undefined: none): what a push
+ * of `next` sends a remote that holds `published`.
+ */
+export async function countNewEntries(
+  store: ObjectReader,
+  published: string | undefined,
+  next: string,
+): Promise<number> {
+  const treeOf = async (commit: string | undefined) => {
+    if (commit === undefined) return undefined;
+    const object = await store.read(commit);
+    return object?.type === 'commit' ? parseCommit(object.bytes, commit).tree : undefined;
+  };
+  const diff = await diffLedgerTrees(store, await treeOf(published), await treeOf(next));
+  return leavesIn(diff.added, LOG_DIR).size;
 }

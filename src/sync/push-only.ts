@@ -14,6 +14,7 @@
  * by the next full sync.
  */
 import { LOG_REF, writerRef } from '../ledger/layout.js';
+import { countNewEntries } from '../ledger/tree-diff.js';
 import { killPoint } from '../model/faults.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
@@ -35,7 +36,6 @@ export async function pushOnly(
   repo: RepoPaths,
   store: ObjectStore,
   options: SyncOptions,
-  countSent: (published: string | undefined, next: string) => Promise<number>,
   full: FullSync,
 ): Promise<SyncResult> {
   const progress = options.onProgress ?? (() => undefined);
@@ -75,7 +75,7 @@ export async function pushOnly(
     return full(
       `${LOG_REF} does not descend from what this clone last saw on ${remote}'s ${pushRef}`,
     );
-  const sent = tip === published ? 0 : await countSent(published, tip);
+  const sent = tip === published ? 0 : await countNewEntries(store, published, tip);
   progress(
     `pushing ${sent} log entr${sent === 1 ? 'y' : 'ies'} to ${remote} ${pushRef} (--push-only: nothing fetched)`,
   );

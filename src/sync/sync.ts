@@ -3,12 +3,11 @@
  * the fetch when the remote moved meanwhile. Every step either leaves the ledger as it was or
  * moves a ref atomically, so a process killed anywhere leaves the old or the new state.
  */
-import { CHECKPOINT_REF, LOG_DIR, LOG_REF, writerRef } from '../ledger/layout.js';
+import { CHECKPOINT_REF, LOG_REF, writerRef } from '../ledger/layout.js';
 import { readTip } from '../ledger/read.js';
 import { isLedgerError, LedgerError } from '../model/errors.js';
 import { killPoint, pausePoint } from '../model/faults.js';
 import type { LogEntry } from '../model/record.js';
-import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { acceptRetired, type RetiredRef } from './checkpoint.js';
@@ -31,7 +30,7 @@ import {
 import { adoptWithMarkers } from './adopt.js';
 import { mapInOrder } from './each.js';
 import { readRemoteTip, refuseRollback, refuseShallowLedger } from './rollback.js';
-import { diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
+import { countNewEntries } from '../ledger/tree-diff.js';
 
 export type { SyncOptions, SyncResult } from './options.js';
 
@@ -75,18 +74,12 @@ export async function syncLedger(
         { hint: 'ledger sync --push-only, or ledger sync (fetch, check, join and push)' },
       );
     const progress = options.onProgress ?? (() => undefined);
-    return pushOnly(
-      repo,
-      store,
-      options,
-      (published, next) => countNewEntries(store, published, next),
-      async (why) => {
-        progress(`--push-only: ${why}; syncing in full instead`);
-        const { result } = await syncRound(repo, store, options);
-        const notice = `--push-only fell back to a full sync (fetched, checked and joined): ${why}`;
-        return { ...result, notices: [notice, ...result.notices] };
-      },
-    );
+    return pushOnly(repo, store, options, async (why) => {
+      progress(`--push-only: ${why}; syncing in full instead`);
+      const { result } = await syncRound(repo, store, options);
+      const notice = `--push-only fell back to a full sync (fetched, checked and joined): ${why}`;
+      return { ...result, notices: [notice, ...result.notices] };
+    });
   }
   if (options.checkpoint !== true) return (await syncRound(repo, store, options)).result;
   // Publishing a checkpoint and retiring writer refs are pushes: refused before anything is
@@ -329,21 +322,6 @@ async function syncRound(
           : `Only this clone should write ${pushRef}: another sync here, or a clone reusing this writer id, keeps pushing it. Run ledger sync again when it is done.`,
     },
   );
-}
-
-/** Log entries in `next`'s tree that `published`'s lacks: what this push sends. */
-async function countNewEntries(
-  store: ObjectStore,
-  published: string | undefined,
-  next: string,
-): Promise<number> {
-  const treeOf = async (commit: string | undefined) => {
-    if (commit === undefined) return undefined;
-    const object = await store.read(commit);
-    return object?.type === 'commit' ? parseCommit(object.bytes, commit).tree : undefined;
-  };
-  const diff = await diffLedgerTrees(store, await treeOf(published), await treeOf(next));
-  return leavesIn(diff.added, LOG_DIR).size;
 }
 
 function done(
