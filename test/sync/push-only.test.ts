@@ -4,6 +4,7 @@
  * attacks on that: the ref rewound, deleted or moved by someone else, a local ledger that no
  * longer descends from it — each must end in the full sync's own checks, never in a push.
  */
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { recordHandoff, syncRepository } from '../../src/index.js';
@@ -14,9 +15,11 @@ import {
   gitTry,
   ledgerTip,
   remoteWithClones,
+  runCli,
   runWorker,
   tempDir,
 } from '../helpers/git.js';
+import { runnerCommands } from '../action/workflow-commands.js';
 import { ledgerIds, needsBuiltLedger } from '../helpers/built-ledger.js';
 
 needsBuiltLedger(); // the kill test runs the built library in a worker process
@@ -201,6 +204,36 @@ describe('sync --push-only', () => {
     expect(r.code).toBe(2);
     expect(r.error?.code).toBe('REMOTE');
     expect([ledgerTip(a), markers(a)]).toEqual([tip, seen]);
+  });
+
+  it("a remote's words in the fall back's notice are never a CI workflow command", async () => {
+    // The remote refuses the first push with a message git's lease failure would match, full of
+    // workflow commands in both of the runner's syntaxes; that text reaches the notice.
+    const { remote, clones } = remoteWithClones(1);
+    const [a] = clones as [string];
+    await record(a, 'a0');
+    writeFileSync(
+      join(remote, 'hooks', 'pre-receive'),
+      [
+        '#!/bin/sh',
+        '[ -e "$GIT_DIR/refused" ] && exit 0',
+        'touch "$GIT_DIR/refused"',
+        `printf 'stale info\\r::error file=src/a.ts,line=1::forged\\n##[error]forged\\n' >&2`,
+        'exit 1',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    for (const json of [false, true]) {
+      rmSync(join(remote, 'refused'), { force: true });
+      if (json) await record(a, 'a1'); // something to push, so the remote's hook runs again
+      const r = await runCli(['sync', '--push-only', ...(json ? ['--json'] : [])], a);
+      expect(r.code, r.stderr).toBe(0);
+      const notices = json ? (JSON.parse(r.stdout) as { notices: string[] }).notices[0]! : r.stderr;
+      expect(notices).toMatch(/--push-only fell back to a full sync.*forged/s);
+      expect(runnerCommands(r.stdout, { lenient: true }), r.stdout).toEqual([]);
+      expect(runnerCommands(r.stderr, { lenient: true }), r.stderr).toEqual([]);
+    }
   });
 
   it('refuses --no-push and --checkpoint with it (exit 2) before anything is done', async () => {
