@@ -9,22 +9,18 @@ import { LOG_REF } from '../ledger/layout.js';
 import { sanitizeLine } from '../paths/index.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
-
-async function revParse(repo: RepoPaths, ref: string): Promise<string | undefined> {
-  const r = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], {
-    cwd: repo.root,
-    guard: repo.guard,
-  });
-  const oid = r.stdout.toString().trim();
-  return r.code === 0 && oid !== '' ? oid : undefined;
-}
+import type { GitStore } from '../store/git/store.js';
 
 /** One line per remote whose ledger this clone lacks, saying how to get it; empty: none. */
-export async function unfetchedLedgerHints(repo: RepoPaths): Promise<string[]> {
+export async function unfetchedLedgerHints(
+  repo: RepoPaths,
+  store: Pick<GitStore, 'readRef'>,
+): Promise<string[]> {
   const remotes = repo.config.subsections('remote', 'url');
   // No remote, no hint: a repository without one (every new project) spawns no git for this.
   if (remotes.length === 0) return [];
-  const local = await revParse(repo, LOG_REF);
+  // In-process, as the log itself was read: a spawn costs more than the whole answer.
+  const local = await store.readRef(LOG_REF);
   const hints: string[] = [];
   for (const remote of remotes) {
     const name = sanitizeLine(remote);

@@ -27,7 +27,7 @@ export async function logView(cwd: string, options: LogOptions): Promise<Output>
     return {
       items,
       empty: items.length === 0 && (await ledgerIsEmpty(store)),
-      hints: await unfetchedLedgerHints(repo),
+      hints: await unfetchedLedgerHints(repo, store),
     };
   });
   const text = empty

@@ -53,23 +53,24 @@ async function recordCalls(dir: string, artifacts: string[]): Promise<string[]> 
 }
 
 describe('git processes per command', () => {
-  it('ledger log on an empty ledger without a remote starts git twice (repository, config)', async () => {
+  it('ledger log on an empty ledger without a remote starts git once (config)', async () => {
     const counting = countingPath();
     const r = await runCli(['log'], gitdir(), counting.env);
     expect(r.code, r.stderr).toBe(0);
-    // The unfetched-ledger hint asks git nothing when there is no remote to hint about.
-    expect(counting.calls().sort()).toEqual(['config', 'rev-parse']);
+    // The repository is found in-process (store/git/discover.ts), and the unfetched-ledger hint
+    // asks git nothing when there is no remote to hint about.
+    expect(counting.calls()).toEqual(['config']);
   });
 
-  // Five: repository, config, ls-files, one `cat-file --batch-check` proving every index entry
+  // Four: config (the repository itself is found in-process), ls-files, one `cat-file --batch-check` proving every index entry
   // taken unread names a blob the repository has (index-objects.ts: the index is the agent's
   // file; write-tree used to refuse a missing blob), and the ref update. Objects are read
   // in-process (local-objects.ts): the object batch is not started.
-  it('ledger record starts git at most 5 times, for a small change and for a packed one (no update-index, no write-tree)', async () => {
+  it('ledger record starts git at most 4 times, for a small change and for a packed one (no update-index, no write-tree)', async () => {
     const small = gitdir();
     writeFiles(small, { 'src/app.ts': 'export const x = 2;\n', 'src/new.ts': 'export {};\n' });
     const few = await recordCalls(small, ['src/new.ts']);
-    expect(few.length, few.join(', ')).toBeLessThanOrEqual(5);
+    expect(few.length, few.join(', ')).toBeLessThanOrEqual(4);
     // The candidate tree is encoded in-process (store/git/index-tree.ts).
     expect(few).not.toContain('update-index');
     expect(few).not.toContain('write-tree');
@@ -80,7 +81,7 @@ describe('git processes per command', () => {
     for (let i = 0; i < 150; i++) files[`gen/m${i % 3}/f${i}.ts`] = `export const v${i} = ${i};\n`;
     writeFiles(large, files);
     const many = await recordCalls(large, Object.keys(files));
-    expect(many.length, many.join(', ')).toBeLessThanOrEqual(5);
+    expect(many.length, many.join(', ')).toBeLessThanOrEqual(4);
     expect(many).not.toContain('write-tree');
     // The candidate tree is still git's own tree of the work tree.
     expect(git(large, 'count-objects', '-v')).toMatch(/packs: 1/);
@@ -90,7 +91,7 @@ describe('git processes per command', () => {
   // ledger ref before the fetch, one reads the fetched refs after it, however many writers. The
   // ledger ref and the markers move in one `git update-ref --stdin` (src/sync/adopt.ts). The
   // objects, loose or packed, are read in-process (store/git/local-objects.ts): no cat-file.
-  it('ledger sync of new records starts git at most 6 times, one update-ref, and log no cat-file', async () => {
+  it('ledger sync of new records starts git at most 5 times, one update-ref, and log no cat-file', async () => {
     const { clones } = remoteWithClones(2);
     const [a, b] = clones as [string, string];
     expect((await runCli(['record', '--status', 'success', '--summary', 'one'], a)).code).toBe(0);
@@ -99,7 +100,7 @@ describe('git processes per command', () => {
     const r = await runCli(['sync', '--json', '--no-push'], b, counting.env);
     expect(r.code, r.stderr).toBe(0);
     const calls = counting.calls();
-    expect(calls.length, calls.join(', ')).toBeLessThanOrEqual(6);
+    expect(calls.length, calls.join(', ')).toBeLessThanOrEqual(5);
     expect(calls).not.toContain('cat-file');
     expect(calls.filter((c) => c === 'update-ref')).toHaveLength(1);
 
@@ -107,6 +108,20 @@ describe('git processes per command', () => {
     const log = await runCli(['log', '-n', '5'], b, reading.env);
     expect(log.stdout).toContain('one');
     expect(reading.calls()).not.toContain('cat-file');
+    // The unfetched-ledger hint reads this clone's own ledger ref in-process.
+    expect(reading.calls()).not.toContain('rev-parse');
+  });
+
+  // A fleet's publish (issue 19): each process it starts costs most when 64 start at once.
+  it('ledger sync --push-only starts git 3 times: config, push, and the markers in one update-ref', async () => {
+    const { clones } = remoteWithClones(1);
+    const [a] = clones as [string];
+    expect((await runCli(['record', '--status', 'success', '--summary', 'one'], a)).code).toBe(0);
+    const counting = countingPath();
+    const r = await runCli(['sync', '--push-only', '--json'], a, counting.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).fetched).toBe(false);
+    expect(counting.calls()).toEqual(['config', 'push', 'update-ref']);
   });
 
   // A walk reads its objects one at a time, each awaited before the next is known: nothing

@@ -7,7 +7,8 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { GitConfig } from './config.js';
-import { namedLocation, readGitConfig, runGit } from './exec.js';
+import { findPlainLocation, plainLocationHolds } from './discover.js';
+import { namedLocation, readGitConfig, runGit, type GitResult } from './exec.js';
 import { guardConfig, NO_GUARD, type ConfigGuard } from './guard.js';
 import { checkDiscovery, checkNamedGitDir, checkRefFiles } from './ref-files.js';
 
@@ -39,33 +40,24 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
   // With GIT_DIR there is no looking: the named git dir's own files are what git opens.
   if (named.gitDir === undefined) await checkDiscovery(cwd);
   else await checkNamedGitDir(named.gitDir);
-  // Both in parallel: one spawn's latency for the two questions every command asks first.
-  // This rev-parse reads no object and runs no program, so it needs no guard; the config
-  // listing it runs beside is what the guard is made from.
-  const [located, config] = await Promise.all([
-    runGit(
-      [
-        'rev-parse',
-        '--is-bare-repository',
-        '--is-inside-work-tree',
-        '--absolute-git-dir',
-        // Without this, git prints the common dir relative to the current directory.
-        '--path-format=absolute',
-        '--git-common-dir',
-        '--show-cdup',
-      ],
-      { cwd, guard: NO_GUARD },
-    ),
-    readGitConfig(cwd).catch((error: unknown) => error as Error),
-  ]);
-  if (located.code !== 0) throw notARepository(cwd, located.stderr, named.gitDir);
+  // The plain case (a work tree with a .git directory) is found in-process, and git's listing
+  // of the configuration confirms it (discover.ts); any other shape asks `git rev-parse`, in
+  // parallel with that listing. This rev-parse reads no object and runs no program, so it
+  // needs no guard; the config listing it runs beside is what the guard is made from.
+  const configRead = readGitConfig(cwd).catch((error: unknown) => error as Error);
+  const plain = named.gitDir === undefined ? await findPlainLocation(cwd) : undefined;
+  let asked = plain === undefined ? locateWithGit(cwd) : undefined;
+  const config = await configRead;
+  if (plain !== undefined && !(config instanceof Error) && !plainLocationHolds(config))
+    asked = locateWithGit(cwd);
+  const located = asked === undefined ? undefined : await asked;
+  if (located !== undefined && located.code !== 0)
+    throw notARepository(cwd, located.stderr, named.gitDir);
   if (config instanceof Error) throw config;
-  const [bare, inside, gitDir, commonDir, cdup] = located.stdout.toString('utf8').split('\n');
-  if (!gitDir || !commonDir) {
-    throw new LedgerError('NOT_A_REPOSITORY', `git did not say where the repository at ${cwd} is`, {
-      hint: 'Run ledger inside a git repository.',
-    });
-  }
+  const { bare, inside, gitDir, commonDir, top, cdup } =
+    located === undefined && plain !== undefined
+      ? { bare: 'false', inside: 'true', ...plain, commonDir: plain.gitDir }
+      : readLocation(cwd, located?.stdout);
   checkSupported(config);
   await checkRefFiles({ gitDir, commonDir });
   const guard = guardConfig(config, process.env);
@@ -99,12 +91,39 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
       noWorkTree: `${cwd} is not inside the repository's work tree (it is in or under ${gitDir})`,
     };
   }
-  const top = await realpath(resolve(cwd, cdup ?? ''));
-  const problem = await checkWorkTreeHoldsRepo(top, gitDir);
+  const workTop = top ?? (await realpath(resolve(cwd, cdup ?? '')));
+  const problem = await checkWorkTreeHoldsRepo(workTop, gitDir);
   if (problem !== undefined) {
     return { ...paths, root: gitDir, workTree: undefined, noWorkTree: problem };
   }
-  return { ...paths, root: top, workTree: top };
+  return { ...paths, root: workTop, workTree: workTop };
+}
+
+/** What rev-parse answered (locateWithGit's questions, in order). */
+function readLocation(cwd: string, stdout: Buffer | undefined) {
+  const [bare, inside, gitDir, commonDir, cdup] = (stdout?.toString('utf8') ?? '').split('\n');
+  if (!gitDir || !commonDir) {
+    throw new LedgerError('NOT_A_REPOSITORY', `git did not say where the repository at ${cwd} is`, {
+      hint: 'Run ledger inside a git repository.',
+    });
+  }
+  return { bare, inside, gitDir, commonDir, top: undefined, cdup };
+}
+
+function locateWithGit(cwd: string): Promise<GitResult> {
+  return runGit(
+    [
+      'rev-parse',
+      '--is-bare-repository',
+      '--is-inside-work-tree',
+      '--absolute-git-dir',
+      // Without this, git prints the common dir relative to the current directory.
+      '--path-format=absolute',
+      '--git-common-dir',
+      '--show-cdup',
+    ],
+    { cwd, guard: NO_GUARD },
+  );
 }
 
 /**
