@@ -371,6 +371,27 @@ describe('adversarial: planted programs through the real CLI', () => {
     expect(proxy.ran()).toBe(false);
   });
 
+  // GIT_CONFIG (deprecated, still honoured) makes `git config --list` list that one file, in
+  // the command scope, and nothing of the repository: the guard, made from the listing, saw no
+  // planted setting, while every other git still applied them. It is dropped for every git.
+  it('sync: a GIT_CONFIG in the environment does not hide the repository config from the guard', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    await record(user, dir, { status: 'success', summary: 'x' });
+    const ssh = plant('ssh');
+    const port = await freePort();
+    git(dir, 'config', 'core.sshCommand', ssh.path);
+    git(dir, 'remote', 'add', 'viassh', `ssh://127.0.0.1:${port}/x.git`);
+    expectPlainGitRuns(ssh, dir, ['fetch', 'viassh']);
+    // The file names the same remote, so that the listing without the fix still finds it.
+    const elsewhere = join(tempDir(), 'elsewhere.cfg');
+    writeFileSync(elsewhere, `[remote "viassh"]\n\turl = ssh://127.0.0.1:${port}/x.git\n`);
+    const r = await cli(user, dir, ['sync', 'viassh'], { GIT_CONFIG: elsewhere });
+    expect(r.code).toBe(2);
+    expect(r.json.error.code).toBe('REMOTE');
+    expect(ssh.ran()).toBe(false);
+  });
+
   it('sync: an ext:: remote stays forbidden even when the repository config allows it', async () => {
     const user = makeUser();
     const dir = gitdir();
