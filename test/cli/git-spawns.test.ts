@@ -8,6 +8,8 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { withRepo } from '../../src/app/repo.js';
+import { runGit } from '../../src/store/git/exec.js';
+import { NO_GUARD } from '../../src/store/git/guard.js';
 import type { GitStore } from '../../src/store/git/store.js';
 import {
   cleanup,
@@ -53,24 +55,24 @@ async function recordCalls(dir: string, artifacts: string[]): Promise<string[]> 
 }
 
 describe('git processes per command', () => {
-  it('ledger log on an empty ledger without a remote starts git once (config)', async () => {
+  it('ledger log on an empty ledger without a remote starts no git', async () => {
     const counting = countingPath();
     const r = await runCli(['log'], gitdir(), counting.env);
     expect(r.code, r.stderr).toBe(0);
-    // The repository is found in-process (store/git/discover.ts), and the unfetched-ledger hint
-    // asks git nothing when there is no remote to hint about.
-    expect(counting.calls()).toEqual(['config']);
+    // The repository and its configuration are read in-process (store/git/discover.ts,
+    // config-files.ts), and the unfetched-ledger hint asks git nothing when there is no remote.
+    expect(counting.calls()).toEqual([]);
   });
 
-  // Four: config (the repository itself is found in-process), ls-files, one `cat-file --batch-check` proving every index entry
+  // Three (the repository and its configuration are read in-process): ls-files, one `cat-file --batch-check` proving every index entry
   // taken unread names a blob the repository has (index-objects.ts: the index is the agent's
   // file; write-tree used to refuse a missing blob), and the ref update. Objects are read
   // in-process (local-objects.ts): the object batch is not started.
-  it('ledger record starts git at most 4 times, for a small change and for a packed one (no update-index, no write-tree)', async () => {
+  it('ledger record starts git at most 3 times, for a small change and for a packed one (no update-index, no write-tree)', async () => {
     const small = gitdir();
     writeFiles(small, { 'src/app.ts': 'export const x = 2;\n', 'src/new.ts': 'export {};\n' });
     const few = await recordCalls(small, ['src/new.ts']);
-    expect(few.length, few.join(', ')).toBeLessThanOrEqual(4);
+    expect(few.length, few.join(', ')).toBeLessThanOrEqual(3);
     // The candidate tree is encoded in-process (store/git/index-tree.ts).
     expect(few).not.toContain('update-index');
     expect(few).not.toContain('write-tree');
@@ -81,7 +83,7 @@ describe('git processes per command', () => {
     for (let i = 0; i < 150; i++) files[`gen/m${i % 3}/f${i}.ts`] = `export const v${i} = ${i};\n`;
     writeFiles(large, files);
     const many = await recordCalls(large, Object.keys(files));
-    expect(many.length, many.join(', ')).toBeLessThanOrEqual(4);
+    expect(many.length, many.join(', ')).toBeLessThanOrEqual(3);
     expect(many).not.toContain('write-tree');
     // The candidate tree is still git's own tree of the work tree.
     expect(git(large, 'count-objects', '-v')).toMatch(/packs: 1/);
@@ -91,7 +93,7 @@ describe('git processes per command', () => {
   // ledger ref before the fetch, one reads the fetched refs after it, however many writers. The
   // ledger ref and the markers move in one `git update-ref --stdin` (src/sync/adopt.ts). The
   // objects, loose or packed, are read in-process (store/git/local-objects.ts): no cat-file.
-  it('ledger sync of new records starts git at most 5 times, one update-ref, and log no cat-file', async () => {
+  it('ledger sync of new records starts git at most 4 times, one update-ref, and log no cat-file', async () => {
     const { clones } = remoteWithClones(2);
     const [a, b] = clones as [string, string];
     expect((await runCli(['record', '--status', 'success', '--summary', 'one'], a)).code).toBe(0);
@@ -100,7 +102,7 @@ describe('git processes per command', () => {
     const r = await runCli(['sync', '--json', '--no-push'], b, counting.env);
     expect(r.code, r.stderr).toBe(0);
     const calls = counting.calls();
-    expect(calls.length, calls.join(', ')).toBeLessThanOrEqual(5);
+    expect(calls.length, calls.join(', ')).toBeLessThanOrEqual(4);
     expect(calls).not.toContain('cat-file');
     expect(calls.filter((c) => c === 'update-ref')).toHaveLength(1);
 
@@ -113,7 +115,7 @@ describe('git processes per command', () => {
   });
 
   // A fleet's publish (issue 19): each process it starts costs most when 64 start at once.
-  it('ledger sync --push-only starts git 3 times: config, push, and the markers in one update-ref', async () => {
+  it('ledger sync --push-only starts git twice: the push, and the markers in one update-ref', async () => {
     const { clones } = remoteWithClones(1);
     const [a] = clones as [string];
     expect((await runCli(['record', '--status', 'success', '--summary', 'one'], a)).code).toBe(0);
@@ -121,7 +123,7 @@ describe('git processes per command', () => {
     const r = await runCli(['sync', '--push-only', '--json'], a, counting.env);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).fetched).toBe(false);
-    expect(counting.calls()).toEqual(['config', 'push', 'update-ref']);
+    expect(counting.calls()).toEqual(['push', 'update-ref']);
   });
 
   // A walk reads its objects one at a time, each awaited before the next is known: nothing
@@ -147,10 +149,13 @@ describe('git processes per command', () => {
         await store.readChunks(oids[0]!, (chunk) => chunks.push(Uint8Array.from(chunk)));
         expect(Buffer.concat(chunks).toString()).toBe('object 0\n');
       });
+      // No git at all: the repository and its configuration are read in-process too. That the
+      // counting git is the one a spawn would reach:
+      expect(counting.calls()).toEqual([]);
+      await runGit(['version'], { cwd: dir, guard: NO_GUARD });
     } finally {
       process.env['PATH'] = path;
     }
-    expect(counting.calls().length).toBeGreaterThan(0); // the counting git did run
-    expect(counting.calls()).not.toContain('cat-file');
+    expect(counting.calls()).toEqual(['version']);
   });
 });

@@ -1,10 +1,13 @@
 /**
- * Git's configuration as git itself applies it. We never parse config files: git is asked
- * (`git config --list --show-scope --show-origin -z`), so every scope, `include.path` and
+ * Git's configuration as git itself applies it: the listing of
+ * `git config --list --show-scope --show-origin -z`, so every scope, `include.path` and
  * `includeIf` is followed exactly as git follows it, and nothing is read that git would not
- * apply. Each value keeps its scope, because trust depends on it: the repository's own config
- * (local and worktree scope, and every file they include) is writable by the agent, the
- * user's global and system config is not (docs/threat-model.md, "Where trust comes from").
+ * apply. Files plain enough that no reading of them can differ from git's (no include, no
+ * quote or escape, the usual locations) are read in-process instead (config-files.ts), into
+ * the same entries — compared with git's listing in test/store/config-files.test.ts. Each
+ * value keeps its scope, because trust depends on it: the repository's own config (local and
+ * worktree scope, and every file they include) is writable by the agent, the user's global and
+ * system config is not (docs/threat-model.md, "Where trust comes from").
  */
 
 export type ConfigScope = 'system' | 'global' | 'local' | 'worktree' | 'command' | 'unknown';

@@ -6,9 +6,10 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
-import type { GitConfig } from './config.js';
+import { GitConfig } from './config.js';
+import { readPlainConfig } from './config-files.js';
 import { findPlainLocation, plainLocationHolds } from './discover.js';
-import { namedLocation, readGitConfig, runGit, type GitResult } from './exec.js';
+import { namedLocation, readGitConfig, runGit, SAFE_CONFIG, type GitResult } from './exec.js';
 import { guardConfig, NO_GUARD, type ConfigGuard } from './guard.js';
 import { checkDiscovery, checkNamedGitDir, checkRefFiles } from './ref-files.js';
 
@@ -40,17 +41,27 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
   // With GIT_DIR there is no looking: the named git dir's own files are what git opens.
   if (named.gitDir === undefined) await checkDiscovery(cwd);
   else await checkNamedGitDir(named.gitDir);
-  // The plain case (a work tree with a .git directory) is found in-process, and git's listing
-  // of the configuration confirms it (discover.ts); any other shape asks `git rev-parse`, in
-  // parallel with that listing. This rev-parse reads no object and runs no program, so it
-  // needs no guard; the config listing it runs beside is what the guard is made from.
-  const configRead = readGitConfig(cwd).catch((error: unknown) => error as Error);
+  // The plain case — a work tree with a .git directory, and configuration files git reads as
+  // they are written — is read in-process (discover.ts, config-files.ts): no git runs. Any
+  // other shape asks git: `config --list` for the configuration and, where the location was
+  // not found in-process or the configuration moves it, `rev-parse` beside it. That rev-parse
+  // reads no object and runs no program, so it needs no guard; the listing is what the guard
+  // is made from.
   const plain = named.gitDir === undefined ? await findPlainLocation(cwd) : undefined;
-  let asked = plain === undefined ? locateWithGit(cwd) : undefined;
-  const config = await configRead;
-  if (plain !== undefined && !(config instanceof Error) && !plainLocationHolds(config))
-    asked = locateWithGit(cwd);
-  const located = asked === undefined ? undefined : await asked;
+  const known = plain === undefined ? undefined : await readPlainConfig(plain.gitDir, SAFE_CONFIG);
+  let config: GitConfig | Error | undefined =
+    known !== undefined && plainLocationHolds(new GitConfig(known))
+      ? new GitConfig(known)
+      : undefined;
+  let located: GitResult | undefined;
+  if (config === undefined) {
+    const configRead = readGitConfig(cwd).catch((error: unknown) => error as Error);
+    let asked = plain === undefined ? locateWithGit(cwd) : undefined;
+    config = await configRead;
+    if (plain !== undefined && !(config instanceof Error) && !plainLocationHolds(config))
+      asked = locateWithGit(cwd);
+    located = asked === undefined ? undefined : await asked;
+  }
   if (located !== undefined && located.code !== 0)
     throw notARepository(cwd, located.stderr, named.gitDir);
   if (config instanceof Error) throw config;
