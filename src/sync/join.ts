@@ -45,12 +45,17 @@ export interface Joined {
  * one commit holds the union of the trees, and when more than one side brought log entries, one
  * join entry `{record: null, prev: every new tip, sorted, height: max + 1}` chains them: the
  * same tips give every clone the same entry.
+ *
+ * `keep`: refs joined even when they bring nothing new — those this sync pushes to, whose tips
+ * there what it pushes must descend from. Such a ref is a parent of the join commit, and needs
+ * no join entry: the local tree then holds its tip entry, and every entry of a valid ledger is
+ * reachable from its tip.
  */
 export async function joinRefs(
   store: ObjectStore,
   remote: string,
   localHead: Tip | undefined,
-  changed: readonly RemoteRef[],
+  moved: readonly RemoteRef[],
   checked: Set<string>,
   newEntries: Map<string, LogEntry>,
   context: {
@@ -58,8 +63,16 @@ export async function joinRefs(
     progress: (message: string) => void;
     now: Date;
     maxParents: number;
+    keep?: readonly RemoteRef[];
   },
 ): Promise<Joined> {
+  const keep = context.keep ?? [];
+  const changed =
+    keep.length === 0
+      ? moved
+      : [...moved, ...keep.filter((r) => !moved.includes(r))].sort((x, y) =>
+          x.ref < y.ref ? -1 : 1,
+        );
   const gathered = await gatherLedgerTrees(
     store,
     localHead?.tree,
@@ -82,7 +95,7 @@ export async function joinRefs(
   });
   const contributors = changed
     .map((r, i) => ({ r, added: gathered.added[i]! }))
-    .filter((c) => countLeaves(c.added) > 0);
+    .filter((c) => countLeaves(c.added) > 0 || keep.includes(c.r));
   const received = contributors.flatMap((c) => [...leavesIn(c.added, RECORDS_DIR).keys()]);
   if (contributors.length === 0)
     return { candidate: localHead?.commit, action: 'up-to-date', received };

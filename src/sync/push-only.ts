@@ -16,9 +16,9 @@
 import { LOG_REF, writerRef } from '../ledger/layout.js';
 import { countNewEntries } from '../ledger/tree-diff.js';
 import { killPoint } from '../model/faults.js';
-import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectStore } from '../store/port.js';
+import { isAncestor } from './ancestry.js';
 import {
   checkCloneKind,
   moveMarkers,
@@ -71,7 +71,7 @@ export async function pushOnly(
     if (seen === undefined) return result(false, 0);
     return full(`${LOG_REF} is empty here but ${pushRef} was seen on ${remote}`);
   }
-  if (seen !== undefined && seen !== tip && !(await isAncestor(repo, seen, tip)))
+  if (seen !== undefined && seen !== tip && !(await isAncestor(repo, store, seen, tip)))
     return full(
       `${LOG_REF} does not descend from what this clone last saw on ${remote}'s ${pushRef}`,
     );
@@ -93,14 +93,4 @@ export async function pushOnly(
   ]);
   // Already there (a push whose markers a kill left behind): nothing was sent this time.
   return pushed.upToDate ? result(false, 0) : result(true, sent);
-}
-
-/** Whether `ancestor` is `commit` or in its history (git's own walk, with commit-graph). */
-async function isAncestor(repo: RepoPaths, ancestor: string, commit: string): Promise<boolean> {
-  const r = await runGit(['merge-base', '--is-ancestor', ancestor, commit], {
-    cwd: repo.root,
-    guard: repo.guard,
-  });
-  // 1: not an ancestor; anything else (an object missing here): not known to be one either.
-  return r.code === 0;
 }

@@ -28,6 +28,7 @@ import {
   syncedRef,
 } from './remote.js';
 import { adoptWithMarkers } from './adopt.js';
+import { isAncestor } from './ancestry.js';
 import { mapInOrder } from './each.js';
 import { readRemoteTip, refuseRollback, refuseShallowLedger } from './rollback.js';
 import { countNewEntries } from '../ledger/tree-diff.js';
@@ -234,6 +235,38 @@ async function syncRound(
         ? markers
         : [...markers, { ref: publishedRef(remote), next: tip, expected: published }];
 
+    // What this round pushes to a ref — this clone's own, and with --checkpoint the checkpoint —
+    // descends from that ref's tip there. A local ledger that no longer does (its history cut,
+    // rebuilt by a migration, restored from a backup with this clone's memory of it removed)
+    // passes the local rollback check, and a ref unmoved since this clone saw it is no moved
+    // ref of the join: pushed as it is, the local tip rewrites that ref's history and, lacking
+    // entries the ref holds, is a rollback (exit 3) for every clone that saw them. So such a tip
+    // is joined in all the same. Asked only of a local tip that would be pushed, once per tip.
+    const pushesTo = (local: string) => [
+      ...(options.push === false || local === published || onRemote.has(local) ? [] : [pushRef]),
+      ...(options.checkpoint === true ? [CHECKPOINT_REF] : []),
+    ];
+    let kept: { local: string; refs: RemoteRef[] } | undefined;
+    const toKeep = async (local: string | undefined): Promise<RemoteRef[]> => {
+      if (local === undefined) return [];
+      if (kept?.local === local) return kept.refs;
+      const refs: RemoteRef[] = [];
+      for (const ref of pushesTo(local)) {
+        const tip = fetched.get(ref);
+        if (tip === undefined || (await isAncestor(repo, store, tip, local))) continue;
+        refs.push(
+          changed.find((r) => r.ref === ref) ?? {
+            ref,
+            tip,
+            head: await readRemoteTip(store, tip, remote, ref),
+            anchor: tip,
+          },
+        );
+      }
+      kept = { local, refs };
+      return refs;
+    };
+
     // Join: loop because a local `ledger record` may move the ref under us.
     let next: string | undefined;
     let localAtJoin: string | undefined;
@@ -257,6 +290,7 @@ async function syncRound(
         progress,
         now: options.now ?? new Date(),
         maxParents: Math.max(2, options.maxJoinParents ?? MAX_JOIN_PARENTS),
+        keep: await toKeep(localTip),
       });
       roundAction = joined.action;
       if (joined.candidate === localTip) {
