@@ -61,10 +61,9 @@ export async function readPlainConfig(
     if (parsed === undefined) return undefined;
     entries.push(...parsed);
   }
-  const worktreeConfig = entries.filter(
-    (e) => e.scope === 'local' && e.key.toLowerCase() === 'extensions.worktreeconfig',
-  );
-  if (worktreeConfig.length > 0) return undefined;
+  // A worktree config file (config.worktree) would add a scope: git's to read.
+  if (entries.some((e) => e.scope === 'local' && e.key === 'extensions.worktreeconfig'))
+    return undefined;
   const command = commandLineEntries(commandLine);
   return command === undefined ? undefined : [...entries, ...command];
 }
@@ -135,7 +134,10 @@ async function readConfigText(file: ConfigFile): Promise<string | undefined | nu
   return bytes === undefined ? null : decode(bytes);
 }
 
-/** UTF-8 text, or null: git copies bytes, the listing is read as UTF-8, so only valid text. */
+/**
+ * UTF-8 text (a leading BOM dropped, as git drops it), or null: git copies bytes and its
+ * listing is read as UTF-8, so only valid text can be compared.
+ */
 function decode(bytes: Buffer): string | null {
   try {
     return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
