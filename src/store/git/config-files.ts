@@ -22,8 +22,14 @@ import { parseGitBool, type ConfigEntry, type ConfigScope } from './config.js';
 /** Far beyond any real configuration file; a bigger one is left to git. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
-/** git's own sysconfdir when it is installed as the distributions install it. */
-const SYSTEM_CONFIG_OF: Readonly<Record<string, string>> = { '/usr/bin/git': '/etc/gitconfig' };
+/**
+ * git's own system file where it is installed as the Linux distributions install it (prefix
+ * /usr, so sysconfdir /etc). Not on macOS, where /usr/bin/git is Apple's shim and the system
+ * file lives with the developer tools: there, and for any other install, git names it.
+ */
+const SYSTEM_CONFIG_OF: ReadonlyMap<string, string> = new Map(
+  process.platform === 'linux' ? [['/usr/bin/git', '/etc/gitconfig']] : [],
+);
 
 interface ConfigFile {
   scope: ConfigScope;
@@ -110,7 +116,7 @@ async function defaultSystemConfig(env: NodeJS.ProcessEnv): Promise<string | und
       ))
     )
       continue;
-    return SYSTEM_CONFIG_OF[await realpath(candidate).catch(() => '')];
+    return SYSTEM_CONFIG_OF.get(await realpath(candidate).catch(() => ''));
   }
   return undefined;
 }

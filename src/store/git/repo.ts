@@ -8,8 +8,15 @@ import { join, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { GitConfig } from './config.js';
 import { readPlainConfig } from './config-files.js';
-import { findPlainLocation, plainLocationHolds } from './discover.js';
-import { namedLocation, readGitConfig, runGit, SAFE_CONFIG, type GitResult } from './exec.js';
+import { findPlainLocation, plainLocationHolds, type PlainLocation } from './discover.js';
+import {
+  namedLocation,
+  readGitConfig,
+  runGit,
+  SAFE_CONFIG,
+  type GitResult,
+  type NamedLocation,
+} from './exec.js';
 import { guardConfig, NO_GUARD, type ConfigGuard } from './guard.js';
 import { checkDiscovery, checkNamedGitDir, checkRefFiles } from './ref-files.js';
 
@@ -41,34 +48,8 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
   // With GIT_DIR there is no looking: the named git dir's own files are what git opens.
   if (named.gitDir === undefined) await checkDiscovery(cwd);
   else await checkNamedGitDir(named.gitDir);
-  // The plain case — a work tree with a .git directory, and configuration files git reads as
-  // they are written — is read in-process (discover.ts, config-files.ts): no git runs. Any
-  // other shape asks git: `config --list` for the configuration and, where the location was
-  // not found in-process or the configuration moves it, `rev-parse` beside it. That rev-parse
-  // reads no object and runs no program, so it needs no guard; the listing is what the guard
-  // is made from.
-  const plain = named.gitDir === undefined ? await findPlainLocation(cwd) : undefined;
-  const known = plain === undefined ? undefined : await readPlainConfig(plain.gitDir, SAFE_CONFIG);
-  let config: GitConfig | Error | undefined =
-    known !== undefined && plainLocationHolds(new GitConfig(known))
-      ? new GitConfig(known)
-      : undefined;
-  let located: GitResult | undefined;
-  if (config === undefined) {
-    const configRead = readGitConfig(cwd).catch((error: unknown) => error as Error);
-    let asked = plain === undefined ? locateWithGit(cwd) : undefined;
-    config = await configRead;
-    if (plain !== undefined && !(config instanceof Error) && !plainLocationHolds(config))
-      asked = locateWithGit(cwd);
-    located = asked === undefined ? undefined : await asked;
-  }
-  if (located !== undefined && located.code !== 0)
-    throw notARepository(cwd, located.stderr, named.gitDir);
-  if (config instanceof Error) throw config;
-  const { bare, inside, gitDir, commonDir, top, cdup } =
-    located === undefined && plain !== undefined
-      ? { bare: 'false', inside: 'true', ...plain, commonDir: plain.gitDir }
-      : readLocation(cwd, located?.stdout);
+  const { config, location } = await locateAndConfigure(cwd, named);
+  const { bare, inside, gitDir, commonDir, top, cdup } = location;
   checkSupported(config);
   await checkRefFiles({ gitDir, commonDir });
   const guard = guardConfig(config, process.env);
@@ -110,15 +91,66 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
   return { ...paths, root: workTop, workTree: workTop };
 }
 
+/**
+ * Where the repository is, and its configuration. The plain case — a work tree with a .git
+ * directory, and configuration files git reads as they are written — is read in-process
+ * (discover.ts, config-files.ts): no git runs. Any other shape asks git: `config --list` for the
+ * configuration and, where the location was not found in-process or the configuration moves
+ * it, `rev-parse` beside it. That rev-parse reads no object and runs no program, so it needs no
+ * guard; the listing is what the guard is made from.
+ */
+async function locateAndConfigure(
+  cwd: string,
+  named: NamedLocation,
+): Promise<{ config: GitConfig; location: Location }> {
+  const plain = named.gitDir === undefined ? await findPlainLocation(cwd) : undefined;
+  if (plain !== undefined) {
+    const entries = await readPlainConfig(plain.gitDir, SAFE_CONFIG);
+    const config = entries === undefined ? undefined : new GitConfig(entries);
+    if (config !== undefined && plainLocationHolds(config))
+      return { config, location: plainAnswer(plain) };
+  }
+  const configRead = readGitConfig(cwd).catch((error: unknown) => error as Error);
+  let asked = plain === undefined ? locateWithGit(cwd) : undefined;
+  const config = await configRead;
+  if (plain !== undefined && !(config instanceof Error) && !plainLocationHolds(config))
+    asked = locateWithGit(cwd);
+  const located = asked === undefined ? undefined : await asked;
+  if (located !== undefined && located.code !== 0)
+    throw notARepository(cwd, located.stderr, named.gitDir);
+  if (config instanceof Error) throw config;
+  const location =
+    located === undefined && plain !== undefined
+      ? plainAnswer(plain)
+      : readLocation(cwd, located?.stdout);
+  return { config, location };
+}
+
+/** rev-parse's answers (`top` only where the in-process walk already knows it). */
+interface Location {
+  bare: string | undefined;
+  inside: string | undefined;
+  gitDir: string;
+  commonDir: string;
+  top?: string;
+  cdup: string | undefined;
+}
+
+/** The walk's answer in rev-parse's terms, with the top it already knows. */
+function plainAnswer(plain: PlainLocation): Location {
+  const { gitDir, top, cdup } = plain;
+  return { bare: 'false', inside: 'true', gitDir, commonDir: gitDir, top, cdup };
+}
+
 /** What rev-parse answered (locateWithGit's questions, in order). */
-function readLocation(cwd: string, stdout: Buffer | undefined) {
+function readLocation(cwd: string, stdout: Buffer | undefined): Location {
   const [bare, inside, gitDir, commonDir, cdup] = (stdout?.toString('utf8') ?? '').split('\n');
   if (!gitDir || !commonDir) {
     throw new LedgerError('NOT_A_REPOSITORY', `git did not say where the repository at ${cwd} is`, {
       hint: 'Run ledger inside a git repository.',
     });
   }
-  return { bare, inside, gitDir, commonDir, top: undefined, cdup };
+  return { bare, inside, gitDir, commonDir, cdup };
 }
 
 function locateWithGit(cwd: string): Promise<GitResult> {
