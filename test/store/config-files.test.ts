@@ -6,7 +6,7 @@
  * and for every file location git reads — and every shape it refuses must leave the listing to
  * git, with the same result.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GitConfig } from '../../src/store/git/config.js';
@@ -14,7 +14,7 @@ import { parseConfigText, readPlainConfig } from '../../src/store/git/config-fil
 import { plainLocationHolds } from '../../src/store/git/discover.js';
 import { readGitConfig, SAFE_CONFIG } from '../../src/store/git/exec.js';
 import { openRepo } from '../../src/store/git/repo.js';
-import { cleanup, git, gitdir, remoteWithClones, runCli, tempDir } from '../helpers/git.js';
+import { cleanup, gitdir, remoteWithClones, runCli, tempDir } from '../helpers/git.js';
 
 afterEach(cleanup);
 
@@ -165,9 +165,8 @@ describe('the configuration read in-process', () => {
     const home = tempDir('ledger-cfg-home-');
     const real = join(home, 'dotfiles.cfg');
     writeFileSync(real, '[user]\n\tname = Linked\n');
-    git(home, 'init', '-q'); // any directory; only the link matters
     const link = join(home, '.gitconfig');
-    (await import('node:fs')).symlinkSync(real, link);
+    symlinkSync(real, link);
     await withEnv({ HOME: home, GIT_CONFIG_GLOBAL: undefined, XDG_CONFIG_HOME: '' }, async () => {
       await expectSameAsGit(dir);
     });
@@ -175,8 +174,8 @@ describe('the configuration read in-process', () => {
     const outside = join(tempDir(), 'planted.cfg');
     writeFileSync(outside, '[core]\n\trepositoryformatversion = 0\n');
     const config = join(dir, '.git', 'config');
-    (await import('node:fs')).rmSync(config);
-    (await import('node:fs')).symlinkSync(outside, config);
+    rmSync(config);
+    symlinkSync(outside, config);
     expect(await readPlainConfig(join(dir, '.git'), SAFE_CONFIG)).toBeUndefined();
   });
 

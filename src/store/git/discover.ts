@@ -13,7 +13,9 @@
  * inside a git dir, a walk that crosses a file system, a directory owned by another user
  * (git's `safe.directory` rule), and any `.git` whose HEAD, `objects` or `refs` git might
  * reject. What the configuration says (core.bare, core.worktree, repository extensions) is
- * checked afterwards by `plainLocationHolds`, against git's own listing of it.
+ * checked afterwards by `plainLocationHolds`: on its in-process reading (config-files.ts) when
+ * that is plain too — then the walk alone decides where the repository is, which is why its
+ * rules are git's made stricter — else on git's own listing, read from the same directory.
  */
 import { constants } from 'node:fs';
 import { access, lstat, realpath } from 'node:fs/promises';
@@ -90,11 +92,11 @@ async function isPlainGitDir(gitDir: string): Promise<boolean> {
 }
 
 /**
- * Whether git's listing of the configuration (read from the same directory) agrees that this
- * is the plain case: git read this very `.git/config` (it prints it relative to the top it
- * found), and nothing in the configuration changes what rev-parse would answer — core.bare,
- * core.worktree — or makes git refuse the repository (a format version above 0 with its
- * extensions, which rev-parse checks and then names in its error).
+ * Whether the configuration agrees that this is the plain case: `.git/config` was read (git's
+ * listing names it relative to the top git found; the in-process reading names it the same),
+ * and nothing in it changes what rev-parse would answer — core.bare, core.worktree — or makes
+ * git refuse the repository (a format version above 0 with its extensions, which rev-parse
+ * checks and then names in its error; with an unknown one git lists no local config at all).
  */
 export function plainLocationHolds(config: GitConfig): boolean {
   const local = config.entries.filter((e) => e.scope === 'local' || e.scope === 'worktree');
