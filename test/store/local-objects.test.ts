@@ -7,12 +7,13 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyDelta } from '../../src/store/git/delta.js';
 import { LocalObjects } from '../../src/store/git/local-objects.js';
+import { readablePacks } from '../../src/store/git/pack-index.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { cleanup, git, gitdir, writeFiles } from '../helpers/git.js';
@@ -109,6 +110,57 @@ describe('LocalObjects reads what git reads', () => {
       git(dir, 'commit', '-q', '-m', 'new');
       git(dir, 'repack', '-a', '-d', '-q');
       expect(local.read(git(dir, 'rev-parse', 'HEAD'))?.type).toBe('commit');
+    } finally {
+      local.close();
+    }
+  });
+});
+
+describe('the pack listing a second look makes', () => {
+  it('takes an unchanged index from the first listing, and reads a new or changed one', () => {
+    const dir = historyRepo(2);
+    git(dir, 'repack', '-a', '-d', '-q');
+    const before = readablePacks(objectsDir(dir));
+    expect(before).toHaveLength(1);
+    writeFiles(dir, { 'new.txt': 'new\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'new');
+    git(dir, 'repack', '-d', '-q');
+    const after = readablePacks(objectsDir(dir), before);
+    expect(after).toHaveLength(2);
+    const kept = after.find((p) => p.packPath === before[0]!.packPath)!;
+    expect(kept.idx).toBe(before[0]!.idx); // the same bytes in memory, not read again
+    // The same name with other bytes (an agent rewrote it): read again, not taken as it was.
+    const idxPath = before[0]!.packPath.replace(/\.pack$/, '.idx');
+    const bytes = readFileSync(idxPath);
+    rmSync(idxPath, { force: true });
+    writeFileSync(idxPath, bytes);
+    const again = readablePacks(objectsDir(dir), after);
+    const reread = again.find((p) => p.packPath === before[0]!.packPath)!;
+    expect(reread.idx).not.toBe(before[0]!.idx);
+    expect(reread.idx.equals(before[0]!.idx)).toBe(true);
+  });
+
+  it('a second look reads the pack a fetch added and keeps reading the first', () => {
+    const dir = historyRepo(2);
+    git(dir, 'repack', '-a', '-d', '-q');
+    const first = git(dir, 'rev-parse', 'HEAD');
+    const local = new LocalObjects(objectsDir(dir));
+    try {
+      expect(local.read(first)?.type).toBe('commit'); // listed: one pack
+      writeFiles(dir, { 'new.txt': 'new\n' });
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-q', '-m', 'new');
+      git(dir, 'repack', '-d', '-q'); // the new objects only: a second pack beside the first
+      expect(
+        readdirSync(join(objectsDir(dir), 'pack')).filter((n) => n.endsWith('.pack')),
+      ).toHaveLength(2);
+      expect(local.read(git(dir, 'rev-parse', 'HEAD'))?.type).toBe('commit');
+      for (const [oid, expected] of gitObjects(dir)) {
+        const got = local.read(oid);
+        expect(got?.type, oid).toBe(expected.type);
+        expect(Buffer.from(got!.bytes).equals(expected.bytes), oid).toBe(true);
+      }
     } finally {
       local.close();
     }

@@ -98,11 +98,11 @@ export class LocalObjects {
     return undefined;
   }
 
-  private openPacks(): OpenPack[] {
+  private openPacks(known: readonly ReadablePack[] = []): OpenPack[] {
     if (this.packs !== undefined) return this.packs;
     this.packDirStamp = this.stampPackDir();
     const open: OpenPack[] = [];
-    for (const pack of readablePacks(this.objectsDir)) {
+    for (const pack of readablePacks(this.objectsDir, known)) {
       const fd = openRegular(pack.packPath);
       if (fd === undefined) continue;
       open.push({ ...pack, fd, size: fstatSync(fd).size });
@@ -111,9 +111,16 @@ export class LocalObjects {
     return open;
   }
 
+  /**
+   * Whether the pack folder changed since the packs were listed; if so they are listed again,
+   * an index whose file is unchanged taken from the first listing rather than read again (a
+   * fetch adds one small pack beside a clone's large one).
+   */
   private packsChanged(): boolean {
     if (this.packs === undefined || this.stampPackDir() === this.packDirStamp) return false;
+    const known = this.packs;
     this.close();
+    this.openPacks(known);
     return true;
   }
 

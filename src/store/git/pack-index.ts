@@ -51,10 +51,22 @@ export interface ReadablePack {
   /** Objects the index lists. */
   count: number;
   packPath: string;
+  /** The index file as it was read (device, inode, size, change time): see `readablePacks`. */
+  stamp: string;
 }
 
-export function readablePacks(objectsDir: string): ReadablePack[] {
-  return readIndexes(join(objectsDir, 'pack'));
+/**
+ * The packs to read objects from. `known` are packs read earlier in this process: an index
+ * whose file is unchanged (same inode, size and change time) is taken from there rather than
+ * read again. A sync lists the packs, fetches, and lists them again for the pack the fetch
+ * brought; a clone's main pack index is megabytes (2.8 MB for 10,000 records), read at about
+ * 340 MB/s here. Only a shortcut: every object read from a pack is hashed against its id.
+ */
+export function readablePacks(
+  objectsDir: string,
+  known: readonly ReadablePack[] = [],
+): ReadablePack[] {
+  return readIndexes(join(objectsDir, 'pack'), known);
 }
 
 /**
@@ -153,27 +165,51 @@ function compareId(a: Buffer, i: number, b: Buffer, j: number): number {
   return 0;
 }
 
-/** Every index of `packDir` that git would use, whole; none when the folder cannot be read. */
-function readIndexes(packDir: string): ReadablePack[] {
+/**
+ * Every index of `packDir` that git would use, whole; none when the folder cannot be read. An
+ * index in `known` whose file is unchanged is not read again (see `readablePacks`).
+ */
+function readIndexes(packDir: string, known: readonly ReadablePack[] = []): ReadablePack[] {
   let names: string[];
   try {
     names = readdirSync(packDir).filter((name) => IDX_NAME.test(name));
   } catch {
     return [];
   }
+  const before = new Map(known.map((pack) => [pack.packPath, pack]));
   const out: ReadablePack[] = [];
   let budget = MAX_IDX_BYTES;
   for (const name of names.sort()) {
-    const idx = readRegularFile(join(packDir, name), budget);
-    if (idx === undefined) continue;
+    const packPath = join(packDir, name.replace(/\.idx$/, '.pack'));
+    const read = readIndex(join(packDir, name), budget, before.get(packPath));
+    if (read === undefined) continue;
+    const { idx, stamp } = read;
     const count = indexCount(idx);
     if (count === undefined) continue;
-    const packPath = join(packDir, name.replace(/\.idx$/, '.pack'));
     if (!packMatches(packPath, count, idx)) continue;
     budget -= idx.length;
-    out.push({ idx, count, packPath });
+    out.push({ idx, count, packPath, stamp });
   }
   return out;
+}
+
+/** An index file's bytes and stamp; `earlier`'s bytes when its stamp is the file's now. */
+function readIndex(
+  path: string,
+  max: number,
+  earlier: ReadablePack | undefined,
+): { idx: Buffer; stamp: string } | undefined {
+  const fd = openRegular(path);
+  if (fd === undefined) return undefined;
+  try {
+    const info = fstatSync(fd, { bigint: true });
+    const stamp = `${info.dev}:${info.ino}:${info.size}:${info.ctimeNs}:${info.mtimeNs}`;
+    if (earlier !== undefined && earlier.stamp === stamp) return { idx: earlier.idx, stamp };
+    const idx = readOpened(fd, Number(info.size), max);
+    return idx === undefined ? undefined : { idx, stamp };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The object count of a well-formed version 2 index, else undefined. */
@@ -236,17 +272,21 @@ export function readRegularFile(path: string, max: number): Buffer | undefined {
   const fd = openRegular(path);
   if (fd === undefined) return undefined;
   try {
-    const size = fstatSync(fd).size;
-    if (size > max) return undefined;
-    const buffer = Buffer.allocUnsafe(size);
-    let filled = 0;
-    while (filled < size) {
-      const n = readSync(fd, buffer, filled, size - filled, filled);
-      if (n === 0) break;
-      filled += n;
-    }
-    return filled === size ? buffer : undefined;
+    return readOpened(fd, fstatSync(fd).size, max);
   } finally {
     closeSync(fd);
   }
+}
+
+/** The `size` bytes of the open file `fd` when that is at most `max`, else undefined. */
+function readOpened(fd: number, size: number, max: number): Buffer | undefined {
+  if (size > max) return undefined;
+  const buffer = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const n = readSync(fd, buffer, filled, size - filled, filled);
+    if (n === 0) break;
+    filled += n;
+  }
+  return filled === size ? buffer : undefined;
 }
