@@ -15,6 +15,7 @@ import { parseGitBool } from '../store/git/config.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { runGit } from '../store/git/exec.js';
+import { listRefsInProcess } from '../store/git/ref-list.js';
 import { branchOf, readHead } from '../store/git/head.js';
 import { contentionPause, lockWaitMs } from '../store/git/refs.js';
 import type { RepoPaths } from '../store/git/repo.js';
@@ -62,14 +63,31 @@ export function publishedRef(remote: string): string {
 
 /**
  * The ledger refs under `prefix` (a tracking or a seen-tips prefix), by the name they have on
- * the remote (`refs/ledger/log`, `refs/ledger/writers/<id>`), in one `git for-each-ref`: with
- * thousands of writers, one process instead of one ref read each. Names that are neither are
- * counted, not returned: a remote may hold any name, and ledger reads only its own.
+ * the remote (`refs/ledger/log`, `refs/ledger/writers/<id>`): read in-process where the ref
+ * files are plain (store/git/ref-list.ts), else in one `git for-each-ref` — with thousands of
+ * writers, never a process per ref. Names that are neither are counted, not returned: a remote
+ * may hold any name, and ledger reads only its own.
  */
 export async function listLedgerRefs(
   repo: RepoPaths,
   prefix: string,
 ): Promise<{ refs: Map<string, string>; ignored: number }> {
+  const listed =
+    listRefsInProcess(repo.commonDir, `${prefix}/`) ?? (await forEachRef(repo, prefix));
+  const refs = new Map<string, string>();
+  let ignored = 0;
+  for (const [full, oid] of listed) {
+    const name = full.slice(prefix.length + 1);
+    const writer = name.startsWith('writers/') ? name.slice('writers/'.length) : undefined;
+    if (name === 'log' || name === 'checkpoint' || (writer !== undefined && WRITER_ID.test(writer)))
+      refs.set(`refs/ledger/${name}`, oid);
+    else if (name !== 'published') ignored++;
+  }
+  return { refs, ignored };
+}
+
+/** The refs under `prefix/` as git lists them: the shapes ref-list.ts leaves to git. */
+async function forEachRef(repo: RepoPaths, prefix: string): Promise<Map<string, string>> {
   const result = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', `${prefix}/`], {
     cwd: repo.root,
     guard: repo.guard,
@@ -80,17 +98,11 @@ export async function listLedgerRefs(
       `git for-each-ref ${prefix}/ failed: ${lastLines(result.stderr)}`,
     );
   const refs = new Map<string, string>();
-  let ignored = 0;
   for (const line of result.stdout.toString('utf8').split('\n')) {
     const match = /^([0-9a-f]{40}) (.+)$/.exec(line);
-    if (!match) continue;
-    const name = match[2]!.slice(prefix.length + 1);
-    const writer = name.startsWith('writers/') ? name.slice('writers/'.length) : undefined;
-    if (name === 'log' || name === 'checkpoint' || (writer !== undefined && WRITER_ID.test(writer)))
-      refs.set(`refs/ledger/${name}`, match[1]!);
-    else if (name !== 'published') ignored++;
+    if (match) refs.set(match[2]!, match[1]!);
   }
-  return { refs, ignored };
+  return refs;
 }
 
 /** The remotes git knows here: every `remote.<name>.url`, from any scope or included file. */

@@ -6,11 +6,11 @@
  * the FIFO for writing after 5 s when something blocked on it, so a regression fails the test
  * (blocked: true) instead of hanging the run.
  */
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
-import { cleanup, git } from '../helpers/git.js';
+import { bareRemote, cleanup, git } from '../helpers/git.js';
 import { cli, makeUser, repoWithRecord } from './helpers.js';
 
 afterAll(cleanup);
@@ -60,6 +60,31 @@ describe('a FIFO where git keeps a ref', () => {
     expect(blocked).toBe(false);
     expect(r.code, r.stdout + r.stderr).toBe(3);
     expect(r.json.error.message).toContain('refs/ledger/stray');
+  });
+
+  // git for-each-ref opened it blocking and waited forever; the sync now lists its markers
+  // in-process (store/git/ref-list.ts), and refuses a FIFO there, or a symlink to one.
+  it("a FIFO among this clone's sync markers (refs/ledger-synced/…): sync fails at once (exit 3) naming it", async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const remote = bareRemote();
+    git(dir, 'remote', 'add', 'origin', remote);
+    expect((await cli(user, dir, ['sync'])).code).toBe(0);
+    const writers = join(dir, '.git', 'refs', 'ledger-synced', 'origin', 'writers');
+    const name = 'e'.repeat(32);
+    for (const plant of ['fifo', 'symlink']) {
+      const path = join(writers, name);
+      const fifo = plant === 'fifo' ? path : join(dir, 'outside-fifo');
+      mkfifo(fifo);
+      if (plant === 'symlink') symlinkSync(fifo, path);
+      const { value: r, blocked } = await withFifoRelease(fifo, () => cli(user, dir, ['sync']));
+      expect(blocked, plant).toBe(false);
+      expect(r.code, r.stdout + r.stderr).toBe(3);
+      expect(r.json.error.message).toContain(`refs/ledger-synced/origin/writers/${name}`);
+      rmSync(path, { force: true });
+      rmSync(fifo, { force: true });
+    }
+    expect((await cli(user, dir, ['sync'])).code).toBe(0);
   });
 
   it('an oversized loose ref is refused, not read', async () => {
