@@ -17,7 +17,14 @@ export async function openLedgerRepo(cwd: string): Promise<Opened> {
 
 /** Runs `work` with an opened repository and always releases its git processes. */
 export async function withRepo<T>(cwd: string, work: (opened: Opened) => Promise<T>): Promise<T> {
-  const opened = await openLedgerRepo(cwd);
+  return withOpened(await openLedgerRepo(cwd), work);
+}
+
+/** Runs `work` with a repository opened earlier, and always releases its git processes. */
+export async function withOpened<T>(
+  opened: Opened,
+  work: (opened: Opened) => Promise<T>,
+): Promise<T> {
   try {
     return await work(opened);
   } finally {

@@ -9,19 +9,27 @@ import { missingEntries, readTip } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
 import { syncLedger, type SyncOptions, type SyncResult } from '../sync/sync.js';
 import { openLocalState } from './policy/local-state.js';
-import { withRepo } from './repo.js';
+import { withOpened, withRepo, type Opened } from './repo.js';
+import { abandonSyncStart, type SyncStart } from './sync-start.js';
 import { writerId } from './policy/writer-id.js';
 
 export interface SyncRequest extends Omit<SyncOptions, 'onTip'> {
   cwd: string;
 }
 
-export function syncRepository(request: SyncRequest): Promise<SyncResult> {
+/**
+ * Syncs the repository at `request.cwd`. `start`: a head start made for this same request
+ * (sync-start.ts), taken instead of opening the repository and beginning the first round here.
+ */
+export async function syncRepository(request: SyncRequest, start?: SyncStart): Promise<SyncResult> {
   const { cwd, ...options } = request;
-  return withRepo(cwd, async ({ repo, store }) => {
+  const taken = start?.cwd === cwd && options.pushOnly !== true ? start : undefined;
+  if (start !== undefined && taken === undefined) await abandonSyncStart(start);
+  const run = async ({ repo, store }: Opened): Promise<SyncResult> => {
     const local = openLocalState(repo, store);
     return syncLedger(repo, store, {
       ...options,
+      ...(taken?.head === undefined ? {} : { headStart: taken.head }),
       writer: await writerId(repo),
       // Run while the fetch runs (its reads are this clone's own: known entries, the local
       // tree), and reported before anything fetched is read or adopted.
@@ -48,7 +56,8 @@ export function syncRepository(request: SyncRequest): Promise<SyncResult> {
         await local.noteKnownEntry(tip.entryId, entries);
       },
     });
-  });
+  };
+  return taken === undefined ? withRepo(cwd, run) : withOpened(taken.opened, run);
 }
 
 export type { SyncResult };

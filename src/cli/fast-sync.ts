@@ -77,9 +77,30 @@ export async function fastSync(
   if (OCLIF_DEBUG_ENV.some((name) => env[name] !== undefined)) return false;
   const line = fastSyncArgs(argv);
   if (line === undefined) return false;
-  return answerFast({
-    view: () => import('./sync-view.js'),
-    json: line.json,
-    run: ({ syncView }, { progress }) => syncView(process.cwd(), line.remote, line.flags, progress),
-  });
+  const cwd = process.cwd();
+  // A sync that fetches begins now: the repository opened and the fetch spawned while the
+  // command's body loads (app/sync-start.ts). --push-only fetches nothing.
+  const starting = line.flags.pushOnly
+    ? undefined
+    : import('../app/sync-start.js').then(
+        ({ startSync }) => startSync(cwd, line.remote),
+        () => undefined,
+      );
+  try {
+    return await answerFast({
+      // Loaded once the fetch is spawned, so that it compiles while the fetch runs, not before.
+      view: async () => {
+        await starting;
+        return import('./sync-view.js');
+      },
+      json: line.json,
+      run: async ({ syncView }, { progress }) =>
+        syncView(cwd, line.remote, line.flags, progress, await starting),
+    });
+  } finally {
+    // Taken by the sync, this is done already. Not taken (the body did not load, and oclif
+    // syncs from the start; or it failed before the sync began), its fetch ends first.
+    const start = await starting;
+    if (start !== undefined) await (await import('../app/sync-start.js')).abandonSyncStart(start);
+  }
 }

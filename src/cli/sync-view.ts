@@ -5,6 +5,7 @@
  * for both paths, so they cannot sync or answer differently.
  */
 import { syncRepository } from '../app/sync.js';
+import type { SyncStart } from '../app/sync-start.js';
 import type { Output } from './output.js';
 
 /** The flags of `ledger sync` as oclif hands them over (defaults applied). */
@@ -14,21 +15,28 @@ export interface SyncFlags {
   checkpoint: boolean;
 }
 
-/** Syncs the repository at `cwd` with `remote` (default: upstream, else origin); what `sync` prints. */
+/**
+ * Syncs the repository at `cwd` with `remote` (default: upstream, else origin); what `sync`
+ * prints. `start`: the fast path's head start for this same command line (app/sync-start.ts).
+ */
 export async function syncView(
   cwd: string,
   remote: string | undefined,
   flags: SyncFlags,
   progress: (message: string) => void,
+  start?: SyncStart,
 ): Promise<Output> {
-  const result = await syncRepository({
-    cwd,
-    ...(remote === undefined ? {} : { remote }),
-    push: flags.push,
-    ...(flags.pushOnly ? { pushOnly: true } : {}),
-    ...(flags.checkpoint ? { checkpoint: true } : {}),
-    onProgress: progress,
-  });
+  const result = await syncRepository(
+    {
+      cwd,
+      ...(remote === undefined ? {} : { remote }),
+      push: flags.push,
+      ...(flags.pushOnly ? { pushOnly: true } : {}),
+      ...(flags.checkpoint ? { checkpoint: true } : {}),
+      onProgress: progress,
+    },
+    start,
+  );
   if (!result.fetched) {
     return {
       json: { ok: true, ...result },

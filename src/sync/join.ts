@@ -67,10 +67,13 @@ export async function joinRefs(
   },
 ): Promise<Joined> {
   const keep = context.keep ?? [];
+  // By name: a kept ref may also be among the moved, as another object for the same ref.
+  const kept = new Set(keep.map((r) => r.ref));
+  const movedRefs = new Set(moved.map((r) => r.ref));
   const changed =
     keep.length === 0
       ? moved
-      : [...moved, ...keep.filter((r) => !moved.includes(r))].sort((x, y) =>
+      : [...moved, ...keep.filter((r) => !movedRefs.has(r.ref))].sort((x, y) =>
           x.ref < y.ref ? -1 : 1,
         );
   const gathered = await gatherLedgerTrees(
@@ -95,7 +98,7 @@ export async function joinRefs(
   });
   const contributors = changed
     .map((r, i) => ({ r, added: gathered.added[i]! }))
-    .filter((c) => countLeaves(c.added) > 0 || keep.includes(c.r));
+    .filter((c) => countLeaves(c.added) > 0 || kept.has(c.r.ref));
   const received = contributors.flatMap((c) => [...leavesIn(c.added, RECORDS_DIR).keys()]);
   if (contributors.length === 0)
     return { candidate: localHead?.commit, action: 'up-to-date', received };

@@ -5,6 +5,7 @@
 import type { LogEntry } from '../model/record.js';
 import type { SyncAction } from './join.js';
 import type { CheckpointResult } from './publish-checkpoint.js';
+import type { HeadStart } from './fetch-start.js';
 
 export interface SyncOptions {
   /** Remote name; default: the current branch's upstream remote, else `origin`. */
@@ -45,6 +46,12 @@ export interface SyncOptions {
    * fetch's own, and before anything fetched is read, checked or adopted.
    */
   checkLocal?: () => Promise<void>;
+  /**
+   * The first round's beginning, made before the sync was loaded (fetch-start.ts): the remote,
+   * this clone's markers and the fetch under way, for this repository and `remote` as given.
+   * Taken by the first round only; ignored by `pushOnly`, which fetches nothing.
+   */
+  headStart?: HeadStart;
 }
 
 export interface SyncResult {

@@ -16,15 +16,13 @@ import type { SyncOptions, SyncResult } from './options.js';
 import { pushOnly } from './push-only.js';
 import type * as Check from './check.js';
 import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
+import { resolveTarget, startFetch, type HeadStart } from './fetch-start.js';
 import {
-  checkCloneKind,
-  fetchLedger,
   listLedgerRefs,
   moveMarkers,
   type MarkerUpdate,
   publishedRef,
   pushLedger,
-  resolveRemote,
   syncedRef,
 } from './remote.js';
 import { adoptWithMarkers } from './adopt.js';
@@ -74,15 +72,24 @@ export async function syncLedger(
         `--push-only cannot run with ${options.push === false ? '--no-push' : '--checkpoint'}: it only pushes, and fetches nothing`,
         { hint: 'ledger sync --push-only, or ledger sync (fetch, check, join and push)' },
       );
+    await options.headStart?.fetching.catch(() => {}); // no caller starts one for --push-only
     const progress = options.onProgress ?? (() => undefined);
     return pushOnly(repo, store, options, async (why) => {
       progress(`--push-only: ${why}; syncing in full instead`);
-      const { result } = await syncRound(repo, store, options);
+      const { result } = await syncRound(repo, store, options, undefined);
       const notice = `--push-only fell back to a full sync (fetched, checked and joined): ${why}`;
       return { ...result, notices: [notice, ...result.notices] };
     });
   }
-  if (options.checkpoint !== true) return (await syncRound(repo, store, options)).result;
+  // A head start is the first round's beginning, made once: a later round begins its own.
+  let head = options.headStart;
+  const takeHead = () => {
+    const taken = head;
+    head = undefined;
+    return taken;
+  };
+  if (options.checkpoint !== true)
+    return (await syncRound(repo, store, options, takeHead())).result;
   // Publishing a checkpoint and retiring writer refs are pushes: refused before anything is
   // fetched, never done behind a flag that said not to push.
   if (options.push === false) {
@@ -95,13 +102,14 @@ export async function syncLedger(
       },
     );
   }
-  return publishCheckpoint(repo, store, options, () => syncRound(repo, store, options));
+  return publishCheckpoint(repo, store, options, () => syncRound(repo, store, options, takeHead()));
 }
 
 async function syncRound(
   repo: RepoPaths,
   store: ObjectStore,
   options: SyncOptions,
+  headStart: HeadStart | undefined,
 ): Promise<{ result: SyncResult; fetched: ReadonlyMap<string, string> }> {
   const progress = options.onProgress ?? (() => undefined);
   // The checks load `verify` (formats, schemas): about 0.15 s of CPU at start-up. Loaded once
@@ -109,8 +117,10 @@ async function syncRound(
   // the network; loaded before, it delayed the fetch (compiling takes the main thread).
   let loading: Promise<typeof Check> | undefined;
   let localChecked: Promise<void> | undefined;
-  const remote = await resolveRemote(repo, options.remote);
-  const { shallow } = await checkCloneKind(repo);
+  // A head start made for another remote name (no caller does) is let finish, then set aside.
+  let head = headStart?.given === options.remote ? headStart : undefined;
+  if (headStart !== undefined && head === undefined) await headStart.fetching.catch(() => {});
+  const { remote, shallow } = head ?? (await resolveTarget(repo, options.remote));
   const pushRef = options.writer === undefined ? LOG_REF : writerRef(options.writer);
   const maxRefs = options.maxWriters ?? MAX_LEDGER_REFS;
   const before = await store.readRef(LOG_REF);
@@ -122,16 +132,15 @@ async function syncRound(
   let action: SyncAction = 'up-to-date';
 
   /**
-   * What this clone last saw on the remote, ref by ref, then what the remote holds now. The
-   * markers are read *before* the fetch: another sync in this clone may fetch newer tips and
-   * move them while ours runs, and a marker newer than our fetch is no evidence that the remote
-   * lost anything. Read first, everything they name was on the remote before our fetch began.
+   * What this clone last saw on the remote, ref by ref, then what the remote holds now (the
+   * markers read before the fetch: fetch-start.ts says why). The first look takes the head
+   * start when there is one: the same reads and the same fetch, begun before this module loaded.
    */
   const observe = async () => {
-    const seen = (await listLedgerRefs(repo, `refs/ledger-synced/${remote}`)).refs;
-    const published = await store.readRef(publishedRef(remote));
+    const taken = head;
+    head = undefined;
+    const { seen, published, fetching } = taken ?? (await startFetch(repo, store, remote));
     progress(`fetching the ledger from ${remote}`);
-    const fetching = fetchLedger(repo, remote); // spawned here, before anything else starts
     loading ??= import('./check.js');
     loading.catch(() => undefined); // awaited in the join; never an unhandled rejection
     localChecked ??= options.checkLocal?.() ?? Promise.resolve();
@@ -184,6 +193,33 @@ async function syncRound(
     return { fetched, changed, retired, vanished, published: published ?? seen.get(LOG_REF) };
   };
 
+  /**
+   * The refs unmoved since this clone last saw them, when the local ledger no longer descends
+   * from its tip at the end of this clone's last sync here (`published`): restored from an older
+   * backup, cut or rebuilt, it may lack what they hold, and a join of the moved refs alone would
+   * leave it short without a word — on a sync that pushes nothing (`--no-push`, the CI gate's),
+   * nothing else takes it back. So each is joined again, bringing only what the ledger lacks
+   * (checked as any incoming record). Otherwise none: everything they hold is here already.
+   */
+  const rejoined = async (
+    fetched: ReadonlyMap<string, string>,
+    changed: readonly RemoteRef[],
+    published: string | undefined,
+  ): Promise<RemoteRef[]> => {
+    if (published === undefined) return [];
+    const local = await store.readRef(LOG_REF);
+    if (local !== undefined && (await isAncestor(repo, store, published, local))) return [];
+    progress(`${LOG_REF} does not descend from its tip at the last sync: joining every ref again`);
+    const moved = new Set(changed.map((r) => r.ref));
+    return mapInOrder(
+      [...fetched.keys()].sort().filter((ref) => !moved.has(ref)),
+      async (ref): Promise<RemoteRef> => {
+        const tip = fetched.get(ref)!;
+        return { ref, tip, head: await readRemoteTip(store, tip, remote, ref), anchor: tip };
+      },
+    );
+  };
+
   const started = Date.now();
   let round = 0;
   while (++round <= MIN_ROUNDS || Date.now() - started < PATIENCE_MS) {
@@ -203,6 +239,7 @@ async function syncRound(
     }
     const { fetched, changed, retired, vanished, published } = view;
     const remoteTip = fetched.get(pushRef);
+    const joining = [...changed, ...(await rejoined(fetched, changed, published))];
     if (vanished > 0)
       notices.add(
         `${vanished} signature/attestation leaf(s) this clone saw on ${remote} are gone there (no record or log entry is lost)`,
@@ -255,7 +292,7 @@ async function syncRound(
         const tip = fetched.get(ref);
         if (tip === undefined || (await isAncestor(repo, store, tip, local))) continue;
         refs.push(
-          changed.find((r) => r.ref === ref) ?? {
+          joining.find((r) => r.ref === ref) ?? {
             ref,
             tip,
             head: await readRemoteTip(store, tip, remote, ref),
@@ -285,7 +322,7 @@ async function syncRound(
       const localTip = await store.readRef(LOG_REF);
       localAtJoin = localTip;
       const localHead = localTip === undefined ? undefined : await readTip(store, localTip);
-      const joined = await joinRefs(store, remote, localHead, changed, checked, newEntries, {
+      const joined = await joinRefs(store, remote, localHead, joining, checked, newEntries, {
         loading: loading!,
         progress,
         now: options.now ?? new Date(),

@@ -18,6 +18,7 @@ function loadedBy(
   args: readonly string[],
   cwd: string,
   input = '',
+  env: Record<string, string> = {},
 ): { code: number | null; stdout: string; modules: string[] } {
   const file = join(tempDir(), 'trace');
   writeFileSync(file, '');
@@ -25,7 +26,7 @@ function loadedBy(
     cwd,
     input,
     encoding: 'utf8',
-    env: { ...process.env, LEDGER_TEST_IMPORT_TRACE: file },
+    env: { ...process.env, ...env, LEDGER_TEST_IMPORT_TRACE: file },
   });
   const root = `file://${PROJECT_ROOT}/`;
   const modules = readFileSync(file, 'utf8')
@@ -392,6 +393,37 @@ describe('start-up imports', () => {
           modules.filter((m) => /node_modules\/zod\/|dist\/src\/model\/record\.js/.test(m)),
         ).toEqual([]);
     }
+  });
+
+  // The head start (src/app/sync-start.ts): on a small sync the fetch takes longer than
+  // loading the checks and the join, so they load while it runs, not before it (issue 19).
+  it("sync spawns its fetch before it loads the sync's body; --push-only spawns none", () => {
+    const remote = bareRemote();
+    const repo = gitdir();
+    git(repo, 'remote', 'add', 'origin', remote);
+    const r = spawnSync(process.execPath, [BIN, 'record', '--status', 'success'], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const spawns = { LEDGER_TEST_TRACE_SPAWNS: '1' };
+    for (const args of [['sync'], ['sync', '--no-push', '--json']]) {
+      const { code, modules } = loadedBy(args, repo, '', spawns);
+      expect(code, args.join(' ')).toBe(0);
+      const fetch = modules.indexOf('spawn git fetch');
+      expect(fetch, modules.filter((m) => m.startsWith('spawn')).join(', ')).toBeGreaterThan(0);
+      expect(modules.indexOf('dist/src/app/sync-start.js')).toBeLessThan(fetch);
+      for (const body of [
+        'dist/src/sync/sync.js',
+        'dist/src/sync/join.js',
+        'dist/src/cli/sync-view.js',
+      ])
+        expect(modules.indexOf(body), body).toBeGreaterThan(fetch);
+    }
+    const pushOnly = loadedBy(['sync', '--push-only'], repo, '', spawns);
+    expect(pushOnly.code).toBe(0);
+    expect(pushOnly.modules).toContain('spawn git push'); // the spawn trace works here too
+    expect(pushOnly.modules).not.toContain('spawn git fetch');
   });
 
   it('sync that receives honest records checks them without zod (issue 21)', () => {

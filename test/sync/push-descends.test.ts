@@ -9,6 +9,7 @@
 import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openLocalState } from '../../src/app/policy/local-state.js';
+import { syncRepository } from '../../src/app/sync.js';
 import { withRepo } from '../../src/index.js';
 import { CHECKPOINT_REF } from '../../src/ledger/layout.js';
 import { cloneOf, git, gitTry, ledgerTip, remoteWithClones, runCli } from '../helpers/git.js';
@@ -116,6 +117,29 @@ describe('what a sync pushes descends from the tip there', () => {
       expect(r.pushed).toBe(more);
     },
   );
+
+  // A sync that pushes nothing (--no-push: the CI gate's) joined only refs moved since this
+  // clone last saw them: the restored ledger stayed short of what the unmoved refs hold, and
+  // the sync said it was up to date.
+  it("sync --no-push of a ledger restored from an older backup, this clone's memory of it removed: what the unmoved refs hold is taken back, other writers' records too", async () => {
+    const { remote, clones } = remoteWithClones(2);
+    const [a, b] = clones as [string, string];
+    const ids = [await record(a, 'a0')];
+    await synced(a);
+    const backup = ledgerTip(a);
+    ids.push(await record(b, 'b0'));
+    await synced(b);
+    ids.push(await record(a, 'a1'));
+    await synced(a); // A adopts b0 and publishes a1: every ref unmoved since
+    await restore(a, backup);
+    expect(await logIds(a)).toHaveLength(1);
+
+    const r = await syncRepository({ cwd: a, push: false });
+    expect((await logIds(a)).sort()).toEqual([...ids].sort());
+    expect(r.received.sort()).toEqual(ids.slice(1).sort()); // b0 and a1
+    expect(r.action).not.toBe('up-to-date');
+    expect(await everyCloneVerifies(remote, [b, a])).toEqual([...ids].sort());
+  });
 
   it('sync --checkpoint from a ledger restored to before the checkpoint it adopted: the checkpoint is joined back in, never published over', async () => {
     const { remote, clones } = remoteWithClones(3);
