@@ -14,6 +14,11 @@
  * which must not happen twice. So a failure is answered here, through the same writers the
  * command base uses, with the command's own body (sync-view.ts): the two paths print the same
  * bytes and exit with the same code (test/cli/fast-sync.test.ts).
+ *
+ * A sync that fetches begins before its body loads (app/sync-start.ts): the repository opened,
+ * the markers read and the fetch spawned, then the body imported, which compiles while the
+ * fetch runs. The fetch is the only thing done before the body starts, and is never done
+ * twice: when the body does not load, it ends before oclif syncs from the start.
  */
 import { answerFast } from './fast-answer.js';
 import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
@@ -79,13 +84,15 @@ export async function fastSync(
   if (line === undefined) return false;
   const cwd = process.cwd();
   // A sync that fetches begins now: the repository opened and the fetch spawned while the
-  // command's body loads (app/sync-start.ts). --push-only fetches nothing.
-  const starting = line.flags.pushOnly
-    ? undefined
-    : import('../app/sync-start.js').then(
-        ({ startSync }) => startSync(cwd, line.remote),
-        () => undefined,
-      );
+  // command's body loads (app/sync-start.ts). --push-only fetches nothing, and --checkpoint
+  // with --no-push is refused before anything is fetched.
+  const { pushOnly, checkpoint, push } = line.flags;
+  const starting =
+    pushOnly || (checkpoint && !push)
+      ? undefined
+      : import('../app/sync-start.js')
+          .then(({ startSync }) => startSync(cwd, line.remote))
+          .catch(() => undefined); // the sync begins as it always did, and says what fails
   try {
     return await answerFast({
       // Loaded once the fetch is spawned, so that it compiles while the fetch runs, not before.

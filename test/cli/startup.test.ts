@@ -397,7 +397,7 @@ describe('start-up imports', () => {
 
   // The head start (src/app/sync-start.ts): on a small sync the fetch takes longer than
   // loading the checks and the join, so they load while it runs, not before it (issue 19).
-  it("sync spawns its fetch before it loads the sync's body; --push-only spawns none", () => {
+  it("sync spawns its fetch before it loads the sync's body; --push-only and a refused sync spawn none", () => {
     const remote = bareRemote();
     const repo = gitdir();
     git(repo, 'remote', 'add', 'origin', remote);
@@ -424,6 +424,15 @@ describe('start-up imports', () => {
     expect(pushOnly.code).toBe(0);
     expect(pushOnly.modules).toContain('spawn git push'); // the spawn trace works here too
     expect(pushOnly.modules).not.toContain('spawn git fetch');
+    // Refused before anything is fetched (a usage error, exit 2): no head start either.
+    for (const args of [
+      ['sync', '--checkpoint', '--no-push'],
+      ['sync', '--push-only', '--no-push'],
+    ]) {
+      const refused = loadedBy(args, repo, '', spawns);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.modules.filter((m) => m.startsWith('spawn'))).toEqual([]);
+    }
   });
 
   it('sync that receives honest records checks them without zod (issue 21)', () => {
