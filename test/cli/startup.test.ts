@@ -366,15 +366,20 @@ describe('start-up imports', () => {
     expect(twice(modules)).toEqual([]);
   });
 
-  it('sync loads no oclif, answered or refused (issues 19, 21)', () => {
-    const remote = bareRemote();
+  /** A repository with one record and a bare remote as origin. */
+  function recordedWithRemote(): string {
     const repo = gitdir();
-    git(repo, 'remote', 'add', 'origin', remote);
+    git(repo, 'remote', 'add', 'origin', bareRemote());
     const r = spawnSync(process.execPath, [BIN, 'record', '--status', 'success'], {
       cwd: repo,
       encoding: 'utf8',
     });
     expect(r.status, r.stderr).toBe(0);
+    return repo;
+  }
+
+  it('sync loads no oclif, answered or refused (issues 19, 21)', () => {
+    const repo = recordedWithRemote();
     // A push, a sync with nothing new, and one refused after it began (no such remote).
     for (const [args, exit] of [
       [['sync'], 0],
@@ -398,14 +403,7 @@ describe('start-up imports', () => {
   // The head start (src/app/sync-start.ts): on a small sync the fetch takes longer than
   // loading the checks and the join, so they load while it runs, not before it (issue 19).
   it("sync spawns its fetch before it loads the sync's body; --push-only and a refused sync spawn none", () => {
-    const remote = bareRemote();
-    const repo = gitdir();
-    git(repo, 'remote', 'add', 'origin', remote);
-    const r = spawnSync(process.execPath, [BIN, 'record', '--status', 'success'], {
-      cwd: repo,
-      encoding: 'utf8',
-    });
-    expect(r.status, r.stderr).toBe(0);
+    const repo = recordedWithRemote();
     const spawns = { LEDGER_TEST_TRACE_SPAWNS: '1' };
     for (const args of [['sync'], ['sync', '--no-push', '--json']]) {
       const { code, modules } = loadedBy(args, repo, '', spawns);
