@@ -26,8 +26,8 @@ import {
   syncedRef,
 } from './remote.js';
 import { adoptWithMarkers } from './adopt.js';
-import { isAncestor } from './ancestry.js';
 import { mapInOrder } from './each.js';
+import { tipsToKeep, unmovedToRejoin } from './rejoin.js';
 import { readRemoteTip, refuseRollback, refuseShallowLedger } from './rollback.js';
 import { countNewEntries } from '../ledger/tree-diff.js';
 
@@ -193,33 +193,6 @@ async function syncRound(
     return { fetched, changed, retired, vanished, published: published ?? seen.get(LOG_REF) };
   };
 
-  /**
-   * The refs unmoved since this clone last saw them, when the local ledger no longer descends
-   * from its tip at the end of this clone's last sync here (`published`): restored from an older
-   * backup, cut or rebuilt, it may lack what they hold, and a join of the moved refs alone would
-   * leave it short without a word — on a sync that pushes nothing (`--no-push`, the CI gate's),
-   * nothing else takes it back. So each is joined again, bringing only what the ledger lacks
-   * (checked as any incoming record). Otherwise none: everything they hold is here already.
-   */
-  const rejoined = async (
-    fetched: ReadonlyMap<string, string>,
-    changed: readonly RemoteRef[],
-    published: string | undefined,
-  ): Promise<RemoteRef[]> => {
-    if (published === undefined) return [];
-    const local = await store.readRef(LOG_REF);
-    if (local !== undefined && (await isAncestor(repo, store, published, local))) return [];
-    progress(`${LOG_REF} does not descend from its tip at the last sync: joining every ref again`);
-    const moved = new Set(changed.map((r) => r.ref));
-    return mapInOrder(
-      [...fetched.keys()].sort().filter((ref) => !moved.has(ref)),
-      async (ref): Promise<RemoteRef> => {
-        const tip = fetched.get(ref)!;
-        return { ref, tip, head: await readRemoteTip(store, tip, remote, ref), anchor: tip };
-      },
-    );
-  };
-
   const started = Date.now();
   let round = 0;
   while (++round <= MIN_ROUNDS || Date.now() - started < PATIENCE_MS) {
@@ -239,7 +212,8 @@ async function syncRound(
     }
     const { fetched, changed, retired, vanished, published } = view;
     const remoteTip = fetched.get(pushRef);
-    const joining = [...changed, ...(await rejoined(fetched, changed, published))];
+    // Every moved ref, and every ref when the local ledger may lack what unmoved ones hold.
+    const joining = [...changed, ...(await unmovedToRejoin(repo, store, remote, view, progress))];
     if (vanished > 0)
       notices.add(
         `${vanished} signature/attestation leaf(s) this clone saw on ${remote} are gone there (no record or log entry is lost)`,
@@ -286,22 +260,14 @@ async function syncRound(
     let kept: { local: string; refs: RemoteRef[] } | undefined;
     const toKeep = async (local: string | undefined): Promise<RemoteRef[]> => {
       if (local === undefined) return [];
-      if (kept?.local === local) return kept.refs;
-      const refs: RemoteRef[] = [];
-      for (const ref of pushesTo(local)) {
-        const tip = fetched.get(ref);
-        if (tip === undefined || (await isAncestor(repo, store, tip, local))) continue;
-        refs.push(
-          joining.find((r) => r.ref === ref) ?? {
-            ref,
-            tip,
-            head: await readRemoteTip(store, tip, remote, ref),
-            anchor: tip,
-          },
-        );
+      if (kept?.local !== local) {
+        const refs = pushesTo(local);
+        kept = {
+          local,
+          refs: await tipsToKeep(repo, store, remote, local, refs, fetched, joining),
+        };
       }
-      kept = { local, refs };
-      return refs;
+      return kept.refs;
     };
 
     // Join: loop because a local `ledger record` may move the ref under us.
