@@ -51,14 +51,13 @@ export interface ReadablePack {
   /** Objects the index lists. */
   count: number;
   packPath: string;
-  /** The index file as it was read (device, inode, size, change time): see `readablePacks`. */
+  /** The index file as it was read (device, inode, size, change and modification times). */
   stamp: string;
 }
 
 /**
  * The packs to read objects from. `known` are packs read earlier in this process: an index
- * whose file is unchanged (same inode, size and change time) is taken from there rather than
- * read again. A sync lists the packs, fetches, and lists them again for the pack the fetch
+ * whose file is unchanged (the same `stamp`) is taken from there rather than read again. A sync lists the packs, fetches, and lists them again for the pack the fetch
  * brought; a clone's main pack index is megabytes (2.8 MB for 10,000 records), read at about
  * 340 MB/s here. Only a shortcut: every object read from a pack is hashed against its id.
  */
@@ -204,7 +203,7 @@ function readIndex(
   try {
     const info = fstatSync(fd, { bigint: true });
     const stamp = `${info.dev}:${info.ino}:${info.size}:${info.ctimeNs}:${info.mtimeNs}`;
-    if (earlier !== undefined && earlier.stamp === stamp) return { idx: earlier.idx, stamp };
+    if (earlier?.stamp === stamp && earlier.idx.length <= max) return { idx: earlier.idx, stamp };
     const idx = readOpened(fd, Number(info.size), max);
     return idx === undefined ? undefined : { idx, stamp };
   } finally {
