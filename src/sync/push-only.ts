@@ -19,14 +19,8 @@ import { killPoint } from '../model/faults.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectStore } from '../store/port.js';
 import { isAncestor } from './ancestry.js';
-import {
-  checkCloneKind,
-  moveMarkers,
-  publishedRef,
-  pushLedger,
-  resolveRemote,
-  syncedRef,
-} from './remote.js';
+import { resolveTarget } from './fetch-start.js';
+import { moveMarkers, publishedRef, pushLedger, syncedRef } from './remote.js';
 import type { SyncOptions, SyncResult } from './options.js';
 
 /** What a full round needs to know about why it runs instead: said in its notices. */
@@ -42,9 +36,9 @@ export async function pushOnly(
   // Library callers without a writer id publish to refs/ledger/log, which every clone writes:
   // that ref cannot be pushed without taking in what the others pushed there.
   if (options.writer === undefined) return full('no writer id: refs/ledger/log is shared');
-  const remote = await resolveRemote(repo, options.remote);
+  const { remote, shallow } = await resolveTarget(repo, options.remote);
   // A shallow clone's cut history is checked against the remote's by the full round.
-  if ((await checkCloneKind(repo)).shallow) return full('a shallow clone');
+  if (shallow) return full('a shallow clone');
   await options.checkLocal?.();
   const pushRef = writerRef(options.writer);
   const seen = await store.readRef(syncedRef(remote, pushRef));

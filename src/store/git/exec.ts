@@ -29,9 +29,9 @@ export const SAFE_CONFIG = [
 
 /**
  * git's steering variables, dropped from every git ledger runs (GIT_DIR and GIT_WORK_TREE are
- * put back, absolute, by gitEnv). GIT_CONFIG is among them because `git config --list` (what the guard is made from) would list
- * that one file and nothing of the repository's, while every other git still applies the
- * repository's config: a planted program would go unguarded.
+ * put back, absolute, by gitEnv). GIT_CONFIG is among them because `git config --list` (what
+ * the guard is made from) would list that one file and nothing of the repository's, while
+ * every other git still applies the repository's config: a planted program would go unguarded.
  */
 const DROPPED_ENV =
   /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CEILING_DIRECTORIES|COMMON_DIR|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|REPLACE_REF_BASE|GRAFT_FILE|SHALLOW_FILE|EXTERNAL_DIFF|EXEC_PATH|TRACE.*)$/;

@@ -219,7 +219,8 @@ async function checkOtherGitFiles(gitDir: string, shownAs: string): Promise<void
       await check(join(packDir, name), `${shownAs}objects/pack/${name}`, undefined, 'the file');
 }
 
-function brokenRefFile(name: string, problem: string, what = 'the ref file'): LedgerError {
+/** CORRUPT for a file of the git dir git cannot safely open, naming it and what to do. */
+export function brokenRefFile(name: string, problem: string, what = 'the ref file'): LedgerError {
   return new LedgerError('CORRUPT', `${what} ${name} is ${problem}`, {
     hint:
       what === 'the ref file'

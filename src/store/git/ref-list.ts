@@ -31,8 +31,7 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { LedgerError } from '../../model/errors.js';
-import { LOOSE_REF_MAX_BYTES, PACKED_REFS_MAX_BYTES } from './ref-files.js';
+import { brokenRefFile, LOOSE_REF_MAX_BYTES, PACKED_REFS_MAX_BYTES } from './ref-files.js';
 
 /** More loose refs than this under one prefix: git's listing, as before. */
 const MAX_LOOSE_REFS = 100_000;
@@ -80,7 +79,7 @@ export function listRefsInProcess(
         refuseBlocking(join(commonDir, name), name);
         return false;
       } else {
-        throw brokenRef(name, NOT_REGULAR);
+        throw brokenRefFile(name, NOT_REGULAR);
       }
     }
     return true;
@@ -106,7 +105,7 @@ function readLooseRef(path: string, name: string, buffer: Buffer): string | unde
   try {
     // Swapped for a FIFO or a device after the folder was read: opened without blocking,
     // refused here, never read.
-    if (!fstatSync(fd).isFile()) throw brokenRef(name, NOT_REGULAR);
+    if (!fstatSync(fd).isFile()) throw brokenRefFile(name, NOT_REGULAR);
     const length = readSync(fd, buffer, 0, buffer.length, 0);
     const match = OID_LINE.exec(buffer.toString('latin1', 0, length));
     return match === null ? null : match[1]!;
@@ -134,7 +133,7 @@ function readPackedRefs(commonDir: string, prefix: string): Map<string, string> 
   let text: string;
   try {
     const info = fstatSync(fd);
-    if (!info.isFile()) throw brokenRef('packed-refs', NOT_REGULAR);
+    if (!info.isFile()) throw brokenRefFile('packed-refs', NOT_REGULAR);
     if (info.size > PACKED_REFS_MAX_BYTES) return undefined;
     const bytes = Buffer.alloc(info.size + 1);
     let length = 0;
@@ -178,11 +177,5 @@ function refuseBlocking(path: string, name: string): void {
   } catch {
     return; // dangling or unreadable: git says what it makes of it
   }
-  if (!info.isFile() && !info.isDirectory()) throw brokenRef(name, NOT_REGULAR);
-}
-
-function brokenRef(name: string, problem: string): LedgerError {
-  return new LedgerError('CORRUPT', `the ref file ${name} is ${problem}`, {
-    hint: 'Something other than git wrote it (the agent controls .git). Remove it, then restore the ref from a clone (ledger sync) or a backup.',
-  });
+  if (!info.isFile() && !info.isDirectory()) throw brokenRefFile(name, NOT_REGULAR);
 }
