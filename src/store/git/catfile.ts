@@ -20,7 +20,9 @@ import {
   type ObjectInfo,
   type ObjectType,
 } from '../port.js';
-import { gitEnv, runGit, SAFE_CONFIG } from './exec.js';
+import { gitEnv, namedLocation, runGit, SAFE_CONFIG } from './exec.js';
+import { gitFifoRefusal } from './fifo-in-git-dir.js';
+import { endTree, watchFifoOpen } from './fifo-watch.js';
 import type { ConfigGuard } from './guard.js';
 
 /** A read waiting for its answer: whole (bytes collected) or streamed (`onChunk`). */
@@ -131,7 +133,27 @@ export class CatFileBatch {
     child.stdout.on('data', (chunk: Buffer) => this.onData(chunk));
     child.stderr.resume();
     child.on('error', (error) => this.fail(error));
+    // A loose object the in-process reader refused as no regular file (a FIFO planted under
+    // its name) comes here, and git would wait on it forever: ended, and refused naming it.
+    let blocked = false;
+    let forceKill: NodeJS.Timeout | undefined;
+    const stopWatch =
+      child.pid === undefined
+        ? undefined
+        : watchFifoOpen(child.pid, (wait) => {
+            blocked = true;
+            forceKill = endTree(wait.processes);
+            void gitFifoRefusal(this.cwd, namedLocation().gitDir, 'cat-file', wait).then((error) =>
+              this.fail(error),
+            );
+          });
     child.on('close', (code) => {
+      stopWatch?.();
+      clearTimeout(forceKill);
+      if (blocked) {
+        this.child = undefined;
+        return;
+      }
       // git dies on an object it cannot inflate (a damaged pack): that is damaged ledger data
       // (exit 3), not a crash of ours.
       const waiting = this.body?.pending ?? this.pending[0];

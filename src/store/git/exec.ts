@@ -8,7 +8,8 @@ import { spawn } from 'node:child_process';
 import { isAbsolute, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { GitConfig, parseConfigListing } from './config.js';
-import { watchFifoOpen, type FifoWait } from './fifo-watch.js';
+import { gitFifoRefusal } from './fifo-in-git-dir.js';
+import { endTree, watchFifoOpen, type FifoWait } from './fifo-watch.js';
 import { guardConfig, type ConfigGuard } from './guard.js';
 
 /**
@@ -86,7 +87,7 @@ export interface GitResult {
   code: number;
   stdout: Buffer;
   stderr: string;
-  /** Set when `watchFifo` ended git blocked in a FIFO's open (fifo-watch.ts). */
+  /** Set when git blocked in a FIFO's open and was ended (only with `callerNamesFifo`). */
   fifoWait?: FifoWait;
 }
 
@@ -99,8 +100,13 @@ export interface GitOptions {
    * Without one, the configuration of `cwd` is read before the run (one more spawn).
    */
   guard?: ConfigGuard;
-  /** git reads the work tree's .gitignore/.gitattributes: end it if it blocks on a FIFO. */
-  watchFifo?: boolean;
+  /**
+   * Every git is ended when it blocks opening a FIFO (fifo-watch.ts), and the run fails as
+   * CORRUPT naming the FIFO it finds in the git dir (fifo-in-git-dir.ts). A caller whose git
+   * reads the work tree (ls-files: every .gitignore and .gitattributes) gets `fifoWait` back
+   * instead, to name the file there itself.
+   */
+  callerNamesFifo?: boolean;
 }
 
 /** `git config` only reads configuration: it runs no program, so it needs no guard. */
@@ -145,18 +151,27 @@ function spawnGit(
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let fifoWait: FifoWait | undefined;
+    let forceKill: NodeJS.Timeout | undefined;
     const stopWatch =
-      options.watchFifo === true && child.pid !== undefined
-        ? watchFifoOpen(child.pid, (wait) => {
+      child.pid === undefined
+        ? undefined
+        : watchFifoOpen(child.pid, (wait) => {
             fifoWait = wait;
-            child.kill('SIGKILL');
-          })
-        : undefined;
+            forceKill = endTree(wait.processes);
+          });
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
     child.on('close', (code) => {
       stopWatch?.();
+      clearTimeout(forceKill);
+      if (fifoWait !== undefined && options.callerNamesFifo !== true) {
+        gitFifoRefusal(options.cwd, namedLocation().gitDir, args[0] ?? 'git', fifoWait).then(
+          reject,
+          reject,
+        );
+        return;
+      }
       resolve({
         code: code ?? 128,
         stdout: Buffer.concat(out),

@@ -1,45 +1,116 @@
 /**
- * git opens every `.gitignore` and `.gitattributes` it meets (and the exclude and attributes
- * files the repository's config names) with a blocking open: a FIFO there makes `git ls-files`
- * — and `git add -A` — wait for a writer forever. The agent can plant one anywhere in the work
- * tree, so a command that lets git read the work tree watches for that wait and ends it.
+ * git opens the files it reads with a blocking open: a FIFO planted where it looks makes it
+ * wait for a writer forever. The agent can plant one in the work tree (every `.gitignore` and
+ * `.gitattributes` `git ls-files` meets) and anywhere in `.git/` (every loose ref `git fetch`
+ * and `git push` read to negotiate, a reflog `update-ref` appends to, …), so every git ledger
+ * runs is watched for that wait, and ended.
  *
  * Linux says what a process waits on (`/proc/<pid>/wchan`): `wait_for_partner` is the kernel
- * waiting in a FIFO's open for the other end. That is a state, not a timeout, so a slow honest
- * run is never cut short. Elsewhere /proc is missing and the watch does nothing.
+ * waiting in a FIFO's open for the other end, for reading or for writing. That is a state, not
+ * a timeout, so a slow honest run is never cut short. git does much of its work in children
+ * (`fetch` runs `index-pack` and `rev-list`, `push` runs `pack-objects`; a remote on this
+ * machine is served by `upload-pack` or `receive-pack` here), so the whole tree of processes
+ * is watched. Elsewhere /proc is missing and the watch does nothing.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-/** How often the child's wait state is read; a blocked open waits on, so this only sets the delay. */
+/** How often the wait states are read; a blocked open waits on, so this only sets the delay. */
 const POLL_MS = 100;
 
+/** More processes than any git command starts: the walk stops there. */
+const MAX_TREE = 64;
+
 export interface FifoWait {
-  /** The deepest directory the child held open when it blocked: where git was reading. */
+  /** The deepest directory the blocked process held open: where git was reading. */
   directory: string | undefined;
+  /** Every process of the tree when the wait was seen, the watched one first. */
+  processes: number[];
 }
 
 /**
- * Watches `pid`; when it blocks opening a FIFO, `onBlocked` gets where it was reading (the
- * caller kills it). Returns the stop function (call it when the child exits).
+ * Watches `pid` and its descendants; when one blocks opening a FIFO, `onBlocked` gets where it
+ * was reading and the tree (the caller ends it). Returns the stop function (call it when the
+ * child exits).
  */
 export function watchFifoOpen(pid: number, onBlocked: (wait: FifoWait) => void): () => void {
   const timer = setInterval(() => {
-    let state: string;
-    try {
-      state = readFileSync(`/proc/${pid}/wchan`, 'utf8');
-    } catch {
+    const processes = processTree(pid);
+    if (processes === undefined) {
       clearInterval(timer); // no /proc, or the child is gone
       return;
     }
-    if (state.trim() !== 'wait_for_partner') return;
+    const blocked = processes.find(waitsForPartner);
+    if (blocked === undefined) return;
     clearInterval(timer);
-    onBlocked({ directory: deepestOpenDirectory(pid) });
+    onBlocked({ directory: deepestOpenDirectory(blocked), processes });
   }, POLL_MS);
   timer.unref();
   return () => clearInterval(timer);
 }
 
-/** git reads a directory (an open fd) while it reads that directory's .gitignore. */
+/** How long git has to end on SIGTERM before it is killed. */
+const TERM_GRACE_MS = 1000;
+
+/**
+ * Ends a tree that blocked. SIGTERM first: it interrupts the blocked open, and git's handler
+ * then removes the lock files it holds (a ref's `.lock` left behind would refuse every later
+ * update of that ref); SIGKILL after a grace for the watched process. Returns that timer, to
+ * clear once the process has exited.
+ */
+export function endTree(processes: readonly number[]): NodeJS.Timeout {
+  const signal = (pid: number, name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // already gone
+    }
+  };
+  for (const pid of [...processes].reverse()) signal(pid, 'SIGTERM');
+  const timer = setTimeout(() => signal(processes[0]!, 'SIGKILL'), TERM_GRACE_MS);
+  timer.unref();
+  return timer;
+}
+
+function waitsForPartner(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/wchan`, 'utf8').trim() === 'wait_for_partner';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `pid` and its descendants, from each thread's `children` list (a kernel built without that
+ * list gives `pid` alone); undefined when `pid` itself cannot be read.
+ */
+function processTree(pid: number): number[] | undefined {
+  try {
+    readFileSync(`/proc/${pid}/wchan`);
+  } catch {
+    return undefined;
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length && tree.length < MAX_TREE; i++) {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${tree[i]}/task`);
+    } catch {
+      continue; // it exited meanwhile
+    }
+    for (const task of tasks) {
+      let children: string;
+      try {
+        children = readFileSync(`/proc/${tree[i]}/task/${task}/children`, 'utf8');
+      } catch {
+        continue;
+      }
+      for (const child of children.split(' ')) if (child.trim() !== '') tree.push(Number(child));
+    }
+  }
+  return tree.slice(0, MAX_TREE);
+}
+
+/** git reads a directory (an open fd) while it reads the files in it. */
 function deepestOpenDirectory(pid: number): string | undefined {
   let deepest: string | undefined;
   try {

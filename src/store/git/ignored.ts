@@ -10,7 +10,7 @@ import type { RepoPaths } from './repo.js';
 export async function listIgnored(repo: RepoPaths): Promise<string[]> {
   const result = await runGit(
     ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory'],
-    { cwd: repo.root, guard: repo.guard, watchFifo: true },
+    { cwd: repo.root, guard: repo.guard, callerNamesFifo: true },
   );
   if (result.fifoWait !== undefined) throw await fifoRefusal(repo.root, result.fifoWait);
   if (result.code !== 0) {

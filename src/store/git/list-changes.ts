@@ -28,7 +28,7 @@ export async function listChanges(repo: RepoPaths): Promise<Changes> {
   const status = await runGit(
     ['ls-files', '-z', '-t', '-s', '-m', '-d', '-o', '--exclude-standard'],
     // ls-files runs clean filters on racily clean files: the guard keeps planted ones out.
-    { cwd: repo.root, guard: repo.guard, watchFifo: true },
+    { cwd: repo.root, guard: repo.guard, callerNamesFifo: true },
   );
   if (status.fifoWait !== undefined) throw await fifoRefusal(repo.root, status.fifoWait);
   if (status.code !== 0) {

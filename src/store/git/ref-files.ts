@@ -52,7 +52,7 @@ async function isDirectory(path: string): Promise<boolean> {
 }
 
 /** What is wrong with the file at `path` for git to open it, if anything; absent is fine. */
-async function problemWith(
+export async function problemWith(
   path: string,
   maxBytes: number | undefined,
 ): Promise<string | undefined> {

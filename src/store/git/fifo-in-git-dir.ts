@@ -1,0 +1,138 @@
+/**
+ * The error for a git that blocked opening a FIFO (fifo-watch.ts) outside the work tree: git
+ * reads every loose ref to fetch or push, appends to a ref's reflog when it moves it, and opens
+ * many other files of the git dir, so the FIFO may be anywhere in it. Found by a walk of the
+ * git dir (each entry's type from the directory listing, a symlink followed once), only once
+ * git has blocked, so it costs nothing on an honest run; named as the other refusals of a
+ * planted file are (ref-files.ts), or, when it is not in this repository (a remote on this
+ * machine), by where git was reading.
+ */
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { LedgerError } from '../../model/errors.js';
+import type { FifoWait } from './fifo-watch.js';
+import { brokenRefFile, problemWith } from './ref-files.js';
+
+/** Entries looked at before the walk gives up: far beyond a git dir's refs and logs. */
+const MAX_ENTRIES = 500_000;
+
+/** `namedGitDir`: the GIT_DIR the user named (exec.ts's namedLocation), else found from `cwd`. */
+export async function gitFifoRefusal(
+  cwd: string,
+  namedGitDir: string | undefined,
+  command: string,
+  wait: FifoWait,
+): Promise<LedgerError> {
+  for (const gitDir of gitDirsOf(cwd, namedGitDir)) {
+    const found = await specialFileIn(gitDir);
+    if (found === undefined) continue;
+    return refusalFor(relative(gitDir, found.path), shown(cwd, found.path), found.problem);
+  }
+  const where = wait.directory === undefined ? '' : ` while reading ${wait.directory}`;
+  // Not in this repository: for a fetch or push, in the remote's (one on this machine is
+  // served by a git started here), which is that repository's problem, not this ledger's.
+  const transport = command === 'fetch' || command === 'push' || command === 'ls-remote';
+  return new LedgerError(
+    transport ? 'REMOTE' : 'CORRUPT',
+    `git ${command} blocked opening a FIFO (or another special file)${where}: git would wait on it forever, so it was stopped`,
+    {
+      hint: transport
+        ? 'This repository has none: the remote has one, if it is on this machine (find <remote> -type p). Remove it there, then retry.'
+        : 'Find it (find .git -type p), remove it, then retry.',
+    },
+  );
+}
+
+/** Named as the other refusals of a planted file; a reflog and an object say how they come back. */
+function refusalFor(inGitDir: string, path: string, problem: string): LedgerError {
+  if (inGitDir.startsWith('refs/')) return brokenRefFile(inGitDir, problem);
+  const comesBack = inGitDir.startsWith('logs/')
+    ? 'a reflog only lists where the ref has been, and git starts a new one'
+    : inGitDir.startsWith('objects/')
+      ? 'the object comes back from any clone that has it (ledger sync, git fetch) or a backup'
+      : undefined;
+  if (comesBack === undefined) return brokenRefFile(path, problem, 'the file');
+  return new LedgerError('CORRUPT', `the file ${path} is ${problem}`, {
+    hint: `Something other than git put it there (the agent controls .git). Remove it (${comesBack}), then retry.`,
+  });
+}
+
+function shown(cwd: string, path: string): string {
+  const from = relative(cwd, path);
+  return from.startsWith('..') || isAbsolute(from) ? path : from;
+}
+
+/** The git dir git used from `cwd`, and its common dir when that is another (a linked tree). */
+function gitDirsOf(cwd: string, namedGitDir: string | undefined): string[] {
+  const gitDir = namedGitDir ?? discover(resolve(cwd));
+  if (gitDir === undefined) return [];
+  let common: string | undefined;
+  try {
+    common = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
+  } catch {
+    // not a linked work tree's git dir
+  }
+  return common === undefined || common === gitDir ? [gitDir] : [common, gitDir];
+}
+
+function discover(start: string): string | undefined {
+  for (let dir = start; ; dir = dirname(dir)) {
+    const dotGit = join(dir, '.git');
+    const info = lstatOrUndefined(dotGit);
+    if (info?.isDirectory()) return dotGit;
+    if (info?.isFile()) {
+      const target = /^gitdir: (.+)$/m.exec(readSmall(dotGit))?.[1]?.trim();
+      return target === undefined ? undefined : resolve(dir, target);
+    }
+    if (existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects'))) return dir; // bare
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function readSmall(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').slice(0, 4096);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The first entry of `gitDir` (sorted, depth first) git could block on: a FIFO, socket or
+ * device, or a symlink to one. Directories are entered, never through a symlink.
+ */
+async function specialFileIn(
+  gitDir: string,
+): Promise<{ path: string; problem: string } | undefined> {
+  let seen = 0;
+  const walk = async (dir: string): Promise<{ path: string; problem: string } | undefined> => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return undefined;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (++seen > MAX_ENTRIES) return undefined;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        const found = await walk(path);
+        if (found !== undefined) return found;
+      } else if (!entry.isFile()) {
+        const problem = await problemWith(path, undefined);
+        if (problem !== undefined) return { path, problem };
+      }
+    }
+    return undefined;
+  };
+  return walk(gitDir);
+}
