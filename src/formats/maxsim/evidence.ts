@@ -5,14 +5,14 @@
  */
 import type { ClaimedCheck } from '../../model/record.js';
 import { headingOf, normalizeTitle, unwrap, withoutFences, type Section } from '../kit/markdown.js';
-import { EVIDENCE_MARKERS, FORBIDDEN_PHRASES, RUNNERS } from './vocabulary.js';
+import { EVIDENCE_MARKERS, FORBIDDEN_PHRASES, runsSomething } from './vocabulary.js';
 
 /** Commands a line of evidence names: backticked runner invocations, else bare `npm test`-likes. */
 export function commandsIn(text: string): string[] {
   const found: string[] = [];
   for (const m of text.matchAll(/`([^`\n]+)`/g)) {
     const c = (m[1] ?? '').trim().replace(/^\$\s+/, '');
-    if (RUNNERS.has(c.split(/\s+/)[0] ?? '') && !found.includes(c)) found.push(c);
+    if (runsSomething(c) && !found.includes(c)) found.push(c);
   }
   if (found.length > 0) return found;
   const bare =
@@ -31,7 +31,7 @@ export function commandsIn(text: string): string[] {
 export function evidenceCommand(evidence: string): string | undefined {
   const first = (evidence.split('\n')[0] ?? '').trim().replace(/^\$\s+/, '');
   const command = (first.split(/\s+(?:—|–|-|→|->|:)\s+/)[0] ?? '').trim();
-  return RUNNERS.has(command.split(/\s+/)[0] ?? '') ? command : undefined;
+  return runsSomething(command) ? command : undefined;
 }
 
 const FAILURE =

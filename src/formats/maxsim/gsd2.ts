@@ -10,6 +10,7 @@
 import type { Problem } from '../../model/errors.js';
 import type { ClaimedCheck } from '../../model/record.js';
 import { codeSpans, column, findTables, normalizeTitle, type Section } from '../kit/markdown.js';
+import { resultOf } from './verification.js';
 
 /**
  * `id: T04` (or S01, M001, M010-sewkw9) with a `parent`, `milestone`, `completed_at` or
@@ -20,6 +21,16 @@ export function isGsd2Summary(raw: string): boolean {
     /^id\s*:\s*["']?[TSM]\d+\b/m.test(raw) &&
     /^(parent|milestone|completed_at|verification_result)\s*:/m.test(raw)
   );
+}
+
+/**
+ * GSD-2's quick-task summary (`prompts/quick-task.md`): `# Quick Task: …` over `**Date:**` and
+ * `**Branch:**` labels, then `## What Changed`, `## Files Modified`, `## Verification`. No front
+ * matter and no status; taken for no format before, its file list never read. A quick-task plan
+ * has the title too, not the branch it ran on.
+ */
+export function isGsd2QuickSummary(opening: string): boolean {
+  return /^# +quick task:/im.test(opening) && /^\*\*branch:\*\*[ \t]*\S/im.test(opening);
 }
 
 /**
@@ -119,4 +130,23 @@ export function evidenceTableChecks(
     }
   }
   return checks;
+}
+
+/**
+ * A `verification_result` that is a sentence, not a status word: GSD-2 from a9fa9cec4 to
+ * 82779b24d (2026-03-25 to 03-30) wrote the task's verification text there
+ * (`verification_result: "bun test …: 21 pass, 0 fail. bun run tsc --noEmit: exit 0."`), and
+ * such summaries were refused as an unknown status word (30 of a real project's 725). Read as a
+ * verification item is: a plain pass or failure is the status GSD-2 itself wrote there after the
+ * fix (`passed`, or a failure); anything else (pre-existing failures, both, no result word) claims
+ * no status and is kept with its line, never guessed. One word stays a status word or a refusal.
+ */
+export function narratedResult(
+  written: string,
+): { status: 'PASS' | 'FAIL' } | { why: string } | undefined {
+  const text = written.trim();
+  if (!/\s/.test(text)) return undefined;
+  const said = resultOf(text, []);
+  if ('why' in said) return { why: said.why };
+  return { status: said.result === 'passed' ? 'PASS' : 'FAIL' };
 }

@@ -167,7 +167,7 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     ...(summaryOf ? [acResultChecks(summaryOf.fm, text)] : []),
   ];
   const saidChecks = said.flatMap((x) => x.checks);
-  const unchecked = said.flatMap((x) => x.unchecked);
+  const unchecked = [...(summary?.unchecked ?? []), ...said.flatMap((x) => x.unchecked)];
   if (unchecked.length > 0) extra['unchecked'] = unchecked;
   if (seen.size === 0 && summary === undefined) {
     // `---` then `key: value` lines and no closing `---` (a real GSD summary): its key_files

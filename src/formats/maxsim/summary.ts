@@ -12,9 +12,10 @@ import type { Decision } from '../../model/record.js';
 import { readFrontMatter, textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { column, findTables, isNone, normalizeTitle, type Section } from '../kit/markdown.js';
 import { pathList, splitPathAndNote } from '../kit/paths.js';
-import { isGsd2Summary } from './gsd2.js';
+import { isGsd2QuickSummary, isGsd2Summary, narratedResult } from './gsd2.js';
 import { fileTables, lonePaths } from './loose-listings.js';
 import { decisionOf } from './sections.js';
+import type { Unchecked } from './verification.js';
 import { actionGroup, summaryStatus } from './vocabulary.js';
 
 type Action = 'created' | 'modified' | 'deleted' | 'touched';
@@ -40,6 +41,8 @@ export interface PhaseSummary {
   status: { value: string; written: string; where: string } | undefined;
   /** Where the summary lists files: a list that yields no claim is refused, never dropped. */
   listings: string[];
+  /** A verification sentence in `verification_result` whose result is not plain (gsd2.ts). */
+  unchecked: Unchecked[];
 }
 
 /** Older hand-written summaries open with `**Phase:** …` and `**Plan:** …` lines instead. */
@@ -61,10 +64,11 @@ export function openingOf(body: string): string {
  * What marks a phase summary: front matter with `phase` and `plan` (or a quick task's
  * `quick_id`) and something that says what was done — `key-files`, `files_modified`,
  * `file_tracking`, `key-decisions`, `completed` or `status` (its map) — or, before its first `##`
- * section, the `**Phase:**`/`**Plan:**` labels or a `# Plan 01-01 … Summary` title (with its
- * front matter when that has `phase` and `plan`, else an empty map). Front matter that says it is a summary but is not YAML (real ones write `added:
- * [@xterm/xterm]`) gives its located problems: refused with the line to fix, never read as a
- * summary that claims nothing. Undefined when neither.
+ * section, the `**Phase:**`/`**Plan:**` labels, a `# Plan 01-01 … Summary` title or GSD-2's
+ * `# Quick Task:` over a `**Branch:**` label (with its front matter when that has `phase` and
+ * `plan`, else an empty map). Front matter that says it is a summary but is not YAML (real ones
+ * write `added: [@xterm/xterm]`) gives its located problems: refused with the line to fix, never
+ * read as a summary that claims nothing. Undefined when neither.
  */
 export function phaseSummaryOf(
   raw: string | null | undefined,
@@ -84,7 +88,8 @@ export function phaseSummaryOf(
     return { fm: fm.value };
   }
   const opening = openingOf(body);
-  if (!LABELS.every((re) => re.test(opening)) && !TITLE.test(opening)) return undefined;
+  const titled = TITLE.test(opening) || isGsd2QuickSummary(opening);
+  if (!LABELS.every((re) => re.test(opening)) && !titled) return undefined;
   // Its title or labels say it is a summary, so front matter a plan could also have (`phase`,
   // `plan`, `files_modified` and no `completed`) is the summary's: read, never left unread.
   if (raw !== null && raw !== undefined && (plan || quick || gsd2)) {
@@ -324,14 +329,25 @@ export function readPhaseSummary(
   const labelled = STATUS_LABEL.exec(opening)?.[1];
   const written = fmStatus ?? labelled;
   let status: PhaseSummary['status'];
+  const unchecked: Unchecked[] = [];
+  // The document's line of the front matter key: +1 for the opening `---`.
+  const keyLine = () => lineOf(rawFrontMatter, new RegExp(`^${key}\\s*:`, 'm')) + 1;
   if (written !== undefined) {
     const where = fmStatus !== undefined ? `front matter ${key}` : 'the opening **Status:** label';
-    const value = summaryStatus(written);
-    if (value === undefined) {
-      // The document's line, as the YAML errors give it: +1 for the opening `---`.
+    const plain = summaryStatus(written);
+    const narrated =
+      plain === undefined && key === 'verification_result' ? narratedResult(written) : undefined;
+    const value = narrated !== undefined && 'status' in narrated ? narrated.status : plain;
+    if (narrated !== undefined && 'why' in narrated)
+      unchecked.push({
+        line: keyLine(),
+        text: `verification_result: ${flat(written)}`.slice(0, 300),
+        why: `a verification sentence where GSD-2 writes its gate's word, and ${narrated.why}: no status claimed`,
+      });
+    else if (value === undefined) {
       const at =
         fmStatus !== undefined
-          ? `front matter line ${lineOf(rawFrontMatter, new RegExp(`^${key}\\s*:`, 'm')) + 1}: ${key}`
+          ? `front matter line ${keyLine()}: ${key}`
           : `line ${lineOffset + lineOf(opening, STATUS_LABEL)}: ${where}`;
       problems.push({
         path: fmStatus !== undefined ? `frontMatter.${key}` : 'Status',
@@ -347,6 +363,7 @@ export function readPhaseSummary(
     decisions: decisions.length > 0 ? decisions : undefined,
     status,
     listings,
+    unchecked,
   };
 }
 

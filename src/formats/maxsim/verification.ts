@@ -16,7 +16,8 @@ import { fenceTracker, normalizeTitle, type Section } from '../kit/markdown.js';
 import { str } from '../kit/values.js';
 import { EXIT_CODE } from './evidence.js';
 import {
-  RUNNERS,
+  runsSomething,
+  SAID_EXPECTED_FAILURE,
   SAID_FAILED,
   SAID_NEGATED,
   SAID_PASSED,
@@ -45,14 +46,16 @@ const ITEM = /^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+(?:\[[ xX]\]\s+)?|\|)(.*)$/;
 /** The verification skill's block markers: evidence.ts reads those blocks. */
 const MARKER = /^\s*(?:[-*+]\s+)?[*_]*(?:CLAIM|EVIDENCE|OUTPUT|VERDICT)[*_]*\s*:/i;
 
-/** A backticked span that runs something: a runner first (`cd dir &&` and `$ ` before it allowed). */
+/**
+ * A backticked span that runs something: a runner first (`$ `, `cd dir &&` and environment
+ * assignments before it allowed).
+ */
 export function ranCommands(text: string): { spans: string[]; commands: string[] } {
   const spans: string[] = [];
   const commands: string[] = [];
   for (const m of text.matchAll(/`([^`\n]+)`/g)) {
     const c = (m[1] ?? '').trim().replace(/^\$\s+/, '');
-    const first = c.replace(/^cd\s+\S+\s*&&\s*/, '').split(/\s+/)[0] ?? '';
-    if (!RUNNERS.has(first)) continue;
+    if (!runsSomething(c)) continue;
     spans.push(m[0]);
     if (!commands.includes(c)) commands.push(c);
   }
@@ -66,6 +69,8 @@ export function ranCommands(text: string): { spans: string[]; commands: string[]
 export function resultOf(
   item: string,
   spans: readonly string[],
+  /** The line that introduces the item's list ("… fails for the intended reason:"). */
+  lead = '',
 ): { result: 'passed' | 'failed'; exitCode?: number } | { why: string } {
   let said = item;
   for (const s of spans) said = said.replace(s, ' ');
@@ -83,6 +88,8 @@ export function resultOf(
     return {
       why: 'its result is qualified (pre-existing, unrelated, flaky…), not a plain pass or failure',
     };
+  if (failed && (SAID_EXPECTED_FAILURE.test(said) || SAID_EXPECTED_FAILURE.test(lead)))
+    return { why: 'its failure is said to be the intended one (a test-first red state)' };
   if (SAID_NEGATED.test(withoutZeros))
     return { why: 'its result words are negated (not, never, n’t…), not a plain pass or failure' };
   if (passed && failed) return { why: 'it says both a pass and a failure' };
@@ -106,10 +113,15 @@ export function verificationChecks(
     const title = normalizeTitle(s.title);
     if (!SECTION.test(title) || /^verification evidence\b/.test(title)) continue;
     const fence = fenceTracker();
+    // The text line that introduces the list an item is in: it may say the failures are wanted.
+    let lead = '';
     s.body.split('\n').forEach((raw) => {
       if (fence.line(raw) || MARKER.test(raw) || /^\s*\|?[\s:|-]+\|?\s*$/.test(raw)) return;
       const item = ITEM.exec(raw);
-      if (!item) return;
+      if (!item) {
+        if (raw.trim() !== '') lead = raw;
+        return;
+      }
       const { spans, commands } = ranCommands(item[1] ?? '');
       // A count with no command (`Tests: 212 passed`) is a result the summary states too: kept
       // as text only, a `Tests: 3 failed` under a completion claim went unseen (issue 20).
@@ -117,7 +129,7 @@ export function verificationChecks(
       // The document's line: the item's own, found after the section's heading (as gsd2.ts).
       const line = body.lines.indexOf(raw, s.line) + 1 + body.offset;
       const text = raw.trim();
-      const said = resultOf(item[1] ?? '', spans);
+      const said = resultOf(item[1] ?? '', spans, lead);
       if ('why' in said) {
         const what = commands.length === 0 ? 'a count' : 'a command';
         unchecked.push({ line, text, why: `${what} a verification item names: ${said.why}` });

@@ -85,9 +85,23 @@ export const RUNNERS: ReadonlySet<string> = new Set(
     'uv poetry tox ruff mypy go cargo make cmake ctest gradle ./gradlew mvn dotnet git ls cat bash ' +
     'sh docker bundle rake rspec php composer swift mix gh curl test just biome playwright cypress nx ' +
     // Summaries' verification sections run these too (a real plan 36-01: `./mvnw compile -q`).
-    'grep rg mvn ./mvnw mvnw'
+    'grep rg mvn ./mvnw mvnw ' +
+    // Package runners: a real kodiai summary's `bunx tsc --noEmit` → 0 errors ✓ was no command.
+    'bunx pnpx'
   ).split(' '),
 );
+
+/**
+ * Whether a backticked span runs something: a runner first, after `cd dir &&` and environment
+ * assignments (`TEST_DATABASE_URL='' bun test`, a real kodiai summary's: dropped without a word
+ * while the runner alone was looked at). An assignment alone, or before a path, runs nothing.
+ */
+export function runsSomething(command: string): boolean {
+  const rest = command
+    .replace(/^cd\s+\S+\s*&&\s*/, '')
+    .replace(/^(?:[A-Za-z_][A-Za-z0-9_]*=(?:'[^']*'|"[^"]*"|[^\s'"]*)\s+)+/, '');
+  return RUNNERS.has(rest.split(/\s+/)[0] ?? '');
+}
 
 /** `✓ Complete`, `completed`, `**PASS**`: the status word a summary claims, in the contract's words. */
 export function summaryStatus(written: string): string | undefined {
@@ -136,3 +150,11 @@ export const ZERO_FAILED =
 export const SAID_NEGATED = /\b(?:not|never|no longer|cannot)\b|n['’]t\b/iu;
 export const SAID_UNSURE =
   /\bpre-?existing\b|\bunrelated\b|\bflaky\b|\bknown (?:issue|failure|bug)s?\b|\bexpected to fail\b/iu;
+
+/**
+ * A failure said to be the one wanted: a test-first task's red state ("which is the intended red
+ * state", "fails as expected", "fails for the intended reason"). Not a failure of this work, and
+ * no pass either: two honest xbmc/kodiai summaries recorded `failed` when read as failures.
+ */
+export const SAID_EXPECTED_FAILURE =
+  /\bas expected\b|\bexpected (?:failures?|red)\b|\bintended (?:red|reason|failures?)\b|\bred (?:state|phase)\b/iu;
