@@ -27,9 +27,14 @@ import {
 
 export type Unchecked = { line: number; text: string; why: string };
 
-/** Sections that list what was run. `## Verification Evidence` is GSD-2's table (gsd2.ts). */
+/**
+ * Sections that list what was run. Under `## Verification Evidence` a table is GSD-2's, read by
+ * its columns (gsd2.ts); a list there (a GSD summary's: `` `bun test …` → **13 pass / 0 fail** ``)
+ * is read here, where every item of it was dropped without a word before (file id 65782366116).
+ */
 const SECTION =
-  /^(?:[\w-]+ )?(?:verification|validation|verify|tests? run|test results|checks? run)(?: results?| steps| performed)?$|^验证/;
+  /^(?:[\w-]+ )?(?:verification|validation|verify|tests? run|test results|checks? run)(?: results?| steps| performed| evidence)?$|^验证/;
+const EVIDENCE_TABLE_SECTION = /^verification evidence\b/;
 
 /**
  * A result stated as a count, at the start of the item or after a label: `212 passed`,
@@ -111,12 +116,14 @@ export function verificationChecks(
   const unchecked: Unchecked[] = [];
   for (const s of sections) {
     const title = normalizeTitle(s.title);
-    if (!SECTION.test(title) || /^verification evidence\b/.test(title)) continue;
+    if (!SECTION.test(title)) continue;
+    const tableIsGsd2s = EVIDENCE_TABLE_SECTION.test(title);
     const fence = fenceTracker();
     // The text line that introduces the list an item is in: it may say the failures are wanted.
     let lead = '';
     s.body.split('\n').forEach((raw) => {
       if (fence.line(raw) || MARKER.test(raw) || /^\s*\|?[\s:|-]+\|?\s*$/.test(raw)) return;
+      if (tableIsGsd2s && /^\s*\|/.test(raw)) return; // a row of gsd2.ts's table
       const item = ITEM.exec(raw);
       if (!item) {
         if (raw.trim() !== '') lead = raw;
