@@ -128,8 +128,9 @@ export function summaryStatus(written: string): string | undefined {
 /**
  * What a verification item says of the command it names (verification.ts). A pass: ✓, ✅,
  * pass/passes/passed/passing, succeeds, green, OK, `0 errors`, exit 0, 通过. A failure: ✗, ❌,
- * fail/fails/failed/failing/failure, `3 errors`, exit N≠0, 失败 — after `0 fail`, `no errors`
- * and the like are cut out (ZERO_FAILED: they say a pass). The same words the GSD-2 verdict
+ * fail/fails/failed/failing/failure, `3 errors`, exit N≠0, 失败 — after `0 fail`, `no errors`,
+ * a tool's `failed=0` or `failures: 0` and the like are cut out (ZERO_FAILED: no failure said;
+ * `failed=0` read as one made an honest GSD-2 summary `failed`). The same words the GSD-2 verdict
  * cells and the contract's Evidence lines use (gsd2.ts, evidence.ts).
  */
 export const SAID_PASSED =
@@ -137,7 +138,7 @@ export const SAID_PASSED =
 export const SAID_FAILED =
   /[✗✘❌⛔]|\bfail(?:s|ed|ing|ures?)?\b|\b[1-9]\d*\s+(?:errors?|failures?)\b|失败/iu;
 export const ZERO_FAILED =
-  /\b(?:0|zero|no|without(?:\s+any)?)\s+(?:new\s+)?(?:errors?|failures?|failed|failing|fail|fails)\b/giu;
+  /\b(?:0|zero|no|without(?:\s+any)?)\s+(?:new\s+)?(?:errors?|failures?|failed|failing|fail|fails)\b|\b(?:errors?|failures?|failed|fails?)\s*[=:]\s*0(?![\d.])/giu;
 /**
  * Words that make a result something other than a plain pass or failure: a pre-existing failure
  * beside a pass is an honest report, not a failure of this work, and not a pass of the command.
@@ -157,4 +158,4 @@ export const SAID_UNSURE =
  * no pass either: two honest xbmc/kodiai summaries recorded `failed` when read as failures.
  */
 export const SAID_EXPECTED_FAILURE =
-  /\bas expected\b|\bexpected (?:failures?|red)\b|\bintended (?:red|reason|failures?)\b|\bred (?:state|phase)\b/iu;
+  /\bas expected\b|\bexpected (?:[\w-]+ )?(?:failures?|red)\b|\bintended (?:red|reason|failures?)\b|\bred (?:state|phase)\b/iu;
