@@ -22,7 +22,7 @@ import {
 } from '../port.js';
 import { gitEnv, namedLocation, runGit, SAFE_CONFIG } from './exec.js';
 import { gitFifoRefusal } from './fifo-in-git-dir.js';
-import { endTree, watchFifoOpen } from './fifo-watch.js';
+import { endOnFifoWait } from './fifo-watch.js';
 import type { ConfigGuard } from './guard.js';
 
 /** A read waiting for its answer: whole (bytes collected) or streamed (`onChunk`). */
@@ -136,20 +136,14 @@ export class CatFileBatch {
     // A loose object the in-process reader refused as no regular file (a FIFO planted under
     // its name) comes here, and git would wait on it forever: ended, and refused naming it.
     let blocked = false;
-    let forceKill: NodeJS.Timeout | undefined;
-    const stopWatch =
-      child.pid === undefined
-        ? undefined
-        : watchFifoOpen(child.pid, (wait) => {
-            blocked = true;
-            forceKill = endTree(wait.processes);
-            void gitFifoRefusal(this.cwd, namedLocation().gitDir, 'cat-file', wait).then((error) =>
-              this.fail(error),
-            );
-          });
+    const stopWatch = endOnFifoWait(child.pid, (wait) => {
+      blocked = true;
+      void gitFifoRefusal(this.cwd, namedLocation().gitDir, 'cat-file', wait).then((error) =>
+        this.fail(error),
+      );
+    });
     child.on('close', (code) => {
-      stopWatch?.();
-      clearTimeout(forceKill);
+      stopWatch();
       if (blocked) {
         this.child = undefined;
         return;

@@ -2,14 +2,16 @@
  * Spawning `git`. Every call goes through here so that no setting from the audited repository
  * can run code or change what we read: hooks and fsmonitor are switched off, every setting of
  * the repository's own config that names a program is overridden (guard.ts), replace refs and
- * grafts are ignored, and git's own environment steering variables are dropped.
+ * grafts are ignored, and git's own environment steering variables are dropped. And every git
+ * (with its children) is watched for an open blocked on a planted FIFO, ended, and refused
+ * naming the file (fifo-watch.ts, fifo-in-git-dir.ts).
  */
 import { spawn } from 'node:child_process';
 import { isAbsolute, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { GitConfig, parseConfigListing } from './config.js';
 import { gitFifoRefusal } from './fifo-in-git-dir.js';
-import { endTree, watchFifoOpen, type FifoWait } from './fifo-watch.js';
+import { endOnFifoWait, type FifoWait } from './fifo-watch.js';
 import { guardConfig, type ConfigGuard } from './guard.js';
 
 /**
@@ -151,20 +153,14 @@ function spawnGit(
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let fifoWait: FifoWait | undefined;
-    let forceKill: NodeJS.Timeout | undefined;
-    const stopWatch =
-      child.pid === undefined
-        ? undefined
-        : watchFifoOpen(child.pid, (wait) => {
-            fifoWait = wait;
-            forceKill = endTree(wait.processes);
-          });
+    const stopWatch = endOnFifoWait(child.pid, (wait) => {
+      fifoWait = wait;
+    });
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
     child.on('close', (code) => {
-      stopWatch?.();
-      clearTimeout(forceKill);
+      stopWatch();
       if (fifoWait !== undefined && options.callerNamesFifo !== true) {
         gitFifoRefusal(options.cwd, namedLocation().gitDir, args[0] ?? 'git', fifoWait).then(
           reject,

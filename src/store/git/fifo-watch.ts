@@ -71,6 +71,27 @@ export function endTree(processes: readonly number[]): NodeJS.Timeout {
   return timer;
 }
 
+/**
+ * The watch as every git ledger runs has it: when `pid`'s tree blocks, it is ended (`endTree`)
+ * and `onBlocked` is told. Returns the stop function, which also drops the kill still pending:
+ * call it once the process has closed.
+ */
+export function endOnFifoWait(
+  pid: number | undefined,
+  onBlocked: (wait: FifoWait) => void,
+): () => void {
+  if (pid === undefined) return () => undefined;
+  let forceKill: NodeJS.Timeout | undefined;
+  const stop = watchFifoOpen(pid, (wait) => {
+    forceKill = endTree(wait.processes);
+    onBlocked(wait);
+  });
+  return () => {
+    stop();
+    clearTimeout(forceKill);
+  };
+}
+
 function waitsForPartner(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/wchan`, 'utf8').trim() === 'wait_for_partner';
