@@ -25,7 +25,7 @@
  * shapes read here.
  */
 import type { Problem } from '../../model/errors.js';
-import type { FrontMap, FrontValue } from '../kit/front-matter.js';
+import { readFrontMatter, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { checkKeys } from '../kit/json.js';
 
 const KEY = /^([\w][\w_-]*)\s*:\s*(.*)$/;
@@ -131,4 +131,21 @@ export function readGsd2FrontMatter(
   const problems: Problem[] = [];
   checkKeys(result, 'frontMatter', 0, problems);
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: result };
+}
+
+/**
+ * The summary's front matter: YAML, or — for a GSD-2 summary YAML refuses — what GSD-2's own
+ * line reader takes from it (above: `` - `cmd` — what `` items, `a: b: c`). What
+ * neither reads stays refused: YAML's located problems, then the line GSD-2's rules cannot read.
+ */
+export function summaryFrontMatter(
+  raw: string,
+  gsd2: boolean,
+): { fm: FrontMap } | { problems: Problem[] } {
+  const fm = readFrontMatter(raw);
+  if (fm.ok) return { fm: fm.value };
+  if (!gsd2) return { problems: fm.problems };
+  const own = readGsd2FrontMatter(raw);
+  if (own.ok) return { fm: own.value };
+  return { problems: [...fm.problems, ...own.problems] };
 }

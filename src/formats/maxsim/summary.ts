@@ -9,11 +9,11 @@
  */
 import type { Problem } from '../../model/errors.js';
 import type { Decision } from '../../model/record.js';
-import { readFrontMatter, textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
+import { textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { column, findTables, isNone, normalizeTitle, type Section } from '../kit/markdown.js';
 import { pathList, splitPathAndNote } from '../kit/paths.js';
 import { isGsd2QuickSummary, isGsd2Summary, narratedResult } from './gsd2.js';
-import { readGsd2FrontMatter } from './gsd2-front-matter.js';
+import { summaryFrontMatter } from './gsd2-front-matter.js';
 import { fileTables, lonePaths } from './loose-listings.js';
 import { decisionOf } from './sections.js';
 import type { Unchecked } from './verification.js';
@@ -84,28 +84,15 @@ export function phaseSummaryOf(
   const gsd2 = isGsd2Summary(raw ?? '');
   const quick = /^quick[-_]id\s*:/m.test(raw ?? '');
   if (raw !== null && raw !== undefined && done.test(raw) && (plan || quick || gsd2))
-    return frontMatterOf(raw, gsd2);
+    return summaryFrontMatter(raw, gsd2);
   const opening = openingOf(body);
   const titled = TITLE.test(opening) || isGsd2QuickSummary(opening);
   if (!LABELS.every((re) => re.test(opening)) && !titled) return undefined;
   // Its title or labels say it is a summary, so front matter a plan could also have (`phase`,
   // `plan`, `files_modified` and no `completed`) is the summary's: read, never left unread.
-  if (raw !== null && raw !== undefined && (plan || quick || gsd2)) return frontMatterOf(raw, gsd2);
+  if (raw !== null && raw !== undefined && (plan || quick || gsd2))
+    return summaryFrontMatter(raw, gsd2);
   return { fm: {} };
-}
-
-/**
- * The summary's front matter: YAML, or — for a GSD-2 summary YAML refuses — what GSD-2's own
- * line reader takes from it (gsd2-front-matter.ts: `` - `cmd` — what `` items, `a: b: c`). What
- * neither reads stays refused: YAML's located problems, then the line GSD-2's rules cannot read.
- */
-function frontMatterOf(raw: string, gsd2: boolean): { fm: FrontMap } | { problems: Problem[] } {
-  const fm = readFrontMatter(raw);
-  if (fm.ok) return { fm: fm.value };
-  if (!gsd2) return { problems: fm.problems };
-  const own = readGsd2FrontMatter(raw);
-  if (own.ok) return { fm: own.value };
-  return { problems: [...fm.problems, ...own.problems] };
 }
 
 function strings(value: FrontValue | undefined): string[] {
