@@ -17,8 +17,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 /**
  * When the wait states are read: 100 ms after the start, then at twice the last gap, up to
  * 1.6 s. A blocked open waits on, so this only sets the delay before it is ended; a fixed
- * 100 ms cost a fleet of 64 publishing at once about a tenth more CPU (each push, slowed by the
- * others, was read some hundred times over its tree).
+ * 100 ms read a push slowed by 63 others publishing at once some hundred times over its tree.
  */
 const FIRST_POLL_MS = 100;
 const MAX_POLL_MS = 1600;
