@@ -9,6 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { watchFifoOpen, type FifoWait } from '../../src/store/git/fifo-watch.js';
@@ -26,6 +27,13 @@ async function syncedClone() {
   git(dir, 'remote', 'add', 'origin', remote);
   expect((await cli(user, dir, ['sync'])).code).toBe(0);
   return { user, dir, remote };
+}
+
+/** A Unix socket listening at `path`, as a daemon's is. */
+async function listening(path: string): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return server;
 }
 
 /** Processes whose command line names `path`: git left running after the command ended. */
@@ -113,12 +121,17 @@ describe('a FIFO where git reads or writes, outside what ledger checks first', (
     expect((await cli(user, dir, ['verify'])).code).toBe(0);
   });
 
-  it("a FIFO in the remote's refs (a remote on this machine): sync fails at once (exit 2) saying where git was reading, and no git is left running there", async () => {
+  it("a FIFO in the remote's refs (a remote on this machine), a socket in this one's git dir: sync fails at once (exit 2) saying where git was reading, and no git is left running there", async () => {
     const { user, dir, remote } = await syncedClone();
     await cli(user, dir, ['record', '--status', 'success', '--summary', 'second']);
     const fifo = join(remote, 'refs', 'heads', 'planted');
     mkfifo(fifo);
-    const { value: r, blocked } = await withFifoRelease(fifo, () => cli(user, dir, ['sync']));
+    // An honest socket in this repository's git dir (git's fsmonitor daemon listens there):
+    // not what git blocked on, so not named, and this repository is not called broken.
+    const socket = await listening(join(dir, '.git', 'fsmonitor--daemon.ipc'));
+    const { value: r, blocked } = await withFifoRelease(fifo, () =>
+      cli(user, dir, ['sync']),
+    ).finally(() => socket.close());
     expect(blocked, 'the remote side waited on the FIFO').toBe(false);
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.json.error.code).toBe('REMOTE');

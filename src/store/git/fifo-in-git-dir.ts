@@ -2,12 +2,12 @@
  * The error for a git that blocked opening a FIFO (fifo-watch.ts) outside the work tree: git
  * reads every loose ref to fetch or push, appends to a ref's reflog when it moves it, and opens
  * many other files of the git dir, so the FIFO may be anywhere in it. Found by a walk of the
- * git dir (each entry's type from the directory listing, a symlink followed once), only once
+ * git dir for a FIFO (each entry's type from the directory listing, a symlink followed), only once
  * git has blocked, so it costs nothing on an honest run; named as the other refusals of a
  * planted file are (ref-files.ts), or, when it is not in this repository (a remote on this
  * machine), by where git was reading.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { FifoWait } from './fifo-watch.js';
@@ -24,7 +24,7 @@ export async function gitFifoRefusal(
   wait: FifoWait,
 ): Promise<LedgerError> {
   for (const gitDir of gitDirsOf(cwd, namedGitDir)) {
-    const found = await specialFileIn(gitDir);
+    const found = await fifoIn(gitDir);
     if (found === undefined) continue;
     return refusalFor(relative(gitDir, found.path), shown(cwd, found.path), found.problem);
   }
@@ -34,7 +34,7 @@ export async function gitFifoRefusal(
   const transport = command === 'fetch' || command === 'push' || command === 'ls-remote';
   return new LedgerError(
     transport ? 'REMOTE' : 'CORRUPT',
-    `git ${command} blocked opening a FIFO (or another special file)${where}: git would wait on it forever, so it was stopped`,
+    `git ${command} blocked opening a FIFO${where}: git would wait on it forever, so it was stopped`,
     {
       hint: transport
         ? 'This repository has none: the remote has one, if it is on this machine (find <remote> -type p). Remove it there, then retry.'
@@ -75,6 +75,11 @@ function gitDirsOf(cwd: string, namedGitDir: string | undefined): string[] {
   return common === undefined || common === gitDir ? [gitDir] : [common, gitDir];
 }
 
+/**
+ * git's own discovery, roughly: a `.git` directory, a `.git` file naming one, or a bare
+ * repository. Not discover.ts's `findPlainLocation`, which declines all but the plain case
+ * (it decides what may skip `git rev-parse`); git blocked in the others too.
+ */
 function discover(start: string): string | undefined {
   for (let dir = start; ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git');
@@ -106,12 +111,12 @@ function readSmall(path: string): string {
 }
 
 /**
- * The first entry of `gitDir` (sorted, depth first) git could block on: a FIFO, socket or
- * device, or a symlink to one. Directories are entered, never through a symlink.
+ * The first FIFO of `gitDir` (sorted, depth first), or symlink to one: what git blocked on.
+ * Only a FIFO: a socket is honest there (git's own `fsmonitor--daemon.ipc`), and naming one
+ * would call this repository broken when the FIFO is in a remote. Directories are entered,
+ * never through a symlink.
  */
-async function specialFileIn(
-  gitDir: string,
-): Promise<{ path: string; problem: string } | undefined> {
+async function fifoIn(gitDir: string): Promise<{ path: string; problem: string } | undefined> {
   let seen = 0;
   const walk = async (dir: string): Promise<{ path: string; problem: string } | undefined> => {
     let entries;
@@ -127,7 +132,7 @@ async function specialFileIn(
       if (entry.isDirectory()) {
         const found = await walk(path);
         if (found !== undefined) return found;
-      } else if (!entry.isFile()) {
+      } else if ((entry.isFIFO() || entry.isSymbolicLink()) && isFifo(path)) {
         const problem = await problemWith(path, undefined);
         if (problem !== undefined) return { path, problem };
       }
@@ -135,4 +140,13 @@ async function specialFileIn(
     return undefined;
   };
   return walk(gitDir);
+}
+
+/** Following a symlink, as git's open does. */
+function isFifo(path: string): boolean {
+  try {
+    return statSync(path).isFIFO();
+  } catch {
+    return false;
+  }
 }

@@ -62,7 +62,7 @@ const TERM_GRACE_MS = 1000;
  * update of that ref); SIGKILL after a grace for the watched process. Returns that timer, to
  * clear once the process has exited.
  */
-export function endTree(processes: readonly number[]): NodeJS.Timeout {
+function endTree(processes: readonly number[]): NodeJS.Timeout {
   const signal = (pid: number, name: NodeJS.Signals) => {
     try {
       process.kill(pid, name);
@@ -110,17 +110,13 @@ function waitsForPartner(pid: number): boolean {
  * list gives `pid` alone); undefined when `pid` itself cannot be read.
  */
 function processTree(pid: number): number[] | undefined {
-  try {
-    readFileSync(`/proc/${pid}/wchan`);
-  } catch {
-    return undefined;
-  }
   const tree = [pid];
   for (let i = 0; i < tree.length && tree.length < MAX_TREE; i++) {
     let tasks: string[];
     try {
       tasks = readdirSync(`/proc/${tree[i]}/task`);
     } catch {
+      if (i === 0) return undefined;
       continue; // it exited meanwhile
     }
     for (const task of tasks) {
