@@ -4,7 +4,7 @@
 // time until the last one ends over 64 × one uncontended run of the same command ÷ cores (same
 // run): ≤ 1.5 means writers wait for CPU, never for each other.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, measure, median, ROOT, rotate, row, timed, writePack } from './common.mjs';
@@ -28,10 +28,18 @@ function ledger(cwd, args, env) {
  * A `ledger` run under /usr/bin/time when there is one: wall seconds, and CPU seconds (user +
  * system of the process and its git children), which tell work from waiting in a contended run.
  */
-async function ledgerTimed(cwd, args, env, scratch, n) {
-  if (!TIME) return { ...(await ledger(cwd, args, env)), cpu: undefined };
+function ledgerTimed(cwd, args, env, scratch, n) {
+  return timedCommand(cwd, process.execPath, [BIN, ...args], scratch, n, env);
+}
+
+async function timedCommand(cwd, cmd, args, scratch, n, env = {}) {
+  if (!TIME)
+    return {
+      ...(await timed(cmd, args, { cwd, env: { ...process.env, ...env } })),
+      cpu: undefined,
+    };
   const out = join(scratch, `time-${n}`);
-  const r = await timed(TIME, ['-f', '%U %S', '-o', out, process.execPath, BIN, ...args], {
+  const r = await timed(TIME, ['-f', '%U %S', '-o', out, cmd, ...args], {
     cwd,
     env: { ...process.env, ...env },
   });
@@ -109,8 +117,9 @@ export async function benchFleet({ log }) {
       log(
         `fleet: ${FLEET} × node -e 0, CPU one after another ${details.machine.sequential.toFixed(2)} s, all at once ${details.machine.concurrent.toFixed(2)} s (× ${details.machine.factor.toFixed(2)})`,
       );
+    details.gitPush = await gitPushReference(scratch, log);
     for (const mode of MODES) {
-      const run = await fleetRun(scratch, env, mode, log, details.machine?.factor);
+      const run = await fleetRun(scratch, env, mode, log, details.machine?.factor, details.gitPush);
       rows.push(run.row);
       details[mode.key] = run.details;
     }
@@ -137,7 +146,52 @@ async function machineFactor() {
   return { sequential, concurrent, factor: concurrent / sequential };
 }
 
-async function fleetRun(scratch, env, mode, log, machine) {
+/**
+ * The row's ratio for the peer every publish wraps: FLEET clones each push one new commit to a
+ * branch of its own at once, over FLEET × one uncontended push ÷ cores, and the same CPU ratio
+ * as the fleet's. Not a goal: what this machine gives plain `git push` under the row's own
+ * formula, for reading the row (1.13–1.80 by hand on this 2-core VM). A push is ~70 ms, so
+ * starting FLEET processes weighs more here than in the row.
+ */
+async function gitPushReference(scratch, log) {
+  const cores = availableParallelism();
+  const commit = (cwd, i) => {
+    writeFileSync(join(cwd, 'f'), `${i}\n`);
+    git(cwd, 'add', 'f');
+    git(cwd, '-c', 'user.name=b', '-c', 'user.email=b@x', 'commit', '-q', '-m', `c${i}`);
+  };
+  const push = (cwd, i, n) =>
+    timedCommand(cwd, 'git', ['push', '-q', 'origin', `main:refs/heads/w${i}`], scratch, n);
+  const solos = [];
+  for (let i = 0; i < Math.max(SOLO, 9); i++) {
+    const solo = remoteWithClones(scratch, `gitpush-solo${i}`, 1);
+    commit(solo.clones[0], i);
+    solos.push(await push(solo.clones[0], i, `gitpush-solo${i}`));
+  }
+  const { clones } = remoteWithClones(scratch, 'gitpush-fleet', FLEET);
+  clones.forEach(commit);
+  const started = process.hrtime.bigint();
+  const runs = await Promise.all(clones.map((cwd, i) => push(cwd, i, `gitpush-fleet${i}`)));
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  if ([...solos, ...runs].some((r) => r.code !== 0)) throw new Error('a plain git push failed');
+  const one = median(solos.map((r) => r.seconds));
+  const cpu = (rs) => rs.map((r) => r.cpu).filter((c) => c !== undefined);
+  const soloCpu = median(cpu(solos));
+  const fleetCpu = cpu(runs).reduce((a, b) => a + b, 0);
+  const reference = {
+    uncontendedSeconds: one,
+    wallSeconds: wall,
+    ratio: wall / ((FLEET * one) / cores),
+    cpuRatio: soloCpu > 0 ? fleetCpu / (FLEET * soloCpu) : undefined,
+  };
+  log(
+    `fleet: ${FLEET} × plain git push at once (the peer, not a goal): ${wall.toFixed(2)} s, one uncontended ${one.toFixed(3)} s, ratio ${reference.ratio.toFixed(2)}` +
+      (reference.cpuRatio === undefined ? '' : `, CPU ratio ${reference.cpuRatio.toFixed(2)}`),
+  );
+  return reference;
+}
+
+async function fleetRun(scratch, env, mode, log, machine, gitPush) {
   const cores = availableParallelism();
   const name = (what) => `${mode.key}-${what}`;
   // The divisor: SOLO uncontended runs of the same command, each of a clone like the fleet's
@@ -211,7 +265,9 @@ async function fleetRun(scratch, env, mode, log, machine) {
           : `; wall ÷ (the fleet's CPU ÷ ${cores} cores) ${waiting.toFixed(2)}, the fleet's CPU ÷ ${FLEET} uncontended runs' CPU ${(cpuSum / (FLEET * median(soloCpu))).toFixed(2)}` +
             (machine === undefined
               ? ''
-              : ` (${FLEET} × node -e 0 at once ÷ one after another, same run: ${machine.toFixed(2)})`)),
+              : ` (${FLEET} × node -e 0 at once ÷ one after another, same run: ${machine.toFixed(2)})`)) +
+        `; plain git push, ${FLEET} at once, by the same formula, same run: ${gitPush.ratio.toFixed(2)}` +
+        (gitPush.cpuRatio === undefined ? '' : ` (CPU ${gitPush.cpuRatio.toFixed(2)})`),
     },
     details: {
       command,
