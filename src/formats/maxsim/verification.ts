@@ -19,6 +19,7 @@ import {
   runsSomething,
   SAID_EXPECTED_FAILURE,
   SAID_FAILED,
+  SAID_INTENDED_EXIT,
   SAID_NEGATED,
   SAID_PASSED,
   SAID_UNSURE,
@@ -87,14 +88,25 @@ export function resultOf(
     (m) => Number(m[1]) < Number(m[2]),
   );
   const passed = SAID_PASSED.test(said) || exitCode === 0;
-  const failed =
-    SAID_FAILED.test(withoutZeros) || short || (exitCode !== undefined && exitCode !== 0);
+  const failedInWords = SAID_FAILED.test(withoutZeros) || short;
+  const failed = failedInWords || (exitCode !== undefined && exitCode !== 0);
   if (SAID_UNSURE.test(said))
     return {
       why: 'its result is qualified (pre-existing, unrelated, flaky…), not a plain pass or failure',
     };
   if (failed && (SAID_EXPECTED_FAILURE.test(said) || SAID_EXPECTED_FAILURE.test(lead)))
     return { why: 'its failure is said to be the intended one (a test-first red state)' };
+  // The exit its only failure word, said to be the command's answer: not a failure of the work
+  // and no pass either. A status that names a failure (`audit_failed`, `db_error`) keeps it one.
+  if (
+    failed &&
+    !failedInWords &&
+    !/fail|error/i.test(withoutZeros) &&
+    (SAID_INTENDED_EXIT.test(said) || SAID_INTENDED_EXIT.test(lead))
+  )
+    return {
+      why: 'its non-zero exit is said to be the command’s intended answer (by design, or the status it reports), not a failure',
+    };
   if (SAID_NEGATED.test(withoutZeros))
     return { why: 'its result words are negated (not, never, n’t…), not a plain pass or failure' };
   if (passed && failed) return { why: 'it says both a pass and a failure' };

@@ -159,3 +159,22 @@ export const SAID_UNSURE =
  */
 export const SAID_EXPECTED_FAILURE =
   /\bas expected\b|\bexpected (?:[\w-]+ )?(?:failures?|red)\b|\bintended (?:red|reason|failures?)\b|\bred (?:state|phase)\b/iu;
+
+/**
+ * A non-zero exit said to be the command's intended answer: "exits 1 by design", "as designed",
+ * "exit code 1 (expected)", "the expected exit 1", "deliberately exits 1", or the exit given as
+ * the status the command reports ("this checkout reports `resume_pending`, so the process exits
+ * 1": a status command's exit code is its answer). Read only where the exit is the item's one
+ * failure word (verification.ts): an honest xbmc/kodiai summary under `passed` recorded `failed`
+ * for such a status command. "exits 1, expected 0" (or "expected: exit 0") says the opposite.
+ */
+export const SAID_INTENDED_EXIT = new RegExp(
+  [
+    String.raw`\bby design\b|\bas (?:designed|intended|documented)\b|\bon purpose\b`,
+    String.raw`\b(?:deliberate|intentional)ly\b`,
+    String.raw`\b(?:expected|intended|designed) (?:non-?zero exit|exit(?: code| status)? [1-9]\d*)\b`,
+    String.raw`\bexit(?:s|ed)?(?: with)?(?: code| status)? [1-9]\d*[ ,(]+(?:(?:is|was|as) )?(?:expected|intended)\b(?![ :=]*(?:exit(?: code| status)?[ :=]*)?\d)`,
+    String.raw`\breport(?:s|ed)? \x60[^\x60]+\x60[^.;]*?\bso\b[^.;]*?\bexit`,
+  ].join('|'),
+  'iu',
+);
