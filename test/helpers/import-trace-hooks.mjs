@@ -1,4 +1,4 @@
-// The loader hooks behind import-trace.mjs (they run on the loader's own thread).
+// The loader hooks behind import-trace.mjs (on the loader's own thread, or in-thread).
 // A bundle file of dist/hot (scripts/bundle-hot.js) is recorded with the compiled modules in
 // it, by the manifest beside it, as if each had been loaded from dist/src: what a command
 // loads is pinned by module, wherever the module's code came from.
@@ -24,7 +24,18 @@ function inside(url) {
   );
 }
 
-export async function load(url, context, next) {
+function trace(url) {
   if (file) appendFileSync(file, [url, ...inside(url)].map((line) => `${line}\n`).join(''));
+}
+
+/** For `module.register()` (the loader's thread). */
+export async function load(url, context, next) {
+  trace(url);
+  return next(url, context);
+}
+
+/** For `module.registerHooks()` (in-thread, synchronous). */
+export function loadSync(url, context, next) {
+  trace(url);
   return next(url, context);
 }

@@ -4,15 +4,26 @@
 // command spawns is recorded there too, in order with the modules (`spawn git fetch`), when it
 // is spawned: what a command starts before it has loaded what.
 import { appendFileSync } from 'node:fs';
-import { createRequire, register, syncBuiltinESMExports } from 'node:module';
+import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+const { createRequire, syncBuiltinESMExports } = nodeModule;
 const file = process.env.LEDGER_TEST_IMPORT_TRACE;
+const hooks = pathToFileURL(
+  join(dirname(fileURLToPath(import.meta.url)), 'import-trace-hooks.mjs'),
+);
 
-register(pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), 'import-trace-hooks.mjs')), {
-  data: { file },
-});
+// In-thread hooks where Node has them (22.15+): Node 26 warns on stderr that `register()` is
+// deprecated (DEP0205), and the tests that trace a command also pin its stderr. Node 20 has
+// only the loader-thread hooks.
+if (typeof nodeModule.registerHooks === 'function') {
+  const { initialize, loadSync } = await import(hooks.href);
+  initialize({ file });
+  nodeModule.registerHooks({ load: loadSync });
+} else {
+  nodeModule.register(hooks, { data: { file } });
+}
 
 if (file && process.env.LEDGER_TEST_TRACE_SPAWNS) {
   const childProcess = createRequire(import.meta.url)('node:child_process');
