@@ -137,6 +137,14 @@ describe('json', () => {
       problems: [{ path: '', expected: 'a structured-handoff JSON object' }],
     });
   });
+  it("words a syntax error the same on every Node (22 and later add V8's line and column)", () => {
+    // A refusal's words are pinned per reader revision (reader-revision.test.ts): on Node 26
+    // the mainark and kxm fixtures' refusals read differently under the same revision.
+    const r = readJson(enc('{\n"a"\n: 1\n,\n}'));
+    expect(!r.ok && r.problems[0]?.message).toBe(
+      'malformed JSON: Expected double-quoted property name in JSON at position 12',
+    );
+  });
 });
 
 describe('text', () => {
