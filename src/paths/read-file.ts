@@ -78,9 +78,19 @@ async function openRegular(
   try {
     real = await realpath(abs);
   } catch (error) {
-    return link.isSymbolicLink()
-      ? { ok: false, reason: 'missing', problem: 'a symbolic link whose target does not exist' }
-      : { ok: false, reason: 'unreadable', problem: `cannot read it: ${code(error)}` };
+    const c = code(error);
+    // Gone since the lstat: removed, as `git pack-refs` removes every loose ref it packed. A
+    // ref reader then finds it in `packed-refs`; calling it unreadable made a concurrent pack
+    // look like a damaged ref (CORRUPT, exit 3: test/sync/pack-refs.test.ts).
+    if (link.isSymbolicLink())
+      return {
+        ok: false,
+        reason: 'missing',
+        problem: 'a symbolic link whose target does not exist',
+      };
+    return c === 'ENOENT' || c === 'ENOTDIR'
+      ? { ok: false, reason: 'missing', problem: 'no such file' }
+      : { ok: false, reason: 'unreadable', problem: `cannot read it: ${c}` };
   }
   if (root !== undefined) {
     const realRoot = await realpath(root).catch(() => root);

@@ -38,6 +38,12 @@ export interface SyncOptions {
    * refs it covers from the remote (see checkpoint.ts).
    */
   checkpoint?: boolean;
+  /**
+   * Loose ledger refs (this remote's tracking refs and markers) at which a sync that fetched
+   * packs the repository's refs (pack-refs.ts); default 256. A library option only: no flag or
+   * environment variable sets it.
+   */
+  packRefsAt?: number;
   /** The most parents one join commit has (default 16); more tips are joined in a chain. */
   maxJoinParents?: number;
   /**
@@ -80,6 +86,12 @@ export interface SyncResult {
   remoteRefs?: number;
   /** False when `pushOnly` pushed without fetching: nothing of the remote's was taken in. */
   fetched: boolean;
+  /**
+   * Loose ledger refs packed after the sync (`git pack-refs --all`, which packs every other
+   * loose ref too); absent when there were too few to pack, or they could not be (a notice says
+   * why when that needs the user).
+   */
+  packedRefs?: number;
   /** With `checkpoint`: what was published and retired. */
   checkpoint?: CheckpointResult;
 }

@@ -182,10 +182,13 @@ export async function shallowLedgerCommits(
 /**
  * git's complaint when another process (a concurrent `ledger sync` or `git fetch` in this clone)
  * held or moved one of our tracking refs while this fetch updated it. Only local refs under
- * refs/ledger-remotes/ are named: a remote-side failure never matches.
+ * refs/ledger-remotes/ are named: a remote-side failure never matches. Pruning a tracking ref
+ * (a writer ref retired from the remote) also takes `packed-refs.lock`, which a `git pack-refs`
+ * or `git gc` holds while it packs, and which one that was killed leaves behind; the only refs
+ * this fetch deletes are its tracking refs, so "could not delete" is about them.
  */
 const TRACKING_REF_CONTENTION =
-  /cannot lock ref 'refs\/ledger-remotes\/|Unable to create '[^']*refs\/ledger-remotes\/[^']*\.lock'/i;
+  /cannot lock ref 'refs\/ledger-remotes\/|Unable to create '[^']*refs\/ledger-remotes\/[^']*\.lock'|could not delete references?(?: refs\/ledger-remotes\/[^:]*)?: Unable to create '[^']*packed-refs\.lock'/i;
 
 /**
  * Fetches the remote's refs/ledger/* into refs/ledger-remotes/<remote>/*. Two syncs in one

@@ -14,6 +14,7 @@ import { acceptRetired, type RetiredRef } from './checkpoint.js';
 import { publishCheckpoint } from './publish-checkpoint.js';
 import type { SyncOptions, SyncResult } from './options.js';
 import { pushOnly } from './push-only.js';
+import { withPackedRefs } from './pack-refs.js';
 import type * as Check from './check.js';
 import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
 import { resolveTarget, startFetch, type HeadStart } from './fetch-start.js';
@@ -64,6 +65,17 @@ export async function syncLedger(
   repo: RepoPaths,
   store: ObjectStore,
   options: SyncOptions = {},
+): Promise<SyncResult> {
+  const result = await syncOnce(repo, store, options);
+  // Only after a sync that fetched: a --push-only publish writes two markers and must cost the
+  // same with 1 writer or 1,000 (push-only.ts).
+  return result.fetched ? withPackedRefs(repo, result, options) : result;
+}
+
+async function syncOnce(
+  repo: RepoPaths,
+  store: ObjectStore,
+  options: SyncOptions,
 ): Promise<SyncResult> {
   if (options.pushOnly === true) {
     if (options.push === false || options.checkpoint === true)

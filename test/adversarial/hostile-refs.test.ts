@@ -97,6 +97,20 @@ describe('a FIFO where git keeps a ref', () => {
     expect(r.json.error.message).toContain('refs/ledger/log');
     expect(r.json.error.message).toMatch(/bytes/);
   });
+
+  it('a repository config that waits for ever on a held lock (core.filesRefLockTimeout=-1), and the lock planted: record fails LOCKED (exit 2) naming it, not a hang', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    git(dir, 'config', 'core.filesRefLockTimeout', '-1');
+    const lock = join(dir, '.git', 'refs', 'ledger', 'log.lock');
+    writeFileSync(lock, '');
+    const r = await cli(user, dir, ['record', '--status', 'success'], { LEDGER_LOCK_WAIT_MS: '0' });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    expect(r.json.error.code).toBe('LOCKED');
+    expect(r.json.error.hint).toContain('refs/ledger/log.lock');
+    rmSync(lock);
+    expect((await cli(user, dir, ['record', '--status', 'success'])).code).toBe(0);
+  });
 });
 
 describe('a repository-named signing key', () => {

@@ -5,7 +5,8 @@
  * but cannot be read is an error, never "no ref".
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isLedgerError } from '../../src/model/errors.js';
@@ -154,6 +155,53 @@ describe('GitStore.readRef: a ref that cannot be read is never "no ref"', () => 
     const error = await readRef(dir, 'refs/ledger/log').catch((e: unknown) => e);
     expect(isLedgerError(error, 'CORRUPT')).toBe(true);
     expect((error as Error).message).toMatch(/refs\/ledger\/log exists but cannot be read/);
+  });
+});
+
+describe('GitStore.readRef and a concurrent git pack-refs', () => {
+  // pack-refs writes packed-refs, then removes each loose ref it packed. A ref read between its
+  // loose file's lstat and its realpath once came back "cannot read it: ENOENT" (CORRUPT, exit
+  // 3), where a removed file must read as absent and the ref be found in packed-refs.
+  it('every read finds every ref, at a value it had, while the refs are packed and loosened again', async () => {
+    const dir = gitdir();
+    const a = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'commit', '-q', '--allow-empty', '-m', 'second');
+    const b = git(dir, 'rev-parse', 'HEAD');
+    const names = Array.from({ length: 40 }, (_, i) => `refs/ledger-synced/origin/writers/w${i}`);
+    const set = (oid: string) => names.map((n) => `update ${n} ${oid}`).join('\\n');
+    git(dir, 'update-ref', 'refs/ledger/log', a);
+    for (const n of names) git(dir, 'update-ref', n, a);
+    const script = [
+      'i=0',
+      'while [ ! -e stop ]; do',
+      '  git pack-refs --all --prune',
+      `  printf '${set(b)}\\n' | git update-ref --stdin`,
+      '  git pack-refs --all --prune',
+      `  printf '${set(a)}\\n' | git update-ref --stdin`,
+      '  i=$((i+1)); echo $i > rounds',
+      'done',
+    ].join('\n');
+    const churn = spawn('sh', ['-c', script], { cwd: dir, stdio: 'ignore' });
+    const ended = new Promise((resolve) => churn.on('exit', resolve));
+    const store = new GitStore(await openRepo(dir));
+    let reads = 0;
+    try {
+      const deadline = Date.now() + 3000;
+      while (Date.now() < deadline) {
+        const values = await Promise.all(
+          ['refs/ledger/log', ...names].map((n) => store.readRef(n)),
+        );
+        expect(values[0]).toBe(a);
+        for (const value of values.slice(1)) expect([a, b]).toContain(value);
+        reads += values.length;
+      }
+    } finally {
+      store.close();
+      mkdirSync(join(dir, 'stop'));
+      await ended;
+    }
+    expect(reads).toBeGreaterThan(1000);
+    expect(Number(readFileSync(join(dir, 'rounds'), 'utf8').trim())).toBeGreaterThan(3);
   });
 });
 

@@ -28,6 +28,14 @@ export const SAFE_CONFIG = [
   'core.untrackedCache=false',
   '-c',
   'protocol.ext.allow=never',
+  // git's own defaults for how long to wait on a held ref lock and on `packed-refs.lock`. The
+  // repository's config could set -1, wait forever: with a lock file planted beside it, every
+  // ref update (record), deletion (a pruning fetch) or pack (sync's pack-refs) hung. ledger
+  // waits out a held lock itself, within LEDGER_LOCK_WAIT_MS (refs.ts, remote.ts).
+  '-c',
+  'core.filesRefLockTimeout=100',
+  '-c',
+  'core.packedRefsTimeout=1000',
 ];
 
 /**

@@ -179,3 +179,38 @@ function refuseBlocking(path: string, name: string): void {
   }
   if (!info.isFile() && !info.isDirectory()) throw brokenRefFile(name, NOT_REGULAR);
 }
+
+/**
+ * How many loose ref files lie under `prefixes` (each `refs/…/`), counted from the folder
+ * listings alone (no file is opened) and at most `cap`: a cheap measure of what a fetch, and
+ * every in-process listing, would open one file each for. Lock and dot files are not counted,
+ * as git skips them; what a file holds is not judged here.
+ */
+export function countLooseRefs(
+  commonDir: string,
+  prefixes: readonly string[],
+  cap = MAX_LOOSE_REFS,
+): number {
+  let count = 0;
+  const walk = (dir: string): void => {
+    let entries;
+    try {
+      entries = readdirSync(join(commonDir, dir), { withFileTypes: true });
+    } catch {
+      return; // no such folder (or not one): nothing loose there
+    }
+    for (const entry of entries) {
+      if (count >= cap) return;
+      if (entry.name.startsWith('.') || entry.name.endsWith('.lock')) continue;
+      if (entry.isDirectory()) walk(`${dir}/${entry.name}`);
+      else if (entry.isFile()) count++;
+    }
+  };
+  for (const prefix of prefixes) {
+    // Any name a remote may have (a dot included), but only ever a folder under refs/.
+    const parts = prefix.split('/');
+    if (parts[0] === 'refs' && parts.at(-1) === '' && !parts.some((p) => p === '.' || p === '..'))
+      walk(prefix.slice(0, -1));
+  }
+  return Math.min(count, cap);
+}

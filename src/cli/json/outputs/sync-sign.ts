@@ -37,6 +37,14 @@ export const SyncOutput = z
       .describe(
         "false when --push-only pushed without fetching: none of the remote's other refs was taken in; true when it fell back to a full sync",
       ),
+    packedRefs: z
+      .number()
+      .int()
+      .nonnegative()
+      .optional()
+      .describe(
+        "this clone's loose ledger refs packed after the sync (git pack-refs --all, as git gc does); absent when there were too few",
+      ),
     checkpoint: z
       .object({
         ref: z.string(),
