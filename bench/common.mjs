@@ -8,7 +8,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
-  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -16,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
+import { nodeBinary, nodeVersion } from '../scripts/node-binary.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'run.js');
@@ -364,20 +364,12 @@ export async function gitCalls(args, cwd, env = {}) {
 /** The Node LTS line the bench runs beside the machine's Node. */
 export const LTS_MAJOR = 24;
 
-/** Where the LTS binary is unpacked on first use (git-ignored). */
-export const NODE_DIR = join(ROOT, 'bench', '.node');
-
-function nodeVersion(node) {
-  const r = spawnSync(node, ['--version'], { encoding: 'utf8', timeout: 30_000 });
-  return r.status === 0 ? r.stdout.trim() : undefined;
-}
-
 /**
  * The Node LTS binary to run the bench with a second time: `{ node, version }`, or `{ reason }`
  * when there is none to run (no network, an unknown platform, BENCH_LTS=0, or the machine's Node
  * is already that line). The binary comes from the npm registry's `node-<platform>-<arch>@24`
- * package (the official build, packed for npm), unpacked into bench/.node/ once; later runs reuse
- * it without the network. BENCH_LTS_NODE=/path/to/node uses a binary of your own instead.
+ * package (the official build, packed for npm), unpacked into bench/.node/ once
+ * (scripts/node-binary.mjs). BENCH_LTS_NODE=/path/to/node uses a binary of your own instead.
  */
 export function ltsNode(log) {
   if (process.env.BENCH_LTS === '0') return { reason: 'BENCH_LTS=0' };
@@ -388,53 +380,7 @@ export function ltsNode(log) {
   }
   if (Number(process.versions.node.split('.')[0]) === LTS_MAJOR)
     return { reason: `the machine's Node (${process.version}) is already the LTS line` };
-  const dir = join(NODE_DIR, `node-${LTS_MAJOR}`);
-  const node = join(dir, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
-  const installed = existsSync(node) ? nodeVersion(node) : undefined;
-  if (installed) return { node, version: installed };
-
-  const pkg = `node-${process.platform}-${process.arch}@${LTS_MAJOR}`;
-  log(`lts: installing ${pkg} from the npm registry into bench/.node/ (first use only)`);
-  const work = join(NODE_DIR, `.partial-${process.pid}`);
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
-  try {
-    // `npm pack` only downloads the tarball: no install scripts run, nothing joins the project.
-    const pack = spawnSync(
-      'npm',
-      ['pack', pkg, '--json', '--loglevel=silent', '--pack-destination', work],
-      {
-        encoding: 'utf8',
-        timeout: 300_000,
-        cwd: work,
-      },
-    );
-    if (pack.status !== 0) {
-      let why = pack.error?.message ?? `exit ${pack.status}`;
-      try {
-        // npm --json says what failed as { error: { summary } } on stdout.
-        why = JSON.parse(pack.stdout).error?.summary ?? why;
-      } catch {
-        // not JSON: keep the exit status
-      }
-      return { reason: `${pkg} could not be fetched from the npm registry (${why})` };
-    }
-    const filename = JSON.parse(pack.stdout)[0]?.filename;
-    const untar = spawnSync('tar', ['-xzf', join(work, filename), '-C', work], {
-      encoding: 'utf8',
-    });
-    if (untar.status !== 0)
-      return { reason: `unpacking ${filename} failed: ${untar.stderr.trim()}` };
-    const unpacked = join(work, 'package');
-    const version = nodeVersion(join(unpacked, 'bin', 'node'));
-    if (!version) return { reason: `${pkg} was fetched but its bin/node does not run here` };
-    rmSync(dir, { recursive: true, force: true });
-    // One rename: a run killed mid-download never leaves a half-unpacked Node to be reused.
-    renameSync(unpacked, dir);
-    return { node, version };
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  return nodeBinary(LTS_MAJOR, log);
 }
 
 /** A pack of whole (undeltified) objects, written by plumbing (bench/sync and bench/fleet); `git index-pack` indexes it and checks every id. */
