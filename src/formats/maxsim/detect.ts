@@ -37,7 +37,11 @@ export function detectMaxsim(input: Sniff): Detection {
     score *= 0.3;
     signals.push(`but status ${word.toUpperCase()} is a team result's vocabulary`);
   }
-  const team = md.sections.filter((s) => TEAM_SECTIONS.includes(normalizeTitle(s.title))).length;
+  // Distinct sections: a slice summary joined from task summaries repeats `## Summary` once per
+  // task (xbmc/kodiai M018/S03), one team-result word however often it is written.
+  const team = new Set(
+    md.sections.map((s) => normalizeTitle(s.title)).filter((t) => TEAM_SECTIONS.includes(t)),
+  ).size;
   if (team >= 2 && names.size <= 2) {
     score *= 0.5;
     signals.push(`but ${team} team-result sections`);

@@ -10,7 +10,7 @@
 import type { Problem } from '../../model/errors.js';
 import type { ClaimedCheck } from '../../model/record.js';
 import { codeSpans, column, findTables, normalizeTitle, type Section } from '../kit/markdown.js';
-import { resultOf } from './verification.js';
+import { resultOf, type Unchecked } from './verification.js';
 
 /**
  * `id: T04` (or S01, M001, M010-sewkw9) with a `parent`, `milestone`, `completed_at` or
@@ -73,18 +73,69 @@ function verdictOf(cell: string): ClaimedCheck['result'] | undefined {
 }
 
 /**
+ * Exit code -1 is GSD-2's "no exit code": a verification its agent handed over as text is stored
+ * as `{exitCode: -1, verdict: "unknown (coerced from string)"}` (`executeTaskComplete`,
+ * `tools/workflow-tool-executors.ts` @76568edc0, since 1e87c973b), its evidence cross-check skips
+ * `exitCode === -1` as unknown, and it writes such a summary `mixed`, not `passed`. Its own gate
+ * writes a killed or timed-out command as 1 or 127, never -1 — but a row's -1 is then no run the
+ * tool recorded, and so no pass. The agent's words after the command (`cmd -> 12 pass, 0 fail`)
+ * are read only for a failure; anything else is unchecked with its line (xbmc/kodiai M044: twelve
+ * such rows read as failures before, M066 S04 T03 a thirteenth).
+ */
+function unknownExit(
+  cell: string,
+  verdict: string,
+  row: string[],
+  line: number,
+): { check: ClaimedCheck } | { unchecked: Unchecked } {
+  const span = codeSpans(cell)[0] ?? cell;
+  // `cmd -> 12 pass, 0 fail`: the words after the last arrow or dash are the agent's result.
+  const cut = /^(.*\S)\s+(?:->|→|—|–)\s+(.*)$/s.exec(span);
+  const outside = codeSpans(cell).length > 0 ? cell.replace(/`[^`]*`/g, ' ') : '';
+  const words = [cut?.[2] ?? '', outside, verdict.replace(/\(coerced from string\)/, '')]
+    .join(' ')
+    .trim();
+  const said = words === '' ? undefined : resultOf(words, []);
+  const text = row.join(' | ');
+  if (said !== undefined && 'result' in said && said.result === 'failed')
+    return {
+      check: {
+        command: (cut?.[1] ?? span).slice(0, 4096),
+        result: 'failed',
+        // An exit the agent's words state (`-> 2 fail, exit 1`) is theirs; -1 is no exit code.
+        ...(said.exitCode === undefined ? {} : { exitCode: said.exitCode }),
+        details: `line ${line}: ${text}`,
+      },
+    };
+  const after =
+    said === undefined
+      ? 'none'
+      : 'why' in said
+        ? said.why
+        : 'a pass, in the agent’s own words only';
+  return {
+    unchecked: {
+      line,
+      text: text.slice(0, 300),
+      why: `exit code -1 is GSD-2’s mark for a verification handed to it as text, with no exit code and no verdict: no run was recorded, so the row is neither a pass nor a failure (the words after its command: ${after})`,
+    },
+  };
+}
+
+/**
  * The rows of a `## Verification Evidence` table as claimed checks: the command (its code span
  * when it has one), the stated exit code, and the verdict — or, with no verdict word, the exit
- * code's meaning. A row that states neither is refused with its line: a check whose outcome
- * cannot be read is not recorded as passed or dropped.
+ * code's meaning (-1 is GSD-2's unknown: `unknownExit`). A row that states neither is refused
+ * with its line: a check whose outcome cannot be read is not recorded as passed or dropped.
  */
 export function evidenceTableChecks(
   sections: readonly Section[],
   /** The body's lines and the lines before it, so that a row's line is the document's. */
   body: { lines: readonly string[]; offset: number },
   problems: Problem[],
-): ClaimedCheck[] {
+): { checks: ClaimedCheck[]; unchecked: Unchecked[] } {
   const checks: ClaimedCheck[] = [];
+  const unchecked: Unchecked[] = [];
   for (const s of sections) {
     if (!/^verification evidence\b/.test(normalizeTitle(s.title))) continue;
     const lines = s.body.split('\n');
@@ -106,6 +157,12 @@ export function evidenceTableChecks(
           stated ?? (exitCode === undefined ? undefined : exitCode === 0 ? 'passed' : 'failed');
         // The document's line: the row's own, found after the section's heading.
         const line = body.lines.indexOf(raw, s.line) + 1 + body.offset;
+        if (stated === undefined && exitCode === -1) {
+          const read = unknownExit(cell, verdictCol >= 0 ? (row[verdictCol] ?? '') : '', row, line);
+          if ('check' in read) checks.push(read.check);
+          else unchecked.push(read.unchecked);
+          return;
+        }
         // `| — | No verification commands discovered | — | — | — |`: the gate ran nothing.
         const blank = (c: string | undefined) => /^(?:[-—–]+|n\/a)?$/i.test((c ?? '').trim());
         const said = verdictCol >= 0 ? row[verdictCol] : undefined;
@@ -129,7 +186,7 @@ export function evidenceTableChecks(
       });
     }
   }
-  return checks;
+  return { checks, unchecked };
 }
 
 /**

@@ -4,10 +4,12 @@
  * Built`; a quick task written in Chinese lists lone `` `path` `` items under `## 变更内容（按文件）`
  * ("changes, by file"). Read only when nothing else in the summary claims a file — beside a
  * files section such lists are context — so that a summary that lists files never records as
- * claiming none without a word.
+ * claiming none without a word. A bold `**Files created:**` label that names its files is exact,
+ * and read wherever it stands (`fileLabels`).
  */
-import { column, findTables, type Section } from '../kit/markdown.js';
-import { splitPathAndNote } from '../kit/paths.js';
+import { column, fenceTracker, findTables, type Section } from '../kit/markdown.js';
+import { pathList, splitPathAndNote } from '../kit/paths.js';
+import { actionGroup, fileSection } from './vocabulary.js';
 
 type Action = 'created' | 'modified' | 'deleted' | 'touched';
 
@@ -82,6 +84,38 @@ export function lonePaths(
         why: `a lone path under a heading this reader does not know as a files section (${where}): not claimed`,
       });
     }
+  }
+  return out;
+}
+
+/** `**Files created:** …` (or `**Files created**: …`): a bold label and its value on one line. */
+const LABEL = /^\s*\*\*([^*]+?)(?::\*\*|\*\*\s*:)\s*(\S.*)$/;
+
+/**
+ * Files a bold label names on its own line: `` **Files created:** `a.ts`, `b.ts` `` (GSD v1 task
+ * summaries, and the slice summaries GSD-2's migration joins from them: xbmc/kodiai M001 S03
+ * names its nine files so and nowhere else). A label that says files (`Files created`, `Files
+ * modified`, as a section would) and whose value is a path or a list of paths; a value that
+ * names none (`**Files modified:** 17 (903 insertions, …)`, a count) claims nothing.
+ */
+export function fileLabels(body: string): { path: string; action: Action; note: string }[] {
+  const out: { path: string; action: Action; note: string }[] = [];
+  const fence = fenceTracker();
+  for (const line of body.split('\n')) {
+    if (fence.line(line)) continue;
+    const m = LABEL.exec(line);
+    const title = m?.[1] ?? '';
+    const action =
+      fileSection(title) ?? (/\bfiles?\b/i.test(title) ? actionGroup(title) : undefined);
+    if (m === null || action === undefined) continue;
+    const value = (m[2] ?? '').trim();
+    const listed = pathList(value);
+    if (listed !== undefined) {
+      for (const path of listed) out.push({ path, action, note: '' });
+      continue;
+    }
+    const split = splitPathAndNote(value);
+    if (split.kind === 'path') out.push({ path: split.path, action, note: split.note ?? '' });
   }
   return out;
 }

@@ -19,7 +19,6 @@ import {
 } from '../../model/record.js';
 import type { ParseContext, ParseResult } from '../contract.js';
 import { claimsProblems, reason } from '../kit/claims.js';
-import { duplicateSection } from '../kit/problems.js';
 import { splitFrontMatter } from '../kit/front-matter.js';
 import { splitSections, type Section } from '../kit/markdown.js';
 import { decodeText, preview } from '../kit/text.js';
@@ -35,7 +34,8 @@ import {
 } from './evidence.js';
 import { evidenceTableChecks } from './gsd2.js';
 import { seemsToBe } from './look-alikes.js';
-import { parseArtifacts, parseDecisions, parseDeferred, parseStatus } from './sections.js';
+import { artifactsOf, decisionsOf, deferredOf, statusOf, type Occurrence } from './repeated.js';
+import { parseArtifacts } from './sections.js';
 import { openingOf, phaseSummaryOf, readPhaseSummary } from './summary.js';
 import { acResultChecks, verificationChecks } from './verification.js';
 import {
@@ -47,11 +47,6 @@ import {
   type SectionName,
 } from './vocabulary.js';
 
-interface Known {
-  body: string;
-  inline?: string;
-}
-
 /** Sub-sections that belong to a contract section (`### Created` under `## Artifacts`). */
 function belongsTo(name: SectionName, sub: Section): boolean {
   if (name === 'Artifacts') return actionGroup(sub.title) !== undefined;
@@ -59,9 +54,12 @@ function belongsTo(name: SectionName, sub: Section): boolean {
   return false;
 }
 
-/** The contract sections found, deeper sub-sections that belong to them folded in. */
-function readLayout(sections: readonly Section[], problems: Problem[]) {
-  const seen = new Map<SectionName, Known>();
+/**
+ * The contract sections found, deeper sub-sections that belong to them folded in; a section
+ * written more than once keeps every occurrence, in document order (repeated.ts reads them).
+ */
+function readLayout(sections: readonly Section[], offset: number) {
+  const seen = new Map<SectionName, Occurrence[]>();
   const layout: { heading: string; body?: string; section?: SectionName }[] = [];
   for (let i = 0; i < sections.length; i++) {
     const s = sections[i]!;
@@ -77,11 +75,10 @@ function readLayout(sections: readonly Section[], problems: Problem[]) {
       body = `${body}\n\n${sub.heading}\n${sub.body}`.replace(/^\n+/, '');
       i++;
     }
-    if (seen.has(known.name)) {
-      problems.push(duplicateSection(known.name, known.name, s.line));
-      continue;
-    }
-    seen.set(known.name, known.inline === undefined ? { body } : { body, inline: known.inline });
+    const line = s.line + offset;
+    const all = seen.get(known.name) ?? [];
+    all.push(known.inline === undefined ? { body, line } : { body, inline: known.inline, line });
+    seen.set(known.name, all);
     layout.push({ heading: s.heading, section: known.name });
   }
   return { seen, layout };
@@ -141,11 +138,18 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   const extra: Record<string, unknown> = {};
   if (split) extra['frontMatter'] = split.raw;
   if (preamble !== '') extra['preamble'] = preamble;
-  const { seen, layout } = readLayout(sections, problems);
-  const summaryOf = phaseSummaryOf(split?.raw, split?.body ?? text);
-  if (summaryOf && 'problems' in summaryOf) return { ok: false, problems: summaryOf.problems };
   // Lines before the body (the front matter), so that a section's line is the document's.
   const offset = split ? text.slice(0, text.length - split.body.length).split('\n').length - 1 : 0;
+  const { seen, layout } = readLayout(sections, offset);
+  const repeated = [...seen].filter(([, all]) => all.length > 1);
+  // Said in the record: the section was written more than once and read as one.
+  if (repeated.length > 0)
+    extra['repeatedSections'] = repeated.map(([section, all]) => ({
+      section,
+      lines: all.map((o) => o.line),
+    }));
+  const summaryOf = phaseSummaryOf(split?.raw, split?.body ?? text);
+  if (summaryOf && 'problems' in summaryOf) return { ok: false, problems: summaryOf.problems };
   const summary = summaryOf
     ? readPhaseSummary(
         summaryOf.fm,
@@ -157,7 +161,8 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       )
     : undefined;
   const bodyLines = { lines: (split?.body ?? text).split('\n'), offset };
-  const tableChecks = summary ? evidenceTableChecks(sections, bodyLines, problems) : [];
+  const table = summary ? evidenceTableChecks(sections, bodyLines, problems) : undefined;
+  const tableChecks = table?.checks ?? [];
   // What a summary's `## Verification` items and VBW's `ac_results` say it ran: a check where the
   // item says the result outright, else unchecked with its line (verification.ts).
   // A contract handoff's own `### Verification` section is read as a summary's: its template
@@ -167,7 +172,11 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     ...(summaryOf ? [acResultChecks(summaryOf.fm, text)] : []),
   ];
   const saidChecks = said.flatMap((x) => x.checks);
-  const unchecked = [...(summary?.unchecked ?? []), ...said.flatMap((x) => x.unchecked)];
+  const unchecked = [
+    ...(summary?.unchecked ?? []),
+    ...(table?.unchecked ?? []),
+    ...said.flatMap((x) => x.unchecked),
+  ];
   if (unchecked.length > 0) extra['unchecked'] = unchecked;
   if (seen.size === 0 && summary === undefined) {
     // `---` then `key: value` lines and no closing `---` (a real GSD summary): its key_files
@@ -195,13 +204,13 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
 
   const kd = seen.get('Key Decisions');
   if (kd) {
-    const d = parseDecisions(kd.body);
+    const d = decisionsOf(kd);
     claims.decisions = d.decisions;
     if (d.notes !== '') notes['Key Decisions'] = d.notes;
   } else if (summary?.decisions) claims.decisions = summary.decisions;
   const art = seen.get('Artifacts');
   if (art || summary?.artifacts !== undefined || (summary?.prose.length ?? 0) > 0) {
-    const a = parseArtifacts(art?.body ?? '', roots, problems);
+    const a = artifactsOf(art ?? [{ body: '', line: 0 }], roots, problems);
     // A phase summary's key-files and file list add the files the Artifacts section did not name.
     if (summary?.artifacts !== undefined) {
       const s = parseArtifacts(summary.artifacts, roots, problems);
@@ -218,7 +227,7 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
   }
   const def = seen.get('Deferred Items');
   if (def) {
-    const d = parseDeferred(def.body, problems);
+    const d = deferredOf(def, problems);
     claims.deferred = d.deferred;
     if (d.notes !== '') notes['Deferred Items'] = d.notes;
   }
@@ -237,7 +246,7 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     });
   }
   const st = seen.get('Status');
-  const status = st ? parseStatus(st.body, st.inline, problems) : null;
+  const status = st ? statusOf(st, problems) : null;
   const blocks = blockChecks(text, problems);
   if (problems.length > 0) return { ok: false, problems };
 

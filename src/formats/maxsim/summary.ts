@@ -10,27 +10,16 @@
 import type { Problem } from '../../model/errors.js';
 import type { Decision } from '../../model/record.js';
 import { textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
-import { column, findTables, isNone, normalizeTitle, type Section } from '../kit/markdown.js';
+import { column, findTables, isNone, type Section } from '../kit/markdown.js';
 import { pathList, splitPathAndNote } from '../kit/paths.js';
 import { isGsd2QuickSummary, isGsd2Summary, narratedResult } from './gsd2.js';
 import { summaryFrontMatter } from './gsd2-front-matter.js';
-import { fileTables, lonePaths } from './loose-listings.js';
+import { fileLabels, fileTables, lonePaths } from './loose-listings.js';
 import { decisionOf } from './sections.js';
 import type { Unchecked } from './verification.js';
-import { actionGroup, summaryStatus } from './vocabulary.js';
+import { actionGroup, fileSection, summaryStatus } from './vocabulary.js';
 
 type Action = 'created' | 'modified' | 'deleted' | 'touched';
-
-/** Sections real summaries list files in (`## Key Files` with `### Created` under it, …). */
-function fileSection(title: string): Action | undefined {
-  const t = normalizeTitle(title).replace(/^key /, '');
-  if (/^(files|files created\/modified|files changed|artifacts)$/.test(t)) return 'touched';
-  if (/^(files|artifacts) created$/.test(t)) return 'created';
-  // `## Key Files Modified` lists the files a plan changed, new ones too (maxsimcli 01-02 lists
-  // the test file it created there): touched. A `### Modified` beside a `### Created` is exact.
-  if (/^files (modified|deleted)$/.test(t)) return 'touched';
-  return undefined;
-}
 
 export interface PhaseSummary {
   /** An Artifacts body in the contract's own words, for `parseArtifacts`. */
@@ -222,8 +211,17 @@ export function readPhaseSummary(
     if (items.length > 0) listings.push(`front matter ${key}`);
     for (const item of items) claim(pathOf(item), action);
   }
+  // `**Files created:** `a.ts`, `b.ts`` (GSD v1 summaries, and the slices GSD-2's migration joins
+  // from them): a label that says files and names them, read wherever it stands, in order.
+  const readLabels = (body: string, where: string): void => {
+    const found = fileLabels(body);
+    for (const l of found) claim(l.path, l.action, l.note);
+    if (found.length > 0) listings.push(where);
+  };
+  readLabels(opening, 'the opening');
   let group: { level: number; action: Action } | undefined;
   for (const s of sections) {
+    readLabels(s.body, `line ${s.line + lineOffset}: ${s.heading.trim()}`);
     const own = fileSection(s.title);
     // `### New Files` under `## What Was Built` (maxsimcli 32.1-01) is a files section; a bare
     // `### Added` elsewhere may list features: not taken.

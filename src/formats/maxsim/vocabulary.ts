@@ -50,6 +50,17 @@ export function actionGroup(title: string): ClaimedArtifact['action'] | undefine
   return undefined;
 }
 
+/** Sections real summaries list files in (`## Key Files` with `### Created` under it, …). */
+export function fileSection(title: string): ClaimedArtifact['action'] | undefined {
+  const t = normalizeTitle(title).replace(/^key /, '');
+  if (/^(files|files created\/modified|files changed|artifacts)$/.test(t)) return 'touched';
+  if (/^(files|artifacts) created$/.test(t)) return 'created';
+  // `## Key Files Modified` lists the files a plan changed, new ones too (maxsimcli 01-02 lists
+  // the test file it created there): touched. A `### Modified` beside a `### Created` is exact.
+  if (/^files (modified|deleted)$/.test(t)) return 'touched';
+  return undefined;
+}
+
 /** Section name of a heading title; `Status: PASS` carries the value in the heading. */
 export function sectionOf(title: string): { name: SectionName; inline?: string } | null {
   const t = normalizeTitle(title);
