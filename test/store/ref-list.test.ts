@@ -4,8 +4,8 @@
  * and cannot miss a ref that a concurrent `git pack-refs` moves between its two reads. Real
  * repositories; git is the reference.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listLedgerRefs } from '../../src/sync/remote.js';
@@ -13,6 +13,7 @@ import { openRepo } from '../../src/store/git/repo.js';
 import { listRefsInProcess } from '../../src/store/git/ref-list.js';
 import { mkfifo, withFifoRelease } from '../helpers/fifo.js';
 import { cleanup, git, gitdir } from '../helpers/git.js';
+import { startPackChurn } from '../helpers/pack-churn.js';
 
 afterEach(cleanup);
 
@@ -193,20 +194,13 @@ describe('listRefsInProcess and a concurrent git pack-refs', () => {
   it('every listing holds every ref, at a value it had, while refs are packed and moved', async () => {
     const n = 60;
     const { dir, a, b } = markers(n);
-    // Another process packs the refs and moves some back to loose files, over and over.
-    const script = [
-      'i=0',
-      'while [ ! -e stop ]; do',
-      '  git pack-refs --all --prune',
-      `  printf 'update ${writer(3)} ${b}\\nupdate ${writer(4)} ${a}\\n' | git update-ref --stdin`,
-      '  git pack-refs --all --prune',
-      `  printf 'update ${writer(3)} ${a}\\nupdate ${writer(4)} ${b}\\n' | git update-ref --stdin`,
-      '  i=$((i+1)); echo $i > rounds',
-      'done',
-    ].join('\n');
-    const churn = spawn('sh', ['-c', script], { cwd: dir, stdio: 'ignore' });
-    const ended = new Promise((resolve) => churn.on('exit', resolve));
+    const churn = startPackChurn(
+      dir,
+      `update ${writer(3)} ${b}\\nupdate ${writer(4)} ${a}`,
+      `update ${writer(3)} ${a}\\nupdate ${writer(4)} ${b}`,
+    );
     let listings = 0;
+    let rounds = 0;
     try {
       const deadline = Date.now() + 4000;
       while (Date.now() < deadline) {
@@ -218,10 +212,8 @@ describe('listRefsInProcess and a concurrent git pack-refs', () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
-      mkdirSync(join(dir, 'stop'));
-      await ended;
+      rounds = await churn.stop();
     }
-    const rounds = Number(readFileSync(join(dir, 'rounds'), 'utf8').trim());
     expect(listings).toBeGreaterThan(50);
     expect(rounds).toBeGreaterThan(3); // the packing really ran while we listed
   });
