@@ -3,8 +3,8 @@
  * remote of 1,000 writers writes about 2,000 loose refs (a tracking ref and a marker per writer
  * ref), and every later `git fetch`, push and in-process listing opens each of them, for good:
  * packed, the next sync took 0.13 s less CPU and `git fetch` 0.07 s less of its 0.18 s
- * (docs/design.md, "Packing the refs a sync wrote"). Housekeeping, never part of the sync's answer: the sync is
- * complete before it starts, and nothing here can fail it.
+ * (docs/design.md, "Packing the refs a sync wrote"). Housekeeping, never part of the sync's
+ * answer: the sync is complete before it starts, and nothing here can fail it.
  *
  * `git pack-refs --all`, because git 2.39 has no narrower form (`--include` is 2.42): it packs
  * every loose ref, branches too, exactly as `git gc` does. git's lock protocol keeps it safe
