@@ -52,6 +52,10 @@ export const maxsim: FormatModule = {
     MAXSIM_NO_EVIDENCE: 'a status claimed without evidence: failed (in a phase summary, a note)',
     MAXSIM_FAILED_EVIDENCE: 'a completion claim whose own evidence reports a failure: failed',
     MAXSIM_FORBIDDEN_PHRASE: 'an anti-rationalization phrase in place of evidence: failed',
+    MAXSIM_SELF_CHECK_FAILED:
+      "the executor's own `## Self-Check: FAILED` (files or commits it names are missing): failed",
+    MAXSIM_PART_STATUS:
+      "a joined part's own `**Status:**` worse than the summary's claimed status: that status",
     MAXSIM_NO_EVIDENCE_BLOCKS:
       'no verification-skill CLAIM/EVIDENCE/OUTPUT/VERDICT blocks: a note (the contract does not ask for them)',
     MAXSIM_EVIDENCE_BLOCKS_REQUIRED:

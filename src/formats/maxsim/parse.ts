@@ -4,6 +4,8 @@
  *   MAXSIM_NO_EVIDENCE       a status without evidence → failed
  *   MAXSIM_FAILED_EVIDENCE   a completion claim whose own evidence reports a failure → failed
  *   MAXSIM_FORBIDDEN_PHRASE  an anti-rationalization phrase → failed
+ *   MAXSIM_SELF_CHECK_FAILED the executor's own `## Self-Check: FAILED` → failed
+ *   MAXSIM_PART_STATUS       a joined part's `**Status:**` worse than the summary's → that status
  *   MAXSIM_NO_EVIDENCE_BLOCKS  no CLAIM/EVIDENCE/OUTPUT/VERDICT blocks: a note (the contract does
  *                            not ask for them; the verification skill does)
  *   MAXSIM_EVIDENCE_BLOCKS_REQUIRED  the same, where the auditor's policy makes it a gate: a
@@ -36,6 +38,7 @@ import { evidenceTableChecks } from './gsd2.js';
 import { seemsToBe } from './look-alikes.js';
 import { artifactsOf, decisionsOf, deferredOf, statusOf, type Occurrence } from './repeated.js';
 import { parseArtifacts } from './sections.js';
+import { judgeSelfReports, selfReports } from './self-reports.js';
 import { openingOf, phaseSummaryOf, readPhaseSummary } from './summary.js';
 import { acResultChecks, verificationChecks } from './verification.js';
 import {
@@ -172,10 +175,13 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     ...(summaryOf ? [acResultChecks(summaryOf.fm, text)] : []),
   ];
   const saidChecks = said.flatMap((x) => x.checks);
+  // `## Self-Check: FAILED`, and each joined part's own `**Status:**` (self-reports.ts).
+  const own = selfReports(bodyLines, summary !== undefined);
   const unchecked = [
     ...(summary?.unchecked ?? []),
     ...(table?.unchecked ?? []),
     ...said.flatMap((x) => x.unchecked),
+    ...own.unchecked,
   ];
   if (unchecked.length > 0) extra['unchecked'] = unchecked;
   if (seen.size === 0 && summary === undefined) {
@@ -325,6 +331,15 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       );
     }
   }
+  const claimed = status
+    ? { value: status.value, said: `the Status section's ${status.value}` }
+    : summary?.status && {
+        value: summary.status.value,
+        said: `${summary.status.where}'s ${summary.status.written}`,
+      };
+  const judged = judgeSelfReports(own, claimed, effective);
+  effective = judged.status;
+  reasons.push(...judged.reasons);
   const checks = [...lineChecks, ...blocks.checks, ...tableChecks, ...saidChecks];
   if (checks.length > 0) claims.checks = checks;
   // The contract's four sections are asked of a handoff, not of a summary: a summary that states

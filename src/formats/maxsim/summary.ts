@@ -125,7 +125,7 @@ function fileMap(fm: FrontMap): { key: string; map: FrontValue } | undefined {
 const NONE = /^\(?(none|n\/a)\)?\.?$/i;
 
 /** One line of a list, kept on one line (a YAML string may span lines). */
-const flat = (s: string): string => s.replace(/\s+/g, ' ').trim();
+export const flat = (s: string): string => s.replace(/\s+/g, ' ').trim();
 
 /**
  * The claims of a phase summary: the front matter's file lists (`key-files`, `key_files`,

@@ -127,6 +127,8 @@ export function summaryStatus(written: string): string | undefined {
     passed: 'PASS',
     partial: 'PARTIAL',
     blocked: 'blocked',
+    // A coordinator that stopped the plan (a real summary's `status: halted` over its blocker).
+    halted: 'blocked',
     fail: 'FAIL',
     failed: 'FAIL',
     // GSD-2's verification_result: some checks passed and some did not, or none ran.
