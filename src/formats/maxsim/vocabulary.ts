@@ -116,9 +116,10 @@ export function runsSomething(command: string): boolean {
 
 /** `✓ Complete`, `completed`, `**PASS**`: the status word a summary claims, in the contract's words. */
 export function summaryStatus(written: string): string | undefined {
-  const word = (
-    /^[^A-Za-z]*([A-Za-z]+)/.exec(written.replace(/[*_`]/g, '').trim())?.[1] ?? ''
-  ).toLowerCase();
+  const plain = written.replace(/[*_`]/g, '').trim();
+  // An interim summary, written before its plan is done (`status: in-progress`).
+  if (/^[^A-Za-z]*in[- ]progress\b/i.test(plain)) return 'PARTIAL';
+  const word = (/^[^A-Za-z]*([A-Za-z]+)/.exec(plain)?.[1] ?? '').toLowerCase();
   const words: Record<string, string> = {
     complete: 'complete',
     completed: 'complete',
@@ -129,6 +130,9 @@ export function summaryStatus(written: string): string | undefined {
     blocked: 'blocked',
     // A coordinator that stopped the plan (a real summary's `status: halted` over its blocker).
     halted: 'blocked',
+    // Part of the plan landed and a later plan took over the rest: what the ledger's own
+    // lifecycle makes of a superseded record (partial).
+    superseded: 'PARTIAL',
     fail: 'FAIL',
     failed: 'FAIL',
     // GSD-2's verification_result: some checks passed and some did not, or none ran.

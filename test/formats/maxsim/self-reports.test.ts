@@ -164,16 +164,33 @@ describe('each joined part’s own **Status:**', () => {
   });
 });
 
-describe('`status: halted` (a coordinator stopped the plan)', () => {
-  it('records as blocked instead of being refused', () => {
-    const h = parsed(
-      FAILED.replace('status: complete', 'status: halted').replace(
-        '## Self-Check: FAILED',
-        '## Self-Check: PASSED',
-      ),
+describe('status words real summaries use that were refused', () => {
+  const withStatus = (word: string) =>
+    FAILED.replace('status: complete', `status: ${word}`).replace(
+      '## Self-Check: FAILED',
+      '## Self-Check: PASSED',
     );
+  it('`halted` (a coordinator stopped the plan) records as blocked', () => {
+    const h = parsed(withStatus('halted'));
     expect(h.status).toBe('blocked');
     expect(h.claims.status).toBe('blocked');
+  });
+
+  it('`superseded` (part landed, a later plan took the rest) and `in-progress` record as partial', () => {
+    for (const word of ['superseded', 'in-progress', 'In progress']) {
+      const h = parsed(withStatus(word));
+      expect(h.status, word).toBe('partial');
+      expect(h.claims.status, word).toBe('PARTIAL');
+    }
+  });
+
+  it('a word none of the family writes is still refused, with its line', () => {
+    const r = maxsim.parse(new TextEncoder().encode(withStatus('shipped-ish')), {
+      ...ctx,
+      fileName: '07-02-SUMMARY.md',
+    });
+    expect(r.ok).toBe(false);
+    expect(r.ok ? '' : r.problems[0]?.message).toContain('front matter line 13: status');
   });
 });
 

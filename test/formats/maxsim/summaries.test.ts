@@ -180,19 +180,19 @@ describe('GSD-family summary shapes', () => {
 
   it('a front matter status no template uses is refused with the field, not read as no status', () => {
     const r = maxsim.parse(
-      enc('---\nphase: 02\nplan: 01\nstatus: in-progress\n---\n\n# Summary\n'),
+      enc('---\nphase: 02\nplan: 01\nstatus: sort-of-done\n---\n\n# Summary\n'),
       ctx,
     );
     expect(r.ok).toBe(false);
     expect(!r.ok && r.problems[0]).toMatchObject({
       path: 'frontMatter.status',
-      got: 'in-progress',
+      got: 'sort-of-done',
     });
   });
 
   it('the front matter status refusal carries the document line of status:, like the YAML errors', () => {
     const r = maxsim.parse(
-      enc('---\nphase: 02\nplan: 01\nsubsystem: ui\nstatus: in-progress\n---\n\n# Summary\n'),
+      enc('---\nphase: 02\nplan: 01\nsubsystem: ui\nstatus: sort-of-done\n---\n\n# Summary\n'),
       ctx,
     );
     expect(!r.ok && r.problems[0]?.message).toMatch(/^front matter line 5: status /);
