@@ -1,6 +1,6 @@
 // Shared bench helpers: deterministic source-text generation, scratch repositories, timing.
 // Plain JS ESM (runs after `npm run build`, no TypeScript toolchain needed).
-import { spawn, spawnSync } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -184,26 +184,43 @@ export function removeAllScratch() {
   for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** Runs a command to completion; resolves { code, stdout, stderr, seconds } (wall clock). */
+/**
+ * Runs a command to completion; resolves { code, stdout, stderr, seconds } (wall clock). The
+ * command is started, and timed, by bench/spawner.mjs, a small process of its own: started from
+ * the bench, which grows to hundreds of MB, each command began 20–35 ms late (fork copies the
+ * caller's page tables), the same on both sides of a row. `options`: cwd, env, and `stdinFile`
+ * (a file on the command's stdin).
+ */
 export function timed(cmd, args, options = {}) {
+  const { cwd, env = process.env, stdinFile } = options;
+  const id = nextJob++;
   return new Promise((resolvePromise, reject) => {
-    const started = process.hrtime.bigint();
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
-    const out = [];
-    const err = [];
-    child.stdout.on('data', (c) => out.push(c));
-    child.stderr.on('data', (c) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      resolvePromise({
-        code,
-        stdout: Buffer.concat(out).toString(),
-        stderr: Buffer.concat(err).toString(),
-        seconds,
-      });
-    });
+    jobs.set(id, { resolvePromise, reject });
+    const to = spawner();
+    // Held while a job runs; let go when none does, so the spawner never keeps the bench alive.
+    to.channel?.ref();
+    to.send({ id, cmd, args, cwd, env, stdinFile });
   });
+}
+
+const jobs = new Map();
+let nextJob = 0;
+let helper;
+
+function spawner() {
+  if (helper !== undefined) return helper;
+  helper = fork(join(ROOT, 'bench', 'spawner.mjs'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  helper.unref();
+  helper.on('message', ({ id, error, ...result }) => {
+    const job = jobs.get(id);
+    jobs.delete(id);
+    if (error !== undefined) job.reject(new Error(error));
+    else job.resolvePromise(result);
+    if (jobs.size === 0) helper.channel?.unref();
+  });
+  return helper;
 }
 
 /** Like timed(), but throws with the command's stderr on a non-zero exit. */

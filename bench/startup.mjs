@@ -13,15 +13,7 @@
 // rows into that file (rows with the same name are replaced; details under `startup`).
 // `benchStartup({ log })` is the entry for bench/run.js.
 import { spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -177,14 +169,8 @@ function conversationalTurn(repo) {
 }
 
 /** Runs a contender, with a file on its stdin when it has one. */
-async function runContender([cmd, args, stdinFile], cwd) {
-  if (stdinFile === undefined) return timed(cmd, args, { cwd });
-  const fd = openSync(stdinFile, 'r');
-  try {
-    return await timed(cmd, args, { cwd, stdio: [fd, 'pipe', 'pipe'] });
-  } finally {
-    closeSync(fd);
-  }
+function runContender([cmd, args, stdinFile], cwd) {
+  return timed(cmd, args, { cwd, stdinFile });
 }
 
 export async function benchStartup({ log = () => {} } = {}) {

@@ -79,7 +79,9 @@ export async function packLedgerRefs(
     // Another process took the lock after the look above (another sync here packing): its pack
     // holds ours, and a later sync packs whatever it left.
     if (/Unable to create '[^']*packed-refs\.lock'/.test(result.stderr)) return {};
-    return { notice: `${notPacked}: git pack-refs failed: ${firstLine(result.stderr)}` };
+    return {
+      notice: `${notPacked}: git pack-refs failed (${firstLine(result.stderr)}); the next sync tries again`,
+    };
   } catch (error) {
     // A FIFO among the refs (refused by the FIFO watch) or a repository git cannot run in: the
     // next command that runs git meets it and refuses as it always did.
