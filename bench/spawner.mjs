@@ -9,7 +9,20 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 
 process.on('message', ({ id, cmd, args, cwd, env, stdinFile }) => {
-  const fd = stdinFile === undefined ? 'ignore' : openSync(stdinFile, 'r');
+  // One answer per job: a command that cannot start emits 'error' and then 'close'.
+  let answered = false;
+  const answer = (message) => {
+    if (answered) return;
+    answered = true;
+    process.send({ id, ...message });
+  };
+  let fd = 'ignore';
+  try {
+    if (stdinFile !== undefined) fd = openSync(stdinFile, 'r');
+  } catch (error) {
+    answer({ error: `cannot open ${stdinFile} for the command's stdin: ${String(error)}` });
+    return;
+  }
   const started = process.hrtime.bigint();
   const child = spawn(cmd, args, { cwd, env, stdio: [fd, 'pipe', 'pipe'] });
   if (typeof fd === 'number') closeSync(fd);
@@ -17,11 +30,10 @@ process.on('message', ({ id, cmd, args, cwd, env, stdinFile }) => {
   const err = [];
   child.stdout.on('data', (c) => out.push(c));
   child.stderr.on('data', (c) => err.push(c));
-  child.on('error', (e) => process.send({ id, error: String(e) }));
+  child.on('error', (e) => answer({ error: String(e) }));
   child.on('close', (code) => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    process.send({
-      id,
+    answer({
       code,
       stdout: Buffer.concat(out).toString(),
       stderr: Buffer.concat(err).toString(),

@@ -39,10 +39,21 @@ function spawner() {
   helper.unref();
   helper.on('message', ({ id, error, ...result }) => {
     const job = jobs.get(id);
+    if (job === undefined) return;
     jobs.delete(id);
     if (error !== undefined) job.reject(new Error(error));
     else job.resolvePromise(result);
     if (jobs.size === 0) helper.channel?.unref();
+  });
+  // A spawner that dies takes its jobs with it: each fails, saying so, and the next gets a new
+  // one. Its channel closing says so first ('exit' may never come: the process is unref'd).
+  const gone = helper;
+  gone.on('disconnect', () => {
+    if (helper === gone) helper = undefined;
+    for (const [id, job] of jobs) {
+      jobs.delete(id);
+      job.reject(new Error('bench/spawner.mjs ended before the command did'));
+    }
   });
   return helper;
 }

@@ -23,7 +23,7 @@
 import { worseStatus, type Reason, type Status } from '../../model/record.js';
 import { reason } from '../kit/claims.js';
 import { fenceTracker, headingOf } from '../kit/markdown.js';
-import { flat } from './summary.js';
+import { flat, STATUS_LABEL } from './summary.js';
 import type { Unchecked } from './verification.js';
 import { MAXSIM_VOCABULARY, summaryStatus } from './vocabulary.js';
 
@@ -44,7 +44,6 @@ export interface SelfReports {
 const SELF_CHECK = /^self[- ]?check\b[ \t]*(?:[:—–-][ \t]*(.*))?$/i;
 const FAILED = /^(?:result[ \t]*:[ \t]*)?(?:❌|✗|fail(?:ed|s|ure)?\b)/i;
 const ALSO_PASSED = /\b(?:pass(?:ed|es)?|fixed|resolved|re-?ran)\b|✅|✓/i;
-const STATUS_LABEL = /^[*_]{0,2}status[*_]{0,2}[ \t]*:[ \t]*[*_]{0,2}[ \t]*(.+?)[ \t]*$/i;
 
 const plain = (text: string): string => text.replace(/[*_`]/g, '').trim();
 

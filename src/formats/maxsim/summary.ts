@@ -42,8 +42,8 @@ const LABELS = [/^\*\*Phase:\*\*\s*\S/m, /^\*\*Plan:\*\*\s*\S/m];
  * … Summary`), as GSD-family summaries written before their front matter was settled do.
  */
 const TITLE = /^# +(?:(?:phase|plan) +)?[\w.]*\d[\w.]*\b.*\bsummary\b/im;
-/** The opening `**Status:** ✓ Complete` label of such a summary. */
-const STATUS_LABEL = /^[*_]{0,2}status[*_]{0,2}\s*:\s*[*_]{0,2}\s*(.+?)\s*$/im;
+/** A `**Status:** ✓ Complete` label: a summary's opening one, a joined part's (self-reports). */
+export const STATUS_LABEL = /^[*_]{0,2}status[*_]{0,2}\s*:\s*[*_]{0,2}\s*(.+?)\s*$/im;
 
 /** The opening of a body: up to its first `##` heading (a label quoted further down is not one). */
 export function openingOf(body: string): string {
