@@ -47,6 +47,7 @@ export async function startSync(
 
 /** A head start nobody took (the sync's body did not load): its fetch ended, its git closed. */
 export async function abandonSyncStart(start: SyncStart | undefined): Promise<void> {
+  start?.head?.adopter.abandon();
   await start?.head?.fetching.catch(() => {});
   start?.opened.store.close();
 }

@@ -7,7 +7,7 @@
  */
 import { LOG_REF } from '../ledger/layout.js';
 import { killPoint } from '../model/faults.js';
-import { runGit } from '../store/git/exec.js';
+import { runGit, type StartedGit } from '../store/git/exec.js';
 import { updateRefCas } from '../store/git/refs.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { markerLines, moveMarkers, type MarkerUpdate } from './remote.js';
@@ -25,19 +25,19 @@ export async function adoptWithMarkers(
   next: string,
   expected: string | undefined,
   markers: readonly MarkerUpdate[],
+  /** `git update-ref --stdin` already started (fetch-start.ts), to run the transaction in. */
+  started?: StartedGit,
 ): Promise<boolean> {
   if (markers.length > 0) {
     killPoint('before-ref-update');
-    const together = await runGit(['update-ref', '--stdin'], {
-      cwd: repo.root,
-      guard: repo.guard,
-      input: markerLines([{ ref: LOG_REF, next, expected }, ...markers]),
-    });
+    const input = markerLines([{ ref: LOG_REF, next, expected }, ...markers]);
+    const together = await (started?.run(input) ??
+      runGit(['update-ref', '--stdin'], { cwd: repo.root, guard: repo.guard, input }));
     if (together.code === 0) {
       killPoint('after-ref-update');
       return true;
     }
-  }
+  } else started?.abandon();
   if (!(await updateRefCas(repo.root, LOG_REF, next, expected, repo.commonDir, repo.guard)))
     return false;
   await moveMarkers(repo, markers);

@@ -6,6 +6,7 @@
  * modules compile, instead of after them (docs/design.md, "What a small sync does beyond the
  * fetch").
  */
+import { startGit, type StartedGit } from '../store/git/exec.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import {
@@ -43,6 +44,11 @@ export interface FetchStarted {
   published: string | undefined;
   /** The fetch into the tracking refs; awaited before anything fetched is read. */
   fetching: Promise<void>;
+  /**
+   * `git update-ref --stdin`, started while the fetch runs, to adopt the round's join with
+   * (adopt.ts); the round abandons it when it adopts nothing.
+   */
+  adopter: StartedGit;
 }
 
 /**
@@ -56,12 +62,18 @@ export async function startFetch(
   store: ObjectStore,
   remote: string,
 ): Promise<FetchStarted> {
-  const seen = (await listLedgerRefs(repo, `refs/ledger-synced/${remote}`)).refs;
-  const published = await store.readRef(publishedRef(remote));
+  const markers = await listLedgerRefs(repo, `refs/ledger-synced/${remote}`);
+  const seen = markers.refs;
+  // Taken from the listing when it has it: a second read of `packed-refs` (all of it, every
+  // writer's marker) on the way to the fetch's spawn cost about 5 ms.
+  const published = markers.listed
+    ? markers.listed.get(publishedRef(remote))
+    : await store.readRef(publishedRef(remote));
   const fetching = fetchLedger(repo, remote);
   // Awaited by the round that takes it; never an unhandled rejection if that round never runs.
   fetching.catch(() => undefined);
-  return { seen, published, fetching };
+  const adopter = startGit(['update-ref', '--stdin'], { cwd: repo.root, guard: repo.guard });
+  return { seen, published, fetching, adopter };
 }
 
 /** A round's beginning made before the sync was loaded: taken by its first round only. */

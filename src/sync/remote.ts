@@ -66,14 +66,16 @@ export function publishedRef(remote: string): string {
  * the remote (`refs/ledger/log`, `refs/ledger/writers/<id>`): read in-process where the ref
  * files are plain (store/git/ref-list.ts), else in one `git for-each-ref` — with thousands of
  * writers, never a process per ref. Names that are neither are counted, not returned: a remote
- * may hold any name, and ledger reads only its own.
+ * may hold any name, and ledger reads only its own. `listed` is every ref under the prefix by
+ * its full name when they were read in-process, each read as `readRef` would read it (no shape
+ * that reads differs is read there); absent when git listed them.
  */
 export async function listLedgerRefs(
   repo: RepoPaths,
   prefix: string,
-): Promise<{ refs: Map<string, string>; ignored: number }> {
-  const listed =
-    listRefsInProcess(repo.commonDir, `${prefix}/`) ?? (await forEachRef(repo, prefix));
+): Promise<{ refs: Map<string, string>; ignored: number; listed?: Map<string, string> }> {
+  const inProcess = listRefsInProcess(repo.commonDir, `${prefix}/`);
+  const listed = inProcess ?? (await forEachRef(repo, prefix));
   const refs = new Map<string, string>();
   let ignored = 0;
   for (const [full, oid] of listed) {
@@ -83,7 +85,7 @@ export async function listLedgerRefs(
       refs.set(`refs/ledger/${name}`, oid);
     else if (name !== 'published') ignored++;
   }
-  return { refs, ignored };
+  return { refs, ignored, ...(inProcess && { listed: inProcess }) };
 }
 
 /** The refs under `prefix/` as git lists them: the shapes ref-list.ts leaves to git. */

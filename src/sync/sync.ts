@@ -18,6 +18,7 @@ import { withPackedRefs } from './pack-refs.js';
 import type * as Check from './check.js';
 import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
 import { resolveTarget, startFetch, type HeadStart } from './fetch-start.js';
+import type { StartedGit } from '../store/git/exec.js';
 import {
   listLedgerRefs,
   moveMarkers,
@@ -84,7 +85,9 @@ async function syncOnce(
         `--push-only cannot run with ${options.push === false ? '--no-push' : '--checkpoint'}: it only pushes, and fetches nothing`,
         { hint: 'ledger sync --push-only, or ledger sync (fetch, check, join and push)' },
       );
-    await options.headStart?.fetching.catch(() => {}); // no caller starts one for --push-only
+    // No caller starts one for --push-only.
+    options.headStart?.adopter.abandon();
+    await options.headStart?.fetching.catch(() => {});
     const progress = options.onProgress ?? (() => undefined);
     return pushOnly(repo, store, options, async (why) => {
       progress(`--push-only: ${why}; syncing in full instead`);
@@ -117,11 +120,32 @@ async function syncOnce(
   return publishCheckpoint(repo, store, options, () => syncRound(repo, store, options, takeHead()));
 }
 
+/** A sync round; the `git update-ref` its fetches started and it did not run is let go. */
 async function syncRound(
   repo: RepoPaths,
   store: ObjectStore,
   options: SyncOptions,
   headStart: HeadStart | undefined,
+): Promise<{ result: SyncResult; fetched: ReadonlyMap<string, string> }> {
+  const adopter: AdopterSlot = {};
+  try {
+    return await runRound(repo, store, options, headStart, adopter);
+  } finally {
+    adopter.started?.abandon();
+  }
+}
+
+/** The `git update-ref --stdin` the latest fetch started, until the join is adopted with it. */
+interface AdopterSlot {
+  started?: StartedGit | undefined;
+}
+
+async function runRound(
+  repo: RepoPaths,
+  store: ObjectStore,
+  options: SyncOptions,
+  headStart: HeadStart | undefined,
+  adopter: AdopterSlot,
 ): Promise<{ result: SyncResult; fetched: ReadonlyMap<string, string> }> {
   const progress = options.onProgress ?? (() => undefined);
   // The checks load `verify` (formats, schemas): about 0.15 s of CPU at start-up. Loaded once
@@ -131,7 +155,10 @@ async function syncRound(
   let localChecked: Promise<void> | undefined;
   // A head start made for another remote name (no caller does) is let finish, then set aside.
   let head = headStart?.given === options.remote ? headStart : undefined;
-  if (headStart !== undefined && head === undefined) await headStart.fetching.catch(() => {});
+  if (headStart !== undefined && head === undefined) {
+    headStart.adopter.abandon();
+    await headStart.fetching.catch(() => {});
+  }
   const { remote, shallow } = head ?? (await resolveTarget(repo, options.remote));
   const pushRef = options.writer === undefined ? LOG_REF : writerRef(options.writer);
   const maxRefs = options.maxWriters ?? MAX_LEDGER_REFS;
@@ -151,7 +178,14 @@ async function syncRound(
   const observe = async () => {
     const taken = head;
     head = undefined;
-    const { seen, published, fetching } = taken ?? (await startFetch(repo, store, remote));
+    const {
+      seen,
+      published,
+      fetching,
+      adopter: started,
+    } = taken ?? (await startFetch(repo, store, remote));
+    adopter.started?.abandon();
+    adopter.started = started;
     progress(`fetching the ledger from ${remote}`);
     loading ??= import('./check.js');
     loading.catch(() => undefined); // awaited in the join; never an unhandled rejection
@@ -314,7 +348,9 @@ async function syncRound(
       }
       killPoint('sync-before-adopt');
       const batch = markersFor(joined.candidate, localTip, joined.action);
-      if (await adoptWithMarkers(repo, joined.candidate!, localTip, batch)) {
+      const started = adopter.started;
+      adopter.started = undefined; // run once, or not at all: a later attempt starts its own
+      if (await adoptWithMarkers(repo, joined.candidate!, localTip, batch, started)) {
         next = joined.candidate;
         marked = true;
         for (const id of joined.received) received.add(id);

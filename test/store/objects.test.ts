@@ -88,3 +88,80 @@ describe('git object encodings agree with git itself', () => {
     });
   });
 });
+
+describe('parseTree reads a tree as git ls-tree does', () => {
+  const repo = gitdir();
+  const blob = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
+
+  /** A tree written by git mktree from `names`, and its raw bytes back from git. */
+  function written(names: string[]): { oid: string; bytes: Buffer } {
+    const mktree = spawnSync('git', ['mktree', '-z', '--missing'], {
+      cwd: repo,
+      input: names.map((name) => `100644 blob ${blob}\t${name}\0`).join(''),
+    });
+    const oid = mktree.stdout.toString().trim();
+    const bytes = spawnSync('git', ['cat-file', 'tree', oid], { cwd: repo }).stdout;
+    return { oid, bytes };
+  }
+
+  /** What git ls-tree -z says the tree holds: mode, name and id of each entry. */
+  function listed(oid: string): Array<{ mode: string; name: string; oid: string }> {
+    const out = spawnSync('git', ['ls-tree', '-z', oid], { cwd: repo }).stdout.toString('utf8');
+    return out
+      .split('\0')
+      .filter(Boolean)
+      .map((line) => {
+        const [meta, name] = line.split('\t') as [string, string];
+        const [mode, , id] = meta.split(' ') as [string, string, string];
+        return { mode: mode.replace(/^0+/, ''), name, oid: id };
+      });
+  }
+
+  it('names of every kind: ASCII, UTF-8 in several scripts, Latin-1 letters, a no-break space', () => {
+    const names = ['a', 'Z-9_.x', 'ä', 'é', '日本語', '😀', 'x\u00a0y', 'ÿ', 'Ω≈ç', '\u0085nel'];
+    const tree = written(names);
+    const parsed = parseTree(tree.bytes, tree.oid);
+    expect(parsed).toEqual(listed(tree.oid).map((e) => ({ ...e, mode: e.mode })));
+    expect(parsed.map((e) => e.name).sort()).toEqual([...names].sort());
+  });
+
+  it('a 256-entry tree, as ledger writes its fan-out', () => {
+    const names = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+    const tree = written(names);
+    expect(parseTree(tree.bytes, tree.oid)).toEqual(listed(tree.oid));
+  });
+
+  const entry = (name: Buffer | string, oid = blob) =>
+    Buffer.concat([
+      Buffer.from('100644 '),
+      Buffer.from(name),
+      Buffer.from([0]),
+      Buffer.from(oid, 'hex'),
+    ]);
+
+  it('a name that is not UTF-8: UNSUPPORTED_REPOSITORY, at the byte its entry starts', () => {
+    const bytes = Buffer.concat([entry('a'), entry(Buffer.from([0x62, 0xff, 0x63]))]);
+    expect(() => parseTree(bytes, 'f'.repeat(40))).toThrow(
+      expect.objectContaining({
+        code: 'UNSUPPORTED_REPOSITORY',
+        message: expect.stringContaining(
+          `tree ${'f'.repeat(40)} has an entry whose name is not UTF-8 (at byte 29)`,
+        ),
+      }),
+    );
+  });
+
+  it('damaged trees: CORRUPT, naming the tree and what is wrong', () => {
+    const cases: Array<[Buffer, RegExp]> = [
+      [entry('a').subarray(0, 20), /its entry at byte 0 is truncated/],
+      [Buffer.concat([entry('a'), Buffer.from('100644 b')]), /its entry at byte 29 is truncated/],
+      [entry(''), /an entry named ""/],
+      [entry('a/b'), /an entry named "a\/b"/],
+      [Buffer.concat([entry('a'), entry('a')]), /two entries named "a"/],
+    ];
+    for (const [bytes, what] of cases)
+      expect(() => parseTree(bytes, 'tree-id')).toThrow(
+        expect.objectContaining({ code: 'CORRUPT', message: expect.stringMatching(what) }),
+      );
+  });
+});

@@ -142,6 +142,71 @@ describe('listRefsInProcess leaves every other shape to git', () => {
   });
 });
 
+describe('packed-refs read line by line, as git writes it', () => {
+  /** A repository whose packed-refs is exactly `text` (`{a}` and `{b}` stand for commits). */
+  function packed(text: (a: string, b: string) => string): { dir: string; a: string; b: string } {
+    const { dir, a, b } = markers(0);
+    updateRefs(dir, [`delete ${PREFIX}log`, `delete ${PREFIX}published`]);
+    writeFileSync(join(dir, '.git', 'packed-refs'), text(a, b));
+    return { dir, a, b };
+  }
+  const header = '# pack-refs with: peeled fully-peeled sorted \n';
+
+  it("git's own shapes: a header, refs beside the prefix, peeled lines, no header, nothing", () => {
+    const shapes: Array<(a: string, b: string) => string> = [
+      (a, b) => `${header}${a} ${PREFIX}log\n${b} ${writer(1)}\n`,
+      (a, b) => `${header}${a} refs/heads/x\n^${b}\n${a} ${PREFIX}log\n^${b}\n${b} refs/tags/t\n`,
+      (a) => `${a} ${PREFIX}log\n`,
+      () => header,
+      () => '',
+    ];
+    for (const shape of shapes) {
+      const { dir, a, b } = packed(shape);
+      const listed = listRefsInProcess(commonDir(dir), PREFIX);
+      expect(listed, shape(a, b)).toEqual(gitListing(dir));
+    }
+  });
+
+  it('lines git does not write are left to git: a CR, a space in a name, a name twice, a blank line', () => {
+    const shapes: Array<(a: string, b: string) => string> = [
+      (a) => `${header}${a} ${PREFIX}log\r\n`,
+      (a) => `${header}${a} ${PREFIX}lo g\n`,
+      (a, b) => `${header}${a} ${PREFIX}log\n${b} ${PREFIX}log\n`,
+      (a, b) => `${header}${a} ${PREFIX}log\n\n${b} ${writer(1)}\n`,
+      (a) => `${a} ${PREFIX}log\n${header}`, // a header after the first line
+      (a) => `${a.slice(0, 39)} ${PREFIX}log\n`,
+    ];
+    for (const shape of shapes) {
+      const { dir, a, b } = packed(shape);
+      expect(listRefsInProcess(commonDir(dir), PREFIX), shape(a, b)).toBeUndefined();
+    }
+  });
+
+  it('a line left unended (the last, or the header alone): left to git, which stops at it', () => {
+    const shapes: Array<(a: string, b: string) => string> = [
+      (a, b) => `${header}${a} ${PREFIX}log\n${b} ${writer(2)}`,
+      () => header.trimEnd(),
+    ];
+    for (const shape of shapes) {
+      const { dir, a, b } = packed(shape);
+      expect(listRefsInProcess(commonDir(dir), PREFIX), shape(a, b)).toBeUndefined();
+      expect(() => gitListing(dir)).toThrow(/unterminated line in .*packed-refs/);
+    }
+  });
+
+  it('listLedgerRefs hands on the whole listing (`published` included) only when it read it itself', async () => {
+    const { dir, b } = markers(2);
+    const repo = await openRepo(dir);
+    const inProcess = await listLedgerRefs(repo, PREFIX.slice(0, -1));
+    expect(inProcess.listed?.get(`${PREFIX}published`)).toBe(b);
+    expect(inProcess.listed).toEqual(gitListing(dir));
+    git(dir, 'update-ref', `${PREFIX}a.b`, b); // a shape left to git
+    const byGit = await listLedgerRefs(repo, PREFIX.slice(0, -1));
+    expect(byGit.listed).toBeUndefined();
+    expect(byGit.refs).toEqual(inProcess.refs);
+  });
+});
+
 describe('listRefsInProcess never waits on a FIFO', () => {
   it('a FIFO among the refs, a symlink to one, or as packed-refs: CORRUPT at once, naming it', async () => {
     const cases: Array<[string, (dir: string) => string]> = [

@@ -6,9 +6,11 @@
  * (with its children) is watched for an open blocked on a planted FIFO, ended, and refused
  * naming the file (fifo-watch.ts, fifo-in-git-dir.ts).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Socket } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
 import { isAbsolute, resolve } from 'node:path';
-import { LedgerError } from '../../model/errors.js';
+import { internalError, LedgerError } from '../../model/errors.js';
 import { GitConfig, parseConfigListing } from './config.js';
 import { gitFifoRefusal } from './fifo-in-git-dir.js';
 import { endOnFifoWait, type FifoWait } from './fifo-watch.js';
@@ -152,12 +154,68 @@ function spawnGit(
   options: GitOptions,
   guard: ConfigGuard | undefined,
 ): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', [...SAFE_CONFIG, ...args], {
-      cwd: options.cwd,
-      env: gitEnv({ ...guard?.env, ...options.env }),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+  const { child, result } = launchGit(args, options, guard);
+  child.stdin.end(options.input ?? '');
+  return result;
+}
+
+/**
+ * A git started now and given its input later (`update-ref --stdin`): the spawn costs this
+ * process 5–15 ms of its own thread (Node forks itself), and git its start-up, so a sync starts
+ * the one that adopts its join while its fetch runs instead of after the checks. Until `run`,
+ * nothing of it keeps this process alive: a git never run (`abandon`, or a process that ends
+ * first) reads the end of its input and does nothing.
+ */
+export interface StartedGit {
+  /** Gives git its whole input and waits for it, as `runGit` does. Once only. */
+  run(input: string | Uint8Array): Promise<GitResult>;
+  /** Closes its input unrun: a git reading commands from stdin then has none to do. */
+  abandon(): void;
+}
+
+export function startGit(
+  args: readonly string[],
+  options: Omit<GitOptions, 'input'> & { guard: ConfigGuard },
+): StartedGit {
+  const { child, result } = launchGit(
+    withPackPrograms(args, options.guard),
+    options,
+    options.guard,
+  );
+  result.catch(() => undefined); // awaited by `run`; never an unhandled rejection if unrun
+  // Piped stdio streams are sockets (net.Socket), which the child's own types do not say.
+  const handles = [child, child.stdin, child.stdout, child.stderr] as unknown as Array<
+    Pick<Socket, 'ref' | 'unref'>
+  >;
+  for (const handle of handles) handle.unref();
+  let used = false;
+  return {
+    run(input) {
+      if (used) throw internalError('a started git was run twice');
+      used = true;
+      for (const handle of handles) handle.ref();
+      child.stdin.end(input);
+      return result;
+    },
+    abandon() {
+      if (used) return;
+      used = true;
+      child.stdin.end();
+    },
+  };
+}
+
+function launchGit(
+  args: readonly string[],
+  options: GitOptions,
+  guard: ConfigGuard | undefined,
+): { child: ChildProcessByStdio<Writable, Readable, Readable>; result: Promise<GitResult> } {
+  const child = spawn('git', [...SAFE_CONFIG, ...args], {
+    cwd: options.cwd,
+    env: gitEnv({ ...guard?.env, ...options.env }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const result = new Promise<GitResult>((resolve, reject) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let fifoWait: FifoWait | undefined;
@@ -186,8 +244,8 @@ function spawnGit(
     child.stdin.on('error', () => {
       // git may exit before reading all input (e.g. on a bad argument); its exit code says why.
     });
-    child.stdin.end(options.input ?? '');
   });
+  return { child, result };
 }
 
 /**
