@@ -11,7 +11,7 @@
  * its outcome is the first round's.
  */
 import type { HeadStart } from '../sync/fetch-start.js';
-import { resolveTarget, startFetch } from '../sync/fetch-start.js';
+import { resolveTarget, setAside, startFetch } from '../sync/fetch-start.js';
 import { openLedgerRepo, type Opened } from './repo.js';
 
 export interface SyncStart {
@@ -47,7 +47,6 @@ export async function startSync(
 
 /** A head start nobody took (the sync's body did not load): its fetch ended, its git closed. */
 export async function abandonSyncStart(start: SyncStart | undefined): Promise<void> {
-  start?.head?.adopter.abandon();
-  await start?.head?.fetching.catch(() => {});
+  await setAside(start?.head);
   start?.opened.store.close();
 }

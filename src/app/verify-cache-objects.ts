@@ -17,8 +17,9 @@
  * segment file by its sha256: nothing in either is believed unless those digests match.
  */
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeAtomically } from './policy/write-atomically.js';
 import { packsHolding, type UsablePack } from '../store/git/pack-index.js';
 
 const OID = /^[0-9a-f]{40}$/;
@@ -151,10 +152,4 @@ async function readDigested(path: string, digest: string): Promise<string | unde
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
-}
-
-async function writeAtomically(path: string, text: string) {
-  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(temp, text, { mode: 0o600 });
-  await rename(temp, path);
 }

@@ -30,8 +30,9 @@
  *     (absent) before it uses the entry (`verify-open-cache.ts`).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeAtomically } from './policy/write-atomically.js';
 import type { AllowedSigner } from '../sign/index.js';
 import type { UsablePack } from '../store/git/pack-index.js';
 import { stateRoot } from './policy/local-state.js';
@@ -207,12 +208,6 @@ export async function writeVerifiedTip(
   } catch {
     // The cache is only a speed-up: the verdict stands without it.
   }
-}
-
-async function writeAtomically(path: string, text: string) {
-  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(temp, text, { mode: 0o600 });
-  await rename(temp, path);
 }
 
 /** The cache file's path, for messages and tests. */

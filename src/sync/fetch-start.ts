@@ -81,3 +81,24 @@ export interface HeadStart extends SyncTarget, FetchStarted {
   /** The remote name the sync was asked for (undefined: upstream, else origin). */
   given: string | undefined;
 }
+
+/** The `git update-ref --stdin` a round's latest fetch started, until its join is adopted. */
+export interface AdopterSlot {
+  started?: StartedGit | undefined;
+}
+
+/** Runs a round with its slot; an update-ref the round started and did not run is let go. */
+export async function withAdopter<T>(round: (slot: AdopterSlot) => Promise<T>): Promise<T> {
+  const slot: AdopterSlot = {};
+  try {
+    return await round(slot);
+  } finally {
+    slot.started?.abandon();
+  }
+}
+
+/** A round's beginning nobody takes: its update-ref let go, its fetch let finish. */
+export async function setAside(started: FetchStarted | undefined): Promise<void> {
+  started?.adopter.abandon();
+  await started?.fetching.catch(() => {});
+}

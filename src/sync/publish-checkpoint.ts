@@ -3,6 +3,7 @@
  * and retire the writer refs it covers. The sync round is passed in, so this module does not
  * import sync.ts back.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CHECKPOINT_REF, LOG_DIR, LOG_REF, RECORDS_DIR } from '../ledger/layout.js';
 import { readTip, type Tip } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
@@ -127,8 +128,4 @@ async function coveredRefs(
       covered.set(ref, oid);
   }
   return covered;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -88,6 +88,21 @@ export async function listLedgerRefs(
   return { refs, ignored, ...(inProcess && { listed: inProcess }) };
 }
 
+/**
+ * A remote filled with junk writer refs is refused before each changed one costs a tip read, a
+ * rollback check and a tree diff, not after: more than `max` ledger refs (`count`) is REMOTE.
+ */
+export function refuseTooManyRefs(remote: string, count: number, max: number): void {
+  if (count <= max) return;
+  throw new LedgerError(
+    'REMOTE',
+    `${remote} holds ${count} ledger refs (refs/ledger/log and refs/ledger/writers/*), more than the ${max} one sync reads; nothing was adopted`,
+    {
+      hint: `List them with git ls-remote ${remote} 'refs/ledger/writers/*'. Delete the writer refs that are not your clones' (git push ${remote} --delete REF): a clone's records stay in every writer ref that synced after it.`,
+    },
+  );
+}
+
 /** The refs under `prefix/` as git lists them: the shapes ref-list.ts leaves to git. */
 async function forEachRef(repo: RepoPaths, prefix: string): Promise<Map<string, string>> {
   const result = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', `${prefix}/`], {

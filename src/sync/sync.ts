@@ -3,6 +3,7 @@
  * the fetch when the remote moved meanwhile. Every step either leaves the ledger as it was or
  * moves a ref atomically, so a process killed anywhere leaves the old or the new state.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CHECKPOINT_REF, LOG_REF, writerRef } from '../ledger/layout.js';
 import { readTip } from '../ledger/read.js';
 import { isLedgerError, LedgerError } from '../model/errors.js';
@@ -17,11 +18,18 @@ import { pushOnly } from './push-only.js';
 import { withPackedRefs } from './pack-refs.js';
 import type * as Check from './check.js';
 import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
-import { resolveTarget, startFetch, type HeadStart } from './fetch-start.js';
-import type { StartedGit } from '../store/git/exec.js';
+import {
+  resolveTarget,
+  setAside,
+  startFetch,
+  withAdopter,
+  type AdopterSlot,
+  type HeadStart,
+} from './fetch-start.js';
 import {
   listLedgerRefs,
   moveMarkers,
+  refuseTooManyRefs,
   type MarkerUpdate,
   publishedRef,
   pushLedger,
@@ -50,10 +58,7 @@ const PATIENCE_MS = 60_000;
 const MAX_ROUND_PAUSE_MS = 320;
 /** Local compare-and-swap attempts per round (local records racing the sync). */
 const MAX_LOCAL_ATTEMPTS = 50;
-/**
- * Ledger refs one sync reads. Each changed one costs a tip read, a rollback check and a tree
- * diff; a remote filled with junk writer refs is refused here, before that work, not after.
- */
+/** Ledger refs one sync reads (`refuseTooManyRefs` in remote.ts says why there is a bound). */
 export const MAX_LEDGER_REFS = 10_000;
 /**
  * Parents of one join commit. A fresh clone of 1,000 writers would otherwise write one commit
@@ -85,9 +90,7 @@ async function syncOnce(
         `--push-only cannot run with ${options.push === false ? '--no-push' : '--checkpoint'}: it only pushes, and fetches nothing`,
         { hint: 'ledger sync --push-only, or ledger sync (fetch, check, join and push)' },
       );
-    // No caller starts one for --push-only.
-    options.headStart?.adopter.abandon();
-    await options.headStart?.fetching.catch(() => {});
+    await setAside(options.headStart); // no caller starts one for --push-only
     const progress = options.onProgress ?? (() => undefined);
     return pushOnly(repo, store, options, async (why) => {
       progress(`--push-only: ${why}; syncing in full instead`);
@@ -120,24 +123,13 @@ async function syncOnce(
   return publishCheckpoint(repo, store, options, () => syncRound(repo, store, options, takeHead()));
 }
 
-/** A sync round; the `git update-ref` its fetches started and it did not run is let go. */
-async function syncRound(
+function syncRound(
   repo: RepoPaths,
   store: ObjectStore,
   options: SyncOptions,
   headStart: HeadStart | undefined,
 ): Promise<{ result: SyncResult; fetched: ReadonlyMap<string, string> }> {
-  const adopter: AdopterSlot = {};
-  try {
-    return await runRound(repo, store, options, headStart, adopter);
-  } finally {
-    adopter.started?.abandon();
-  }
-}
-
-/** The `git update-ref --stdin` the latest fetch started, until the join is adopted with it. */
-interface AdopterSlot {
-  started?: StartedGit | undefined;
+  return withAdopter((adopter) => runRound(repo, store, options, headStart, adopter));
 }
 
 async function runRound(
@@ -155,13 +147,9 @@ async function runRound(
   let localChecked: Promise<void> | undefined;
   // A head start made for another remote name (no caller does) is let finish, then set aside.
   let head = headStart?.given === options.remote ? headStart : undefined;
-  if (headStart !== undefined && head === undefined) {
-    headStart.adopter.abandon();
-    await headStart.fetching.catch(() => {});
-  }
+  if (head === undefined) await setAside(headStart);
   const { remote, shallow } = head ?? (await resolveTarget(repo, options.remote));
   const pushRef = options.writer === undefined ? LOG_REF : writerRef(options.writer);
-  const maxRefs = options.maxWriters ?? MAX_LEDGER_REFS;
   const before = await store.readRef(LOG_REF);
   const received = new Set<string>();
   const checked = new Set<string>();
@@ -197,15 +185,7 @@ async function runRound(
     await pausePoint('sync-before-read-tracking');
     const { refs: fetched, ignored } = await listLedgerRefs(repo, `refs/ledger-remotes/${remote}`);
     await pausePoint('sync-after-read-tracking');
-    if (fetched.size > maxRefs) {
-      throw new LedgerError(
-        'REMOTE',
-        `${remote} holds ${fetched.size} ledger refs (refs/ledger/log and refs/ledger/writers/*), more than the ${maxRefs} one sync reads; nothing was adopted`,
-        {
-          hint: `List them with git ls-remote ${remote} 'refs/ledger/writers/*'. Delete the writer refs that are not your clones' (git push ${remote} --delete REF): a clone's records stay in every writer ref that synced after it.`,
-        },
-      );
-    }
+    refuseTooManyRefs(remote, fetched.size, options.maxWriters ?? MAX_LEDGER_REFS);
     if (ignored > 0)
       notices.add(
         `${ignored} ref(s) under refs/ledger/ on ${remote} are neither refs/ledger/log, refs/ledger/checkpoint nor a writer ref (refs/ledger/writers/<32 hex>); ignored`,
@@ -414,8 +394,4 @@ function done(
   r: Omit<SyncResult, 'received' | 'notices'> & { received: Set<string>; notices: Set<string> },
 ): { result: SyncResult; fetched: ReadonlyMap<string, string> } {
   return { result: { ...r, received: [...r.received].sort(), notices: [...r.notices] }, fetched };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

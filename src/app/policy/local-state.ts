@@ -29,7 +29,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { appendFile, mkdir, readFile, realpath, rename, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, realpath, rename, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fanout, LOG_DIR, LOG_REF } from '../../ledger/layout.js';
@@ -38,6 +38,7 @@ import { lookupPath } from '../../ledger/trees.js';
 import type { ObjectReader } from '../../store/port.js';
 import type { RepoPaths } from '../../store/git/repo.js';
 import { findRoot, type RootWalk } from './ledger-root.js';
+import { writeAtomically } from './write-atomically.js';
 
 type Store = ObjectReader & { readRef(name: string): Promise<string | undefined> };
 
@@ -304,9 +305,7 @@ async function writeBinding(file: string, binding: Binding): Promise<void> {
   const text = `${JSON.stringify(binding)}\n`;
   if ((await readFile(file, 'utf8').catch(() => undefined)) === text) return;
   await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await writeFile(temp, text, { mode: 0o600 });
-  await rename(temp, file);
+  await writeAtomically(file, text);
 }
 
 async function readIdLines(path: string): Promise<Set<string>> {

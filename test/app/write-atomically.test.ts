@@ -1,0 +1,49 @@
+/**
+ * Ledger's own state files (a clone's binding, the verify cache) are written to a temporary
+ * file and renamed over. The temporary name was the process id and the millisecond: two writes
+ * of one file in one process in the same millisecond took the same name, and the second rename
+ * failed with ENOENT — found as a sync failing when a library caller ran syncs at once in one
+ * clone (test/sync/sync.test.ts, "syncs running at once in one clone"), once the sync's own reads
+ * got fast enough to start them in the same millisecond.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openLocalState } from '../../src/app/policy/local-state.js';
+import { writeAtomically } from '../../src/app/policy/write-atomically.js';
+import { withRepo } from '../../src/index.js';
+import { cleanup, gitdir, runCli, tempDir } from '../helpers/git.js';
+
+afterAll(cleanup);
+
+describe('writing a state file whole, many at once in one process', () => {
+  it('forty writes of one file at once: none fails, it holds one of them whole, no temporary file is left', async () => {
+    const dir = tempDir('ledger-atomic-');
+    const file = join(dir, 'state');
+    const texts = Array.from({ length: 40 }, (_, i) => `${String(i).repeat(1000)}\n`);
+    await Promise.all(texts.map((text) => writeAtomically(file, text)));
+    expect(texts).toContain(readFileSync(file, 'utf8'));
+    expect(readdirSync(dir)).toEqual(['state']);
+  });
+
+  it("a clone's local state resolved twenty times at once (each writes its binding): none fails", async () => {
+    const repoDir = gitdir();
+    expect(
+      (await runCli(['record', '--status', 'success', '--summary', 'one'], repoDir)).code,
+    ).toBe(0);
+    const state = tempDir('ledger-atomic-state-');
+    const before = process.env['XDG_STATE_HOME'];
+    process.env['XDG_STATE_HOME'] = state; // a fresh state dir: every resolve writes the binding
+    try {
+      await withRepo(repoDir, async ({ repo, store }) => {
+        const resolved = await Promise.allSettled(
+          Array.from({ length: 20 }, () => openLocalState(repo, store).readKnownEntries()),
+        );
+        expect(resolved.filter((r) => r.status === 'rejected')).toEqual([]);
+      });
+    } finally {
+      if (before === undefined) delete process.env['XDG_STATE_HOME'];
+      else process.env['XDG_STATE_HOME'] = before;
+    }
+  });
+});
