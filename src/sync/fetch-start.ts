@@ -1,6 +1,7 @@
 /**
  * How a sync round's fetch begins: which remote, whether this clone can hold a complete ledger,
- * what this clone last saw there, and the fetch itself, spawned. In a module of its own, with
+ * what this clone last saw there, the fetch itself, spawned, and the `git update-ref --stdin`
+ * that will adopt the round's join, started while the fetch runs. In a module of its own, with
  * nothing of the checks or the join, so that the CLI can begin it before the rest of the sync
  * is loaded (app/sync-start.ts): on a small sync the fetch then runs while about 40 ms of
  * modules compile, instead of after them (docs/design.md, "What a small sync does beyond the
