@@ -182,8 +182,8 @@ export function readRegularFile(abs: string, options: ReadFileOptions): Promise<
   return Promise.resolve(readRegularFileSync(abs, options));
 }
 
-/** `readRegularFile`, synchronous: for the small files a command reads on its way. */
-export function readRegularFileSync(abs: string, options: ReadFileOptions): ReadFileResult {
+/** `readRegularFile`'s work, done synchronously (`openRegular` says why). */
+function readRegularFileSync(abs: string, options: ReadFileOptions): ReadFileResult {
   const opened = openRegular(abs, options.root);
   if (!opened.ok) return opened;
   const { fd, real, size } = opened;
