@@ -137,7 +137,7 @@ async function runParts() {
     if (!fleet.details.ok)
       notes.push('fleet: not every sync exited 0 the first time, or a fresh clone lacked records');
     log('fleet: 1,000 writer refs × 10 records (sync, log, verify beside one writer; issue 19)');
-    const { benchManyWriters } = await import('./fleet.mjs');
+    const { benchManyWriters } = await import('./writers.mjs');
     const writers = await benchManyWriters({ runs: RUNS, log });
     rows.push(...writers.rows);
     details.writers = writers.details;

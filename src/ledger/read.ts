@@ -99,7 +99,7 @@ export async function readLedgerIndexAt(
  * Which of `ids` are not log entries of the ledger at `ref` — what `readLedgerIndex(…).entries`
  * would say, reading only the fan-out trees the ids fall in: a sync of one new record into a
  * ledger of 10,000 asked whether the entries this clone held are still there by listing the
- * whole ledger (measured, bench/fleet.mjs). A tip that is not a commit, or a malformed fan-out
+ * whole ledger (measured, bench/writers.mjs). A tip that is not a commit, or a malformed fan-out
  * or entry on the way, is the same error the index gives.
  */
 export async function missingEntries(

@@ -51,7 +51,7 @@ export interface RootWalk {
 /**
  * Steps read one at a time before every entry is read ahead. Reading ahead costs what the
  * ledger holds, so it would be a loss for a walk that ends soon — over 1,000 writer refs × 10
- * records it made the first sync slower (bench/fleet.mjs) — and a walk this long is a long
+ * records it made the first sync slower (bench/writers.mjs) — and a walk this long is a long
  * chain, where the read-ahead pays back its cost many times over.
  */
 const WALK_BEFORE_READ_AHEAD = 256;
