@@ -6,6 +6,7 @@
  */
 import type { Decision, LedgerRecord } from '../../model/record.js';
 import type { EmitContext, Emitted } from '../contract.js';
+import { splitFrontMatter } from '../kit/front-matter.js';
 import { emitted, ownExtra } from '../kit/losses.js';
 import { code, headingOf, listItem, listItemRoundTrips } from '../kit/markdown.js';
 import { writePath } from '../kit/paths.js';
@@ -164,7 +165,12 @@ export function emitMaxsim(record: LedgerRecord, context: EmitContext): Emitted 
   for (const name of MAXSIM_SECTIONS)
     if (!written.has(name) && (!own || layout.length === 0))
       out.push(`${'#'.repeat(level)} ${name}\n${body[name]()}`);
-  const text = `${out.join('\n\n')}\n`;
+  const joined = out.join('\n\n');
+  // Without front matter, a preamble that opens with `---` came after a blank line (parse.ts
+  // reads a `---` on the first line as front matter); from the top, the same lines would read
+  // as front matter and take the sections under them along. The blank line goes back in.
+  const blankFirst = fm === undefined && splitFrontMatter(joined) !== null;
+  const text = `${blankFirst ? '\n' : ''}${joined}\n`;
 
   // What the contract's own rules make of this rendering: a success without evidence is FAIL.
   return emitted(record, text, losses, {

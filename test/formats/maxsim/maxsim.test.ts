@@ -306,6 +306,21 @@ describe('maxsim detect and emit', () => {
     if (t.ok)
       expect(maxsim.parse(emitAs('maxsim', toRecord(t.handoff, 'team')).bytes, ctx).ok).toBe(true);
   });
+  // Found by the property below (fast-check seed 808279827): a `---` after a blank line opens
+  // no front matter, but rendered from the top it did, and swallowed the section under it.
+  it('renders a preamble that starts with --- so that it reads back as a preamble', () => {
+    for (const text of [
+      '\n---\n### Key Decisions\n---',
+      '\n\n---\ntitle: not front matter\n---\n\n### Status\nPASS\n',
+    ]) {
+      const first = maxsim.parse(enc(text), ctx);
+      if (!first.ok) throw new Error(JSON.stringify(first.problems));
+      const again = maxsim.parse(emitAs('maxsim', toRecord(first.handoff)).bytes, ctx);
+      if (!again.ok) throw new Error(JSON.stringify(again.problems));
+      expect(again.handoff.claims).toEqual(first.handoff.claims);
+      expect(again.handoff.status).toBe(first.handoff.status);
+    }
+  });
 });
 
 const LINES = [
