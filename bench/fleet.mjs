@@ -250,7 +250,8 @@ async function allAtOnce(clones, env, mode, scratch, label) {
  * that no run can wait for, or take in, another's. What they cost over FLEET uncontended runs
  * is what FLEET processes at once cost this machine; the fleet over this is what sharing one
  * remote adds — the issue's "writers wait for CPU, never for each other", measured on its own
- * (1.04–1.05 by hand on this 2-core VM for both modes, where the row's ratio was 1.6–1.8).
+ * (docs/design.md, "The control": about 1.0 for a publish, 1.3 for a full sync, which takes in
+ * the writers that pushed before its fetch).
  */
 async function isolatedRun(scratch, env, mode, log) {
   const clones = [];
