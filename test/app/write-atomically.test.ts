@@ -6,11 +6,19 @@
  * clone (test/sync/sync.test.ts, "syncs running at once in one clone"), once the sync's own reads
  * got fast enough to start them in the same millisecond.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import {
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLocalState } from '../../src/app/policy/local-state.js';
 import { writeAtomically } from '../../src/app/policy/write-atomically.js';
+import { writeOutputFile } from '../../src/app/output-file.js';
 import { withRepo } from '../../src/index.js';
 import { cleanup, gitdir, runCli, tempDir } from '../helpers/git.js';
 
@@ -45,5 +53,26 @@ describe('writing a state file whole, many at once in one process', () => {
       if (before === undefined) delete process.env['XDG_STATE_HOME'];
       else process.env['XDG_STATE_HOME'] = before;
     }
+  });
+
+  // An agent that can write the working tree plants a link where an export or a state file is
+  // about to be written, pointing at a file it wants overwritten.
+  it('a symlink planted at the target is replaced, not followed; a state file is for its owner alone', async () => {
+    const dir = tempDir('ledger-atomic-link-');
+    const victim = join(dir, 'victim');
+    writeFileSync(victim, 'untouched\n');
+    for (const [name, write] of [
+      ['state', (p: string) => writeAtomically(p, 'state\n')],
+      ['export.json', (p: string) => writeOutputFile(p, 'state\n')],
+    ] as const) {
+      const target = join(dir, name);
+      symlinkSync(victim, target);
+      await write(target);
+      expect(lstatSync(target).isSymbolicLink()).toBe(false);
+      expect(readFileSync(target, 'utf8')).toBe('state\n');
+    }
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
+    expect(statSync(join(dir, 'state')).mode & 0o077).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['export.json', 'state', 'victim']);
   });
 });
