@@ -10,10 +10,10 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, assert, describe, expect, it } from 'vitest';
 import { applyDelta } from '../../src/store/git/delta.js';
 import { LocalObjects } from '../../src/store/git/local-objects.js';
-import { readablePacks } from '../../src/store/git/pack-index.js';
+import { packOffset, readablePacks } from '../../src/store/git/pack-index.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { GitStore } from '../../src/store/git/store.js';
 import { cleanup, git, gitdir, writeFiles } from '../helpers/git.js';
@@ -129,7 +129,7 @@ describe('the pack listing a second look makes', () => {
     const after = readablePacks(objectsDir(dir), before);
     expect(after).toHaveLength(2);
     const kept = after.find((p) => p.packPath === before[0]!.packPath)!;
-    expect(kept.idx).toBe(before[0]!.idx); // the same bytes in memory, not read again
+    expect(kept.index).toBe(before[0]!.index); // the same index, with the runs it read
     // The same name with other bytes (an agent rewrote it): read again, not taken as it was.
     const idxPath = before[0]!.packPath.replace(/\.pack$/, '.idx');
     const bytes = readFileSync(idxPath);
@@ -137,8 +137,12 @@ describe('the pack listing a second look makes', () => {
     writeFileSync(idxPath, bytes);
     const again = readablePacks(objectsDir(dir), after);
     const reread = again.find((p) => p.packPath === before[0]!.packPath)!;
-    expect(reread.idx).not.toBe(before[0]!.idx);
-    expect(reread.idx.equals(before[0]!.idx)).toBe(true);
+    expect(reread.index).not.toBe(before[0]!.index);
+    const head = Buffer.from(git(dir, 'rev-parse', 'HEAD~1'), 'hex');
+    expect(packOffset(reread, head)).toBeGreaterThan(0);
+    // The first listing's index still reads the file it listed (removed, still open).
+    expect(packOffset(kept, head)).toBe(packOffset(reread, head));
+    for (const pack of new Set([...before, ...after, ...again])) pack.index.close();
   });
 
   it('a second look reads the pack a fetch added and keeps reading the first', () => {
@@ -224,6 +228,56 @@ describe('LocalObjects returns nothing a planted file claims', () => {
   });
 });
 
+describe('the pack index, read a fan-out run at a time', () => {
+  /** A whole blob's pack entry: type 3, its size in the header, the zlib body. */
+  const blobEntry = (text: string) => {
+    const body = Buffer.from(text);
+    assert(body.length < 16);
+    return Buffer.concat([Buffer.from([(3 << 4) | body.length]), deflateSync(body)]);
+  };
+  const blobId = (text: string) =>
+    createHash('sha1')
+      .update(`blob ${Buffer.byteLength(text)}\0${text}`)
+      .digest('hex');
+
+  it('reads an offset from the 8-byte table, as in a pack past 2 GiB', () => {
+    const dir = gitdir();
+    const texts = ['one\n', 'two\n', 'three\n'];
+    writePack(
+      objectsDir(dir),
+      texts.map((t) => ({ oid: blobId(t), bytes: blobEntry(t) })),
+      { large: true },
+    );
+    const local = new LocalObjects(objectsDir(dir));
+    try {
+      for (const t of texts) expect(Buffer.from(local.read(blobId(t))!.bytes).toString()).toBe(t);
+      expect(local.read(blobId('four\n'))).toBeUndefined();
+    } finally {
+      local.close();
+    }
+  });
+
+  it('holds each pack and its index open once, and closes them all', () => {
+    const openFds = () => readdirSync('/proc/self/fd').length;
+    const dir = historyRepo(2);
+    git(dir, 'repack', '-a', '-d', '-q');
+    const before = openFds();
+    const local = new LocalObjects(objectsDir(dir));
+    expect(local.read(git(dir, 'rev-parse', 'HEAD'))?.type).toBe('commit');
+    expect(openFds() - before).toBe(2); // the pack and its index
+    writeFiles(dir, { 'new.txt': 'new\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'new');
+    git(dir, 'repack', '-d', '-q'); // a second pack beside the first, found on a second look
+    expect(local.read(git(dir, 'rev-parse', 'HEAD'))?.type).toBe('commit');
+    expect(openFds() - before).toBe(4); // the first pair kept, not opened again
+    git(dir, 'repack', '-a', '-d', '-q'); // both replaced by one
+    expect(local.read(git(dir, 'rev-parse', 'HEAD~1'))?.type).toBe('commit');
+    local.close();
+    expect(openFds()).toBe(before);
+  });
+});
+
 describe('applyDelta', () => {
   const base = Buffer.from('0123456789');
   // Header: base size 10, result size 6; copy offset 2 size 4; insert "ab".
@@ -243,8 +297,15 @@ describe('applyDelta', () => {
   });
 });
 
-/** A version 2 pack and index holding `entries` as given (raw entry bytes, ids as claimed). */
-function writePack(objects: string, entries: { oid: string; bytes: Buffer }[]): void {
+/**
+ * A version 2 pack and index holding `entries` as given (raw entry bytes, ids as claimed).
+ * `large`: every offset goes through the index's 8-byte table, as in a pack past 2 GiB.
+ */
+function writePack(
+  objects: string,
+  entries: { oid: string; bytes: Buffer }[],
+  { large = false } = {},
+): void {
   const header = Buffer.alloc(12);
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
@@ -269,8 +330,16 @@ function writePack(objects: string, entries: { oid: string; bytes: Buffer }[]): 
   const ids = Buffer.concat(sorted.map((e) => Buffer.from(e.oid, 'hex')));
   const crcs = Buffer.alloc(4 * sorted.length);
   const offs = Buffer.alloc(4 * sorted.length);
-  sorted.forEach((e, i) => offs.writeUInt32BE(e.offset, i * 4));
-  const idxBody = Buffer.concat([idxHead, fanout, ids, crcs, offs, packSum]);
+  const largeOffs = Buffer.alloc(large ? 8 * sorted.length : 0);
+  sorted.forEach((e, i) => {
+    if (!large) return offs.writeUInt32BE(e.offset, i * 4);
+    // Listed in reverse, so that an entry's place in the 8-byte table is not its own.
+    const slot = sorted.length - 1 - i;
+    offs.writeUInt32BE(0x8000_0000 + slot, i * 4);
+    largeOffs.writeUInt32BE(0, slot * 8);
+    largeOffs.writeUInt32BE(e.offset, slot * 8 + 4);
+  });
+  const idxBody = Buffer.concat([idxHead, fanout, ids, crcs, offs, largeOffs, packSum]);
   const idx = Buffer.concat([idxBody, createHash('sha1').update(idxBody).digest()]);
   const name = `pack-${packSum.toString('hex')}`;
   mkdirSync(join(objects, 'pack'), { recursive: true });

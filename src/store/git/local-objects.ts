@@ -15,7 +15,6 @@
  */
 import { closeSync, fstatSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { inflateSync } from 'node:zlib';
 import type { GitObject, ObjectType } from '../port.js';
 import { hashObject } from '../objects.js';
 import { applyDelta, deltaResultSize } from './delta.js';
@@ -26,6 +25,7 @@ import {
   readRegularFile,
   type ReadablePack,
 } from './pack-index.js';
+import { nodeZlib } from '../../model/node-zlib.js';
 
 /** Objects larger than this are left to git's streamed reads. */
 export const LOCAL_OBJECT_MAX_BYTES = 4 * 1024 * 1024;
@@ -84,7 +84,7 @@ export class LocalObjects {
   }
 
   close(): void {
-    for (const pack of this.packs ?? []) closeSync(pack.fd);
+    for (const pack of this.packs ?? []) closePack(pack);
     this.packs = undefined;
     this.bases.clear();
     this.baseBytes = 0;
@@ -98,28 +98,37 @@ export class LocalObjects {
     return undefined;
   }
 
-  private openPacks(known: readonly ReadablePack[] = []): OpenPack[] {
+  /** The packs, listed once; `known`, an earlier listing's, are kept where still the same. */
+  private openPacks(known: readonly OpenPack[] = []): OpenPack[] {
     if (this.packs !== undefined) return this.packs;
     this.packDirStamp = this.stampPackDir();
     const open: OpenPack[] = [];
     for (const pack of readablePacks(this.objectsDir, known)) {
+      const kept = known.find((k) => k.index === pack.index);
+      if (kept !== undefined) {
+        open.push(kept);
+        continue;
+      }
       const fd = openRegular(pack.packPath);
-      if (fd === undefined) continue;
-      open.push({ ...pack, fd, size: fstatSync(fd).size });
+      if (fd === undefined) pack.index.close();
+      else open.push({ ...pack, fd, size: fstatSync(fd).size });
     }
+    for (const pack of known) if (!open.includes(pack)) closePack(pack);
     this.packs = open;
     return open;
   }
 
   /**
    * Whether the pack folder changed since the packs were listed; if so they are listed again,
-   * an index whose file is unchanged taken from the first listing rather than read again (a
-   * fetch adds one small pack beside a clone's large one).
+   * a pack whose index file is unchanged kept open from the first listing, with the runs of it
+   * read so far (a fetch adds one small pack beside a clone's large one).
    */
   private packsChanged(): boolean {
     if (this.packs === undefined || this.stampPackDir() === this.packDirStamp) return false;
     const known = this.packs;
-    this.close();
+    this.packs = undefined;
+    this.bases.clear();
+    this.baseBytes = 0;
     this.openPacks(known);
     return true;
   }
@@ -238,7 +247,7 @@ export class LocalObjects {
     if (file === undefined) return undefined;
     let whole: Buffer;
     try {
-      whole = inflateSync(file, { maxOutputLength: this.maxBytes + 64 });
+      whole = nodeZlib().inflateSync(file, { maxOutputLength: this.maxBytes + 64 });
     } catch {
       return undefined;
     }
@@ -252,11 +261,16 @@ export class LocalObjects {
   }
 }
 
+function closePack(pack: OpenPack): void {
+  closeSync(pack.fd);
+  pack.index.close();
+}
+
 function inflateExactly(compressed: Buffer, size: number): Uint8Array | undefined {
   let out: Buffer;
   try {
     // One output buffer of the announced size (zlib's default 16 KiB chunks are joined after).
-    out = inflateSync(compressed, {
+    out = nodeZlib().inflateSync(compressed, {
       maxOutputLength: Math.max(size, 1),
       chunkSize: Math.max(size, 64),
     });

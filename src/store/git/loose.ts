@@ -12,9 +12,9 @@
 import { nodeCrypto } from '../../model/node-crypto.js';
 import { mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import type { ObjectType } from '../port.js';
 import { hashObject } from '../objects.js';
+import { nodeZlib } from '../../model/node-zlib.js';
 
 export async function writeLooseObject(
   objectsDir: string,
@@ -28,7 +28,7 @@ export async function writeLooseObject(
   if (exists(file)) return oid;
   mkdirSync(dir, { recursive: true });
   const header = Buffer.from(`${type} ${bytes.length}\0`);
-  const deflated = deflateSync(Buffer.concat([header, bytes]), { level });
+  const deflated = nodeZlib().deflateSync(Buffer.concat([header, bytes]), { level });
   const temp = join(dir, `tmp_obj_${nodeCrypto().randomBytes(6).toString('hex')}`);
   try {
     writeFileSync(temp, deflated, { flag: 'wx', mode: 0o444 });

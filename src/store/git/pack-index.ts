@@ -19,7 +19,15 @@
  * (beside its pack, as above) the same ids are in it, without looking each one up again.
  */
 import { nodeCrypto } from '../../model/node-crypto.js';
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  type BigIntStats,
+} from 'node:fs';
 import { join } from 'node:path';
 
 const IDX_MAGIC = 0xff744f63;
@@ -39,7 +47,7 @@ export interface UsablePack {
 
 /** Every pack of this repository git would use (see above), with its index's digest. */
 export function usablePacks(objectsDir: string): UsablePack[] {
-  return readIndexes(join(objectsDir, 'pack')).map(({ idx }) => ({
+  return readIndexes(join(objectsDir, 'pack')).map((idx) => ({
     digest: nodeCrypto().createHash('sha256').update(idx).digest('hex'),
     idx,
   }));
@@ -47,7 +55,8 @@ export function usablePacks(objectsDir: string): UsablePack[] {
 
 /** A pack git would use (see above), for reading its objects: its index and its path. */
 export interface ReadablePack {
-  idx: Buffer;
+  /** The pack's index, read a fan-out run at a time as lookups ask (see PackIndex). */
+  index: PackIndex;
   /** Objects the index lists. */
   count: number;
   packPath: string;
@@ -56,16 +65,35 @@ export interface ReadablePack {
 }
 
 /**
- * The packs to read objects from. `known` are packs read earlier in this process: an index
- * whose file is unchanged (the same `stamp`) is taken from there rather than read again. A sync lists the packs, fetches, and lists them again for the pack the fetch
- * brought; a clone's main pack index is megabytes (2.8 MB for 10,000 records), read at about
- * 340 MB/s here. Only a shortcut: every object read from a pack is hashed against its id.
+ * The packs to read objects from. `known` are packs listed earlier in this process: an index
+ * whose file is unchanged (the same `stamp`) is taken from there, with the runs it has read. A
+ * sync lists the packs, fetches, and lists them again for the pack the fetch brought. Only a
+ * shortcut: every object read from a pack is hashed against its id.
  */
 export function readablePacks(
   objectsDir: string,
   known: readonly ReadablePack[] = [],
 ): ReadablePack[] {
-  return readIndexes(join(objectsDir, 'pack'), known);
+  const packDir = join(objectsDir, 'pack');
+  const before = new Map(known.map((pack) => [pack.packPath, pack]));
+  const out: ReadablePack[] = [];
+  let budget = MAX_IDX_BYTES;
+  for (const name of indexNames(packDir)) {
+    const path = join(packDir, name);
+    const packPath = join(packDir, name.replace(/\.idx$/, '.pack'));
+    const head = readIndexHead(path, budget);
+    if (head === undefined) continue;
+    const usable = packMatches(packPath, head.count, head.packChecksum);
+    const earlier = before.get(packPath);
+    const kept = usable && earlier?.stamp === head.stamp ? earlier : undefined;
+    if (!usable || kept !== undefined) closeSync(head.fd);
+    if (!usable) continue;
+    budget -= head.size;
+    out.push(
+      kept ?? { index: new PackIndex(head), count: head.count, packPath, stamp: head.stamp },
+    );
+  }
+  return out;
 }
 
 /**
@@ -73,16 +101,84 @@ export function readablePacks(
  * `.pack`, or -1 when the index does not list it (or lists an offset past a 32-bit table's end).
  */
 export function packOffset(pack: ReadablePack, key: Buffer, at = 0): number {
-  const position = indexPosition(pack.idx, key, at);
-  if (position < 0) return -1;
-  const { idx, count } = pack;
-  const small = idx.readUInt32BE(OIDS + count * 24 + position * 4);
-  if ((small & 0x8000_0000) === 0) return small;
-  // The high bit names an entry of the 8-byte table that follows, for packs past 2 GiB.
-  const large = OIDS + count * 28 + (small & 0x7fff_ffff) * 8;
-  if (large + 8 > idx.length - 40) return -1;
-  const offset = idx.readUInt32BE(large) * 0x1_0000_0000 + idx.readUInt32BE(large + 4);
-  return Number.isSafeInteger(offset) ? offset : -1;
+  return pack.index.offset(key, at);
+}
+
+/** One fan-out run of an index: the ids starting with one byte, and their 4-byte offsets. */
+interface Run {
+  ids: Buffer;
+  offsets: Buffer;
+}
+
+/**
+ * A version 2 index read as lookups need it: its header and fan-out table when listed, then
+ * one fan-out run (the ids sharing a first byte, and their offsets) the first time an id in it
+ * is asked for, kept for the next. A sync asks for a few hundred objects of a clone's pack:
+ * reading the whole index of a 10,000-record ledger (2.8 MB) cost it about 11 ms, most of it
+ * the buffer's pages, and the index of a large repository is tens of megabytes.
+ *
+ * The index stays open from its listing until `close`: every run is read from the file that
+ * was listed, whatever has been renamed over its name since.
+ */
+export class PackIndex {
+  private readonly fd: number;
+  private readonly fanout: Uint32Array;
+  private readonly size: number;
+  private readonly runs = new Map<number, Run | null>();
+  private closed = false;
+
+  constructor(head: IndexHead) {
+    this.fd = head.fd;
+    this.fanout = head.fanout;
+    this.size = head.size;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+  }
+
+  /** The byte offset of the object `key[at..at+20]` in the pack, or -1 (see packOffset). */
+  offset(key: Buffer, at = 0): number {
+    const run = this.run(key[at]!);
+    if (run === null) return -1;
+    const position = searchIds(run.ids, 0, run.ids.length / 20, key, at);
+    if (position < 0) return -1;
+    const small = run.offsets.readUInt32BE(position * 4);
+    if ((small & 0x8000_0000) === 0) return small;
+    // The high bit names an entry of the 8-byte table that follows, for packs past 2 GiB.
+    const count = this.fanout[255]!;
+    const large = this.read(OIDS + count * 28 + (small & 0x7fff_ffff) * 8, 8, 40);
+    if (large === undefined) return -1;
+    const offset = large.readUInt32BE(0) * 0x1_0000_0000 + large.readUInt32BE(4);
+    return Number.isSafeInteger(offset) ? offset : -1;
+  }
+
+  private run(first: number): Run | null {
+    let run = this.runs.get(first);
+    if (run !== undefined) return run;
+    const lo = first === 0 ? 0 : this.fanout[first - 1]!;
+    const hi = this.fanout[first]!;
+    const count = this.fanout[255]!;
+    const ids = hi > lo ? this.read(OIDS + lo * 20, (hi - lo) * 20, 40) : Buffer.alloc(0);
+    const offsets =
+      hi > lo ? this.read(OIDS + count * 24 + lo * 4, (hi - lo) * 4, 40) : Buffer.alloc(0);
+    run = ids === undefined || offsets === undefined ? null : { ids, offsets };
+    this.runs.set(first, run);
+    return run;
+  }
+
+  /** `length` bytes at `position` that end at least `reserve` bytes before the index's end. */
+  private read(position: number, length: number, reserve: number): Buffer | undefined {
+    if (this.closed || position + length > this.size - reserve) return undefined;
+    try {
+      const bytes = Buffer.allocUnsafe(length);
+      return readSync(this.fd, bytes, 0, length, position) === length ? bytes : undefined;
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 /**
@@ -137,17 +233,19 @@ function idsAsBytes(all: string[]): { list: string[]; keys: Buffer } {
 }
 
 function listed(idx: Buffer, keys: Buffer, at: number): boolean {
-  return indexPosition(idx, keys, at) >= 0;
+  const first = keys[at]!;
+  const lo = first === 0 ? 0 : idx.readUInt32BE(FANOUT + (first - 1) * 4);
+  const hi = idx.readUInt32BE(FANOUT + first * 4);
+  return searchIds(idx, OIDS + lo * 20, hi - lo, keys, at) >= 0;
 }
 
-/** Binary search of one index's sorted ids (its fan-out narrows it to the first byte's run). */
-function indexPosition(idx: Buffer, keys: Buffer, at: number): number {
-  const first = keys[at]!;
-  let lo = first === 0 ? 0 : idx.readUInt32BE(FANOUT + (first - 1) * 4);
-  let hi = idx.readUInt32BE(FANOUT + first * 4);
+/** Binary search of `n` sorted 20-byte ids from `start` in `ids`: the match's place, or -1. */
+function searchIds(ids: Buffer, start: number, n: number, keys: Buffer, at: number): number {
+  let lo = 0;
+  let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const order = compareId(idx, OIDS + mid * 20, keys, at);
+    const order = compareId(ids, start + mid * 20, keys, at);
     if (order === 0) return mid;
     if (order < 0) lo = mid + 1;
     else hi = mid;
@@ -164,71 +262,102 @@ function compareId(a: Buffer, i: number, b: Buffer, j: number): number {
   return 0;
 }
 
-/**
- * Every index of `packDir` that git would use, whole; none when the folder cannot be read. An
- * index in `known` whose file is unchanged is not read again (see `readablePacks`).
- */
-function readIndexes(packDir: string, known: readonly ReadablePack[] = []): ReadablePack[] {
-  let names: string[];
+/** The index files of `packDir`, in name order; none when the folder cannot be read. */
+function indexNames(packDir: string): string[] {
   try {
-    names = readdirSync(packDir).filter((name) => IDX_NAME.test(name));
+    return readdirSync(packDir)
+      .filter((name) => IDX_NAME.test(name))
+      .sort();
   } catch {
     return [];
   }
-  const before = new Map(known.map((pack) => [pack.packPath, pack]));
-  const out: ReadablePack[] = [];
+}
+
+/** Every index of `packDir` that git would use, whole (the verify cache digests them). */
+function readIndexes(packDir: string): Buffer[] {
+  const out: Buffer[] = [];
   let budget = MAX_IDX_BYTES;
-  for (const name of names.sort()) {
-    const packPath = join(packDir, name.replace(/\.idx$/, '.pack'));
-    const read = readIndex(join(packDir, name), budget, before.get(packPath));
-    if (read === undefined) continue;
-    const { idx, stamp } = read;
-    const count = indexCount(idx);
+  for (const name of indexNames(packDir)) {
+    const idx = readRegularFile(join(packDir, name), budget);
+    if (idx === undefined) continue;
+    const count = indexCount(idx.subarray(0, OIDS), idx.length);
     if (count === undefined) continue;
-    if (!packMatches(packPath, count, idx)) continue;
+    const packPath = join(packDir, name.replace(/\.idx$/, '.pack'));
+    if (!packMatches(packPath, count, idx.subarray(idx.length - 40, idx.length - 20))) continue;
     budget -= idx.length;
-    out.push({ idx, count, packPath, stamp });
+    out.push(idx);
   }
   return out;
 }
 
-/** An index file's bytes and stamp; `earlier`'s bytes when its stamp is the file's now. */
-function readIndex(
-  path: string,
-  max: number,
-  earlier: ReadablePack | undefined,
-): { idx: Buffer; stamp: string } | undefined {
+/** What listing an index reads of it: its header and fan-out, and the checksum of its pack. */
+interface IndexHead {
+  /** The index, open: its PackIndex closes it. */
+  fd: number;
+  fanout: Uint32Array;
+  count: number;
+  /** The index file's size in bytes. */
+  size: number;
+  stamp: string;
+  /** The sha1 of the `.pack` the index describes (its trailer's first half). */
+  packChecksum: Buffer;
+}
+
+/** The head of a well-formed version 2 index of at most `max` bytes at `path`, else undefined. */
+function readIndexHead(path: string, max: number): IndexHead | undefined {
   const fd = openRegular(path);
   if (fd === undefined) return undefined;
+  let head: IndexHead | undefined;
   try {
     const info = fstatSync(fd, { bigint: true });
-    const stamp = `${info.dev}:${info.ino}:${info.size}:${info.ctimeNs}:${info.mtimeNs}`;
-    if (earlier?.stamp === stamp && earlier.idx.length <= max) return { idx: earlier.idx, stamp };
-    const idx = readOpened(fd, Number(info.size), max);
-    return idx === undefined ? undefined : { idx, stamp };
+    const size = Number(info.size);
+    if (size > max || size < OIDS + 40) return undefined;
+    const bytes = Buffer.allocUnsafe(OIDS);
+    const packChecksum = Buffer.allocUnsafe(20);
+    if (readSync(fd, bytes, 0, OIDS, 0) !== OIDS) return undefined;
+    if (readSync(fd, packChecksum, 0, 20, size - 40) !== 20) return undefined;
+    const count = indexCount(bytes, size);
+    if (count === undefined) return undefined;
+    const fanout = new Uint32Array(256);
+    for (let i = 0; i < 256; i++) fanout[i] = bytes.readUInt32BE(FANOUT + i * 4);
+    head = { fd, fanout, count, size, stamp: stampOf(info), packChecksum };
+    return head;
+  } catch {
+    return undefined;
   } finally {
-    closeSync(fd);
+    if (head === undefined) closeSync(fd);
   }
 }
 
-/** The object count of a well-formed version 2 index, else undefined. */
-function indexCount(idx: Buffer): number | undefined {
-  if (idx.length < OIDS + 40) return undefined;
-  if (idx.readUInt32BE(0) !== IDX_MAGIC || idx.readUInt32BE(4) !== 2) return undefined;
+/** A file as it was read: device, inode, size, change and modification times. */
+function stampOf(info: BigIntStats): string {
+  return `${info.dev}:${info.ino}:${info.size}:${info.ctimeNs}:${info.mtimeNs}`;
+}
+
+/**
+ * The object count of a well-formed version 2 index of `size` bytes whose header and fan-out
+ * table are `head`, else undefined.
+ */
+function indexCount(head: Buffer, size: number): number | undefined {
+  if (size < OIDS + 40 || head.length < OIDS) return undefined;
+  if (head.readUInt32BE(0) !== IDX_MAGIC || head.readUInt32BE(4) !== 2) return undefined;
   let previous = 0;
   for (let i = 0; i < 256; i++) {
-    const n = idx.readUInt32BE(FANOUT + i * 4);
+    const n = head.readUInt32BE(FANOUT + i * 4);
     if (n < previous) return undefined;
     previous = n;
   }
   // ids, CRCs and 4-byte offsets per object, then 8-byte offsets, then the two checksums.
-  const large = idx.length - 40 - (OIDS + previous * 28);
+  const large = size - 40 - (OIDS + previous * 28);
   if (large < 0 || large % 8 !== 0) return undefined;
   return previous;
 }
 
-/** Whether the `.pack` beside an index is the pack that index describes, as git checks it. */
-function packMatches(packPath: string, count: number, idx: Buffer): boolean {
+/**
+ * Whether the `.pack` beside an index is the pack that index describes, as git checks it: its
+ * object count, and its trailing checksum the one the index records (`packChecksum`).
+ */
+function packMatches(packPath: string, count: number, packChecksum: Buffer): boolean {
   const fd = openRegular(packPath);
   if (fd === undefined) return false;
   try {
@@ -242,7 +371,7 @@ function packMatches(packPath: string, count: number, idx: Buffer): boolean {
       head.toString('latin1', 0, 4) === 'PACK' &&
       [2, 3].includes(head.readUInt32BE(4)) &&
       head.readUInt32BE(8) === count &&
-      tail.equals(idx.subarray(idx.length - 40, idx.length - 20))
+      tail.equals(packChecksum)
     );
   } finally {
     closeSync(fd);
