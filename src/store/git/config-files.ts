@@ -13,11 +13,11 @@
  * git is asked as before. `test/store/config-files.test.ts` compares both readings on real
  * configurations and on generated ones, including every shape this refuses.
  */
-import { constants } from 'node:fs';
-import { access, readFile, realpath, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 import { readRegularFile } from '../../paths/index.js';
 import { parseGitBool, type ConfigEntry, type ConfigScope } from './config.js';
+import { mayExecute, realpathOrUndefined, statOrError } from './look.js';
 
 /** Far beyond any real configuration file; a bigger one is left to git. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -107,16 +107,9 @@ async function defaultSystemConfig(env: NodeJS.ProcessEnv): Promise<string | und
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!isAbsolute(dir)) return undefined;
     const candidate = join(dir, 'git');
-    const info = await stat(candidate).catch(() => undefined);
-    if (info?.isFile() !== true) continue;
-    if (
-      !(await access(candidate, constants.X_OK).then(
-        () => true,
-        () => false,
-      ))
-    )
-      continue;
-    return SYSTEM_CONFIG_OF.get(await realpath(candidate).catch(() => ''));
+    const info = statOrError(candidate);
+    if (info instanceof Error || !info.isFile() || !mayExecute(candidate)) continue;
+    return SYSTEM_CONFIG_OF.get(realpathOrUndefined(candidate) ?? '');
   }
   return undefined;
 }
@@ -133,7 +126,7 @@ async function readConfigText(file: ConfigFile): Promise<string | undefined | nu
   }
   // The user's and the system's files may be links (dotfile managers make them); they are not
   // the agent's to plant, so a link is followed — to a regular file of a sane size only.
-  const info = await stat(file.path).catch((error: NodeJS.ErrnoException) => error);
+  const info = statOrError(file.path);
   if (info instanceof Error) return info.code === 'ENOENT' ? undefined : null;
   if (!info.isFile() || info.size > MAX_CONFIG_BYTES) return null;
   const bytes = await readFile(file.path).catch(() => undefined);

@@ -17,11 +17,10 @@
  * that is plain too — then the walk alone decides where the repository is, which is why its
  * rules are git's made stricter — else on git's own listing, read from the same directory.
  */
-import { constants } from 'node:fs';
-import { access, lstat, realpath } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { readRegularFile } from '../../paths/index.js';
 import { parseGitBool, type GitConfig } from './config.js';
+import { lstatOrUndefined, mayExecute, realpathOrUndefined } from './look.js';
 
 export interface PlainLocation {
   /** The work tree's top level (a real path). */
@@ -37,18 +36,18 @@ const PLAIN_HEAD = /^(?:ref: refs\/[^\s]+|[0-9a-f]{40})\n?$/;
 
 /** The location git would find from `cwd`, when it is the plain case; else undefined. */
 export async function findPlainLocation(cwd: string): Promise<PlainLocation | undefined> {
-  const start = await realpath(cwd).catch(() => undefined);
+  const start = realpathOrUndefined(cwd);
   if (start === undefined) return undefined;
   const uid = process.geteuid?.();
-  const startInfo = await lstat(start).catch(() => undefined);
+  const startInfo = lstatOrUndefined(start);
   if (uid === undefined || startInfo === undefined) return undefined;
   let dir = start;
   for (;;) {
     const dotGit = join(dir, '.git');
-    const info = await lstat(dotGit).catch(() => undefined);
+    const info = lstatOrUndefined(dotGit);
     if (info !== undefined) {
       if (!info.isDirectory() || info.uid !== uid) return undefined;
-      const top = await lstat(dir).catch(() => undefined);
+      const top = lstatOrUndefined(dir);
       if (top?.uid !== uid || top.dev !== startInfo.dev) return undefined;
       if (!(await isPlainGitDir(dotGit))) return undefined;
       const up = relative(start, dir);
@@ -56,10 +55,10 @@ export async function findPlainLocation(cwd: string): Promise<PlainLocation | un
     }
     // git takes a directory holding HEAD as a git dir (a bare repository, or the inside of a
     // .git): not the plain case. A work-tree file that happens to be named HEAD lands here too.
-    if ((await lstat(join(dir, 'HEAD')).catch(() => undefined)) !== undefined) return undefined;
+    if (lstatOrUndefined(join(dir, 'HEAD')) !== undefined) return undefined;
     const parent = dirname(dir);
     if (parent === dir) return undefined;
-    const parentInfo = await lstat(parent).catch(() => undefined);
+    const parentInfo = lstatOrUndefined(parent);
     // git stops at a file system boundary unless told otherwise: let git say what it does.
     if (parentInfo?.dev !== startInfo.dev) return undefined;
     dir = parent;
@@ -73,20 +72,14 @@ export async function findPlainLocation(cwd: string): Promise<PlainLocation | un
  */
 async function isPlainGitDir(gitDir: string): Promise<boolean> {
   // A symlinked HEAD is valid to git when it points into refs/; left to git here.
-  if ((await lstat(join(gitDir, 'HEAD')).catch(() => undefined))?.isFile() !== true) return false;
+  if (lstatOrUndefined(join(gitDir, 'HEAD'))?.isFile() !== true) return false;
   const head = await readRegularFile(join(gitDir, 'HEAD'), { maxBytes: 256, root: gitDir });
   if (!head.ok || !PLAIN_HEAD.test(head.bytes.toString('latin1'))) return false;
-  if ((await lstat(join(gitDir, 'commondir')).catch(() => undefined)) !== undefined) return false;
+  if (lstatOrUndefined(join(gitDir, 'commondir')) !== undefined) return false;
   for (const name of ['objects', 'refs']) {
-    const info = await lstat(join(gitDir, name)).catch(() => undefined);
+    const info = lstatOrUndefined(join(gitDir, name));
     if (info?.isDirectory() !== true) return false;
-    if (
-      !(await access(join(gitDir, name), constants.X_OK).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return false;
+    if (!mayExecute(join(gitDir, name))) return false;
   }
   return true;
 }

@@ -10,10 +10,10 @@
  * A check cannot stop a swap made after it (the agent would have to race each command); it
  * stops the planted file, which is the attack.
  */
-import { lstat, readdir, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { readRegularFile, REPLACED } from '../../paths/index.js';
+import { entriesIn, lstatOrUndefined, namesIn, statOrError } from './look.js';
 
 /** A loose ref is 41 bytes, a symbolic one `ref: <name>`; git's own refnames stay far below. */
 export const LOOSE_REF_MAX_BYTES = 4096;
@@ -48,7 +48,7 @@ export async function readRefFile(
 }
 
 async function isDirectory(path: string): Promise<boolean> {
-  return (await lstat(path).catch(() => undefined))?.isDirectory() === true;
+  return lstatOrUndefined(path)?.isDirectory() === true;
 }
 
 /** What is wrong with the file at `path` for git to open it, if anything; absent is fine. */
@@ -56,15 +56,13 @@ export async function problemWith(
   path: string,
   maxBytes: number | undefined,
 ): Promise<string | undefined> {
-  let info;
-  try {
-    // stat, not lstat: git follows a symlinked ref, and would block on a FIFO it leads to.
-    info = await stat(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+  // stat, not lstat: git follows a symlinked ref, and would block on a FIFO it leads to.
+  const info = statOrError(path);
+  if (info instanceof Error) {
+    const code = info.code;
     return code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP'
       ? undefined
-      : `cannot read it: ${code ?? String(error)}`;
+      : `cannot read it: ${code ?? String(info)}`;
   }
   if (info.isDirectory()) return undefined;
   if (info.isFIFO()) return 'a FIFO, not a regular file: git would wait on it forever';
@@ -101,7 +99,7 @@ export async function checkRefFiles(repo: { gitDir: string; commonDir: string })
   await check(join(repo.commonDir, 'packed-refs'), 'packed-refs', PACKED_REFS_MAX_BYTES);
   let seen = 0;
   const walk = async (dir: string): Promise<void> => {
-    const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    const entries = entriesIn(dir);
     for (const entry of entries) {
       if (++seen > LEDGER_REFS_MAX_ENTRIES) return;
       const path = join(dir, entry.name);
@@ -111,7 +109,7 @@ export async function checkRefFiles(repo: { gitDir: string; commonDir: string })
     }
   };
   await walk(join(repo.commonDir, 'refs', 'ledger'));
-  const worktrees = await readdir(join(repo.commonDir, 'worktrees')).catch(() => []);
+  const worktrees = namesIn(join(repo.commonDir, 'worktrees'));
   for (const name of worktrees.slice(0, LEDGER_REFS_MAX_ENTRIES))
     await check(join(repo.commonDir, 'worktrees', name, 'HEAD'), `worktrees/${name}/HEAD`);
 }
@@ -142,7 +140,7 @@ export async function checkDiscovery(cwd: string): Promise<void> {
   let dir = resolve(cwd);
   for (;;) {
     const dotGit = join(dir, '.git');
-    const info = await lstat(dotGit).catch(() => undefined);
+    const info = lstatOrUndefined(dotGit);
     if (info?.isDirectory()) {
       await check(join(dotGit, 'HEAD'), 'HEAD', LOOSE_REF_MAX_BYTES);
       // Every git ledger runs reads the config, and `record`'s ls-files the index: both are
@@ -214,7 +212,7 @@ async function checkOtherGitFiles(gitDir: string, shownAs: string): Promise<void
   for (const name of OTHER_GIT_FILES)
     await check(join(gitDir, name), `${shownAs}${name}`, undefined, 'the file');
   const packDir = join(gitDir, 'objects', 'pack');
-  for (const name of await readdir(packDir).catch(() => []))
+  for (const name of namesIn(packDir))
     if (PACK_FILE.test(name))
       await check(join(packDir, name), `${shownAs}objects/pack/${name}`, undefined, 'the file');
 }

@@ -3,7 +3,7 @@
  * nested in another, or a bare repository — what its configuration says, and whether the ledger
  * can work in it at all.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { GitConfig } from './config.js';
@@ -18,6 +18,7 @@ import {
   type NamedLocation,
 } from './exec.js';
 import { guardConfig, NO_GUARD, type ConfigGuard } from './guard.js';
+import { realpathOrUndefined, statOrError } from './look.js';
 import { checkDiscovery, checkNamedGitDir, checkRefFiles } from './ref-files.js';
 
 export interface RepoPaths {
@@ -239,7 +240,8 @@ async function checkWorkTreeHoldsRepo(top: string, gitDir: string): Promise<stri
   const dotGit = join(top, '.git');
   let target: string | undefined;
   try {
-    const info = await stat(dotGit);
+    const info = statOrError(dotGit);
+    if (info instanceof Error) throw info;
     if (info.isDirectory()) target = dotGit;
     else if (info.isFile() && info.size < 4096) {
       const line = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8'));
@@ -248,8 +250,8 @@ async function checkWorkTreeHoldsRepo(top: string, gitDir: string): Promise<stri
   } catch {
     target = undefined;
   }
-  const real = async (path: string) => realpath(path).catch(() => path);
-  if (target !== undefined && (await real(target)) === (await real(gitDir))) return undefined;
+  const real = (path: string) => realpathOrUndefined(path) ?? path;
+  if (target !== undefined && real(target) === real(gitDir)) return undefined;
   return `the work tree git reports (${top}, from core.worktree) does not contain this repository's git directory ${gitDir}`;
 }
 
