@@ -8,6 +8,7 @@
  */
 import {
   lstatSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   statSync,
@@ -20,6 +21,7 @@ import { openLocalState } from '../../src/app/policy/local-state.js';
 import { writeAtomically } from '../../src/app/policy/write-atomically.js';
 import { writeOutputFile } from '../../src/app/output-file.js';
 import { withRepo } from '../../src/index.js';
+import { isLedgerError } from '../../src/model/errors.js';
 import { cleanup, gitdir, runCli, tempDir } from '../helpers/git.js';
 
 afterAll(cleanup);
@@ -74,5 +76,27 @@ describe('writing a state file whole, many at once in one process', () => {
     expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
     expect(statSync(join(dir, 'state')).mode & 0o077).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['export.json', 'state', 'victim']);
+  });
+
+  it('an output that cannot be written says what to do, and leaves nothing behind', async () => {
+    const dir = tempDir('ledger-output-');
+    const taken = join(dir, 'report.html');
+    mkdirSync(taken);
+    writeFileSync(join(taken, 'kept'), 'kept\n');
+    const error = await writeOutputFile(taken, '<html>\n').catch((e: unknown) => e);
+    expect(isLedgerError(error) && error.code).toBe('USAGE');
+    expect((error as Error).message).toContain(`cannot write ${taken}`);
+    expect(isLedgerError(error) && error.hint).toMatch(/Nothing was written\. .* is a directory/);
+    expect(readdirSync(taken)).toEqual(['kept']);
+    expect(readdirSync(dir)).toEqual(['report.html']); // no temporary file left
+    // The same through the command: exit 2, the hint printed.
+    const repoDir = gitdir();
+    expect(
+      (await runCli(['record', '--status', 'success', '--summary', 'one'], repoDir)).code,
+    ).toBe(0);
+    mkdirSync(join(repoDir, 'audit.html'));
+    const cli = await runCli(['report', '--html', 'audit.html'], repoDir);
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain('Nothing was written.');
   });
 });
