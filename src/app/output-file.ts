@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LedgerError } from '../model/errors.js';
-import { writeAtomically } from './policy/write-atomically.js';
+import { writeAtomically } from '../paths/index.js';
 
 export async function writeOutputFile(path: string, text: string): Promise<string> {
   const target = resolve(path);

@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeAtomically } from './policy/write-atomically.js';
+import { writeAtomically } from '../paths/index.js';
 import { packsHolding, type UsablePack } from '../store/git/pack-index.js';
 
 const OID = /^[0-9a-f]{40}$/;

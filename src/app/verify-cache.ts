@@ -32,7 +32,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeAtomically } from './policy/write-atomically.js';
+import { writeAtomically } from '../paths/index.js';
 import type { AllowedSigner } from '../sign/index.js';
 import type { UsablePack } from '../store/git/pack-index.js';
 import { stateRoot } from './policy/local-state.js';

@@ -9,13 +9,15 @@
  * answered before it speaks. Entries are few and small, and pruned on every write (older than
  * a day, or past the newest 200).
  *
- * Imports only node built-ins: the cheap path asks `hasPending` on every `stop`.
+ * Imports only node built-ins and the small writer every state file uses
+ * (paths/write-atomically.ts): the cheap path asks `hasPending` on every `stop`.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { writeAtomically } from '../paths/write-atomically.js';
 
 export interface CursorOutcome {
   outcome: 'recorded' | 'refused';
@@ -83,9 +85,7 @@ export async function writeOutcome(path: string, outcome: CursorOutcome): Promis
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const before = await readOutcome(path);
   const entry = before?.answered === true ? { ...outcome, answered: true } : outcome;
-  const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, JSON.stringify(entry), { mode: 0o600 });
-  await rename(temp, path);
+  await writeAtomically(path, JSON.stringify(entry));
   await prune(dir);
 }
 

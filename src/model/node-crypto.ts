@@ -2,7 +2,7 @@
  * `node:crypto`, loaded the first time something hashes rather than when a module that may hash
  * is imported. Evaluating it costs about 10 ms of start-up on Node 24 (more under load), and
  * `ledger log` on an empty ledger loads modules that can hash but do not (issue 21, measured;
- * pinned by test/cli/startup.test.ts). `src/paths/read-file.ts` keeps its own copy of these
+ * pinned by test/cli/startup.test.ts). `src/paths/node-crypto.ts` is its own copy of these
  * lines: its folder imports nothing of ours.
  */
 import { createRequire } from 'node:module';

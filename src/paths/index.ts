@@ -25,3 +25,4 @@ export {
   type ReadFileOptions,
   type ReadFileResult,
 } from './read-file.js';
+export { writeAtomically } from './write-atomically.js';

@@ -21,21 +21,11 @@ import {
   statSync,
   type Stats,
 } from 'node:fs';
-import { createRequire } from 'node:module';
 import { sep } from 'node:path';
 import { promisify } from 'node:util';
+import { nodeCrypto } from './node-crypto.js';
 
 const readAsync = promisify(read);
-
-/**
- * `node:crypto` at the first hash, not at import (model/node-crypto.ts says why; this folder
- * imports nothing of ours, so it has its own three lines).
- */
-let crypto: typeof import('node:crypto') | undefined;
-function nodeCrypto(): typeof import('node:crypto') {
-  crypto ??= createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
-  return crypto;
-}
 
 export interface ReadFileOptions {
   /** Read at most this many bytes; a larger file is refused, not truncated. */

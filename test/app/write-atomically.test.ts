@@ -18,10 +18,16 @@ import {
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLocalState } from '../../src/app/policy/local-state.js';
-import { writeAtomically } from '../../src/app/policy/write-atomically.js';
+import { writeAtomically } from '../../src/paths/index.js';
 import { writeOutputFile } from '../../src/app/output-file.js';
 import { withRepo } from '../../src/index.js';
 import { isLedgerError } from '../../src/model/errors.js';
+import {
+  cursorStateDir,
+  entryPath,
+  readOutcome,
+  writeOutcome,
+} from '../../src/integrations/cursor-state.js';
 import { cleanup, gitdir, runCli, tempDir } from '../helpers/git.js';
 
 afterAll(cleanup);
@@ -76,6 +82,30 @@ describe('writing a state file whole, many at once in one process', () => {
     expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
     expect(statSync(join(dir, 'state')).mode & 0o077).toBe(0);
     expect(readdirSync(dir).sort()).toEqual(['export.json', 'state', 'victim']);
+  });
+
+  // The Cursor hook's outcome file was written through `<entry>.<pid>.tmp`: a name an agent can
+  // guess, and opened without O_EXCL, so a link planted there was followed — the victim got the
+  // entry, and the rename then put the link itself in the entry's place.
+  it("Cursor's hook outcome is written the same way: a link planted at the old temporary name is left alone", async () => {
+    const dir = tempDir('ledger-cursor-state-');
+    const before = process.env['XDG_STATE_HOME'];
+    process.env['XDG_STATE_HOME'] = dir;
+    try {
+      const entry = entryPath('conversation-1', 'generation-1')!;
+      mkdirSync(cursorStateDir(), { recursive: true });
+      const victim = join(dir, 'victim');
+      writeFileSync(victim, 'untouched\n');
+      symlinkSync(victim, `${entry}.${process.pid}.tmp`);
+      await writeOutcome(entry, { outcome: 'recorded' });
+      expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
+      expect(lstatSync(entry).isSymbolicLink()).toBe(false);
+      expect(await readOutcome(entry)).toEqual({ outcome: 'recorded' });
+      expect(statSync(entry).mode & 0o077).toBe(0);
+    } finally {
+      if (before === undefined) delete process.env['XDG_STATE_HOME'];
+      else process.env['XDG_STATE_HOME'] = before;
+    }
   });
 
   it('an output that cannot be written says what to do, and leaves nothing behind', async () => {

@@ -38,7 +38,7 @@ import { lookupPath } from '../../ledger/trees.js';
 import type { ObjectReader } from '../../store/port.js';
 import type { RepoPaths } from '../../store/git/repo.js';
 import { findRoot, type RootWalk } from './ledger-root.js';
-import { writeAtomically } from './write-atomically.js';
+import { writeAtomically } from '../../paths/index.js';
 
 type Store = ObjectReader & { readRef(name: string): Promise<string | undefined> };
 
