@@ -60,8 +60,6 @@ export function usablePacks(objectsDir: string): UsablePack[] {
 export interface ReadablePack {
   /** The pack's index, read a fan-out run at a time as lookups ask (see PackIndex). */
   index: PackIndex;
-  /** Objects the index lists. */
-  count: number;
   packPath: string;
   /** The index file as it was read (device, inode, size, change and modification times). */
   stamp: string;
@@ -92,9 +90,7 @@ export function readablePacks(
     if (!usable || kept !== undefined) closeSync(head.fd);
     if (!usable) continue;
     budget -= head.size;
-    out.push(
-      kept ?? { index: new PackIndex(head), count: head.count, packPath, stamp: head.stamp },
-    );
+    out.push(kept ?? { index: new PackIndex(head), packPath, stamp: head.stamp });
   }
   return out;
 }
