@@ -12,7 +12,7 @@ import {
   readRecord,
 } from '../../src/ledger/records.js';
 import { readLedgerIndex } from '../../src/ledger/read.js';
-import { isLedgerError } from '../../src/model/errors.js';
+import { isLedgerError, type LedgerError } from '../../src/model/errors.js';
 import { encodeTree, MODE } from '../../src/store/objects.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { buildLedger, makeRecord } from '../helpers/ledger.js';
@@ -76,6 +76,18 @@ describe('readRecord', () => {
     const id = `sha256:${'0'.repeat(64)}`;
     const tree = await recordTree(store, new Uint8Array(MAX_RECORD_BYTES + 1));
     expect(await refusal(readRecord(store, id, tree))).toEqual({ code: 'CORRUPT', record: id });
+  });
+
+  it('names the record when the store itself refuses its blob as too large to read whole', async () => {
+    const store = new MemoryStore({ maxWholeObjectBytes: 1024 });
+    const id = `sha256:${'0'.repeat(64)}`;
+    const tree = await recordTree(store, new Uint8Array(2048));
+    const error = (await readRecord(store, id, tree).then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as LedgerError;
+    expect(await refusal(Promise.reject(error))).toEqual({ code: 'CORRUPT', record: id });
+    expect(error.message).toMatch(/^record sha256:0+ cannot be read: object \w+ is 2048 bytes/);
   });
 
   it('refuses a record that is not in the ledger read (UNKNOWN_RECORD)', async () => {

@@ -1,0 +1,192 @@
+/**
+ * `lifecycleChain` (what `show` prints beside a record, what a lifecycle step starts from) reads
+ * the steps from the tip down to the chain's root, not every record of the ledger. It must
+ * answer exactly what reading every record oldest first answered, whatever the chain: branches
+ * (two steps on one record: the first wins), forbidden moves, steps on steps, supersedes.
+ */
+import { describe, expect, it } from 'vitest';
+import { encodeCanonical, type CborValue } from '../../src/canonical/index.js';
+import { lifecycleChain } from '../../src/app/lifecycle-chain.js';
+import { isLifecycleStep, lifecycleFormat } from '../../src/app/lifecycle-steps.js';
+import { loadRecord } from '../../src/app/query.js';
+import { stripUndefined } from '../../src/app/record.js';
+import { appendRecord } from '../../src/ledger/append.js';
+import { orderEntries, readAllEntries, readLedgerIndex } from '../../src/ledger/read.js';
+import { LIFECYCLE_FORMAT, RECORD_SCHEMA_V4, type LedgerRecord } from '../../src/model/record.js';
+import type { ObjectStore } from '../../src/store/port.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import { makeRecord } from '../helpers/ledger.js';
+
+/** A small deterministic generator (mulberry32), so a failure names its seed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n));
+
+async function handoff(store: MemoryStore, n: number): Promise<string> {
+  const made = await makeRecord(store, { claims: { task: `T-${n}`, summary: `handoff ${n}` } });
+  return append(store, made.bytes, made, n);
+}
+
+/** A step as `ledger accept|reject|supersede` writes one, without the rule's refusals. */
+async function step(
+  store: MemoryStore,
+  n: number,
+  of: string,
+  to: 'accepted' | 'rejected' | 'superseded',
+  withId?: string,
+): Promise<string> {
+  const made = await makeRecord(store);
+  const action = { accepted: 'accept', rejected: 'reject', superseded: 'supersede' }[to];
+  const record: LedgerRecord = {
+    ...made.record,
+    schema: RECORD_SCHEMA_V4,
+    format: LIFECYCLE_FORMAT,
+    claims: {
+      status: to,
+      summary: `${to} ${of}`,
+      extra: {
+        lifecycle: { action, from: 'pending', to, of, ...(withId ? { with: withId } : {}) },
+      },
+    },
+    observed: { ...made.record.observed, recordedAt: at(n).toISOString() },
+  };
+  return append(store, encodeCanonical(stripUndefined(record) as CborValue), made, n);
+}
+
+async function append(
+  store: MemoryStore,
+  recordBytes: Uint8Array,
+  made: Awaited<ReturnType<typeof makeRecord>>,
+  n: number,
+): Promise<string> {
+  const appended = await appendRecord(
+    store,
+    {
+      recordBytes,
+      candidateTree: made.candidateTree,
+      baseTree: made.baseTree,
+      baseCommitBytes: made.baseCommitBytes,
+      evidence: new Map(),
+    },
+    at(n),
+  );
+  return appended.id;
+}
+
+/** The chain as it was read before: every record of the ledger, oldest first. */
+async function everyRecordOldestFirst(store: ObjectStore, id: string) {
+  const index = await readLedgerIndex(store);
+  const { lifecycle } = lifecycleFormat;
+  const linkOf = (r: LedgerRecord | undefined) =>
+    r !== undefined && isLifecycleStep(r) ? lifecycle.linkOf(r) : undefined;
+  const records = new Map<string, LedgerRecord>();
+  const next = new Map<string, string>();
+  for (const { entry } of orderEntries(await readAllEntries(store, index)).reverse()) {
+    if (entry.record === null) continue;
+    const { record } = await loadRecord(store, index, entry.record);
+    records.set(entry.record, record);
+    const of = linkOf(record);
+    if (of !== undefined && !next.has(of)) next.set(of, entry.record);
+  }
+  let root = id;
+  for (let of = linkOf(records.get(root)); of !== undefined && records.has(of);)
+    [root, of] = [of, linkOf(records.get(of))];
+  const ids = [root];
+  for (let n = next.get(root); n !== undefined && !ids.includes(n); n = next.get(n)) ids.push(n);
+  const chain = ids.map((i) => records.get(i)!);
+  const asLifecycle = chain.map((r, i) =>
+    i === 0 && !isLifecycleStep(r)
+      ? { ...r, claims: { ...r.claims, status: lifecycle.initialState } }
+      : r,
+  );
+  return { ids, state: lifecycle.currentState(asLifecycle).state };
+}
+
+/** Counts whole reads: what the chain costs, in objects. */
+function counted(store: MemoryStore): { reader: MemoryStore; reads: () => number } {
+  let reads = 0;
+  const reader = Object.create(store) as MemoryStore;
+  reader.read = (oid: string) => {
+    reads++;
+    return store.read(oid);
+  };
+  return { reader, reads: () => reads };
+}
+
+describe('lifecycleChain', () => {
+  it('answers what reading every record oldest first answered, for every record of random ledgers', async () => {
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const next = random(seed);
+      const store = new MemoryStore();
+      const ids: string[] = [];
+      for (let n = 0; n < 40; n++) {
+        const roll = next();
+        const target = ids[Math.floor(next() * ids.length)];
+        if (target === undefined || roll < 0.4) ids.push(await handoff(store, n));
+        else if (roll < 0.6) ids.push(await step(store, n, target, 'accepted'));
+        else if (roll < 0.8) ids.push(await step(store, n, target, 'rejected'));
+        else {
+          const by = ids[Math.floor(next() * ids.length)]!;
+          ids.push(await step(store, n, target, 'superseded', by));
+        }
+      }
+      const index = await readLedgerIndex(store);
+      for (const id of ids) {
+        const chain = await lifecycleChain(store, index, id);
+        expect({ ids: chain.ids, state: chain.state }, `seed ${seed}, record ${id}`).toEqual(
+          await everyRecordOldestFirst(store, id),
+        );
+        expect(chain.records.map((r) => r.claims.summary)).toEqual(
+          await Promise.all(
+            chain.ids.map(async (i) => (await loadRecord(store, index, i)).record.claims.summary),
+          ),
+        );
+      }
+    }
+  });
+
+  it('follows a chain of steps from any of its records to the same root and state', async () => {
+    const store = new MemoryStore();
+    const first = await handoff(store, 0);
+    const other = await handoff(store, 1);
+    const accepted = await step(store, 2, first, 'accepted');
+    const superseded = await step(store, 3, accepted, 'superseded', other);
+    const late = await step(store, 4, first, 'rejected'); // a second step on the handoff: ignored
+    const index = await readLedgerIndex(store);
+    for (const id of [first, accepted, superseded]) {
+      const chain = await lifecycleChain(store, index, id);
+      expect(chain.ids).toEqual([first, accepted, superseded]);
+      expect(chain.state).toBe('superseded');
+    }
+    expect((await lifecycleChain(store, index, late)).ids).toEqual([first, accepted, superseded]);
+    expect((await lifecycleChain(store, index, other)).ids).toEqual([other]);
+    expect((await lifecycleChain(store, index, other)).state).toBe('pending');
+  });
+
+  it('reads the records above the chain, not the whole ledger', async () => {
+    const store = new MemoryStore();
+    const old = await handoff(store, 0);
+    for (let n = 1; n < 120; n++) await handoff(store, n);
+    const recent = await handoff(store, 120);
+    const stepped = await step(store, 121, recent, 'accepted');
+    const index = await readLedgerIndex(store);
+    const near = counted(store);
+    const chain = await lifecycleChain(near.reader, index, recent);
+    expect(chain.ids).toEqual([recent, stepped]);
+    expect(chain.state).toBe('accepted');
+    const far = counted(store);
+    expect((await lifecycleChain(far.reader, index, old)).ids).toEqual([old]);
+    // The oldest record's chain reads the whole log above it; the newest's, the two records
+    // above and on it. Before, both read every record.
+    expect(far.reads()).toBeGreaterThan(120 * 3);
+    expect(near.reads()).toBeLessThan(far.reads() / 10);
+  });
+});
