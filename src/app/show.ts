@@ -13,7 +13,7 @@ import type { LedgerRecord } from '../model/record.js';
 import { lifecycleChain } from './lifecycle-chain.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { stepInfo } from './lifecycle-state.js';
-import { readSignatures } from '../ledger/leaves.js';
+import { readSignaturesOf } from '../ledger/leaves.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { loadPolicy } from './policy/local.js';
 import { listLog, loadRecord, resolveId } from './query.js';
@@ -65,9 +65,9 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     const { record } = await loadRecord(store, index, id);
     const loaded = await loadPolicy(request.policyFile);
     const trust = trustFrom(loaded, new Date());
-    const signatures = [...(await readSignatures(store, index)).leaves.values()]
-      .filter((s) => s.subject === id)
-      .map((s) => judgeRecordSignature(id, s.armored, trust, record.observed.producer));
+    const signatures = (await readSignaturesOf(store, index, id)).map((s) =>
+      judgeRecordSignature(id, s.armored, trust, record.observed.producer),
+    );
     const source = async () => {
       if (!record.observed.source) return undefined;
       const kept = await readKeptBlob(

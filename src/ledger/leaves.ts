@@ -113,6 +113,8 @@ async function readLeaves<T>(
   schemaOf: () => Promise<{
     safeParse(value: unknown): { success: true; data: T } | { success: false };
   }>,
+  /** Only the leaves whose bytes hold these: the others are skipped unread, not damaged. */
+  mentioning?: Uint8Array,
 ): Promise<ReadLeaves<T>> {
   const leaves = new Map<string, T>();
   const damaged: DamagedLeaf[] = [];
@@ -124,6 +126,7 @@ async function readLeaves<T>(
       damaged.push({ id, problem: `the ${what} blob is missing: ${(error as Error).message}` });
       continue;
     }
+    if (mentioning !== undefined && !contains(bytes, mentioning)) continue;
     const actual = toRecordId(bytes);
     if (actual !== id) {
       damaged.push({ id, problem: `the ${what} ${id} holds bytes whose sha256 is ${actual}` });
@@ -159,6 +162,33 @@ export function readSignatures(
     'signature',
     async () => (await leafSchemas()).SignatureObject,
   );
+}
+
+/**
+ * The valid signatures over `subject`, in the order `readSignatures` gives them. A leaf is
+ * decoded and checked only when its bytes hold the subject's id: a valid leaf is canonical CBOR,
+ * which stores a text string whole (an indefinite-length one is refused as not canonical), so
+ * the bytes of one whose `subject` is this id contain the id's. `show` of one record decoded and
+ * schema-checked every signature of the ledger: 0.8 s of 1.4 s on 10,000 signed records
+ * (measured, issue 19).
+ */
+export async function readSignaturesOf(
+  store: ObjectReader,
+  index: LedgerIndex,
+  subject: string,
+): Promise<SignatureObject[]> {
+  const { leaves } = await readLeaves(
+    store,
+    index.signatures,
+    'signature',
+    async () => (await leafSchemas()).SignatureObject,
+    Buffer.from(subject, 'utf8'),
+  );
+  return [...leaves.values()].filter((s) => s.subject === subject);
+}
+
+function contains(bytes: Uint8Array, part: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).indexOf(part) >= 0;
 }
 
 export function readAttestations(
