@@ -46,6 +46,13 @@ const PACK_TYPES: readonly (ObjectType | undefined)[] = [
 /** Read with an entry's header: most commits, trees and small blobs fit, compressed. */
 const READ_AHEAD = 16 * 1024;
 
+/**
+ * A pack read whole, once a command has read as many entries of it as the pack holds pieces of
+ * READ_AHEAD: by then those reads have copied as much as reading it whole does, and every later
+ * entry is a slice, with no system call. By default at most this much memory holds packs.
+ */
+const WHOLE_PACKS_BYTES = 64 * 1024 * 1024;
+
 const EMPTY = Buffer.alloc(0);
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
@@ -55,6 +62,10 @@ const OID = /^[0-9a-f]{40}$/;
 interface OpenPack extends ReadablePack {
   fd: number;
   size: number;
+  /** Entries read from it so far (see WHOLE_PACKS_BYTES). */
+  reads: number;
+  /** The whole pack, once read whole. */
+  whole?: Buffer;
 }
 
 export class LocalObjects {
@@ -63,10 +74,13 @@ export class LocalObjects {
   private readonly bases = new Map<string, GitObject>();
   private baseBytes = 0;
   private scratch = Buffer.allocUnsafe(READ_AHEAD);
+  private wholeBytes = 0;
 
   constructor(
     private readonly objectsDir: string,
     private readonly maxBytes = LOCAL_OBJECT_MAX_BYTES,
+    /** At most this much memory holds packs read whole. */
+    private readonly wholePacksBytes = WHOLE_PACKS_BYTES,
   ) {}
 
   /** The object, or undefined: then ask git (see above). Never throws on what it reads. */
@@ -84,7 +98,7 @@ export class LocalObjects {
   }
 
   close(): void {
-    for (const pack of this.packs ?? []) closePack(pack);
+    for (const pack of this.packs ?? []) this.closePack(pack);
     this.packs = undefined;
     this.bases.clear();
     this.baseBytes = 0;
@@ -111,9 +125,9 @@ export class LocalObjects {
       }
       const fd = openRegular(pack.packPath);
       if (fd === undefined) pack.index.close();
-      else open.push({ ...pack, fd, size: fstatSync(fd).size });
+      else open.push({ ...pack, fd, size: fstatSync(fd).size, reads: 0 });
     }
-    for (const pack of known) if (!open.includes(pack)) closePack(pack);
+    for (const pack of known) if (!open.includes(pack)) this.closePack(pack);
     this.packs = open;
     return open;
   }
@@ -219,12 +233,36 @@ export class LocalObjects {
   /**
    * Up to `length` bytes of `pack` from `offset` (fewer at its end), in a buffer reused from
    * read to read: a fresh buffer per object was the largest cost of reading here (measured).
+   * Once the pack is held whole (WHOLE_PACKS_BYTES), a slice of it: no read at all.
    */
   private readAt(pack: OpenPack, offset: number, length: number): Buffer {
     const want = Math.max(0, Math.min(length, pack.size - 20 - offset));
+    if (pack.whole === undefined && ++pack.reads === Math.ceil(pack.size / READ_AHEAD))
+      this.readWhole(pack);
+    if (pack.whole !== undefined) return pack.whole.subarray(offset, offset + want);
     if (this.scratch.length < want) this.scratch = Buffer.allocUnsafe(Math.max(want, READ_AHEAD));
     const got = readSync(pack.fd, this.scratch, 0, want, offset);
     return this.scratch.subarray(0, got);
+  }
+
+  private closePack(pack: OpenPack): void {
+    closeSync(pack.fd);
+    pack.index.close();
+    if (pack.whole !== undefined) this.wholeBytes -= pack.size;
+    delete pack.whole;
+  }
+
+  private readWhole(pack: OpenPack): void {
+    if (this.wholeBytes + pack.size > this.wholePacksBytes) return;
+    const whole = Buffer.allocUnsafe(pack.size);
+    let got = 0;
+    while (got < pack.size) {
+      const n = readSync(pack.fd, whole, got, pack.size - got, got);
+      if (n === 0) return;
+      got += n;
+    }
+    pack.whole = whole;
+    this.wholeBytes += pack.size;
   }
 
   /** Delta bases (depth > 0) are kept for the entries read after them; results are not. */
@@ -259,11 +297,6 @@ export class LocalObjects {
       return undefined;
     return { type: type as ObjectType, bytes: whole.subarray(nul + 1) };
   }
-}
-
-function closePack(pack: OpenPack): void {
-  closeSync(pack.fd);
-  pack.index.close();
 }
 
 function inflateExactly(compressed: Buffer, size: number): Uint8Array | undefined {
