@@ -12,7 +12,7 @@
 import { lstat, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../model/errors.js';
-import { writeAtomically, type McpEntry } from './claude-code/settings.js';
+import { writeSettingsFile, type McpEntry } from './claude-code/settings.js';
 
 export interface FileChange {
   path: string;
@@ -94,7 +94,7 @@ export async function prepareCodexMcp(root: string, mcp: McpEntry): Promise<File
       if (change === 'unchanged') return;
       await mkdir(dir, { recursive: true });
       await refuseLinks(dir, path, '--codex');
-      await writeAtomically(path, text);
+      await writeSettingsFile(path, text);
     },
   };
 }
@@ -148,7 +148,7 @@ export async function prepareCursorMcp(root: string, mcp: McpEntry): Promise<Fil
       if (change === 'unchanged') return;
       await mkdir(dir, { recursive: true });
       await refuseLinks(dir, path, '--cursor');
-      await writeAtomically(path, text);
+      await writeSettingsFile(path, text);
     },
   };
 }
@@ -210,7 +210,7 @@ export async function prepareAgentsMd(root: string): Promise<FileChange> {
     async write() {
       if (change === 'unchanged') return;
       await refuseLinks(root, path, '--agents-md');
-      await writeAtomically(path, text);
+      await writeSettingsFile(path, text);
     },
   };
 }

@@ -11,15 +11,43 @@
  * it away and the second failed, ENOENT, failing its sync. A leading dot keeps it out of the
  * globs a user's tools match the target with.
  */
-import { rename, unlink, writeFile } from 'node:fs/promises';
+import { open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { nodeCrypto } from './node-crypto.js';
 
-export async function writeAtomically(path: string, text: string, mode = 0o600): Promise<void> {
+export interface WriteOptions {
+  /**
+   * Flushed to the disk before the rename: a file the user owns (an agent's settings) must not
+   * come back empty after a power cut, which a rename of unflushed data can leave on some file
+   * systems. Ledger's own state is not: it is rebuilt when lost, and a verify should not wait
+   * on the disk.
+   */
+  sync?: boolean;
+  /**
+   * The permissions of the file this replaces, kept exactly (a new file gets `mode` under the
+   * umask, as any created file does): replacing a 0600 settings file must not widen it.
+   */
+  keepMode?: number;
+}
+
+export async function writeAtomically(
+  path: string,
+  text: string,
+  mode = 0o600,
+  options: WriteOptions = {},
+): Promise<void> {
   const suffix = nodeCrypto().randomBytes(6).toString('hex');
   const temp = join(dirname(path), `.${basename(path)}.${suffix}.tmp`);
   try {
-    await writeFile(temp, text, { mode, flag: 'wx' });
+    // Created no wider than the mode it keeps, so the text is not readable more widely on the way.
+    const handle = await open(temp, 'wx', options.keepMode === undefined ? mode : 0o600);
+    try {
+      await handle.writeFile(text);
+      if (options.keepMode !== undefined) await handle.chmod(options.keepMode);
+      if (options.sync === true) await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temp, path);
   } catch (error) {
     await unlink(temp).catch(() => undefined);

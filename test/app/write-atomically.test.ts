@@ -28,6 +28,7 @@ import {
   readOutcome,
   writeOutcome,
 } from '../../src/integrations/cursor-state.js';
+import { writeSettingsFile } from '../../src/integrations/claude-code/settings.js';
 import { cleanup, gitdir, runCli, tempDir } from '../helpers/git.js';
 
 afterAll(cleanup);
@@ -106,6 +107,38 @@ describe('writing a state file whole, many at once in one process', () => {
       if (before === undefined) delete process.env['XDG_STATE_HOME'];
       else process.env['XDG_STATE_HOME'] = before;
     }
+  });
+
+  // The agents' settings files (.claude/settings.json, .codex/config.toml, .cursor/mcp.json,
+  // AGENTS.md) had a writer of their own: created 0644 whatever the file was, so a 0600 config
+  // came back readable by everyone, through `<path>.<pid>.tmp`, so a file planted under a
+  // guessed pid made `ledger init` fail (EEXIST).
+  it("an agent's settings file keeps its permissions, and a file at the old temporary name is left alone", async () => {
+    const dir = tempDir('ledger-settings-');
+    const file = join(dir, 'config.toml');
+    writeFileSync(file, 'model = "x"\n', { mode: 0o600 });
+    const planted = `${file}.${process.pid}.tmp`;
+    writeFileSync(planted, 'planted\n');
+    await writeSettingsFile(file, 'model = "y"\n');
+    expect(readFileSync(file, 'utf8')).toBe('model = "y"\n');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(planted, 'utf8')).toBe('planted\n');
+    expect(readdirSync(dir).sort()).toEqual(['config.toml', 'config.toml.' + process.pid + '.tmp']);
+    // A new one is created as any file is: 0644 under the umask.
+    const fresh = join(dir, 'settings.json');
+    await writeSettingsFile(fresh, '{}\n');
+    const umask = process.umask();
+    expect(statSync(fresh).mode & 0o777).toBe(0o644 & ~umask);
+    // Through the command, as a user meets it: `ledger init --codex` on a 0600 config.
+    const repo = gitdir();
+    mkdirSync(join(repo, '.codex'));
+    writeFileSync(join(repo, '.codex', 'config.toml'), 'model = "x"\n', { mode: 0o600 });
+    const init = await runCli(['init', '--codex', '--json'], repo);
+    expect(init.code, init.stderr).toBe(0);
+    expect(readFileSync(join(repo, '.codex', 'config.toml'), 'utf8')).toContain(
+      '[mcp_servers.ledger]',
+    );
+    expect(statSync(join(repo, '.codex', 'config.toml')).mode & 0o777).toBe(0o600);
   });
 
   it('an output that cannot be written says what to do, and leaves nothing behind', async () => {

@@ -14,7 +14,8 @@
  * Cursor's `.cursor/hooks.json` is flat (`version: 1`, event → hook entries; timeout in
  * seconds), and gets the entry for both its events (afterAgentResponse, stop).
  */
-import { lstat, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, readFile } from 'node:fs/promises';
+import { writeAtomically } from '../../paths/write-atomically.js';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { requireWorkTree } from '../../app/repo.js';
@@ -180,7 +181,7 @@ export async function prepareAgentHook(
       if (changed || original === undefined) {
         await mkdir(dir, { recursive: true });
         await refuseLinks(dir, path, target.flag);
-        await writeAtomically(path, `${JSON.stringify(settings, null, indentOf(original))}\n`);
+        await writeSettingsFile(path, `${JSON.stringify(settings, null, indentOf(original))}\n`);
       }
       return result;
     },
@@ -350,22 +351,18 @@ function indentOf(text: string | undefined): string | number {
   return match ? match[1]! : 2;
 }
 
-/** Write by temp file and rename: a crash or a concurrent reader never sees half a file. */
-export async function writeAtomically(path: string, text: string): Promise<void> {
-  const temp = `${path}.${process.pid}.tmp`;
-  const handle = await open(temp, 'wx', 0o644);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+/**
+ * An agent's settings file (the user's own), written whole or not at all and flushed before it
+ * replaces the old one, with the old one's permissions (a new one 0644 under the umask). The
+ * temporary name is random and created exclusively (`paths/write-atomically.ts`): it was
+ * `<path>.<pid>.tmp`, and a file planted under a guessed pid made `ledger init` fail.
+ */
+export async function writeSettingsFile(path: string, text: string): Promise<void> {
+  const old = await lstat(path).catch(() => undefined);
+  await writeAtomically(path, text, 0o644, {
+    sync: true,
+    ...(old?.isFile() === true ? { keepMode: old.mode & 0o7777 } : {}),
+  });
 }
 
 /** POSIX shell single-quoting; plain words stay as they are. */
