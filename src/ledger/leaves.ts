@@ -113,7 +113,7 @@ async function readLeaves<T>(
   schemaOf: () => Promise<{
     safeParse(value: unknown): { success: true; data: T } | { success: false };
   }>,
-  /** Only the leaves whose bytes hold these: the others are skipped unread, not damaged. */
+  /** Only the leaves whose bytes hold these: the others are read but skipped, not damaged. */
   mentioning?: Uint8Array,
 ): Promise<ReadLeaves<T>> {
   const leaves = new Map<string, T>();

@@ -38,9 +38,10 @@ export async function writeAtomically(
 ): Promise<void> {
   const suffix = nodeCrypto().randomBytes(6).toString('hex');
   const temp = join(dirname(path), `.${basename(path)}.${suffix}.tmp`);
+  // Created no wider than the mode it keeps, so the text is not readable more widely on the way;
+  // a failed open created nothing of ours to remove.
+  const handle = await open(temp, 'wx', options.keepMode === undefined ? mode : 0o600);
   try {
-    // Created no wider than the mode it keeps, so the text is not readable more widely on the way.
-    const handle = await open(temp, 'wx', options.keepMode === undefined ? mode : 0o600);
     try {
       await handle.writeFile(text);
       if (options.keepMode !== undefined) await handle.chmod(options.keepMode);
