@@ -12,6 +12,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, gitCalls, measure, ROOT, rotate, row, writePack } from './common.mjs';
+import { benchRecords } from './records.mjs';
 
 const dist = (p) => import(join(ROOT, 'dist', 'src', p));
 
@@ -28,46 +29,19 @@ function git(cwd, ...args) {
 
 /** Appends `count` records to the remote's ledger through the library, then lands them there. */
 async function generate(state, count) {
-  const { appendRecord } = await dist('ledger/append.js');
-  const { encodeCanonical } = await dist('canonical/index.js');
-  const { LEDGER_VERSION } = await dist('model/version.js');
-  const { deriveEffectiveStatus } = await dist('record/status.js');
   const { LOG_REF } = await dist('ledger/layout.js');
+  const append = await benchRecords({
+    base: state.base,
+    tree: state.tree,
+    baseBytes: state.baseBytes,
+  });
   const started = Date.now();
   const store = state.store;
   store.objects.clear(); // only the new objects go into this round's pack (reads of the tip are kept below)
   for (const [oid, object] of state.keep) store.objects.set(oid, object);
   for (let i = 0; i < count; i++) {
     const now = new Date(state.clock + state.n * 1000);
-    const { status, reasons } = deriveEffectiveStatus('success', [], []);
-    const record = {
-      schema: 'ledger.record/v1',
-      format: 'ledger',
-      claims: { status: 'success', summary: `bench record ${state.n}`, task: `T-${state.n % 97}` },
-      observed: {
-        recordedAt: now.toISOString(),
-        ledgerVersion: LEDGER_VERSION,
-        base: { commit: state.base, tree: state.tree },
-        candidate: { tree: state.tree },
-        branch: 'main',
-        artifacts: [],
-        witnesses: [],
-        evidence: [],
-        effectiveStatus: status,
-        reasons,
-      },
-    };
-    await appendRecord(
-      store,
-      {
-        recordBytes: encodeCanonical(record),
-        candidateTree: state.tree,
-        baseTree: state.tree,
-        baseCommitBytes: state.baseBytes,
-        evidence: new Map(),
-      },
-      now,
-    );
+    await append(store, { now, summary: `bench record ${state.n}`, task: `T-${state.n % 97}` });
     state.n++;
   }
   const tip = store.refs.get(LOG_REF);

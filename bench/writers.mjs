@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, ledger, remoteWithClones } from './clones.mjs';
 import { BIN, measure, ROOT, rotate, row, writePack } from './common.mjs';
+import { benchRecords } from './records.mjs';
 
 // Many writers (issue 19's table): 1,000 writer refs × 10 records each, built through the library
 // (each writer's chain appended in a memory store of its own, exactly what 1,000 clones that each
@@ -16,13 +17,9 @@ const PER_WRITER = Number(process.env.BENCH_PER_WRITER ?? 10);
 const dist = (p) => import(join(ROOT, 'dist', 'src', p));
 
 async function writerChains(seed) {
-  const { appendRecord } = await dist('ledger/append.js');
-  const { encodeCanonical } = await dist('canonical/index.js');
-  const { LEDGER_VERSION } = await dist('model/version.js');
-  const { deriveEffectiveStatus } = await dist('record/status.js');
   const { MemoryStore } = await dist('store/memory.js');
   const { LOG_REF } = await dist('ledger/layout.js');
-  const { status, reasons } = deriveEffectiveStatus('success', [], []);
+  const record = await benchRecords(seed);
   /** Appends `count` records to `chain` (a memory store); returns the objects it added. */
   return async function append(chain, count) {
     chain.store ??= new MemoryStore();
@@ -30,34 +27,7 @@ async function writerChains(seed) {
     for (let i = 0; i < count; i++) {
       const n = chain.n++;
       const now = new Date(Date.parse('2026-01-01T00:00:00Z') + (chain.offset + n) * 1000);
-      const record = {
-        schema: 'ledger.record/v1',
-        format: 'ledger',
-        claims: { status: 'success', summary: `${chain.name} record ${n}`, task: `T-${n % 97}` },
-        observed: {
-          recordedAt: now.toISOString(),
-          ledgerVersion: LEDGER_VERSION,
-          base: { commit: seed.base, tree: seed.tree },
-          candidate: { tree: seed.tree },
-          branch: 'main',
-          artifacts: [],
-          witnesses: [],
-          evidence: [],
-          effectiveStatus: status,
-          reasons,
-        },
-      };
-      await appendRecord(
-        chain.store,
-        {
-          recordBytes: encodeCanonical(record),
-          candidateTree: seed.tree,
-          baseTree: seed.tree,
-          baseCommitBytes: seed.baseBytes,
-          evidence: new Map(),
-        },
-        now,
-      );
+      await record(chain.store, { now, summary: `${chain.name} record ${n}`, task: `T-${n % 97}` });
     }
     chain.tip = chain.store.refs.get(LOG_REF);
     return [...chain.store.objects].filter(([oid]) => !before.has(oid));

@@ -5,7 +5,7 @@
  * (two steps on one record: the first wins), forbidden moves, steps on steps, supersedes.
  */
 import { describe, expect, it } from 'vitest';
-import { encodeCanonical, type CborValue } from '../../src/canonical/index.js';
+import { encodeCanonical, toRecordId, type CborValue } from '../../src/canonical/index.js';
 import { lifecycleChain } from '../../src/app/lifecycle-chain.js';
 import { isLifecycleStep, lifecycleFormat } from '../../src/app/lifecycle-steps.js';
 import { loadRecord } from '../../src/app/query.js';
@@ -169,6 +169,22 @@ describe('lifecycleChain', () => {
     expect((await lifecycleChain(store, index, late)).ids).toEqual([first, accepted, superseded]);
     expect((await lifecycleChain(store, index, other)).ids).toEqual([other]);
     expect((await lifecycleChain(store, index, other)).state).toBe('pending');
+  });
+
+  // Only a hand-made ledger has a step below the record it names (an honest clone steps on a
+  // record it holds): the id is known before the record is appended. It is not in the chain;
+  // the verify gate, which reads every record, still counts it (docs/design.md, "Reading").
+  it('leaves out a step written below the record it names', async () => {
+    const store = new MemoryStore();
+    const made = await makeRecord(store, { claims: { task: 'T-late', summary: 'late' } });
+    const lateId = toRecordId(made.bytes);
+    const forged = await step(store, 0, lateId, 'accepted');
+    expect(await append(store, made.bytes, made, 1)).toBe(lateId);
+    const index = await readLedgerIndex(store);
+    const chain = await lifecycleChain(store, index, lateId);
+    expect(chain.ids).toEqual([lateId]);
+    expect(chain.state).toBe('pending');
+    expect((await everyRecordOldestFirst(store, lateId)).ids).toEqual([lateId, forged]);
   });
 
   it('reads the records above the chain, not the whole ledger', async () => {
