@@ -24,8 +24,6 @@ describe('readSignaturesOf', () => {
         values.push({ schema: SIGNATURE_SCHEMA, subject, armored: armored(i * 10 + n) });
     // The id in the wrong field: about another record, whatever its text says.
     values.push({ schema: SIGNATURE_SCHEMA, subject: ids[1]!, armored: `${ids[0]!}\n` });
-    // Not a signature at all, though it names the id: no valid leaf.
-    values.push({ schema: 'ledger.signature/v0', subject: ids[0]!, armored: armored(99) });
     await appendLeaves(
       store,
       values.map((value) => ({ dir: SIGNATURES_DIR, value })),
@@ -33,6 +31,17 @@ describe('readSignaturesOf', () => {
       new Date('2026-01-02T00:00:00Z'),
     );
     const index = await readLedgerIndex(store);
+    // Not a signature at all, though it names the id: no valid leaf. Planted beside the others
+    // (the library writes only leaves its schema allows, and the spool check holds it to that).
+    const planted = encodeCanonical({
+      schema: 'ledger.signature/v0',
+      subject: ids[0]!,
+      armored: armored(99),
+    });
+    index.signatures!.set(toRecordId(planted), await store.write('blob', planted));
+    expect((await readSignatures(store, index)).damaged.map((d) => d.id)).toEqual([
+      toRecordId(planted),
+    ]);
     const all = [...(await readSignatures(store, index)).leaves.values()];
     for (const id of ids) {
       const of = await readSignaturesOf(store, index, id);
