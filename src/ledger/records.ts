@@ -11,7 +11,7 @@ import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { parseRecord } from '../model/record-check.js';
 import { recordSchemas } from '../model/schemas.js';
-import { MAX_WHOLE_OBJECT_BYTES, type ObjectReader } from '../store/port.js';
+import { MAX_WHOLE_OBJECT_BYTES, type GitObject, type ObjectReader } from '../store/port.js';
 import { EVIDENCE_DIR, RECORD_FILE } from './layout.js';
 import type { LedgerIndex } from './read.js';
 import { lookupPath } from './trees.js';
@@ -135,7 +135,7 @@ async function readWithin(
       hint: VERIFY_HINT,
       ...(cause === undefined ? {} : { cause }),
     });
-  let object;
+  let object: GitObject | undefined;
   try {
     object = await store.read(oid);
   } catch (error) {

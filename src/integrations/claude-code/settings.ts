@@ -15,9 +15,9 @@
  * seconds), and gets the entry for both its events (afterAgentResponse, stop).
  */
 import { lstat, mkdir, readFile } from 'node:fs/promises';
-import { writeAtomically } from '../../paths/write-atomically.js';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
+import { writeAtomically } from '../../paths/write-atomically.js';
 import { requireWorkTree } from '../../app/repo.js';
 import { openRepo } from '../../store/git/repo.js';
 import type { AgentName } from '../agents.js';
