@@ -28,6 +28,11 @@ export interface LifecycleState {
   steps: LifecycleStepInfo[];
   /** The step that set the current state (absent while pending with no step). */
   last?: LifecycleStepInfo;
+  /**
+   * Steps that name this record but sit below it in the log: not counted. Only a hand-made
+   * ledger has one (an honest clone steps on a record it holds, so on top of it).
+   */
+  below?: string[];
 }
 
 /** What a step record says of itself (its `claims.extra.lifecycle`). */
@@ -51,9 +56,12 @@ export function stepInfo(id: string, record: LedgerRecord): LifecycleStepInfo {
 }
 
 /**
- * The state of every handoff that is not itself a step. The first step linking to a record is
- * the one that follows it (as `lifecycleChain` reads the chain); a step the rule forbids from
- * the state before it changes nothing.
+ * The state of every handoff that is not itself a step, from `records` in the log's order,
+ * oldest first. The first step above a record that links to it is the one that follows it (as
+ * `lifecycleChain` reads the chain); a step the rule forbids from the state before it changes
+ * nothing, and a step below the record it names is not counted (`below`), so that every reader
+ * — `show` and the lifecycle commands, which read only the log above a record, `log`, `report`
+ * and the verify gate — answers the same.
  */
 export function lifecycleStates(
   records: readonly { id: string; record: LedgerRecord }[],
@@ -61,12 +69,19 @@ export function lifecycleStates(
   const { lifecycle } = lifecycleFormat;
   const byId = new Map(records.map((r) => [r.id, r.record]));
   const next = new Map<string, string>();
+  const below = new Map<string, string[]>();
   const steps = new Set<string>();
+  const seen = new Set<string>();
   for (const { id, record } of records) {
-    if (!isLifecycleStep(record)) continue;
-    steps.add(id);
-    const of = lifecycle.linkOf(record);
-    if (of !== undefined && byId.has(of) && !next.has(of)) next.set(of, id);
+    if (isLifecycleStep(record)) {
+      steps.add(id);
+      const of = lifecycle.linkOf(record);
+      if (of !== undefined && byId.has(of)) {
+        if (!seen.has(of)) below.set(of, [...(below.get(of) ?? []), id]);
+        else if (!next.has(of)) next.set(of, id);
+      }
+    }
+    seen.add(id);
   }
   const out = new Map<string, LifecycleState>();
   for (const { id, record } of records) {
@@ -84,7 +99,14 @@ export function lifecycleStates(
     // The step that moved the chain into its state: the first one that reached it (a repeat
     // of the same state from a forbidden transition moves nothing).
     const last = infos.find((s) => s.to === state);
-    out.set(id, { record: id, state, steps: infos, ...(last === undefined ? {} : { last }) });
+    const uncounted = below.get(id);
+    out.set(id, {
+      record: id,
+      state,
+      steps: infos,
+      ...(last === undefined ? {} : { last }),
+      ...(uncounted === undefined ? {} : { below: uncounted }),
+    });
   }
   return out;
 }

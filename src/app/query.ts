@@ -105,9 +105,9 @@ export async function listLog(
   ]);
   const items: LogItem[] = [];
   // Steps come after the record they act on: walking from the tip, a record's steps are seen
-  // before it, whatever the filter or limit leaves out.
+  // before it, whatever the filter or limit leaves out. Kept in the log's order, every step and
+  // the listed handoffs, which is what the lifecycle's reading takes.
   const walked: { id: string; record: LedgerRecord }[] = [];
-  const handoffs = new Map<string, LedgerRecord>();
   for await (const { id: entryId, entry } of walkLog(store, tip)) {
     if (entry.record === null) continue;
     const tree = await lookupPath(
@@ -119,9 +119,9 @@ export async function listLog(
       throw new LedgerError('UNKNOWN_RECORD', `record ${entry.record} is not in the ledger`);
     const { record } = await readRecord(store, entry.record, tree.oid);
     const step = isLifecycleStep(record) ? stepInfo(entry.record, record) : undefined;
-    if (step !== undefined) walked.push({ id: entry.record, record });
-    if (options.task !== undefined && !taskMatches(options.task, record.claims.task)) continue;
-    if (step === undefined) handoffs.set(entry.record, record);
+    const listed = options.task === undefined || taskMatches(options.task, record.claims.task);
+    if (step !== undefined || listed) walked.push({ id: entry.record, record });
+    if (!listed) continue;
     const of = step === undefined ? undefined : lifecycleFormat.lifecycle.linkOf(record);
     items.push({
       id: entry.record,
@@ -148,9 +148,7 @@ export async function listLog(
     });
     if (options.limit !== undefined && items.length >= options.limit) break;
   }
-  const states = lifecycleStates(
-    [...walked, ...[...handoffs].map(([id, record]) => ({ id, record }))].reverse(),
-  );
+  const states = lifecycleStates(walked.reverse());
   for (const item of items) {
     const state = states.get(item.id);
     if (state === undefined) continue;

@@ -102,14 +102,28 @@ export async function attachLifecycles(
     r.lifecycle =
       state === undefined
         ? stepLifecycle(r.checks)
-        : judge(state, {
-            ...options,
-            signatures: signatures.get(state.last?.id ?? '') ?? [],
-            steps,
-            known: (id) => index.records.has(id),
-            verdictOf: (id) => verdictOf.get(id),
-          });
+        : withBelow(
+            judge(state, {
+              ...options,
+              signatures: signatures.get(state.last?.id ?? '') ?? [],
+              steps,
+              known: (id) => index.records.has(id),
+              verdictOf: (id) => verdictOf.get(id),
+            }),
+            state.below,
+          );
   }
+}
+
+/** Says which steps naming the record were not counted, because they sit below it. */
+function withBelow(lifecycle: RecordLifecycle, below: readonly string[] | undefined) {
+  if (below === undefined) return lifecycle;
+  return {
+    ...lifecycle,
+    detail:
+      `${lifecycle.detail}; not counted: ${below.length === 1 ? 'step' : 'steps'} ${below.join(', ')}, ` +
+      `written below this record in the log, which only a hand-made ledger has (a step is taken on a record the ledger already holds)`,
+  };
 }
 
 /**

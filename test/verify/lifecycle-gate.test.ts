@@ -6,11 +6,15 @@
  * replayed signature) are kept here. In-process library calls on real repositories.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyLifecycle } from '../../src/app/lifecycle.js';
+import { listLog } from '../../src/app/query.js';
 import { recordHandoff } from '../../src/app/record.js';
+import { withRepo } from '../../src/app/repo.js';
+import { writeReport } from '../../src/app/report.js';
+import { showRecord } from '../../src/app/show.js';
 import { signRecord } from '../../src/app/sign.js';
 import { verifyRepository } from '../../src/app/verify.js';
 import { appendLeaves, readSignatures, signatureObject } from '../../src/ledger/leaves.js';
@@ -20,7 +24,8 @@ import { isLedgerError } from '../../src/model/errors.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { GitStore } from '../../src/store/git/store.js';
 import type { VerifyReport } from '../../src/verify/types.js';
-import { cleanup, gitdir, tempDir } from '../helpers/git.js';
+import { appendRaw, recordParts } from '../adversarial/helpers.js';
+import { cleanup, git, gitdir, tempDir } from '../helpers/git.js';
 
 afterEach(cleanup);
 
@@ -173,6 +178,46 @@ describe('lifecycle steps resolve a lie (issue 17, item 4)', () => {
     const report = await verify(repo);
     expect(report.exitCode).toBe(1);
     expect(lifecycleOf(report, lied)).toMatchObject({ state: 'pending', resolved: false });
+  });
+
+  // A step names the record it acts on, so an honest clone takes it on a record it holds and
+  // appends it on top. Only a hand-made ledger has one below its record: the record's id was
+  // known before it was appended. `show` reads a record's steps from the tip down to it, so it
+  // never saw that step while the gate, reading every record, counted it: the gate resolved a
+  // lie that `show`, `log` and `report` called pending. Every reader now leaves it out.
+  it('a step written below the lie it names resolves nothing, and show, log and report agree', async () => {
+    const made = gitdir();
+    await honest(made);
+    const before = git(made, 'rev-parse', 'refs/ledger/log');
+    const lied = await lie(made);
+    const step = await applyLifecycle({ cwd: made, id: lied, action: 'reject', by: 'rita' });
+    // The control: in the order it was taken, the step resolves the lie.
+    expect((await verify(made)).exitCode).toBe(0);
+    // The same two records appended step first, in a copy (no clone-local memory of the order).
+    const forged = join(tempDir(), 'forged');
+    cpSync(made, forged, { recursive: true });
+    git(forged, 'update-ref', 'refs/ledger/log', before);
+    for (const id of [step.id, lied]) {
+      const { evidence, bytes, ...parts } = await recordParts(made, id);
+      expect(await appendRaw(forged, { ...parts, keptEvidence: evidence }, bytes)).toBe(id);
+    }
+    const report = await verify(forged);
+    expect(report.exitCode).toBe(1);
+    const lifecycle = lifecycleOf(report, lied)!;
+    expect(lifecycle).toMatchObject({ state: 'pending', resolved: false });
+    expect(lifecycle.detail).toContain(`not counted: step ${step.id}, written below this record`);
+    expect((await showRecord({ cwd: forged, id: lied })).extra['lifecycle']).toMatchObject({
+      state: 'pending',
+    });
+    const listed = await withRepo(forged, ({ store }) => listLog(store));
+    expect(listed.map((i) => i.id).slice(0, 2)).toEqual([lied, step.id]);
+    expect(listed[0]!.lifecycle).toMatchObject({ state: 'pending' });
+    const page = await writeReport({ cwd: forged, markdownFile: '-' });
+    expect(page.report.records.find((r) => r.id === lied)!.lifecycle).toMatchObject({
+      state: 'pending',
+      resolved: false,
+    });
+    expect(page.report.exitCode).toBe(1);
   });
 });
 
