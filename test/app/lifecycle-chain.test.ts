@@ -17,17 +17,7 @@ import { LIFECYCLE_FORMAT, RECORD_SCHEMA_V4, type LedgerRecord } from '../../src
 import type { ObjectStore } from '../../src/store/port.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { makeRecord } from '../helpers/ledger.js';
-
-/** A small deterministic generator (mulberry32), so a failure names its seed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../helpers/seeded.js';
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n));
 
@@ -125,7 +115,7 @@ function counted(store: MemoryStore): { reader: MemoryStore; reads: () => number
 describe('lifecycleChain', () => {
   it('answers what reading every record oldest first answered, for every record of random ledgers', async () => {
     for (const seed of [1, 2, 3, 4, 5, 6]) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const store = new MemoryStore();
       const ids: string[] = [];
       for (let n = 0; n < 40; n++) {
@@ -161,7 +151,7 @@ describe('lifecycleChain', () => {
   it('agrees with lifecycleStates on every handoff, steps below their record included', async () => {
     let below = 0;
     for (const seed of [11, 12, 13, 14]) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const store = new MemoryStore();
       const ids: string[] = [];
       const late: { made: Awaited<ReturnType<typeof makeRecord>>; id: string }[] = [];

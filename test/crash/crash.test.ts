@@ -15,6 +15,7 @@ import {
   remoteWithClones,
   runWorker,
 } from '../helpers/git.js';
+import { plantWriters } from '../helpers/fleet.js';
 import { stress } from '../helpers/stress.js';
 import { ledgerIds, needsBuiltLedger } from '../helpers/built-ledger.js';
 
@@ -24,6 +25,7 @@ import { ledgerIds, needsBuiltLedger } from '../helpers/built-ledger.js';
 const REPEAT = stress(2, 10, 'LEDGER_CRASH_REPEAT');
 const RANDOM_KILLS = stress(24, 200, 'LEDGER_CRASH_RANDOM');
 const PARALLEL = 4;
+const PLANTED = 40;
 const ENV = { LEDGER_LOCK_WAIT_MS: '5000' };
 
 needsBuiltLedger();
@@ -171,6 +173,45 @@ describe('SIGKILL at every write step', () => {
         for (const id of acked) expect(idsA).toContain(id);
         await expectHealthy(a);
         await expectHealthy(b);
+        expect(gitTry(remote, 'fsck', '--strict', '--no-progress', '--no-dangling').code).toBe(0);
+      }),
+    );
+  }, 600_000);
+
+  // Issue 19: a sync that takes in many writer refs writes a chain of join commits (at most 16
+  // parents each) before its one ref update. Killed at each step, the clone keeps its old
+  // ledger or the new one, and the next sync takes everything in.
+  it(`sync joining ${PLANTED} writer refs: killed at each of ${SYNC_STEPS.length} steps, the next sync takes all in`, async () => {
+    const template = remoteWithClones(2);
+    const planted = await plantWriters(template.clones[1]!, template.remote, PLANTED);
+    await Promise.all(
+      SYNC_STEPS.map(async (step) => {
+        const { remote, clones } = copyRemoteWithClones(template);
+        const a = clones[0]!;
+        const own = await recordHere(a, 'own');
+        const before = ledgerTip(a);
+        const r = await runWorker(['sync'], a, { env: { ...ENV, LEDGER_WORKER_KILL_AT: step } });
+        expect(r.signal, `${step}: ${r.stderr}`).toBe('SIGKILL');
+        expectIntactRef(a);
+        for (const ref of refNames(a, 'refs/ledger-synced/origin/')) expectIntactRef(a, ref);
+        const after = ledgerTip(a);
+        if (
+          [
+            'sync-after-fetch',
+            'sync-after-merge-commit',
+            'sync-before-adopt',
+            'before-ref-update',
+          ].includes(step)
+        )
+          expect(after, step).toBe(before);
+        else
+          expect(
+            gitTry(a, 'rev-list', '--count', `${before}..${after}`).stdout.trim(),
+            step,
+          ).not.toBe('0');
+        await syncRepository({ cwd: a });
+        expect(new Set(await ledgerIds(a))).toEqual(new Set([own, ...planted.records]));
+        await expectHealthy(a);
         expect(gitTry(remote, 'fsck', '--strict', '--no-progress', '--no-dangling').code).toBe(0);
       }),
     );

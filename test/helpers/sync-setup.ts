@@ -34,7 +34,7 @@ export async function recordSummary(cwd: string, summary: string): Promise<strin
 /** A sync in process: its result, or the exit code and error it was refused with. */
 export async function syncOutcome(
   cwd: string,
-  options: { checkpoint?: boolean; pushOnly?: boolean } = {},
+  options: { checkpoint?: boolean; pushOnly?: boolean; push?: boolean } = {},
 ): Promise<SyncOutcome> {
   try {
     return { code: 0, result: await syncRepository({ cwd, ...options }) };

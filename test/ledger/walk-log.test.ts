@@ -15,6 +15,7 @@ import type { LogEntry } from '../../src/model/record.js';
 import { LOG_ENTRY_SCHEMA } from '../../src/model/vocabulary.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import { MODE } from '../../src/store/objects.js';
+import { seededRandom } from '../helpers/seeded.js';
 
 /** Counts reads on the way to the store it wraps. */
 function counting(store: MemoryStore) {
@@ -27,17 +28,6 @@ function counting(store: MemoryStore) {
     readChunks: store.readChunks.bind(store),
   };
   return { counter, reader };
-}
-
-/** A seeded PRNG (mulberry32): the same DAGs on every run. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const recordId = (n: number) => `sha256:${n.toString(16).padStart(64, '0')}`;
@@ -82,7 +72,7 @@ async function walked(
 describe('walkLog', () => {
   it('on random DAGs whose heights follow the chain rule: the order orderEntries gives', async () => {
     for (let seed = 1; seed <= 25; seed++) {
-      const random = prng(seed);
+      const random = seededRandom(seed);
       const store = new MemoryStore();
       const ids: string[] = [];
       const heights = new Map<string, number>();

@@ -1,0 +1,13 @@
+/**
+ * A seeded generator (mulberry32): small, the same sequence on every machine, so a randomized
+ * test is the same test on every run and a failure names the seed that found it.
+ */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
