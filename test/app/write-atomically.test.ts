@@ -7,6 +7,7 @@
  * got fast enough to start them in the same millisecond.
  */
 import {
+  chmodSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -139,6 +140,17 @@ describe('writing a state file whole, many at once in one process', () => {
       '[mcp_servers.ledger]',
     );
     expect(statSync(join(repo, '.codex', 'config.toml')).mode & 0o777).toBe(0o600);
+  });
+
+  // Writing to a file makes the kernel drop its set-user-id and set-group-id bits; the settings
+  // writer copied them (`& 0o7777`) onto a new file owned by whoever ran `ledger init`.
+  it("an agent's settings file keeps its permission bits, never set-user-id, set-group-id or sticky", async () => {
+    const file = join(tempDir('ledger-settings-'), 'mcp.json');
+    writeFileSync(file, '{}\n');
+    chmodSync(file, 0o7755);
+    expect(statSync(file).mode & 0o7000).not.toBe(0); // the set-up took
+    await writeSettingsFile(file, '{"mcpServers":{}}\n');
+    expect(statSync(file).mode & 0o7777).toBe(0o755);
   });
 
   it('an output that cannot be written says what to do, and leaves nothing behind', async () => {

@@ -356,12 +356,17 @@ function indentOf(text: string | undefined): string | number {
  * replaces the old one, with the old one's permissions (a new one 0644 under the umask). The
  * temporary name is random and created exclusively (`paths/write-atomically.ts`): it was
  * `<path>.<pid>.tmp`, and a file planted under a guessed pid made `ledger init` fail.
+ *
+ * Only the read, write and execute bits are kept. Writing to a file makes the kernel drop its
+ * set-user-id and set-group-id bits; copying them onto the new file instead would hand them to
+ * a file whose owner is whoever ran `ledger init` (root, say) and whose text came partly from
+ * the repository.
  */
 export async function writeSettingsFile(path: string, text: string): Promise<void> {
   const old = await lstat(path).catch(() => undefined);
   await writeAtomically(path, text, 0o644, {
     sync: true,
-    ...(old?.isFile() === true ? { keepMode: old.mode & 0o7777 } : {}),
+    ...(old?.isFile() === true ? { keepMode: old.mode & 0o777 } : {}),
   });
 }
 
