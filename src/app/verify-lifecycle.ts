@@ -116,7 +116,10 @@ export async function attachLifecycles(
 }
 
 /** Says which steps naming the record were not counted, because they sit below it. */
-function withBelow(lifecycle: RecordLifecycle, below: readonly string[] | undefined) {
+function withBelow(
+  lifecycle: RecordLifecycle,
+  below: readonly string[] | undefined,
+): RecordLifecycle {
   if (below === undefined) return lifecycle;
   return {
     ...lifecycle,

@@ -1,10 +1,12 @@
 /**
- * Many writer refs, driven at random (issue 19): clones that record, sync, publish with
- * `--push-only` and publish checkpoints that retire writer refs, in an order a seed picks, one
- * after another against one bare remote. Whatever the order, an honest clone's sync never fails
- * (no false rollback after a checkpoint retired a ref it saw, or its own), never loses a record it
- * held, and in the end every clone and a fresh one hold every record in one order, and verify.
- * The fixed cases beside this file pin each path alone; this walks the paths into each other.
+ * Many writer refs, driven at random (issue 19): clones that record, take lifecycle steps, sync
+ * (also `--no-push`), publish with `--push-only`, publish checkpoints that retire writer refs,
+ * run `git gc`, and join the fleet, in an order a seed picks, now and then two at once, against
+ * one bare remote. Whatever the order, an honest clone's sync never fails (no false rollback
+ * after a checkpoint retired a ref it saw, or its own), never loses a record it held, and in the
+ * end every clone and a fresh one hold every record in one order with the same lifecycle
+ * states, and verify. The fixed cases beside this file pin each path alone; this walks the
+ * paths into each other.
  */
 import { describe, expect, it } from 'vitest';
 import { applyLifecycle } from '../../src/app/lifecycle.js';
