@@ -24,8 +24,9 @@ export interface WriteOptions {
    */
   sync?: boolean;
   /**
-   * The permissions of the file this replaces, kept exactly (a new file gets `mode` under the
-   * umask, as any created file does): replacing a 0600 settings file must not widen it.
+   * The mode to set exactly, not under the umask: the permissions of the file this replaces,
+   * as the caller reads them (a new file gets `mode` under the umask, as any created file
+   * does). Replacing a 0600 settings file must not widen it.
    */
   keepMode?: number;
 }

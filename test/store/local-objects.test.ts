@@ -272,13 +272,16 @@ describe('the pack index, read a fan-out run at a time', () => {
     const ids = [...gitObjects(dir).keys()];
     for (const wholePacksBytes of [undefined, 0]) {
       const local = new LocalObjects(objectsDir(dir), undefined, wholePacksBytes);
-      for (const oid of ids) local.read(oid); // the index's runs, and the pack whole if it may
-      const before = readCalls();
-      for (const oid of ids) expect(local.read(oid), oid).toBeDefined();
-      const calls = readCalls() - before;
-      if (wholePacksBytes === 0) expect(calls).toBeGreaterThanOrEqual(ids.length);
-      else expect(calls).toBeLessThan(5); // reading /proc itself
-      local.close();
+      try {
+        for (const oid of ids) local.read(oid); // the index's runs, and the pack whole if it may
+        const before = readCalls();
+        for (const oid of ids) expect(local.read(oid), oid).toBeDefined();
+        const calls = readCalls() - before;
+        if (wholePacksBytes === 0) expect(calls).toBeGreaterThanOrEqual(ids.length);
+        else expect(calls).toBeLessThan(5); // reading /proc itself
+      } finally {
+        local.close();
+      }
     }
   });
 
