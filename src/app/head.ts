@@ -1,14 +1,18 @@
 /**
- * `verify --head REV`: the revision resolved through git (a branch, a tag, a SHA), the records in
- * log order, and the pure `head.tree` check over them (src/verify/head.ts).
+ * `verify --head REV`: the revision resolved through git (a branch, a tag, a SHA), the handoffs
+ * in log order with their lifecycle states, and the pure `head.tree` check over them
+ * (src/verify/head.ts).
  */
 import { orderEntries, readAllEntries, type LedgerIndex } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
+import type { LedgerRecord } from '../model/record.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectStore } from '../store/port.js';
 import { checkHead, HEAD_CHECK_ID, type HeadRecord } from '../verify/head.js';
 import type { Check } from '../verify/types.js';
+import { lifecycleStates } from './lifecycle-state.js';
+import { isLifecycleStep } from './lifecycle-steps.js';
 import { loadRecord } from './query.js';
 
 /** The commit `rev` names; a usage error (exit 2) when it names none. */
@@ -28,6 +32,12 @@ export async function resolveHead(repo: RepoPaths, rev: string): Promise<string>
 /**
  * The `head.tree` check over the whole ledger, whatever part of it this run verified: it is
  * never cached, so a cached run and `--full` give the same verdict.
+ *
+ * Only handoffs vouch for a head. A lifecycle step carries the base and candidate tree of the
+ * record it acts on, and is newer in the log: taken as the head's record, an `accept` failed
+ * `head.witnesses` (it runs none) on honest work, and a `reject` or `supersede` vouched for the
+ * very tree it turned down. A handoff that was rejected or superseded is set aside the same way:
+ * its lifecycle resolved its failing claims, and it must not then pass the head it recorded.
  */
 export async function headCheck(
   store: ObjectStore,
@@ -36,16 +46,13 @@ export async function headCheck(
   commit: string,
   requiredWitnesses: readonly string[] = [],
 ): Promise<Check> {
-  const records: HeadRecord[] = [];
+  const inLog: { id: string; record: LedgerRecord }[] = [];
   try {
     for (const { entry } of orderEntries(await readAllEntries(store, index))) {
       if (entry.record === null || !index.records.has(entry.record)) continue;
-      const { record } = await loadRecord(store, index, entry.record);
-      records.push({
+      inLog.push({
         id: entry.record,
-        baseCommit: record.observed.base.commit,
-        candidateTree: record.observed.candidate.tree,
-        witnesses: record.observed.witnesses.map((w) => w.command),
+        record: (await loadRecord(store, index, entry.record)).record,
       });
     }
   } catch (error) {
@@ -57,6 +64,20 @@ export async function headCheck(
       verdict: 'contradicted',
       detail: `the records could not all be read (${(error as Error).message}), so none vouches for ${rev}`,
     };
+  }
+  const states = lifecycleStates([...inLog].reverse());
+  const records: HeadRecord[] = [];
+  for (const { id, record } of inLog) {
+    if (isLifecycleStep(record)) continue;
+    const state = states.get(id);
+    const turnedDown = state?.state === 'rejected' || state?.state === 'superseded';
+    records.push({
+      id,
+      baseCommit: record.observed.base.commit,
+      candidateTree: record.observed.candidate.tree,
+      witnesses: record.observed.witnesses.map((w) => w.command),
+      ...(turnedDown ? { setAside: `${state.state} by step ${state.last?.id ?? '?'}` } : {}),
+    });
   }
   return checkHead(store, { rev, commit, requiredWitnesses }, records);
 }

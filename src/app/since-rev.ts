@@ -17,7 +17,8 @@ import { LOG_REF } from '../ledger/layout.js';
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
-import type { ObjectStore } from '../store/port.js';
+import type { ObjectReader, ObjectStore } from '../store/port.js';
+import { HEAD_HISTORY_BUDGET, walkHistory } from '../verify/head.js';
 import { loadRecord } from './query.js';
 
 export interface SinceRange {
@@ -53,26 +54,19 @@ async function isAncestor(repo: RepoPaths, older: string, newer: string): Promis
   return result.code === 0;
 }
 
-/** Every commit in `commit`'s history (as this repository has it) and the trees they hold. */
+/**
+ * The commits of `commit`'s history and the trees they hold, read until every base commit in
+ * `bases` was seen (a candidate tree merged into the base branch sits nearer than its base) or
+ * the budget is spent. A commit further away is not seen, so a record that needs it is checked.
+ */
 async function history(
-  repo: RepoPaths,
+  store: ObjectReader,
   commit: string,
+  bases: ReadonlySet<string>,
 ): Promise<{ commits: Set<string>; trees: Set<string> }> {
-  const result = await runGit(['log', '--format=%H %T', '--end-of-options', commit], {
-    cwd: repo.root,
-    guard: repo.guard,
-  });
-  const commits = new Set<string>();
-  const trees = new Set<string>();
-  if (result.code !== 0) return { commits, trees };
-  for (const line of result.stdout.toString().split('\n')) {
-    const [c, t] = line.split(' ');
-    if (c && t) {
-      commits.add(c);
-      trees.add(t);
-    }
-  }
-  return { commits, trees };
+  const walked = await walkHistory(store, commit, bases, HEAD_HISTORY_BUDGET);
+  const trees = new Set([...walked.commits.values()].map((c) => c.tree));
+  return { commits: new Set(walked.commits.keys()), trees };
 }
 
 export async function resolveSince(
@@ -100,15 +94,26 @@ export async function resolveSince(
     });
     return { rev, commit, mode: 'ledger', ids, skipped: all.length - ids.length };
   }
-  const { commits, trees } = await history(repo, commit);
+  const observed = new Map<string, { base: string | null; tree: string } | undefined>();
+  await Promise.all(
+    all.map(async (id) => {
+      try {
+        const { record } = await loadRecord(store, index, id);
+        observed.set(id, {
+          base: record.observed.base.commit,
+          tree: record.observed.candidate.tree,
+        });
+      } catch {
+        observed.set(id, undefined);
+      }
+    }),
+  );
+  const bases = new Set<string>();
+  for (const o of observed.values()) if (o?.base) bases.add(o.base);
+  const { commits, trees } = await history(store, commit, bases);
   const ids = await keep(async (id) => {
-    try {
-      const { record } = await loadRecord(store, index, id);
-      const base = record.observed.base.commit;
-      return base !== null && commits.has(base) && trees.has(record.observed.candidate.tree);
-    } catch {
-      return false;
-    }
+    const o = observed.get(id);
+    return o !== undefined && o.base !== null && commits.has(o.base) && trees.has(o.tree);
   });
   return { rev, commit, mode: 'commit', ids, skipped: all.length - ids.length };
 }

@@ -10,7 +10,8 @@
  * newest is the one whose base is nearest to REV, then the newest in the log — so records of
  * other branches that share an old base cannot stand in for this branch's latest. The choice
  * only decides which record must match: a head passes only when that record's candidate tree
- * is REV's tree, whichever record is chosen.
+ * is REV's tree, whichever record is chosen. A record set aside (rejected or superseded) is
+ * never chosen: it no longer speaks for the code it recorded.
  */
 import { parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
@@ -24,6 +25,11 @@ export interface HeadRecord {
   candidateTree: string;
   /** The commands ledger ran as its witnesses (absent: not read, nothing required). */
   witnesses?: readonly string[];
+  /**
+   * Why the record vouches for no head, when it does not: "rejected by step …", "superseded by
+   * step …". Named when its tree is REV's, so the failure says why that record did not count.
+   */
+  setAside?: string;
 }
 
 export interface HeadTarget {
@@ -43,7 +49,7 @@ export const HEAD_HISTORY_BUDGET = 100_000;
 
 export const HEAD_CHECK_ID = 'head.tree';
 
-interface History {
+export interface History {
   /** Commit → its distance from REV (fewest parent steps) and tree. */
   commits: Map<string, { distance: number; tree: string }>;
   /** True when the walk stopped at the budget before it saw all of REV's history. */
@@ -55,7 +61,7 @@ interface History {
  * is spent. A commit that is missing or malformed (a shallow clone's boundary, damage) ends
  * that path: the walk reads objects, and the agent controls them.
  */
-async function walkHistory(
+export async function walkHistory(
   store: ObjectReader,
   from: string,
   wanted: ReadonlySet<string>,
@@ -117,6 +123,7 @@ export async function checkHead(
   const { rev, commit } = target;
   const bases = new Set<string>();
   for (const r of records) if (r.baseCommit !== null) bases.add(r.baseCommit);
+  const standing = records.filter((r) => r.setAside === undefined);
   const history = await walkHistory(store, commit, bases, budget);
   const tree = history.commits.get(commit)?.tree;
   const subject = rev;
@@ -132,7 +139,7 @@ export async function checkHead(
     r.baseCommit === null ? FARTHEST : history.commits.get(r.baseCommit)?.distance;
   let chosen: HeadRecord | undefined;
   let chosenDistance = FARTHEST + 1;
-  for (const r of records) {
+  for (const r of standing) {
     const d = distanceOf(r);
     // Strictly nearer only: among records on the same base, the first (newest) stays.
     if (d !== undefined && d < chosenDistance) {
@@ -144,12 +151,19 @@ export async function checkHead(
   const cut = history.cut
     ? ` (only the nearest ${budget} commits of its history were read: a record based further back was not considered)`
     : '';
+  const turnedDown = records.find(
+    (r) => r.setAside !== undefined && r.candidateTree === tree && distanceOf(r) !== undefined,
+  );
+  const aside =
+    turnedDown === undefined
+      ? ''
+      : `; ${turnedDown.id} recorded ${rev}'s tree, but it was ${turnedDown.setAside}, and a record turned down vouches for no head`;
   if (chosen === undefined)
     return fail(
       HEAD_CHECK_ID,
       'head.tree',
       subject,
-      `${head}, and no record in the ledger has a base commit in its history${cut}: nothing recorded vouches for this code (record the handoff on this branch, or verify the commit it was recorded for)`,
+      `${head}, and no record in the ledger has a base commit in its history${cut}${aside}: nothing recorded vouches for this code (record the handoff on this branch, or verify the commit it was recorded for)`,
     );
   const base = chosen.baseCommit === null ? 'no base commit' : `base ${chosen.baseCommit}`;
   if (chosen.candidateTree === tree) {
@@ -174,12 +188,12 @@ export async function checkHead(
     found === undefined
       ? `the tree of no commit in ${rev}'s history read here${cut} (never committed, or made with git plumbing)`
       : `the tree of commit ${found[0]}, ${found[1]} commit(s) before ${rev}`;
-  const other = records.find(
+  const other = standing.find(
     (r) => r !== chosen && r.candidateTree === tree && distanceOf(r) !== undefined,
   );
   const also =
     other === undefined
-      ? ''
+      ? aside
       : `; another record on the branch, ${other.id}, recorded ${rev}'s tree, but it is not the newest there`;
   return fail(
     HEAD_CHECK_ID,

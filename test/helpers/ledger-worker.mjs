@@ -7,6 +7,7 @@
 //   node ledger-worker.mjs prep-sync <other clone>   record here, record + sync there, sync here
 //   node ledger-worker.mjs mix <count|0 = forever> <tag>   records, with a sync every third
 //   node ledger-worker.mjs push-only <tag>   record here, then sync --push-only
+//   node ledger-worker.mjs sync-as <full|push-only|checkpoint|no-push>   one sync of that kind
 //
 // LEDGER_WORKER_KILL_AT arms LEDGER_TEST_KILL_AT just before the operation under test (so that
 // preparation steps sharing a kill point name are not killed).
@@ -42,6 +43,17 @@ try {
   } else if (mode === 'sync') {
     arm();
     const r = await syncRepository({ cwd, ...(a ? { remote: a } : {}) });
+    process.stdout.write(`synced ${r.after} ${r.action}\n`);
+  } else if (mode === 'sync-as') {
+    const options = new Map([
+      ['full', {}],
+      ['push-only', { pushOnly: true }],
+      ['checkpoint', { checkpoint: true }],
+      ['no-push', { push: false }],
+    ]).get(a);
+    if (options === undefined) throw new Error(`unknown sync kind ${a}`);
+    arm();
+    const r = await syncRepository({ cwd, ...options });
     process.stdout.write(`synced ${r.after} ${r.action}\n`);
   } else if (mode === 'prep-sync') {
     await record(cwd, `here ${process.pid}`);

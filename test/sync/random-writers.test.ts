@@ -2,17 +2,18 @@
  * Many writer refs, driven at random (issue 19): clones that record, take lifecycle steps, sync
  * (also `--no-push`), publish with `--push-only`, publish checkpoints that retire writer refs,
  * run `git gc`, and join the fleet, in an order a seed picks, now and then two at once, against
- * one bare remote. Whatever the order, an honest clone's sync never fails (no false rollback
- * after a checkpoint retired a ref it saw, or its own), never loses a record it held, and in the
- * end every clone and a fresh one hold every record in one order with the same lifecycle
- * states, and verify. The fixed cases beside this file pin each path alone; this walks the
+ * one bare remote; and now and then a record or a sync of any kind is SIGKILLed at one of its
+ * write steps. Whatever the order, an honest clone's sync never fails (no false rollback after
+ * a checkpoint retired a ref it saw, or its own, or after a killed sync), never loses a record
+ * it held, and in the end every clone and a fresh one hold every record in one order with the
+ * same lifecycle states, and verify. The fixed cases beside this file pin each path alone; this walks the
  * paths into each other.
  */
 import { describe, expect, it } from 'vitest';
 import { applyLifecycle } from '../../src/app/lifecycle.js';
 import { listLog, verifyRepository, withRepo } from '../../src/index.js';
 import { isLedgerError } from '../../src/model/errors.js';
-import { cloneOf, git, remoteWithClones } from '../helpers/git.js';
+import { cloneOf, git, remoteWithClones, runWorker } from '../helpers/git.js';
 import { seededRandom } from '../helpers/seeded.js';
 import { stress } from '../helpers/stress.js';
 import {
@@ -30,17 +31,43 @@ useBuiltCli();
 const SEEDS = stress(2, 24, 'LEDGER_RANDOM_WRITER_SEEDS');
 const CLONES = 4;
 const STEPS = 40;
-type Op = 'record' | 'step' | 'sync' | 'no-push' | 'push-only' | 'checkpoint' | 'gc' | 'join';
+type Op =
+  'record' | 'step' | 'sync' | 'no-push' | 'push-only' | 'checkpoint' | 'gc' | 'join' | 'killed';
 const OPS: [Op, number][] = [
-  ['record', 0.32],
+  ['record', 0.3],
   ['step', 0.08],
-  ['sync', 0.22],
-  ['no-push', 0.06],
-  ['push-only', 0.14],
-  ['checkpoint', 0.1],
+  ['sync', 0.19],
+  ['no-push', 0.05],
+  ['push-only', 0.13],
+  ['checkpoint', 0.09],
   ['gc', 0.05],
   ['join', 0.03],
+  ['killed', 0.08],
 ];
+/**
+ * What a killed op runs, and the write steps it may be killed at (test/crash/crash.test.ts
+ * kills each alone). A step the run never reaches (no join to write, no checkpoint) lets it end.
+ */
+const KILLABLE = {
+  record: [
+    'before-append',
+    'after-objects',
+    'after-commit-object',
+    'before-ref-update',
+    'after-ref-update',
+  ],
+  sync: [
+    'sync-after-fetch',
+    'sync-after-merge-commit',
+    'sync-before-adopt',
+    'before-ref-update',
+    'after-ref-update',
+    'sync-after-adopt',
+    'sync-after-push',
+    'checkpoint-after-publish',
+  ],
+};
+const KILLED_RUNS = ['record', 'full', 'push-only', 'checkpoint', 'no-push'] as const;
 const MAX_CLONES = 6;
 
 function pick(next: () => number): Op {
@@ -52,8 +79,9 @@ function pick(next: () => number): Op {
 describe('writer refs driven at random', () => {
   let retired = 0;
   let steps = 0;
+  let kills = 0;
   for (let seed = 1; seed <= SEEDS; seed++) {
-    it(`seed ${seed}: ${CLONES} clones × ${STEPS} steps (record, lifecycle step, sync, --no-push, --push-only, --checkpoint, gc, a clone joining; some two at once): no honest sync fails, nothing is lost, all converge`, async () => {
+    it(`seed ${seed}: ${CLONES} clones × ${STEPS} steps (record, lifecycle step, sync, --no-push, --push-only, --checkpoint, gc, a clone joining, a run killed at a write step; some two at once): no honest sync fails, nothing is lost, all converge`, async () => {
       const next = seededRandom(seed);
       const { remote, clones } = remoteWithClones(CLONES);
       const recorded = new Set<string>();
@@ -85,6 +113,24 @@ describe('writer refs driven at random', () => {
             steps++;
           } catch (error) {
             if (!isLedgerError(error) || error.exitCode !== 2) throw error;
+          }
+        } else if (op === 'killed') {
+          const run = KILLED_RUNS[Math.floor(next() * KILLED_RUNS.length)]!;
+          const points = run === 'record' ? KILLABLE.record : KILLABLE.sync;
+          const at = points[Math.floor(next() * points.length)]!;
+          trace.push(`(${c} ${run} killed at ${at})`);
+          const r = await runWorker(
+            run === 'record' ? ['record', '1', `seed ${seed} step ${step}`] : ['sync-as', run],
+            cwd,
+            { env: { LEDGER_WORKER_KILL_AT: at } },
+          );
+          // Killed there, or ended whole when the run never reached that step.
+          const ended = r.signal === 'SIGKILL' || r.code === 0;
+          expect(ended, `seed ${seed}, ${trace.join(' → ')}: ${r.stderr}`).toBe(true);
+          if (r.signal === 'SIGKILL') kills++;
+          for (const id of r.acked) {
+            recorded.add(id);
+            held[c]!.add(id);
           }
         } else if (op === 'gc') {
           // Packs the remote's objects and refs, and this clone's (its markers among them).
@@ -156,9 +202,10 @@ describe('writer refs driven at random', () => {
   }
 
   // The walks reached the paths they are for: a checkpoint retired writer refs that clones had
-  // seen, and steps were taken. One seed may miss them; all of them together must not.
-  it('the walks retired writer refs and took lifecycle steps', () => {
+  // seen, steps were taken, runs were killed. One seed may miss them; all of them together must not.
+  it('the walks retired writer refs, took lifecycle steps and killed runs', () => {
     expect(retired).toBeGreaterThan(0);
     expect(steps).toBeGreaterThan(0);
+    expect(kills).toBeGreaterThan(0);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Which record `verify --head` holds to REV's tree (src/verify/head.ts), in memory: the nearest
  * base in REV's history wins over a newer record on an older base, the newest among records on
- * the same base, a record without a base is on every branch but farthest away, and no choice
- * makes a head pass whose tree no chosen record holds.
+ * the same base, a record without a base is on every branch but farthest away, a record set
+ * aside (rejected or superseded) is never chosen, and no choice makes a head pass whose tree no
+ * chosen record holds.
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from '../../src/store/memory.js';
@@ -76,6 +77,34 @@ describe('checkHead: which record must match', () => {
     expect(check.verdict).toBe('contradicted');
     expect(check.detail).toContain('newest record on its branch, based');
     expect(check.detail).toContain(`the tree of commit ${h.a}, 1 commit(s) before main`);
+  });
+
+  it('a record set aside (rejected, superseded) is never chosen, and the failure names it', async () => {
+    const h = await history();
+    // The newest record on the branch holds the head's tree but was rejected: the older one
+    // must match, and does not.
+    const rejected = { ...rec('turned-down', h.a, h.t2), setAside: 'rejected by step s1' };
+    const check = await checkHead(h.store, { rev: 'main', commit: h.b }, [
+      rejected,
+      rec('older', h.root, h.t1),
+    ]);
+    expect(check.verdict).toBe('contradicted');
+    expect(check.detail).toContain('newest record on its branch, older');
+    expect(check.detail).toContain(
+      "turned-down recorded main's tree, but it was rejected by step s1",
+    );
+    // Alone, it leaves nothing to vouch for the head.
+    const alone = await checkHead(h.store, { rev: 'main', commit: h.b }, [rejected]);
+    expect(alone.verdict).toBe('contradicted');
+    expect(alone.detail).toContain('no record in the ledger has a base commit in its history');
+    expect(alone.detail).toContain('turned-down');
+    // An older record that stands and holds the head's tree vouches for it.
+    const standing = await checkHead(h.store, { rev: 'main', commit: h.b }, [
+      { ...rec('turned-down', h.a, h.ts), setAside: 'superseded by step s2' },
+      rec('older', h.root, h.t2),
+    ]);
+    expect(standing.verdict).toBe('verified');
+    expect(standing.detail).toContain('older');
   });
 
   it('past the history budget a base is not found, and the detail says the walk was cut', async () => {

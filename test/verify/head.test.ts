@@ -200,3 +200,77 @@ describe('verify --head with the policy’s head.witnesses', () => {
     expect(headCheck(judged.stdout)!.detail).toContain(ran);
   });
 });
+
+// Red team, round seven: a lifecycle step carries the base and candidate tree of the record it
+// acts on and is newer in the log, so it was taken as the head's record. An accept then failed
+// `head.witnesses` on honest work (a step runs no witness), and a reject or supersede vouched
+// for the very tree it turned down: the agent rejected its own failing record and the head
+// passed. Only handoffs that stand (not rejected, not superseded) vouch for a head.
+describe('verify --head and the lifecycle', () => {
+  const gate = async (dir: string, extra: string[] = []) => {
+    const r = await runCli(['verify', '--full', '--head', 'HEAD', '--json', ...extra], dir);
+    return { code: r.code, stdout: r.stdout, check: headCheck(r.stdout)! };
+  };
+
+  it('an accept of the head’s record keeps head.witnesses met', async () => {
+    const dir = gitdir({ files: { 'test.sh': 'exit 0\n' } });
+    writeFiles(dir, { 'f.txt': 'feature\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'feature');
+    const id = await record(dir, 'tests pass at the head');
+    const policy = join(dir, '..', `${basename(dir)}-policy.json`);
+    writeFileSync(
+      policy,
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: true, commands: [] },
+        witnessTimeoutSeconds: 600,
+        head: { witnesses: ['sh test.sh'] },
+      }),
+    );
+    expect((await gate(dir, ['--policy', policy])).code).toBe(0);
+    const accepted = await runCli(['accept', id, '--by', 'reviewer@example.com'], dir);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    const after = await gate(dir, ['--policy', policy]);
+    expect(after.code, after.check.detail).toBe(0);
+    expect(after.check.detail).toContain(id);
+  });
+
+  it('a head whose record was rejected fails head.tree, naming it', async () => {
+    const dir = gitdir({ files: { 'test.sh': 'exit 0\n' } });
+    await record(dir, 'tests pass on main');
+    writeFiles(dir, { 'test.sh': 'exit 1\n' });
+    git(dir, 'commit', '-qam', 'break the tests');
+    const lie = await record(dir, 'tests pass');
+    expect((await gate(dir, ['--strict'])).code).toBe(1);
+    const rejected = await runCli(['reject', lie, '--json'], dir);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    const after = await gate(dir, ['--strict']);
+    expect(after.code, after.stdout).toBe(1);
+    expect(after.check.verdict).toBe('contradicted');
+    expect(after.check.detail).toContain(
+      `${lie} recorded HEAD's tree, but it was rejected by step ${JSON.parse(rejected.stdout).id as string}`,
+    );
+  });
+
+  it('after a supersede the superseding record must match: the old tree fails, the new one passes', async () => {
+    const dir = gitdir({ files: { 'test.sh': 'exit 0\n' } });
+    writeFiles(dir, { 'test.sh': 'exit 1\n' });
+    const broken = await record(dir, 'tests pass');
+    writeFiles(dir, { 'test.sh': 'exit 0\n' });
+    const fixed = await record(dir, 'fixed');
+    const superseded = await runCli(['supersede', broken, '--with', fixed], dir);
+    expect(superseded.code, superseded.stderr).toBe(0);
+    writeFiles(dir, { 'test.sh': 'exit 1\n' });
+    git(dir, 'commit', '-qam', 'the head is the broken tree');
+    const old = await gate(dir);
+    expect(old.code, old.stdout).toBe(1);
+    expect(old.check.detail).toContain(`newest record on its branch, ${fixed}`);
+    expect(old.check.detail).toContain(`${broken} recorded HEAD's tree, but it was superseded`);
+    writeFiles(dir, { 'test.sh': 'exit 0\n' });
+    git(dir, 'commit', '-qam', 'the head is the fixed tree');
+    const now = await gate(dir);
+    expect(now.code, now.stdout).toBe(0);
+    expect(now.check.detail).toContain(fixed);
+  });
+});

@@ -10,8 +10,15 @@
  * past a cap: a whole read is copied once into a buffer of the announced size, and only when
  * that size is under the cap; a streamed read hands each piece on as it arrives. A planted
  * 1.5 GiB blob of zeros therefore costs `verify` a 64 KiB pipe buffer, not 4.8 GB.
+ *
+ * Every answer is hashed as it arrives and must hash to the id asked for. `cat-file --batch`
+ * does not check that itself (`cat-file -p` does): a loose object file planted under another
+ * object's name, or a pack index pointing a name at another object, came back as that name. The
+ * in-process reader refuses such bytes and sends the read on to here, so without this check a
+ * planted candidate tree reached the claim checks (red team).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createHash, type Hash } from 'node:crypto';
 import { LedgerError } from '../../model/errors.js';
 import {
   MAX_WHOLE_OBJECT_BYTES,
@@ -45,6 +52,8 @@ interface Body {
   /** Set when this read failed (too large, or `onChunk` threw): the rest is skipped. */
   error: unknown;
   settled: boolean;
+  /** git's object id of what arrives: `<type> <size>\0` and the bytes. */
+  hash: Hash;
 }
 
 const OID = /^[0-9a-f]{40}$/;
@@ -210,6 +219,7 @@ export class CatFileBatch {
       filled: 0,
       error: undefined,
       settled: false,
+      hash: createHash('sha1').update(`${type} ${size}\0`),
     };
     if (head.onChunk === undefined) {
       if (size > this.maxWholeBytes) {
@@ -230,6 +240,7 @@ export class CatFileBatch {
     const payload = Math.min(take, body.remaining - 1); // the trailing newline is not content
     if (payload > 0 && body.error === undefined) {
       const piece = data.subarray(0, payload);
+      body.hash.update(piece);
       if (body.whole) {
         body.whole.set(piece, body.filled);
         body.filled += payload;
@@ -250,9 +261,21 @@ export class CatFileBatch {
     this.body = undefined;
     if (body.settled) return;
     body.settled = true;
+    const hashed = body.error === undefined ? body.hash.digest('hex') : undefined;
     if (body.error !== undefined) body.pending.reject(body.error);
+    else if (hashed !== body.pending.oid) body.pending.reject(misnamed(body.pending.oid, hashed!));
     else body.pending.resolve({ info: body.info, bytes: body.whole });
   }
+}
+
+function misnamed(oid: string, hashed: string): LedgerError {
+  return new LedgerError(
+    'CORRUPT',
+    `git serves object ${oid} with bytes that hash to ${hashed}: an object file, pack or pack index in the repository was planted or damaged`,
+    {
+      hint: 'Run git fsck to find it. A clone from the remote (git fetch checks every object it receives) has the real object.',
+    },
+  );
 }
 
 function unexpected(line: Buffer): LedgerError {

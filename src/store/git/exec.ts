@@ -88,6 +88,9 @@ export function gitEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.Pro
   return {
     ...env,
     GIT_NO_REPLACE_OBJECTS: '1',
+    // No grafts: `.git/info/grafts` gives a commit parents it does not have, and the agent can
+    // write it. A path under /dev/null never exists, and git says nothing of a missing one.
+    GIT_GRAFT_FILE: '/dev/null/no-grafts',
     GIT_TERMINAL_PROMPT: '0',
     GIT_OPTIONAL_LOCKS: '0',
     LC_ALL: 'C',
