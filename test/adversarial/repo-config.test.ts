@@ -5,7 +5,7 @@
  * the planted program, so a case cannot pass for the wrong reason.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { runGit } from '../../src/store/git/exec.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import {
   bareRemote,
+  BIN,
   cleanup,
   cloneOf,
   freePort,
@@ -443,6 +444,73 @@ describe('adversarial: planted programs through the real CLI', () => {
       expect(mine.ran()).toBe(true);
       expect(helper.ran()).toBe(false);
     });
+
+    /** git's dumb http protocol over `bare`'s files, every answer setting a cookie. */
+    async function cookieSetting(bare: string): Promise<string> {
+      git(bare, 'update-server-info');
+      const port = await freePort();
+      server = createServer((req, res) => {
+        const path = join(bare, decodeURIComponent((req.url ?? '/').split('?')[0]!).slice(9));
+        const headers = {
+          'Set-Cookie': 'x=planted; Path=/; Expires=Wed, 01 Jan 2031 00:00:00 GMT',
+        };
+        if (!path.startsWith(bare) || !existsSync(path)) {
+          res.writeHead(404, headers);
+          return res.end();
+        }
+        res.writeHead(200, headers);
+        res.end(readFileSync(path));
+      });
+      await new Promise<void>((done) => server!.listen(port, '127.0.0.1', done));
+      return `http://127.0.0.1:${port}/repo.git`;
+    }
+
+    // Red team, round seven: curl writes the remote's cookies to the file the repository names,
+    // so a sync (the CI gate's `--no-push` too) overwrote ~/.bashrc with text the remote chose.
+    it('sync: http.cookieFile and http.saveCookies from the repository never write the file; plain git does', async () => {
+      const user = makeUser();
+      const dir = gitdir();
+      const bare = join(tempDir('ledger-http-'), 'repo.git');
+      git(dir, 'clone', '-q', '--bare', dir, bare);
+      const url = await cookieSetting(bare);
+      const target = join(tempDir('ledger-home-'), '.bashrc');
+      writeFileSync(target, 'the user’s own\n');
+      git(dir, 'remote', 'add', 'origin', url);
+      git(dir, 'config', 'http.cookieFile', target);
+      git(dir, 'config', `http.${url}.saveCookies`, 'true');
+      await plainGitAsync(dir, ['fetch', 'origin']);
+      expect(readFileSync(target, 'utf8')).toContain('planted');
+      writeFileSync(target, 'the user’s own\n');
+      const r = await cli(user, dir, ['sync', '--no-push']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(readFileSync(target, 'utf8')).toBe('the user’s own\n');
+    });
+  });
+
+  it('record: core.attributesFile naming /dev/zero is not read (git read it until memory ran out)', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    git(dir, 'config', 'core.attributesFile', '/dev/zero');
+    writeFiles(dir, { 'b.txt': 'change\n' });
+    // Under `timeout`, which kills the whole process group (git's ls-files too): the hang this
+    // guards against fails the test, not the machine.
+    const r = spawnSync(
+      'timeout',
+      [
+        '-s',
+        'KILL',
+        '30',
+        process.execPath,
+        BIN,
+        'record',
+        '--status',
+        'success',
+        '--summary',
+        's',
+      ],
+      { cwd: dir, env: { ...process.env, ...user.env }, encoding: 'utf8' },
+    );
+    expect(r.status, r.stdout + r.stderr).toBe(0);
   });
 
   it('verify in a partial clone: a planted uploadpack that the lazy fetch of missing objects would run is refused', async () => {

@@ -81,6 +81,36 @@ describe('guardConfig', () => {
     expect(got.get(key)).toEqual(['mine']);
   });
 
+  // Keys naming a file git writes (curl's cookie jar: `sync` overwrote ~/.bashrc with the
+  // remote's cookie), or reads whole in a command ledger runs (`record`'s ls-files read
+  // /dev/zero until memory ran out): red team, round seven.
+  const fileKeys: [string, string][] = [
+    ['http.savecookies', 'false'],
+    ['http.cookiefile', ''],
+    ['http.https://example.com/.savecookies', 'false'],
+    ['http.https://example.com/.cookiefile', ''],
+    ['core.attributesfile', ''],
+  ];
+
+  it.each(fileKeys)('%s from the repository is overridden with git’s default', (key, neutral) => {
+    for (const scope of ['local', 'worktree'] as const) {
+      const got = overrides([entry(scope, key, '/tmp/planted')]);
+      expect(got.get(key), `${scope} ${key}`).toEqual([neutral]);
+    }
+    const mine = overrides([entry('global', key, 'mine'), entry('local', key, '/tmp/planted')]);
+    expect(mine.get(key)).toEqual(['mine']);
+  });
+
+  it('core.attributesFile falls back to where git reads the user’s attributes', () => {
+    const planted = [entry('local', 'core.attributesfile', '/dev/zero')];
+    expect(overrides(planted, { XDG_CONFIG_HOME: '/x' }).get('core.attributesfile')).toEqual([
+      '/x/git/attributes',
+    ]);
+    expect(overrides(planted, { HOME: '/home/u' }).get('core.attributesfile')).toEqual([
+      '/home/u/.config/git/attributes',
+    ]);
+  });
+
   it('leaves a repository alone that sets no program (no environment at all)', () => {
     const guard = guardConfig(
       new GitConfig([

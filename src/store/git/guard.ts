@@ -9,7 +9,8 @@
  * the user's own global/system config gives it, or with the value that means "none" when
  * they give none. So the user's credential helper, ssh command and LFS filters keep working,
  * and nothing the repository planted runs. The list of keys is git-config(1)'s every key that
- * names a program (checked against git 2.39); see docs/threat-model.md for each.
+ * names a program (checked against git 2.39), and the few that name a file git writes, or reads
+ * whole in a command ledger runs; see docs/threat-model.md for each.
  *
  * Pure: the caller reads the config (exec.ts) and passes the result to git as
  * GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n (no quoting problems with `=` in a
@@ -114,7 +115,30 @@ const RULES: readonly Rule[] = [
     neutral: none,
   },
   { section: 'submodule', subsection: true, variables: ['update'], neutral: () => 'none' },
+  // Files, not programs. curl writes the remote's cookies to `http.cookieFile` when
+  // `http.saveCookies` is on: with both planted, `sync` overwrote a file the repository named
+  // (~/.bashrc) with text the remote chose (red team). And `core.attributesFile` is read whole
+  // by `record`'s `ls-files`: /dev/zero hung it while git's memory grew without bound. The
+  // user's own values are kept; the neutral ones are git's defaults.
+  { section: 'http', subsection: false, variables: ['savecookies'], neutral: () => 'false' },
+  { section: 'http', subsection: true, variables: ['savecookies'], neutral: () => 'false' },
+  { section: 'http', subsection: false, variables: ['cookiefile'], neutral: none },
+  { section: 'http', subsection: true, variables: ['cookiefile'], neutral: none },
+  {
+    section: 'core',
+    subsection: false,
+    variables: ['attributesfile'],
+    neutral: (_k, env) => defaultAttributesFile(env),
+  },
 ];
+
+/** Where git reads the user's attributes when `core.attributesFile` is unset (gitattributes(5)). */
+function defaultAttributesFile(env: NodeJS.ProcessEnv): string {
+  const xdg = env['XDG_CONFIG_HOME'];
+  const base =
+    xdg !== undefined && xdg !== '' ? xdg : env['HOME'] ? `${env['HOME']}/.config` : undefined;
+  return base === undefined ? '' : `${base}/git/attributes`;
+}
 
 /** A filter driver is overridden as a whole: its commands, and `required` (an empty command fails a required filter). */
 const FILTER_VARIABLES: Readonly<Record<string, string>> = {
