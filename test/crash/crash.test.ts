@@ -16,6 +16,7 @@ import {
   runWorker,
 } from '../helpers/git.js';
 import { plantWriters } from '../helpers/fleet.js';
+import { RECORD_KILL_POINTS, SYNC_KILL_POINTS } from '../helpers/kill-points.js';
 import { stress } from '../helpers/stress.js';
 import { ledgerIds, needsBuiltLedger } from '../helpers/built-ledger.js';
 
@@ -71,22 +72,8 @@ async function expectHealthy(cwd: string): Promise<void> {
   expect(fsck.code, fsck.stderr).toBe(0);
 }
 
-const RECORD_STEPS = [
-  'before-append',
-  'after-objects',
-  'after-commit-object',
-  'before-ref-update',
-  'after-ref-update',
-];
-const SYNC_STEPS = [
-  'sync-after-fetch',
-  'sync-after-merge-commit',
-  'sync-before-adopt',
-  'before-ref-update',
-  'after-ref-update',
-  'sync-after-adopt',
-  'sync-after-push',
-];
+const RECORD_STEPS = RECORD_KILL_POINTS;
+const SYNC_STEPS = SYNC_KILL_POINTS;
 /** The sync steps killed before the ledger ref moves: the clone keeps its old ledger. */
 const BEFORE_SWAP = SYNC_STEPS.slice(0, 4);
 

@@ -14,6 +14,7 @@ import { applyLifecycle } from '../../src/app/lifecycle.js';
 import { listLog, verifyRepository, withRepo } from '../../src/index.js';
 import { isLedgerError } from '../../src/model/errors.js';
 import { cloneOf, git, remoteWithClones, runWorker } from '../helpers/git.js';
+import { RECORD_KILL_POINTS, SYNC_KILL_POINTS } from '../helpers/kill-points.js';
 import { seededRandom } from '../helpers/seeded.js';
 import { stress } from '../helpers/stress.js';
 import {
@@ -49,23 +50,8 @@ const OPS: [Op, number][] = [
  * kills each alone). A step the run never reaches (no join to write, no checkpoint) lets it end.
  */
 const KILLABLE = {
-  record: [
-    'before-append',
-    'after-objects',
-    'after-commit-object',
-    'before-ref-update',
-    'after-ref-update',
-  ],
-  sync: [
-    'sync-after-fetch',
-    'sync-after-merge-commit',
-    'sync-before-adopt',
-    'before-ref-update',
-    'after-ref-update',
-    'sync-after-adopt',
-    'sync-after-push',
-    'checkpoint-after-publish',
-  ],
+  record: RECORD_KILL_POINTS,
+  sync: [...SYNC_KILL_POINTS, 'checkpoint-after-publish'],
 };
 const KILLED_RUNS = ['record', 'full', 'push-only', 'checkpoint', 'no-push'] as const;
 const MAX_CLONES = 6;

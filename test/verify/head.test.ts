@@ -26,6 +26,21 @@ function headCheck(stdout: string): CheckJson | undefined {
   return report.ledger.find((c) => c.check === 'head.tree');
 }
 
+/** A policy beside `dir` whose head.witnesses is `sh test.sh`; its path. */
+function headWitnessesPolicy(dir: string): string {
+  const policy = join(dir, '..', `${basename(dir)}-policy.json`);
+  writeFileSync(
+    policy,
+    JSON.stringify({
+      version: 1,
+      rerun: { recordedHere: true, commands: [] },
+      witnessTimeoutSeconds: 600,
+      head: { witnesses: ['sh test.sh'] },
+    }),
+  );
+  return policy;
+}
+
 async function record(repo: string, summary: string): Promise<string> {
   const r = await runCli(
     ['record', '--status', 'success', '--summary', summary, '--witness', 'sh test.sh', '--json'],
@@ -163,16 +178,7 @@ describe('verify --head with the policy’s head.witnesses', () => {
       dir,
     );
     expect(bare.code, bare.stderr).toBe(0);
-    const policy = join(dir, '..', `${basename(dir)}-policy.json`);
-    writeFileSync(
-      policy,
-      JSON.stringify({
-        version: 1,
-        rerun: { recordedHere: true, commands: [] },
-        witnessTimeoutSeconds: 600,
-        head: { witnesses: ['sh test.sh'] },
-      }),
-    );
+    const policy = headWitnessesPolicy(dir);
 
     // Without the policy field the tree alone is asked for, and it matches.
     const loose = await runCli(['verify', '--full', '--head', 'HEAD', '--json'], dir);
@@ -218,16 +224,7 @@ describe('verify --head and the lifecycle', () => {
     git(dir, 'add', '-A');
     git(dir, 'commit', '-qm', 'feature');
     const id = await record(dir, 'tests pass at the head');
-    const policy = join(dir, '..', `${basename(dir)}-policy.json`);
-    writeFileSync(
-      policy,
-      JSON.stringify({
-        version: 1,
-        rerun: { recordedHere: true, commands: [] },
-        witnessTimeoutSeconds: 600,
-        head: { witnesses: ['sh test.sh'] },
-      }),
-    );
+    const policy = headWitnessesPolicy(dir);
     expect((await gate(dir, ['--policy', policy])).code).toBe(0);
     const accepted = await runCli(['accept', id, '--by', 'reviewer@example.com'], dir);
     expect(accepted.code, accepted.stderr).toBe(0);
