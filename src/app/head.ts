@@ -11,8 +11,6 @@ import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectStore } from '../store/port.js';
 import { checkHead, HEAD_CHECK_ID, type HeadRecord } from '../verify/head.js';
 import type { Check } from '../verify/types.js';
-import { lifecycleStates } from './lifecycle-state.js';
-import { isLifecycleStep } from './lifecycle-steps.js';
 import { loadRecord } from './query.js';
 
 /** The commit `rev` names; a usage error (exit 2) when it names none. */
@@ -65,6 +63,11 @@ export async function headCheck(
       detail: `the records could not all be read (${(error as Error).message}), so none vouches for ${rev}`,
     };
   }
+  // Loaded here, not above: a verify without --head never needs the lifecycle (issue 21).
+  const [{ lifecycleStates }, { isLifecycleStep }] = await Promise.all([
+    import('./lifecycle-state.js'),
+    import('./lifecycle-steps.js'),
+  ]);
   const states = lifecycleStates([...inLog].reverse());
   const records: HeadRecord[] = [];
   for (const { id, record } of inLog) {

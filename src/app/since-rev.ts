@@ -64,6 +64,8 @@ async function history(
   commit: string,
   bases: ReadonlySet<string>,
 ): Promise<{ commits: Set<string>; trees: Set<string> }> {
+  // No record has a base: none can be left out, and nothing is worth reading.
+  if (bases.size === 0) return { commits: new Set(), trees: new Set() };
   const walked = await walkHistory(store, commit, bases, HEAD_HISTORY_BUDGET);
   const trees = new Set([...walked.commits.values()].map((c) => c.tree));
   return { commits: new Set(walked.commits.keys()), trees };

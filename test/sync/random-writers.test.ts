@@ -6,8 +6,8 @@
  * write steps. Whatever the order, an honest clone's sync never fails (no false rollback after
  * a checkpoint retired a ref it saw, or its own, or after a killed sync), never loses a record
  * it held, and in the end every clone and a fresh one hold every record in one order with the
- * same lifecycle states, and verify. The fixed cases beside this file pin each path alone; this walks the
- * paths into each other.
+ * same lifecycle states, and verify. The fixed cases beside this file pin each path alone; this
+ * walks the paths into each other.
  */
 import { describe, expect, it } from 'vitest';
 import { applyLifecycle } from '../../src/app/lifecycle.js';

@@ -18,8 +18,9 @@
  * planted candidate tree reached the claim checks (red team).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { LedgerError } from '../../model/errors.js';
+import { nodeCrypto } from '../../model/node-crypto.js';
 import {
   MAX_WHOLE_OBJECT_BYTES,
   tooLargeToRead,
@@ -219,7 +220,7 @@ export class CatFileBatch {
       filled: 0,
       error: undefined,
       settled: false,
-      hash: createHash('sha1').update(`${type} ${size}\0`),
+      hash: nodeCrypto().createHash('sha1').update(`${type} ${size}\0`),
     };
     if (head.onChunk === undefined) {
       if (size > this.maxWholeBytes) {
