@@ -74,7 +74,9 @@ export async function walkHistory(
   const seen = new Set([from]);
   while (queue.length > 0) {
     const next: string[] = [];
-    await store.prefetch?.(queue);
+    // One commit a level (a linear history): read in-process, where a read ahead would go to
+    // cat-file one round trip each (30,000 commits: 3.4 s against 1.0 s, measured).
+    if (queue.length > 1) await store.prefetch?.(queue);
     for (const oid of queue) {
       if (commits.size >= budget) return { commits, cut: true };
       const object = await store.read(oid);
