@@ -79,7 +79,9 @@ export async function headCheck(
       baseCommit: record.observed.base.commit,
       candidateTree: record.observed.candidate.tree,
       witnesses: record.observed.witnesses.map((w) => w.command),
-      ...(turnedDown ? { setAside: `${state.state} by step ${state.last?.id ?? '?'}` } : {}),
+      ...(turnedDown
+        ? { setAside: `${state.state}${state.last ? ` by step ${state.last.id}` : ''}` }
+        : {}),
     });
   }
   return checkHead(store, { rev, commit, requiredWitnesses }, records);

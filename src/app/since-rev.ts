@@ -79,10 +79,7 @@ export async function resolveSince(
 ): Promise<SinceRange> {
   const commit = await resolveCommit(repo, rev);
   const all = [...index.records.keys()];
-  const keep = (skip: (id: string) => Promise<boolean>) =>
-    Promise.all(all.map(async (id) => ((await skip(id)) ? undefined : id))).then((ids) =>
-      ids.filter((id): id is string => id !== undefined),
-    );
+  const keep = (skip: (id: string) => boolean) => all.filter((id) => !skip(id));
   if (index.tipCommit !== undefined && (await isAncestor(repo, commit, index.tipCommit))) {
     let before: LedgerIndex | undefined;
     try {
@@ -90,7 +87,7 @@ export async function resolveSince(
     } catch {
       before = undefined;
     }
-    const ids = await keep(async (id) => {
+    const ids = keep((id) => {
       const tree = before?.records.get(id);
       return tree !== undefined && tree === index.records.get(id);
     });
@@ -113,7 +110,7 @@ export async function resolveSince(
   const bases = new Set<string>();
   for (const o of observed.values()) if (o?.base) bases.add(o.base);
   const { commits, trees } = await history(store, commit, bases);
-  const ids = await keep(async (id) => {
+  const ids = keep((id) => {
     const o = observed.get(id);
     return o !== undefined && o.base !== null && commits.has(o.base) && trees.has(o.tree);
   });

@@ -49,7 +49,7 @@ export const HEAD_HISTORY_BUDGET = 100_000;
 
 export const HEAD_CHECK_ID = 'head.tree';
 
-export interface History {
+interface History {
   /** Commit → its distance from REV (fewest parent steps) and tree. */
   commits: Map<string, { distance: number; tree: string }>;
   /** True when the walk stopped at the budget before it saw all of REV's history. */

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CatFileBatch } from '../../src/store/git/catfile.js';
+import { runGit } from '../../src/store/git/exec.js';
 import { cleanup, git, gitdir, runCli, writeFiles } from '../helpers/git.js';
 
 afterAll(cleanup);
@@ -78,6 +79,16 @@ describe('verify --since reads the base branch’s history itself', () => {
     const report = JSON.parse(r.stdout) as { records: { id: string }[] };
     expect(report.records.map((x) => x.id)).toContain(lie);
   }
+
+  it('no git ledger runs reads grafts (GIT_GRAFT_FILE): merge-base and the rest see real parents', async () => {
+    const { repo, base, holding } = await lieSinceBase();
+    writeFileSync(join(repo, '.git', 'info', 'grafts'), `${base} ${holding}\n`);
+    expect(git(repo, 'log', '--format=%H', base)).toContain(holding);
+    const ours = await runGit(['log', '--format=%H', base], { cwd: repo });
+    expect(ours.code).toBe(0);
+    expect(ours.stdout.toString()).not.toContain(holding);
+    expect(ours.stdout.toString()).toContain(base);
+  });
 
   it('a graft giving BASE a parent with the lie’s tree leaves nothing out (exit 1)', async () => {
     const { repo, base, lie, holding } = await lieSinceBase();

@@ -15,7 +15,7 @@
  * does not check that itself (`cat-file -p` does): a loose object file planted under another
  * object's name, or a pack index pointing a name at another object, came back as that name. The
  * in-process reader refuses such bytes and sends the read on to here, so without this check a
- * planted candidate tree reached the claim checks (red team).
+ * planted commit reached `verify --since`'s history walk (red team, round seven).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Hash } from 'node:crypto';
@@ -262,9 +262,9 @@ export class CatFileBatch {
     this.body = undefined;
     if (body.settled) return;
     body.settled = true;
-    const hashed = body.error === undefined ? body.hash.digest('hex') : undefined;
-    if (body.error !== undefined) body.pending.reject(body.error);
-    else if (hashed !== body.pending.oid) body.pending.reject(misnamed(body.pending.oid, hashed!));
+    if (body.error !== undefined) return body.pending.reject(body.error);
+    const hashed = body.hash.digest('hex');
+    if (hashed !== body.pending.oid) body.pending.reject(misnamed(body.pending.oid, hashed));
     else body.pending.resolve({ info: body.info, bytes: body.whole });
   }
 }
