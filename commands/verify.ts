@@ -79,6 +79,11 @@ export default class Verify extends LedgerCommand {
       description:
         'Check only the records added since REV — a ledger tip, or a commit of the base branch (a record whose base commit and candidate tree are both in its history is not new) — and the whole chain. With --head, the head check is skipped when no record was added.',
     }),
+    'require-isolation': Flags.boolean({
+      description:
+        "With --rerun: re-run nothing (exit 2) unless bubblewrap or unshare can isolate the witnesses here, whatever the policy's rerun.isolation.required says. For CI: a witness run without isolation runs as the job's user, with the job's files and environment.",
+      default: false,
+    }),
     jobs: Flags.integer({
       description:
         'With --rerun: re-run up to N candidate trees at once, each in its own checkout (default: one per core when witnesses get a network of their own, else 1). Verdicts and output are the same for every N.',

@@ -135,6 +135,7 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
           step,
           witnesses,
           policy,
+          contradicted: checked.checks.filter((c) => c.verdict === 'contradicted'),
         }),
         signingKey,
       );

@@ -6,7 +6,7 @@
  */
 import { orderEntries, readAllEntries } from '../ledger/read.js';
 import { readIndexedRecord } from '../ledger/records.js';
-import { readSignatures } from '../ledger/leaves.js';
+import { bySubject, readSignatures } from '../ledger/leaves.js';
 import type { LedgerRecord } from '../model/record.js';
 import { pausePoint } from '../model/faults.js';
 import { LEDGER_VERSION } from '../model/version.js';
@@ -18,7 +18,11 @@ import {
   type AuditRecord,
   type AuditReport,
 } from '../report/model.js';
-import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
+import {
+  judgeRecordSignature,
+  trustedReviewer,
+  type SignatureVerdict,
+} from '../verify/signatures.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { lifecycleStates, stepInfo } from './lifecycle-state.js';
 import { loadPolicy } from './policy/local.js';
@@ -87,6 +91,7 @@ export async function renderReport(
     const trust = trustFrom(await loadPolicy(request.policyFile), now);
     // A damaged ledger still gets a page: what cannot be read is left out and its checks say why.
     const signed = await readSignatures(store, index).catch(() => undefined);
+    const signedBy = bySubject(signed?.leaves ?? new Map());
     const loaded = new Map<string, { record: LedgerRecord; signatures: SignatureVerdict[] }>();
     for (const { id } of verify.records) {
       const record = await readIndexedRecord(store, index, id).then(
@@ -118,13 +123,18 @@ export async function renderReport(
     const report = toAuditReport({
       verify,
       records: loaded,
-      lifecycle: auditLifecycles(all, order),
+      lifecycle: auditLifecycles(all, order, (step) =>
+        trustedReviewer(step, signedBy.get(step) ?? [], trust),
+      ),
       logOrder: order,
       generatedAt: now.toISOString(),
       ledgerVersion: LEDGER_VERSION,
       strict: request.strict ?? false,
     });
-    await attachEvidence(store, report, loaded);
+    // Diffs and output tails are the page's (and `report --json`'s): the Markdown summary shows
+    // none, so a summary-only run (the CI Action's `verify --markdown`) reads no blob for them.
+    if (request.htmlFile !== undefined || request.markdownFile === undefined)
+      await attachEvidence(store, report, loaded);
     return report;
   });
   const written: ReportOutcome['written'] = {};
@@ -141,6 +151,7 @@ export async function renderReport(
 function auditLifecycles(
   records: ReadonlyMap<string, { record: LedgerRecord }>,
   logOrder: readonly string[],
+  reviewer: (step: string) => string | undefined,
 ): Map<string, { lifecycle?: AuditLifecycle; lifecycleStep?: AuditRecord['lifecycleStep'] }> {
   const oldestFirst = [...logOrder].reverse().flatMap((id) => {
     const loaded = records.get(id);
@@ -152,6 +163,7 @@ function auditLifecycles(
   >();
   for (const [id, state] of lifecycleStates(oldestFirst)) {
     const last = state.last;
+    const signer = last === undefined ? undefined : reviewer(last.id);
     out.set(id, {
       lifecycle: {
         state: state.state,
@@ -162,6 +174,7 @@ function auditLifecycles(
               ...(last.by === undefined ? {} : { by: last.by }),
               at: last.at,
               ...(last.with === undefined ? {} : { with: last.with }),
+              ...(signer === undefined ? {} : { reviewer: signer }),
             }),
       },
     });

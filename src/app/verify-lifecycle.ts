@@ -15,7 +15,12 @@ import { readIndexedRecord } from '../ledger/records.js';
 import { isLedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import type { ObjectReader } from '../store/port.js';
-import { judgeSignature, type SignatureLeaf, type Trust } from '../verify/signatures.js';
+import {
+  judgeSignature,
+  trustedReviewer,
+  type SignatureLeaf,
+  type Trust,
+} from '../verify/signatures.js';
 import type {
   Check,
   CheckDraft,
@@ -101,7 +106,7 @@ export async function attachLifecycles(
     const state = states.get(r.id);
     r.lifecycle =
       state === undefined
-        ? stepLifecycle(r.checks)
+        ? stepLifecycle(r.checks, trustedReviewer(r.id, signatures.get(r.id) ?? [], options.trust))
         : withBelow(
             judge(state, {
               ...options,
@@ -133,21 +138,28 @@ function withBelow(
  * A step makes no claim about work: who took it (`--by`) stays unproven until someone signs
  * it, and the gate weighs that through the rule above, on the record the step acts on. So an
  * unverifiable producer or signature does not fail a step under --strict; anything else does.
+ * Under `signatures.required` a step with no trusted producer signature is contradicted, as
+ * every record is, unless a trusted reviewer signed it: a reviewer is who takes steps, and
+ * without this an honest review could never pass a policy that requires signatures.
  */
-function stepLifecycle(checks: readonly Check[]): RecordLifecycle {
+function stepLifecycle(checks: readonly Check[], reviewer: string | undefined): RecordLifecycle {
+  const forgiven = (c: Check) =>
+    (c.verdict === 'unverifiable' && (c.check === 'producer' || c.check === 'signature')) ||
+    (reviewer !== undefined && c.verdict === 'contradicted' && c.id === 'signatures');
   const only = checks
     .filter((c) => c.verdict !== 'verified' && c.verdict !== 'stale')
-    .every(
-      (c) => c.verdict === 'unverifiable' && (c.check === 'producer' || c.check === 'signature'),
-    );
-  return only
-    ? {
-        state: 'step',
-        resolved: true,
-        detail:
-          'a lifecycle step: who took it is a claim until a reviewer signs it (ledger sign STEP); not failing the gate',
-      }
-    : { state: 'step', resolved: false, detail: 'a lifecycle step whose own checks fail' };
+    .every(forgiven);
+  if (!only)
+    return { state: 'step', resolved: false, detail: 'a lifecycle step whose own checks fail' };
+  return {
+    state: 'step',
+    resolved: true,
+    ...(reviewer === undefined ? {} : { reviewer }),
+    detail:
+      reviewer === undefined
+        ? 'a lifecycle step: who took it is a claim until a reviewer signs it (ledger sign STEP); not failing the gate'
+        : `a lifecycle step signed by ${reviewer}, whom the policy trusts as a reviewer; not failing the gate`,
+  };
 }
 
 interface JudgeContext extends LifecycleGateOptions {

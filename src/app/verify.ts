@@ -93,6 +93,12 @@ export interface VerifyRequest {
    * else 1 (src/app/rerun/prepare.ts). Verdicts and output do not depend on it.
    */
   jobs?: number;
+  /**
+   * `--require-isolation`: with `rerun`, refuse (exit 2, nothing re-run) where no sandbox
+   * works, as the policy's rerun.isolation.required does. The Action sets it: on a CI runner an
+   * unisolated witness can write the job's environment files and the Action's own code.
+   */
+  requireIsolation?: boolean;
 }
 
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
@@ -179,6 +185,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         request.onProgress,
         undefined,
         request.jobs,
+        request.requireIsolation,
       );
       notes.push(...reruns.notes);
       const recordedHere = await local.readRecordedHere();

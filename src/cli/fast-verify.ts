@@ -68,6 +68,7 @@ export function fastVerifyArgs(argv: readonly string[]): FastVerify | undefined 
     full: seen.has('full'),
     progress: seen.has('progress'),
     'from-attestation': false,
+    'require-isolation': false,
   };
   for (const name of SINGLE) {
     const value = values.get(name);

@@ -46,11 +46,12 @@ export function renderVerifyText(report: VerifyReport, wrote: readonly string[] 
     counts.verified += r.verified ?? 0;
     for (const c of r.checks) counts[c.verdict] += 1;
     const failed = bad.some((c) => c.verdict === 'contradicted');
-    const resolved = r.lifecycle?.resolved === true && r.lifecycle.state !== 'step';
+    // A step resolves itself too: a reviewer's signed step under signatures.required.
+    const resolved = r.lifecycle?.resolved === true;
     lines.push(
       `${failed ? (resolved ? 'RSLV' : 'FAIL') : 'ok  '} ${r.id}` +
         `${r.task === undefined ? '' : `  ${sanitizeLine(r.task)}`}${r.summary === undefined ? '' : `  ${sanitizeLine(r.summary).slice(0, 100)}`}` +
-        (r.lifecycle === undefined || r.lifecycle.state === 'step'
+        (r.lifecycle === undefined || (r.lifecycle.state === 'step' && !failed)
           ? ''
           : `\n  lifecycle: ${sanitizeLine(r.lifecycle.detail)}`),
     );

@@ -28,6 +28,7 @@ export interface VerifyFlags {
   head?: string | undefined;
   since?: string | undefined;
   jobs?: number | undefined;
+  'require-isolation': boolean;
   progress: boolean;
   markdown?: string | undefined;
   html?: string | undefined;
@@ -59,6 +60,10 @@ export async function verifyView(
   if (flags.jobs !== undefined && !flags.rerun)
     throw new LedgerError('USAGE', '--jobs bounds re-runs: it needs --rerun', {
       hint: 'ledger verify --rerun --jobs 4',
+    });
+  if (flags['require-isolation'] && !flags.rerun)
+    throw new LedgerError('USAGE', '--require-isolation is about re-runs: it needs --rerun', {
+      hint: 'ledger verify --rerun --require-isolation',
     });
   if (flags.markdown === '-' || flags.html === '-')
     throw new LedgerError(
@@ -92,6 +97,7 @@ export async function verifyView(
       ? {}
       : { signingKey: flags['signing-key'], sign: flags.sign ?? true }),
     ...(flags.jobs === undefined ? {} : { jobs: flags.jobs }),
+    ...(flags['require-isolation'] ? { requireIsolation: true } : {}),
     onProgress: context.progress,
   });
   const wrote: string[] = [];

@@ -35,7 +35,7 @@ export interface LinkSigned {
   materials: Record<string, HashDict>;
   products: Record<string, HashDict>;
   byproducts: Record<string, CanonicalJson>;
-  environment: Record<string, string>;
+  environment: Record<string, string | string[]>;
 }
 
 export interface Metablock {
@@ -59,6 +59,9 @@ export function checkStepName(step: string): string {
   return step;
 }
 
+/** Contradicted checks named in a link; the rest are counted (verify lists them all). */
+const MAX_LISTED = 50;
+
 /** The file name in-toto looks for: `<step>.<first 8 hex of the key id>.link`. */
 export function linkFileName(step: string, keyid: string): string {
   return `${checkStepName(step)}.${keyid.slice(0, 8)}.link`;
@@ -76,6 +79,8 @@ export function toLink(input: {
   witnesses: ExportedWitnesses;
   /** Digest of the policy the witnesses were verified under. */
   policy: string;
+  /** The record's own checks that did not hold at export time. */
+  contradicted: readonly { check: string; subject: string }[];
 }): LinkSigned {
   const { record } = input;
   const { witnesses, base, candidate, branch } = record.observed;
@@ -107,6 +112,23 @@ export function toLink(input: {
       ...(branch === undefined ? {} : { branch }),
       'ledger-witnesses': input.witnesses.status,
       'ledger-policy': input.policy,
+      // A link has no verdict field of its own: without these a contradicted record (a wrong
+      // artifact digest, a claimed file that is absent) was exported as a clean step.
+      'ledger-verdict': input.contradicted.length === 0 ? 'no claim contradicted' : 'contradicted',
+      ...(input.contradicted.length === 0
+        ? {}
+        : {
+            'ledger-contradicted': input.contradicted
+              .slice(0, MAX_LISTED)
+              .map((c) => `${c.check} ${c.subject}`)
+              .concat(
+                input.contradicted.length > MAX_LISTED
+                  ? [
+                      `… and ${input.contradicted.length - MAX_LISTED} more (ledger verify ${input.id})`,
+                    ]
+                  : [],
+              ),
+          }),
     },
   };
 }

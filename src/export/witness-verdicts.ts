@@ -46,6 +46,13 @@ export function exportedWitnesses(
     // A check about another command is not this witness's verdict, whatever its position.
     if (check === undefined || check.subject !== w.command)
       return { verdict: 'unverifiable', detail: 'no verdict for this witness' };
+    // A producer's signature attests the recorded result for the gate, but the auditor's key
+    // signs only what was checked now: the signer may be the agent itself.
+    if (check.attestedBy !== undefined)
+      return {
+        verdict: 'unverifiable',
+        detail: `${check.detail}; not re-run, and a signature over the record is the signer's word, not a re-run: export with --rerun (the command allowed by the policy's rerun.commands) or --from-attestation`,
+      };
     return { verdict: check.verdict, detail: check.detail };
   });
   const unverified = each.flatMap((v, i) =>

@@ -60,18 +60,29 @@ function splitLines(text: string): string[] {
 }
 
 /** Above this many cells the middle of a diff is shown as removed-then-added, not aligned. */
-const MAX_LCS_CELLS = 4_000_000;
+export const MAX_LCS_CELLS = 4_000_000;
 const CONTEXT = 3;
+const SAME = 0;
+const REMOVED = 1;
+const ADDED = 2;
+const OPS: readonly DiffOp[] = [' ', '-', '+'];
+
+/** What line alignment may still cost, in cells (lines before × lines after); spent as used. */
+export interface DiffWork {
+  cells: number;
+}
 
 /**
  * A unified-style line diff of `before` (undefined: the file did not exist) and `after`, with
  * three lines of context around each change, capped. Common lines at both ends are matched
- * first; the rest by longest common subsequence while that stays small, else as a block.
+ * first; the rest by longest common subsequence while that stays small (and within `work`),
+ * else as a block. Linear past the alignment: only the lines shown are built, the rest counted.
  */
 export function lineDiff(
   before: string | undefined,
   after: string | undefined,
   caps: Caps = DIFF_CAPS,
+  work?: DiffWork,
 ): FileDiff {
   const a = splitLines(before ?? '');
   const b = splitLines(after ?? '');
@@ -83,16 +94,30 @@ export function lineDiff(
     endA--;
     endB--;
   }
-  const ops: { op: ' ' | '+' | '-'; a: number; b: number }[] = [];
-  for (let i = 0; i < start; i++) ops.push({ op: ' ', a: i, b: i });
-  const midA = a.slice(start, endA);
-  const midB = b.slice(start, endB);
-  if (midA.length * midB.length > MAX_LCS_CELLS || midA.length === 0 || midB.length === 0) {
-    midA.forEach((_, i) => ops.push({ op: '-', a: start + i, b: -1 }));
-    midB.forEach((_, j) => ops.push({ op: '+', a: -1, b: start + j }));
+  // Common lines farther than CONTEXT from a change are never shown: they only shift the
+  // line numbers, so they get no op. Ops are typed arrays: a million objects took a second.
+  const first = Math.max(0, start - CONTEXT);
+  const n = endA - start;
+  const m = endB - start;
+  const size = start - first + n + m + Math.min(CONTEXT, a.length - endA);
+  const opOf = new Uint8Array(size);
+  const lineA = new Int32Array(size).fill(-1);
+  const lineB = new Int32Array(size).fill(-1);
+  let count = 0;
+  const push = (op: number, i: number, j: number) => {
+    opOf[count] = op;
+    lineA[count] = i;
+    lineB[count++] = j;
+  };
+  for (let i = first; i < start; i++) push(SAME, i, i);
+  const cells = n * m;
+  if (cells > Math.min(MAX_LCS_CELLS, work?.cells ?? Infinity) || n === 0 || m === 0) {
+    for (let i = 0; i < n; i++) push(REMOVED, start + i, -1);
+    for (let j = 0; j < m; j++) push(ADDED, -1, start + j);
   } else {
-    const n = midA.length;
-    const m = midB.length;
+    if (work !== undefined) work.cells -= cells;
+    const midA = a.slice(start, endA);
+    const midB = b.slice(start, endB);
     // Suffix LCS lengths, one row per line of midA (Uint32 rows keep 4M cells at 16 MB).
     const rows: Uint32Array[] = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
     for (let i = n - 1; i >= 0; i--)
@@ -105,41 +130,52 @@ export function lineDiff(
     let j = 0;
     while (i < n || j < m) {
       if (i < n && j < m && midA[i] === midB[j]) {
-        ops.push({ op: ' ', a: start + i++, b: start + j++ });
+        push(SAME, start + i++, start + j++);
       } else if (j < m && (i === n || rows[i]![j + 1]! > rows[i + 1]![j]!)) {
         // On a tie the removal goes first, as in a unified diff.
-        ops.push({ op: '+', a: -1, b: start + j++ });
+        push(ADDED, -1, start + j++);
       } else {
-        ops.push({ op: '-', a: start + i++, b: -1 });
+        push(REMOVED, start + i++, -1);
       }
     }
   }
-  for (let k = 0; endA + k < a.length; k++) ops.push({ op: ' ', a: endA + k, b: endB + k });
+  for (let k = 0; k < CONTEXT && endA + k < a.length; k++) push(SAME, endA + k, endB + k);
 
-  const added = ops.filter((o) => o.op === '+').length;
-  const removed = ops.filter((o) => o.op === '-').length;
+  let added = 0;
+  let removed = 0;
   // Keep changed lines and CONTEXT lines around them; a gap starts a new hunk header.
-  const keep = ops.map(() => false);
-  ops.forEach((o, k) => {
-    if (o.op === ' ') return;
-    for (let c = Math.max(0, k - CONTEXT); c <= Math.min(ops.length - 1, k + CONTEXT); c++)
-      keep[c] = true;
-  });
-  const all: DiffLine[] = [];
+  const keep = new Uint8Array(count);
+  for (let k = 0; k < count; k++) {
+    if (opOf[k] === SAME) continue;
+    if (opOf[k] === ADDED) added++;
+    else removed++;
+    for (let c = Math.max(0, k - CONTEXT); c <= Math.min(count - 1, k + CONTEXT); c++) keep[c] = 1;
+  }
+  const lines: DiffLine[] = [];
+  let total = 0;
+  const show = (line: () => DiffLine) => {
+    if (total++ < caps.lines) lines.push(line());
+  };
+  // Lines of each side before the op at hand: a hunk starts at the next line of each side.
+  let seenA = first;
+  let seenB = first;
   let previous = -2;
-  ops.forEach((o, k) => {
-    if (!keep[k]) return;
-    if (k !== previous + 1) {
-      const lineA = o.a >= 0 ? o.a + 1 : (ops.slice(k).find((x) => x.a >= 0)?.a ?? a.length) + 1;
-      const lineB = o.b >= 0 ? o.b + 1 : (ops.slice(k).find((x) => x.b >= 0)?.b ?? b.length) + 1;
-      all.push({ op: '@', text: `@@ -${lineA} +${lineB} @@` });
+  for (let k = 0; k < count; k++) {
+    const i = lineA[k]!;
+    const j = lineB[k]!;
+    if (keep[k] === 1) {
+      if (k !== previous + 1) {
+        const header = `@@ -${seenA + 1} +${seenB + 1} @@`;
+        show(() => ({ op: '@', text: header }));
+      }
+      previous = k;
+      const op = OPS[opOf[k]!]!;
+      show(() => ({ op, text: capLine(op === '+' ? b[j]! : a[i]!, caps.lineChars) }));
     }
-    previous = k;
-    const text = o.op === '+' ? b[o.b]! : a[o.a]!;
-    all.push({ op: o.op, text: capLine(text, caps.lineChars) });
-  });
-  const lines = all.slice(0, caps.lines);
-  return { lines, added, removed, omitted: all.length - lines.length };
+    if (i >= 0) seenA++;
+    if (j >= 0) seenB++;
+  }
+  return { lines, added, removed, omitted: total - lines.length };
 }
 
 export interface OutputTail {
@@ -164,14 +200,29 @@ export function tailOf(bytes: Uint8Array, cut: boolean, caps: Caps = TAIL_CAPS):
   };
 }
 
+/** Bytes of blobs and kept output one page reads at most for its diffs and tails. */
+export const PAGE_READ_BYTES = 16 * 1024 * 1024;
+/** Cells of line alignment one page computes at most; past them, changes show as blocks. */
+export const PAGE_LCS_CELLS = 5 * MAX_LCS_CELLS;
+
 /**
- * What the page may still spend on diffs and output tails, in characters. Records are filled
- * in page order (worst first), so what a reviewer needs most gets the room.
+ * What the page may still spend on diffs and output tails: characters shown, and the work of
+ * finding them (bytes read, cells of alignment). Records are filled in page order (worst
+ * first), so what a reviewer needs most gets the room; once a view does not fit, nothing after
+ * it is read or diffed only to be dropped.
  */
-export class PageBudget {
-  constructor(private remaining: number) {}
+export class PageBudget implements DiffWork {
+  private readLeft: number;
+  cells: number;
+  constructor(
+    private remaining: number,
+    limits: { readBytes?: number; cells?: number } = {},
+  ) {
+    this.readLeft = limits.readBytes ?? PAGE_READ_BYTES;
+    this.cells = limits.cells ?? PAGE_LCS_CELLS;
+  }
   get spent(): boolean {
-    return this.remaining <= 0;
+    return this.remaining <= 0 || this.readLeft <= 0;
   }
   /** Takes `lines` if they fit in what is left; false (and nothing taken) otherwise. */
   take(lines: readonly string[]): boolean {
@@ -179,5 +230,13 @@ export class PageBudget {
     if (size > this.remaining) return false;
     this.remaining -= size;
     return true;
+  }
+  /** Ends the page's diffs and tails: a view that did not fit was refused. */
+  close(): void {
+    this.remaining = 0;
+  }
+  /** Counts bytes read to find a view (read before knowing whether it fits). */
+  read(bytes: number): void {
+    this.readLeft -= bytes;
   }
 }

@@ -19,22 +19,30 @@ import {
 } from './html-parts.js';
 import type { AuditRecord, AuditReport, ClaimedFile } from './model.js';
 
-export function recordsDetails(report: AuditReport, budget: number): SafeHtml {
-  // Every record gets at least its stub; details replace stubs in page order while they fit.
+/**
+ * Every record's stub, and in page order (worst first) its full details instead while they fit
+ * in `budget` bytes beyond the stubs — never less than `floor`, however many stubs there are, so
+ * the worst records keep their details on a page of any length. A record whose details do not
+ * fit keeps its stub and the records after it still get the room that is left.
+ */
+export function recordsDetails(report: AuditReport, budget: number, floor: number): SafeHtml {
   const stubs = report.records.map((r, i) => recordDetails(r, i, true));
-  let left = budget - stubs.reduce((n, stub) => n + stub.text.length, 0);
+  let left = Math.max(floor, budget - stubs.reduce((n, stub) => n + bytesOf(stub), 0));
   const parts = report.records.map((r, i) => {
     const stub = stubs[i]!;
     if (left <= 0) return stub;
     const full = recordDetails(r, i);
-    if (full.text.length - stub.text.length > left) {
-      left = 0;
-      return stub;
-    }
-    left -= full.text.length - stub.text.length;
+    const more = bytesOf(full) - bytesOf(stub);
+    if (more > left) return stub;
+    left -= more;
     return full;
   });
   return new SafeHtml(parts.map((p) => p.text).join('\n'));
+}
+
+/** What markup weighs on the page (UTF-8): agent text may be three bytes a character. */
+export function bytesOf(markup: SafeHtml): number {
+  return Buffer.byteLength(markup.text);
 }
 
 function recordDetails(r: AuditRecord, index: number, stub = false): SafeHtml {

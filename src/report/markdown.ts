@@ -124,11 +124,30 @@ function withinBudget(lines: readonly string[], cellsCut: boolean): string {
   return `${[...lines.slice(0, kept), '', `> **truncated**: ${why}; ${SEE_ALL}`].join('\n')}\n`;
 }
 
-/** A handoff's lifecycle state and who moved it there; a step says what it did. */
+/** Characters of a step's `by` in the lifecycle cell (the cell is cut at MAX_CELL_CHARS). */
+const BY_CHARS = 80;
+
+/**
+ * A handoff's lifecycle state and who moved it there; a step says what it did. Who took a step
+ * is the step's own word (`ledger accept --by` needs no key, so the agent can write any name and
+ * any "signature verified" after it) unless a trusted reviewer signed the step: the cell says
+ * which, before the words, so cutting the cell never drops it.
+ */
 function lifecycleCell(r: AuditRecord): string {
   if (r.lifecycleStep !== undefined)
     return `step: ${r.lifecycleStep.action} ${r.lifecycleStep.of.slice(0, 19)}`;
   const l = r.lifecycle;
   if (l === undefined) return '';
-  return `${l.state}${l.by === undefined ? '' : ` by ${l.by}`}${l.resolved === true ? ' (resolved)' : ''}`;
+  const by = l.by === undefined ? undefined : [...l.by];
+  const claimed =
+    by === undefined
+      ? ''
+      : `; it says: by ${by.length > BY_CHARS ? `${by.slice(0, BY_CHARS).join('')}…` : l.by}`;
+  const who =
+    l.reviewer !== undefined
+      ? `, signed by reviewer ${l.reviewer}`
+      : l.step === undefined
+        ? ''
+        : ` (no trusted reviewer signed the step${claimed})`;
+  return `${l.state}${who}${l.resolved === true ? ' (resolved)' : ''}`;
 }

@@ -89,7 +89,10 @@ export interface AuditRecord {
 export interface AuditLifecycle {
   state: string;
   step?: string;
+  /** Who the step says took it: its own words, a claim unless `reviewer` is set. */
   by?: string;
+  /** The principal of a trusted reviewer signature on the step. */
+  reviewer?: string;
   at?: string;
   with?: string;
   resolved?: boolean;
@@ -239,7 +242,11 @@ function lifecycleOf(
           ...known.lifecycle,
           ...(gate === undefined || gate.state === 'step'
             ? {}
-            : { resolved: gate.resolved, detail: gate.detail }),
+            : {
+                resolved: gate.resolved,
+                detail: gate.detail,
+                ...(gate.reviewer === undefined ? {} : { reviewer: gate.reviewer }),
+              }),
         };
   return {
     ...(lifecycle === undefined ? {} : { lifecycle }),

@@ -41,6 +41,7 @@ b.i, .badge.integrity { background: #7f1d1d; }
 #summary tbody td:first-child { white-space: nowrap; }
 ul.checks > li > code, ul.files > li > bdi:first-of-type { font-weight: 600; }
 #filters { display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; padding: .75rem 0; border-bottom: 1px solid #ddd; position: sticky; top: 0; background: #fafafa; z-index: 1; }
+#filters select { max-width: 24rem; }
 pre { background: #f6f6f8; padding: .4rem .6rem; margin: .2rem 0 .6rem; overflow-x: auto; white-space: pre-wrap; }
 pre ins { text-decoration: none; background: #dcfce7; }
 pre del { text-decoration: none; background: #fee2e2; }

@@ -1,7 +1,8 @@
 /**
  * OpenSSH public keys for verification: key blobs and `type base64 comment` lines, and the raw
  * per-algorithm signatures (the `string type, string sig` structure) that SSHSIG wraps.
- * Supported: ssh-ed25519, ecdsa-sha2-nistp256/384/521, ssh-rsa (rsa-sha2-512/256). Signing is
+ * Supported: ssh-ed25519, ecdsa-sha2-nistp256/384/521, ssh-rsa (rsa-sha2-512/256) and the FIDO
+ * keys sk-ssh-ed25519@openssh.com and sk-ecdsa-sha2-nistp256@openssh.com. Signing is
  * ssh-keygen's job (ssh-keygen.ts); no private key is ever read here. Pure.
  */
 import {
@@ -13,7 +14,18 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { LedgerError } from '../model/errors.js';
-import { SshReader, concat, decodeBase64, encodeBase64, fixedLength, toBase64Url } from './wire.js';
+import {
+  SshReader,
+  concat,
+  decodeBase64,
+  encodeBase64,
+  fixedLength,
+  toBase64Url,
+  uint32,
+} from './wire.js';
+
+const SK_ED25519 = 'sk-ssh-ed25519@openssh.com';
+const SK_ECDSA = 'sk-ecdsa-sha2-nistp256@openssh.com';
 
 export const KEY_TYPES = [
   'ssh-ed25519',
@@ -21,6 +33,8 @@ export const KEY_TYPES = [
   'ecdsa-sha2-nistp384',
   'ecdsa-sha2-nistp521',
   'ssh-rsa',
+  SK_ED25519,
+  SK_ECDSA,
 ] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
 
@@ -32,8 +46,6 @@ export function isSupportedKeyType(type: string): type is KeyType {
 export const KNOWN_KEY_TYPES: ReadonlySet<string> = new Set([
   ...KEY_TYPES,
   'ssh-dss',
-  'sk-ssh-ed25519@openssh.com',
-  'sk-ecdsa-sha2-nistp256@openssh.com',
   'ssh-xmss@openssh.com',
   ...[
     'ssh-ed25519',
@@ -53,10 +65,16 @@ const CURVES = {
   'ecdsa-sha2-nistp384': { name: 'nistp384', jwk: 'P-384', size: 48, hash: 'sha384' },
   'ecdsa-sha2-nistp521': { name: 'nistp521', jwk: 'P-521', size: 66, hash: 'sha512' },
 } as const;
-type EcdsaType = keyof typeof CURVES;
+type Curve = (typeof CURVES)[keyof typeof CURVES];
 
-function isEcdsa(type: KeyType): type is EcdsaType {
-  return type in CURVES;
+/** The curve of an ECDSA key (sk-ecdsa keys are nistp256), undefined for other types. */
+function curveOf(type: KeyType): Curve | undefined {
+  if (type === SK_ECDSA) return CURVES['ecdsa-sha2-nistp256'];
+  return type in CURVES ? CURVES[type as keyof typeof CURVES] : undefined;
+}
+
+function isSk(type: KeyType): type is typeof SK_ED25519 | typeof SK_ECDSA {
+  return type === SK_ED25519 || type === SK_ECDSA;
 }
 
 // OpenSSH refuses RSA keys under 1024 bits (SSH_RSA_MINIMUM_MODULUS_SIZE) and bignums over
@@ -69,6 +87,8 @@ export interface SshPublicKey {
   type: KeyType;
   blob: Uint8Array;
   key: KeyObject;
+  /** FIDO (`sk-`) keys only: the application string the key was made for (normally `ssh:`). */
+  application?: Uint8Array;
 }
 
 /** The key type named at the start of a public key blob (any type, supported or not). */
@@ -87,18 +107,20 @@ export function parsePublicKeyBlob(blob: Uint8Array): SshPublicKey {
     );
   }
   const jwk = readPublicJwk(type, reader);
+  const application = isSk(type) ? readApplication(reader) : undefined;
   reader.end();
-  return { type, blob, key: importKey(jwk) };
+  const key = importKey(jwk);
+  return application === undefined ? { type, blob, key } : { type, blob, key, application };
 }
 
 function readPublicJwk(type: KeyType, reader: SshReader): JsonWebKey {
-  if (type === 'ssh-ed25519') {
+  if (type === 'ssh-ed25519' || type === SK_ED25519) {
     const pk = reader.string();
     if (pk.length !== 32) throw reader.error(`ed25519 key of ${pk.length} bytes, expected 32`);
     return { kty: 'OKP', crv: 'Ed25519', x: toBase64Url(pk) };
   }
-  if (isEcdsa(type)) {
-    const curve = CURVES[type];
+  const curve = curveOf(type);
+  if (curve !== undefined) {
     const name = reader.text();
     if (name !== curve.name) throw reader.error(`curve ${name} in a ${type} key`);
     return ecPointJwk(curve, reader.string(), reader);
@@ -109,11 +131,19 @@ function readPublicJwk(type: KeyType, reader: SshReader): JsonWebKey {
   return { kty: 'RSA', n: toBase64Url(n), e: toBase64Url(e) };
 }
 
-function ecPointJwk(
-  curve: (typeof CURVES)[EcdsaType],
-  point: Uint8Array,
-  reader: SshReader,
-): JsonWebKey {
+/**
+ * A FIDO key's application string, which its signatures hash in. OpenSSH reads it as a C
+ * string (sshkey_deserialize_sk) and tolerates one trailing NUL, hashing the bytes before it;
+ * a NUL anywhere is refused here, so no two blobs name the same key (stricter, never more
+ * trusting). Any other bytes are taken as they are, as OpenSSH takes them.
+ */
+function readApplication(reader: SshReader): Uint8Array {
+  const application = reader.string();
+  if (application.includes(0)) throw reader.error('a NUL in the FIDO application string');
+  return application;
+}
+
+function ecPointJwk(curve: Curve, point: Uint8Array, reader: SshReader): JsonWebKey {
   if (point.length !== 1 + 2 * curve.size || point[0] !== 4) {
     throw reader.error(`expected an uncompressed ${curve.name} point, got ${point.length} bytes`);
   }
@@ -201,27 +231,16 @@ export function verifyRaw(
     const reader = new SshReader(signatureBlob, 'signature');
     const algorithm = reader.text();
     const sig = reader.string();
+    if (isSk(key.type)) return verifySk(key, algorithm, sig, reader, data);
     reader.end();
     if (key.type === 'ssh-ed25519') {
       if (algorithm !== 'ssh-ed25519') return `a ${algorithm} signature from an ${key.type} key`;
-      if (sig.length !== 64) return `ed25519 signature of ${sig.length} bytes, expected 64`;
-      return cryptoVerify(null, data, key.key, sig) ? undefined : 'signature does not verify';
+      return verifyEd25519(key, data, sig);
     }
-    if (isEcdsa(key.type)) {
+    const curve = curveOf(key.type);
+    if (curve !== undefined) {
       if (algorithm !== key.type) return `a ${algorithm} signature from an ${key.type} key`;
-      const curve = CURVES[key.type];
-      const inner = new SshReader(sig, 'ecdsa signature');
-      const r = fixedLength(inner.mpint(), curve.size);
-      const s = fixedLength(inner.mpint(), curve.size);
-      inner.end();
-      if (r === undefined || s === undefined) return 'ecdsa signature values out of range';
-      const ok = cryptoVerify(
-        curve.hash,
-        data,
-        { key: key.key, dsaEncoding: 'ieee-p1363' },
-        concat(r, s),
-      );
-      return ok ? undefined : 'signature does not verify';
+      return verifyEcdsa(key, curve, data, sig);
     }
     // ssh-rsa (SHA-1) is refused: SHA-1 signatures are forgeable enough that OpenSSH stopped
     // making them, and nothing we verify was ever made with one.
@@ -244,4 +263,71 @@ export function verifyRaw(
   } catch (error) {
     return error instanceof LedgerError ? error.message : `signature check failed: ${error}`;
   }
+}
+
+function verifyEd25519(key: SshPublicKey, data: Uint8Array, sig: Uint8Array): string | undefined {
+  if (sig.length !== 64) return `ed25519 signature of ${sig.length} bytes, expected 64`;
+  return cryptoVerify(null, data, key.key, sig) ? undefined : 'signature does not verify';
+}
+
+/** `string signature` holds `mpint r, mpint s` (RFC 5656 §3.1.2); the curve's hash over data. */
+function verifyEcdsa(
+  key: SshPublicKey,
+  curve: Curve,
+  data: Uint8Array,
+  sig: Uint8Array,
+): string | undefined {
+  const inner = new SshReader(sig, 'ecdsa signature');
+  const r = fixedLength(inner.mpint(), curve.size);
+  const s = fixedLength(inner.mpint(), curve.size);
+  inner.end();
+  if (r === undefined || s === undefined) return 'ecdsa signature values out of range';
+  const ok = cryptoVerify(
+    curve.hash,
+    data,
+    { key: key.key, dsaEncoding: 'ieee-p1363' },
+    concat(r, s),
+  );
+  return ok ? undefined : 'signature does not verify';
+}
+
+const WEBAUTHN = 'webauthn-sk-ecdsa-sha2-nistp256@openssh.com';
+
+/**
+ * A FIDO signature (PROTOCOL.u2f; OpenSSH's ssh-ed25519-sk.c and ssh-ecdsa-sk.c): `string
+ * type, string signature, byte flags, uint32 counter`, where what the authenticator signed is
+ * SHA256(application) || flags || counter || SHA256(data) — ed25519 over those bytes, ECDSA
+ * P-256 with SHA-256 over them. The flags (user presence 0x01, user verification 0x04) are not
+ * checked, as `ssh-keygen -Y verify` does not check them: sshsig.c has no touch policy and its
+ * allowed_signers options (cert-authority, namespaces, valid-after, valid-before) have no
+ * `no-touch-required`/`verify-required` (sshd's authorized_keys does). `webauthn-sk-…`
+ * signatures, which OpenSSH also accepts from an sk-ecdsa key but ssh-keygen never writes, are
+ * refused.
+ */
+function verifySk(
+  key: SshPublicKey,
+  algorithm: string,
+  sig: Uint8Array,
+  reader: SshReader,
+  data: Uint8Array,
+): string | undefined {
+  if (algorithm === WEBAUTHN && key.type === SK_ECDSA) {
+    return `a ${WEBAUTHN} signature (made through a web browser): not verified, only ${SK_ECDSA} ones`;
+  }
+  if (algorithm !== key.type) return `a ${algorithm} signature from an ${key.type} key`;
+  const flags = reader.byte();
+  const counter = reader.uint32();
+  reader.end();
+  const signed = concat(
+    sha256(key.application ?? new Uint8Array(0)),
+    new Uint8Array([flags]),
+    uint32(counter),
+    sha256(data),
+  );
+  if (key.type === SK_ED25519) return verifyEd25519(key, signed, sig);
+  return verifyEcdsa(key, CURVES['ecdsa-sha2-nistp256'], signed, sig);
+}
+
+function sha256(bytes: Uint8Array): Uint8Array {
+  return createHash('sha256').update(bytes).digest();
 }

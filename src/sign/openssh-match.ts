@@ -43,6 +43,9 @@ export function parseTime(text: string): Date | undefined {
  * verify -I principal` applies to a line's principals, and to `namespaces=`.
  */
 export function matchPatternList(value: string, list: string): boolean {
+  // ssh-keygen is never asked about a name with a NUL (no argv can hold one), and C would cut it
+  // there: "bot@x\0 and lead@y" matched bot@x's line, and the whole name counted as verified.
+  if (value.includes('\0')) return false;
   const string = cString(value);
   const pattern = cString(list);
   let positive = false;

@@ -7,8 +7,11 @@
  *
  * "On the branch": a record whose base commit is REV or one of its ancestors (a record made
  * before the repository's first commit, with no base, is on every branch, farthest away). The
- * newest is the one whose base is nearest to REV, then the newest in the log — so records of
- * other branches that share an old base cannot stand in for this branch's latest. The choice
+ * newest is the one whose base is nearest to REV — so records of other branches that share an
+ * old base cannot stand in for this branch's latest — and among records on that same base, one
+ * that recorded REV's tree, else the newest in the log: agents that branched from one commit
+ * at once share their base, and the first in the log was another branch's (red team, round
+ * eight: honest pull requests failed each other's gate). The choice
  * only decides which record must match: a head passes only when that record's candidate tree
  * is REV's tree, whichever record is chosen. A record set aside (rejected or superseded) is
  * never chosen: it no longer speaks for the code it recorded.
@@ -143,8 +146,10 @@ export async function checkHead(
   let chosenDistance = FARTHEST + 1;
   for (const r of standing) {
     const d = distanceOf(r);
-    // Strictly nearer only: among records on the same base, the first (newest) stays.
-    if (d !== undefined && d < chosenDistance) {
+    if (d === undefined) continue;
+    // On the same base the first (newest) stays, unless a later one holds REV's tree.
+    const holdsTree = r.candidateTree === tree && chosen?.candidateTree !== tree;
+    if (d < chosenDistance || (d === chosenDistance && holdsTree)) {
       chosen = r;
       chosenDistance = d;
     }

@@ -202,6 +202,22 @@ export function judgeRecordSignature(
   };
 }
 
+/**
+ * The principal of a trusted reviewer signature over a lifecycle step, if one is there: who took
+ * a step (`--by`) is the step's own word, which the agent writes without any key.
+ */
+export function trustedReviewer(
+  step: string,
+  signatures: readonly { signature: { armored: string } }[],
+  trust: Trust | undefined,
+): string | undefined {
+  for (const { signature } of signatures) {
+    const verdict = judgeSignature(step, signature.armored, trust, 'reviewer');
+    if (verdict.verified && verdict.signer) return verdict.signer;
+  }
+  return undefined;
+}
+
 /** A signature leaf of the ledger: its own id, and what it holds. */
 export interface SignatureLeaf {
   id: string;

@@ -20,6 +20,12 @@ export interface Check {
   integrity?: boolean;
   /** For a re-run witness or claimed check: how the re-run (or its failed setup) ended. */
   rerun?: RerunOutput;
+  /**
+   * For a witness verified without a re-run: the signer whose trusted signature over the record
+   * attests its recorded result. The gate counts it; an export (the auditor's own key) and an
+   * auditor's attestation of a re-run do not take it for a re-run.
+   */
+  attestedBy?: string;
 }
 
 /**
@@ -185,5 +191,12 @@ export type Rerunner = (request: {
   candidateTree: string;
   origin: 'witness' | 'claim';
 }) => Promise<
-  { ran: true; result: RerunResult } | { ran: false; reason: string; output?: RerunOutput }
+  | { ran: true; result: RerunResult }
+  | {
+      ran: false;
+      reason: string;
+      output?: RerunOutput;
+      /** The policy allowed the re-run, which then did not run (setup, checkout, sandbox). */
+      attempted?: true;
+    }
 >;

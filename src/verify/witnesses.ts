@@ -38,17 +38,19 @@ export async function checkWitnesses(
   for (const [i, witness] of record.observed.witnesses.entries()) {
     const id = `observed.witnesses[${i}]`;
     const recorded = witness.timedOut ? 'timed out' : `exit ${witness.exitCode ?? witness.signal}`;
-    const attested = (why: string) =>
-      pass(
+    const attested = (signer: string, why: string): Check => ({
+      ...pass(
         id,
         'witness',
         witness.command,
-        `recorded ${recorded}, attested by ${attestedBy}'s trusted signature (${why})`,
-      );
+        `recorded ${recorded}, attested by ${signer}'s trusted signature (${why})`,
+      ),
+      attestedBy: signer,
+    });
     if (!rerun) {
       checks.push(
         attestedBy !== undefined
-          ? attested('not re-run')
+          ? attested(attestedBy, 'not re-run')
           : unverifiable(
               id,
               'witness',
@@ -65,9 +67,12 @@ export async function checkWitnesses(
       origin: 'witness',
     });
     if (!outcome.ran) {
+      // A signature stands in only for a re-run the policy did not allow. Once one was tried,
+      // what stopped it (a setup step, the checkout's size, the sandbox) may be the tree's doing:
+      // an agent whose test passed only on its machine could break setup to dodge the re-run.
       const check =
-        attestedBy !== undefined
-          ? attested(outcome.reason)
+        attestedBy !== undefined && !outcome.attempted
+          ? attested(attestedBy, outcome.reason)
           : unverifiable(id, 'witness', witness.command, `recorded ${recorded}; ${outcome.reason}`);
       checks.push(outcome.output ? { ...check, rerun: outcome.output } : check);
       continue;

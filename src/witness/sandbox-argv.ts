@@ -164,6 +164,9 @@ export async function sandboxBase(
   return { tool, view: await systemView(), covered };
 }
 
+/** What a witness must never write under /proc: kernel settings, SysRq, IRQs, buses. */
+const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus'];
+
 function bwrapArgv(base: SandboxBase, bwrap: string, spec: SandboxSpec, command: string): string[] {
   const argv = [
     bwrap,
@@ -183,7 +186,13 @@ function bwrapArgv(base: SandboxBase, bwrap: string, spec: SandboxSpec, command:
     if ('dir' in entry) argv.push('--ro-bind', entry.dir, entry.dir);
     else argv.push('--symlink', entry.target, entry.link);
   }
-  argv.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  // bubblewrap covers /proc/sys and its like read-only only where its own write test says they
+  // are writable, and as root that test passes over them: a witness run by root wrote the host's
+  // kernel.core_pattern and had the kernel run its code as root outside the sandbox. Covered
+  // here whoever runs ledger, as the unshare script does.
+  argv.push('--proc', '/proc');
+  for (const path of PROC_READ_ONLY) argv.push('--ro-bind-try', path, path);
+  argv.push('--dev', '/dev', '--tmpfs', '/tmp');
   for (const path of base.covered) argv.push('--tmpfs', path);
   for (const path of spec.readOnly) argv.push('--ro-bind', path, path);
   argv.push('--bind', spec.writable, spec.writable);

@@ -188,7 +188,9 @@ describe('action.yml in a workspace made as actions/checkout@v4 makes it', () =>
     );
     expect(verify.stdout).toMatch(/rejected or superseded/);
     expect(run.summary).toContain('src/gone\\.ts: claimed deleted'); // Markdown-escaped
-    expect(run.summary).toMatch(/rejected by reviewer/);
+    expect(run.summary).toContain(
+      'rejected \\(no trusted reviewer signed the step\\; it says\\: by reviewer\\)',
+    );
   });
 
   it("fetch-depth 1, pull request: only the records it adds are checked, bound to the pull request's head; a lie among them fails", async () => {

@@ -44,6 +44,10 @@ async function honestRun(user: User) {
   return { dir, id: made.id, record: made.record };
 }
 
+/** `export ID --in-toto-link --rerun`, the link written into `out`. */
+const rerunLink = (user: User, dir: string, id: string, key: string, out: string) =>
+  cli(user, dir, ['export', id, '--in-toto-link', '--key', key, '--out', out, '--rerun']);
+
 const linkOf = (out: string) => {
   const [file] = readdirSync(out).filter((f) => f.endsWith('.link'));
   return JSON.parse(readFileSync(join(out, file!), 'utf8'));
@@ -103,16 +107,7 @@ describe('ledger export signs only what was verified', () => {
     const { dir, id } = await honestRun(user);
     const agent = keygen(tempDir(), 'agent');
     const out = tempDir();
-    const r = await cli(user, dir, [
-      'export',
-      id,
-      '--in-toto-link',
-      '--key',
-      agent.key,
-      '--out',
-      out,
-      '--rerun',
-    ]);
+    const r = await rerunLink(user, dir, id, agent.key, out);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json.witnesses).toEqual({ verified: 1, unverified: [] });
     const link = linkOf(out);
@@ -122,6 +117,47 @@ describe('ledger export signs only what was verified', () => {
       'verdict-detail': expect.stringMatching(/^re-run: exit 0, as recorded/),
     });
     expect(link.signed.environment['ledger-witnesses']).toBe('verified');
+  });
+
+  // Red team, round eight: a link has no verdict of its own, and a record whose claimed
+  // artifact digest was wrong and whose claimed file was absent was signed as a clean step.
+  it('a link of a record with contradicted claims says so in its signed environment', async () => {
+    const user = makeUser();
+    const dir = gitdir({ files: { 'app.ts': 'x = 1\n' } });
+    writeFiles(dir, { 'app.ts': 'x = 2\n' });
+    const handoff = join(tempDir(), 'handoff.json');
+    writeFileSync(
+      handoff,
+      JSON.stringify({
+        status: 'success',
+        summary: 'done; SECURITY_REVIEW.md written',
+        artifacts: [
+          { path: 'app.ts', action: 'modified', sha256: '0'.repeat(64) },
+          { path: 'SECURITY_REVIEW.md', action: 'created' },
+        ],
+      }),
+    );
+    const made = await cli(user, dir, ['record', '--from', handoff, '--witness', 'true']);
+    expect(made.code, made.stdout + made.stderr).toBe(0);
+    const id = made.json.id as string;
+    const agent = keygen(tempDir(), 'agent');
+    const out = tempDir();
+    const r = await rerunLink(user, dir, id, agent.key, out);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const { environment } = linkOf(out).signed;
+    expect(environment['ledger-verdict']).toBe('contradicted');
+    expect(environment['ledger-contradicted']).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/app\.ts/),
+        expect.stringMatching(/SECURITY_REVIEW\.md/),
+      ]),
+    );
+    const honest = await honestRun(user);
+    const clean = tempDir();
+    const ok = await rerunLink(user, honest.dir, honest.id, agent.key, clean);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    expect(linkOf(clean).signed.environment['ledger-verdict']).toBe('no claim contradicted');
+    expect(linkOf(clean).signed.environment['ledger-contradicted']).toBeUndefined();
   });
 
   it('--allow-unverified exports and the signed metadata says which witness was not verified and why', async () => {

@@ -151,6 +151,17 @@ describe('findSigner and isAllowedSigner', () => {
     expect(isAllowedSigner(entries, 'ALICE@example.com', ED, 'ledger', AT)).toBe(false);
   });
 
+  // Red team, round eight: C cut the name at the NUL, so a forged producer
+  // "alice@example.com\0 and lead@example.com (co-signed)" matched alice's line and the whole
+  // name was reported as the verified signer. ssh-keygen can never be asked about such a name.
+  it('a principal with a NUL matches no line, whatever comes before it', () => {
+    expect(isAllowedSigner(entries, 'alice@example.com', ED, 'ledger', AT)).toBe(true);
+    expect(
+      isAllowedSigner(entries, 'alice@example.com\0 and lead@example.com', ED, 'ledger', AT),
+    ).toBe(false);
+    expect(isAllowedSigner(entries, 'bob@ops.example.com\0', OTHER, 'ledger', AT)).toBe(false);
+  });
+
   it('a malformed public key argument is INVALID_INPUT', () => {
     expect(() => findSigner(entries, 'nonsense', 'ledger', AT)).toThrow(
       expect.objectContaining({ code: 'INVALID_INPUT' }),

@@ -125,6 +125,8 @@ describe('parsers end in a value or a LedgerError', () => {
       prefixed([0, 0, 0, 11, ...Buffer.from('ssh-ed25519')]),
       prefixed([0, 0, 0, 7, ...Buffer.from('ssh-rsa')]),
       prefixed([0, 0, 0, 19, ...Buffer.from('ecdsa-sha2-nistp256')]),
+      prefixed([0, 0, 0, 26, ...Buffer.from('sk-ssh-ed25519@openssh.com')]),
+      prefixed([0, 0, 0, 34, ...Buffer.from('sk-ecdsa-sha2-nistp256@openssh.com')]),
       prefixed([12]),
       prefixed([14]),
     );

@@ -1,7 +1,7 @@
 /**
  * Which record `verify --head` holds to REV's tree (src/verify/head.ts), in memory: the nearest
- * base in REV's history wins over a newer record on an older base, the newest among records on
- * the same base, a record without a base is on every branch but farthest away, a record set
+ * base in REV's history wins over a newer record on an older base, among records on the same
+ * base the one that recorded REV's tree, else the newest, a record without a base is on every branch but farthest away, a record set
  * aside (rejected or superseded) is never chosen, and no choice makes a head pass whose tree no
  * chosen record holds.
  */
@@ -50,13 +50,29 @@ describe('checkHead: which record must match', () => {
     expect(check.detail).toContain('near');
   });
 
-  it('among records on the same base the newest must match, and another match is named', async () => {
+  it('among records on the same base the newest must match when none recorded the head’s tree', async () => {
     const h = await history();
-    const records = [rec('newer', h.a, h.ts), rec('older', h.a, h.t2)];
+    const records = [rec('newer', h.a, h.ts), rec('older', h.a, h.t0)];
     const check = await checkHead(h.store, { rev: 'main', commit: h.b }, records);
     expect(check.verdict).toBe('contradicted');
     expect(check.detail).toContain('newest record on its branch, newer');
-    expect(check.detail).toContain('another record on the branch, older');
+  });
+
+  // Red team, round eight: two agents branch from one main commit at once and both record; the
+  // first in the log is the other branch's, so the head check of one pull request always failed.
+  it('among records on the same base, the one that recorded the head’s tree vouches (sibling branches share a base)', async () => {
+    const h = await history();
+    const s2 = await commit(h.store, h.t2, [h.a]);
+    const records = [rec('sibling', h.a, h.ts), rec('mine', h.a, h.t2)];
+    for (const rev of [h.b, s2]) {
+      const check = await checkHead(h.store, { rev: 'pr', commit: rev }, records);
+      expect(check.verdict).toBe('verified');
+      expect(check.detail).toContain('newest record on its branch, mine');
+    }
+    const theirs = await commit(h.store, h.ts, [h.a]);
+    const check = await checkHead(h.store, { rev: 'pr', commit: theirs }, records);
+    expect(check.verdict).toBe('verified');
+    expect(check.detail).toContain('newest record on its branch, sibling');
   });
 
   it('a record of another branch is not on this one; with none left the head fails', async () => {

@@ -5,7 +5,6 @@
  * resolves — the attacks an agent has (its own step, its own key, a step on another record, a
  * replayed signature) are kept here. In-process library calls on real repositories.
  */
-import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,6 +25,7 @@ import { GitStore } from '../../src/store/git/store.js';
 import type { VerifyReport } from '../../src/verify/types.js';
 import { appendRaw, recordParts } from '../adversarial/helpers.js';
 import { cleanup, git, gitdir, tempDir } from '../helpers/git.js';
+import { sshKeyPair } from '../helpers/ssh-key.js';
 
 afterEach(cleanup);
 
@@ -47,17 +47,13 @@ const lifecycleOf = (report: VerifyReport, id: string) =>
 const contradicted = (report: VerifyReport, id: string) =>
   report.records.find((r) => r.id === id)!.checks.filter((c) => c.verdict === 'contradicted');
 
-function keypair(dir: string, name: string): { key: string; pub: string } {
-  const key = join(dir, name);
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', key]);
-  return { key, pub: readFileSync(`${key}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ') };
-}
-
 /** A policy that trusts the reviewer as reviewer and the agent's key as producer only. */
-function reviewerPolicy(): { policy: string; reviewer: string; agent: string } {
+function reviewerPolicy(
+  signatures: { required: boolean; producer: string[] } = { required: false, producer: ['*'] },
+): { policy: string; reviewer: string; agent: string } {
   const dir = tempDir();
-  const reviewer = keypair(dir, 'reviewer');
-  const agent = keypair(dir, 'agent');
+  const reviewer = sshKeyPair(dir, 'reviewer');
+  const agent = sshKeyPair(dir, 'agent');
   const allowed = join(dir, 'allowed_signers');
   writeFileSync(
     allowed,
@@ -73,8 +69,8 @@ function reviewerPolicy(): { policy: string; reviewer: string; agent: string } {
       witnessTimeoutSeconds: 30,
       signatures: {
         allowedSigners: allowed,
-        required: false,
-        roles: { producer: ['*'], reviewer: ['*@reviewers.example.com'] },
+        required: signatures.required,
+        roles: { producer: signatures.producer, reviewer: ['*@reviewers.example.com'] },
       },
       lifecycle: { requireReviewer: true },
     }),
@@ -221,17 +217,16 @@ describe('lifecycle steps resolve a lie (issue 17, item 4)', () => {
   });
 });
 
+/** The agent's `ledger reject` of its lie, saying a reviewer took it (no key needed). */
+const rejectAsRita = (cwd: string, id: string) =>
+  applyLifecycle({ cwd, id, action: 'reject', by: 'rita@reviewers.example.com' });
+
 describe("policy lifecycle.requireReviewer: only a trusted reviewer's signed step resolves", () => {
   it("the agent's own unsigned reject does not resolve; the reviewer signing that step does", async () => {
     const { policy, reviewer } = reviewerPolicy();
     const repo = gitdir();
     const lied = await lie(repo);
-    const step = await applyLifecycle({
-      cwd: repo,
-      id: lied,
-      action: 'reject',
-      by: 'rita@reviewers.example.com',
-    });
+    const step = await rejectAsRita(repo, lied);
     const unsigned = await verify(repo, { policyFile: policy });
     expect(unsigned.exitCode).toBe(1);
     expect(lifecycleOf(unsigned, lied)!.detail).toMatch(/no trusted reviewer signed/);
@@ -244,16 +239,49 @@ describe("policy lifecycle.requireReviewer: only a trusted reviewer's signed ste
     });
   });
 
+  // Red team, round eight: the step itself failed `signatures.required` (its signer is no
+  // producer), so an honest review could never pass a policy that requires signatures.
+  it('under signatures.required, the reviewer’s signed step passes itself and resolves the lie; the agent’s own unsigned step does neither', async () => {
+    const { policy, reviewer, agent } = reviewerPolicy({
+      required: true,
+      producer: ['*@agents.example.com'],
+    });
+    const repo = gitdir();
+    const lied = (
+      await recordHandoff({
+        cwd: repo,
+        status: 'success',
+        summary: 'all tests pass',
+        producer: 'bot@agents.example.com',
+        witnesses: ['false'],
+        sign: true,
+        signingKey: agent,
+      })
+    ).id;
+    const step = await rejectAsRita(repo, lied);
+    const unsigned = await verify(repo, { policyFile: policy });
+    expect(unsigned.exitCode).toBe(1);
+    expect(lifecycleOf(unsigned, step.id)).toMatchObject({ state: 'step', resolved: false });
+    expect(lifecycleOf(unsigned, lied)).toMatchObject({ resolved: false });
+    await signRecord({ cwd: repo, id: step.id, signingKey: reviewer });
+    const signed = await verify(repo, { policyFile: policy, strict: true });
+    expect(signed.exitCode).toBe(0);
+    expect(lifecycleOf(signed, lied)).toMatchObject({
+      resolved: true,
+      reviewer: 'rita@reviewers.example.com',
+    });
+    expect(lifecycleOf(signed, step.id)).toMatchObject({
+      state: 'step',
+      resolved: true,
+      reviewer: 'rita@reviewers.example.com',
+    });
+  });
+
   it("a step signed by the agent's key, trusted as producer but not as reviewer, does not resolve", async () => {
     const { policy, agent } = reviewerPolicy();
     const repo = gitdir();
     const lied = await lie(repo);
-    const step = await applyLifecycle({
-      cwd: repo,
-      id: lied,
-      action: 'reject',
-      by: 'rita@reviewers.example.com',
-    });
+    const step = await rejectAsRita(repo, lied);
     await signRecord({ cwd: repo, id: step.id, signingKey: agent });
     const report = await verify(repo, { policyFile: policy });
     expect(report.exitCode).toBe(1);
@@ -262,7 +290,7 @@ describe("policy lifecycle.requireReviewer: only a trusted reviewer's signed ste
 
   it('a step signed by a key allowed_signers does not list does not resolve', async () => {
     const { policy } = reviewerPolicy();
-    const stranger = keypair(tempDir(), 'stranger');
+    const stranger = sshKeyPair(tempDir(), 'stranger');
     const repo = gitdir();
     const lied = await lie(repo);
     const step = await applyLifecycle({ cwd: repo, id: lied, action: 'reject' });

@@ -123,6 +123,29 @@ describe.each(['bwrap', 'unshare'] as const)('a witness isolated with %s', (mode
     if (mode === 'bwrap') expect(run.stdout.toString()).toMatch(/^pid 2$/m);
   });
 
+  // Red team, round eight: as root under bubblewrap, /proc/sys stayed writable, and a witness
+  // set kernel.core_pattern to a program of its checkout, which the kernel then ran as root
+  // outside every namespace. The probe writes back the value it read, so even a sandbox that
+  // let it through changes nothing on the host.
+  it('cannot write the kernel settings, SysRq, IRQs or buses under /proc, as root too', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const script = [
+      'v=$(cat /proc/sys/kernel/core_pattern) || exit 3',
+      'printf "%s\\n" "$v" 2>/dev/null > /proc/sys/kernel/core_pattern && echo "WROTE core_pattern"',
+      'for p in /proc/sys /proc/sysrq-trigger /proc/irq /proc/bus; do',
+      '  [ -e "$p" ] || continue',
+      '  awk -v p="$p" \'$5 == p { print p, $6 }\' /proc/self/mountinfo',
+      'done',
+      'true',
+    ].join('\n');
+    const { run } = await sandboxed(mode, script);
+    const out = run.stdout.toString();
+    expect(out + run.stderr.toString()).not.toMatch(/WROTE/);
+    expect(run.exitCode).toBe(0);
+    expect(out).toMatch(/^\/proc\/sys ro[,\s]/m);
+    for (const line of out.trim().split('\n')) expect(line).toMatch(/^\/proc\/\S+ ro(,|$)/);
+  });
+
   it('reaches the network only when allowed', async (ctx) => {
     if (!working.includes(mode)) ctx.skip();
     const connect = `node -e "const s=require('net').connect(${port},'127.0.0.1');s.on('data',()=>process.exit(0));s.on('error',()=>process.exit(7))"`;

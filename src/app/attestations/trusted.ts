@@ -60,11 +60,16 @@ export function applyAttestation(checks: Check[], from: TrustedAttestation): Che
   const RERUN = new Set(['witness', 'claim.check']);
   const prior = attestedVerdicts(checks, from.attestation);
   const out = checks.map((check) => {
-    if (!RERUN.has(check.check) || check.verdict !== 'unverifiable') return check;
+    // A trusted auditor's re-run stands in for one here; it also outranks a producer's
+    // signature over the record, as a re-run does (an unverifiable verdict outranks nothing).
+    const signedOnly = check.attestedBy !== undefined;
+    if (!RERUN.has(check.check) || (check.verdict !== 'unverifiable' && !signedOnly)) return check;
     const found = prior.get(check.id);
     if (!found || found.check !== check.check || found.subject !== check.subject) return check;
+    if (signedOnly && found.verdict === 'unverifiable') return check;
+    const { attestedBy: _signature, ...rest } = check;
     return {
-      ...check,
+      ...rest,
       verdict: found.verdict,
       detail: `${found.detail} (attested by ${from.signer} at ${from.attestation.at})`,
     };

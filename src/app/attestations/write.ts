@@ -41,8 +41,15 @@ export async function writeAttestations(
         id: c.id,
         check: c.check,
         subject: c.subject,
-        verdict: c.verdict,
-        detail: c.detail,
+        // An attestation carries what this auditor checked: a witness only a producer's
+        // signature vouched for was not re-run here, and --from-attestation (an export's
+        // too) must not take it for a re-run.
+        ...(c.attestedBy === undefined
+          ? { verdict: c.verdict, detail: c.detail }
+          : {
+              verdict: 'unverifiable' as const,
+              detail: `${c.detail}; not re-run by this auditor`,
+            }),
       })),
       at: now.toISOString(),
     };

@@ -56,17 +56,22 @@ export async function prepareReruns(
   ignored?: readonly string[],
   /** `verify --jobs N`; undefined: `defaultJobs`. */
   jobs?: number,
+  /** `verify --require-isolation`: refuse as the policy's rerun.isolation.required does. */
+  requireIsolation?: boolean,
 ): Promise<PreparedReruns> {
   const isolation = await probeIsolation();
   const network = policy.rerun.isolation?.network ?? false;
   const statement = describeIsolation(isolation, network);
-  if (isolation.mode === 'none' && policy.rerun.isolation?.required) {
+  if (isolation.mode === 'none' && (policy.rerun.isolation?.required || requireIsolation)) {
+    const who = requireIsolation
+      ? '--require-isolation asks for isolated re-runs'
+      : 'the policy requires isolated re-runs (rerun.isolation.required)';
     throw new LedgerError(
       'POLICY',
-      'the policy requires isolated re-runs (rerun.isolation.required), and neither bubblewrap nor unshare can isolate a command here; nothing was re-run',
+      `${who}, and neither bubblewrap nor unshare can isolate a command here; nothing was re-run`,
       {
         problems: isolation.unavailable.map((u) => ({ path: u.mode, message: u.reason })),
-        hint: 'Install bubblewrap (Debian: apt-get install bubblewrap), or run verify where user namespaces are allowed.',
+        hint: 'Install bubblewrap (Debian: apt-get install bubblewrap), or run verify where user namespaces are allowed (Ubuntu 24.04 restricts them through AppArmor: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0).',
       },
     );
   }

@@ -54,13 +54,14 @@ export function makeRerunner(
     if (!decision.allowed) return { ran: false, reason: decision.reason };
     const outcome = await session.run(candidateTree, command);
     if (outcome.kind === 'checkout-refused')
-      return { ran: false, reason: `not re-run: ${outcome.reason}` };
+      return { ran: false, attempted: true, reason: `not re-run: ${outcome.reason}` };
     const { run } = outcome;
     const how = run.timedOut ? 'timed out' : `exit ${run.exitCode ?? run.signal}`;
     switch (outcome.kind) {
       case 'setup-failed':
         return {
           ran: false,
+          attempted: true,
           reason: `not re-run: setup step \`${outcome.step}\` failed in the checkout (${how})`,
           output: summarise(run, outcome.step),
         };
@@ -68,6 +69,7 @@ export function makeRerunner(
         const said = lastLines(run.stderr, 1)[0] ?? `exit ${run.exitCode ?? run.signal}`;
         return {
           ran: false,
+          attempted: true,
           reason: `not re-run: the ${mode} sandbox could not be set up (${said})`,
           output: summarise(run, outcome.step),
         };

@@ -156,6 +156,12 @@ export const ReportOutput = z
               .optional()
               .describe('on a record whose claims fail: whether the step resolved it'),
             detail: z.string().optional(),
+            reviewer: z
+              .string()
+              .optional()
+              .describe(
+                'the principal of a trusted reviewer signature on the step, when there is one',
+              ),
           })
             .optional()
             .describe("a handoff's lifecycle state"),

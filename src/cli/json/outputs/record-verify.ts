@@ -75,6 +75,12 @@ export const CheckOutput = z.object({
     })
     .optional()
     .describe('a re-run witness: how it ended, its output digests and last lines'),
+  attestedBy: z
+    .string()
+    .optional()
+    .describe(
+      'a witness verified without a re-run: the signer whose trusted signature over the record attests its recorded result (an export and an attestation do not count it as re-run)',
+    ),
 });
 
 /** A failing record's lifecycle as verify's gate reads it (src/app/verify-lifecycle.ts). */
