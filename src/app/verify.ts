@@ -87,17 +87,9 @@ export interface VerifyRequest {
    * with a note.
    */
   since?: string;
-  /**
-   * `--jobs N`: with `rerun`, how many candidate trees are re-run at once (each in its own
-   * checkout). Undefined: one per core where each witness has a network namespace of its own,
-   * else 1 (src/app/rerun/prepare.ts). Verdicts and output do not depend on it.
-   */
+  /** `--jobs N`: trees re-run at once (default: src/app/rerun/prepare.ts); never a verdict. */
   jobs?: number;
-  /**
-   * `--require-isolation`: with `rerun`, refuse (exit 2, nothing re-run) where no sandbox
-   * works, as the policy's rerun.isolation.required does. The Action sets it: on a CI runner an
-   * unisolated witness can write the job's environment files and the Action's own code.
-   */
+  /** `--require-isolation`: refuse unisolated re-runs, as rerun.isolation.required does. */
   requireIsolation?: boolean;
 }
 

@@ -26,6 +26,7 @@ const DEFAULTS = {
   full: false,
   progress: false,
   'from-attestation': false,
+  'require-isolation': false,
 };
 
 describe('which verify command lines the fast path takes', () => {
@@ -129,6 +130,7 @@ describe('which verify command lines the fast path takes', () => {
       'markdown',
       'html',
       'from-attestation',
+      'require-isolation',
     ];
     expect(
       Object.keys(flags)
