@@ -20,6 +20,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cliTextBinInProcess, makeUser, record, type User } from '../adversarial/helpers.js';
 import { bareRemote, cloneOf, git, tempDir, writeFiles } from '../helpers/git.js';
 import { parseAnnotations, runAction, type ActionRun } from './runner.js';
+import { runnerCommands } from './workflow-commands.js';
 
 /** Passes only where the agent left an ignored `.agent-ok`: never in a checkout of the tree. */
 const LYING_WITNESS = 'test -e .agent-ok';
@@ -191,6 +192,15 @@ describe('action.yml re-runs witnesses only isolated unless told otherwise', () 
     );
     expect(run.steps.find((s) => s.name === 'Gate on the verdicts')!.code).toBe(2);
     expect(run.code).toBe(2);
+    // The job's page says it too, with the way out, as an annotation the runner acts on.
+    const stdout = run.steps.find((s) => s.name === 'Verify the ledger')!.stdout;
+    expect(
+      runnerCommands(stdout)
+        .filter((c) => c.command === 'error')
+        .map((c) => c.data),
+    ).toEqual([
+      expect.stringMatching(/^ledger verify could not run \(exit 2\).*isolation input to optional/),
+    ]);
   });
 
   it('isolation: optional, no sandbox: re-runs the witnesses unisolated and says so', () => {
