@@ -60,6 +60,8 @@ export interface RerunSessionOptions {
   hidden: readonly string[];
   /** Further read-only paths (`readOnlyPaths`). */
   readOnly: readonly string[];
+  /** The size of each in-memory file system a sandboxed command sees (`SandboxSpec.tmpfsBytes`). */
+  tmpfsBytes?: number;
   /** The environment the witness environment is scrubbed from (`scrubbedEnv`). */
   baseEnv: NodeJS.ProcessEnv;
   onProgress?: (message: string) => void;
@@ -170,6 +172,7 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
         hidden: options.hidden,
         readOnly: options.readOnly,
         network,
+        ...(options.tmpfsBytes === undefined ? {} : { tmpfsBytes: options.tmpfsBytes }),
         binds: where.binds,
       },
       command,

@@ -31,6 +31,12 @@ export interface SandboxSpec {
   /** Whether the command may use the network (a shared network namespace). */
   network: boolean;
   /**
+   * The size of each in-memory file system (`/tmp`, `/dev/shm`), `/dev` then read-only. Their
+   * pages belong to no process, so the OOM killer cannot free them by killing the witness.
+   * Default: the kernel's, half of RAM each.
+   */
+  tmpfsBytes?: number;
+  /**
    * Record time only: the work tree's git-ignored entries bound read-write into the checkout
    * (`workTreeBinds`). `id` is the `dev:ino` ledger checked: the sandbox refuses to start when
    * what got mounted is another file (the agent swapped the entry for a symlink meanwhile).
@@ -192,11 +198,18 @@ function bwrapArgv(base: SandboxBase, bwrap: string, spec: SandboxSpec, command:
   // here whoever runs ledger, as the unshare script does.
   argv.push('--proc', '/proc');
   for (const path of PROC_READ_ONLY) argv.push('--ro-bind-try', path, path);
-  argv.push('--dev', '/dev', '--tmpfs', '/tmp');
-  for (const path of base.covered) argv.push('--tmpfs', path);
+  // Bounded (`tmpfsBytes`), every file system the witness could fill in memory is sized or
+  // read-only: /tmp, /dev/shm and the covers get tmpfs of that size, and bubblewrap's own /dev
+  // turns read-only once the view stands (writes to its device nodes still work: a read-only
+  // mount does not stop writes to a device).
+  const size = spec.tmpfsBytes === undefined ? [] : ['--size', String(spec.tmpfsBytes)];
+  argv.push('--dev', '/dev', ...size, '--tmpfs', '/tmp');
+  if (spec.tmpfsBytes !== undefined) argv.push(...size, '--tmpfs', '/dev/shm');
+  for (const path of base.covered) argv.push(...size, '--tmpfs', path);
   for (const path of spec.readOnly) argv.push('--ro-bind', path, path);
   argv.push('--bind', spec.writable, spec.writable);
   for (const bind of spec.binds ?? []) argv.push('--bind', bind.source, bind.target);
+  if (spec.tmpfsBytes !== undefined) argv.push('--remount-ro', '/dev');
   argv.push('--chdir', spec.cwd, '--remount-ro', '/');
   return [...argv, '--', ...inner(command, spec.binds ?? [])];
 }
@@ -205,21 +218,22 @@ function bwrapArgv(base: SandboxBase, bwrap: string, spec: SandboxSpec, command:
  * Runs as PID 1 of new mount and PID namespaces (as root, or as root of a new user namespace):
  * builds the view in a tmpfs, pivots into it, and runs the command as a child of a shell that
  * has no capabilities left (PID 1 stays, so the command is PID 2 and its daemons die with it).
- * Arguments: new root, writable dir, cwd, command, then `-s DIR`, `-l LINK TARGET`, `-h DIR`,
+ * Arguments: new root, writable dir, cwd, command, `,size=N` for the tmpfs mounts (or empty:
+ * unbounded, and /dev stays writable), then `-s DIR`, `-l LINK TARGET`, `-h DIR`,
  * `-r PATH` in that order (the same order as bubblewrap's: system, an empty /tmp, hidden,
  * read-only, the writable directory), then `-b SOURCE TARGET ID` for the work tree's binds,
  * mounted over the writable directory and checked like bubblewrap's (`CHECK_BINDS`). Every
  * path is an argument, never part of the script text.
  */
 const UNSHARE_SCRIPT = `set -eu
-root=$1 rw=$2 cwd=$3 cmd=$4
-shift 4
+root=$1 rw=$2 cwd=$3 cmd=$4 size=$5
+shift 5
 wpath=\${PATH:-}
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 mount -t tmpfs -o mode=0755,nosuid,nodev ledger-root "$root"
 mkdir -p "$root/proc" "$root/dev" "$root/tmp"
-mount -t tmpfs -o mode=1777,nosuid,nodev ledger-tmp "$root/tmp"
+mount -t tmpfs -o mode=1777,nosuid,nodev$size ledger-tmp "$root/tmp"
 robind() {
   if [ -d "$1" ]; then
     mkdir -p "$root$1"
@@ -234,7 +248,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     -s) robind "$2"; shift 2 ;;
     -l) ln -s "$3" "$root$2"; shift 3 ;;
-    -h) if [ -d "$root$2" ]; then mount -t tmpfs -o mode=0755,nosuid,nodev ledger-hidden "$root$2"; fi; shift 2 ;;
+    -h) if [ -d "$root$2" ]; then mount -t tmpfs -o mode=0755,nosuid,nodev$size ledger-hidden "$root$2"; fi; shift 2 ;;
     -r) robind "$2"; shift 2 ;;
     -b) break ;;
     *) echo "ledger sandbox: unexpected argument $1" >&2; exit 1 ;;
@@ -257,7 +271,7 @@ ln -s /proc/self/fd/0 "$root/dev/stdin"
 ln -s /proc/self/fd/1 "$root/dev/stdout"
 ln -s /proc/self/fd/2 "$root/dev/stderr"
 mkdir "$root/dev/shm"
-mount -t tmpfs -o nosuid,nodev ledger-shm "$root/dev/shm"
+mount -t tmpfs -o nosuid,nodev$size ledger-shm "$root/dev/shm"
 mkdir -p "$root$rw"
 mount --bind "$rw" "$root$rw"
 while [ $# -gt 0 ]; do
@@ -266,6 +280,7 @@ while [ $# -gt 0 ]; do
   [ "$(stat -c %d:%i -- "$root$3")" = "$4" ] || { echo "ledger sandbox: $3 changed while the sandbox was built" >&2; exit 1; }
   shift 4
 done
+[ -z "$size" ] || mount -o remount,ro "$root/dev"
 cd "$root"
 mkdir .ledger-old-root
 pivot_root . .ledger-old-root
@@ -307,6 +322,7 @@ function unshareArgv(
     spec.writable,
     spec.cwd,
     command,
+    spec.tmpfsBytes === undefined ? '' : `,size=${spec.tmpfsBytes}`,
   ];
   for (const entry of base.view) {
     if ('dir' in entry) argv.push('-s', entry.dir);

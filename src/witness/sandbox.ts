@@ -106,20 +106,23 @@ export async function readOnlyPaths(options: {
 /**
  * Tries each mechanism once, with `exit 0` in a scratch directory, and returns the strongest
  * that works here. Cached per process: the answer does not change while one command runs.
+ * `tmpfsBytes`: the probe's sandbox is bounded too, so a bubblewrap that cannot size a tmpfs
+ * (before 0.7, or installed setuid) is passed over for `unshare` rather than failing each run.
  */
-let probed: Promise<Isolation> | undefined;
+const probed = new Map<number | undefined, Promise<Isolation>>();
 
-export function probeIsolation(): Promise<Isolation> {
-  probed ??= probe();
-  return probed;
+export function probeIsolation(tmpfsBytes?: number): Promise<Isolation> {
+  let isolation = probed.get(tmpfsBytes);
+  if (isolation === undefined) probed.set(tmpfsBytes, (isolation = probe(tmpfsBytes)));
+  return isolation;
 }
 
 /** Forgets the cached probe (tests that switch `LEDGER_TEST_ISOLATION` in one process). */
 export function forgetIsolationProbe(): void {
-  probed = undefined;
+  probed.clear();
 }
 
-async function probe(): Promise<Isolation> {
+async function probe(tmpfsBytes: number | undefined): Promise<Isolation> {
   const unavailable: { mode: IsolationMode; reason: string }[] = [];
   const forced = process.env[TEST_SWITCH];
   const skip = (mode: IsolationMode): boolean =>
@@ -130,7 +133,7 @@ async function probe(): Promise<Isolation> {
       unavailable.push({ mode, reason: `switched off by ${TEST_SWITCH}=${forced}` });
       continue;
     }
-    const reason = await tryMode(mode);
+    const reason = await tryMode(mode, tmpfsBytes);
     if (reason === undefined) return { mode, namespaces: namespacesOf(mode, false), unavailable };
     unavailable.push({ mode, reason });
   }
@@ -138,7 +141,10 @@ async function probe(): Promise<Isolation> {
 }
 
 /** undefined when `mode` runs a command here; otherwise why not. */
-async function tryMode(mode: 'bwrap' | 'unshare'): Promise<string | undefined> {
+async function tryMode(
+  mode: 'bwrap' | 'unshare',
+  tmpfsBytes: number | undefined,
+): Promise<string | undefined> {
   const tool = mode === 'bwrap' ? 'bwrap' : 'unshare';
   if ((await findExecutable(tool)) === undefined) return `${tool} is not installed (not on PATH)`;
   if (mode === 'unshare' && (await findExecutable('setpriv')) === undefined)
@@ -155,6 +161,7 @@ async function tryMode(mode: 'bwrap' | 'unshare'): Promise<string | undefined> {
       hidden: [],
       readOnly: [],
       network: false,
+      ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }),
     };
     const argv = await sandboxArgv(mode, spec, 'exit 0', join(dir, 'root'));
     const run = await runWitness({

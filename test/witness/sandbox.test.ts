@@ -5,6 +5,7 @@
  * outlives it. Run for every mechanism that works here (bubblewrap, and unshare by switching
  * bubblewrap off), and `none` is reported as such.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -53,7 +54,7 @@ afterAll(() => {
 async function sandboxed(
   mode: IsolationMode,
   command: string,
-  options: { network?: boolean; readOnly?: string[]; hidden?: string[] } = {},
+  options: { network?: boolean; readOnly?: string[]; hidden?: string[]; tmpfsBytes?: number } = {},
 ): Promise<{ run: WitnessRun; writable: string }> {
   const base = tempDir('ledger-rerun-');
   const writable = join(base, 't0');
@@ -68,6 +69,7 @@ async function sandboxed(
       hidden: options.hidden ?? [],
       readOnly: options.readOnly ?? [],
       network: options.network ?? false,
+      ...(options.tmpfsBytes === undefined ? {} : { tmpfsBytes: options.tmpfsBytes }),
     },
     command,
     join(base, 'root'),
@@ -93,6 +95,37 @@ describe('isolation probe', () => {
 
   it('finds at least one working mechanism on this machine (bubblewrap is installed by .ci/run; root can unshare)', () => {
     expect(working.length).toBeGreaterThan(0);
+  });
+
+  // bubblewrap sizes a tmpfs from 0.7 on, and never when installed setuid: bounded re-runs
+  // then take unshare rather than failing every sandbox (each witness unverifiable).
+  it('with tmpfsBytes, passes over a bubblewrap that cannot size a tmpfs, for unshare', async (ctx) => {
+    if (!working.includes('bwrap') || !working.includes('unshare')) ctx.skip();
+    const real = execFileSync('sh', ['-c', 'command -v bwrap'], { encoding: 'utf8' }).trim();
+    const bin = tempDir('ledger-old-bwrap-');
+    writeFileSync(
+      join(bin, 'bwrap'),
+      [
+        '#!/bin/sh',
+        'for a in "$@"; do [ "$a" = --size ] && { echo "bwrap: Unknown option --size" >&2; exit 1; }; done',
+        `exec '${real}' "$@"`,
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const path = process.env['PATH'];
+    process.env['PATH'] = `${bin}:${path}`;
+    try {
+      forgetIsolationProbe();
+      const bounded = await probeIsolation(1 << 20);
+      expect(bounded.mode).toBe('unshare');
+      expect(bounded.unavailable).toEqual([
+        { mode: 'bwrap', reason: expect.stringMatching(/Unknown option --size/) },
+      ]);
+      expect((await probeIsolation()).mode).toBe('bwrap');
+    } finally {
+      process.env['PATH'] = path;
+      forgetIsolationProbe();
+    }
   });
 });
 
@@ -144,6 +177,36 @@ describe.each(['bwrap', 'unshare'] as const)('a witness isolated with %s', (mode
     expect(run.exitCode).toBe(0);
     expect(out).toMatch(/^\/proc\/sys ro[,\s]/m);
     for (const line of out.trim().split('\n')) expect(line).toMatch(/^\/proc\/\S+ ro(,|$)/);
+  });
+
+  // Red team, round eight, left open then: /tmp and /dev are tmpfs of up to half of RAM each,
+  // pages no process owns, so the OOM killer cannot free them by killing the witness. With
+  // rerun.isolation.tmpfsBytes every in-memory file system it can write is bounded.
+  it('bounded by tmpfsBytes: /tmp, /dev/shm and a hidden cover fill up at the bound, /dev is read-only, its devices still work', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const fill = (path: string) =>
+      `dd if=/dev/zero of=${path} bs=65536 count=32 2>/dev/null && echo "FILLED ${path}"`;
+    const script = [
+      fill('/tmp/big'),
+      fill('/dev/shm/big'),
+      fill('/etc/ssh/big'),
+      '(echo x > /dev/planted) 2>/dev/null && echo "WROTE /dev"',
+      'echo ok > /dev/null && head -c 3 /dev/zero | wc -c',
+      'rm -f /tmp/big && dd if=/dev/zero of=/tmp/small bs=65536 count=8 2>/dev/null && echo "small fits"',
+      'true',
+    ].join('\n');
+    const hidden = ['/etc/ssh'];
+    const bounded = await sandboxed(mode, script, { tmpfsBytes: 1 << 20, hidden });
+    const out = bounded.run.stdout.toString();
+    expect(bounded.run.exitCode, bounded.run.stderr.toString()).toBe(0);
+    expect(out).not.toMatch(/FILLED|WROTE/);
+    expect(out).toMatch(/^3$/m);
+    expect(out).toMatch(/^small fits$/m);
+    // The same script unbounded: 2 MiB fit everywhere, so the bound is what stopped them.
+    const unbounded = await sandboxed(mode, script, { hidden });
+    const free = unbounded.run.stdout.toString();
+    for (const path of ['/tmp/big', '/dev/shm/big', '/etc/ssh/big'])
+      expect(free).toContain(`FILLED ${path}`);
   });
 
   it('reaches the network only when allowed', async (ctx) => {

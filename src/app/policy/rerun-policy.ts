@@ -58,6 +58,11 @@ export const RerunPolicy = z.strictObject({
       network: z.boolean().optional(),
       /** Further directories witnesses may read: absolute or `~/…` (a package cache, a toolchain). */
       readOnly: z.array(z.string().min(1).max(4096)).max(1000).optional(),
+      /**
+       * The most each in-memory file system of an isolated witness (`/tmp`, `/dev/shm`) may
+       * hold, in bytes; `/dev` is then read-only. Default: the kernel's (half of RAM each).
+       */
+      tmpfsBytes: z.number().int().min(65_536).max(Number.MAX_SAFE_INTEGER).optional(),
     })
     .optional(),
 });

@@ -59,9 +59,14 @@ export async function prepareReruns(
   /** `verify --require-isolation`: refuse as the policy's rerun.isolation.required does. */
   requireIsolation?: boolean,
 ): Promise<PreparedReruns> {
-  const isolation = await probeIsolation();
+  const tmpfsBytes = policy.rerun.isolation?.tmpfsBytes;
+  const isolation = await probeIsolation(tmpfsBytes);
   const network = policy.rerun.isolation?.network ?? false;
-  const statement = describeIsolation(isolation, network);
+  const statement =
+    describeIsolation(isolation, network) +
+    (tmpfsBytes === undefined || isolation.mode === 'none'
+      ? ''
+      : `; /tmp and /dev/shm hold at most ${tmpfsBytes} bytes each, /dev read-only (rerun.isolation.tmpfsBytes)`);
   if (isolation.mode === 'none' && (policy.rerun.isolation?.required || requireIsolation)) {
     const who = requireIsolation
       ? '--require-isolation asks for isolated re-runs'
@@ -105,6 +110,7 @@ export async function prepareReruns(
     checkoutBudget: checkoutBudget(policy.rerun),
     hidden: [...never, ...personal],
     readOnly: paths,
+    ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }),
     baseEnv: process.env,
     ...(ignored === undefined
       ? {}
