@@ -38,6 +38,8 @@ export interface LifecycleGateOptions {
   requireReviewer: boolean;
   /** Verifies records the report does not hold (a superseding record older than a cached tip). */
   verifyOthers: (ids: readonly string[]) => Promise<RecordReport[]>;
+  /** The report holds only what changed since a cached verified tip (`judgeAgainSuperseded`). */
+  sinceCachedTip?: boolean;
 }
 
 /** Whether a record's own claims fail the gate (integrity failures are never resolved). */
@@ -89,6 +91,7 @@ export async function attachLifecycles(
   const steps = new Set(records.filter((r) => isLifecycleStep(r.record)).map((r) => r.id));
   const states = lifecycleStates(records);
   const signatures = bySubject((await readSignatures(reader, index)).leaves);
+  if (options.sinceCachedTip) await judgeAgainSuperseded(report, failing, states, options);
   const inReport = new Map(report.records.map((r) => [r.id, r]));
   const others = [
     ...new Set(
@@ -117,6 +120,35 @@ export async function attachLifecycles(
             }),
             state.below,
           );
+  }
+}
+
+/**
+ * A cached run re-checks only what changed since the verified tip, and a record superseded
+ * with one that fails now (a new attestation contradicts it) has changed nothing of its own:
+ * it is verified again here and, when its own claims fail, joins the report and `failing`, so
+ * its lifecycle is judged as `--full` judges it. Followed down a chain of supersedes.
+ */
+async function judgeAgainSuperseded(
+  report: VerifyReport,
+  failing: RecordReport[],
+  states: ReadonlyMap<string, LifecycleState>,
+  options: LifecycleGateOptions,
+): Promise<void> {
+  const inReport = new Set(report.records.map((r) => r.id));
+  let failed = new Set(failing.map((r) => r.id));
+  while (failed.size > 0) {
+    const stale = [...states]
+      .filter(([id, state]) => !inReport.has(id) && failed.has(state.last?.with ?? ''))
+      .map(([id]) => id);
+    if (stale.length === 0) return;
+    for (const id of stale) inReport.add(id);
+    const again = (await options.verifyOthers(stale)).filter((r) =>
+      failsOnClaims(r.checks, options.strict),
+    );
+    report.records.push(...again);
+    failing.push(...again);
+    failed = new Set(again.map((r) => r.id));
   }
 }
 

@@ -246,6 +246,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         strict: request.strict ?? false,
         trust,
         requireReviewer: loaded.policy.lifecycle?.requireReviewer ?? false,
+        ...(cache.since ? { sinceCachedTip: true } : {}),
         verifyOthers: async (others) =>
           applyAttestations(
             (await verifyLedger(reader, index, { ...options, ids: others, chain: false })).records,

@@ -109,6 +109,28 @@ const PREFETCH_WINDOW = 500;
 /** Records verified concurrently (their object reads pipelined through the store). */
 const RECORDS_IN_FLIGHT = 8;
 
+/**
+ * Since a verified tip: the attestations that are new or changed, and those a new signature
+ * signs — an old attestation signed only now may be trusted only now, so it is read and the
+ * record it is about checked again, as `--full` would weigh it.
+ */
+function attestationsToRead(
+  index: LedgerIndex,
+  incremental: {
+    attestations: ReadonlyMap<string, string>;
+    signatures: ReadonlyMap<string, string>;
+  },
+  signed: { leaves: ReadonlyMap<string, { subject: string }> },
+): Map<string, string> {
+  const read = new Map(incremental.attestations);
+  for (const id of incremental.signatures.keys()) {
+    const subject = signed.leaves.get(id)?.subject;
+    const leaf = subject === undefined ? undefined : index.attestations?.get(subject);
+    if (subject !== undefined && leaf !== undefined) read.set(subject, leaf);
+  }
+  return read;
+}
+
 export async function verifyLedger(
   store: ObjectReader,
   index: LedgerIndex,
@@ -144,7 +166,9 @@ export async function verifyLedger(
   const signed = await readSignatures(store, index);
   const attested = await readAttestations(
     store,
-    incremental ? { ...index, attestations: incremental.attestations } : index,
+    incremental
+      ? { ...index, attestations: attestationsToRead(index, incremental, signed) }
+      : index,
   );
   const newLeaf = (id: string) =>
     !incremental || incremental.signatures.has(id) || incremental.attestations.has(id);

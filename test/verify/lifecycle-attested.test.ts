@@ -203,6 +203,91 @@ describe('the verified-state cache and attestations', () => {
   });
 });
 
+describe('the verified-state cache and what changed around an old record (red team, round nine)', () => {
+  const cachedVerify = (user: User, cwd: string, policyFile: string) =>
+    asUser(user, () => verifyRepository({ cwd, cache: true, fromAttestation: true, policyFile }));
+
+  it('attack: an attestation signed after the cached tip (the agent hid its signature for one verify): the cached run weighs it as --full does', async () => {
+    const user = makeUser();
+    const auditor = await auditorPolicy(user);
+    const repo = gitdir();
+    const { witness, flag } = flagWitness(user);
+    const claimed = (
+      await record(user, repo, { status: 'success', summary: 'works here', witnesses: [witness] })
+    ).id;
+    rmSync(flag);
+    // The auditor's re-run, recorded unsigned: not trusted yet, so the cached tip verifies.
+    const unsigned = await asUser(user, () =>
+      verifyRepository({
+        cwd: repo,
+        cache: false,
+        rerun: true,
+        record: true,
+        sign: false,
+        policyFile: auditor.policy,
+      }),
+    );
+    const attestation = unsigned.attestations![0]!.id;
+    expect((await cachedVerify(user, repo, auditor.policy)).exitCode).toBe(0);
+    // Signed now: a new signature leaf on an old attestation.
+    await asUser(user, () => signRecord({ cwd: repo, id: attestation, signingKey: auditor.key }));
+    const full = await fromAttestation(user, repo, auditor.policy);
+    expect(of(full, claimed)!.checks.find((c) => c.check === 'witness')?.verdict).toBe(
+      'contradicted',
+    );
+    expect(full.exitCode).toBe(1);
+    const again = await cachedVerify(user, repo, auditor.policy);
+    expect(again.cache?.used).toBe(true);
+    expect(again.exitCode).toBe(1);
+    expect(JSON.stringify(again.ledger)).not.toContain('which is not in the ledger');
+    expect(of(again, claimed)!.checks.find((c) => c.check === 'witness')?.verdict).toBe(
+      'contradicted',
+    );
+    expect(again.exitCode).toBe(1);
+  });
+
+  it('attack: a lie superseded with a record that stops verifying after the cached tip (attested, then rejected) fails the cached run as it fails --full', async () => {
+    const user = makeUser();
+    const auditor = await auditorPolicy(user);
+    const repo = gitdir();
+    const lie = (
+      await record(user, repo, { status: 'success', summary: 'tests pass', witnesses: ['false'] })
+    ).id;
+    const { witness, flag } = flagWitness(user);
+    const fix = (
+      await record(user, repo, { status: 'success', summary: 'the fix', witnesses: [witness] })
+    ).id;
+    await asUser(user, () =>
+      applyLifecycle({ cwd: repo, id: lie, action: 'supersede', with: fix }),
+    );
+    expect((await cachedVerify(user, repo, auditor.policy)).exitCode).toBe(0);
+    // The auditor re-runs the fix alone: its witness fails in a clean checkout. The fix is
+    // then rejected, which resolves the fix itself but not the lie it was to replace.
+    rmSync(flag);
+    await asUser(user, () =>
+      verifyRepository({
+        cwd: repo,
+        ids: [fix],
+        cache: false,
+        rerun: true,
+        record: true,
+        sign: true,
+        signingKey: auditor.key,
+        policyFile: auditor.policy,
+      }),
+    );
+    await asUser(user, () => applyLifecycle({ cwd: repo, id: fix, action: 'reject' }));
+    const full = await fromAttestation(user, repo, auditor.policy);
+    expect(of(full, lie)!.lifecycle).toMatchObject({ state: 'superseded', resolved: false });
+    expect(full.exitCode).toBe(1);
+    const again = await cachedVerify(user, repo, auditor.policy);
+    expect(again.cache?.used).toBe(true);
+    expect(again.exitCode).toBe(1);
+    expect(of(again, lie)?.lifecycle).toMatchObject({ state: 'superseded', resolved: false });
+    expect(of(again, lie)!.lifecycle!.detail).toContain('does not verify');
+  });
+});
+
 describe('the lifecycle read over a damaged ledger', () => {
   it('a rewritten record blob beside a failing record: verify reports it (exit 3), it does not throw', async () => {
     const user = makeUser();
