@@ -36,7 +36,13 @@ export async function unfetchedLedgerHints(
       continue;
     }
     const destination = ledger.split(':')[1];
-    if (destination === undefined || !destination.endsWith('/*')) continue;
+    // The config's text, passed to for-each-ref: a ref path, never an option.
+    if (
+      destination === undefined ||
+      !destination.startsWith('refs/') ||
+      !destination.endsWith('/*')
+    )
+      continue;
     const prefix = destination.slice(0, -1);
     if (`${prefix}log` === LOG_REF) continue;
     // The remote's ledger is its refs/ledger/log (a plain push) and one writer ref per clone

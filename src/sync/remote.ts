@@ -19,6 +19,7 @@ import { listRefsInProcess } from '../store/git/ref-list.js';
 import { branchOf, readHead } from '../store/git/head.js';
 import { contentionPause, lockWaitMs } from '../store/git/refs.js';
 import type { RepoPaths } from '../store/git/repo.js';
+import { isValidRemoteName } from './remote-name.js';
 
 /**
  * The environment of a fetch or push. A sync in a fleet fetches every other writer's new objects,
@@ -136,6 +137,15 @@ export async function resolveRemote(repo: RepoPaths, given: string | undefined):
     const upstream = branch === undefined ? undefined : repo.config.get(`branch.${branch}.remote`);
     name = upstream !== undefined && names.includes(upstream) ? upstream : 'origin';
   }
+  if (!isValidRemoteName(name)) {
+    throw new LedgerError(
+      'USAGE',
+      `${given === undefined ? "the current branch's upstream remote" : 'the remote'} ${JSON.stringify(name)} is not a valid remote name (git remote add refuses it), so ledger will not pass it to git`,
+      {
+        hint: 'Name the remote to sync with: ledger sync origin. A remote name that begins with "-" or holds spaces or control characters was not made by git remote add: look at the [remote] and [branch] sections of .git/config.',
+      },
+    );
+  }
   if (!names.includes(name)) {
     throw new LedgerError('USAGE', `there is no remote named ${name}`, {
       hint:
@@ -226,6 +236,7 @@ export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void
         '--no-write-fetch-head',
         '--no-auto-maintenance',
         '--no-recurse-submodules',
+        '--',
         remote,
         `+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}`,
       ],
@@ -321,7 +332,7 @@ export async function pushLedger(
   ref = LOG_REF,
 ): Promise<PushOutcome> {
   const result = await runGit(
-    [...PUSH, `--force-with-lease=${ref}:${expected ?? ''}`, remote, `${commit}:${ref}`],
+    [...PUSH, `--force-with-lease=${ref}:${expected ?? ''}`, '--', remote, `${commit}:${ref}`],
     { cwd: repo.root, guard: repo.guard, env: transportEnv() },
   );
   // Porcelain: "<flag>\t<from>:<to>\t<summary>"; "=" is a ref the remote already held.
@@ -356,6 +367,7 @@ export async function deleteRemoteRefs(
     [
       ...PUSH,
       ...[...refs].map(([ref, tip]) => `--force-with-lease=${ref}:${tip}`),
+      '--',
       remote,
       ...[...refs.keys()].map((ref) => `:${ref}`),
     ],
