@@ -101,6 +101,29 @@ describe('guardConfig', () => {
     expect(mine.get(key)).toEqual(['mine']);
   });
 
+  // Who may receive the user's credentials (red team, round nine): the repository switched off
+  // certificate checks behind a proxy of its own, and the user's credential helper answered.
+  it('http.sslVerify and the certificate store from the repository: verification on, the user’s store or the system’s', () => {
+    for (const key of ['http.sslverify', 'http.https://git.example.com/.sslverify'])
+      expect(overrides([entry('local', key, 'false')]).get(key), key).toEqual(['true']);
+    // The user's own choice holds, their plain key standing in for an `http.<url>.` form.
+    const url = 'http.https://git.example.com/.sslverify';
+    expect(
+      overrides([entry('global', 'http.sslverify', 'false'), entry('local', url, 'false')]).get(
+        url,
+      ),
+    ).toEqual(['false']);
+    const store = overrides([entry('local', 'http.sslcainfo', '/tmp/agent-ca.pem')]);
+    expect(store.get('http.sslcainfo')![0]).not.toBe('/tmp/agent-ca.pem');
+    const mine = overrides([
+      entry('global', 'http.sslcainfo', '/etc/corp-ca.pem'),
+      entry('local', 'http.https://git.example.com/.sslcainfo', '/tmp/agent-ca.pem'),
+      entry('local', 'http.sslcapath', '/tmp/agent-certs'),
+    ]);
+    expect(mine.get('http.https://git.example.com/.sslcainfo')).toEqual(['/etc/corp-ca.pem']);
+    expect(mine.get('http.sslcapath')![0]).not.toBe('/tmp/agent-certs');
+  });
+
   it('core.attributesFile falls back to where git reads the user’s attributes', () => {
     const planted = [entry('local', 'core.attributesfile', '/dev/zero')];
     expect(overrides(planted, { XDG_CONFIG_HOME: '/x' }).get('core.attributesfile')).toEqual([

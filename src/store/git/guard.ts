@@ -16,6 +16,7 @@
  * GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n (no quoting problems with `=` in a
  * subsection, unlike `-c`).
  */
+import { existsSync } from 'node:fs';
 import { LedgerError } from '../../model/errors.js';
 import {
   GitConfig,
@@ -48,7 +49,8 @@ export interface ConfigGuard {
 /** The guard for a directory outside any repository, or a repository that sets nothing risky. */
 export const NO_GUARD: ConfigGuard = { env: {}, ignored: [] };
 
-type Neutral = (key: ConfigKey, env: NodeJS.ProcessEnv) => string;
+/** The value that means "none": `trusted` is the user's own config, for a fallback of theirs. */
+type Neutral = (key: ConfigKey, env: NodeJS.ProcessEnv, trusted: GitConfig) => string;
 const none: Neutral = () => '';
 
 interface Rule {
@@ -130,7 +132,57 @@ const RULES: readonly Rule[] = [
     variables: ['attributesfile'],
     neutral: (_k, env) => defaultAttributesFile(env),
   },
+  // Who may receive the user's credentials. Over https, the user's own credential helper answers
+  // for the host git believes it talks to, so a repository that switched off certificate checks
+  // (or trusted a CA of its own) behind a proxy of its choosing had the user's token sent to it,
+  // on the CI gate's `sync --no-push` too (red team, round nine). The user's values are kept
+  // (an `http.<url>.` form falls back to their plain key); else git's default, verification on
+  // with the system's certificate store. A proxy or a resolve entry alone reads nothing while
+  // the certificate is checked.
+  {
+    section: 'http',
+    subsection: false,
+    variables: ['sslverify'],
+    neutral: () => 'true',
+  },
+  {
+    section: 'http',
+    subsection: true,
+    variables: ['sslverify'],
+    neutral: (_k, _env, trusted) => trusted.get('http.sslverify') ?? 'true',
+  },
+  {
+    section: 'http',
+    subsection: false,
+    variables: ['sslcainfo', 'sslcapath'],
+    neutral: (key) => systemCertificates(key.variable),
+  },
+  {
+    section: 'http',
+    subsection: true,
+    variables: ['sslcainfo', 'sslcapath'],
+    neutral: (key, _env, trusted) =>
+      trusted.get(`http.${key.variable}`) ?? systemCertificates(key.variable),
+  },
 ];
+
+/**
+ * Where curl finds the certificate authorities when git names none: its build's default, which
+ * no git setting can restore once the repository named one, so the system's store is named
+ * (Debian/Ubuntu, Fedora/RHEL, Alpine/macOS); none found, an empty value fails the transfer
+ * rather than trusting the repository's.
+ */
+function systemCertificates(variable: string): string {
+  const candidates =
+    variable === 'sslcapath'
+      ? ['/etc/ssl/certs', '/etc/pki/tls/certs']
+      : [
+          '/etc/ssl/certs/ca-certificates.crt',
+          '/etc/pki/tls/certs/ca-bundle.crt',
+          '/etc/ssl/cert.pem',
+        ];
+  return candidates.find((path) => existsSync(path)) ?? '';
+}
 
 /** Where git reads the user's attributes when `core.attributesFile` is unset (gitattributes(5)). */
 function defaultAttributesFile(env: NodeJS.ProcessEnv): string {
@@ -213,7 +265,7 @@ export function guardConfig(config: GitConfig, env: NodeJS.ProcessEnv): ConfigGu
           (r.variables.length === 0 || r.variables.includes(key.variable)),
       );
       if (rule === undefined) continue;
-      override(entry.key, rule.neutral(key, env));
+      override(entry.key, rule.neutral(key, env, trusted));
     }
     ignored.push({ key: entry.key, origin: entry.origin });
   }
