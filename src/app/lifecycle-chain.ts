@@ -7,6 +7,7 @@
 import { readTip, walkLog, type LedgerIndex } from '../ledger/read.js';
 import type { LedgerRecord } from '../model/record.js';
 import type { ObjectStore } from '../store/port.js';
+import { settingStep } from './lifecycle-state.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { loadRecord } from './query.js';
 
@@ -15,6 +16,8 @@ export interface LifecycleChain {
   ids: string[];
   records: LedgerRecord[];
   state: string | undefined;
+  /** The step that set the state (`settingStep`); absent when no step moved the chain. */
+  last?: string;
 }
 
 /**
@@ -65,7 +68,9 @@ export async function lifecycleChain(
       ? { ...r, claims: { ...r.claims, status: lifecycle.initialState } }
       : r,
   );
-  return { ids, records: chain, state: lifecycle.currentState(asLifecycle).state };
+  const { state, problems } = lifecycle.currentState(asLifecycle);
+  const at = settingStep(asLifecycle.length, problems);
+  return { ids, records: chain, state, ...(at === undefined ? {} : { last: ids[at]! }) };
 }
 
 /** The lifecycle steps in the log above `root`'s entry, newest first (`log`'s order). */

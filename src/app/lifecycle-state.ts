@@ -3,6 +3,7 @@
  * that `verify`, `log`, `stats` and `report` share (`lifecycleChain` answers for one record).
  * Pure: the caller reads the records.
  */
+import type { Problem } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 
@@ -56,6 +57,20 @@ export function stepInfo(id: string, record: LedgerRecord): LifecycleStepInfo {
 }
 
 /**
+ * Where in a chain (the handoff at 0, then its steps) the step that set the current state is:
+ * the last one the rule let through, since each such step moves the state and a refused one
+ * moves nothing. The rule names what it refuses by place (`records[i]`, the lifecycle's
+ * `currentState`). A step that repeats the state counts when the rule allows it: superseding a
+ * record again replaces a supersede that resolved nothing, and the gate must judge the new one.
+ * Undefined when no step moved the chain (pending). `show` and `lifecycleChain` take it too.
+ */
+export function settingStep(length: number, problems: readonly Problem[]): number | undefined {
+  const refused = new Set(problems.map((p) => /^records\[(\d+)\]/.exec(p.path)?.[1]));
+  for (let i = length - 1; i >= 1; i--) if (!refused.has(String(i))) return i;
+  return undefined;
+}
+
+/**
  * The state of every handoff that is not itself a step, from `records` in the log's order,
  * oldest first. The first step above a record that links to it is the one that follows it (as
  * `lifecycleChain` reads the chain); a step the rule forbids from the state before it changes
@@ -94,11 +109,11 @@ export function lifecycleStates(
       { ...record, claims: { ...record.claims, status: lifecycle.initialState } },
       ...chain.map((c) => c.record),
     ];
-    const state = lifecycle.currentState(asLifecycle).state ?? lifecycle.initialState;
+    const { state: current, problems } = lifecycle.currentState(asLifecycle);
+    const state = current ?? lifecycle.initialState;
     const infos = chain.map((c) => stepInfo(c.id, c.record));
-    // The step that moved the chain into its state: the first one that reached it (a repeat
-    // of the same state from a forbidden transition moves nothing).
-    const last = infos.find((s) => s.to === state);
+    const at = settingStep(asLifecycle.length, problems);
+    const last = at === undefined ? undefined : infos[at - 1];
     const uncounted = below.get(id);
     out.set(id, {
       record: id,

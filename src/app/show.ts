@@ -86,7 +86,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     // step that set it, who that step says took it and when.
     const chain = await lifecycleChain(store, index, id);
     const infos = chain.ids.slice(1).map((step, i) => stepInfo(step, chain.records[i + 1]!));
-    const last = infos.find((s) => s.to === chain.state);
+    const last = infos.find((s) => s.id === chain.last);
     extra['lifecycle'] = {
       state: chain.state ?? lifecycleFormat.lifecycle.initialState,
       chain: chain.ids,

@@ -66,6 +66,7 @@ export async function attachLifecycles(
   report: VerifyReport,
   options: LifecycleGateOptions,
 ): Promise<void> {
+  if (options.sinceCachedTip) await judgeAgainStepped(reader, index, report, options);
   const failing = report.records.filter((r) => failsOnClaims(r.checks, options.strict));
   if (failing.length === 0) return;
   // Loaded here, not above: a ledger whose records all pass never needs the lifecycle (issue 21).
@@ -152,6 +153,43 @@ async function judgeAgainSuperseded(
   }
 }
 
+/**
+ * A new step can take the resolution away from a record older than the cached tip — a
+ * supersede again that names nothing, or a reject no reviewer signed after a supersede one did —
+ * while nothing of the record's own is new, so a cached run would not check it. The record each
+ * step of this run acts on is verified again here and joins the report when its own claims
+ * fail, so that its lifecycle is judged as `--full` judges it.
+ */
+async function judgeAgainStepped(
+  reader: ObjectReader,
+  index: LedgerIndex,
+  report: VerifyReport,
+  options: LifecycleGateOptions,
+): Promise<void> {
+  if (report.records.length === 0) return;
+  const { isLifecycleStep, lifecycleFormat } = await import('./lifecycle-steps.js');
+  const inReport = new Set(report.records.map((r) => r.id));
+  const roots = new Set<string>();
+  for (const id of inReport) {
+    const seen = new Set<string>([id]);
+    let root = id;
+    for (;;) {
+      const read = await readIndexedRecord(reader, index, root).catch(() => undefined);
+      const of =
+        read && isLifecycleStep(read.record)
+          ? lifecycleFormat.lifecycle.linkOf(read.record)
+          : undefined;
+      if (of === undefined || !index.records.has(of) || seen.has(of)) break;
+      seen.add(of);
+      root = of;
+    }
+    if (!inReport.has(root)) roots.add(root);
+  }
+  if (roots.size === 0) return;
+  const again = await options.verifyOthers([...roots]);
+  report.records.push(...again.filter((r) => failsOnClaims(r.checks, options.strict)));
+}
+
 /** Says which steps naming the record were not counted, because they sit below it. */
 function withBelow(
   lifecycle: RecordLifecycle,
@@ -219,19 +257,22 @@ function judge(state: LifecycleState, ctx: JudgeContext): RecordLifecycle {
   const no = (detail: string): RecordLifecycle => ({ ...base, detail });
   if (last === undefined || (state.state !== 'rejected' && state.state !== 'superseded'))
     return no(
-      `${state.state}: it fails the gate until it is rejected (ledger reject ID) or superseded by a record that verifies (ledger supersede ID --with NEW)`,
+      state.state === 'accepted'
+        ? 'accepted: it fails the gate until it is superseded by a record that verifies (ledger supersede ID --with NEW); an accepted record is rejected only once superseded (ledger supersede ID, then ledger reject ID)'
+        : `${state.state}: it fails the gate until it is rejected (ledger reject ID) or superseded by a record that verifies (ledger supersede ID --with NEW)`,
     );
   if (state.state === 'superseded') {
+    // A supersede that resolves nothing is not final: both ways out are steps the rule allows.
+    const wayOut =
+      'reject it (ledger reject ID), or supersede it again with a record that verifies (ledger supersede ID --with NEW)';
     const by = last.with;
     if (by === undefined)
-      return no(
-        `superseded by step ${last.id}, which names no superseding record (ledger supersede ID --with NEW)`,
-      );
+      return no(`superseded by step ${last.id}, which names no superseding record: ${wayOut}`);
     if (!ctx.known(by) || ctx.steps.has(by) || by === state.record)
-      return no(`superseded with ${by}, which is not a handoff of this ledger`);
+      return no(`superseded with ${by}, which is not a handoff of this ledger: ${wayOut}`);
     const checks = ctx.verdictOf(by);
     if (checks === undefined || exitCodeOf(checks, ctx.strict) !== 0)
-      return no(`superseded with ${by}, which does not verify itself`);
+      return no(`superseded with ${by}, which does not verify itself: ${wayOut}`);
   }
   let reviewer: string | undefined;
   if (ctx.requireReviewer) {

@@ -9,15 +9,15 @@ import { LedgerCommand, type Output } from './base.js';
 
 const SUMMARY: Record<string, string> = {
   accept: 'Accept a pending handoff',
-  reject: 'Reject a pending handoff',
-  supersede: 'Supersede a pending or accepted handoff',
+  reject: 'Reject a pending or superseded handoff',
+  supersede: 'Supersede a pending, accepted or superseded handoff',
 };
 
 export function lifecycleCommand(action: string): typeof LedgerCommand {
   return class Lifecycle extends LedgerCommand {
     static override summary = `${SUMMARY[action] ?? `Take the ${action} step on a handoff`}: append a lifecycle record (the original is never changed).`;
     static override description =
-      'Handoff lifecycle: pending → accepted | rejected; pending | accepted → superseded. The new record ' +
+      'Handoff lifecycle: pending → accepted | rejected | superseded; accepted → superseded; superseded → rejected | superseded (a supersede that resolves nothing is not final); rejected is final. The new record ' +
       'links to the previous step; the current state is derived from the chain (ledger show ID).';
     static override examples = [
       action === 'supersede'

@@ -9,6 +9,7 @@ import { withRepo } from '../app/repo.js';
 import { unfetchedLedgerHints } from '../app/unfetched.js';
 import { claimedStatusLabel } from '../model/vocabulary.js';
 import { sanitizeLine } from '../paths/index.js';
+import type { LogItem } from '../app/query.js';
 import type { Output } from './output.js';
 
 export interface LogOptions {
@@ -34,25 +35,63 @@ export async function logView(cwd: string, options: LogOptions): Promise<Output>
     ? 'the ledger is empty (ledger record adds a record)'
     : items.length === 0
       ? `no record matches --task ${sanitizeLine(options.task ?? '')} (ledger log lists every record)`
-      : items
-          .map((i) => {
-            if (i.step !== undefined) {
-              const s = i.step;
-              const what = `lifecycle step: ${sanitizeLine(s.action)} ${s.of.slice(0, 19)}${s.with === undefined ? '' : ` with ${s.with.slice(0, 19)}`}${s.by === undefined ? '' : ` by ${sanitizeLine(s.by)} (claimed)`}`;
-              return `${i.id.slice(0, 19)}  ${i.recordedAt}  ${sanitizeLine(s.to)}  ${sanitizeLine(i.task ?? '-')}  [${what}]`;
-            }
-            const status =
-              i.claimedStatus === i.effectiveStatus
-                ? i.effectiveStatus
-                : `${i.effectiveStatus} (claimed ${claimedStatusLabel(i.claimedStatus)})`;
-            const l = i.lifecycle;
-            const state =
-              l === undefined || l.state === 'pending'
-                ? ''
-                : `  ${sanitizeLine(l.state)}${l.by === undefined ? '' : ` by ${sanitizeLine(l.by)}`}${l.at === undefined ? '' : ` ${l.at}`}`;
-            const head = `${i.id.slice(0, 19)}  ${i.recordedAt}  ${sanitizeLine(status)}  ${sanitizeLine(i.task ?? '-')}  [${i.format}]${state}`;
-            return i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head;
-          })
-          .join('\n');
+      : items.map((i) => (i.step !== undefined ? stepLine(i, i.step) : handoffLine(i))).join('\n');
   return { json: items, text, ...(hints.length > 0 ? { notice: hints.join('\n') } : {}) };
+}
+
+/**
+ * An agent-written value in a column (a task, a claimed status, a step's `--by`): bare when it
+ * is one plain ASCII token, which cannot reach into the next column; otherwise quoted, with `"`,
+ * `\` and Unicode's other quotation marks escaped, so it cannot end early and imitate the
+ * columns after it. A task of `T-9  [ledger]  accepted by lead@corp (signed by reviewer …)` printed
+ * bare forged the lifecycle column of a record no step touched (red team, round nine).
+ */
+function field(value: string): string {
+  if (PLAIN.test(value) && value !== '-') return value;
+  return `"${sanitizeLine(value.replace(QUOTING, quoteEscape))}"`;
+}
+/** Printable ASCII but space, `"`, `[`, `\` and `]`. */
+const PLAIN = /^[!#-Z^-~]+$/;
+/** What could end a quoted value, or look as if it did (`”`, `＂`); `'` quotes nothing here. */
+const QUOTING = /[\\"]|(?!')\p{Quotation_Mark}/gu;
+
+function quoteEscape(char: string): string {
+  return char === '"' || char === '\\'
+    ? `\\${char}`
+    : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * Who took a step is the step's own word (`--by` needs no key): a trusted reviewer's signature
+ * would prove it, but finding one means reading every signature leaf and the auditor's policy,
+ * which `log -n 20` must not (it reads about twenty records, test/ledger/bounded-reads.test.ts).
+ * So log never states the words as fact: it says it checked no signature before them, as the
+ * Markdown summary says what it found ("no trusted reviewer signed the step; it says: by …").
+ */
+function claimedBy(by: string | undefined): string {
+  return by === undefined ? '' : ` (signature not checked; it says: by ${field(by)})`;
+}
+
+/** `-`: the record names no task (a task of `-` itself is quoted). */
+function taskColumn(task: string | undefined): string {
+  return task === undefined ? '-' : field(task);
+}
+
+function stepLine(i: LogItem, s: NonNullable<LogItem['step']>): string {
+  const what = `lifecycle step: ${field(s.action)} ${s.of.slice(0, 19)}${s.with === undefined ? '' : ` with ${s.with.slice(0, 19)}`}${claimedBy(s.by)}`;
+  return `${i.id.slice(0, 19)}  ${sanitizeLine(i.recordedAt)}  ${field(s.to)}  ${taskColumn(i.task)}  [${what}]`;
+}
+
+function handoffLine(i: LogItem): string {
+  const status =
+    i.claimedStatus === i.effectiveStatus
+      ? i.effectiveStatus
+      : `${i.effectiveStatus} (claimed ${i.claimedStatus.trim() === '' ? claimedStatusLabel(i.claimedStatus) : field(i.claimedStatus)})`;
+  const l = i.lifecycle;
+  const state =
+    l === undefined || l.state === 'pending'
+      ? ''
+      : `  ${field(l.state)}${claimedBy(l.by)}${l.at === undefined ? '' : ` ${sanitizeLine(l.at)}`}`;
+  const head = `${i.id.slice(0, 19)}  ${sanitizeLine(i.recordedAt)}  ${sanitizeLine(status)}  ${taskColumn(i.task)}  [${i.format}]${state}`;
+  return i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head;
 }

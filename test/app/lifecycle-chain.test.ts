@@ -190,9 +190,11 @@ describe('lifecycleChain', () => {
         if (isLifecycleStep(record)) continue;
         const chain = await lifecycleChain(store, index, id);
         const state = states.get(id)!;
-        expect({ state: state.state, steps: state.steps.map((s) => s.id) }, `seed ${seed}`).toEqual(
-          { state: chain.state, steps: chain.ids.slice(1) },
-        );
+        // `last`: the step that set the state, which `show` and the gate must name alike.
+        expect(
+          { state: state.state, steps: state.steps.map((s) => s.id), last: state.last?.id },
+          `seed ${seed}`,
+        ).toEqual({ state: chain.state, steps: chain.ids.slice(1), last: chain.last });
         below += state.below?.length ?? 0;
       }
     }

@@ -1,8 +1,15 @@
 /**
- * KXM's handoff lifecycle (pending → accepted | rejected; pending | accepted → superseded) as
- * the contract's lifecycle hook: each step is a new record linked to the previous one through
- * `claims.extra.lifecycle.of`; the current state is derived from that chain, never stored by
- * overwriting anything.
+ * KXM's handoff lifecycle as the contract's lifecycle hook: each step is a new record linked to
+ * the previous one through `claims.extra.lifecycle.of`; the current state is derived from that
+ * chain, never stored by overwriting anything.
+ *
+ * The four statuses are KXM's (its manifest schema lists them); which step may follow which is
+ * ledger's rule, since upstream defines no transitions: pending → accepted | rejected |
+ * superseded; accepted → superseded; superseded → rejected | superseded; rejected is final. A
+ * superseded record may move on because a supersede can resolve nothing — it names no record
+ * (`ledger supersede ID`), or one that does not verify — and a final state that resolves nothing
+ * would keep a lie failing the gate for good, with no step anyone could take (red team, round
+ * nine): a reviewer rejects it, or supersedes it again with a record that verifies.
  */
 import { LedgerError, type Problem } from '../../model/errors.js';
 import type { Claims, LedgerRecord, Status } from '../../model/record.js';
@@ -20,8 +27,8 @@ const ACTION_TO_STATUS: Record<LifecycleAction, KxmLifecycleStatus> = {
 };
 const ALLOWED_FROM: Record<KxmLifecycleStatus, readonly KxmLifecycleStatus[]> = {
   accepted: ['pending'],
-  rejected: ['pending'],
-  superseded: ['pending', 'accepted'],
+  rejected: ['pending', 'superseded'],
+  superseded: ['pending', 'accepted', 'superseded'],
   pending: [],
 };
 /** The effective status of a step record: what the step says of the handoff. */
@@ -80,7 +87,7 @@ export function nextLifecycleClaims(
       `cannot ${action} a handoff in status ${previous.claims.status}`,
       {
         problems: [problem],
-        hint: 'only pending handoffs can be accepted or rejected; pending or accepted ones can be superseded',
+        hint: 'a pending handoff can be accepted, rejected or superseded; an accepted one superseded; a superseded one rejected or superseded again; a rejected one is final',
       },
     );
   const p = previous.claims;
@@ -116,7 +123,11 @@ export function linkOf(record: LedgerRecord): string | undefined {
   return typeof of === 'string' ? of : undefined;
 }
 
-/** A handoff's current lifecycle state from its chain of records, oldest first. */
+/**
+ * A handoff's current lifecycle state from its chain of records, oldest first, and one Problem
+ * at `records[i]` for each record the rule refuses (it moves nothing): readers take the last
+ * record not refused as the step that set the state (src/app/lifecycle-state.ts).
+ */
 export function currentState(records: readonly LedgerRecord[]): {
   state: string | undefined;
   problems: Problem[];
@@ -134,10 +145,12 @@ export function currentState(records: readonly LedgerRecord[]): {
       });
       return;
     }
-    if (state === undefined || s === state) {
+    if (state === undefined) {
       state = s;
       return;
     }
+    // A repeat is judged by the rule too: superseding again moves the chain (the new step is
+    // the one the gate reads), accepting again does not (a problem, which readers skip).
     const p = checkLifecycleTransition(state, s);
     if (p === undefined) state = s;
     else problems.push({ ...p, path: `records[${i}].claims.status` });

@@ -31,12 +31,19 @@ export const LogOutput = z
           action: z.string().describe('accept, reject or supersede'),
           to: z.string().describe('the state it moved the record to'),
           of: recordId.describe('the record (or previous step) it acts on'),
-          by: z.string().optional().describe('who it says took it (a claim unless signed)'),
+          by: z
+            .string()
+            .optional()
+            .describe(
+              'who it says took it: its own word (log checks no signature; verify and report name a trusted reviewer who signed the step)',
+            ),
           with: recordId.optional().describe('supersede --with: the superseding record'),
         })
         .optional()
         .describe('set on a lifecycle step: not a handoff, and not an agent run'),
-      lifecycle: LifecycleState.optional().describe('set on a handoff: its lifecycle state'),
+      lifecycle: LifecycleState.optional().describe(
+        "set on a handoff: its lifecycle state; `by` is the step's own word, since log checks no signature (verify and report name a trusted reviewer who signed the step)",
+      ),
     }),
   )
   .describe('ledger log --json: records, newest first (empty when none matches)');

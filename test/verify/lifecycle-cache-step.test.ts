@@ -1,0 +1,95 @@
+/**
+ * A superseded record is no longer final (red team, round nine, finding 3), so a new step can
+ * take a record's resolution away: the agent supersedes a resolved lie again with nothing, or
+ * rejects it without a reviewer's signature after the reviewer's signed supersede. The record
+ * has nothing new of its own; the verified-state cache must still answer as `--full` does.
+ * In-process library calls on real repositories.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { applyLifecycle } from '../../src/app/lifecycle.js';
+import { recordHandoff } from '../../src/app/record.js';
+import { signRecord } from '../../src/app/sign.js';
+import { verifyRepository } from '../../src/app/verify.js';
+import { cleanup, gitdir, tempDir } from '../helpers/git.js';
+import { sshKeyPair } from '../helpers/ssh-key.js';
+
+afterEach(cleanup);
+
+async function lie(cwd: string) {
+  return (
+    await recordHandoff({
+      cwd,
+      status: 'success',
+      summary: 'all tests pass',
+      witnesses: ['false'],
+      sign: false,
+    })
+  ).id;
+}
+async function honest(cwd: string) {
+  return (
+    await recordHandoff({
+      cwd,
+      status: 'success',
+      summary: 'the fix',
+      witnesses: ['true'],
+      sign: false,
+    })
+  ).id;
+}
+
+describe('a step on a resolved record after the cached tip (red team, round nine)', () => {
+  it('attack: the agent supersedes a resolved lie again with nothing: the cached verify fails as --full does', async () => {
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const fix = await honest(repo);
+    await applyLifecycle({ cwd: repo, id: lied, action: 'supersede', with: fix });
+    expect((await verifyRepository({ cwd: repo, cache: true })).exitCode).toBe(0);
+    await applyLifecycle({ cwd: repo, id: lied, action: 'supersede' });
+    const full = await verifyRepository({ cwd: repo, cache: false });
+    expect(full.exitCode).toBe(1);
+    const cached = await verifyRepository({ cwd: repo, cache: true });
+    expect(cached.cache?.used).toBe(true);
+    expect(cached.exitCode).toBe(full.exitCode);
+    // The way out still works from the cache: the reviewer rejects it.
+    await applyLifecycle({ cwd: repo, id: lied, action: 'reject' });
+    expect((await verifyRepository({ cwd: repo, cache: true })).exitCode).toBe(0);
+    expect((await verifyRepository({ cwd: repo, cache: false })).exitCode).toBe(0);
+  });
+
+  it("attack: under lifecycle.requireReviewer, the agent's unsigned reject after the reviewer's signed supersede: cached as --full", async () => {
+    const dir = tempDir();
+    const reviewer = sshKeyPair(dir, 'reviewer');
+    const allowed = join(dir, 'allowed_signers');
+    writeFileSync(allowed, `rita@reviewers.example.com namespaces="ledger" ${reviewer.pub}\n`);
+    const policyFile = join(dir, 'policy.json');
+    writeFileSync(
+      policyFile,
+      JSON.stringify({
+        version: 1,
+        rerun: { recordedHere: true, commands: [] },
+        witnessTimeoutSeconds: 30,
+        signatures: {
+          allowedSigners: allowed,
+          required: false,
+          roles: { producer: ['*'], reviewer: ['*@reviewers.example.com'] },
+        },
+        lifecycle: { requireReviewer: true },
+      }),
+    );
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const fix = await honest(repo);
+    const step = await applyLifecycle({ cwd: repo, id: lied, action: 'supersede', with: fix });
+    await signRecord({ cwd: repo, id: step.id, signingKey: reviewer.key });
+    expect((await verifyRepository({ cwd: repo, cache: true, policyFile })).exitCode).toBe(0);
+    await applyLifecycle({ cwd: repo, id: lied, action: 'reject' });
+    const full = await verifyRepository({ cwd: repo, cache: false, policyFile });
+    expect(full.exitCode).toBe(1);
+    const cached = await verifyRepository({ cwd: repo, cache: true, policyFile });
+    expect(cached.cache?.used).toBe(true);
+    expect(cached.exitCode).toBe(full.exitCode);
+  });
+});
