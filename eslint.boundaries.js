@@ -35,6 +35,7 @@ export const ELEMENTS = [
 export const FILES = [
   { category: 'store-pure', pattern: 'src/store/{port,objects}.ts' },
   { category: 'store-repo', pattern: 'src/store/git/repo.ts' },
+  { category: 'store-gitfile', pattern: 'src/store/git/gitfile.ts' },
   { category: 'secret-rules', pattern: 'src/record/secrets.ts' },
   { category: 'verify-data', pattern: 'src/verify/{types,verdict,signatures}.ts' },
   { category: 'library', pattern: 'src/library.ts' },
@@ -71,16 +72,21 @@ const MAY_IMPORT = {
     files: ['verify-data'],
   },
   app: { folders: [...below, 'witness', 'verify', 'sync', 'export', 'report', 'app-policy'] },
+  // The unattended writers (hooks, the MCP server's record) check a repository's git dir is its
+  // own before they record (store/git/gitfile.ts).
   integrations: {
     folders: ['app', 'formats', 'model', 'paths', 'record'],
-    files: ['store-repo', 'library'],
+    files: ['store-repo', 'store-gitfile', 'library'],
   },
   'cli-json': { folders: ['model', 'formats'], files: ['verify-data'] },
   // cli's fast path (src/cli/fast-path.ts) starts the MCP server without loading oclif.
   cli: {
     folders: ['app', 'formats', 'integrations', 'model', 'paths', 'verify', 'cli-json', 'mcp'],
   },
-  mcp: { folders: ['formats', 'model', 'cli-json'], files: ['verify-data', 'library'] },
+  mcp: {
+    folders: ['formats', 'model', 'cli-json'],
+    files: ['verify-data', 'library', 'store-gitfile'],
+  },
   commands: {
     folders: [
       'app',

@@ -8,10 +8,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Config, Errors, flush, run, type Interfaces } from '@oclif/core';
-import { LedgerError } from '../model/errors.js';
-import { sanitizeLine } from '../paths/index.js';
+import { EXIT, LedgerError } from '../model/errors.js';
+import { printableText, sanitizeLine, toTerminalJson } from '../paths/index.js';
 import { wantsJson } from './argv.js';
-import { reportFailure, toFailure } from './errors.js';
+import { reportFailure, toFailure, type Failure } from './errors.js';
 import { closest } from './suggest.js';
 
 /** The package root: dist/src/cli/ → three levels up. */
@@ -35,6 +35,8 @@ export async function main(argv: string[]): Promise<void> {
   let unknown: string | undefined;
   try {
     config = await Config.load(LOAD_OPTIONS);
+    const stray = strayHookWords(config, argv);
+    if (stray !== undefined) throw stray;
     unknown = unknownCommand(config, argv);
     // A program gets its answer at once; @oclif/plugin-not-found (below) would prompt on a
     // terminal and print text.
@@ -48,7 +50,8 @@ export async function main(argv: string[]): Promise<void> {
       config !== undefined && unknown !== undefined && error instanceof Errors.CLIError
         ? { error: unknownCommandError(config, unknown) }
         : toFailure(error);
-    process.exitCode = reportFailure(failure, json);
+    process.exitCode =
+      argv[0] === 'hook' ? reportHookFailure(argv, failure, json) : reportFailure(failure, json);
   } finally {
     await flush();
   }
@@ -80,4 +83,64 @@ function unknownCommandError(config: Config, id: string): LedgerError {
     ],
     hint: `${meant === undefined ? '' : `Did you mean ledger ${meant}? `}Run ledger help for a list of available commands.`,
   });
+}
+
+/**
+ * `ledger hook AGENT` followed by a word (a hand-edited `hook claude-code npm test`), or a hook
+ * this ledger does not have (an older ledger first on the agent's PATH): oclif would take the
+ * words for a sub-command and fail as an unknown command, exit 2 — which Claude Code and Codex
+ * read as "block, and hand stderr to the agent", and Gemini CLI as "deny", on every turn.
+ */
+function strayHookWords(config: Config, argv: readonly string[]): LedgerError | undefined {
+  const [topic, agent, next, ...more] = argv;
+  if (topic !== 'hook' || agent === undefined || agent.startsWith('-')) return undefined;
+  if (config.findCommand(`hook:${agent}`) === undefined) {
+    const agents = config.commands
+      .filter((c) => c.id.startsWith('hook:'))
+      .map((c) => c.id.slice(5));
+    return new LedgerError('USAGE', `this ledger has no hook for ${sanitizeLine(agent)}`, {
+      problems: [
+        { path: 'agent', message: 'unknown agent', expected: agents.join(' | '), got: agent },
+      ],
+      hint: `The agent's hook settings name a hook this ledger (${config.version}) does not have: run ledger init for that agent with this ledger, or put this ledger first on the agent's PATH.`,
+    });
+  }
+  if (next === undefined || next.startsWith('-')) return undefined;
+  const words = [next, ...more].join(' ');
+  return new LedgerError(
+    'USAGE',
+    `unexpected argument ${sanitizeLine(words)}: the hook takes flags only`,
+    {
+      problems: [{ path: 'arguments', message: 'unexpected argument', got: words }],
+      hint: `A witness command is a flag's value, quoted as one argument: --witness "npm test". See ledger hook ${agent} --help.`,
+    },
+  );
+}
+
+/**
+ * A hook that failed before its command ran, reported as the hook command reports its own
+ * failures (agent-hook-command.ts): on stderr, and never with exit 2, which every agent reads
+ * as "block".
+ */
+function reportHookFailure(argv: readonly string[], failure: Failure, json: boolean): number {
+  if ('exit' in failure) return failure.exit === EXIT.usage ? 1 : failure.exit;
+  const { error } = failure;
+  const exitCode = error.exitCode === EXIT.usage ? 1 : error.exitCode;
+  if (json) {
+    process.stdout.write(`${toTerminalJson({ ok: false, exitCode, error: error.toJSON() })}\n`);
+    return exitCode;
+  }
+  const agent = argv[1] === undefined || argv[1].startsWith('-') ? '' : ` ${sanitizeLine(argv[1])}`;
+  const lines = [`ledger hook${agent}: ${error.message}`];
+  for (const p of error.problems) {
+    const expected = p.expected === undefined ? '' : `expected ${p.expected}`;
+    const got = p.got === undefined ? '' : `got ${p.got}`;
+    const said = [expected, got].filter((x) => x !== '').join(', ');
+    lines.push(
+      `  - ${p.path === '' ? '' : `${p.path}: `}${p.message}${said === '' ? '' : ` (${said})`}`,
+    );
+  }
+  if (error.hint) lines.push(error.hint);
+  process.stderr.write(`${printableText(lines.join('\n'))}\n`);
+  return exitCode;
 }

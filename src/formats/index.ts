@@ -5,6 +5,7 @@
  */
 export {
   claimedMeaning,
+  claimingModule,
   detectFormat,
   emitAs,
   emitterNames,

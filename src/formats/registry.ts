@@ -113,15 +113,7 @@ export interface Detected extends Detection {
  */
 export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
   const sniff = createSniff(bytes, fileName);
-  const ranking = MODULES.map((module) => {
-    let detection: Detection;
-    try {
-      detection = module.detect(sniff);
-    } catch {
-      detection = { score: 0, signals: [] };
-    }
-    return { module, format: module.name, score: detection.score, signals: detection.signals };
-  }).sort((a, b) => b.score - a.score);
+  const ranking = rank(sniff);
   const [best, second] = ranking;
   const said = ranking
     .filter((r) => r.score > 0)
@@ -165,6 +157,29 @@ export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
     signals: best.signals,
     ranking: ranking.map(({ format, score, signals }) => ({ format, score, signals })),
   };
+}
+
+/**
+ * The module that claims these bytes most, when one scores MIN_SCORE or more — whether or not
+ * detection would take it (confident, and not tied). A hook tells a handoff written too weakly
+ * to be read (refused, as `record` refuses it) from no handoff at all (a conversational turn).
+ */
+export function claimingModule(bytes: Uint8Array, fileName?: string): FormatModule | undefined {
+  const [best] = rank(createSniff(bytes, fileName));
+  return best !== undefined && best.score >= MIN_SCORE ? best.module : undefined;
+}
+
+/** Every module's score for the input, best first; a module that throws scores 0. */
+function rank(sniff: ReturnType<typeof createSniff>) {
+  return MODULES.map((module) => {
+    let detection: Detection;
+    try {
+      detection = module.detect(sniff);
+    } catch {
+      detection = { score: 0, signals: [] };
+    }
+    return { module, format: module.name, score: detection.score, signals: detection.signals };
+  }).sort((a, b) => b.score - a.score);
 }
 
 /**

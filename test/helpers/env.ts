@@ -78,9 +78,11 @@ export function isolateProcess(): void {
     if (!key.startsWith('VITEST') && value !== undefined) process.env[key] = value;
   process.chdir(workerCwd);
   const { env } = makeHome('ledger-test-home-');
-  // git's own steering variables from the developer's shell would redirect every command.
+  // git's own steering variables from the developer's shell would redirect every command, and
+  // an agent's project directory (tests run from inside Claude Code or Gemini CLI) every hook.
   for (const key of Object.keys(process.env)) {
-    if (/^GIT_/.test(key) || /^XDG_/.test(key)) delete process.env[key];
+    if (/^GIT_/.test(key) || /^XDG_/.test(key) || /^(CLAUDE|GEMINI)_PROJECT_DIR$/.test(key))
+      delete process.env[key];
   }
   Object.assign(process.env, env);
 }

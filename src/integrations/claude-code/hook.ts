@@ -14,7 +14,9 @@
  * recorder ("recorded on this machine by"), whatever `ledger.sign` says. The
  * witnesses and the blocking rule come only from the hook's own command line, which lives in
  * Claude Code's settings — the file Claude Code snapshots at start-up and asks the user to
- * review when it changes — never from a file the agent could edit during the run.
+ * review when it changes — never from a file the agent could edit during the run. Where it
+ * records is the agent's project as the agent's runtime names it (project.ts), not the
+ * directory the agent last `cd`'d into, and only if the project's git dir is its own.
  */
 import { claimedMeaning } from '../../formats/index.js';
 import { isLedgerError, LedgerError, type Problem } from '../../model/errors.js';
@@ -25,6 +27,7 @@ import { recordHandoff } from '../../app/record.js';
 import { toRecordJson, type RecordJson } from '../../app/views.js';
 import { AGENT_STOP_EVENTS, messageSourceOf, type AgentName } from '../agents.js';
 import { entryPath, readOutcome, writeOutcome } from '../cursor-state.js';
+import { hookPlace } from '../project.js';
 import { pickHandoff } from './handoff.js';
 import type { HookOptions } from './options.js';
 import { parseAgentInput, type AgentInput } from './payload.js';
@@ -150,11 +153,31 @@ async function decide(
   const mode = options.block ?? 'never';
   const retrying = payload.stop_hook_active === true;
   const base = { event, message: final.source, format: handoff.format };
+  const refuse = (refusal: Refusal): HookResult => {
+    const block = mode !== 'never' && !retrying;
+    const response: HookResponse = block
+      ? blockResponse(agent, refusedReason(refusal))
+      : { systemMessage: refusedMessage(refusal, mode !== 'never') };
+    return {
+      ...base,
+      response,
+      outcome: 'refused',
+      problems: [...refusal.problems],
+      blocked: block,
+    };
+  };
+  if (handoff.refused !== undefined)
+    return refuse({ problems: handoff.refused, what: `read as ${handoff.format} only weakly` });
+  const place = await hookPlace(agent, payload.raw, payload.cwd, fallbackCwd);
+  if ('refused' in place) return refuse({ problems: place.refused, fix: place.fix });
   try {
     const outcome = await recordHandoff({
-      cwd: payload.cwd ?? fallbackCwd,
+      cwd: place.cwd,
       from: { bytes: handoff.bytes, fileName: '-' },
-      format: handoff.format,
+      // Only a format the hook was given: a detected one is detected again by record, which
+      // then says so in a refusal ("by detection, at confidence …"), never "--format X was
+      // given" for a flag nobody gave.
+      ...(options.format === undefined ? {} : { format: options.format }),
       // A claim from the hook input, never proven by a signature made here: the hook signs
       // only when set up with --sign, and then as the recorder.
       producer: producerOf(agent, payload),
@@ -182,11 +205,7 @@ async function decide(
   } catch (error) {
     const problems = handoffProblems(error);
     if (problems === undefined) throw error;
-    const block = mode !== 'never' && !retrying;
-    const response: HookResponse = block
-      ? blockResponse(agent, refusedReason(handoff.format, problems))
-      : { systemMessage: refusedMessage(handoff.format, problems, mode !== 'never') };
-    return { ...base, response, outcome: 'refused', problems, blocked: block };
+    return refuse({ problems, what: `${handoff.format} format` });
   }
 }
 
@@ -244,18 +263,33 @@ function reasonLines(record: RecordJson): string[] {
   return record.reasons.map((r) => `- ${r.code}: ${sanitizeLine(r.message)}`);
 }
 
-function refusedReason(format: string, problems: readonly Problem[]): string {
+/**
+ * Why nothing was recorded: the handoff's problems (`what` it was read as), or the place's — a
+ * turn that ended in another repository, a git dir the agent chose — with what to do (`fix`).
+ */
+interface Refusal {
+  problems: readonly Problem[];
+  what?: string;
+  fix?: string;
+}
+
+function refusedReason({ problems, what, fix }: Refusal): string {
   return [
-    `ledger refused your handoff (${format} format), so nothing was recorded:`,
+    what === undefined
+      ? 'ledger did not record your handoff, so nothing was recorded:'
+      : `ledger refused your handoff (${what}), so nothing was recorded:`,
     ...problemLines(problems),
-    'Fix these and end your turn with the corrected handoff.',
+    fix === undefined
+      ? 'Fix these and end your turn with the corrected handoff.'
+      : sanitizeLine(fix),
   ].join('\n');
 }
 
-function refusedMessage(format: string, problems: readonly Problem[], retried: boolean): string {
+function refusedMessage({ problems, what, fix }: Refusal, retried: boolean): string {
   return [
-    `ledger: handoff refused (${format} format), nothing recorded${retried ? ' (the agent already had one retry)' : ''}:`,
+    `ledger: handoff ${what === undefined ? 'not recorded' : `refused (${what}), nothing recorded`}${retried ? ' (the agent already had one retry)' : ''}:`,
     ...problemLines(problems),
+    ...(fix === undefined || fix === '' ? [] : [sanitizeLine(fix)]),
   ].join('\n');
 }
 
