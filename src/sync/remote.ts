@@ -20,25 +20,8 @@ import { branchOf, readHead } from '../store/git/head.js';
 import { contentionPause, lockWaitMs } from '../store/git/refs.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { isValidRemoteName } from './remote-name.js';
-
-/**
- * The environment of a fetch or push. A sync in a fleet fetches every other writer's new objects,
- * and a remote that received them in small pushes holds them loose: `git pack-objects` (run by
- * `upload-pack`, on this machine for a path or `file://` remote) then spends most of its time
- * returning and re-taking heap pages: glibc gives memory back past 128 KiB free at the top of
- * the heap, and what each object needs (zlib's deflate state alone is about 270 KiB) is freed
- * there. Keeping up to 1 MiB cut its CPU four-fold on 957 loose objects, and its page faults
- * from 20,800 to 3,600 (docs/design.md, "One pass over every moved ref"). Only glibc reads the
- * variable; a user's own setting is kept as it is.
- */
-export function transportEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  return env['GLIBC_TUNABLES'] === undefined
-    ? { GLIBC_TUNABLES: `glibc.malloc.trim_threshold=${TRANSPORT_TRIM_THRESHOLD}` }
-    : {};
-}
-
-/** Free heap glibc keeps in a fetch's and push's git processes (see transportEnv). */
-export const TRANSPORT_TRIM_THRESHOLD = 1024 * 1024;
+import { transferHint } from './transfer-hint.js';
+import { transportEnv } from './transport-env.js';
 
 /** Where a fetch puts a remote's ledger refs (the same place `ledger init`'s refspec does). */
 export function trackingRef(remote: string, ref = LOG_REF): string {
@@ -240,7 +223,7 @@ export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void
         remote,
         `+refs/ledger/*:${trackingRef(remote, 'refs/ledger/*')}`,
       ],
-      { cwd: repo.root, guard: repo.guard, env: transportEnv() },
+      { cwd: repo.root, guard: repo.guard, env: transportEnv(repo.config) },
     );
     if (result.code === 0) return;
     const contended = TRACKING_REF_CONTENTION.test(result.stderr);
@@ -263,7 +246,12 @@ export async function fetchLedger(repo: RepoPaths, remote: string): Promise<void
       'REMOTE',
       `git fetch from ${remote} failed: ${lastLines(result.stderr)}`,
       {
-        hint: 'Nothing was changed. Check that the remote is reachable (git fetch works), then run ledger sync again.',
+        hint: transferHint(
+          result.stderr,
+          remote,
+          'Nothing was changed.',
+          'Check that the remote is reachable (git fetch works), then run ledger sync again.',
+        ),
       },
     );
   }
@@ -333,7 +321,7 @@ export async function pushLedger(
 ): Promise<PushOutcome> {
   const result = await runGit(
     [...PUSH, `--force-with-lease=${ref}:${expected ?? ''}`, '--', remote, `${commit}:${ref}`],
-    { cwd: repo.root, guard: repo.guard, env: transportEnv() },
+    { cwd: repo.root, guard: repo.guard, env: transportEnv(repo.config) },
   );
   // Porcelain: "<flag>\t<from>:<to>\t<summary>"; "=" is a ref the remote already held.
   if (result.code === 0)
@@ -347,7 +335,12 @@ export async function pushLedger(
     return { pushed: false, moved: true, detail: lastLines(text) };
   }
   throw new LedgerError('REMOTE', `git push to ${remote} failed: ${lastLines(text)}`, {
-    hint: 'The records from the remote (if any) were adopted here; yours were not pushed. Fix access to the remote and run ledger sync again.',
+    hint: transferHint(
+      text,
+      remote,
+      'The records from the remote (if any) were adopted here; yours were not pushed.',
+      'Fix access to the remote and run ledger sync again.',
+    ),
   });
 }
 
@@ -371,7 +364,7 @@ export async function deleteRemoteRefs(
       remote,
       ...[...refs.keys()].map((ref) => `:${ref}`),
     ],
-    { cwd: repo.root, guard: repo.guard, env: transportEnv() },
+    { cwd: repo.root, guard: repo.guard, env: transportEnv(repo.config) },
   );
   const deleted: string[] = [];
   // Porcelain: "<flag>\t<from>:<to>\t<summary>"; "-" is a deleted ref.

@@ -7,13 +7,12 @@
 import { fanout, LOG_DIR, LOG_REF, RECORDS_DIR } from '../ledger/layout.js';
 import { readEntry, readTip, type Tip } from '../ledger/read.js';
 import { lookupPath } from '../ledger/trees.js';
-import { LedgerError, type Problem } from '../model/errors.js';
+import { EXIT, isLedgerError, LedgerError, type Problem } from '../model/errors.js';
 import type { LogEntry } from '../model/record.js';
-import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { shallowLedgerCommits, syncedRef, trackingRef } from './remote.js';
-import { countLeaves, diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
+import { countLeaves, diffLedgerTrees, leavesIn, type LedgerDiff } from '../ledger/tree-diff.js';
 
 export async function readRemoteTip(
   store: ObjectStore,
@@ -45,8 +44,8 @@ export async function readRemoteTip(
  * A remote whose ledger lacks a record or log entry this clone saw there before, or holds
  * another object under a path it saw, went backwards or was rewritten. Refused, naming the
  * records, before anything is adopted. Returns how many signatures/attestations seen there
- * before are gone (not a rollback: see below), and the diff it made (seen tree → fetched tree),
- * which the join reuses while the local tree is still the one last seen.
+ * before are gone (not a rollback: see below), and, when the marker (`anchor`) is no ledger tip
+ * this clone could have seen, a notice saying it was not used.
  */
 export async function refuseRollback(
   store: ObjectStore,
@@ -54,12 +53,25 @@ export async function refuseRollback(
   anchor: string,
   remoteHead: Tip | undefined,
   ref: string,
-): Promise<{ vanished: number }> {
-  const object = await store.read(anchor);
-  // a damaged marker only weakens detection
-  if (!object || object.type !== 'commit') return { vanished: 0 };
-  const seenTree = parseCommit(object.bytes, anchor).tree;
-  const diff = await diffLedgerTrees(store, seenTree, remoteHead?.tree);
+  /** Where to say that the marker was not used (sync's notices). */
+  notices?: Set<string>,
+): Promise<{ vanished: number; notice?: string }> {
+  // The markers are in .git/, the agent's to write. A damaged one only weakens detection, as a
+  // deleted one does; it must not stop every sync: a marker moved to the branch's commit made
+  // each one fail INTEGRITY naming neither the marker nor a way out, while verify passed (red
+  // team, round nine). A moved ref's marker moves to its fetched tip when this sync adopts it.
+  const seen = await readTip(store, anchor).catch(unlessDamaged);
+  const diff = seen && (await diffFromMarker(store, seen.tree, remoteHead?.tree));
+  if (seen === undefined || diff === undefined) {
+    const notice =
+      `this clone's marker ${syncedRef(remote, ref)} points at ${anchor}, which is no ledger tip it saw on ${remote}: ` +
+      `not used, so ${ref} was not checked for a rollback this time ` +
+      (remoteHead === undefined
+        ? `(delete the marker: git update-ref -d ${syncedRef(remote, ref)})`
+        : `(the marker moves to ${remote}'s tip when this sync takes it in)`);
+    notices?.add(notice);
+    return { vanished: 0, notice };
+  }
   const lostEntries = leavesIn(diff.removed, LOG_DIR);
   const records = new Set(leavesIn(diff.removed, RECORDS_DIR).keys());
   const lostLeaves = countLeaves(diff.removed) - lostEntries.size - records.size;
@@ -68,7 +80,7 @@ export async function refuseRollback(
   // record. Only lost records or log entries, or a path now holding another object, are a
   // rollback (issue 8); a vanished annotation is worth a notice, not a refusal.
   if (lostEntries.size === 0 && records.size === 0 && diff.conflicts.length === 0) {
-    if (remoteHead !== undefined) await refuseFork(store, remote, anchor, remoteHead, ref);
+    if (remoteHead !== undefined) await refuseFork(store, remote, seen, remoteHead, ref);
     return { vanished: lostLeaves };
   }
   for (const [id, blob] of lostEntries) {
@@ -85,7 +97,7 @@ export async function refuseRollback(
   const named = [...records].sort();
   throw new LedgerError(
     'ROLLBACK',
-    `${remote}'s ${ref} went backwards or was rewritten: ${named.length} record(s) and ${lostEntries.size} log entr${lostEntries.size === 1 ? 'y' : 'ies'}` +
+    `${remoteHead === undefined ? `${remote} no longer holds ${ref}` : `${remote}'s ${ref} went backwards or was rewritten`}: ${named.length} record(s) and ${lostEntries.size} log entr${lostEntries.size === 1 ? 'y' : 'ies'}` +
       `${lostLeaves > 0 ? ` and ${lostLeaves} signature/attestation(s)` : ''} this clone saw there are gone${named.length > 0 ? ` (${named.slice(0, 3).join(', ')}${named.length > 3 ? ', …' : ''})` : ''}${diff.conflicts.length > 0 ? `, ${diff.conflicts.length} path(s) rewritten` : ''}`,
     {
       problems,
@@ -93,9 +105,49 @@ export async function refuseRollback(
       hint:
         `Your ledger is unchanged and still holds them. To restore ${remote}, push yours back: ` +
         `git push --force-with-lease=${ref}:${remoteHead?.commit ?? ''} ${remote} ${LOG_REF}:${ref}. ` +
-        `To accept the rewrite, delete the marker: git update-ref -d ${syncedRef(remote, ref)}.`,
+        `To accept the rewrite, delete the marker: git update-ref -d ${syncedRef(remote, ref)}. ` +
+        movedRemoteHint(remote),
     },
   );
+}
+
+/**
+ * The markers are kept per remote name, not per repository: pointed at a new host (`git remote
+ * set-url`, or remove and add), the remote is judged against what this clone saw on the old one,
+ * and a new repository that never held the ledger reads as a loss of everything (red team, round
+ * nine). Which URL the markers were written for is not kept, so the refusal stands, and says so.
+ */
+function movedRemoteHint(remote: string): string {
+  return (
+    `If ${remote}'s URL changed (git remote set-url) and the repository there is another one, ` +
+    `this clone's memory of the old one is what differs: start over with the new one by deleting it, ` +
+    `git for-each-ref --format='delete %(refname)' refs/ledger-synced/${remote}/ | git update-ref --stdin, then run ledger sync again.`
+  );
+}
+
+/**
+ * The diff from the tree a marker names to the fetched one; undefined when the marker's tree is
+ * not a ledger's. Either tree can be what made the diff fail, so the marker's is then read
+ * whole (a cost paid on that failure only): the fetched one stays refused as before.
+ */
+async function diffFromMarker(
+  store: ObjectStore,
+  seen: string,
+  fetched: string | undefined,
+): Promise<LedgerDiff | undefined> {
+  try {
+    return await diffLedgerTrees(store, seen, fetched);
+  } catch (error) {
+    const marker = await diffLedgerTrees(store, seen, undefined).catch(unlessDamaged);
+    if (marker === undefined) return undefined;
+    throw error;
+  }
+}
+
+/** A marker at damaged or foreign data reads as none; a failure to read at all is thrown. */
+function unlessDamaged(error: unknown): undefined {
+  if (isLedgerError(error) && error.exitCode === EXIT.integrity) return undefined;
+  throw error;
 }
 
 /** The most log entries the fork check walks: far more than one writer adds between syncs. */
@@ -110,16 +162,10 @@ const MAX_FORK_WALK = 200_000;
 async function refuseFork(
   store: ObjectStore,
   remote: string,
-  anchor: string,
+  seen: Tip,
   head: Tip,
   ref: string,
 ): Promise<void> {
-  let seen: Tip;
-  try {
-    seen = await readTip(store, anchor);
-  } catch {
-    return; // a damaged marker only weakens detection
-  }
   if (seen.entryId === head.entryId) return;
   const stack: { id: string; entry: LogEntry }[] = [{ id: head.entryId, entry: head.entry }];
   const visited = new Set<string>([head.entryId]);
@@ -148,7 +194,7 @@ async function refuseFork(
           got: 'a tip that skips it',
         },
       ],
-      hint: `Your ledger is unchanged. Whoever pushed ${ref} replaced its history. To accept it, delete the marker: git update-ref -d ${syncedRef(remote, ref)}.`,
+      hint: `Your ledger is unchanged. Whoever pushed ${ref} replaced its history. To accept it, delete the marker: git update-ref -d ${syncedRef(remote, ref)}. ${movedRemoteHint(remote)}`,
     },
   );
 }

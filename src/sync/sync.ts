@@ -198,7 +198,7 @@ async function runRound(
       const anchor = seen.get(ref);
       const head = await readRemoteTip(store, tip, remote, ref);
       if (anchor !== undefined)
-        vanished += (await refuseRollback(store, remote, anchor, head, ref)).vanished;
+        vanished += (await refuseRollback(store, remote, anchor, head, ref, notices)).vanished;
       return { ref, tip, head, anchor };
     });
     let checkpoint = changed.find((r) => r.ref === CHECKPOINT_REF)?.head;
@@ -209,7 +209,7 @@ async function runRound(
     for (const [ref, anchor] of seen) {
       if (fetched.has(ref)) continue;
       if (checkpointTip === undefined || ref === CHECKPOINT_REF)
-        await refuseRollback(store, remote, anchor, undefined, ref);
+        await refuseRollback(store, remote, anchor, undefined, ref, notices);
       else retired.push({ ref, anchor });
     }
     if (retired.length > 0) {

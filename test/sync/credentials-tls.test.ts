@@ -75,13 +75,16 @@ const leaked = () =>
 
 describe('the repository cannot choose who receives the user’s credentials', () => {
   for (const [what, settings] of [
-    ['http.sslVerify=false', (_dir: string) => [['http.sslVerify', 'false']]],
-    ['a planted certificate authority (http.sslCAInfo)', () => [['http.sslCAInfo', certificate]]],
+    ['http.sslVerify=false', (): [string, string][] => [['http.sslVerify', 'false']]],
+    [
+      'a planted certificate authority (http.sslCAInfo)',
+      (): [string, string][] => [['http.sslCAInfo', certificate]],
+    ],
   ] as const) {
     it(`attack: ${what}: sync --no-push sends no credential; plain git does`, async () => {
       const dir = gitdir();
       git(dir, 'remote', 'add', 'origin', url);
-      for (const [key, value] of settings(dir)) git(dir, 'config', key, value);
+      for (const [key, value] of settings()) git(dir, 'config', key, value);
       seen.length = 0;
       // Not spawnSync: the server answers from this process's event loop.
       const control = await new Promise<number | null>((resolve) =>

@@ -4,7 +4,8 @@
  * the repository's own config that names a program is overridden (guard.ts), replace refs and
  * grafts are ignored, and git's own environment steering variables are dropped. And every git
  * (with its children) is watched for an open blocked on a planted FIFO, ended, and refused
- * naming the file (fifo-watch.ts, fifo-in-git-dir.ts).
+ * naming the file (fifo-watch.ts, fifo-in-git-dir.ts). What git writes that is not data is kept
+ * bounded: a remote writes into a fetch's stderr as much as it likes.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Socket } from 'node:net';
@@ -218,37 +219,137 @@ function launchGit(
     env: gitEnv({ ...guard?.env, ...options.env }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  const command = args[0] ?? 'git';
   const result = new Promise<GitResult>((resolve, reject) => {
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    // A fetch's or push's stdout is not data ledger reads whole (fetch: none; push: a porcelain
+    // line per ref it sent), and the remote has a say in it. Every other git's stdout is data,
+    // `ls-remote`'s too (a count of what the remote holds must see all of it).
+    const out =
+      command === 'fetch' || command === 'push' ? new BoundedOutput(TRANSFER_STDOUT) : undefined;
+    const data: Buffer[] = [];
+    const err = new BoundedOutput(STDERR_KEPT);
     let fifoWait: FifoWait | undefined;
     const stopWatch = endOnFifoWait(child.pid, (wait) => {
       fifoWait = wait;
     });
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => (out ? out.push(chunk) : data.push(chunk)));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
     child.on('close', (code) => {
       stopWatch();
-      if (fifoWait !== undefined && options.callerNamesFifo !== true) {
-        gitFifoRefusal(options.cwd, namedLocation().gitDir, args[0] ?? 'git', fifoWait).then(
-          reject,
-          reject,
+      // Whatever goes wrong here must reach the caller as an error of ours: thrown from this
+      // handler it escaped every catch and ended the process with a raw stack and exit 1.
+      try {
+        if (fifoWait !== undefined && options.callerNamesFifo !== true) {
+          gitFifoRefusal(options.cwd, namedLocation().gitDir, command, fifoWait).then(
+            reject,
+            reject,
+          );
+          return;
+        }
+        resolve({
+          code: code ?? 128,
+          stdout: out ? out.bytes() : Buffer.concat(data),
+          stderr: shortenLongLines(err.bytes().toString('utf8')),
+          ...(fifoWait === undefined ? {} : { fifoWait }),
+        });
+      } catch (error) {
+        reject(
+          new LedgerError(
+            TRANSPORTS.has(command) ? 'REMOTE' : 'GIT_FAILED',
+            `could not read what git ${command} wrote: ${(error as Error).message}`,
+            { cause: error },
+          ),
         );
-        return;
       }
-      resolve({
-        code: code ?? 128,
-        stdout: Buffer.concat(out),
-        stderr: Buffer.concat(err).toString('utf8'),
-        ...(fifoWait === undefined ? {} : { fifoWait }),
-      });
     });
     child.stdin.on('error', () => {
       // git may exit before reading all input (e.g. on a bad argument); its exit code says why.
     });
   });
   return { child, result };
+}
+
+/** The commands that talk to a remote, which decides much of what they print. */
+const TRANSPORTS = new Set(['fetch', 'push', 'ls-remote']);
+
+/**
+ * How much of git's stderr is kept: its beginning and its end, which is where git says what
+ * failed (callers read the last lines). No honest git writes near this much; a remote writes
+ * into it as much as it likes (`remote: …` sideband lines of a fetch, a hook's output on a
+ * push), and ledger once kept all of it: an 800 MB flood took 1.6 GB, and past 512 MiB turning
+ * it into a string threw, outside any handler (red team, round nine).
+ */
+const STDERR_KEPT = { head: 4 * 1024, tail: 60 * 1024 };
+
+/**
+ * A fetch's or push's stdout: a push deleting 10,000 retired writer refs prints about 700 KB
+ * of porcelain lines, while the remote chooses the length of each rejection's reason.
+ */
+const TRANSFER_STDOUT = { head: 4 * 1024 * 1024, tail: 1024 * 1024 };
+
+/**
+ * The first `head` and the last `tail` bytes of a stream, and how many in between were left
+ * out: memory stays bounded whatever the other end writes.
+ */
+class BoundedOutput {
+  private readonly first: Buffer[] = [];
+  private firstLength = 0;
+  private last: Buffer[] = [];
+  private lastLength = 0;
+  private dropped = 0;
+
+  constructor(private readonly keep: { head: number; tail: number }) {}
+
+  push(chunk: Buffer): void {
+    let rest = chunk;
+    if (this.firstLength < this.keep.head) {
+      const taken = rest.subarray(0, this.keep.head - this.firstLength);
+      this.first.push(taken);
+      this.firstLength += taken.length;
+      rest = rest.subarray(taken.length);
+    }
+    if (rest.length === 0) return;
+    this.last.push(rest);
+    this.lastLength += rest.length;
+    while (this.last.length > 1 && this.lastLength - this.last[0]!.length >= this.keep.tail) {
+      const gone = this.last.shift()!;
+      this.lastLength -= gone.length;
+      this.dropped += gone.length;
+    }
+    // Many small writes would make many small chunks: joined, the list stays short.
+    if (this.last.length > 64) this.last = [Buffer.concat(this.last)];
+  }
+
+  bytes(): Buffer {
+    let tail = Buffer.concat(this.last);
+    let dropped = this.dropped;
+    if (tail.length > this.keep.tail) {
+      dropped += tail.length - this.keep.tail;
+      tail = tail.subarray(tail.length - this.keep.tail);
+    }
+    if (dropped === 0) return Buffer.concat([...this.first, tail]);
+    return Buffer.concat([...this.first, Buffer.from(`\n[… ${dropped} bytes left out …]\n`), tail]);
+  }
+}
+
+/** A line of git's stderr past this many characters keeps its beginning only. */
+const LONG_LINE = 2048;
+
+/**
+ * Errors quote git's last lines; one `remote:` line can be 64 KiB of the remote's choosing,
+ * which made an error (and its --json document) hundreds of KB long.
+ */
+function shortenLongLines(text: string): string {
+  if (text.length <= LONG_LINE) return text;
+  return text
+    .split('\n')
+    .map((line) =>
+      line.length <= LONG_LINE
+        ? line
+        : `${line.slice(0, LONG_LINE)}… [${line.length - LONG_LINE} characters left out]`,
+    )
+    .join('\n');
 }
 
 /**

@@ -12,7 +12,8 @@
  * names a program (checked against git 2.39), and the few that name a file git writes, or reads
  * whole in a command ledger runs; see docs/threat-model.md for each.
  *
- * Pure: the caller reads the config (exec.ts) and passes the result to git as
+ * Pure but for one look at where the system keeps its certificates (`systemCertificates`): the
+ * caller reads the config (exec.ts) and passes the result to git as
  * GIT_CONFIG_COUNT / GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n (no quoting problems with `=` in a
  * subsection, unlike `-c`).
  */
