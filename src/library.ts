@@ -82,6 +82,12 @@ export interface RecordInput {
    * signer produced the handoff (what an MCP server or hook signs: the agent wrote the input).
    */
   signAs?: 'producer' | 'recorder' | undefined;
+  /**
+   * Where `user.signingKey` is read without `signingKey`: `all` (default) every scope, as git
+   * reads it; `user` the user's global and system config only — for a record an agent makes
+   * unattended, whose repository config the agent can write (the MCP server's).
+   */
+  signingKeyScopes?: 'user' | 'all' | undefined;
   /** Run the witnesses isolated, as `verify --rerun` does (`ledger record --isolate`). */
   isolate?: boolean | undefined;
 }
@@ -98,7 +104,18 @@ export interface VerifyInput {
   timeoutSeconds?: number | undefined;
   /** `--head REV`: the newest record on REV's branch must have REV's tree (check `head.tree`). */
   head?: string | undefined;
+  /**
+   * Each record also carries its task (`records[].task`), from this same run's read: how a
+   * compact view labels its records without reading the ledger again (the MCP server's). Not
+   * part of `ledger verify --json`.
+   */
+  tasks?: boolean | undefined;
 }
+
+/** `verify` with `tasks: true`. */
+export type VerifyJsonWithTasks = Omit<VerifyJson, 'records'> & {
+  records: (VerifyJson['records'][number] & { task?: string })[];
+};
 
 export interface ShowOptions {
   policyFile?: string | undefined;
@@ -115,6 +132,7 @@ export interface Ledger {
   /** `ledger record --json`. */
   record(input: RecordInput): Promise<RecordJson>;
   /** `ledger verify --json`; the result's `exitCode` is the CLI's. */
+  verify(input: VerifyInput & { tasks: true }): Promise<VerifyJsonWithTasks>;
   verify(input?: VerifyInput): Promise<VerifyJson>;
   /** `ledger show ID --json` (`{ latest: TASK }` for `--latest TASK`). */
   show(ref: string | { latest: string }, options?: ShowOptions): Promise<ShowJson>;
@@ -149,7 +167,7 @@ export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
     async record(input) {
       return toRecordJson(await recordHandoff(await recordRequest(cwd, input)));
     },
-    async verify(input = {}) {
+    async verify(input: VerifyInput = {}): Promise<VerifyJsonWithTasks> {
       const report = await verifyRepository({
         cwd,
         ...(input.ids && input.ids.length > 0 ? { ids: input.ids } : {}),
@@ -160,7 +178,14 @@ export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
         ...(input.timeoutSeconds === undefined ? {} : { timeoutMs: input.timeoutSeconds * 1000 }),
         ...(input.head === undefined ? {} : { head: input.head }),
       });
-      return toVerifyJson(report);
+      const json = toVerifyJson(report);
+      if (input.tasks !== true) return json;
+      // toVerifyJson keeps the report's order: the i-th record is the i-th report.
+      const records = json.records.map((record, i) => {
+        const task = report.records[i]?.task;
+        return task === undefined ? record : { ...record, task };
+      });
+      return { ...json, records };
     },
     async show(ref, options = {}) {
       return toShowJson(await show(ref, undefined, options.policyFile));
@@ -246,6 +271,7 @@ async function recordRequest(cwd: string, input: RecordInput): Promise<RecordReq
       : { witnessTimeoutMs: input.witnessTimeoutSeconds * 1000 }),
     ...(input.sign === undefined ? {} : { sign: input.sign }),
     ...(input.signAs === undefined ? {} : { signAs: input.signAs }),
+    ...(input.signingKeyScopes === undefined ? {} : { signingKeyScopes: input.signingKeyScopes }),
     ...(input.isolate === undefined ? {} : { isolate: input.isolate }),
     ...(input.signingKey === undefined
       ? {}

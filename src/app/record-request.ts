@@ -59,6 +59,13 @@ export interface RecordRequest {
   isolate?: boolean;
   /** As git's user.signingKey: a key file, a `.pub`, or `key::…` (in ssh-agent); else user.signingKey, else the agent's first key. */
   signingKey?: string;
+  /**
+   * Where `user.signingKey` is read when `signingKey` is not given: `all` (default) every scope,
+   * as git reads it; `user` only the user's global and system config — for an unattended record
+   * (the MCP server, the hooks), whose repository config the agent writes: there it would choose
+   * which of the user's keys signs, and so whom the record reads as recorded by.
+   */
+  signingKeyScopes?: 'user' | 'all';
   now?: Date;
   onProgress?: (message: string) => void;
 }

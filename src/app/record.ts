@@ -122,7 +122,11 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     // (ssh-keygen, policy parsing, process groups) are start-up time every record would pay.
     const trust =
       (request.sign ?? signByDefault(repo)) ? await import('./policy/trust.js') : undefined;
-    const signer = trust && (await trust.resolveSigner(repo, request.signingKey, request.cwd));
+    const signer =
+      trust &&
+      (await trust.resolveSigner(repo, request.signingKey, request.cwd, {
+        keyScopes: request.signingKeyScopes ?? 'all',
+      }));
     if (problems.length > 0 || !handoff || !base) {
       throw new LedgerError(
         'INVALID_INPUT',

@@ -14,6 +14,7 @@ import { orderEntries, readAllEntries, type LedgerIndex } from '../ledger/read.j
 import { readIndexedRecord } from '../ledger/records.js';
 import { isLedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
+import { LIFECYCLE_FORMAT } from '../model/vocabulary.js';
 import type { ObjectReader } from '../store/port.js';
 import {
   judgeSignature,
@@ -153,6 +154,9 @@ async function judgeAgainSuperseded(
   }
 }
 
+/** The formats a lifecycle step is written in: its own kind (v4), KXM's before it. */
+const STEP_FORMATS: ReadonlySet<string> = new Set([LIFECYCLE_FORMAT, 'kxm']);
+
 /**
  * A new step can take the resolution away from a record older than the cached tip — a
  * supersede again that names nothing, or a reject no reviewer signed after a supersede one did —
@@ -166,11 +170,18 @@ async function judgeAgainStepped(
   report: VerifyReport,
   options: LifecycleGateOptions,
 ): Promise<void> {
-  if (report.records.length === 0) return;
+  // Only a record of the lifecycle kind, or of the format steps had before it (KXM), can be a
+  // step: an honest ledger's cached run loads no lifecycle code (test/cli/startup.test.ts).
+  const candidates: string[] = [];
+  for (const r of report.records) {
+    const read = await readIndexedRecord(reader, index, r.id).catch(() => undefined);
+    if (read !== undefined && STEP_FORMATS.has(read.record.format)) candidates.push(r.id);
+  }
+  if (candidates.length === 0) return;
   const { isLifecycleStep, lifecycleFormat } = await import('./lifecycle-steps.js');
   const inReport = new Set(report.records.map((r) => r.id));
   const roots = new Set<string>();
-  for (const id of inReport) {
+  for (const id of candidates) {
     const seen = new Set<string>([id]);
     let root = id;
     for (;;) {

@@ -14,7 +14,9 @@ import {
   Server,
   StdioServerTransport,
 } from './sdk.js';
+import { createDrain } from './drain.js';
 import type { InitializeReply } from './initialize.js';
+import { MESSAGE_LIMIT_BYTES } from './message-limit.js';
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from './server-info.js';
 import type { ToolContext } from './tools.js';
 
@@ -67,30 +69,46 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
       ...(client ? { client: { name: client.name, version: client.version } } : {}),
     };
   };
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await loaded()).tools.listTools(),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { tools, ledger } = await loaded();
-    const result = await tools.callTool(
-      request.params.name,
-      request.params.arguments,
-      context(ledger),
-    );
-    if (!result) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
-    return result;
-  });
+  // Every request read before the end of input is answered before the session closes.
+  const drain = createDrain();
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    drain.track(async () => ({ tools: (await loaded()).tools.listTools() })),
+  );
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    drain.track(async (request) => {
+      const { tools, ledger } = await loaded();
+      const result = await tools.callTool(
+        request.params.name,
+        request.params.arguments,
+        context(ledger),
+      );
+      if (!result)
+        throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
+      return result;
+    }),
+  );
 
+  let ending = false;
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
-    // The stdio transport does not notice the client going away on its own. Closed after the
-    // answers already under way are written (closing aborts them): when start.ts hands over
-    // input that had already ended, the last lines and the end come in the same tick.
-    const close = () => setImmediate(() => void server.close());
+    // The stdio transport does not notice the client going away on its own. Closed once no
+    // request is running and every answer is written (closing aborts what is under way).
+    const close = () => {
+      if (ending) return;
+      ending = true;
+      void drain.idle().then(() => server.close());
+    };
     process.stdin.once('end', close);
     process.stdin.once('close', close);
   });
-  const transport = new StdioServerTransport();
+  // The transport's limit is the one the tools' input schemas are held under (message-limit.ts).
+  const transport = new StdioServerTransport(process.stdin, process.stdout, {
+    maxBufferSize: MESSAGE_LIMIT_BYTES,
+  });
+  sayWhyItClosed(transport, () => ending);
+  drain.watch(transport);
   const reply = options.early?.reply;
   if (reply !== undefined) dropRepeatedReply(transport, reply);
   await server.connect(transport);
@@ -117,5 +135,31 @@ function dropRepeatedReply(transport: StdioServerTransport, reply: InitializeRep
       return;
     }
     return send(message);
+  };
+}
+
+/**
+ * The transport closes the session itself on a message over its limit, and said nothing: the
+ * client saw "Connection closed" and the user a server gone without a word (red team, round
+ * nine). One line on stderr, which a client logs, says why. Only the transport's own close is
+ * reported (not the end of input), with the error it closed on — reported in the same turn,
+ * never an earlier one (a malformed line's parse error quotes the client's bytes), and only
+ * as plain printable text.
+ */
+function sayWhyItClosed(transport: StdioServerTransport, ending: () => boolean): void {
+  let last: Error | undefined;
+  // Set before connect: the SDK's Protocol calls what it finds here before its own handlers.
+  transport.onerror = (error) => {
+    last = error;
+    queueMicrotask(() => (last = undefined));
+  };
+  transport.onclose = () => {
+    if (ending()) return;
+    const said = last?.message ?? '';
+    const why = /^[\x20-\x7e]{1,200}$/.test(said) ? said : 'a transport error';
+    // eslint-disable-next-line no-restricted-syntax
+    process.stderr.write(
+      `ledger mcp: closed the session: ${why} (one message may take at most ${MESSAGE_LIMIT_BYTES / 1024 / 1024} MiB; the tools' input schemas stay under it)\n`,
+    );
   };
 }

@@ -7,8 +7,18 @@ import { EMITTER_NAMES, formatModules } from '../formats/index.js';
 import { HANDOFF_FIELD_DESCRIPTIONS, STATUS_MEANINGS } from '../formats/ledger/schema.js';
 import { FORMATS, STATUSES } from '../model/record.js';
 
-const text = z.string().max(64 * 1024);
-const name = z.string().min(1).max(4096);
+/*
+ * Every call these schemas accept fits the transport's limit (message-limit.ts), however the
+ * client escapes it: one character can take six bytes (`\u0001`), so the record tool's
+ * largest call — a 1 MiB handoff (6 MiB), eight texts of 16 KiB (768 KiB), 500 artifact names of
+ * 1,024 characters (2.9 MiB) — is about 9.7 MiB of JSON, leaving room for the request around it
+ * and the 64 KiB read that may carry the next one (test/mcp/red-team-nine.test.ts adds it up
+ * from the published schemas). A message over the limit is never a tool error: the transport
+ * closes the session, so the schemas, which a client reads, must never invite one.
+ */
+const HANDOFF_MAX_CHARS = 1024 * 1024;
+const text = z.string().max(16 * 1024);
+const name = z.string().min(1).max(1024);
 /** A record id or a unique prefix of one: never a path, never a revision. */
 const recordRef = z
   .string()
@@ -20,10 +30,10 @@ const lines = (pairs: [string, string][]) => pairs.map(([k, v]) => `${k}: ${v}`)
 export const RecordArgs = z.strictObject({
   handoff: z
     .string()
-    .max(16 * 1024 * 1024)
+    .max(HANDOFF_MAX_CHARS)
     .optional()
     .describe(
-      "Your handoff's text: Markdown or JSON in any of the formats below, or the ledger's own JSON (its schema: `ledger schema handoff`). Omit it to record from status and the other fields alone.",
+      "Your handoff's text: Markdown or JSON in any of the formats below, or the ledger's own JSON (its schema: `ledger schema handoff`). Omit it to record from status and the other fields alone. At most 1 MiB here; a larger one is recorded with `ledger record --from FILE`.",
     ),
   fileName: name
     .optional()
@@ -54,7 +64,7 @@ export const RecordArgs = z.strictObject({
   base: text.optional().describe('The commit you started from, as git names it (default HEAD).'),
   artifacts: z
     .array(name)
-    .max(100_000)
+    .max(500)
     .optional()
     .describe('Files you produced, relative to the repository; ledger digests and stores them.'),
 });

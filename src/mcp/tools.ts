@@ -19,8 +19,9 @@ import { z } from 'zod';
 import { ANSWER_SCHEMAS, outputJsonSchema } from '../cli/json/index.js';
 import { issuesToProblems } from '../formats/index.js';
 import { internalError, isLedgerError, LedgerError, type ExitCode } from '../model/errors.js';
+import { checkOwnRepository } from '../store/git/gitfile.js';
 import { VERDICTS, type Verdict } from '../verify/types.js';
-import type { CheckJson, Ledger, VerifyJson } from '../library.js';
+import type { CheckJson, Ledger, VerifyJsonWithTasks } from '../library.js';
 import { ANSWER_LIMIT, fitAnswer } from './bound.js';
 import { LogArgs, RecordArgs, ShowArgs, VerifyArgs } from './tool-args.js';
 import { inToolWords, problemInToolWords } from './words.js';
@@ -55,8 +56,10 @@ export interface Tool {
   description: string;
   schema: z.ZodType;
   readOnly: boolean;
-  /** How to ask for what an answer cut to fit left out. */
-  more: string;
+  /** How to ask for what an answer cut to fit left out (the answer, to name its id). */
+  more(answer: Record<string, unknown>): string;
+  /** Paths cut before anything else, and after everything else (bound.ts). */
+  cut?: { first: readonly string[]; last: readonly string[] };
   run(
     args: never,
     context: ToolContext,
@@ -71,11 +74,14 @@ const TOOLS: Tool[] = [
       'Seal a handoff into the ledger (like `ledger record`): ledger observes the base commit, a snapshot of the work tree, artifact digests and the witnesses configured for this server, and derives the effective status. Returns the record id and the claimed and effective status. Refused inputs write nothing (exit code 2, every problem listed).',
     schema: RecordArgs,
     readOnly: false,
-    more: 'Call show with the record id for the whole record.',
+    more: () => 'Call show with the record id for the whole record.',
     async run(args: z.infer<typeof RecordArgs>, context) {
       const producer =
         args.producer ??
         (context.client ? `${context.client.name} ${context.client.version} via MCP` : undefined);
+      // The agent wrote the repository's .git as surely as its handoff: a git dir that sends
+      // the writes to another repository is not written unattended (store/git/gitfile.ts).
+      await checkOwnRepository(context.ledger.cwd);
       // The producer, from the arguments or the handshake, is the agent's word: a claim that no
       // signature made here ever vouches for (a recorder signature names who ran ledger).
       const json = await context.ledger.record({
@@ -84,7 +90,11 @@ const TOOLS: Tool[] = [
         witnesses: context.witnesses,
         isolate: true,
         sign: context.sign !== undefined,
-        ...(context.sign === undefined ? {} : { signAs: 'recorder' as const }),
+        // As the recorder, with the user's key: user.signingKey from the user's own config
+        // only, never the repository's, which the agent writes (app/policy/trust.ts).
+        ...(context.sign === undefined
+          ? {}
+          : { signAs: 'recorder' as const, signingKeyScopes: 'user' as const }),
         ...(context.sign?.signingKey === undefined ? {} : { signingKey: context.sign.signingKey }),
         ...(context.witnessTimeoutSeconds === undefined
           ? {}
@@ -100,15 +110,18 @@ const TOOLS: Tool[] = [
       'Recompute what the records assert (like `ledger verify`) and give every claim a verdict: verified, contradicted, unverifiable, stale. By default the answer is compact: per record its id, task and verdict, only the checks that did not verify, and counts; detail "full" gives every check. exitCode 0 all checks passed, 1 a claim was contradicted (or, with strict, unverifiable), 3 the ledger data is damaged. Re-runs follow the user\'s policy only.',
     schema: VerifyArgs,
     readOnly: true,
-    more: 'Pass ids to verify a few records at a time (their ids are in log).',
+    more: () => 'Pass ids to verify a few records at a time (their ids are in log).',
     async run(args: z.infer<typeof VerifyArgs>, context) {
       const { detail, ...input } = args;
-      const json = await context.ledger.verify(input);
-      if (detail === 'full') return { json: { ...json, detail: 'full' }, exitCode: json.exitCode };
-      const tasks = new Map(
-        (await context.ledger.log({ limit: 1_000_000 })).map((item) => [item.id, item.task]),
-      );
-      return { json: verifySummary(json, tasks), exitCode: json.exitCode };
+      if (detail === 'full') {
+        const json = await context.ledger.verify(input);
+        return { json: { ...json, detail: 'full' }, exitCode: json.exitCode };
+      }
+      // The tasks come with the report, from the records verify read: a second read of the
+      // whole ledger answered for records outside the ones asked for, from another snapshot
+      // (red team, round nine: one damaged record elsewhere turned a pass into exit 3).
+      const json = await context.ledger.verify({ ...input, tasks: true });
+      return { json: verifySummary(json), exitCode: json.exitCode };
     },
   },
   {
@@ -118,7 +131,10 @@ const TOOLS: Tool[] = [
       'One record (like `ledger show --json`): the claims the agent authored, what ledger observed, the claimed and effective status and the reasons, signatures. With `as`, the record in a seed format’s own shape.',
     schema: ShowArgs,
     readOnly: true,
-    more: 'Run ledger show ID --json outside MCP for the whole record.',
+    more: (answer) =>
+      `Run \`ledger show ${typeof answer['id'] === 'string' ? answer['id'] : 'ID'} --json\` outside MCP for the whole record.`,
+    // What the agent wrote goes first; ledger's reasons for the status and the lifecycle last.
+    cut: { first: ['claims'], last: ['reasons', 'observed.reasons', 'lifecycle'] },
     async run(args: z.infer<typeof ShowArgs>, context) {
       const ref = args.latest !== undefined ? { latest: args.latest } : args.id!;
       const json =
@@ -135,7 +151,7 @@ const TOOLS: Tool[] = [
       'The records in the ledger, newest first (like `ledger log --json`), 50 unless `limit` says otherwise.',
     schema: LogArgs,
     readOnly: true,
-    more: 'Pass task, or a smaller limit.',
+    more: () => 'Pass task, or a smaller limit.',
     async run(args: z.infer<typeof LogArgs>, context) {
       return {
         json: { records: await context.ledger.log({ ...args, limit: args.limit ?? 50 }) },
@@ -149,10 +165,7 @@ const TOOLS: Tool[] = [
  * The compact verify answer: what a model acts on (which records failed, and the checks that
  * did), not the hundreds of checks that passed.
  */
-export function verifySummary(
-  json: VerifyJson,
-  tasks: ReadonlyMap<string, string | undefined>,
-): Record<string, unknown> {
+export function verifySummary(json: VerifyJsonWithTasks): Record<string, unknown> {
   const zero = (): Record<Verdict, number> =>
     Object.fromEntries(VERDICTS.map((v) => [v, 0])) as Record<Verdict, number>;
   const byVerdict = zero();
@@ -171,7 +184,7 @@ export function verifySummary(
   const records = json.records.map((r) => {
     byVerdict[r.verdict] += 1;
     for (const c of r.checks) checks[c.verdict] += 1;
-    const task = tasks.get(r.id);
+    const { task } = r;
     const notVerified = failing(r.checks);
     return {
       id: r.id,
@@ -247,12 +260,13 @@ export async function callTool(
     }
     const { json, exitCode } = await tool.run(parsed.data as never, context);
     const ok = exitCode === 0;
-    return result({ ok, exitCode, ...json }, !ok, tool.more);
+    return result(tool, { ok, exitCode, ...json }, !ok);
   } catch (error) {
+    const failure = failureOf(error);
     return result(
-      { ok: false, exitCode: failureOf(error).exitCode, error: errorJson(failureOf(error)) },
+      { ...tool, more: () => 'Fix the problems listed first; the rest follow.' },
+      { ok: false, exitCode: failure.exitCode, error: errorJson(failure) },
       true,
-      'Fix the problems listed first; the rest follow.',
     );
   }
 }
@@ -279,19 +293,19 @@ function errorJson(failure: LedgerError): Record<string, unknown> {
   };
 }
 
-function result(structured: Record<string, unknown>, isError: boolean, more: string): ToolResult {
-  const { value, cuts } = fitAnswer(structured, ANSWER_LIMIT);
-  const answer =
-    cuts.length === 0
-      ? value
-      : {
-          ...value,
-          truncated: {
-            limit: ANSWER_LIMIT,
-            cuts,
-            hint: `The answer was cut to fit ${ANSWER_LIMIT} characters. ${more}`,
-          },
-        };
+/** Each tool's outputSchema, worked out once: the cutter reads it on every answer. */
+const outputSchemas = new Map<string, ReturnType<typeof toolOutputSchema>>();
+
+function result(tool: Tool, structured: Record<string, unknown>, isError: boolean): ToolResult {
+  let schema = outputSchemas.get(tool.name);
+  if (schema === undefined) outputSchemas.set(tool.name, (schema = toolOutputSchema(tool.name)));
+  // Within ANSWER_LIMIT whatever the record held, still matching the schema, its note included.
+  const { value: answer } = fitAnswer(structured, {
+    limit: ANSWER_LIMIT,
+    schema,
+    ...(tool.cut === undefined ? {} : tool.cut),
+    more: tool.more(structured),
+  });
   return {
     // The same JSON, unindented: a client that shows the model only the text costs no more.
     content: [{ type: 'text', text: JSON.stringify(answer) }],

@@ -184,7 +184,13 @@ describe('ledger mcp without oclif serves exactly as oclif does', () => {
     const args = ['mcp', '--witness', 'true'];
     const { fast, oclif } = await bothWays(args, { fast: repo, oclif: repo }, {}, input);
     expect(fast).toEqual(oclif);
-    expect(fast.stdout).toContain('"tools"');
+    // The answer to tools/list itself (id 2): `"tools"` alone is in initialize's answer too.
+    const listed = fast.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { id?: unknown; result?: { tools?: { name: string }[] } })
+      .find((answer) => answer.id === 2);
+    expect(listed?.result?.tools?.map((t) => t.name)).toEqual(['record', 'verify', 'show', 'log']);
     // A blank witness is refused (exit 2); --signing-key without --sign is oclif's to judge.
     // Each with an empty stdin: a server that starts ends at once on both sides (oclif's side,
     // in this process, would otherwise wait on the test's own stdin, which never ends).

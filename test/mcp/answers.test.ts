@@ -167,12 +167,13 @@ describe('ledger mcp: answers for a model’s context', () => {
     expect(verified.data.records).toHaveLength(1);
   });
 
-  it('attack: huge strings — a summary over 64 KiB is refused; a 1.8 MB handoff is recorded, and show and log answer within the limit', async () => {
-    const huge = 'x'.repeat(900_000);
-    const decisions = Array.from({ length: 3_000 }, (_, i) => ({
+  it('attack: huge strings — a summary over 16 KiB is refused; a 0.9 MB handoff is recorded, and show and log answer within the limit', async () => {
+    // Under the record tool's 1 MiB handoff (its calls must fit the transport: tool-args.ts).
+    const huge = 'x'.repeat(500_000);
+    const decisions = Array.from({ length: 1_000 }, (_, i) => ({
       text: `decision ${i} `.repeat(30),
     }));
-    const tooLong = await call('record', { status: 'success', summary: 'y'.repeat(64 * 1024 + 1) });
+    const tooLong = await call('record', { status: 'success', summary: 'y'.repeat(16 * 1024 + 1) });
     expect(tooLong.data).toMatchObject({ exitCode: 2, error: { code: 'USAGE' } });
     expect(tooLong.text.length).toBeLessThan(2_000);
     const recorded = await call('record', {
@@ -185,7 +186,7 @@ describe('ledger mcp: answers for a model’s context', () => {
     expect(shown.data.truncated.cuts).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ path: 'claims.summary', of: huge.length, unit: 'characters' }),
-        expect.objectContaining({ path: 'claims.decisions', of: 3_000, unit: 'items' }),
+        expect.objectContaining({ path: 'claims.decisions', of: 1_000, unit: 'items' }),
       ]),
     );
     const log = await call('log', { task: 'HUGE' });

@@ -11,7 +11,7 @@ const id = (i: number) => `sha256:${i.toString(16).padStart(64, '0')}`;
 describe('fitAnswer', () => {
   it('returns an answer under the limit as it is', () => {
     const answer = { ok: true, records: [{ id: id(1) }] };
-    expect(fitAnswer(answer, 10_000)).toEqual({ value: answer, cuts: [] });
+    expect(fitAnswer(answer, 10_000)).toEqual({ value: answer, cuts: [], minimal: false });
   });
 
   it('shortens the largest list from its end, and says how much it kept of how much', () => {

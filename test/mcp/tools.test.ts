@@ -52,23 +52,21 @@ describe('MCP tools', () => {
       verdict,
       detail: verdict === 'verified' ? 'same digest' : 'not re-run (use --rerun)',
     });
-    const summary = verifySummary(
-      {
-        ok: false,
-        exitCode: 1,
-        ledger: [check('chain', 'verified')],
-        records: [
-          { id: 'sha256:a', verdict: 'verified', checks: [check('a1', 'verified')] },
-          {
-            id: 'sha256:b',
-            verdict: 'contradicted',
-            checks: [check('b1', 'verified'), check('b2', 'contradicted'), check('b3', 'stale')],
-          },
-        ],
-        notes: ['a note'],
-      },
-      new Map([['sha256:b', 'T-2']]),
-    );
+    const summary = verifySummary({
+      ok: false,
+      exitCode: 1,
+      ledger: [check('chain', 'verified')],
+      records: [
+        { id: 'sha256:a', verdict: 'verified', checks: [check('a1', 'verified')] },
+        {
+          id: 'sha256:b',
+          task: 'T-2',
+          verdict: 'contradicted',
+          checks: [check('b1', 'verified'), check('b2', 'contradicted'), check('b3', 'stale')],
+        },
+      ],
+      notes: ['a note'],
+    });
     expect(summary).toEqual({
       ok: false,
       exitCode: 1,

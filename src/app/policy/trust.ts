@@ -11,7 +11,7 @@ import { recorderMessage, SIGNATURE_NAMESPACE } from '../../model/leaf-vocabular
 import { LedgerError } from '../../model/errors.js';
 import { checkRegularFile, printableLine } from '../../paths/index.js';
 import { parsePublicKeyLine, signWithSshKeygen, type SshKeygenSigner } from '../../sign/index.js';
-import { USER_SCOPES } from '../../store/git/config.js';
+import { USER_SCOPES, type ConfigScope } from '../../store/git/config.js';
 import type { RepoPaths } from '../../store/git/repo.js';
 import { parseTrust, type Trust } from '../../verify/signatures.js';
 import type { LoadedPolicy } from './local.js';
@@ -65,6 +65,12 @@ export function policyNotes(loaded: LoadedPolicy, trust: Trust | undefined): str
  *     file path (`~/` expanded; relative to the work tree's top, as git runs; a flag's value
  *     relative to where the user is). Without one: the first key of `gpg.ssh.defaultKeyCommand`,
  *     else of `ssh-add -L`.
+ *   - with `keyScopes: 'user'` (an unattended record: the MCP server's, a hook's), `user.signingKey`
+ *     only from the user's own (global/system) config. There the agent wrote the repository's
+ *     config, and the key chooses whom the record reads as recorded by: a repository naming
+ *     another of the user's keys (a CI or release key, any key in ssh-agent) made the agent's
+ *     records read as signed by that identity (red team, round nine). A person typing
+ *     `record --sign` chose the repository, so there git's reading stands.
  *   - the program: `gpg.ssh.program`, else `ssh-keygen`. It and `gpg.ssh.defaultKeyCommand` name
  *     programs, so only the user's own (global/system) config may set them.
  */
@@ -72,17 +78,19 @@ export async function resolveSigner(
   repo: RepoPaths,
   flagKey: string | undefined,
   cwd: string,
+  options: { keyScopes?: 'user' | 'all' } = {},
 ): Promise<SshKeygenSigner> {
   const program = repo.config.get('gpg.ssh.program', USER_SCOPES) ?? 'ssh-keygen';
-  const given = flagKey ?? repo.config.get('user.signingkey');
+  const scopes = options.keyScopes === 'user' ? USER_SCOPES : undefined;
+  const given = flagKey ?? repo.config.get('user.signingkey', scopes);
   if (given === undefined || given.trim() === '') {
-    return { program, key: { literal: await defaultKey(repo) } };
+    return { program, key: { literal: await defaultKey(repo, scopes) } };
   }
   if (given.startsWith('key::')) return { program, key: { literal: given.slice(5).trim() } };
   if (given.startsWith('ssh-')) return { program, key: { literal: given.trim() } };
   const base = flagKey === undefined ? repo.root : cwd;
   const path = given.startsWith('~/') ? resolve(homedir(), given.slice(2)) : resolve(base, given);
-  await checkKeyFiles(path, flagKey === undefined ? repo : undefined);
+  await checkKeyFiles(path, flagKey === undefined ? { repo, scopes } : undefined);
   return { program, key: { file: path } };
 }
 
@@ -95,12 +103,15 @@ const KEY_FILE_MAX_BYTES = 1024 * 1024;
  * — would hang signing. Each of them that exists must be a regular file within the cap; a
  * missing one is ssh-keygen's to report.
  */
-async function checkKeyFiles(path: string, named: RepoPaths | undefined): Promise<void> {
+async function checkKeyFiles(
+  path: string,
+  named: { repo: RepoPaths; scopes: ReadonlySet<ConfigScope> | undefined } | undefined,
+): Promise<void> {
   const companions = path.endsWith('.pub') ? [path, path.slice(0, -4)] : [path, `${path}.pub`];
   for (const file of companions) {
     const read = await checkRegularFile(file, { maxBytes: KEY_FILE_MAX_BYTES });
     if (read.ok || read.reason === 'missing') continue;
-    const origin = named?.config.all('user.signingkey').at(-1)?.origin;
+    const origin = named?.repo.config.all('user.signingkey', named.scopes).at(-1)?.origin;
     throw new LedgerError(
       'USAGE',
       `cannot sign with ${file}${origin === undefined ? '' : ` (user.signingKey, set in ${origin})`}: it is ${read.problem}`,
@@ -111,8 +122,14 @@ async function checkKeyFiles(path: string, named: RepoPaths | undefined): Promis
   }
 }
 
-/** git's gpg.ssh.defaultKeyCommand (split on spaces, as git does), else `ssh-add -L`. */
-async function defaultKey(repo: RepoPaths): Promise<string> {
+/**
+ * git's gpg.ssh.defaultKeyCommand (split on spaces, as git does), else `ssh-add -L`. `scopes`:
+ * where user.signingKey was looked for, when not everywhere (said if nothing is found).
+ */
+async function defaultKey(
+  repo: RepoPaths,
+  scopes: ReadonlySet<ConfigScope> | undefined,
+): Promise<string> {
   const configured = repo.config.get('gpg.ssh.defaultkeycommand', USER_SCOPES);
   const [command, ...args] = (configured ?? 'ssh-add -L').split(/\s+/).filter(Boolean);
   const output = await new Promise<{ code: number | null; stdout: string }>((done) => {
@@ -137,7 +154,7 @@ async function defaultKey(repo: RepoPaths): Promise<string> {
   if (!valid) {
     throw new LedgerError(
       'USAGE',
-      `no signing key: user.signingKey is not set, and ${configured === undefined ? 'ssh-agent offers no key (ssh-add -L)' : `gpg.ssh.defaultKeyCommand (${configured}) gave none`}`,
+      `no signing key: user.signingKey is not set${scopes === undefined ? '' : ' in your global or system git config (a repository’s own is not read for a record an agent makes)'}, and ${configured === undefined ? 'ssh-agent offers no key (ssh-add -L)' : `gpg.ssh.defaultKeyCommand (${configured}) gave none`}`,
       {
         hint: 'Name a key with --signing-key FILE or git config user.signingKey FILE (as for git commit -S), or add one to ssh-agent with ssh-add.',
       },

@@ -188,6 +188,9 @@ async function decide(
       sign: options.sign !== undefined,
       ...(options.sign === undefined ? {} : { signAs: 'recorder' as const }),
       ...(options.sign?.signingKey === undefined ? {} : { signingKey: options.sign.signingKey }),
+      // Unattended: the repository's user.signingKey is the agent's to write, and would choose
+      // which of the user's keys the record reads as recorded by.
+      signingKeyScopes: 'user',
       ...(options.witnessTimeoutSeconds === undefined
         ? {}
         : { witnessTimeoutMs: options.witnessTimeoutSeconds * 1000 }),

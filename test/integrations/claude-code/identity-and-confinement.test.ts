@@ -3,7 +3,8 @@
  * that into the user's signed word, and the `--witness` it runs (the agent's own `npm test`)
  * must not reach the user's HOME, ssh-agent or work tree. The real CLI, real hook payloads.
  */
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanup, gitdir, gitTry, runCli, tempDir } from '../../helpers/git.js';
@@ -66,6 +67,27 @@ describe('ledger hook claude-code: no agent-chosen identity', () => {
     expect(checks.find((c) => c.check === 'producer')).toMatchObject({
       verdict: 'unverifiable',
     });
+  });
+});
+
+describe('ledger hook claude-code --sign: the repository does not choose the key (red team, round nine)', () => {
+  it("attack: the repository's user.signingKey names another of the user's trusted keys: the hook still signs with the user's own", async () => {
+    const user = signingUser();
+    // A second key of the user's, trusted too (a CI or release identity on the same machine).
+    const bot = join(user.home, '.ssh', 'ci_bot');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'ci-bot', '-f', bot]);
+    const allowed = join(user.home, 'allowed_signers');
+    appendFileSync(
+      allowed,
+      `ci-bot@example.com namespaces="ledger" ${readFileSync(`${bot}.pub`, 'utf8').trim()}\n`,
+    );
+    const repo = gitdir();
+    gitTry(repo, 'config', 'user.signingKey', bot);
+    const id = await hookRecord(repo, user.env, ['--sign']);
+    const checks = await checksOf(user.env, repo, id);
+    expect(JSON.stringify(checks)).not.toContain('ci-bot');
+    const recorder = checks.find((c) => c.check === 'recorder');
+    expect(recorder).toMatchObject({ verdict: 'verified', subject: 'alice@example.com' });
   });
 });
 
