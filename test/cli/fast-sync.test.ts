@@ -351,7 +351,8 @@ describe('ledger sync without oclif answers exactly as oclif does', () => {
       sides,
     );
     for (const r of refused) expect(r.code).toBe(2);
-    expect(refused[0]!.stderr).toContain('there is no remote named --no-push');
+    // A name that begins with "-" never reaches git (red team, round nine).
+    expect(refused[0]!.stderr).toContain('"--no-push" is not a valid remote name');
     expect(git(sides.fast.a, 'for-each-ref', 'refs/ledger')).toBe('');
     const help = await sameBothWays(
       [

@@ -21,7 +21,8 @@ import { verifyRepository } from '../../src/app/verify.js';
 import { isLedgerError } from '../../src/model/errors.js';
 import type { VerifyReport } from '../../src/verify/types.js';
 import { appendRaw, encode, recordParts } from '../adversarial/helpers.js';
-import { cleanup, gitdir, runCli, tempDir } from '../helpers/git.js';
+import { runBinInProcess as runCli } from '../helpers/cli-in-process.js';
+import { cleanup, gitdir, tempDir } from '../helpers/git.js';
 import { sshKeyPair } from '../helpers/ssh-key.js';
 
 afterEach(cleanup);
