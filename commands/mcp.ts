@@ -18,6 +18,9 @@ export default class Mcp extends LedgerCommand {
     '<%= config.bin %> mcp --witness "npm test"',
     'claude mcp add ledger -- <%= config.bin %> mcp --witness "npm test"',
   ];
+  // No --json: stdout is the MCP protocol, and a JSON document of ours after it (the `null` an
+  // answerless command prints) is a line no client can read. The tools answer in the CLI JSON.
+  static override baseFlags = {};
   static override flags = {
     witness: Flags.string({
       description: 'A command the record tool runs as a witness (repeatable).',
@@ -32,6 +35,12 @@ export default class Mcp extends LedgerCommand {
   };
 
   protected async execute(): Promise<Output> {
+    // Asked before parsing, which would call it an unknown flag and suggest another.
+    if (this.wantsJson)
+      throw new LedgerError('USAGE', 'ledger mcp has no --json: its stdout is the MCP protocol', {
+        problems: [{ path: '--json', message: 'not a flag of mcp', got: '--json' }],
+        hint: 'Run ledger mcp without --json: each tool already answers with what the command prints under --json.',
+      });
     const { flags } = await this.parse(Mcp);
     const witnesses = flags.witness ?? [];
     const empty = witnesses.flatMap((w, i) =>

@@ -8,7 +8,7 @@
  * one line for its JSON output to `src/cli/json/index.ts`.
  */
 import { fstatSync } from 'node:fs';
-import { Command, Flags } from '@oclif/core';
+import { Command, Flags, type Interfaces } from '@oclif/core';
 import { bugPoint } from '../model/faults.js';
 import { neutralizeWorkflowCommands, printableLine, printableText } from '../paths/index.js';
 import { reportFailure, toFailure } from './errors.js';
@@ -19,7 +19,8 @@ import { Progress } from './progress.js';
 export type { Output } from './output.js';
 
 export abstract class LedgerCommand extends Command {
-  static override baseFlags = {
+  // Typed as oclif's, not inferred: `mcp` offers no --json and overrides this with none.
+  static override baseFlags: Interfaces.FlagInput = {
     json: Flags.boolean({ description: 'Print machine-readable JSON on stdout.', default: false }),
   };
 

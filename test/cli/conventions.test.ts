@@ -256,6 +256,23 @@ describe('every command with --json matches its published JSON Schema', () => {
       ).not.toThrow();
   });
 
+  it('mcp offers no --json, whose stdout is the protocol: refused before serving, exit 2, one JSON error', async () => {
+    const repo = gitdir();
+    const [asJson, help] = await Promise.all([
+      runCli(['mcp', '--json'], repo),
+      runCli(['mcp', '--help'], repo),
+    ]);
+    expect(asJson.code).toBe(2);
+    expect(json(asJson.stdout)).toMatchObject({
+      ok: false,
+      exitCode: 2,
+      error: { code: 'USAGE', problems: [{ path: '--json', got: '--json' }] },
+    });
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^USAGE\n {2}\$ ledger mcp/m);
+    expect(help.stdout).not.toContain('--json');
+  });
+
   it('the schemas can fail: a verify report without verdicts, or with an undescribed field', () => {
     const report = {
       ok: true,
