@@ -15,7 +15,9 @@ export default class HookClaudeCode extends AgentHookCommand {
     'exits 1 (or 3 for a damaged ledger), never 2, which Claude Code would read as "block". ' +
     'With --json it prints the whole outcome instead of the answer (to try it by hand). ' +
     'A turn whose message cannot hold a handoff is answered before anything else is loaded. ' +
-    'Installed by ledger init --claude-code.';
+    'It records in the project Claude Code names to its hooks (CLAUDE_PROJECT_DIR; without it, ' +
+    "the input's cwd), never in the directory the agent last cd'd into, and refuses a turn that " +
+    'ended inside another repository. Installed by ledger init --claude-code.';
   static override examples = [
     '<%= config.bin %> hook claude-code < hook-input.json',
     '<%= config.bin %> hook claude-code --witness "npm test" --block lowered',

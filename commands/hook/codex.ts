@@ -12,7 +12,9 @@ export default class HookCodex extends AgentHookCommand {
     '--block refused|lowered blocks at most once: when stop_hook_active says the agent is ' +
     'already continuing because of a stop hook, the stop goes through. Other events and ' +
     'conversational turns are answered with nothing. Always exits 0 when it answered, 1 (or 3) ' +
-    'when ledger itself failed, never 2. Installed by ledger init --codex.';
+    'when ledger itself failed, never 2. It records in the project, which Codex names to its ' +
+    "hooks only as the input's cwd: the session's directory, which the agent's shell commands do " +
+    "not move (never in the directory the agent last cd'd into). Installed by ledger init --codex.";
   static override examples = [
     '<%= config.bin %> hook codex < stop-input.json',
     '<%= config.bin %> hook codex --witness "npm test" --block lowered',

@@ -12,8 +12,10 @@ export default class HookCursor extends AgentHookCommand {
     'answers {"followup_message": …}, which Cursor sends the agent as its next message: once ' +
     'per generation, only after a completed turn, never when loop_count says the turn already ' +
     'is a follow-up. Other events and conversational turns are answered with nothing. Always ' +
-    'exits 0 when it answered, 1 (or 3) when ledger itself failed, never 2. Installed by ' +
-    'ledger init --cursor.';
+    'exits 0 when it answered, 1 (or 3) when ledger itself failed, never 2. It records in the ' +
+    "project Cursor names to its hooks, the first of its workspace_roots (without one, the input's " +
+    "cwd), never in the directory the agent last cd'd into, and refuses a turn that ended inside " +
+    'another repository. Installed by ledger init --cursor.';
   static override examples = [
     '<%= config.bin %> hook cursor < after-agent-response-input.json',
     '<%= config.bin %> hook cursor --witness "npm test" --block lowered',

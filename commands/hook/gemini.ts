@@ -11,7 +11,10 @@ export default class HookGemini extends AgentHookCommand {
     '{"systemMessage": …} only tells the user. --block refused|lowered denies at most once: ' +
     'when stop_hook_active says this is already a retry, the response goes through. Other ' +
     'events and conversational turns are answered with nothing. Always exits 0 when it ' +
-    'answered, 1 (or 3) when ledger itself failed, never 2. Installed by ledger init --gemini.';
+    'answered, 1 (or 3) when ledger itself failed, never 2. It records in the project Gemini ' +
+    "CLI names to its hooks (GEMINI_PROJECT_DIR, then CLAUDE_PROJECT_DIR; without them, the input's " +
+    "cwd), never in the directory the agent last cd'd into, and refuses a turn that ended inside " +
+    'another repository. Installed by ledger init --gemini.';
   static override examples = [
     '<%= config.bin %> hook gemini < after-agent-input.json',
     '<%= config.bin %> hook gemini --witness "npm test" --block lowered',
