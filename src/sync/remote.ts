@@ -20,6 +20,7 @@ import { branchOf, readHead } from '../store/git/head.js';
 import { contentionPause, lockWaitMs } from '../store/git/refs.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { isValidRemoteName } from './remote-name.js';
+import { refuseTooManyListed } from './ref-count.js';
 import { transferHint } from './transfer-hint.js';
 import { transportEnv } from './transport-env.js';
 
@@ -57,9 +58,11 @@ export function publishedRef(remote: string): string {
 export async function listLedgerRefs(
   repo: RepoPaths,
   prefix: string,
+  bound?: { remote: string; maxListed: number },
 ): Promise<{ refs: Map<string, string>; ignored: number; listed?: Map<string, string> }> {
   const inProcess = listRefsInProcess(repo.commonDir, `${prefix}/`);
-  const listed = inProcess ?? (await forEachRef(repo, prefix));
+  const listed = inProcess ?? (await forEachRef(repo, prefix, bound?.maxListed));
+  if (bound) refuseTooManyListed(bound.remote, listed.size, bound.maxListed);
   const refs = new Map<string, string>();
   let ignored = 0;
   for (const [full, oid] of listed) {
@@ -72,24 +75,15 @@ export async function listLedgerRefs(
   return { refs, ignored, ...(inProcess && { listed: inProcess }) };
 }
 
-/**
- * A remote filled with junk writer refs is refused before each changed one costs a tip read, a
- * rollback check and a tree diff, not after: more than `max` ledger refs (`count`) is REMOTE.
- */
-export function refuseTooManyRefs(remote: string, count: number, max: number): void {
-  if (count <= max) return;
-  throw new LedgerError(
-    'REMOTE',
-    `${remote} holds ${count} ledger refs (refs/ledger/log and refs/ledger/writers/*), more than the ${max} one sync reads; nothing was adopted`,
-    {
-      hint: `List them with git ls-remote ${remote} 'refs/ledger/writers/*'. Delete the writer refs that are not your clones' (git push ${remote} --delete REF): a clone's records stay in every writer ref that synced after it.`,
-    },
-  );
-}
-
 /** The refs under `prefix/` as git lists them: the shapes ref-list.ts leaves to git. */
-async function forEachRef(repo: RepoPaths, prefix: string): Promise<Map<string, string>> {
-  const result = await runGit(['for-each-ref', '--format=%(objectname) %(refname)', `${prefix}/`], {
+async function forEachRef(
+  repo: RepoPaths,
+  prefix: string,
+  max: number | undefined,
+): Promise<Map<string, string>> {
+  const count = max === undefined ? [] : [`--count=${max + 1}`]; // one past: told apart from max
+  const format = '--format=%(objectname) %(refname)';
+  const result = await runGit(['for-each-ref', format, ...count, `${prefix}/`], {
     cwd: repo.root,
     guard: repo.guard,
   });

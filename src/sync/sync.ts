@@ -29,13 +29,13 @@ import {
 import {
   listLedgerRefs,
   moveMarkers,
-  refuseTooManyRefs,
   type MarkerUpdate,
   publishedRef,
   pushLedger,
   syncedRef,
 } from './remote.js';
 import { adoptWithMarkers } from './adopt.js';
+import { MAX_LEDGER_REFS, maxListedRefs, refuseTooManyRefs } from './ref-count.js';
 import { mapInOrder } from './each.js';
 import { tipsToKeep, unmovedToRejoin } from './rejoin.js';
 import { readRemoteTip, refuseRollback, refuseShallowLedger } from './rollback.js';
@@ -58,8 +58,6 @@ const PATIENCE_MS = 60_000;
 const MAX_ROUND_PAUSE_MS = 320;
 /** Local compare-and-swap attempts per round (local records racing the sync). */
 const MAX_LOCAL_ATTEMPTS = 50;
-/** Ledger refs one sync reads (`refuseTooManyRefs` in remote.ts says why there is a bound). */
-export const MAX_LEDGER_REFS = 10_000;
 /**
  * Parents of one join commit. A fresh clone of 1,000 writers would otherwise write one commit
  * with 1,001 parents, which history tools handle badly; past this, the join is a chain of
@@ -150,6 +148,7 @@ async function runRound(
   if (head === undefined) await setAside(headStart);
   const { remote, shallow } = head ?? (await resolveTarget(repo, options.remote));
   const pushRef = options.writer === undefined ? LOG_REF : writerRef(options.writer);
+  const maxLedgerRefs = options.maxWriters ?? MAX_LEDGER_REFS;
   const before = await store.readRef(LOG_REF);
   const received = new Set<string>();
   const checked = new Set<string>();
@@ -183,9 +182,12 @@ async function runRound(
     if (fetch.status === 'rejected') throw fetch.reason;
     killPoint('sync-after-fetch');
     await pausePoint('sync-before-read-tracking');
-    const { refs: fetched, ignored } = await listLedgerRefs(repo, `refs/ledger-remotes/${remote}`);
+    const { refs: fetched, ignored } = await listLedgerRefs(repo, `refs/ledger-remotes/${remote}`, {
+      remote,
+      maxListed: maxListedRefs(maxLedgerRefs),
+    });
     await pausePoint('sync-after-read-tracking');
-    refuseTooManyRefs(remote, fetched.size, options.maxWriters ?? MAX_LEDGER_REFS);
+    refuseTooManyRefs(remote, fetched.size, maxLedgerRefs);
     if (ignored > 0)
       notices.add(
         `${ignored} ref(s) under refs/ledger/ on ${remote} are neither refs/ledger/log, refs/ledger/checkpoint nor a writer ref (refs/ledger/writers/<32 hex>); ignored`,

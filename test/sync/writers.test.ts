@@ -247,6 +247,25 @@ describe('writer refs', () => {
     expect(await logIds(a)).toHaveLength(1);
   });
 
+  it('a remote with many more refs under refs/ledger/ than a sync reads, of names it ignores, is refused: the listing is bounded', async () => {
+    // Names git must list (a dot is no name the in-process listing reads): ledger once kept all
+    // of git's listing of them, as many as the remote advertised, before it counted any.
+    const { remote, clones } = remoteWithClones(1);
+    const [a] = clones as [string];
+    await record(a, 'a0');
+    const tip = git(remote, 'rev-parse', (await synced(a)).publishedTo);
+    const lines = Array.from({ length: 600 }, (_, i) => `create refs/ledger/junk/n.${i} ${tip}\n`);
+    expect(
+      spawnSync('git', ['update-ref', '--stdin'], { cwd: remote, input: lines.join('') }).status,
+    ).toBe(0);
+    // 50 ledger refs read: at most 500 refs of any name listed.
+    const r = await sync(a, { maxWriters: 50 });
+    expect(r.code, JSON.stringify(r)).toBe(2);
+    expect(r.error?.code).toBe('REMOTE');
+    expect(r.error?.message).toContain('more than 500 refs under refs/ledger/');
+    expect(await logIds(a)).toHaveLength(1);
+  });
+
   it('a single-ref ledger moves to writer refs transparently: read as before, never rewritten, new records go to writer refs', async () => {
     const { remote, clones } = remoteWithClones(2);
     const [old, next] = clones as [string, string];

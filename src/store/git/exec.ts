@@ -223,7 +223,8 @@ function launchGit(
   const result = new Promise<GitResult>((resolve, reject) => {
     // A fetch's or push's stdout is not data ledger reads whole (fetch: none; push: a porcelain
     // line per ref it sent), and the remote has a say in it. Every other git's stdout is data,
-    // `ls-remote`'s too (a count of what the remote holds must see all of it).
+    // kept whole: ledger runs no `ls-remote`, and lists a remote's refs only once fetched, with
+    // a bound of its own (sync/ref-count.ts).
     const out =
       command === 'fetch' || command === 'push' ? new BoundedOutput(TRANSFER_STDOUT) : undefined;
     const data: Buffer[] = [];
