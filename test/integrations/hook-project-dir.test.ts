@@ -170,6 +170,29 @@ describe('the other agents name their project too', () => {
     expect(answerOf(stop).followup_message ?? '').toContain('WITNESS_FAILED');
   });
 
+  it('Cursor, a multi-root workspace whose first root is in no repository: the first root in one is the project', async () => {
+    const notes = tempDir();
+    const project = gitdir({ files: { 'test.sh': 'exit 1\n', 'a.txt': 'hi\n' } });
+    const env = { XDG_STATE_HOME: tempDir() };
+    const args = ['hook', 'cursor', '--witness', 'sh test.sh', '--block', 'lowered'];
+    const recorded = await hook(args, tempDir(), cursorResponse([notes, project], COMPLETED), env);
+    expect(recorded).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(await openLedger(project).log()).toHaveLength(1);
+  });
+
+  it('Cursor: a first root whose .git does not open is not passed over for the next root', async () => {
+    const broken = gitdir({ files: { 'test.sh': 'exit 1\n', 'a.txt': 'hi\n' } });
+    writeFileSync(join(broken, '.git', 'HEAD'), 'not a ref\n');
+    const passing = gitdir({ files: { 'test.sh': 'exit 0\n', 'a.txt': 'hi\n' } });
+    const args = ['hook', 'cursor', '--witness', 'sh test.sh'];
+    const r = await hook(args, tempDir(), cursorResponse([broken, passing], COMPLETED), {
+      XDG_STATE_HOME: tempDir(),
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(broken);
+    expect(ledgerRefs(passing)).toBe('');
+  });
+
   it('Codex CLI names no project directory: its input’s cwd is the project', async () => {
     const project = gitdir({ files: { 'test.sh': 'exit 0\n', 'a.txt': 'hi\n' } });
     const r = await hook(
