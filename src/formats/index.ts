@@ -5,7 +5,6 @@
  */
 export {
   claimedMeaning,
-  claimingModule,
   detectFormat,
   emitAs,
   emitterNames,
@@ -20,6 +19,7 @@ export {
   isFormatName,
   malformedHandoffFormat,
   sourceShapeOf,
+  tryDetectFormat,
   type Detected,
   type EmitterName,
   type FormatViewSchemas,

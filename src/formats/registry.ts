@@ -112,9 +112,25 @@ export interface Detected extends Detection {
  * enough, or two equally confident, is an input error that says what each one saw.
  */
 export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
+  const tried = tryDetectFormat(bytes, fileName);
+  if ('refused' in tried) throw tried.refused;
+  return tried.detected;
+}
+
+/**
+ * `detectFormat` without the throw: the detection, or the error it would throw with the
+ * module that claims these bytes most (`claimant`, when one scores MIN_SCORE or more), from the
+ * same ranking. A hook tells a handoff written too weakly to be read (refused, as `record`
+ * refuses it) from no handoff at all (a conversational turn) without ranking every module twice.
+ */
+export function tryDetectFormat(
+  bytes: Uint8Array,
+  fileName?: string,
+): { detected: Detected } | { refused: LedgerError; claimant: FormatModule | undefined } {
   const sniff = createSniff(bytes, fileName);
   const ranking = rank(sniff);
   const [best, second] = ranking;
+  const claimant = best !== undefined && best.score >= MIN_SCORE ? best.module : undefined;
   const said = ranking
     .filter((r) => r.score > 0)
     .map((r) => `${r.format} ${r.score.toFixed(2)} (${r.signals.join('; ') || 'no signal'})`)
@@ -131,42 +147,41 @@ export function detectFormat(bytes: Uint8Array, fileName?: string): Detected {
         return undefined;
       }
     }).find((x) => x !== undefined);
-    throw new LedgerError('INVALID_INPUT', `could not tell which handoff format ${input} is in`, {
-      hint: `${seems ?? ''}${said === '' ? 'No format recognised anything in it. ' : `Scores: ${said}. `}Name it with --format (one of ${FORMATS.join(', ')}).`,
-    });
+    const refused = new LedgerError(
+      'INVALID_INPUT',
+      `could not tell which handoff format ${input} is in`,
+      {
+        hint: `${seems ?? ''}${said === '' ? 'No format recognised anything in it. ' : `Scores: ${said}. `}Name it with --format (one of ${FORMATS.join(', ')}).`,
+      },
+    );
+    return { refused, claimant };
   }
   if (best.score < CONFIDENT) {
-    throw new LedgerError(
+    const refused = new LedgerError(
       'INVALID_INPUT',
       `${input} was taken for ${best.module.title} (${best.format}) only at confidence ${best.score.toFixed(2)}, on ${best.signals.join('; ') || 'no signal'}: too weak to record without --format`,
       {
         hint: `If it is ${best.format}'s, name it with --format ${best.format}; if it is another tool's file, no format here reads it. Scores: ${said}.`,
       },
     );
+    return { refused, claimant };
   }
   if (second && second.score >= 0.5 && best.score - second.score < AMBIGUOUS_WITHIN) {
-    throw new LedgerError(
+    const refused = new LedgerError(
       'INVALID_INPUT',
       `${input} looks as much like ${second.format} as like ${best.format}`,
       { hint: `Scores: ${said}. Name the format with --format.` },
     );
+    return { refused, claimant };
   }
   return {
-    module: best.module,
-    score: best.score,
-    signals: best.signals,
-    ranking: ranking.map(({ format, score, signals }) => ({ format, score, signals })),
+    detected: {
+      module: best.module,
+      score: best.score,
+      signals: best.signals,
+      ranking: ranking.map(({ format, score, signals }) => ({ format, score, signals })),
+    },
   };
-}
-
-/**
- * The module that claims these bytes most, when one scores MIN_SCORE or more — whether or not
- * detection would take it (confident, and not tied). A hook tells a handoff written too weakly
- * to be read (refused, as `record` refuses it) from no handoff at all (a conversational turn).
- */
-export function claimingModule(bytes: Uint8Array, fileName?: string): FormatModule | undefined {
-  const [best] = rank(createSniff(bytes, fileName));
-  return best !== undefined && best.score >= MIN_SCORE ? best.module : undefined;
 }
 
 /** Every module's score for the input, best first; a module that throws scores 0. */

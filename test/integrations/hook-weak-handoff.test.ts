@@ -5,8 +5,9 @@
  * A conversational turn stays silent. And a refusal says how the format was chosen: by
  * detection, or by the hook's own `--format`, never a flag nobody gave.
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import { claimingModule } from '../../src/formats/index.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { formatModules, tryDetectFormat } from '../../src/formats/index.js';
+import { pickHandoff } from '../../src/integrations/claude-code/handoff.js';
 import { cleanup, gitdir } from '../helpers/git.js';
 import { answerOf, claudeStop, codexStop, hook, ledgerRefs } from './hook-agents.js';
 
@@ -57,9 +58,21 @@ describe.each([
   });
 });
 
+describe('a weakly claimed part is ranked once', () => {
+  it('pickHandoff asks each format to detect it once, refusal and claimant from one ranking', () => {
+    const spies = formatModules().map((module) => vi.spyOn(module, 'detect'));
+    try {
+      expect(pickHandoff(MAXSIM_STATUS_ONLY)).toMatchObject({ format: 'maxsim' });
+      expect(spies.map((spy) => spy.mock.calls.length)).toEqual(spies.map(() => 1));
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
+});
+
 describe('conversational turns stay silent', () => {
   it('a message that names "## Status" in prose scores below any format’s claim and is no handoff', async () => {
-    expect(claimingModule(bytes(PROSE))).toBeUndefined();
+    expect(tryDetectFormat(bytes(PROSE))).toMatchObject({ claimant: undefined });
     const repo = gitdir();
     for (const args of [
       ['hook', 'claude-code', '--block', 'refused'],

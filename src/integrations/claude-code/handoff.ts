@@ -6,19 +6,18 @@
  * wins. A message none recognises is no handoff: a conversational turn, not a run's end —
  * unless a part of it is plainly meant as a handoff: a JSON object with a `status` and handoff
  * keys (`malformedHandoffFormat`), a malformed handoff recorded so that it is refused; or a
- * part some format claims, but too weakly or as much as another (`claimingModule`), which
+ * part some format claims, but too weakly or as much as another (`tryDetectFormat`'s claimant), which
  * `record` refuses for that reason and so the hook does too, saying why. Otherwise the less a
  * handoff carried, the less the gate would look at it: `## Status PASS` with no evidence would
  * pass a stop that the same handoff with its evidence section is blocked at.
  */
 import {
-  claimingModule,
-  detectFormat,
   formatModule,
   malformedHandoffFormat,
+  tryDetectFormat,
   type FormatModule,
 } from '../../formats/index.js';
-import { isLedgerError, type Problem } from '../../model/errors.js';
+import type { Problem } from '../../model/errors.js';
 import type { FormatName } from '../../model/record.js';
 
 export interface PickedHandoff {
@@ -71,17 +70,14 @@ export function pickHandoff(message: string, pinned?: FormatName): PickedHandoff
 function detect(
   bytes: Uint8Array,
 ): FormatModule | { format: FormatName; refused: Problem[] } | undefined {
-  try {
-    return detectFormat(bytes).module;
-  } catch (error) {
-    const claimant = claimingModule(bytes);
-    if (claimant === undefined || !isLedgerError(error)) return undefined;
-    // Worded as `record` words it (record-input.ts): the message, then its hint.
-    const message = error.hint
-      ? `${error.message.replace(/\.$/, '')}. ${error.hint}`
-      : error.message;
-    return { format: claimant.name, refused: [{ path: '', message }] };
-  }
+  // One ranking answers both: what detection reads, and which module claims what it refuses.
+  const tried = tryDetectFormat(bytes);
+  if ('detected' in tried) return tried.detected.module;
+  if (tried.claimant === undefined) return undefined;
+  const error = tried.refused;
+  // Worded as `record` words it (record-input.ts): the message, then its hint.
+  const message = error.hint ? `${error.message.replace(/\.$/, '')}. ${error.hint}` : error.message;
+  return { format: tried.claimant.name, refused: [{ path: '', message }] };
 }
 
 /** Contents of ``` and ~~~ fenced blocks (CommonMark: the closing fence at least as long). */
