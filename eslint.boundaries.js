@@ -72,8 +72,8 @@ const MAY_IMPORT = {
     files: ['verify-data'],
   },
   app: { folders: [...below, 'witness', 'verify', 'sync', 'export', 'report', 'app-policy'] },
-  // The unattended writers (hooks, the MCP server's record) check a repository's git dir is its
-  // own before they record (store/git/gitfile.ts).
+  // The hooks check a repository's git dir is its own before they record (store/git/gitfile.ts);
+  // the MCP server's record asks the record to check it (ownGitDirOnly).
   integrations: {
     folders: ['app', 'formats', 'model', 'paths', 'record'],
     files: ['store-repo', 'store-gitfile', 'library'],
@@ -85,7 +85,7 @@ const MAY_IMPORT = {
   },
   mcp: {
     folders: ['formats', 'model', 'cli-json'],
-    files: ['verify-data', 'library', 'store-gitfile'],
+    files: ['verify-data', 'library'],
   },
   commands: {
     folders: [

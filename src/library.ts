@@ -90,6 +90,13 @@ export interface RecordInput {
   signingKeyScopes?: 'user' | 'all' | undefined;
   /** Run the witnesses isolated, as `verify --rerun` does (`ledger record --isolate`). */
   isolate?: boolean | undefined;
+  /**
+   * Refuse (`UNSUPPORTED_REPOSITORY`) a repository whose git dir or objects live outside its
+   * work tree without linking back as a linked work tree or submodule does — for a record an
+   * agent makes unattended, which wrote the repository's `.git` as surely as its handoff (the
+   * MCP server's).
+   */
+  ownGitDirOnly?: boolean | undefined;
 }
 
 /** What `ledger verify` takes as flags. */
@@ -273,6 +280,7 @@ async function recordRequest(cwd: string, input: RecordInput): Promise<RecordReq
     ...(input.signAs === undefined ? {} : { signAs: input.signAs }),
     ...(input.signingKeyScopes === undefined ? {} : { signingKeyScopes: input.signingKeyScopes }),
     ...(input.isolate === undefined ? {} : { isolate: input.isolate }),
+    ...(input.ownGitDirOnly === undefined ? {} : { ownGitDirOnly: input.ownGitDirOnly }),
     ...(input.signingKey === undefined
       ? {}
       : { signingKey: input.signingKey, sign: input.sign ?? true }),

@@ -3,6 +3,7 @@
  * it) and what it answers, with the bounds on what it reads.
  */
 import type { FormatName, LedgerRecord } from '../model/record.js';
+import type { RepoPaths } from '../store/git/repo.js';
 
 /** A handoff already read (standard input, a library caller): its bytes and its name as given. */
 export interface HandoffBytes {
@@ -12,6 +13,17 @@ export interface HandoffBytes {
 
 export interface RecordRequest {
   cwd: string;
+  /**
+   * The repository at `cwd`, opened by a caller that checked it (a hook: project.ts): the
+   * record writes through what was checked instead of discovering the repository again.
+   */
+  repo?: RepoPaths;
+  /**
+   * Refuse (UNSUPPORTED_REPOSITORY) a repository whose git dir is not its own
+   * (store/git/gitfile.ts), checked on the repository this record opens and writes through,
+   * before anything is read: for a record an agent makes unattended (the MCP server's).
+   */
+  ownGitDirOnly?: boolean;
   /**
    * The handoff: a file to read (`path`, relative to `cwd`; read as a regular file only, within
    * `MAX_HANDOFF_FILE_BYTES`, never through a link that leaves the repository), or bytes

@@ -26,7 +26,8 @@ import { parseCommit } from '../store/objects.js';
 import { currentBranch, readBaseCommit, resolveBaseCommit } from '../store/git/base.js';
 import type { Snapshot } from '../store/git/snapshot.js';
 import { readHead, type Head } from '../store/git/head.js';
-import type { GitStore } from '../store/git/store.js';
+import { GitStore } from '../store/git/store.js';
+import { checkOwnGitDir } from '../store/git/gitfile.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import {
   DEFAULT_UNTRACKED_BUDGET,
@@ -54,7 +55,7 @@ import {
 } from './secrets.js';
 import { signByDefault } from './policy/sign-setting.js';
 import { stagedNewFiles } from './staged-files.js';
-import { requireWorkTree, withRepo } from './repo.js';
+import { requireWorkTree, withOpened, withRepo, type Opened } from './repo.js';
 
 export {
   DEFAULT_WITNESS_OUTPUT_CAP,
@@ -86,7 +87,8 @@ function untrackedBudget(repo: RepoPaths): UntrackedBudget {
 }
 
 export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
-  return withRepo(given.cwd, async ({ repo, store }) => {
+  const work = async ({ repo, store }: Opened): Promise<RecordOutcome> => {
+    if (given.ownGitDirOnly === true) await checkOwnGitDir(repo);
     const root = requireWorkTree(repo, 'ledger record');
     const now = given.now ?? new Date();
     const progress = given.onProgress ?? (() => undefined);
@@ -294,7 +296,10 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
       record,
       ...(handoff.detected ? { detected: handoff.detected } : {}),
     };
-  });
+  };
+  return given.repo === undefined
+    ? withRepo(given.cwd, work)
+    : withOpened({ repo: given.repo, store: new GitStore(given.repo) }, work);
 }
 
 /**

@@ -19,7 +19,6 @@ import { z } from 'zod';
 import { ANSWER_SCHEMAS, outputJsonSchema } from '../cli/json/index.js';
 import { issuesToProblems } from '../formats/index.js';
 import { internalError, isLedgerError, LedgerError, type ExitCode } from '../model/errors.js';
-import { checkOwnRepository } from '../store/git/gitfile.js';
 import { VERDICTS, type Verdict } from '../verify/types.js';
 import type { CheckJson, Ledger, VerifyJsonWithTasks } from '../library.js';
 import { ANSWER_LIMIT, fitAnswer } from './bound.js';
@@ -79,15 +78,16 @@ const TOOLS: Tool[] = [
       const producer =
         args.producer ??
         (context.client ? `${context.client.name} ${context.client.version} via MCP` : undefined);
-      // The agent wrote the repository's .git as surely as its handoff: a git dir that sends
-      // the writes to another repository is not written unattended (store/git/gitfile.ts).
-      await checkOwnRepository(context.ledger.cwd);
       // The producer, from the arguments or the handshake, is the agent's word: a claim that no
       // signature made here ever vouches for (a recorder signature names who ran ledger).
       const json = await context.ledger.record({
         ...args,
         ...(producer === undefined ? {} : { producer }),
         witnesses: context.witnesses,
+        // The agent wrote the repository's .git as surely as its handoff: a git dir that sends
+        // the writes to another repository is not written unattended (store/git/gitfile.ts),
+        // checked on the repository the record then writes through.
+        ownGitDirOnly: true,
         isolate: true,
         sign: context.sign !== undefined,
         // As the recorder, with the user's key: user.signingKey from the user's own config

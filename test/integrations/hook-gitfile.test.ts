@@ -146,6 +146,19 @@ describe('attack: the project’s .git planted to send the record into another r
   });
 });
 
+describe('the record checks the repository it writes through', () => {
+  it('attack: the library’s record with ownGitDirOnly (what the MCP record tool asks) refuses a planted gitfile itself, nothing written there; without it the user’s own record goes ahead', async () => {
+    const { other, project } = victimAndProject();
+    plantGitfile(project, other);
+    await expect(
+      openLedger(project).record({ handoff: HANDOFF, ownGitDirOnly: true }),
+    ).rejects.toMatchObject({ code: 'UNSUPPORTED_REPOSITORY' });
+    untouched(other, project);
+    await openLedger(project).record({ handoff: HANDOFF });
+    expect(ledgerRefs(other)).not.toBe('');
+  });
+});
+
 describe('git dirs that link back are the project’s own', () => {
   it('a linked work tree (git worktree add) is recorded, by the hook and by the MCP record tool', async () => {
     const main = gitdir({ files: { 'a.txt': 'hi\n' } });

@@ -173,6 +173,8 @@ async function decide(
   try {
     const outcome = await recordHandoff({
       cwd: place.cwd,
+      // The repository hookPlace opened and checked: written through as it was checked.
+      repo: place.repo,
       from: { bytes: handoff.bytes, fileName: '-' },
       // Only a format the hook was given: a detected one is detected again by record, which
       // then says so in a refusal ("by detection, at confidence …"), never "--format X was

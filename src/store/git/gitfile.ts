@@ -26,7 +26,7 @@ import { readRegularFile } from '../../paths/index.js';
 import type { ConfigScope } from './config.js';
 import { namedLocation } from './exec.js';
 import { entriesIn, lstatOrUndefined, realpathOrUndefined } from './look.js';
-import { openRepo, type RepoPaths } from './repo.js';
+import type { RepoPaths } from './repo.js';
 
 const LOCAL: ReadonlySet<ConfigScope> = new Set(['local']);
 
@@ -64,20 +64,6 @@ export async function checkOwnGitDir(repo: RepoPaths): Promise<void> {
       hint: `If this is your own setup (git init --separate-git-dir, a shared objects directory), record by hand there: ledger record. If you did not set it up, the agent did: restore the project's .git.`,
     },
   );
-}
-
-/**
- * `checkOwnGitDir` for the repository at (or above) `cwd`. One that cannot be opened is left
- * to the record that follows, which opens it again and says what is wrong in its own words.
- */
-export async function checkOwnRepository(cwd: string): Promise<void> {
-  let repo: RepoPaths;
-  try {
-    repo = await openRepo(cwd);
-  } catch {
-    return;
-  }
-  await checkOwnGitDir(repo);
 }
 
 /** As a linked work tree or a submodule links its git dir back to its work tree. */
