@@ -154,8 +154,12 @@ async function judgeAgainSuperseded(
   }
 }
 
-/** The formats a lifecycle step is written in: its own kind (v4), KXM's before it. */
-const STEP_FORMATS: ReadonlySet<string> = new Set([LIFECYCLE_FORMAT, 'kxm']);
+/**
+ * The formats a lifecycle step is written in: its own kind (v4), KXM's before it. Named here,
+ * not read from formats/lifecycle.ts, so that an honest verify loads no lifecycle code;
+ * test/app/verify-lifecycle-step-formats.test.ts holds it to the lifecycle format's name.
+ */
+export const STEP_FORMATS: ReadonlySet<string> = new Set([LIFECYCLE_FORMAT, 'kxm']);
 
 /**
  * A new step can take the resolution away from a record older than the cached tip — a
