@@ -7,70 +7,26 @@
  * ones stay final. The agent's and the reviewer's steps go through the real CLI where the
  * attack is theirs; setup and the reviewer's key go through the library, on real repositories.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyLifecycle } from '../../src/app/lifecycle.js';
 import { listLog } from '../../src/app/query.js';
-import { recordHandoff } from '../../src/app/record.js';
 import { withRepo } from '../../src/app/repo.js';
 import { writeReport } from '../../src/app/report.js';
 import { showRecord } from '../../src/app/show.js';
 import { signRecord } from '../../src/app/sign.js';
-import { verifyRepository } from '../../src/app/verify.js';
 import { isLedgerError } from '../../src/model/errors.js';
-import type { VerifyReport } from '../../src/verify/types.js';
 import { appendRaw, encode, recordParts } from '../adversarial/helpers.js';
 import { runBinInProcess as runCli } from '../helpers/cli-in-process.js';
-import { cleanup, gitdir, tempDir } from '../helpers/git.js';
-import { sshKeyPair } from '../helpers/ssh-key.js';
+import { cleanup, gitdir } from '../helpers/git.js';
+import { honest, lie, lifecycleOf, reviewerPolicy, verify } from '../helpers/lifecycle.js';
 
 afterEach(cleanup);
 
-/** A handoff that says its tests pass while its witness fails: `claims.status` contradicted. */
-async function lie(cwd: string, summary = 'all tests pass') {
-  return (
-    await recordHandoff({ cwd, status: 'success', summary, witnesses: ['false'], sign: false })
-  ).id;
-}
-async function honest(cwd: string, summary = 'the fix') {
-  return (
-    await recordHandoff({ cwd, status: 'success', summary, witnesses: ['true'], sign: false })
-  ).id;
-}
-const verify = (cwd: string, extra: Partial<Parameters<typeof verifyRepository>[0]> = {}) =>
-  verifyRepository({ cwd, cache: false, ...extra });
-const lifecycleOf = (report: VerifyReport, id: string) =>
-  report.records.find((r) => r.id === id)?.lifecycle;
 const refusal = (step: Promise<unknown>) =>
   step.then(
     () => 'taken',
     (e: unknown) => (isLedgerError(e) ? e.code : String(e)),
   );
-
-/** A policy that requires a reviewer's signed step, and the reviewer's key. */
-function reviewerPolicy(): { policy: string; reviewer: string } {
-  const dir = tempDir();
-  const reviewer = sshKeyPair(dir, 'reviewer');
-  const allowed = join(dir, 'allowed_signers');
-  writeFileSync(allowed, `rita@reviewers.example.com namespaces="ledger" ${reviewer.pub}\n`);
-  const policy = join(dir, 'policy.json');
-  writeFileSync(
-    policy,
-    JSON.stringify({
-      version: 1,
-      rerun: { recordedHere: true, commands: [] },
-      witnessTimeoutSeconds: 30,
-      signatures: {
-        allowedSigners: allowed,
-        required: false,
-        roles: { producer: ['*'], reviewer: ['*@reviewers.example.com'] },
-      },
-      lifecycle: { requireReviewer: true },
-    }),
-  );
-  return { policy, reviewer: reviewer.key };
-}
 
 describe('a supersede that resolves nothing is not final (red team, round nine, finding 3)', () => {
   it("attack: the agent's `ledger supersede ID` with no --with; the hint's reject is taken and verify exits 0", async () => {

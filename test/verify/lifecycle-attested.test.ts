@@ -6,8 +6,7 @@
  * failing, and that was rejected, is resolved like any other: no false alarm on a lie already
  * dealt with. In-process library calls on real repositories, a real auditor key.
  */
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyLifecycle } from '../../src/app/lifecycle.js';
 import { signRecord } from '../../src/app/sign.js';
@@ -23,6 +22,7 @@ import {
   type User,
 } from '../adversarial/helpers.js';
 import { gitdir } from '../helpers/git.js';
+import { auditorPolicy, flagWitness } from '../helpers/lifecycle.js';
 import { keygen, tempDir } from '../sign/ssh.js';
 
 const dirs: (() => Promise<void>)[] = [];
@@ -31,41 +31,53 @@ afterAll(async () => {
 });
 
 /** An auditor's key, and a policy that trusts it as auditor and re-runs what was recorded here. */
-async function auditorPolicy(user: User): Promise<{ policy: string; key: string }> {
+async function auditorOf(user: User): Promise<{ policy: string; key: string }> {
   const { dir, cleanup } = await tempDir();
   dirs.push(cleanup);
   const key = await keygen(dir, 'auditor', 'ed25519');
-  const allowed = join(user.home, 'allowed_signers');
-  writeFileSync(allowed, `ci@auditors.example.com namespaces="ledger" ${key.publicKey}\n`);
-  const policy = join(user.home, 'policy.json');
-  writeFileSync(
-    policy,
-    JSON.stringify({
-      version: 1,
-      rerun: { recordedHere: true, commands: [] },
-      witnessTimeoutSeconds: 30,
-      signatures: {
-        allowedSigners: allowed,
-        required: false,
-        roles: { auditor: ['ci@auditors.example.com'] },
-      },
-    }),
-  );
-  return { policy, key: key.path };
+  return { policy: auditorPolicy(user.home, key.publicKey), key: key.path };
 }
 
-/** A witness that passes while `flag` exists and fails once it is gone (a re-run elsewhere). */
-function flagWitness(user: User): { witness: string; flag: string } {
-  const flag = join(user.home, 'passes-here');
-  writeFileSync(flag, '');
-  return { witness: `test -f ${flag}`, flag };
+/**
+ * An auditor, and a lie superseded with a fix whose witness passes while `flag` exists: the
+ * auditor's re-run, once the flag is removed, sees the fix fail.
+ */
+async function lieSupersededByFlaggedFix(user: User) {
+  const auditor = await auditorOf(user);
+  const repo = gitdir();
+  const lie = (
+    await record(user, repo, { status: 'success', summary: 'tests pass', witnesses: ['false'] })
+  ).id;
+  const { witness, flag } = flagWitness(user.home);
+  const fix = (
+    await record(user, repo, { status: 'success', summary: 'the fix', witnesses: [witness] })
+  ).id;
+  await asUser(user, () => applyLifecycle({ cwd: repo, id: lie, action: 'supersede', with: fix }));
+  return { auditor, repo, lie, fix, flag };
 }
 
-/** The auditor re-runs the whole ledger and signs an attestation per record. */
-async function audit(user: User, cwd: string, auditor: { policy: string; key: string }) {
-  const run = await asUser(user, () =>
+/** An auditor, and a record whose witness passes while `flag` exists ("works here"). */
+async function flaggedClaim(user: User) {
+  const auditor = await auditorOf(user);
+  const repo = gitdir();
+  const { witness, flag } = flagWitness(user.home);
+  const claimed = (
+    await record(user, repo, { status: 'success', summary: 'works here', witnesses: [witness] })
+  ).id;
+  return { auditor, repo, claimed, flag };
+}
+
+/** The auditor re-runs the records (`ids`, else the whole ledger) and signs an attestation each. */
+function rerunAsAuditor(
+  user: User,
+  cwd: string,
+  auditor: { policy: string; key: string },
+  ids?: string[],
+) {
+  return asUser(user, () =>
     verifyRepository({
       cwd,
+      ...(ids === undefined ? {} : { ids }),
       cache: false,
       rerun: true,
       record: true,
@@ -74,6 +86,11 @@ async function audit(user: User, cwd: string, auditor: { policy: string; key: st
       policyFile: auditor.policy,
     }),
   );
+}
+
+/** The auditor re-runs the whole ledger, every attestation signed. */
+async function audit(user: User, cwd: string, auditor: { policy: string; key: string }) {
+  const run = await rerunAsAuditor(user, cwd, auditor);
   expect(run.attestations?.every((a) => a.signed)).toBe(true);
   return run;
 }
@@ -92,18 +109,7 @@ const of = (report: VerifyReport, id: string) => report.records.find((r) => r.id
 describe('lifecycle steps are judged on attested verdicts', () => {
   it('a lie superseded with a record the auditor saw fail stays failing, also when only the lie is verified', async () => {
     const user = makeUser();
-    const auditor = await auditorPolicy(user);
-    const repo = gitdir();
-    const lie = (
-      await record(user, repo, { status: 'success', summary: 'tests pass', witnesses: ['false'] })
-    ).id;
-    const { witness, flag } = flagWitness(user);
-    const fix = (
-      await record(user, repo, { status: 'success', summary: 'the fix', witnesses: [witness] })
-    ).id;
-    await asUser(user, () =>
-      applyLifecycle({ cwd: repo, id: lie, action: 'supersede', with: fix }),
-    );
+    const { auditor, repo, lie, fix, flag } = await lieSupersededByFlaggedFix(user);
     rmSync(flag);
     const audited = await audit(user, repo, auditor);
     expect(of(audited, fix)!.checks.find((c) => c.check === 'witness')?.verdict).toBe(
@@ -125,12 +131,7 @@ describe('lifecycle steps are judged on attested verdicts', () => {
 
   it('a record only its attestation shows failing, once rejected, is resolved: verify exits 0', async () => {
     const user = makeUser();
-    const auditor = await auditorPolicy(user);
-    const repo = gitdir();
-    const { witness, flag } = flagWitness(user);
-    const claimed = (
-      await record(user, repo, { status: 'success', summary: 'works here', witnesses: [witness] })
-    ).id;
+    const { auditor, repo, claimed, flag } = await flaggedClaim(user);
     rmSync(flag);
     await audit(user, repo, auditor);
     const before = await fromAttestation(user, repo, auditor.policy);
@@ -150,12 +151,7 @@ describe('lifecycle steps are judged on attested verdicts', () => {
 describe('the verified-state cache and attestations', () => {
   it('an attestation that lands after a cached tip changes the answer as it does under --full', async () => {
     const user = makeUser();
-    const auditor = await auditorPolicy(user);
-    const repo = gitdir();
-    const { witness, flag } = flagWitness(user);
-    const claimed = (
-      await record(user, repo, { status: 'success', summary: 'works here', witnesses: [witness] })
-    ).id;
+    const { auditor, repo, claimed, flag } = await flaggedClaim(user);
     const cached = () =>
       asUser(user, () =>
         verifyRepository({
@@ -185,7 +181,7 @@ describe('the verified-state cache and attestations', () => {
 
   it('a signature added after a cached tip: the old record is checked again, its log entry counted', async () => {
     const user = makeUser();
-    const auditor = await auditorPolicy(user);
+    const auditor = await auditorOf(user);
     const repo = gitdir();
     const claimed = (await record(user, repo, { status: 'success', summary: 'signed later' })).id;
     const cached = () =>
@@ -209,12 +205,7 @@ describe('the verified-state cache and what changed around an old record (red te
 
   it('attack: an attestation signed after the cached tip (the agent hid its signature for one verify): the cached run weighs it as --full does', async () => {
     const user = makeUser();
-    const auditor = await auditorPolicy(user);
-    const repo = gitdir();
-    const { witness, flag } = flagWitness(user);
-    const claimed = (
-      await record(user, repo, { status: 'success', summary: 'works here', witnesses: [witness] })
-    ).id;
+    const { auditor, repo, claimed, flag } = await flaggedClaim(user);
     rmSync(flag);
     // The auditor's re-run, recorded unsigned: not trusted yet, so the cached tip verifies.
     const unsigned = await asUser(user, () =>
@@ -248,34 +239,12 @@ describe('the verified-state cache and what changed around an old record (red te
 
   it('attack: a lie superseded with a record that stops verifying after the cached tip (attested, then rejected) fails the cached run as it fails --full', async () => {
     const user = makeUser();
-    const auditor = await auditorPolicy(user);
-    const repo = gitdir();
-    const lie = (
-      await record(user, repo, { status: 'success', summary: 'tests pass', witnesses: ['false'] })
-    ).id;
-    const { witness, flag } = flagWitness(user);
-    const fix = (
-      await record(user, repo, { status: 'success', summary: 'the fix', witnesses: [witness] })
-    ).id;
-    await asUser(user, () =>
-      applyLifecycle({ cwd: repo, id: lie, action: 'supersede', with: fix }),
-    );
+    const { auditor, repo, lie, fix, flag } = await lieSupersededByFlaggedFix(user);
     expect((await cachedVerify(user, repo, auditor.policy)).exitCode).toBe(0);
     // The auditor re-runs the fix alone: its witness fails in a clean checkout. The fix is
     // then rejected, which resolves the fix itself but not the lie it was to replace.
     rmSync(flag);
-    await asUser(user, () =>
-      verifyRepository({
-        cwd: repo,
-        ids: [fix],
-        cache: false,
-        rerun: true,
-        record: true,
-        sign: true,
-        signingKey: auditor.key,
-        policyFile: auditor.policy,
-      }),
-    );
+    await rerunAsAuditor(user, repo, auditor, [fix]);
     await asUser(user, () => applyLifecycle({ cwd: repo, id: fix, action: 'reject' }));
     const full = await fromAttestation(user, repo, auditor.policy);
     expect(of(full, lie)!.lifecycle).toMatchObject({ state: 'superseded', resolved: false });

@@ -5,40 +5,14 @@
  * has nothing new of its own; the verified-state cache must still answer as `--full` does.
  * In-process library calls on real repositories.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyLifecycle } from '../../src/app/lifecycle.js';
-import { recordHandoff } from '../../src/app/record.js';
 import { signRecord } from '../../src/app/sign.js';
 import { verifyRepository } from '../../src/app/verify.js';
-import { cleanup, gitdir, tempDir } from '../helpers/git.js';
-import { sshKeyPair } from '../helpers/ssh-key.js';
+import { cleanup, gitdir } from '../helpers/git.js';
+import { honest, lie, reviewerPolicy } from '../helpers/lifecycle.js';
 
 afterEach(cleanup);
-
-async function lie(cwd: string) {
-  return (
-    await recordHandoff({
-      cwd,
-      status: 'success',
-      summary: 'all tests pass',
-      witnesses: ['false'],
-      sign: false,
-    })
-  ).id;
-}
-async function honest(cwd: string) {
-  return (
-    await recordHandoff({
-      cwd,
-      status: 'success',
-      summary: 'the fix',
-      witnesses: ['true'],
-      sign: false,
-    })
-  ).id;
-}
 
 describe('a step on a resolved record after the cached tip (red team, round nine)', () => {
   it('attack: the agent supersedes a resolved lie again with nothing: the cached verify fails as --full does', async () => {
@@ -60,30 +34,12 @@ describe('a step on a resolved record after the cached tip (red team, round nine
   });
 
   it("attack: under lifecycle.requireReviewer, the agent's unsigned reject after the reviewer's signed supersede: cached as --full", async () => {
-    const dir = tempDir();
-    const reviewer = sshKeyPair(dir, 'reviewer');
-    const allowed = join(dir, 'allowed_signers');
-    writeFileSync(allowed, `rita@reviewers.example.com namespaces="ledger" ${reviewer.pub}\n`);
-    const policyFile = join(dir, 'policy.json');
-    writeFileSync(
-      policyFile,
-      JSON.stringify({
-        version: 1,
-        rerun: { recordedHere: true, commands: [] },
-        witnessTimeoutSeconds: 30,
-        signatures: {
-          allowedSigners: allowed,
-          required: false,
-          roles: { producer: ['*'], reviewer: ['*@reviewers.example.com'] },
-        },
-        lifecycle: { requireReviewer: true },
-      }),
-    );
+    const { policy: policyFile, reviewer } = reviewerPolicy();
     const repo = gitdir();
     const lied = await lie(repo);
     const fix = await honest(repo);
     const step = await applyLifecycle({ cwd: repo, id: lied, action: 'supersede', with: fix });
-    await signRecord({ cwd: repo, id: step.id, signingKey: reviewer.key });
+    await signRecord({ cwd: repo, id: step.id, signingKey: reviewer });
     expect((await verifyRepository({ cwd: repo, cache: true, policyFile })).exitCode).toBe(0);
     await applyLifecycle({ cwd: repo, id: lied, action: 'reject' });
     const full = await verifyRepository({ cwd: repo, cache: false, policyFile });

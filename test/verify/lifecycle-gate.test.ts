@@ -25,58 +25,13 @@ import { GitStore } from '../../src/store/git/store.js';
 import type { VerifyReport } from '../../src/verify/types.js';
 import { appendRaw, recordParts } from '../adversarial/helpers.js';
 import { cleanup, git, gitdir, tempDir } from '../helpers/git.js';
+import { honest, lie, lifecycleOf, reviewerPolicy, verify } from '../helpers/lifecycle.js';
 import { sshKeyPair } from '../helpers/ssh-key.js';
 
 afterEach(cleanup);
 
-/** A handoff that says its tests pass while its witness fails: `claims.status` contradicted. */
-async function lie(cwd: string, summary = 'all tests pass') {
-  return (
-    await recordHandoff({ cwd, status: 'success', summary, witnesses: ['false'], sign: false })
-  ).id;
-}
-async function honest(cwd: string, summary = 'the fix') {
-  return (
-    await recordHandoff({ cwd, status: 'success', summary, witnesses: ['true'], sign: false })
-  ).id;
-}
-const verify = (cwd: string, extra: Partial<Parameters<typeof verifyRepository>[0]> = {}) =>
-  verifyRepository({ cwd, cache: false, ...extra });
-const lifecycleOf = (report: VerifyReport, id: string) =>
-  report.records.find((r) => r.id === id)?.lifecycle;
 const contradicted = (report: VerifyReport, id: string) =>
   report.records.find((r) => r.id === id)!.checks.filter((c) => c.verdict === 'contradicted');
-
-/** A policy that trusts the reviewer as reviewer and the agent's key as producer only. */
-function reviewerPolicy(
-  signatures: { required: boolean; producer: string[] } = { required: false, producer: ['*'] },
-): { policy: string; reviewer: string; agent: string } {
-  const dir = tempDir();
-  const reviewer = sshKeyPair(dir, 'reviewer');
-  const agent = sshKeyPair(dir, 'agent');
-  const allowed = join(dir, 'allowed_signers');
-  writeFileSync(
-    allowed,
-    `rita@reviewers.example.com namespaces="ledger" ${reviewer.pub}\n` +
-      `bot@agents.example.com namespaces="ledger" ${agent.pub}\n`,
-  );
-  const policy = join(dir, 'policy.json');
-  writeFileSync(
-    policy,
-    JSON.stringify({
-      version: 1,
-      rerun: { recordedHere: true, commands: [] },
-      witnessTimeoutSeconds: 30,
-      signatures: {
-        allowedSigners: allowed,
-        required: signatures.required,
-        roles: { producer: signatures.producer, reviewer: ['*@reviewers.example.com'] },
-      },
-      lifecycle: { requireReviewer: true },
-    }),
-  );
-  return { policy, reviewer: reviewer.key, agent: agent.key };
-}
 
 describe('lifecycle steps resolve a lie (issue 17, item 4)', () => {
   it('a rejected lie is reported with its contradictions but verify exits 0, --strict too', async () => {
