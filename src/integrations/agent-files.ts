@@ -13,6 +13,7 @@ import { lstat, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../model/errors.js';
 import { writeSettingsFile, type McpEntry } from './claude-code/settings.js';
+import { hooksDisabledError } from './settings-checks.js';
 
 export interface FileChange {
   path: string;
@@ -44,11 +45,17 @@ export async function prepareCodexMcp(root: string, mcp: McpEntry): Promise<File
   const path = join(dir, 'config.toml');
   await refuseLinks(dir, path, '--codex');
   const original = await readText(path);
-  const lines = original === undefined ? [] : original.split('\n');
+  // A Windows checkout (core.autocrlf) has CRLF: lines are split on either, and the file is
+  // written back with its own line ending. Split on \n alone, no header matched (each ended in
+  // \r) and a second [mcp_servers.ledger] was appended: invalid TOML (red team, round ten).
+  const eol = original?.match(/\r?\n/)?.[0] ?? '\n';
+  const lines = original === undefined ? [] : original.split(/\r?\n/);
   let section: string | undefined;
   for (const [i, line] of lines.entries()) {
     if (ANY_TABLE.test(line)) section = line.trim();
     const inServers = section !== undefined && /^\[[ \t]*mcp_servers[ \t]*\]/.test(section);
+    const hooksOff = hooksSwitchedOff(line, section);
+    if (hooksOff !== undefined) throw hooksDisabledError(path, hooksOff, '--codex');
     if (
       OTHER_DEFINITION.test(line) ||
       (inServers && /^[ \t]*("ledger"|'ledger'|ledger)[ \t]*[.=]/.test(line)) ||
@@ -70,8 +77,19 @@ export async function prepareCodexMcp(root: string, mcp: McpEntry): Promise<File
       );
     }
   }
+  const tables = lines.flatMap((l, i) => (TABLE.test(l) ? [i] : []));
+  if (tables.length > 1)
+    throw new LedgerError('INVALID_INPUT', `${path} declares [mcp_servers.ledger] twice`, {
+      problems: tables.map((i) => ({
+        path: `.codex/config.toml:${i + 1}`,
+        message:
+          'one of several [mcp_servers.ledger] tables (invalid TOML: Codex refuses the file)',
+        got: lines[i]!.trim(),
+      })),
+      hint: 'Nothing was written. Keep one [mcp_servers.ledger] table, then run ledger init --codex again.',
+    });
   const table = codexTable(mcp);
-  const start = lines.findIndex((l) => TABLE.test(l));
+  const start = tables[0] ?? -1;
   let next: string[];
   let change: FileChange['change'];
   if (start < 0) {
@@ -84,9 +102,9 @@ export async function prepareCodexMcp(root: string, mcp: McpEntry): Promise<File
     // Keys of ours are replaced; anything else in the table (env, startup_timeout_sec) stays.
     const kept = lines.slice(start + 1, end).filter((l) => !/^[ \t]*(command|args)[ \t]*=/.test(l));
     next = [...lines.slice(0, start), ...table, ...kept, ...lines.slice(end)];
-    change = next.join('\n') === original ? 'unchanged' : 'updated';
+    change = next.join(eol) === original ? 'unchanged' : 'updated';
   }
-  const text = next.join('\n');
+  const text = next.join(eol);
   return {
     path,
     change,
@@ -181,6 +199,45 @@ Do not put a handoff-shaped block in a message that is not your final one.
 ${END}
 `;
 
+/**
+ * Where ledger's section is: [-1, -1] when neither marker is there, else the offsets of its one
+ * begin marker and the one end marker after it. Anything else (a begin without its end, an end
+ * without a begin, two of either) is refused naming the line: replacing from an orphaned begin
+ * marker to a later end marker deleted the user's own sections in between (red team, round ten).
+ */
+function markedSection(text: string, path: string): [number, number] {
+  const all = (marker: string) => {
+    const found: number[] = [];
+    for (let i = text.indexOf(marker); i >= 0; i = text.indexOf(marker, i + 1)) found.push(i);
+    return found;
+  };
+  const begins = all(BEGIN);
+  const ends = all(END);
+  if (begins.length === 0 && ends.length === 0) return [-1, -1];
+  if (begins.length === 1 && ends.length === 1 && begins[0]! < ends[0]!)
+    return [begins[0]!, ends[0]!];
+  const lineOf = (offset: number) => text.slice(0, offset).split('\n').length;
+  const odd =
+    begins.length !== 1
+      ? {
+          at: begins[1] ?? ends[0]!,
+          what:
+            begins.length === 0 ? 'an end marker without a begin marker' : 'a second begin marker',
+        }
+      : ends.length === 0
+        ? { at: begins[0]!, what: 'a begin marker without its end marker' }
+        : {
+            at: ends.find((e) => e < begins[0]!) ?? ends[1]!,
+            what: ends.some((e) => e < begins[0]!)
+              ? 'an end marker before the begin marker'
+              : 'a second end marker',
+          };
+  throw new LedgerError('INVALID_INPUT', `${path} has ${odd.what} of ledger's section`, {
+    problems: [{ path: `AGENTS.md:${lineOf(odd.at)}`, message: odd.what }],
+    hint: `Nothing was written. ledger replaces only what lies between one ${BEGIN} line and one ${END} line after it: fix the markers by hand (or remove them with the old section), then run ledger init --agents-md again.`,
+  });
+}
+
 /** The marked section in `AGENTS.md`, added or replaced. */
 export async function prepareAgentsMd(root: string): Promise<FileChange> {
   const path = join(root, 'AGENTS.md');
@@ -189,9 +246,8 @@ export async function prepareAgentsMd(root: string): Promise<FileChange> {
   let text: string;
   if (original === undefined || original.trim() === '') text = AGENTS_MD_SECTION;
   else {
-    const start = original.indexOf(BEGIN);
-    const end = start < 0 ? -1 : original.indexOf(END, start);
-    if (start >= 0 && end >= 0) {
+    const [start, end] = markedSection(original, path);
+    if (start >= 0) {
       const after = original.slice(end + END.length).replace(/^\n/, '');
       text = `${original.slice(0, start)}${AGENTS_MD_SECTION}${after}`;
     } else {
@@ -213,6 +269,22 @@ export async function prepareAgentsMd(root: string): Promise<FileChange> {
       await writeSettingsFile(path, text);
     },
   };
+}
+
+/**
+ * Codex's hooks switched off (`[features] hooks = false`, or the deprecated `codex_hooks`), as
+ * a table key, a dotted key or an inline table: the key, else undefined.
+ */
+function hooksSwitchedOff(line: string, section: string | undefined): string | undefined {
+  const off = /^[ \t]*(hooks|codex_hooks)[ \t]*=[ \t]*false\b/.exec(line);
+  if (off && section !== undefined && /^\[[ \t]*features[ \t]*\]/.test(section))
+    return `[features] ${off[1]} = false`;
+  if (section !== undefined) return undefined;
+  const dotted = /^[ \t]*features[ \t]*\.[ \t]*(hooks|codex_hooks)[ \t]*=[ \t]*false\b/.exec(line);
+  if (dotted) return `features.${dotted[1]} = false`;
+  const inline =
+    /^[ \t]*features[ \t]*=[ \t]*\{[^}]*\b(hooks|codex_hooks)[ \t]*=[ \t]*false\b/.exec(line);
+  return inline ? `features = { ${inline[1]} = false }` : undefined;
 }
 
 function trimEnd(lines: string[]): string[] {

@@ -23,6 +23,7 @@ import { openRepo } from '../../store/git/repo.js';
 import type { AgentName } from '../agents.js';
 import { AGENT_STOP_EVENTS } from '../agents.js';
 import type { HookOptions } from './options.js';
+import { parseSettingsText, refuseDisabledHooks } from '../settings-checks.js';
 
 export const SETTINGS_PATH = '.claude/settings.json';
 
@@ -120,8 +121,6 @@ export async function prepareAgentHook(
   const path = join(root, relative);
   await refuseLinks(dir, path, target.flag);
   const original = await readSettingsText(path);
-  const settings =
-    original === undefined ? {} : parseSettings(original, path, relative, target.flag);
   const command = hookCommand(options, agent);
   const witnesses = options.witnesses?.length ?? 0;
   const timeout =
@@ -135,6 +134,27 @@ export async function prepareAgentHook(
     command,
     ...(timeout === undefined ? {} : { timeout }),
   };
+  const byHand = {
+    hooks: Object.fromEntries(AGENT_STOP_EVENTS[agent].map((e) => [e, [{ hooks: [entry] }]])),
+    ...(mcp === undefined ? {} : { mcpServers: { ledger: mcp } }),
+  };
+  const settings =
+    original === undefined
+      ? {}
+      : parseSettings(
+          original,
+          path,
+          relative,
+          target.flag,
+          agent === 'gemini' ? byHand : undefined,
+        );
+  await refuseDisabledHooks(
+    agent,
+    settings,
+    path,
+    (c) => isLedgerHookCommand(c, agent),
+    target.flag,
+  );
   if (target.flat) {
     // Cursor reads only version 1 of its hooks file.
     if (settings['version'] === undefined) settings['version'] = 1;
@@ -304,16 +324,9 @@ function parseSettings(
   path: string,
   relative: string,
   flag: string,
+  commentsAllowed?: object,
 ): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = text.trim() === '' ? {} : JSON.parse(text);
-  } catch (error) {
-    throw new LedgerError('INVALID_INPUT', `${path} is not valid JSON`, {
-      problems: [{ path: relative, message: (error as Error).message }],
-      hint: `Nothing was written. Fix the file (the agent reads it as plain JSON) and run ledger init ${flag} again.`,
-    });
-  }
+  const value = parseSettingsText(text, path, relative, flag, commentsAllowed);
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw shapeError(path, '', 'a JSON object', flag);
   return value as Record<string, unknown>;
