@@ -30,9 +30,11 @@ export default class Init extends LedgerCommand {
   static override description =
     'Adds refspecs so that plain `git fetch` and `git push` carry refs/ledger/* (fetched into ' +
     'refs/ledger-remotes/<remote>/*, never over your own ledger), and writes a policy template and ' +
-    'an allowed_signers template to .git/ledger/. ledger never reads those files (the agent can ' +
-    'write them): init prints the commands that copy both outside the repository (the policy names ' +
-    'its allowed_signers relative to itself) and set `git config --global ledger.policy`. ' +
+    'an allowed_signers template to .git/ledger/ for reference. ledger never reads those files (the ' +
+    "agent can write them): --install-policy writes ledger's own templates (never the copies in the " +
+    'repository) to your config directory ($XDG_CONFIG_HOME/ledger, else ~/.config/ledger), never ' +
+    'over a file there, and sets `git config --global ledger.policy` when it is not set. The ' +
+    'template names no auditor: add your key and name it in signatures.roles.auditor. ' +
     'With --claude-code, --codex, --gemini or --cursor it adds the stop hook (ledger hook AGENT) ' +
     "to that agent's project settings, and for Codex, Gemini CLI and Cursor the MCP server " +
     '(ledger mcp) too, ' +
@@ -42,6 +44,7 @@ export default class Init extends LedgerCommand {
   static override examples = [
     '<%= config.bin %> init',
     '<%= config.bin %> init --remote origin --json',
+    '<%= config.bin %> init --install-policy',
     '<%= config.bin %> init --claude-code --witness "npm test" --block lowered',
     '<%= config.bin %> init --codex --gemini --agents-md --block refused',
     '<%= config.bin %> init --cursor --block lowered',
@@ -49,6 +52,11 @@ export default class Init extends LedgerCommand {
   ];
   static override flags = {
     remote: Flags.string({ description: 'Only configure this remote (default: every remote).' }),
+    'install-policy': Flags.boolean({
+      description:
+        "Also write ledger's own policy and allowed_signers templates to your config directory (never over a file there) and set git config --global ledger.policy when it is unset.",
+      default: false,
+    }),
     'claude-code': Flags.boolean({
       description:
         'Also add `ledger hook claude-code` to .claude/settings.json (Stop and SubagentStop), keeping everything already there.',
@@ -116,7 +124,10 @@ export default class Init extends LedgerCommand {
     if (flags.codex) files.codexMcp = await prepareCodexMcp(await root!, mcp);
     if (flags.cursor) files.cursorMcp = await prepareCursorMcp(await root!, mcp);
     if (flags['agents-md']) files.agentsMd = await prepareAgentsMd(await root!);
-    const result = await initRepository(process.cwd(), flags.remote);
+    const result = await initRepository(process.cwd(), flags.remote, {
+      installPolicy: flags['install-policy'],
+      program: program.program,
+    });
     const written: Partial<Record<AgentName, InstallResult>> = {};
     for (const [agent, p] of prepared) written[agent] = await p.write();
     if (files.codexMcp) await files.codexMcp.write();
@@ -124,12 +135,7 @@ export default class Init extends LedgerCommand {
     if (files.agentsMd) await files.agentsMd.write();
     const warnings = agents.length > 0 && program.warning ? [program.warning] : [];
     const claudeCode = written['claude-code'];
-    const lines = [`ledger initialised in ${sanitizeLine(result.root)}`];
-    lines.push(
-      `  policy template: ${sanitizeLine(result.policy.path)}${result.policy.created ? ' (created)' : ' (kept)'}, allowed_signers template beside it — not read by ledger`,
-      '  to use them as your policy (outside the repository), run:',
-      ...result.policy.install.map((command) => `    ${sanitizeLine(command)}`),
-    );
+    const lines = [`ledger initialised in ${sanitizeLine(result.root)}`, ...policyLines(result)];
     if (result.remotes.length === 0)
       lines.push('  no remotes yet: run ledger init again after git remote add');
     for (const remote of result.remotes) {
@@ -181,6 +187,40 @@ export default class Init extends LedgerCommand {
       text: lines.join('\n'),
     };
   }
+}
+
+/** The git dir when it is not this work tree's, the templates, and the policy install. */
+function policyLines(result: Awaited<ReturnType<typeof initRepository>>): string[] {
+  const { policy } = result;
+  const lines = [];
+  if (result.gitDir !== undefined)
+    lines.push(
+      `  git dir: ${sanitizeLine(result.gitDir)} — outside this work tree and not linked back to it: its config is the one changed`,
+    );
+  lines.push(
+    `  policy template: ${sanitizeLine(policy.path)}${policy.created ? ' (created)' : ' (kept)'}, allowed_signers template beside it — for reference, never read by ledger`,
+  );
+  for (const copy of policy.foreign ?? [])
+    lines.push(
+      `  ${sanitizeLine(copy.path)}: not ledger's template: not used (${sanitizeLine(copy.reason)})`,
+    );
+  const installed = policy.installed;
+  if (installed === undefined) {
+    lines.push(
+      `  to install ledger's own template as your policy (in ${sanitizeLine(policy.installDir ?? '')}, outside the repository), run:`,
+      ...policy.install.map((command) => `    ${sanitizeLine(command)}`),
+    );
+    return lines;
+  }
+  for (const file of installed.files)
+    lines.push(`  installed: ${sanitizeLine(file.path)} (${file.change})`);
+  lines.push(
+    installed.gitConfig.change === 'set'
+      ? `  git config --global ledger.policy ${sanitizeLine(installed.gitConfig.value)} (set)`
+      : `  git config --global ledger.policy is already ${sanitizeLine(installed.gitConfig.value)}: left as it is`,
+    '  the template names no auditor: add your own key to allowed_signers and name it in signatures.roles.auditor (never a key an agent holds)',
+  );
+  return lines;
 }
 
 const AGENT_TITLE: Record<AgentName, string> = {

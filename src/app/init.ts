@@ -1,17 +1,32 @@
 /**
- * `ledger init`: make plain `git fetch` / `git push` carry the ledger, and write a policy
- * template with an allowed_signers template beside it (never read back: see app/policy/local.ts),
- * together with the commands that install both where ledger reads a policy from.
+ * `ledger init`: make plain `git fetch` / `git push` carry the ledger, and write reference copies
+ * of the policy template and the allowed_signers template (never read back: see
+ * app/policy/local.ts), together with the command that installs ledger's own template where
+ * ledger reads a policy from (`ledger init --install-policy`, app/policy/install.ts).
  * Idempotent: running it twice changes nothing the second time.
+ *
+ * It writes only into the repository it names: a `.git/config` that is a link, or a
+ * `.git/ledger` that is not a real directory, is refused before anything is written. A git dir
+ * outside the work tree that does not link back (store/git/gitfile.ts) is not refused — the
+ * user typed the command, as with `ledger record` — but named in the output, so the user sees
+ * whose config changes.
  */
-import { writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { lstat, mkdir } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { join } from 'node:path';
 import type { z } from 'zod';
 import type { InitOutput } from '../cli/json/outputs.js';
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
-import { ledgerDir, policyPath, POLICY_TEMPLATE, writeDefaultPolicy } from './policy/local.js';
+import { checkOwnGitDir } from '../store/git/gitfile.js';
+import type { RepoPaths } from '../store/git/repo.js';
+import { ledgerDir, policyPath, POLICY_TEMPLATE_TEXT } from './policy/local.js';
+import {
+  ALLOWED_SIGNERS_TEMPLATE,
+  installPolicy,
+  userPolicyDir,
+  writeReferenceCopy,
+} from './policy/install.js';
 import { listRemotes } from '../sync/remote.js';
 import { withRepo } from './repo.js';
 
@@ -25,9 +40,20 @@ export function ledgerFetchRefspec(remote: string): string {
  * from the answer's schema, one declaration (issue 22). The policy is a template ledger never
  * reads; `install` holds the commands that put it where ledger does.
  */
-export type InitResult = Pick<z.infer<typeof InitOutput>, 'root' | 'policy' | 'remotes'>;
+export type InitResult = Pick<z.infer<typeof InitOutput>, 'root' | 'policy' | 'remotes' | 'gitDir'>;
 
-export function initRepository(cwd: string, only?: string): Promise<InitResult> {
+export interface InitOptions {
+  /** Also install ledger's own policy template in the user's config directory. */
+  installPolicy?: boolean;
+  /** The words that start ledger in a shell (default `ledger`), for the printed command. */
+  program?: string;
+}
+
+export function initRepository(
+  cwd: string,
+  only?: string,
+  options: InitOptions = {},
+): Promise<InitResult> {
   return withRepo(cwd, async ({ repo }) => {
     // As git sees them: a remote defined in an included config file counts too.
     const remotes = listRemotes(repo);
@@ -36,23 +62,36 @@ export function initRepository(cwd: string, only?: string): Promise<InitResult> 
         hint: `Remotes here: ${remotes.join(', ') || '(none)'}`,
       });
     }
-    const created = await writeDefaultPolicy(repo);
+    await refuseForeignPlaces(repo);
+    const gitDir = await outsideGitDir(repo);
+    await mkdir(ledgerDir(repo), { recursive: true });
     const signers = join(ledgerDir(repo), 'allowed_signers.template');
-    await writeFile(signers, ALLOWED_SIGNERS_TEMPLATE, { flag: 'wx' }).catch(
-      (error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-      },
+    const policyCopy = await writeReferenceCopy(policyPath(repo), POLICY_TEMPLATE_TEXT);
+    const signersCopy = await writeReferenceCopy(signers, ALLOWED_SIGNERS_TEMPLATE);
+    const foreign = [
+      [policyPath(repo), policyCopy],
+      [signers, signersCopy],
+    ].flatMap(([path, copy]) =>
+      typeof copy === 'object' && copy.state === 'foreign'
+        ? [{ path: path as string, reason: copy.reason }]
+        : [],
     );
+    const installed = options.installPolicy === true ? await installPolicy() : undefined;
     const result: InitResult = {
       root: repo.root,
       policy: {
         path: policyPath(repo),
-        created,
+        created: policyCopy.state === 'created',
         trusted: false,
         allowedSigners: signers,
-        install: installCommands(policyPath(repo), signers),
+        // One command that writes ledger's own bytes: never a copy from the repository.
+        install: [`${options.program ?? 'ledger'} init --install-policy`],
+        installDir: userPolicyDir(),
+        ...(foreign.length > 0 ? { foreign } : {}),
+        ...(installed === undefined ? {} : { installed }),
       },
       remotes: [],
+      ...(gitDir === undefined ? {} : { gitDir }),
     };
     for (const name of only === undefined ? remotes : [only]) {
       const added: string[] = [];
@@ -91,38 +130,41 @@ async function addConfigValue(
   return true;
 }
 
-/** Comments only: it trusts nobody until the auditor adds lines (git's allowed_signers format). */
-const ALLOWED_SIGNERS_TEMPLATE = `# allowed_signers for ledger: who may sign records (role "producer") and attestations
-# ("auditor"), in git's format (ssh-keygen(1), ALLOWED SIGNERS). One line per key:
-#
-#   alice@example.com namespaces="ledger" ssh-ed25519 AAAA...
-#   *@agents.example.com,!mallory@agents.example.com namespaces="ledger" ssh-ed25519 AAAA...
-#
-# The policy's signatures.roles pick principals from this file. Keep it where the agent cannot
-# write, next to the policy that names it.
-`;
-
 /**
- * Where the policy goes: the user's config directory ($XDG_CONFIG_HOME/ledger, else
- * ~/.config/ledger), outside every repository. The policy names its allowed_signers by a
- * relative path, so the two are copied side by side.
+ * Refuses, before anything is written, the places through which init's writes would land
+ * outside this repository: a `config` that is a link (`git config --local` writes through it)
+ * or not a regular file, and a `ledger` directory that is not a real directory.
  */
-function installCommands(policy: string, signers: string): string[] {
-  const xdg = process.env['XDG_CONFIG_HOME'];
-  const dir = join(
-    xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.config'),
-    'ledger',
-  );
-  const target = join(dir, 'policy.json');
-  return [
-    `mkdir -p ${shellQuote(dir)}`,
-    // -n: never over a policy the user already has.
-    `cp -n ${shellQuote(policy)} ${shellQuote(target)}`,
-    `cp -n ${shellQuote(signers)} ${shellQuote(join(dir, POLICY_TEMPLATE.signatures.allowedSigners))}`,
-    `git config --global ledger.policy ${shellQuote(target)}`,
-  ];
+async function refuseForeignPlaces(repo: RepoPaths): Promise<void> {
+  const config = join(repo.commonDir, 'config');
+  const dir = ledgerDir(repo);
+  for (const [path, kind, ok] of [
+    [config, 'regular file', (s: Stats) => s.isFile()],
+    [dir, 'directory', (s: Stats) => s.isDirectory()],
+  ] as const) {
+    const stat = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (stat === undefined || ok(stat)) continue;
+    throw new LedgerError(
+      'USAGE',
+      `${path} is ${stat.isSymbolicLink() ? 'a symbolic link' : `not a ${kind}`}: ledger init writes only into this repository, never through a link`,
+      {
+        hint: `Nothing was written. If you did not make it so, the agent did: replace it with a real ${kind} (git keeps the repository's config in ${config}), then run ledger init again.`,
+      },
+    );
+  }
 }
 
-function shellQuote(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+/** The common dir, when it lies outside the work tree and does not link back to it. */
+async function outsideGitDir(repo: RepoPaths): Promise<string | undefined> {
+  try {
+    await checkOwnGitDir(repo);
+    return undefined;
+  } catch (error) {
+    if (error instanceof LedgerError && error.code === 'UNSUPPORTED_REPOSITORY')
+      return repo.commonDir;
+    throw error;
+  }
 }

@@ -6,10 +6,12 @@
 import { spawnSync } from 'node:child_process';
 import {
   appendFileSync,
+  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -23,20 +25,17 @@ import { keygen } from '../sign/ssh.js';
 afterAll(cleanup);
 
 describe('the policy template', () => {
-  it('installed with the commands init prints, it is the policy in force and trusts the signers added to it', async () => {
+  it('installed with the command init prints, it is the policy in force and trusts the signers added to it', async () => {
     const user = makeHome();
     const dir = gitdir();
     const init = await runCli(['init', '--json'], dir, user.env);
     expect(init.code, init.stderr).toBe(0);
     const { install } = JSON.parse(init.stdout).policy as { install: string[] };
-    for (const command of install) {
-      const r = spawnSync('sh', ['-c', command], {
-        cwd: dir,
-        env: { ...process.env, ...user.env },
-        encoding: 'utf8',
-      });
-      expect(r.status, `${command}: ${r.stderr}`).toBe(0);
-    }
+    // One command, ledger's own: never a copy from the repository, which the agent can write.
+    expect(install).toHaveLength(1);
+    expect(install[0]).toMatch(/ init --install-policy$/);
+    const r = await runCli(['init', '--install-policy'], dir, user.env);
+    expect(r.code, r.stderr).toBe(0);
     const installed = join(user.env.XDG_CONFIG_HOME!, 'ledger');
     expect(readdirSync(installed).sort()).toEqual(['allowed_signers', 'policy.json']);
 
@@ -96,6 +95,120 @@ describe('the policy template', () => {
       verifyRepository({ cwd: dir, policyFile: join(base, 'policy.json') }),
     );
     expect(report.exitCode).toBe(0);
+  });
+});
+
+describe('ledger init --install-policy (red team, round ten)', () => {
+  const PLANTED = JSON.stringify({
+    version: 1,
+    rerun: { recordedHere: true, commands: [] },
+    witnessTimeoutSeconds: 600,
+    signatures: {
+      allowedSigners: '/tmp/agent_signers',
+      roles: { producer: ['*'], auditor: ['*'] },
+    },
+  });
+
+  it("says a planted template is not ledger's, and installs ledger's own bytes, never the repository's copy", async () => {
+    const user = makeHome();
+    const dir = gitdir();
+    mkdirSync(join(dir, '.git', 'ledger'));
+    writeFileSync(join(dir, '.git', 'ledger', 'policy.template.json'), PLANTED);
+    writeFileSync(
+      join(dir, '.git', 'ledger', 'allowed_signers.template'),
+      'agent@evil ssh-ed25519 AAAA\n',
+    );
+    const text = await runCli(['init'], dir, user.env);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain("policy.template.json: not ledger's template: not used");
+    expect(text.stdout).toContain("allowed_signers.template: not ledger's template: not used");
+    expect(text.stdout).not.toMatch(/\bcp\b/);
+
+    const r = await runCli(['init', '--install-policy', '--json'], dir, user.env);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.policy.foreign.map((f: { path: string }) => f.path).sort()).toEqual([
+      join(dir, '.git', 'ledger', 'allowed_signers.template'),
+      join(dir, '.git', 'ledger', 'policy.template.json'),
+    ]);
+    const installed = join(user.env.XDG_CONFIG_HOME!, 'ledger');
+    const policy = JSON.parse(readFileSync(join(installed, 'policy.json'), 'utf8'));
+    expect(policy.signatures).toEqual({
+      allowedSigners: 'allowed_signers',
+      required: false,
+      roles: { producer: ['*'], auditor: [] },
+    });
+    expect(readFileSync(join(installed, 'allowed_signers'), 'utf8')).not.toContain('agent@evil');
+    expect(out.policy.installed.gitConfig).toEqual({
+      value: join(installed, 'policy.json'),
+      change: 'set',
+    });
+    const git = spawnSync('git', ['config', '--global', 'ledger.policy'], {
+      env: { ...process.env, ...user.env },
+      encoding: 'utf8',
+    });
+    expect(git.stdout.trim()).toBe(join(installed, 'policy.json'));
+  });
+
+  it('never writes over a file or through a link in the config dir, and keeps a ledger.policy already set', async () => {
+    const user = makeHome();
+    const dir = gitdir();
+    const installed = join(user.env.XDG_CONFIG_HOME!, 'ledger');
+    mkdirSync(installed);
+    writeFileSync(join(installed, 'policy.json'), '{"mine":true}');
+    const elsewhere = join(tempDir('ledger-elsewhere-'), 'signers');
+    symlinkSync(elsewhere, join(installed, 'allowed_signers')); // dangling
+    spawnSync('git', ['config', '--global', 'ledger.policy', '/somewhere/policy.json'], {
+      env: { ...process.env, ...user.env },
+    });
+    const r = await runCli(['init', '--install-policy', '--json'], dir, user.env);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout).policy.installed;
+    expect(out.files.map((f: { change: string }) => f.change)).toEqual(['kept', 'kept']);
+    expect(out.gitConfig).toEqual({ value: '/somewhere/policy.json', change: 'kept' });
+    expect(readFileSync(join(installed, 'policy.json'), 'utf8')).toBe('{"mine":true}');
+    expect(existsSync(elsewhere)).toBe(false);
+    const text = await runCli(['init', '--install-policy'], dir, user.env);
+    expect(text.stdout).toContain(
+      'git config --global ledger.policy is already /somewhere/policy.json: left as it is',
+    );
+  });
+
+  it('under the template policy, an attestation signed by a key in allowed_signers is not taken: the witness is re-run', async () => {
+    const user = makeHome();
+    const dir = gitdir();
+    expect((await runCli(['init', '--install-policy'], dir, user.env)).code).toBe(0);
+    const installed = join(user.env.XDG_CONFIG_HOME!, 'ledger');
+    const agent = await keygen(user.home, 'agent', 'ed25519');
+    appendFileSync(
+      join(installed, 'allowed_signers'),
+      `agent@agents.example.com namespaces="ledger" ${agent.publicKey}\n`,
+    );
+    const made = await runCli(
+      ['record', '--status', 'success', '--summary', 'tests pass', '--witness', 'true', '--json'],
+      dir,
+      user.env,
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const id = JSON.parse(made.stdout).id as string;
+    // The agent attests its own record with its own key, a producer of the file.
+    const attest = await runCli(
+      ['verify', id, '--rerun', '--record', '--sign', '--signing-key', agent.path],
+      dir,
+      user.env,
+    );
+    expect(attest.code, attest.stderr).toBe(0);
+    const gate = await runCli(
+      ['verify', id, '--rerun', '--from-attestation', '--json'],
+      dir,
+      user.env,
+    );
+    const checks = JSON.parse(gate.stdout).records[0].checks as {
+      check: string;
+      detail?: string;
+    }[];
+    expect(checks.find((c) => c.check === 'attestation')).toBeUndefined();
+    expect(checks.find((c) => c.check === 'witness')?.detail).not.toMatch(/attested by/);
   });
 });
 

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { encodeCanonical, type CborValue } from '../../canonical/index.js';
@@ -131,7 +131,7 @@ function homedirOrRoot(): string {
  * containers and service accounts often have a HOME that was never created; spawning in a
  * missing directory fails as ENOENT naming git, which reads as "git is not installed".
  */
-function existingHomeOrRoot(): string {
+export function existingHomeOrRoot(): string {
   const home = homedirOrRoot();
   return existsSync(home) ? home : '/';
 }
@@ -206,25 +206,21 @@ function stripUndefined(value: unknown): unknown {
   return value;
 }
 
-/** A starting point for the auditor's policy; ledger never reads it back (see policyPath). */
+/**
+ * A starting point for the auditor's policy; ledger never reads the copy init writes into the
+ * repository (see policyPath). It names no auditor and no reviewer: the agents' keys go into
+ * the same allowed_signers file as producers, and an auditor principal that matched them would
+ * let an agent vouch for its own witnesses (red team, round ten). The user adds their own key
+ * and names it in roles.auditor.
+ */
 export const POLICY_TEMPLATE = {
   ...DEFAULT_POLICY,
   signatures: {
     allowedSigners: 'allowed_signers',
     required: false,
-    roles: { producer: ['*'], auditor: ['*'] },
+    roles: { producer: ['*'], auditor: [] as string[] },
   },
 };
 
-export async function writeDefaultPolicy(repo: RepoPaths): Promise<boolean> {
-  await mkdir(ledgerDir(repo), { recursive: true });
-  try {
-    await writeFile(policyPath(repo), `${JSON.stringify(POLICY_TEMPLATE, null, 2)}\n`, {
-      flag: 'wx',
-    });
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-}
+/** The template's bytes, as init and `init --install-policy` write them. */
+export const POLICY_TEMPLATE_TEXT = `${JSON.stringify(POLICY_TEMPLATE, null, 2)}\n`;

@@ -25,9 +25,35 @@ export const InitOutput = z
       allowedSigners: z.string().describe('the allowed_signers template the policy names'),
       install: z
         .array(z.string())
-        .describe('shell commands that install both outside the repository'),
+        .describe(
+          "shell commands that install ledger's own templates outside the repository (ledger init --install-policy; never a copy from the repository)",
+        ),
+      installDir: z
+        .string()
+        .optional()
+        .describe('where --install-policy writes policy.json and allowed_signers'),
+      foreign: z
+        .array(z.object({ path: z.string(), reason: z.string() }))
+        .optional()
+        .describe("copies in the repository that are not ledger's template: not used"),
+      installed: z
+        .object({
+          dir: z.string(),
+          files: z.array(z.object({ path: z.string(), change: z.enum(['created', 'kept']) })),
+          gitConfig: z
+            .object({ value: z.string(), change: z.enum(['set', 'kept']) })
+            .describe('ledger.policy in the global git config: set, or already set and kept'),
+        })
+        .optional()
+        .describe("with --install-policy: the templates written from ledger's own bytes"),
     }),
     remotes: z.array(z.object({ name: z.string(), added: z.array(z.string()) })),
+    gitDir: z
+      .string()
+      .optional()
+      .describe(
+        'the git dir whose config init changed, when it lies outside the work tree and does not link back to it',
+      ),
     claudeCode: z
       .object({
         path: z.string().describe('the Claude Code settings file'),
