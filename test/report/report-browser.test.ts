@@ -389,16 +389,15 @@ describe('ledger report --html in Chromium', () => {
         `${report.records.filter((r) => r.verdict === 'verified').length} of 1000 record(s) shown`,
       );
     await page.selectOption('#filter-verdict', '');
-    // Opening all 1,000 would make axe take minutes; the small page's test opens every one.
-    await page
-      .locator('#records > details')
-      .first()
-      .evaluate((d) => d.setAttribute('open', ''));
     // Every row and record repeats the same markup: the first 50 of each stand for the rest
-    // (axe over all 1,000 took minutes).
+    // (axe over all 1,000 took minutes). Every details element is opened first, as on the
+    // small page: axe's color-contrast lays out the whole document, and Chromium computes the
+    // style of an element inside a closed <details> anew at every ask (90-130 s of axe here on
+    // the loaded 2-core machine with them closed, 35 s opened, and the 50 records are then
+    // checked with their details too).
     await expectAccessible(
       page,
-      false,
+      true,
       `{ include: [['header'], ['#filters'], ['#summary thead'], ['#summary tbody tr:nth-child(-n+50)'], ['#records > details:nth-of-type(-n+50)']] }`,
     );
     expect(consoleMessages).toEqual([]);
