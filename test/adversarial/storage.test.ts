@@ -15,6 +15,7 @@ import {
   allChecks,
   appendRaw,
   cli,
+  cliBinInProcess,
   encode,
   expectFsckClean,
   fsck,
@@ -30,6 +31,11 @@ import {
 
 afterEach(cleanup);
 
+// The ledger commands run in this process, routed as bin/run.js routes them
+// (test/helpers/cli-in-process.ts): what is tested is what verify and show decide about the
+// stored bytes, not the process around them. One case keeps a process of its own: the CLI under
+// a 256 MB heap.
+
 const failing = (json: any, check: string) =>
   allChecks(json).filter((c) => c.check === check && c.verdict !== 'verified');
 
@@ -44,7 +50,7 @@ describe('adversarial: stored ledger data', () => {
     });
     await rewriteLedger(dir, [{ path: `${idPath('records', id)}/record`, bytes: forged }]);
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify']);
+    const r = await cliBinInProcess(user, dir, ['verify']);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'id')[0]?.verdict).toBe('contradicted');
     expect(safeRefs(dir)).toBe(before);
@@ -75,7 +81,7 @@ describe('adversarial: stored ledger data', () => {
     closeSync(fd);
     expect(parts.bytes.length).toBeGreaterThan(0);
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify']);
+    const r = await cliBinInProcess(user, dir, ['verify']);
     expect(r.code).toBe(3);
     expect(r.json.ok).toBe(false);
     expect(safeRefs(dir)).toBe(before);
@@ -93,7 +99,7 @@ describe('adversarial: stored ledger data', () => {
     const bytes = new Uint8Array([0xb8, count, ...parts.bytes.subarray(1)]);
     const forged = await appendRaw(dir, parts, bytes);
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify', forged]);
+    const r = await cliBinInProcess(user, dir, ['verify', forged]);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'canonical')[0]?.detail).toMatch(/canonical/i);
     expect(safeRefs(dir)).toBe(before);
@@ -104,11 +110,11 @@ describe('adversarial: stored ledger data', () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
     await record(user, dir, { status: 'success', summary: 'second' });
-    const log = await cli(user, dir, ['log']);
+    const log = await cliBinInProcess(user, dir, ['log']);
     const firstEntry = log.json[1].entry as string;
     await rewriteLedger(dir, [{ path: idPath('log', firstEntry), leaf: undefined }]);
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify']);
+    const r = await cliBinInProcess(user, dir, ['verify']);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'chain').some((c) => /hole/.test(c.detail))).toBe(true);
     expect(safeRefs(dir)).toBe(before);
@@ -122,7 +128,7 @@ describe('adversarial: stored ledger data', () => {
     await record(user, dir, { status: 'failed', summary: 'the bad news' });
     safeGit(dir, 'update-ref', 'refs/ledger/log', old);
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify']);
+    const r = await cliBinInProcess(user, dir, ['verify']);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'rollback')).toHaveLength(1);
     expect(safeRefs(dir)).toBe(before);
@@ -144,7 +150,7 @@ describe('adversarial: stored ledger data', () => {
       }),
     );
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify', forged]);
+    const r = await cliBinInProcess(user, dir, ['verify', forged]);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'anchor').some((c) => c.subject === 'candidate')).toBe(true);
     expect(safeRefs(dir)).toBe(before);
@@ -166,10 +172,10 @@ describe('adversarial: stored ledger data', () => {
     const base = safeGit(dir, 'rev-parse', 'HEAD');
     writeFileSync(join(dir, '.git', 'info', 'grafts'), `${tip} ${base}\n`);
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify']);
+    const r = await cliBinInProcess(user, dir, ['verify']);
     expect(r.code, JSON.stringify(r.json)).toBe(0);
     expect(allChecks(r.json).find((c) => c.check === 'id')?.verdict).toBe('verified');
-    const shown = await cli(user, dir, ['show', id]);
+    const shown = await cliBinInProcess(user, dir, ['show', id]);
     expect(shown.code).toBe(0);
     expect(safeRefs(dir)).toBe(before);
     const check = fsck(dir);
@@ -219,7 +225,7 @@ describe('adversarial: stored ledger data', () => {
     const { dir, id } = await repoWithRecord(user);
     const forged = await appendRaw(dir, await recordParts(dir, id), make());
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify', forged]);
+    const r = await cliBinInProcess(user, dir, ['verify', forged]);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'canonical')).toHaveLength(1);
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
@@ -236,7 +242,7 @@ describe('adversarial: stored ledger data', () => {
       new Uint8Array(80 * 1024 * 1024),
     );
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify', forged]);
+    const r = await cliBinInProcess(user, dir, ['verify', forged]);
     expect(r.code).toBe(3);
     expect(failing(r.json, 'canonical')).toHaveLength(1);
     expect(safeRefs(dir)).toBe(before);
