@@ -12,7 +12,7 @@ import { openRepo } from '../../src/store/git/repo.js';
 import { cleanup, tempDir } from '../helpers/git.js';
 import {
   allChecks,
-  cli,
+  cliBinInProcess as cli,
   expectFsckClean,
   makeUser,
   record,
@@ -22,6 +22,11 @@ import {
 } from './helpers.js';
 
 afterEach(cleanup);
+
+// The ledger commands run in this process, routed as bin/run.js routes them
+// (test/helpers/cli-in-process.ts): what is tested is what sign, show and verify decide about
+// signatures, keys and policies (ssh-keygen still runs as a process of its own), not the
+// process around them.
 
 function keypair(dir: string, name: string): { key: string; pub: string } {
   const key = join(dir, name);
