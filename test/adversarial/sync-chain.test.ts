@@ -15,7 +15,9 @@ import { encodeCommit, encodeTree, MODE, parseTree } from '../../src/store/objec
 import { GitStore } from '../../src/store/git/store.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { cleanup, ledgerTip, remoteWithClones } from '../helpers/git.js';
-import { asUser, cli, makeUser, record, safeGit, type User } from './helpers.js';
+// sync and verify run in this process, routed as bin/run.js routes them
+// (test/helpers/cli-in-process.ts): what is tested is what they decide about the rewired log.
+import { asUser, cliBinInProcess as cli, makeUser, record, safeGit, type User } from './helpers.js';
 
 afterEach(cleanup);
 
