@@ -9,7 +9,10 @@ export default class Export extends LedgerCommand {
   static override description =
     '--in-toto-link writes <step>.<keyid prefix>.link, signed with an ed25519 key made by ' +
     'in-toto-keygen: materials are the files of the base tree, products the files of the ' +
-    'candidate tree (sha256; --products artifacts: only the artifacts ledger observed), the ' +
+    "candidate tree (sha256 of git's blob bytes; with eol/text conversion or filters a " +
+    "checkout's bytes differ: use an inspection that hashes the blobs, or --products artifacts, " +
+    'only the artifacts ledger observed; a symlink to a file in the tree is listed with the ' +
+    "file's digest, one out of the tree and a submodule are named in environment.ledger-not-listed), the " +
     'command the witness ledger ran, and its result, verdict and output digests the byproducts ' +
     '— so an agent step can sit in an in-toto layout and in-toto-verify checks it. ' +
     '--in-toto-statement writes an in-toto Statement v1 whose subjects are the artifacts and ' +
@@ -126,13 +129,10 @@ export default class Export extends LedgerCommand {
       lines.push(
         `  step ${result.step}, key ${result.keyid}, ${result.materials} material(s), ${result.products} product(s)`,
       );
-    if (result.skipped.length > 0)
+    // Also in the link's signed environment (`ledger-not-listed`).
+    for (const n of result.notListed ?? [])
       lines.push(
-        `  not materials (symlinks, submodules): ${result.skipped.map(sanitizeLine).join(', ')}`,
-      );
-    if ((result.skippedProducts ?? []).length > 0)
-      lines.push(
-        `  not products (symlinks, submodules): ${result.skippedProducts!.map(sanitizeLine).join(', ')}`,
+        `  not listed in ${n.in}: ${sanitizeLine(n.path)} (${n.kind}: ${sanitizeLine(n.reason)})`,
       );
     for (const w of result.witnesses.unverified)
       lines.push(

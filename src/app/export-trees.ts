@@ -6,11 +6,19 @@
  * tree that would list more entries or longer paths than a link can reasonably carry — a small
  * tree whose subtrees repeat expands exponentially — is refused with what to do instead.
  */
+import {
+  modeKind,
+  resolveSymlink,
+  type NotListed,
+  type TreePathKind,
+} from '../export/tree-symlinks.js';
 import { LedgerError } from '../model/errors.js';
-import { MODE } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import { readTree } from '../ledger/trees.js';
-import { digestObject } from '../verify/blobs.js';
+import { digestObject, readCapped } from '../verify/blobs.js';
+
+/** PATH_MAX: a longer symlink target is no path a checkout could open. */
+const MAX_SYMLINK_TARGET_BYTES = 4096;
 
 export interface TreeFilesBudget {
   /** Entries (files, symlinks, submodules) listed, over the whole walk. */
@@ -23,10 +31,14 @@ export interface TreeFilesBudget {
 export const TREE_FILES_BUDGET: TreeFilesBudget = { entries: 250_000, pathChars: 32 * 1024 * 1024 };
 
 export interface TreeFiles {
-  /** Path → sha256 hex of every regular or executable file. */
+  /**
+   * Path → sha256 hex of every regular file (any `100xxx` mode, as git checks it out), and of
+   * every symlink whose chain ends at one inside the tree (the target's bytes, under the link's
+   * own path: what `in-toto-run` records from a checkout).
+   */
   files: Map<string, string>;
-  /** Symlinks and submodules: not files with content of their own here (a link's target may lie outside the tree). */
-  skipped: string[];
+  /** Symlinks that lead out of the tree, dangle or name a directory, and submodules. */
+  notListed: NotListed[];
 }
 
 export async function treeFiles(
@@ -41,17 +53,20 @@ export async function treeFiles(
 ): Promise<TreeFiles> {
   const budget = options.budget ?? TREE_FILES_BUDGET;
   const digests = options.digests ?? new Map<string, string>();
-  const files = new Map<string, string>();
-  const skipped: string[] = [];
+  const kinds = new Map<string, TreePathKind>();
+  // By blob id, as digests: a blob named by many symlinks is read once.
+  const targets = new Map<string, string | undefined>();
   let entries = 0;
   let pathChars = 0;
   // Depth-first with an explicit stack: a tree nested thousands deep must not overflow ours.
   const pending: { oid: string; prefix: string }[] = [{ oid: tree, prefix: '' }];
   while (pending.length > 0) {
     const { oid, prefix } = pending.pop()!;
-    const listed = await readTree(store, oid);
+    const listed = (await readTree(store, oid)).map((e) => ({ ...e, kind: modeKind(e.mode) }));
     await store.prefetch?.(
-      listed.filter((e) => e.mode !== MODE.gitlink && !digests.has(e.oid)).map((e) => e.oid),
+      listed
+        .filter((e) => (e.kind === 'file' || e.kind === 'symlink') && !digests.has(e.oid))
+        .map((e) => e.oid),
     );
     const subtrees: { oid: string; prefix: string }[] = [];
     for (const entry of listed) {
@@ -60,15 +75,56 @@ export async function treeFiles(
       pathChars += path.length;
       if (entries > budget.entries || pathChars > budget.pathChars)
         throw overBudget(what, tree, budget);
-      if (entry.mode === MODE.tree) subtrees.push({ oid: entry.oid, prefix: `${path}/` });
-      else if (entry.mode === MODE.file || entry.mode === MODE.executable)
-        files.set(path, await blobDigest(store, entry.oid, digests));
-      else skipped.push(path);
+      if (entry.kind === 'dir') {
+        kinds.set(path, { kind: 'dir' });
+        subtrees.push({ oid: entry.oid, prefix: `${path}/` });
+      } else if (entry.kind === 'file')
+        kinds.set(path, { kind: 'file', sha256: await blobDigest(store, entry.oid, digests) });
+      else if (entry.kind === 'symlink')
+        kinds.set(path, {
+          kind: 'symlink',
+          target: await symlinkTarget(store, entry.oid, targets),
+        });
+      else kinds.set(path, { kind: 'submodule' });
     }
     // Reversed onto the stack, so the walk visits directories in the tree's own order.
     pending.push(...subtrees.reverse());
   }
-  return { files, skipped };
+  const files = new Map<string, string>();
+  const notListed: NotListed[] = [];
+  const lookup = (path: string) => kinds.get(path);
+  for (const [path, entry] of kinds) {
+    if (entry.kind === 'file') files.set(path, entry.sha256);
+    else if (entry.kind === 'submodule')
+      notListed.push({
+        path,
+        kind: 'submodule',
+        reason: 'a submodule: its files are another repository’s',
+      });
+    else if (entry.kind === 'symlink') {
+      const resolved = resolveSymlink(path, entry.target, lookup);
+      if ('sha256' in resolved) files.set(path, resolved.sha256);
+      else notListed.push({ path, kind: 'symlink', reason: resolved.reason });
+    }
+  }
+  return { files, notListed };
+}
+
+/** A symlink's target text; undefined past PATH_MAX (the blob is the agent's to make huge). */
+async function symlinkTarget(
+  store: ObjectReader,
+  oid: string,
+  targets: Map<string, string | undefined>,
+): Promise<string | undefined> {
+  if (targets.has(oid)) return targets.get(oid);
+  const read = await readCapped(store, oid, MAX_SYMLINK_TARGET_BYTES);
+  if (read === undefined || read.type !== 'blob')
+    throw new LedgerError('CORRUPT', `blob ${oid} is missing from the object database`, {
+      hint: 'Run ledger verify to see which record names it.',
+    });
+  const target = read.bytes === undefined ? undefined : Buffer.from(read.bytes).toString('utf8');
+  targets.set(oid, target);
+  return target;
 }
 
 async function blobDigest(

@@ -19,6 +19,7 @@ import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { RecordReport } from '../verify/types.js';
+import type { NotListed } from '../export/tree-symlinks.js';
 import { treeFiles } from './export-trees.js';
 import { writeOutputFile } from './output-file.js';
 import { withRepo } from './repo.js';
@@ -58,10 +59,12 @@ export interface ExportResult {
   materials?: number;
   products?: number;
   subjects?: number;
-  /** Base-tree entries that are not files (symlinks, submodules): not materials. */
+  /** Base-tree paths not listed as materials (a symlink out of the tree, a submodule). */
   skipped: string[];
-  /** Candidate-tree entries that are not files: not products. */
+  /** Candidate-tree paths not listed as products. */
   skippedProducts?: string[];
+  /** Link: both, each with why, as the link's signed `environment.ledger-not-listed` has them. */
+  notListed?: (NotListed & { in: 'materials' | 'products' })[];
   /** How many witnesses were verified at export time, and those exported unverified. */
   witnesses: { verified: number; unverified: ExportedWitnesses['unverified'] };
   /** The export-time verification: exit code as `verify` gives it, and how many checks failed. */
@@ -122,7 +125,7 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
         request.products === 'artifacts'
           ? {
               files: new Map(record.observed.artifacts.map((a) => [a.path, a.sha256])),
-              skipped: [],
+              notListed: [],
             }
           : await treeFiles(store, record.observed.candidate.tree, 'candidate', { digests });
       const step = request.step ?? DEFAULT_STEP;
@@ -136,6 +139,7 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
           witnesses,
           policy,
           contradicted: checked.checks.filter((c) => c.verdict === 'contradicted'),
+          notListed: { materials: materials.notListed, products: products.notListed },
         }),
         signingKey,
       );
@@ -153,8 +157,12 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
         step,
         materials: materials.files.size,
         products: products.files.size,
-        skipped: materials.skipped,
-        skippedProducts: products.skipped,
+        skipped: materials.notListed.map((n) => n.path),
+        skippedProducts: products.notListed.map((n) => n.path),
+        notListed: [
+          ...materials.notListed.map((n) => ({ in: 'materials' as const, ...n })),
+          ...products.notListed.map((n) => ({ in: 'products' as const, ...n })),
+        ],
         verification,
         witnesses: witnessCounts,
       };

@@ -21,6 +21,7 @@ import type { LedgerRecord, WitnessObservation } from '../model/record.js';
 import type { ExportedWitnesses, WitnessVerdict } from './witness-verdicts.js';
 import { canonicalJsonBytes, compareCodePoints, type CanonicalJson } from './canonical-json.js';
 import { signBytes, type SigningKey } from './signing-key.js';
+import type { NotListed } from './tree-symlinks.js';
 
 /** Step names become file names (`<step>.<keyid prefix>.link`): no separators, no dot files. */
 const STEP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -35,7 +36,7 @@ export interface LinkSigned {
   materials: Record<string, HashDict>;
   products: Record<string, HashDict>;
   byproducts: Record<string, CanonicalJson>;
-  environment: Record<string, string | string[]>;
+  environment: Record<string, CanonicalJson>;
 }
 
 export interface Metablock {
@@ -81,7 +82,13 @@ export function toLink(input: {
   policy: string;
   /** The record's own checks that did not hold at export time. */
   contradicted: readonly { check: string; subject: string }[];
+  /** Paths of either tree that a checkout has but the link cannot list with a digest. */
+  notListed?: { materials: readonly NotListed[]; products: readonly NotListed[] };
 }): LinkSigned {
+  const notListed = [
+    ...(input.notListed?.materials ?? []).map((n) => ({ in: 'materials', ...n })),
+    ...(input.notListed?.products ?? []).map((n) => ({ in: 'products', ...n })),
+  ];
   const { record } = input;
   const { witnesses, base, candidate, branch } = record.observed;
   const [first] = witnesses;
@@ -129,6 +136,9 @@ export function toLink(input: {
                   : [],
               ),
           }),
+      // Signed, so a layout's owner sees what the step rules could not: a symlink out of the
+      // tree or a submodule is in a checkout (in-toto-run would list what it reads there).
+      ...(notListed.length === 0 ? {} : { 'ledger-not-listed': notListed }),
     },
   };
 }

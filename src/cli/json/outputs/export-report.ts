@@ -16,11 +16,24 @@ export const ExportOutput = z
     materials: z.number().int().nonnegative().optional(),
     products: z.number().int().nonnegative().optional(),
     subjects: z.number().int().nonnegative().optional(),
-    skipped: z.array(z.string()).describe('base-tree entries that are not files'),
+    skipped: z
+      .array(z.string())
+      .describe('base-tree paths not listed as materials (a symlink out of the tree, a submodule)'),
     skippedProducts: z
       .array(z.string())
       .optional()
-      .describe('link: candidate-tree entries that are not files (not products)'),
+      .describe('link: candidate-tree paths not listed as products'),
+    notListed: z
+      .array(
+        z.object({
+          in: z.enum(['materials', 'products']),
+          path: z.string(),
+          kind: z.enum(['symlink', 'submodule']),
+          reason: z.string(),
+        }),
+      )
+      .optional()
+      .describe('link: both, with why; signed into the link as environment.ledger-not-listed'),
     witnesses: z
       .object({
         verified: z.number().int().nonnegative().describe('witnesses verified at export time'),
