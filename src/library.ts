@@ -8,9 +8,9 @@
  *
  * Nothing here loads the MCP SDK or oclif.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { recordHandoff, type RecordRequest } from './app/record.js';
+import { checkDirectory, checkLibraryInput } from './app/library-input.js';
 import { listLog, type LogItem } from './app/query.js';
 import { withRepo } from './app/repo.js';
 import { showRecord } from './app/show.js';
@@ -154,12 +154,14 @@ export interface Ledger {
  * call opens the repository, works, and releases its git processes.
  */
 export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
+  checkLibraryInput('openLedger', options);
   const cwd = resolve(typeof options === 'string' ? options : (options.cwd ?? process.cwd()));
   const show = async (
     ref: string | { latest: string },
     as: EmitterName | undefined,
     policyFile: string | undefined,
   ) => {
+    await checkDirectory(cwd);
     if (as !== undefined && !isEmitterName(as))
       throw new LedgerError('USAGE', `unknown format ${String(as)}`);
     return showRecord({
@@ -172,9 +174,13 @@ export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
   return {
     cwd,
     async record(input) {
-      return toRecordJson(await recordHandoff(await recordRequest(cwd, input)));
+      checkLibraryInput('record', input);
+      await checkDirectory(cwd);
+      return toRecordJson(await recordHandoff(recordRequest(cwd, input)));
     },
     async verify(input: VerifyInput = {}): Promise<VerifyJsonWithTasks> {
+      checkLibraryInput('verify', input);
+      await checkDirectory(cwd);
       const report = await verifyRepository({
         cwd,
         ...(input.ids && input.ids.length > 0 ? { ids: input.ids } : {}),
@@ -195,13 +201,17 @@ export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
       return { ...json, records };
     },
     async show(ref, options = {}) {
+      checkLibraryInput('show', [ref, options]);
       return toShowJson(await show(ref, undefined, options.policyFile));
     },
     async showAs(ref, as) {
+      checkLibraryInput('showAs', [ref, as]);
       const shown = await show(ref, as, undefined);
       return toEmittedJson(shown, as)!;
     },
-    log(options = {}) {
+    async log(options = {}) {
+      checkLibraryInput('log', options);
+      await checkDirectory(cwd);
       return withRepo(cwd, ({ store }) =>
         listLog(store, {
           ...(options.task === undefined ? {} : { task: options.task }),
@@ -213,7 +223,7 @@ export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
 }
 
 /** The library's input as `recordHandoff` takes it, checked like the CLI's flags. */
-async function recordRequest(cwd: string, input: RecordInput): Promise<RecordRequest> {
+function recordRequest(cwd: string, input: RecordInput): RecordRequest {
   const problems: Problem[] = [];
   if (input.format !== undefined && !isFormatName(input.format)) {
     problems.push({
@@ -233,14 +243,9 @@ async function recordRequest(cwd: string, input: RecordInput): Promise<RecordReq
         : input.handoff;
     from = { bytes, fileName: input.fileName ?? '-' };
   } else if (input.from !== undefined) {
-    try {
-      from = { bytes: await readFile(resolve(cwd, input.from)), fileName: input.from };
-    } catch (error) {
-      problems.push({
-        path: 'from',
-        message: `cannot read ${input.from}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      });
-    }
+    // Read by `recordHandoff` as `ledger record --from` reads it (src/app/record-input.ts): a
+    // regular file within the size cap, never a FIFO or a symlink out of the repository.
+    from = { path: input.from };
   }
   if (problems.length > 0) {
     throw new LedgerError(
