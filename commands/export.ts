@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { exportRecord } from '../src/app/export.js';
 import { LedgerError } from '../src/model/errors.js';
+import { MAX_TIMEOUT_SECONDS } from '../src/model/vocabulary.js';
 import { escapeForTerminal, neutralizeJsonText, sanitizeLine } from '../src/paths/index.js';
 
 export default class Export extends LedgerCommand {
@@ -66,7 +67,11 @@ export default class Export extends LedgerCommand {
         'Take witness verdicts from attestations signed by a trusted auditor under the same policy.',
       default: false,
     }),
-    timeout: Flags.integer({ description: 'Seconds before a re-run witness is killed.', min: 1 }),
+    timeout: Flags.integer({
+      description: 'Seconds before a re-run witness is killed.',
+      min: 1,
+      max: MAX_TIMEOUT_SECONDS,
+    }),
     'allow-unverified': Flags.boolean({
       description:
         'Export even when a witness was not verified; the metadata says which and why, and gives its result as recorded-return-value.',

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { recordView } from '../src/cli/record-view.js';
-import { FORMATS, STATUSES } from '../src/model/vocabulary.js';
+import { FORMATS, MAX_TIMEOUT_SECONDS, STATUSES } from '../src/model/vocabulary.js';
 
 export default class RecordCommand extends LedgerCommand {
   static override summary = "Seal an agent's handoff into the ledger.";
@@ -58,6 +58,7 @@ export default class RecordCommand extends LedgerCommand {
       description: 'Seconds before a witness is killed.',
       default: 600,
       min: 1,
+      max: MAX_TIMEOUT_SECONDS,
     }),
     isolate: Flags.boolean({
       description:

@@ -3,6 +3,7 @@ import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { ANNOTATION_FORMATS } from '../src/cli/annotations.js';
 import { expandStdinIds } from '../src/cli/stdin-ids.js';
 import { verifyView } from '../src/cli/verify-view.js';
+import { MAX_TIMEOUT_SECONDS } from '../src/model/vocabulary.js';
 
 export default class Verify extends LedgerCommand {
   static override summary = 'Recompute what the records assert, and give every claim a verdict.';
@@ -51,7 +52,11 @@ export default class Verify extends LedgerCommand {
       description:
         'Policy file: trusted signers, required signatures, witnesses that may re-run (default: git config --global ledger.policy).',
     }),
-    timeout: Flags.integer({ description: 'Seconds before a re-run witness is killed.', min: 1 }),
+    timeout: Flags.integer({
+      description: 'Seconds before a re-run witness is killed.',
+      min: 1,
+      max: MAX_TIMEOUT_SECONDS,
+    }),
     record: Flags.boolean({
       description: 'Store the verdicts in the ledger as an attestation per record.',
       default: false,

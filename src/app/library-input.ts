@@ -9,14 +9,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { issuesToProblems } from '../formats/kit/problems.js';
 import { LedgerError } from '../model/errors.js';
-
-/**
- * The longest witness timeout, in seconds: Node keeps a timer in a signed 32-bit count of
- * milliseconds (about 24.8 days) and fires a longer one after 1 ms, and the runner's hard
- * deadline adds a few seconds on top. So `Infinity`, or milliseconds passed by mistake, would
- * time out an honest witness at once — reported as a lie on a re-run.
- */
-export const MAX_TIMEOUT_SECONDS = 2_000_000;
+import { MAX_TIMEOUT_SECONDS } from '../model/vocabulary.js';
 
 const timeout = z
   .number()

@@ -12,6 +12,7 @@
  * output.ts, progress.ts), and the body is the command's own (record-view.ts): the two paths
  * print the same bytes and exit with the same code (test/cli/fast-record.test.ts).
  */
+import { MAX_TIMEOUT_SECONDS } from '../model/vocabulary.js';
 import { answerFast } from './fast-answer.js';
 import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import type { RecordFlags } from './record-view.js';
@@ -84,7 +85,12 @@ export function fastRecordArgs(argv: readonly string[]): FastRecord | undefined 
   }
   const one = (name: string): string | undefined => values.get(name)?.[0];
   const timeout = one('witness-timeout');
-  if (timeout !== undefined && !PLAIN_COUNT.test(timeout)) return undefined;
+  // Past the limit is oclif's to refuse (`max`), as any other bad value.
+  if (
+    timeout !== undefined &&
+    (!PLAIN_COUNT.test(timeout) || Number(timeout) > MAX_TIMEOUT_SECONDS)
+  )
+    return undefined;
   const flags: RecordFlags = {
     'tracked-only': switches.get('tracked-only') ?? false,
     'keep-output': switches.get('keep-output') ?? true,

@@ -128,3 +128,12 @@ export const LEDGER_AUTHORED_FIELDS = [
   'signatures',
   'producer',
 ] as const;
+
+/**
+ * The longest witness timeout, in seconds: Node keeps a timer in a signed 32-bit count of
+ * milliseconds (about 24.8 days) and fires a longer one after 1 ms, and the runner's hard
+ * deadline adds a few seconds on top. So `Infinity`, or milliseconds passed by mistake, would
+ * time out an honest witness at once — reported as a lie on a re-run. The library's
+ * timeouts and the CLI's `--timeout` / `--witness-timeout` stop here.
+ */
+export const MAX_TIMEOUT_SECONDS = 2_000_000;

@@ -10,6 +10,7 @@ import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isLedgerError, openLedger } from '../../src/library.js';
+import { MAX_TIMEOUT_SECONDS } from '../../src/model/vocabulary.js';
 import { cleanup, gitdir, runCli, tempDir } from '../helpers/git.js';
 
 afterAll(cleanup);
@@ -74,6 +75,25 @@ describe('the library checks its input', () => {
       ).toMatchObject({ code: 'USAGE', exitCode: 2, paths: ['record.witnessTimeoutSeconds'] });
     }
     expect(await ledger.log()).toHaveLength(1);
+  });
+
+  it('the CLI stops at the same limit: past it --timeout and --witness-timeout are refused (exit 2), at it an honest witness verifies', async () => {
+    const repo = gitdir({ files: { 'a.txt': 'a\n' } });
+    await openLedger(repo).record({ status: 'success', witnesses: ['true'] });
+    // 3,000,000 s is 3e9 ms: past what a Node timer holds, it fired after 1 ms.
+    const over = '3000000';
+    const [verifyOver, recordOver, verifyAt] = await Promise.all([
+      runCli(['verify', '--rerun', '--timeout', over, '--json'], repo),
+      runCli(
+        ['record', '--status', 'success', '--witness', 'true', '--witness-timeout', over, '--json'],
+        repo,
+      ),
+      runCli(['verify', '--rerun', '--timeout', String(MAX_TIMEOUT_SECONDS), '--json'], repo),
+    ]);
+    expect(verifyOver.code, verifyOver.stdout).toBe(2);
+    expect(recordOver.code, recordOver.stdout).toBe(2);
+    expect(verifyAt.code, verifyAt.stdout).toBe(0);
+    expect(await openLedger(repo).log()).toHaveLength(1);
   });
 
   it('input of the wrong shape is a LedgerError naming the field, not a TypeError', async () => {
