@@ -5,7 +5,7 @@
  * after verifying it). Said from the configuration and the refs already here: no network.
  * Only ever a hint — the repository's config is the agent's to write, so it decides nothing.
  */
-import { LOG_REF } from '../ledger/layout.js';
+import { isLedgerRefName, LOG_REF } from '../ledger/layout.js';
 import { sanitizeLine } from '../paths/index.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
@@ -45,22 +45,26 @@ export async function unfetchedLedgerHints(
       continue;
     const prefix = destination.slice(0, -1);
     if (`${prefix}log` === LOG_REF) continue;
-    // The remote's ledger is its refs/ledger/log (a plain push) and one writer ref per clone
-    // that ran `ledger sync` (refs/ledger/writers/*): one for-each-ref and one rev-list, however
-    // many writers there are.
+    // The remote's ledger is the refs sync reads: its refs/ledger/log (a plain push), its
+    // checkpoint, and one writer ref per clone that ran `ledger sync`. Only those: any name under
+    // writers/ made this hint say "run ledger sync" for ever, which changed nothing (red team,
+    // round ten). One for-each-ref and one rev-list, however many writers there are.
     const listed = await runGit(
-      ['for-each-ref', '--format=%(objectname)', `${prefix}log`, `${prefix}writers/`],
+      [
+        'for-each-ref',
+        '--format=%(objectname) %(refname)',
+        `${prefix}log`,
+        `${prefix}checkpoint`,
+        `${prefix}writers/`,
+      ],
       { cwd: repo.root, guard: repo.guard },
     );
-    const theirs = [
-      ...new Set(
-        listed.stdout
-          .toString()
-          .split('\n')
-          .filter((l) => /^[0-9a-f]{40,64}$/.test(l)),
-      ),
-    ];
-    if (theirs.length === 0) continue;
+    const theirs = new Set<string>();
+    for (const line of listed.stdout.toString().split('\n')) {
+      const match = /^([0-9a-f]{40,64}) (.+)$/.exec(line);
+      if (match && isLedgerRefName(match[2]!.slice(prefix.length))) theirs.add(match[1]!);
+    }
+    if (theirs.size === 0) continue;
     if (local !== undefined) {
       const r = await runGit(['rev-list', '--max-count=1', ...theirs, '--not', local, '--'], {
         cwd: repo.root,

@@ -41,6 +41,16 @@ export function writerRef(writer: string): string {
 }
 
 /**
+ * Whether `name`, below `refs/ledger/`, is a ledger ref sync reads: `log`, `checkpoint` or
+ * `writers/<writer id>`. A remote may hold any other name; ledger reads none of them.
+ */
+export function isLedgerRefName(name: string): boolean {
+  if (name === 'log' || name === 'checkpoint') return true;
+  const prefix = WRITERS_PREFIX.slice('refs/ledger/'.length);
+  return name.startsWith(prefix) && WRITER_ID.test(name.slice(prefix.length));
+}
+
+/**
  * A merged view any clone may publish (`ledger sync --checkpoint`), so writer refs it covers can
  * be deleted from the remote: fewer refs in every fetch's advertisement. A reader accepts a
  * writer ref's deletion only when this ref holds everything it saw there (docs/design.md,

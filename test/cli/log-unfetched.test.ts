@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cliText, makeUser, record } from '../adversarial/helpers.js';
-import { bareRemote, cloneOf, git, writeFiles } from '../helpers/git.js';
+import { bareRemote, cloneOf, git, remoteWithClones, writeFiles } from '../helpers/git.js';
 
 describe('ledger log in a clone that has not taken in its remote’s ledger', () => {
   it('says to run ledger sync: after a plain clone, and after a plain fetch that brought new records', async () => {
@@ -79,4 +79,53 @@ describe('ledger log in a clone that has not taken in its remote’s ledger', ()
     expect(after.stdout).toMatch(/published by sync/);
     expect(after.stderr).not.toMatch(/ledger sync/);
   });
+
+  it('a junk name under refs/ledger/writers/ gives no hint once sync took everything in (red team, round ten)', async () => {
+    const user = makeUser();
+    const { remote, clones } = remoteWithClones(1);
+    const [agent] = clones as [string];
+    fetchesLedger(agent);
+    await record(user, agent, { status: 'success', summary: 'honest' });
+    expect((await cliText(user, agent, ['sync', 'origin'])).code).toBe(0);
+    git(remote, 'update-ref', 'refs/ledger/writers/not-a-writer', git(remote, 'rev-parse', 'main'));
+    const synced = await cliText(user, agent, ['sync', 'origin']);
+    expect(synced.code, synced.stderr).toBe(0);
+    const log = await cliText(user, agent, ['log']);
+    expect(log.stdout).toMatch(/honest/);
+    expect(log.stderr).not.toMatch(/ledger sync/);
+  });
+
+  it('a fetched checkpoint with records this ledger lacks gives the hint (red team, round ten)', async () => {
+    const user = makeUser();
+    const { remote, clones } = remoteWithClones(2);
+    const [mine, other] = clones as [string, string];
+    fetchesLedger(mine);
+    await record(user, mine, { status: 'success', summary: 'mine' });
+    expect((await cliText(user, mine, ['sync', 'origin'])).code).toBe(0);
+    await record(user, other, { status: 'success', summary: 'theirs' });
+    // The other clone publishes, then its checkpoint covers both writer refs and retires them:
+    // the remote holds refs/ledger/checkpoint alone, with a record this clone has not taken in.
+    expect((await cliText(user, other, ['sync', 'origin'])).code).toBe(0);
+    const published = await cliText(user, other, ['sync', 'origin', '--checkpoint']);
+    expect(published.code, published.stderr).toBe(0);
+    expect(git(remote, 'for-each-ref', '--format=%(refname)', 'refs/ledger/')).toBe(
+      'refs/ledger/checkpoint',
+    );
+    git(mine, 'fetch', '-q', 'origin');
+    const log = await cliText(user, mine, ['log']);
+    expect(log.stderr).toMatch(/remote origin's ledger .*ledger sync origin/);
+    expect((await cliText(user, mine, ['sync', 'origin'])).code).toBe(0);
+    expect((await cliText(user, mine, ['log'])).stderr).not.toMatch(/ledger sync/);
+  });
 });
+
+/** Set up as `ledger init` sets it up: a plain `git fetch` brings the remote's ledger refs. */
+function fetchesLedger(clone: string): void {
+  git(
+    clone,
+    'config',
+    '--add',
+    'remote.origin.fetch',
+    '+refs/ledger/*:refs/ledger-remotes/origin/*',
+  );
+}
