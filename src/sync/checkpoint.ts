@@ -8,13 +8,14 @@
  * without a checkpoint always was.
  */
 import { CHECKPOINT_REF, fanout, LOG_DIR, RECORDS_DIR } from '../ledger/layout.js';
-import { readEntry, readTip, type Tip } from '../ledger/read.js';
+import { readEntry, type Tip } from '../ledger/read.js';
 import { lookupPath } from '../ledger/trees.js';
 import { LedgerError, type Problem } from '../model/errors.js';
 import type { LogEntry } from '../model/record.js';
 import type { ObjectStore } from '../store/port.js';
 import { syncedRef } from './remote.js';
-import { countLeaves, diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
+import { countLeaves, leavesIn } from '../ledger/tree-diff.js';
+import { readMarker } from './rollback.js';
 
 /** A writer ref this clone saw on the remote (its marker) that the remote no longer holds. */
 export interface RetiredRef {
@@ -34,18 +35,23 @@ export async function acceptRetired(
   remote: string,
   checkpoint: Tip,
   retired: readonly RetiredRef[],
+  /** Where to say that a marker was not used (sync's notices). */
+  notices: Set<string>,
 ): Promise<{ vanished: number }> {
   let vanished = 0;
   /** Seen tip entry → the retired ref it was the tip of, for the one descent walk below. */
   const tips = new Map<string, { ref: string; height: number }>();
   for (const { ref, anchor } of retired) {
-    let seen: Tip;
-    try {
-      seen = await readTip(store, anchor);
-    } catch {
-      continue; // a damaged marker only weakens detection
-    }
-    const diff = await diffLedgerTrees(store, seen.tree, checkpoint.tree);
+    // Retired here, the marker is deleted with the others when this sync takes the checkpoint in.
+    const marker = await readMarker(
+      store,
+      { remote, ref, anchor },
+      checkpoint.tree,
+      `it is deleted as this sync takes in ${CHECKPOINT_REF}; by hand: git update-ref -d ${syncedRef(remote, ref)}`,
+      notices,
+    );
+    if ('notice' in marker) continue;
+    const { seen, diff } = marker;
     const lostEntries = leavesIn(diff.removed, LOG_DIR);
     const records = new Set(leavesIn(diff.removed, RECORDS_DIR).keys());
     if (lostEntries.size > 0 || records.size > 0 || diff.conflicts.length > 0) {

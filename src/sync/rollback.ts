@@ -56,22 +56,18 @@ export async function refuseRollback(
   /** Where to say that the marker was not used (sync's notices). */
   notices?: Set<string>,
 ): Promise<{ vanished: number; notice?: string }> {
-  // The markers are in .git/, the agent's to write. A damaged one only weakens detection, as a
-  // deleted one does; it must not stop every sync: a marker moved to the branch's commit made
-  // each one fail INTEGRITY naming neither the marker nor a way out, while verify passed (red
-  // team, round nine). A moved ref's marker moves to its fetched tip when this sync adopts it.
-  const seen = await readTip(store, anchor).catch(unlessDamaged);
-  const diff = seen && (await diffFromMarker(store, seen.tree, remoteHead?.tree));
-  if (seen === undefined || diff === undefined) {
-    const notice =
-      `this clone's marker ${syncedRef(remote, ref)} points at ${anchor}, which is no ledger tip it saw on ${remote}: ` +
-      `not used, so ${ref} was not checked for a rollback this time ` +
-      (remoteHead === undefined
-        ? `(delete the marker: git update-ref -d ${syncedRef(remote, ref)})`
-        : `(the marker moves to ${remote}'s tip when this sync takes it in)`);
-    notices?.add(notice);
-    return { vanished: 0, notice };
-  }
+  // A moved ref's marker moves to its fetched tip when this sync adopts it.
+  const marker = await readMarker(
+    store,
+    { remote, ref, anchor },
+    remoteHead?.tree,
+    remoteHead === undefined
+      ? `delete the marker: git update-ref -d ${syncedRef(remote, ref)}`
+      : `the marker moves to ${remote}'s tip when this sync takes it in`,
+    notices,
+  );
+  if ('notice' in marker) return { vanished: 0, notice: marker.notice };
+  const { seen, diff } = marker;
   const lostEntries = leavesIn(diff.removed, LOG_DIR);
   const records = new Set(leavesIn(diff.removed, RECORDS_DIR).keys());
   const lostLeaves = countLeaves(diff.removed) - lostEntries.size - records.size;
@@ -123,6 +119,34 @@ function movedRemoteHint(remote: string): string {
     `this clone's memory of the old one is what differs: start over with the new one by deleting it, ` +
     `git for-each-ref --format='delete %(refname)' refs/ledger-synced/${remote}/ | git update-ref --stdin, then run ledger sync again.`
   );
+}
+
+/**
+ * What this clone saw on a remote's ref (its marker, `anchor`) and the diff from there to the
+ * tree `fetched` now (undefined: the ref is gone). The markers are in .git/, the agent's to
+ * write. A damaged one only weakens detection, as a deleted one does; it must not stop every
+ * sync: a marker moved to the branch's commit (red team, round nine), or to a ledger tip whose
+ * tree holds junk for a ref retired under a checkpoint (round ten), made each sync fail
+ * INTEGRITY naming neither the marker nor a way out, while verify passed. So a marker that is no
+ * ledger tip this clone could have seen reads as none, said in `notices` with `then`: what
+ * becomes of it.
+ */
+export async function readMarker(
+  store: ObjectStore,
+  marker: { remote: string; ref: string; anchor: string },
+  fetched: string | undefined,
+  then: string,
+  notices: Set<string> | undefined,
+): Promise<{ seen: Tip; diff: LedgerDiff } | { notice: string }> {
+  const { remote, ref, anchor } = marker;
+  const seen = await readTip(store, anchor).catch(unlessDamaged);
+  const diff = seen && (await diffFromMarker(store, seen.tree, fetched));
+  if (seen !== undefined && diff !== undefined) return { seen, diff };
+  const notice =
+    `this clone's marker ${syncedRef(remote, ref)} points at ${anchor}, which is no ledger tip it saw on ${remote}: ` +
+    `not used, so ${ref} was not checked for a rollback this time (${then})`;
+  notices?.add(notice);
+  return { notice };
 }
 
 /**

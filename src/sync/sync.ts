@@ -216,7 +216,7 @@ async function runRound(
     }
     if (retired.length > 0) {
       checkpoint ??= await readRemoteTip(store, checkpointTip!, remote, CHECKPOINT_REF);
-      vanished += (await acceptRetired(store, remote, checkpoint, retired)).vanished;
+      vanished += (await acceptRetired(store, remote, checkpoint, retired, notices)).vanished;
     }
     return { fetched, changed, retired, vanished, published: published ?? seen.get(LOG_REF) };
   };

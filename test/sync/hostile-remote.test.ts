@@ -11,7 +11,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isLedgerError, type LedgerError } from '../../src/model/errors.js';
 import { syncRepository } from '../../src/index.js';
 import { runGit } from '../../src/store/git/exec.js';
-import { bareRemote, BIN, git, gitdir, runCli, tempDir, type CliResult } from '../helpers/git.js';
+import {
+  bareRemote,
+  BIN,
+  cloneOf,
+  git,
+  gitdir,
+  gitTry,
+  runCli,
+  tempDir,
+  type CliResult,
+} from '../helpers/git.js';
 import { logIds, recordSummary, syncOutcome, useBuiltCli } from '../helpers/sync-setup.js';
 import { startGitHttp, type GitHttpMode, type GitHttpServer } from './git-http.js';
 
@@ -190,6 +200,32 @@ describe("this clone's markers gone wrong (finding 8)", () => {
     await recordSummary(clone, 'after the edit');
     const after = await syncOutcome(clone);
     expect(after.code, after.error?.message).toBe(0);
+  });
+
+  it('a marker of a writer ref retired under a checkpoint, moved to a tip whose tree holds junk, is passed over with a notice naming it, and deleted (red team, round ten)', async () => {
+    const { clone: writer, remote } = await synced();
+    const reader = cloneOf(remote);
+    expect((await syncOutcome(reader)).code).toBe(0);
+    const marker = git(
+      reader,
+      'for-each-ref',
+      '--format=%(refname)',
+      'refs/ledger-synced/origin/writers/',
+    );
+    expect(marker).toMatch(/^refs\/ledger-synced\/origin\/writers\/[0-9a-f]{32}$/);
+    expect((await syncOutcome(writer, { checkpoint: true })).result?.checkpoint?.retired).toEqual([
+      marker.replace('refs/ledger-synced/origin/', 'refs/ledger/'),
+    ]);
+    git(reader, 'update-ref', marker, ledgerTipWithJunk(reader, git(reader, 'rev-parse', marker)));
+
+    const after = await syncOutcome(reader);
+    expect(after.code, after.error?.message).toBe(0);
+    const notice = after.result!.notices.find((n) => n.includes(marker));
+    expect(notice, after.result!.notices.join('\n')).toContain(`git update-ref -d ${marker}`);
+    expect(gitTry(reader, 'rev-parse', '--verify', '-q', marker).code).not.toBe(0);
+    const again = await syncOutcome(reader);
+    expect(again.code, again.error?.message).toBe(0);
+    expect(again.result!.notices).toEqual([]);
   });
 
   it("the remote's ref at such a commit is still refused (INTEGRITY, exit 3)", async () => {
