@@ -6,10 +6,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CHECKPOINT_REF, LOG_DIR, LOG_REF, RECORDS_DIR } from '../ledger/layout.js';
 import { readTip, type Tip } from '../ledger/read.js';
-import { LedgerError } from '../model/errors.js';
 import { killPoint } from '../model/faults.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
+import { gaveUp, type LostRaces } from './push-refusal.js';
 import { deleteRemoteRefs, moveMarkers, pushLedger, syncedRef } from './remote.js';
 import { diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
 
@@ -45,7 +45,8 @@ const MAX_ROUND_PAUSE_MS = 320;
  * once: the slower one's lease fails, it syncs again (adopting the faster one's checkpoint)
  * and publishes a superset. Only once the checkpoint is on the remote are the writer refs it
  * covers deleted, each with a lease on the tip that was checked to be covered, so a writer that
- * pushed meanwhile keeps its ref.
+ * pushed meanwhile keeps its ref. A ref in the way of the checkpoint's name is no other clone
+ * publishing: refused at once, by the round's fetch or by the push (blocking-refs.ts).
  */
 export async function publishCheckpoint<R extends SyncedView>(
   repo: RepoPaths,
@@ -54,6 +55,8 @@ export async function publishCheckpoint<R extends SyncedView>(
   syncOnce: () => Promise<{ result: R; fetched: ReadonlyMap<string, string> }>,
 ): Promise<R & { checkpoint: CheckpointResult }> {
   const progress = options.onProgress ?? (() => undefined);
+  const started = Date.now();
+  let lost: LostRaces = { moved: false, detail: '' };
   for (let round = 1; ; round++) {
     const { result, fetched } = await syncOnce();
     const { remote, after: tip } = result;
@@ -65,15 +68,11 @@ export async function publishCheckpoint<R extends SyncedView>(
       progress(`publishing ${CHECKPOINT_REF} to ${remote}`);
       const pushed = await pushLedger(repo, remote, tip, current, CHECKPOINT_REF);
       if (!pushed.pushed) {
+        lost = { moved: lost.moved || pushed.moved, detail: pushed.detail };
         if (round >= MIN_ROUNDS)
-          throw new LedgerError(
-            'REMOTE',
-            `${remote}'s ${CHECKPOINT_REF} kept moving: gave up after ${round} rounds`,
-            {
-              hint: 'Another clone is publishing checkpoints; its checkpoint serves as well. Run ledger sync --checkpoint again later if refs remain.',
-            },
-          );
-        progress(`${remote} ${CHECKPOINT_REF} moved meanwhile (${pushed.detail}); syncing again`);
+          throw gaveUp(remote, CHECKPOINT_REF, round, Date.now() - started, lost);
+        const why = pushed.moved ? 'moved meanwhile' : 'was locked there';
+        progress(`${remote} ${CHECKPOINT_REF} ${why} (${pushed.detail}); syncing again`);
         await sleep(Math.min(MAX_ROUND_PAUSE_MS, 20 * 2 ** round) * (0.5 + Math.random()));
         continue;
       }

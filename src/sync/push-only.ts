@@ -8,8 +8,9 @@
  * The lease is the rollback check of this clone's own ref: the push goes through only while the
  * remote holds exactly what this clone last saw there, and only a descendant of that is pushed.
  * Anything else — the ref rewound, deleted, or moved by a clone reusing the id, a local ledger
- * that does not descend from it, a shallow clone — is not decided here: a full sync round runs
- * instead, which fetches, checks and refuses as every sync does. Nothing is adopted here, so
+ * that does not descend from it, a shallow clone, a ref of another name in the way of it
+ * (blocking-refs.ts) — is not decided here: a full sync round runs instead, which fetches,
+ * checks and refuses as every sync does. Nothing is adopted here, so
  * nothing unchecked enters the local ledger; what the others published is taken in, and checked,
  * by the next full sync.
  */
@@ -19,6 +20,8 @@ import { killPoint } from '../model/faults.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectStore } from '../store/port.js';
 import { isAncestor } from './ancestry.js';
+import { BlockedPush } from './blocking-refs.js';
+import type { PushOutcome } from './push-refusal.js';
 import { resolveTarget } from './fetch-start.js';
 import { moveMarkers, publishedRef, pushLedger, syncedRef } from './remote.js';
 import type { SyncOptions, SyncResult } from './options.js';
@@ -75,7 +78,13 @@ export async function pushOnly(
   );
   // Pushed even when nothing is new: the lease then confirms the remote still holds this
   // clone's ref as it was, so a rewound or deleted ref is noticed (by the full round) now.
-  const pushed = await pushLedger(repo, remote, tip, seen, pushRef);
+  let pushed: PushOutcome;
+  try {
+    pushed = await pushLedger(repo, remote, tip, seen, pushRef);
+  } catch (error) {
+    if (!(error instanceof BlockedPush)) throw error;
+    return full(`${remote} refused ${pushRef}: ${error.blocker ?? 'a ref below it'} is in the way`);
+  }
   if (!pushed.pushed)
     return full(`${remote}'s ${pushRef} is not what this clone last saw there (${pushed.detail})`);
   killPoint('sync-after-push');

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { entryIdFromMessage, LOG_REF, WRITER_ID } from '../ledger/layout.js';
+import { entryIdFromMessage, isLedgerRefName, LOG_REF } from '../ledger/layout.js';
 import { LedgerError } from '../model/errors.js';
 import { parseGitBool } from '../store/git/config.js';
 import { parseCommit } from '../store/objects.js';
@@ -19,6 +19,8 @@ import { listRefsInProcess } from '../store/git/ref-list.js';
 import { branchOf, readHead } from '../store/git/head.js';
 import { contentionPause, lockWaitMs } from '../store/git/refs.js';
 import type { RepoPaths } from '../store/git/repo.js';
+import { blockedBy } from './blocking-refs.js';
+import { lostRace, refusedPush, type PushOutcome } from './push-refusal.js';
 import { isValidRemoteName } from './remote-name.js';
 import { refuseTooManyListed } from './ref-count.js';
 import { transferHint } from './transfer-hint.js';
@@ -51,28 +53,34 @@ export function publishedRef(remote: string): string {
  * the remote (`refs/ledger/log`, `refs/ledger/writers/<id>`): read in-process where the ref
  * files are plain (store/git/ref-list.ts), else in one `git for-each-ref` — with thousands of
  * writers, never a process per ref. Names that are neither are counted, not returned: a remote
- * may hold any name, and ledger reads only its own. `listed` is every ref under the prefix by
- * its full name when they were read in-process, each read as `readRef` would read it (no shape
- * that reads differs is read there); absent when git listed them.
+ * may hold any name, and ledger reads only its own (`blocking`: names in the way of one, as the
+ * remote names them; blocking-refs.ts). `listed` is every ref under the prefix by its full name
+ * when they were read in-process, each read as `readRef` would read it (no shape that reads
+ * differs is read there); absent when git listed them.
  */
 export async function listLedgerRefs(
   repo: RepoPaths,
   prefix: string,
   bound?: { remote: string; maxListed: number },
-): Promise<{ refs: Map<string, string>; ignored: number; listed?: Map<string, string> }> {
+): Promise<{
+  refs: Map<string, string>;
+  ignored: number;
+  blocking: string[];
+  listed?: Map<string, string>;
+}> {
   const inProcess = listRefsInProcess(repo.commonDir, `${prefix}/`);
   const listed = inProcess ?? (await forEachRef(repo, prefix, bound?.maxListed));
   if (bound) refuseTooManyListed(bound.remote, listed.size, bound.maxListed);
   const refs = new Map<string, string>();
+  const blocking: string[] = [];
   let ignored = 0;
   for (const [full, oid] of listed) {
     const name = full.slice(prefix.length + 1);
-    const writer = name.startsWith('writers/') ? name.slice('writers/'.length) : undefined;
-    if (name === 'log' || name === 'checkpoint' || (writer !== undefined && WRITER_ID.test(writer)))
-      refs.set(`refs/ledger/${name}`, oid);
+    if (isLedgerRefName(name)) refs.set(`refs/ledger/${name}`, oid);
+    else if (blockedBy(name) !== undefined) blocking.push(`refs/ledger/${name}`);
     else if (name !== 'published') ignored++;
   }
-  return { refs, ignored, ...(inProcess && { listed: inProcess }) };
+  return { refs, ignored, blocking, ...(inProcess && { listed: inProcess }) };
 }
 
 /** The refs under `prefix/` as git lists them: the shapes ref-list.ts leaves to git. */
@@ -290,10 +298,6 @@ export async function moveMarkers(
   });
 }
 
-/** `upToDate`: the remote already held that commit there (git sent nothing, whatever the lease). */
-export type PushOutcome =
-  { pushed: true; upToDate: boolean } | { pushed: false; moved: true; detail: string };
-
 /**
  * Every push ledger makes: machine-readable, and nothing from the repository's config runs (no
  * pre-push hook; push.gpgSign would run gpg for a push certificate; no submodule pushes).
@@ -304,7 +308,8 @@ const PUSH = ['push', '--porcelain', '--no-verify', '--no-signed', '--no-recurse
  * Pushes `commit` to the remote's `ref` (this clone's writer ref), but only if the remote still
  * holds exactly `expected` (undefined: no such ref there). Only this clone writes its writer
  * ref, so the lease fails only when a second sync in this clone, or someone reusing its id,
- * pushed meanwhile: not an error, sync fetches again and joins what arrived.
+ * pushed meanwhile: not an error, sync fetches again and joins what arrived. Refusals no round
+ * gets through are thrown at once (push-refusal.ts).
  */
 export async function pushLedger(
   repo: RepoPaths,
@@ -321,13 +326,10 @@ export async function pushLedger(
   if (result.code === 0)
     return { pushed: true, upToDate: /^=\t/m.test(result.stdout.toString('utf8')) };
   const text = `${result.stdout.toString('utf8')}\n${result.stderr}`;
-  if (
-    /stale info|fetch first|non-fast-forward|cannot lock ref|failed to update ref|failed to lock|incorrect old value/i.test(
-      text,
-    )
-  ) {
-    return { pushed: false, moved: true, detail: lastLines(text) };
-  }
+  const refused = refusedPush(text, remote, ref, lastLines(text));
+  if (refused !== undefined) throw refused;
+  const race = lostRace(text);
+  if (race !== undefined) return { pushed: false, moved: race.moved, detail: lastLines(text) };
   throw new LedgerError('REMOTE', `git push to ${remote} failed: ${lastLines(text)}`, {
     hint: transferHint(
       text,

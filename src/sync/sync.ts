@@ -15,6 +15,8 @@ import { acceptRetired, type RetiredRef } from './checkpoint.js';
 import { publishCheckpoint } from './publish-checkpoint.js';
 import type { SyncOptions, SyncResult } from './options.js';
 import { pushOnly } from './push-only.js';
+import { gaveUp, type LostRaces } from './push-refusal.js';
+import { checkOtherNames } from './blocking-refs.js';
 import { withPackedRefs } from './pack-refs.js';
 import type * as Check from './check.js';
 import { joinRefs, type RemoteRef, type SyncAction } from './join.js';
@@ -48,8 +50,9 @@ export type { CheckpointResult } from './publish-checkpoint.js';
 export type { SyncAction } from './join.js';
 
 /**
- * A push fails only when this clone's own ref moved (a second sync in this clone, or a clone
- * reusing its writer id; with no writer id, any clone). Retried for at least MIN_ROUNDS
+ * A push loses a race only when this clone's own ref moved (a second sync in this clone, or a
+ * clone reusing its writer id; with no writer id, any clone) or its lock was held on the remote;
+ * any other refusal is thrown at once (push-refusal.ts). Retried for at least MIN_ROUNDS
  * fetch-and-push rounds and, past them, for as long as PATIENCE_MS.
  */
 const MIN_ROUNDS = 8;
@@ -182,16 +185,14 @@ async function runRound(
     if (fetch.status === 'rejected') throw fetch.reason;
     killPoint('sync-after-fetch');
     await pausePoint('sync-before-read-tracking');
-    const { refs: fetched, ignored } = await listLedgerRefs(repo, `refs/ledger-remotes/${remote}`, {
+    const listing = await listLedgerRefs(repo, `refs/ledger-remotes/${remote}`, {
       remote,
       maxListed: maxListedRefs(maxLedgerRefs),
     });
+    const fetched = listing.refs;
     await pausePoint('sync-after-read-tracking');
     refuseTooManyRefs(remote, fetched.size, maxLedgerRefs);
-    if (ignored > 0)
-      notices.add(
-        `${ignored} ref(s) under refs/ledger/ on ${remote} are neither refs/ledger/log, refs/ledger/checkpoint nor a writer ref (refs/ledger/writers/<32 hex>); ignored`,
-      );
+    checkOtherNames(remote, listing, notices);
     if (shallow) await refuseShallowLedger(repo, store, remote);
     let vanished = 0;
     const moved = [...fetched.keys()].sort().filter((ref) => fetched.get(ref) !== seen.get(ref));
@@ -223,6 +224,7 @@ async function runRound(
 
   const started = Date.now();
   let round = 0;
+  let lost: LostRaces = { moved: false, detail: '' };
   while (++round <= MIN_ROUNDS || Date.now() - started < PATIENCE_MS) {
     let view: Awaited<ReturnType<typeof observe>>;
     try {
@@ -376,19 +378,12 @@ async function runRound(
       ]);
       return ended(true, sent);
     }
-    progress(`${remote} ${pushRef} moved meanwhile (${pushed.detail}); fetching again`);
+    lost = { moved: lost.moved || pushed.moved, detail: pushed.detail };
+    const why = pushed.moved ? 'moved meanwhile' : 'was locked there';
+    progress(`${remote} ${pushRef} ${why} (${pushed.detail}); fetching again`);
     await sleep(Math.min(MAX_ROUND_PAUSE_MS, 20 * 2 ** round) * (0.5 + Math.random()));
   }
-  throw new LedgerError(
-    'REMOTE',
-    `${remote}'s ${pushRef} kept moving: gave up after ${round - 1} fetch-and-push rounds in ${Math.round((Date.now() - started) / 1000)} s`,
-    {
-      hint:
-        pushRef === LOG_REF
-          ? 'What arrived was checked and adopted here. Run ledger sync again when the other writers are done.'
-          : `Only this clone should write ${pushRef}: another sync here, or a clone reusing this writer id, keeps pushing it. Run ledger sync again when it is done.`,
-    },
-  );
+  throw gaveUp(remote, pushRef, round - 1, Date.now() - started, lost);
 }
 
 function done(
