@@ -3,8 +3,9 @@
  * build (sandbox.ts says why each piece is there). Apart from the probe and the read-only
  * paths, which decide *whether* and *what* to bind: this module only says *how*.
  */
-import { access, constants, lstat, readlink } from 'node:fs/promises';
+import { access, constants, lstat, readlink, realpath } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, relative, sep } from 'node:path';
+import { STARTED, unshareArgv } from './sandbox-unshare.js';
 
 export const ISOLATION_MODES = ['bwrap', 'unshare', 'none'] as const;
 export type IsolationMode = (typeof ISOLATION_MODES)[number];
@@ -16,6 +17,8 @@ export interface Isolation {
   namespaces: readonly string[];
   /** The stronger mechanisms that were tried and why each could not be used. */
   unavailable: readonly { mode: IsolationMode; reason: string }[];
+  /** unshare without iproute2's `ip`: a witness cut off the network has no loopback either. */
+  loopbackDown?: true;
 }
 
 /** What one sandboxed run may see and do. */
@@ -65,14 +68,6 @@ export const SYSTEM_DIRS: readonly string[] = [
   '/nix',
 ];
 
-/**
- * Written by the command's wrapper once the sandbox stands, so a sandbox error is never a
- * failing witness; then it waits for `go` (`runWitness`'s gate: a sandbox is set up while other
- * commands still run, and starts its command when a slot is free). Without `go` — ledger ended —
- * the command never runs.
- */
-const STARTED = 'printf . >&3; IFS= read -r go <&3 && [ "$go" = go ] || exit 125; exec 3>&-';
-
 export function isInside(path: string, dir: string): boolean {
   const rel = relative(dir, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel) && rel.split(sep)[0] !== '..');
@@ -109,6 +104,58 @@ export async function findExecutable(
     }
   }
   return undefined;
+}
+
+/**
+ * Where `ip` (iproute2) is looked for: system directories only, never the auditor's PATH, which
+ * may name a directory of the repository (`node_modules/.bin`) — the unshare script runs it as
+ * root of the namespaces, before capabilities are dropped.
+ */
+const SYSTEM_BIN_DIRS = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'];
+
+/** `name` in the system's own bin directories, or undefined. */
+export async function systemExecutable(name: string): Promise<string | undefined> {
+  for (const dir of SYSTEM_BIN_DIRS) {
+    try {
+      await access(join(dir, name), constants.X_OK);
+      return join(dir, name);
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The files name resolution reads under `/etc`. With systemd-resolved (Ubuntu, GitHub's
+ * runners) `/etc/resolv.conf` links into `/run`, which the view does not have: a witness
+ * allowed the network then resolved no name at all (red team, round ten).
+ */
+export const RESOLVER_FILES: readonly string[] = [
+  '/etc/resolv.conf',
+  '/etc/hosts',
+  '/etc/nsswitch.conf',
+];
+
+/**
+ * What the resolver files link to outside the system directories, to bind read-only (the files
+ * themselves, not their directories: `/run/systemd/resolve/` also holds resolved's socket).
+ */
+export async function resolverTargets(
+  files: readonly string[] = RESOLVER_FILES,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const file of files) {
+    try {
+      if (!(await lstat(file)).isSymbolicLink()) continue;
+      const target = await realpath(file);
+      if (!SYSTEM_DIRS.some((dir) => isInside(target, dir)) && !out.includes(target))
+        out.push(target);
+    } catch {
+      // absent or dangling here too: nothing to show
+    }
+  }
+  return out;
 }
 
 /** The system directories as they exist here: a directory to bind, or a symlink to recreate. */
@@ -157,6 +204,10 @@ export interface SandboxBase {
   view: ({ dir: string } | { link: string; target: string })[];
   /** The hidden paths that exist under a bound system directory (bubblewrap covers these). */
   covered: string[];
+  /** Bound read-only when the network is allowed (`resolverTargets`). */
+  resolver: string[];
+  /** unshare: `ip`, which brings loopback up (absent: loopback stays down, the report says so). */
+  ip?: string;
 }
 
 export async function sandboxBase(
@@ -167,7 +218,25 @@ export async function sandboxBase(
   const covered: string[] = [];
   for (const path of hidden)
     if (SYSTEM_DIRS.some((dir) => isInside(path, dir)) && (await exists(path))) covered.push(path);
-  return { tool, view: await systemView(), covered };
+  const ip = mode === 'unshare' ? await systemExecutable('ip') : undefined;
+  return {
+    tool,
+    view: await systemView(),
+    covered,
+    resolver: await resolverTargets(),
+    ...(ip === undefined ? {} : { ip }),
+  };
+}
+
+/** The read-only paths: the spec's, and with the network the resolver's (never a hidden one). */
+function networkReadOnly(base: SandboxBase, spec: SandboxSpec): string[] {
+  const resolver = spec.network
+    ? base.resolver.filter(
+        (path) =>
+          !spec.readOnly.includes(path) && !spec.hidden.some((hidden) => isInside(path, hidden)),
+      )
+    : [];
+  return [...spec.readOnly, ...resolver];
 }
 
 /** What a witness must never write under /proc: kernel settings, SysRq, IRQs, buses. */
@@ -214,126 +283,6 @@ function bwrapArgv(base: SandboxBase, bwrap: string, spec: SandboxSpec, command:
   return [...argv, '--', ...inner(command, spec.binds ?? [])];
 }
 
-/**
- * Runs as PID 1 of new mount and PID namespaces (as root, or as root of a new user namespace):
- * builds the view in a tmpfs, pivots into it, and runs the command as a child of a shell that
- * has no capabilities left (PID 1 stays, so the command is PID 2 and its daemons die with it).
- * Arguments: new root, writable dir, cwd, command, `,size=N` for the tmpfs mounts (or empty:
- * unbounded, and /dev stays writable), then `-s DIR`, `-l LINK TARGET`, `-h DIR`,
- * `-r PATH` in that order (the same order as bubblewrap's: system, an empty /tmp, hidden,
- * read-only, the writable directory), then `-b SOURCE TARGET ID` for the work tree's binds,
- * mounted over the writable directory and checked like bubblewrap's (`CHECK_BINDS`). Every
- * path is an argument, never part of the script text.
- */
-const UNSHARE_SCRIPT = `set -eu
-root=$1 rw=$2 cwd=$3 cmd=$4 size=$5
-shift 5
-wpath=\${PATH:-}
-PATH=/usr/sbin:/usr/bin:/sbin:/bin
-export PATH
-mount -t tmpfs -o mode=0755,nosuid,nodev ledger-root "$root"
-mkdir -p "$root/proc" "$root/dev" "$root/tmp"
-mount -t tmpfs -o mode=1777,nosuid,nodev$size ledger-tmp "$root/tmp"
-robind() {
-  if [ -d "$1" ]; then
-    mkdir -p "$root$1"
-  else
-    mkdir -p "$root$(dirname "$1")"
-    [ -e "$root$1" ] || touch "$root$1"
-  fi
-  mount --bind "$1" "$root$1"
-  mount -o remount,bind,ro,nosuid,nodev "$root$1"
-}
-while [ $# -gt 0 ]; do
-  case $1 in
-    -s) robind "$2"; shift 2 ;;
-    -l) ln -s "$3" "$root$2"; shift 3 ;;
-    -h) if [ -d "$root$2" ]; then mount -t tmpfs -o mode=0755,nosuid,nodev$size ledger-hidden "$root$2"; fi; shift 2 ;;
-    -r) robind "$2"; shift 2 ;;
-    -b) break ;;
-    *) echo "ledger sandbox: unexpected argument $1" >&2; exit 1 ;;
-  esac
-done
-mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
-for p in sys sysrq-trigger irq bus; do
-  if [ -e "$root/proc/$p" ]; then
-    mount --bind "$root/proc/$p" "$root/proc/$p"
-    mount -o remount,bind,ro "$root/proc/$p"
-  fi
-done
-mount -t tmpfs -o mode=0755,nosuid ledger-dev "$root/dev"
-for d in null zero full random urandom tty; do
-  touch "$root/dev/$d"
-  mount --bind "/dev/$d" "$root/dev/$d"
-done
-ln -s /proc/self/fd "$root/dev/fd"
-ln -s /proc/self/fd/0 "$root/dev/stdin"
-ln -s /proc/self/fd/1 "$root/dev/stdout"
-ln -s /proc/self/fd/2 "$root/dev/stderr"
-mkdir "$root/dev/shm"
-mount -t tmpfs -o nosuid,nodev$size ledger-shm "$root/dev/shm"
-mkdir -p "$root$rw"
-mount --bind "$rw" "$root$rw"
-while [ $# -gt 0 ]; do
-  [ "$1" = -b ] || { echo "ledger sandbox: unexpected argument $1" >&2; exit 1; }
-  mount --bind "$2" "$root$3"
-  [ "$(stat -c %d:%i -- "$root$3")" = "$4" ] || { echo "ledger sandbox: $3 changed while the sandbox was built" >&2; exit 1; }
-  shift 4
-done
-[ -z "$size" ] || mount -o remount,ro "$root/dev"
-cd "$root"
-mkdir .ledger-old-root
-pivot_root . .ledger-old-root
-cd /
-umount -l /.ledger-old-root
-rmdir /.ledger-old-root
-mount -o remount,ro /
-cd "$cwd"
-setpriv=$(command -v setpriv)
-${STARTED}
-PATH=$wpath
-exec "$setpriv" --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- /bin/sh -c '/bin/sh -c "$1"; exit $?' ledger-init "$cmd"
-`;
-
-function unshareArgv(
-  base: SandboxBase,
-  unshare: string,
-  spec: SandboxSpec,
-  command: string,
-  newRoot: string,
-): string[] {
-  const argv = [
-    unshare,
-    ...(process.getuid?.() === 0 ? [] : ['--user', '--map-root-user']),
-    '--mount',
-    '--pid',
-    '--ipc',
-    '--uts',
-    ...(spec.network ? [] : ['--net']),
-    '--fork',
-    '--kill-child',
-    '--propagation',
-    'private',
-    '/bin/sh',
-    '-c',
-    UNSHARE_SCRIPT,
-    'ledger-sandbox',
-    newRoot,
-    spec.writable,
-    spec.cwd,
-    command,
-    spec.tmpfsBytes === undefined ? '' : `,size=${spec.tmpfsBytes}`,
-  ];
-  for (const entry of base.view) {
-    if ('dir' in entry) argv.push('-s', entry.dir);
-    else argv.push('-l', entry.link, entry.target);
-  }
-  for (const path of spec.hidden) argv.push('-h', path);
-  for (const path of spec.readOnly) argv.push('-r', path);
-  for (const bind of spec.binds ?? []) argv.push('-b', bind.source, bind.target, bind.id);
-  return argv;
-}
-
 /** The namespaces a mode puts a witness in. */
 export function namespacesOf(mode: IsolationMode, network: boolean): string[] {
   if (mode === 'none') return [];
@@ -358,7 +307,8 @@ export async function sandboxArgv(
   if (mode === 'none') return undefined;
   const base = shared ?? (await sandboxBase(mode, spec.hidden));
   if (base.tool === undefined) return undefined;
+  const view = { ...spec, readOnly: networkReadOnly(base, spec) };
   return mode === 'bwrap'
-    ? bwrapArgv(base, base.tool, spec, command)
-    : unshareArgv(base, base.tool, spec, command, scratch);
+    ? bwrapArgv(base, base.tool, view, command)
+    : unshareArgv(base, base.tool, view, command, scratch);
 }

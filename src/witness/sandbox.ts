@@ -36,6 +36,7 @@ import {
   namespacesOf,
   sandboxArgv,
   SYSTEM_DIRS,
+  systemExecutable,
   type Isolation,
   type IsolationMode,
   type SandboxSpec,
@@ -134,7 +135,11 @@ async function probe(tmpfsBytes: number | undefined): Promise<Isolation> {
       continue;
     }
     const reason = await tryMode(mode, tmpfsBytes);
-    if (reason === undefined) return { mode, namespaces: namespacesOf(mode, false), unavailable };
+    if (reason === undefined) {
+      const isolation = { mode, namespaces: namespacesOf(mode, false), unavailable };
+      const noIp = mode === 'unshare' && (await systemExecutable('ip')) === undefined;
+      return noIp ? { ...isolation, loopbackDown: true } : isolation;
+    }
     unavailable.push({ mode, reason });
   }
   return { mode: 'none', namespaces: [], unavailable };
@@ -210,6 +215,9 @@ export function describeIsolation(
     `${subject} isolated with ${tool}: new ${namespacesOf(isolation.mode, network).join(', ')} namespaces, ` +
     `no capabilities, only the checkout writable, the repository and HOME not visible` +
     (network ? ', network allowed by the policy' : ', no network') +
+    (!network && isolation.loopbackDown === true
+      ? ' and loopback down: tests that use 127.0.0.1 fail (install iproute2, whose ip brings it up)'
+      : '') +
     asRoot +
     (why === '' ? '' : ` (${why})`)
   );

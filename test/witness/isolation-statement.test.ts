@@ -19,4 +19,21 @@ describe('describeIsolation', () => {
     expect(describeIsolation(NONE, false, 're-runs', 0)).toMatch(/NOT isolated.*as root/);
     expect(describeIsolation(NONE, false, 're-runs', 1000)).not.toContain('root');
   });
+
+  // Red team, round ten: unshare without iproute2's ip cannot bring loopback up; the sentence
+  // says so and what to install, rather than the re-run failing.
+  it('says loopback is down, and to install iproute2, for unshare without ip and the network cut', () => {
+    const noIp: Isolation = {
+      mode: 'unshare',
+      namespaces: [],
+      unavailable: [],
+      loopbackDown: true,
+    };
+    expect(describeIsolation(noIp, false, 're-runs', 1000)).toMatch(
+      /no network and loopback down: .*install iproute2/,
+    );
+    expect(describeIsolation(noIp, true, 're-runs', 1000)).not.toContain('loopback');
+    const withIp: Isolation = { mode: 'unshare', namespaces: [], unavailable: [] };
+    expect(describeIsolation(withIp, false, 're-runs', 1000)).not.toContain('loopback');
+  });
 });

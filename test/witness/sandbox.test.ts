@@ -6,7 +6,7 @@
  * bubblewrap off), and `none` is reported as such.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,13 @@ import {
   type IsolationMode,
   type WitnessRun,
 } from '../../src/witness/index.js';
-import { readOnlyPaths, sandboxArgv } from '../../src/witness/sandbox.js';
+import {
+  readOnlyPaths,
+  sandboxArgv,
+  sandboxBase,
+  type SandboxBase,
+} from '../../src/witness/sandbox.js';
+import { resolverTargets } from '../../src/witness/sandbox-argv.js';
 
 async function probeWith(forced: string | undefined) {
   if (forced === undefined) delete process.env['LEDGER_TEST_ISOLATION'];
@@ -54,7 +60,13 @@ afterAll(() => {
 async function sandboxed(
   mode: IsolationMode,
   command: string,
-  options: { network?: boolean; readOnly?: string[]; hidden?: string[]; tmpfsBytes?: number } = {},
+  options: {
+    network?: boolean;
+    readOnly?: string[];
+    hidden?: string[];
+    tmpfsBytes?: number;
+    base?: SandboxBase;
+  } = {},
 ): Promise<{ run: WitnessRun; writable: string }> {
   const base = tempDir('ledger-rerun-');
   const writable = join(base, 't0');
@@ -73,6 +85,7 @@ async function sandboxed(
     },
     command,
     join(base, 'root'),
+    options.base,
   );
   const run = await runWitness({
     command,
@@ -216,6 +229,33 @@ describe.each(['bwrap', 'unshare'] as const)('a witness isolated with %s', (mode
     expect(run.exitCode).toBe(0);
   });
 
+  // Red team, round ten: under unshare the new network namespace's loopback stayed down, and an
+  // honest test serving and fetching on 127.0.0.1 failed with ENETUNREACH: contradicted.
+  it('serves and connects on 127.0.0.1 with the network cut: loopback is up', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const loopback = `node -e "const s=require('net').createServer(c=>c.end('pong')).listen(0,'127.0.0.1',()=>{require('net').connect(s.address().port,'127.0.0.1').on('data',d=>{console.log(String(d));process.exit(0)}).on('error',e=>{console.error(String(e));process.exit(1)})})"`;
+    const { run } = await sandboxed(mode, loopback);
+    expect(run.stderr.toString()).toBe('');
+    expect(run.stdout.toString()).toBe('pong\n');
+    expect(run.exitCode).toBe(0);
+  });
+
+  // Red team, round ten: with systemd-resolved, /etc/resolv.conf links into /run, which the
+  // view lacked, so a witness allowed the network resolved no name. The link's target is
+  // shown read-only, with the network only (here a stand-in target: the host's /etc is as it is).
+  it('with the network allowed, shows what the resolver files link to, read-only', async (ctx) => {
+    if (!working.includes(mode)) ctx.skip();
+    const target = join(tempDir('ledger-resolved-'), 'stub-resolv.conf');
+    writeFileSync(target, 'nameserver 127.0.0.53\n');
+    const base = { ...(await sandboxBase(mode, [])), resolver: [target] };
+    const read = `cat '${target}' && ! (echo x >> '${target}') 2>/dev/null`;
+    const allowed = await sandboxed(mode, read, { network: true, base });
+    expect(allowed.run.stdout.toString()).toBe('nameserver 127.0.0.53\n');
+    expect(allowed.run.exitCode).toBe(0);
+    const cut = await sandboxed(mode, `test ! -e '${target}'`, { base });
+    expect(cut.run.exitCode).toBe(0);
+  });
+
   it('leaves no setsid daemon behind: it dies with the namespace when the witness ends', async (ctx) => {
     if (!working.includes(mode)) ctx.skip();
     const marker = `61.80${mode === 'bwrap' ? 3 : 4}`;
@@ -252,6 +292,20 @@ describe.each(['bwrap', 'unshare'] as const)('a witness isolated with %s', (mode
     const { run } = await sandboxed(mode, 'exit 0', { readOnly: [join(tempDir(), 'missing')] });
     expect(run.sandboxFailed).toBe(true);
     expect(run.exitCode).not.toBe(0);
+  });
+});
+
+describe('resolverTargets', () => {
+  it('follows a resolver file that links outside the system directories to its target, and leaves regular files alone', async () => {
+    const etc = tempDir('ledger-etc-');
+    const run = join(tempDir('ledger-run-'), 'systemd', 'resolve');
+    mkdirSync(run, { recursive: true });
+    writeFileSync(join(run, 'stub-resolv.conf'), 'nameserver 127.0.0.53\n');
+    symlinkSync(join(run, 'stub-resolv.conf'), join(etc, 'resolv.conf'));
+    writeFileSync(join(etc, 'hosts'), '127.0.0.1 localhost\n');
+    symlinkSync(join(run, 'missing'), join(etc, 'nsswitch.conf'));
+    const files = ['resolv.conf', 'hosts', 'nsswitch.conf'].map((f) => join(etc, f));
+    expect(await resolverTargets(files)).toEqual([realpathSync(join(run, 'stub-resolv.conf'))]);
   });
 });
 
