@@ -177,6 +177,15 @@ export interface RerunResult {
   timedOut: boolean;
   detail?: string;
   output?: RerunOutput;
+  /** Said with the verdict when the re-run disagrees with the record (`src/app/rerun/hints.ts`). */
+  hints?: readonly RerunHint[];
+}
+
+/** What the auditor can do about a re-run that failed for want of something the sandbox lacks. */
+export interface RerunHint {
+  text: string;
+  /** Only when the witness passed at record time (a failure recorded as such needs no help). */
+  ifRecordedPassed?: true;
 }
 
 /**

@@ -83,9 +83,20 @@ export async function checkWitnesses(
       (witness.timedOut ||
         shellStatus(outcome.result.exitCode, outcome.result.signal ?? null) ===
           shellStatus(witness.exitCode, witness.signal));
+    const passedWhenRecorded = !witness.timedOut && witness.exitCode === 0;
     const check: Check = same
       ? pass(id, 'witness', witness.command, `re-run: ${now}, as recorded`)
-      : fail(id, 'witness', witness.command, `recorded ${recorded}, re-run gave ${now}`);
+      : fail(
+          id,
+          'witness',
+          witness.command,
+          [
+            `recorded ${recorded}, re-run gave ${now}`,
+            ...(outcome.result.hints ?? [])
+              .filter((hint) => hint.ifRecordedPassed !== true || passedWhenRecorded)
+              .map((hint) => hint.text),
+          ].join('; '),
+        );
     checks.push(outcome.result.output ? { ...check, rerun: outcome.result.output } : check);
   }
 }

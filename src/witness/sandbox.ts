@@ -26,7 +26,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';
 import { onInterrupt } from './interrupt.js';
 import { runWitness } from './run.js';
 import {
@@ -69,7 +69,8 @@ const TEST_SWITCH = 'LEDGER_TEST_ISOLATION';
  * live under HOME, as with nvm), plus what the policy names. An entry is dropped when it does
  * not exist, when it contains or lies inside a path that must stay invisible (`never`: the
  * repository, its git directories, ledger's working directory), or when it contains a
- * `personal` one (HOME, the XDG directories: `~/.nvm/…/bin` may be shown, `~` may not).
+ * `personal` one (HOME, the XDG directories: `~/.nvm/…/bin` may be shown, `~` may not). A
+ * version manager's `shims` entry brings its root along (`versionManagerRoot`), by the same rules.
  * Returns what is dropped from the policy's list too, so the report can say so.
  */
 export async function readOnlyPaths(options: {
@@ -93,6 +94,9 @@ export async function readOnlyPaths(options: {
   for (const path of implicit) {
     if (covered(path) || clash(path) || paths.includes(path) || !(await exists(path))) continue;
     paths.push(path);
+    const root = await versionManagerRoot(path);
+    if (root !== undefined && !covered(root) && !clash(root) && !paths.includes(root))
+      paths.push(root);
   }
   for (const path of options.policy) {
     if (!isAbsolute(path) || clash(path) || !(await exists(path))) {
@@ -102,6 +106,27 @@ export async function readOnlyPaths(options: {
     if (!paths.includes(path)) paths.push(path);
   }
   return { paths, refused };
+}
+
+/** What a version manager's root never holds; one that does is not shown whole. */
+const SECRET_DIRS = ['.ssh', '.gnupg', '.aws', '.azure', '.kube', '.docker', '.config', '.netrc'];
+
+/**
+ * The root of a version manager (pyenv, rbenv, nodenv, jenv, asdf…) whose shims directory is
+ * `shims`: a shim execs `<root>/libexec/…` or `<root>/bin/…`, and runs an interpreter of
+ * `<root>/versions` (`installs` for asdf), so with `shims` alone every witness through it exited
+ * 127 (red team, round ten). Shown only when it has that shape — interpreters, not secrets —
+ * and nothing a secret lives in.
+ */
+async function versionManagerRoot(shims: string): Promise<string | undefined> {
+  if (basename(shims) !== 'shims') return undefined;
+  const root = dirname(shims);
+  const has = (name: string) => exists(join(root, name));
+  const runs = (await has('libexec')) || (await has('bin'));
+  const holds = (await has('versions')) || (await has('installs'));
+  if (!runs || !holds) return undefined;
+  for (const name of SECRET_DIRS) if (await has(name)) return undefined;
+  return root;
 }
 
 /**

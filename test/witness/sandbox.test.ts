@@ -329,4 +329,42 @@ describe('readOnlyPaths', () => {
     expect(paths).toEqual([nvmBin, outside]);
     expect(refused).toEqual(['relative', join(home, 'missing'), join(home, 'work')]);
   });
+
+  // Red team, round ten: with ~/.pyenv/shims alone on PATH, every witness through a shim exited
+  // 127 (the shim runs ~/.pyenv/libexec/pyenv). The root comes along when it has a version
+  // manager's shape, never when it holds a secret or contains HOME.
+  it("shows a version manager's root with its shims, not a root holding secrets or HOME", async () => {
+    const home = tempDir('ledger-home-');
+    const tool = (root: string, ...dirs: string[]) => {
+      for (const dir of ['shims', ...dirs]) mkdirSync(join(root, dir), { recursive: true });
+      return join(root, 'shims');
+    };
+    const pyenv = join(home, '.pyenv');
+    const asdf = join(home, '.asdf');
+    const secretive = join(home, '.rbenv');
+    const plain = join(home, 'plain');
+    const PATH = [
+      tool(pyenv, 'libexec', 'versions'),
+      tool(asdf, 'bin', 'installs'),
+      tool(secretive, 'libexec', 'versions', '.ssh'),
+      tool(plain, 'libexec'),
+      tool(home, 'bin', 'versions'),
+    ].join(':');
+    const { paths } = await readOnlyPaths({
+      env: { PATH },
+      execPath: '/usr/bin/node',
+      policy: [],
+      never: [],
+      personal: [home],
+    });
+    expect(paths).toEqual([
+      join(pyenv, 'shims'),
+      pyenv,
+      join(asdf, 'shims'),
+      asdf,
+      join(secretive, 'shims'),
+      join(plain, 'shims'),
+      join(home, 'shims'),
+    ]);
+  });
 });

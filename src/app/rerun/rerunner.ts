@@ -10,6 +10,7 @@ import {
 } from '../../witness/index.js';
 import type { Policy } from '../policy/local.js';
 import { rerunDecision } from '../policy/rerun-policy.js';
+import { rerunHints } from './hints.js';
 
 /**
  * The policy decides (who wrote the command, where the record was made), the session runs.
@@ -74,16 +75,28 @@ export function makeRerunner(
           output: summarise(run, outcome.step),
         };
       }
-      case 'ran':
+      case 'ran': {
+        const output = summarise(run);
+        const stderr = maskSecrets(run.stderr, secrets, run.stderrTruncated).bytes;
+        const hints = rerunHints(
+          {
+            exitCode: run.exitCode,
+            timedOut: run.timedOut,
+            stderr: Buffer.from(stderr).toString('utf8'),
+          },
+          { hasSetup: (policy.rerun.setup ?? []).length > 0 },
+        );
         return {
           ran: true,
           result: {
             exitCode: run.exitCode,
             signal: run.signal,
             timedOut: run.timedOut,
-            output: summarise(run),
+            output,
+            ...(hints.length === 0 ? {} : { hints }),
           },
         };
+      }
     }
   };
 }
