@@ -60,6 +60,11 @@ export interface RerunSessionOptions {
   hidden: readonly string[];
   /** Further read-only paths (`readOnlyPaths`). */
   readOnly: readonly string[];
+  /**
+   * The auditor's npm cache, among `readOnly`: given to npm (`npm_config_cache`), whose HOME is
+   * the throw-away one, with its logs there (the cache is read-only).
+   */
+  npmCache?: string;
   /** The size of each in-memory file system a sandboxed command sees (`SandboxSpec.tmpfsBytes`). */
   tmpfsBytes?: number;
   /** The environment the witness environment is scrubbed from (`scrubbedEnv`). */
@@ -240,6 +245,9 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
       XDG_CACHE_HOME: join(home, '.cache'),
       GIT_CEILING_DIRECTORIES: dir,
       GIT_CONFIG_NOSYSTEM: '1',
+      ...(options.npmCache === undefined
+        ? {}
+        : { npm_config_cache: options.npmCache, npm_config_logs_dir: join(home, '.npm-logs') }),
     });
     let binds: readonly SandboxBind[] = [];
     if (options.workTreeIgnored !== undefined) {

@@ -4,12 +4,15 @@
  * setup makes the witness unverifiable rather than contradicted, and a contradicted re-run says
  * why — exit code and last lines in text, digests and sizes in JSON.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { verifyRepository } from '../../src/app/verify.js';
 import { recordHandoff } from '../../src/app/record.js';
 import { forgetIsolationProbe, probeIsolation } from '../../src/witness/index.js';
-import { makeHome } from '../helpers/env.js';
+import { makeHome, tempDir } from '../helpers/env.js';
 import { gitdir, runCli, writeFiles } from '../helpers/git.js';
 import { policyFile } from './helpers.js';
 import { asUser } from '../adversarial/helpers.js';
@@ -160,5 +163,70 @@ describe('record: progress of long witnesses', () => {
     expect(messages).toContain('running witness 1/2: true');
     expect(messages).toContain('running witness 2/2: exit 4');
     expect(messages.some((m) => /^exit 4 after \d+\.\d s: exit 4$/.test(m))).toBe(true);
+  });
+});
+
+// Red team, round ten: the documented recipe — setup `npm ci --offline`, readOnly `~/.npm` —
+// failed with ENOTCACHED: npm, in the throw-away HOME, looked for its cache there.
+describe('the documented npm ci --offline recipe', () => {
+  it('installs from the auditor’s ~/.npm, shown read-only, and the witness verifies', async (ctx) => {
+    if (best === 'none') ctx.skip();
+    const npmUser = makeHome();
+    const npm = (args: string[], cwd: string) =>
+      execFileSync('npm', args, {
+        cwd,
+        env: { ...process.env, ...npmUser.env, npm_config_cache: join(npmUser.home, '.npm') },
+        stdio: 'pipe',
+      });
+    const pkg = tempDir('ledger-pkg-');
+    writeFiles(pkg, {
+      'package.json': '{"name":"tinydep","version":"1.0.0","main":"index.js"}',
+      'index.js': 'module.exports = (n) => n + 1;\n',
+    });
+    npm(['pack'], pkg);
+    npm(['cache', 'add', join(pkg, 'tinydep-1.0.0.tgz')], pkg);
+    const integrity = `sha512-${createHash('sha512')
+      .update(readFileSync(join(pkg, 'tinydep-1.0.0.tgz')))
+      .digest('base64')}`;
+    const manifest = { name: 'proj', version: '1.0.0', dependencies: { tinydep: '1.0.0' } };
+    const dir = gitdir({
+      files: {
+        '.gitignore': 'node_modules/\n',
+        'package.json': JSON.stringify({ ...manifest, scripts: { test: 'node t.js' } }),
+        'package-lock.json': JSON.stringify({
+          ...manifest,
+          lockfileVersion: 3,
+          requires: true,
+          packages: {
+            '': manifest,
+            'node_modules/tinydep': {
+              version: '1.0.0',
+              resolved: 'https://registry.npmjs.org/tinydep/-/tinydep-1.0.0.tgz',
+              integrity,
+            },
+          },
+        }),
+        't.js': 'if (require("tinydep")(1) !== 2) process.exit(1);\n',
+      },
+    });
+    npm(['ci', '--offline'], dir);
+    await asUser(npmUser, () =>
+      recordHandoff({ cwd: dir, status: 'success', witnesses: ['npm test'] }),
+    );
+    const report = await asUser(npmUser, () =>
+      verifyRepository({
+        cwd: dir,
+        rerun: true,
+        policyFile: policyFile({
+          setup: ['npm ci --offline'],
+          isolation: { readOnly: ['~/.npm'] },
+        }),
+      }),
+    );
+    const witness = report.records[0]!.checks.find((c) => c.check === 'witness');
+    expect(witness?.detail, JSON.stringify(witness?.rerun?.tail)).toBe(
+      're-run: exit 0, as recorded',
+    );
+    expect(report.exitCode).toBe(0);
   });
 });

@@ -4,7 +4,7 @@
  * session that owns the throw-away checkouts.
  */
 import { availableParallelism, homedir } from 'node:os';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { sanitizeLine } from '../../paths/index.js';
 import type { RepoPaths } from '../../store/git/repo.js';
@@ -93,6 +93,9 @@ export async function prepareReruns(
     never,
     personal,
   });
+  // The documented `npm ci --offline` recipe shows ~/.npm; npm in the throw-away HOME would
+  // look for its cache there (ENOTCACHED, red team, round ten).
+  const npmCache = join(homedir(), '.npm');
   const setup = setupSteps(policy.rerun, policy.witnessTimeoutSeconds);
   const parallel = jobs ?? defaultJobs(isolation.mode, network, setup);
   if (jobs === undefined && parallel === 1 && availableParallelism() > 1)
@@ -110,6 +113,7 @@ export async function prepareReruns(
     checkoutBudget: checkoutBudget(policy.rerun),
     hidden: [...never, ...personal],
     readOnly: paths,
+    ...(paths.includes(npmCache) ? { npmCache } : {}),
     ...(tmpfsBytes === undefined ? {} : { tmpfsBytes }),
     baseEnv: process.env,
     ...(ignored === undefined
