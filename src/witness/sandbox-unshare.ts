@@ -3,7 +3,7 @@
  * same file-system view bubblewrap builds (`sandbox-argv.ts`), brings loopback up, pivots into
  * the view and drops every capability before the command starts.
  */
-import type { SandboxBase, SandboxSpec } from './sandbox-argv.js';
+import type { SandboxBase, SandboxSpec } from './sandbox-types.js';
 
 /**
  * Written by the command's wrapper once the sandbox stands, so a sandbox error is never a
