@@ -21,7 +21,7 @@ import {
   type HookOptions,
 } from '../src/integrations/claude-code/options.js';
 import { LedgerError } from '../src/model/errors.js';
-import { FORMATS } from '../src/model/vocabulary.js';
+import { FORMATS, MAX_TIMEOUT_SECONDS } from '../src/model/vocabulary.js';
 import { sanitizeLine } from '../src/paths/index.js';
 import { dirname } from 'node:path';
 
@@ -88,6 +88,7 @@ export default class Init extends LedgerCommand {
     'witness-timeout': Flags.integer({
       description: 'With an agent flag: seconds before a witness is killed.',
       min: 1,
+      max: MAX_TIMEOUT_SECONDS,
     }),
     block: Flags.string({
       description: `With an agent flag: when the hook blocks the stop (${BLOCK_MODES.join(', ')}).`,

@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { recorderSigningFlags } from '../src/cli/recorder-flags.js';
 import { LedgerError } from '../src/model/errors.js';
+import { MAX_TIMEOUT_SECONDS } from '../src/model/vocabulary.js';
 
 export default class Mcp extends LedgerCommand {
   static override summary = 'Serve the ledger to agents over the Model Context Protocol (stdio).';
@@ -30,6 +31,7 @@ export default class Mcp extends LedgerCommand {
       description: 'Seconds before a witness is killed.',
       default: 600,
       min: 1,
+      max: MAX_TIMEOUT_SECONDS,
     }),
     ...recorderSigningFlags,
   };

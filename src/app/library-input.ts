@@ -45,6 +45,7 @@ const RecordInputShape = z.object({
   signAs: z.enum(['producer', 'recorder']).optional(),
   signingKeyScopes: z.enum(['user', 'all']).optional(),
   isolate: flag,
+  ownGitDirOnly: flag,
 });
 
 const VerifyInputShape = z

@@ -13,7 +13,7 @@ import { runAgentHook } from '../integrations/claude-code/hook.js';
 import { BLOCK_MODES, hookOptionsFrom } from '../integrations/claude-code/options.js';
 import { readHookInput } from '../integrations/hook-input.js';
 import { EXIT, LedgerError, type ExitCode } from '../model/errors.js';
-import { FORMATS } from '../model/vocabulary.js';
+import { FORMATS, MAX_TIMEOUT_SECONDS } from '../model/vocabulary.js';
 
 export const agentHookFlags = {
   witness: Flags.string({
@@ -25,6 +25,7 @@ export const agentHookFlags = {
     description: 'Seconds before a witness is killed.',
     default: 600,
     min: 1,
+    max: MAX_TIMEOUT_SECONDS,
   }),
   block: Flags.string({
     description: `When to block the stop: ${BLOCK_MODES.join(', ')} (default: never).`,

@@ -10,6 +10,7 @@
 import type { McpServerOptions } from '../mcp/server.js';
 import { EXIT } from '../model/errors.js';
 import { bugPoint } from '../model/faults.js';
+import { MAX_TIMEOUT_SECONDS } from '../model/vocabulary.js';
 import { OCLIF_DEBUG_ENV } from './oclif-debug.js';
 import type { LogOptions } from './log-view.js';
 import type { Output } from './output.js';
@@ -112,7 +113,9 @@ export function fastMcpArgs(argv: readonly string[]): Omit<McpServerOptions, 'cw
     if (value === undefined || value.trim() === '' || value.startsWith('-')) return undefined;
     if (name === 'witness') witnesses.push(value);
     else if (name === 'witness-timeout') {
+      // Past what a Node timer holds it would fire after 1 ms: oclif's max refuses it.
       if (timeout !== undefined || !PLAIN_LIMIT.test(value)) return undefined;
+      if (Number(value) > MAX_TIMEOUT_SECONDS) return undefined;
       timeout = Number(value);
     } else {
       if (signingKey !== undefined) return undefined;

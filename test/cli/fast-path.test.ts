@@ -154,6 +154,7 @@ describe('which mcp command lines the fast path serves', () => {
       ['mcp', '--witness', '--sign'],
       ['mcp', '--witness-timeout', '0'],
       ['mcp', '--witness-timeout', '1', '--witness-timeout', '2'],
+      ['mcp', '--witness-timeout', '3000000'], // past what a Node timer holds: oclif's max refuses it
       ['mcp', '--signing-key', 'k'],
       ['mcp', '--sign', '--sign'],
       ['mcp', '--sign', '--signing-key', 'a', '--signing-key', 'b'],

@@ -6,7 +6,7 @@
  * field, never a bare `TypeError`.
  */
 import { execFileSync } from 'node:child_process';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isLedgerError, openLedger } from '../../src/library.js';
@@ -96,6 +96,22 @@ describe('the library checks its input', () => {
     expect(await openLedger(repo).log()).toHaveLength(1);
   });
 
+  it('mcp, init and the hooks stop at the same limit: --witness-timeout past it is refused before anything runs', async () => {
+    const repo = gitdir({ files: { 'a.txt': 'a\n' } });
+    const over = '3000000';
+    // mcp's own fast path and oclif alike: the server never starts (stdin is closed at once).
+    const mcp = await runCli(['mcp', '--witness-timeout', over], repo);
+    expect(mcp.code, mcp.stderr).toBe(2);
+    expect(mcp.stderr).toMatch(/witness-timeout/);
+    const init = await runCli(['init', '--claude-code', '--witness-timeout', over, '--json'], repo);
+    expect(init.code, init.stdout).toBe(2);
+    expect(existsSync(join(repo, '.claude', 'settings.json'))).toBe(false);
+    // A hook never exits 2 (that blocks the agent): a bad flag is exit 1.
+    const hook = await runCli(['hook', 'claude-code', '--witness-timeout', over], repo);
+    expect(hook.code, hook.stderr).toBe(1);
+    expect(hook.stderr).toMatch(/witness-timeout/);
+  });
+
   it('input of the wrong shape is a LedgerError naming the field, not a TypeError', async () => {
     const repo = gitdir({ files: { 'a.txt': 'a\n' } });
     const ledger = openLedger(repo);
@@ -106,6 +122,7 @@ describe('the library checks its input', () => {
       [() => loose['record']!({ artifacts: 'a' }), 'record.artifacts'],
       [() => loose['record']!({ witnesses: 'true' }), 'record.witnesses'],
       [() => loose['record']!({ evidence: { log: 5 } }), 'record.evidence.log'],
+      [() => loose['record']!({ ownGitDirOnly: 'yes' }), 'record.ownGitDirOnly'],
       [() => loose['record']!(null), 'record'],
       [() => loose['show']!(null), 'show[0]'],
       [() => loose['log']!({ limit: 'ten' }), 'log.limit'],
