@@ -12,6 +12,7 @@
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shellQuote } from '../model/shell-word.js';
 
 export interface LedgerProgram {
   /** The words that start ledger in a shell command line. */
@@ -68,9 +69,4 @@ export function ledgerProgram(
       'teammates share, install ledger on PATH (npm install -g handoff-ledger, or npm link in a ' +
       'checkout) and run ledger init again.',
   };
-}
-
-/** POSIX shell single-quoting; plain words stay as they are. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -12,6 +12,7 @@
  */
 import { CHECKPOINT_REF, LOG_REF, WRITER_ID, WRITERS_PREFIX, writerRef } from '../ledger/layout.js';
 import { LedgerError } from '../model/errors.js';
+import { shellQuote } from '../model/shell-word.js';
 
 /** The names of the ledger refs below `refs/ledger/`: `log`, `checkpoint`, `writers`. */
 const LEDGER = 'refs/ledger/';
@@ -71,7 +72,7 @@ function refuseBlockingRefs(remote: string, refs: readonly string[]): void {
       })),
       hint:
         `Your ledger is unchanged. No version of ledger writes ${sorted.length === 1 ? 'that name' : 'those names'}: ` +
-        `delete ${sorted.length === 1 ? 'it' : 'them'} (git push ${remote} --delete ${named.map(shellWord).join(' ')}), then run ledger sync again.` +
+        `delete ${sorted.length === 1 ? 'it' : 'them'} (git push ${remote} --delete ${named.map(shellQuote).join(' ')}), then run ledger sync again.` +
         (sorted.length > NAMED
           ? ` List the others with git ls-remote ${remote} 'refs/ledger/*'.`
           : ''),
@@ -98,7 +99,7 @@ export class BlockedPush extends LedgerError {
           `What arrived from ${remote} was checked and adopted here; ${ref} was not pushed. No version of ledger writes ${blocker ?? `refs below ${ref}/`}: ` +
           (blocker === undefined
             ? `list them with git ls-remote ${remote} '${ref}/*' and delete each (git push ${remote} --delete REF)`
-            : `delete it (git push ${remote} --delete ${shellWord(blocker)})`) +
+            : `delete it (git push ${remote} --delete ${shellQuote(blocker)})`) +
           ', then run ledger sync again.',
       },
     );
@@ -128,14 +129,4 @@ export function blockedPush(
 function blockedText(ref: string): string {
   const blocked = blockedBy(ref.slice(LEDGER.length));
   return blocked === `${WRITERS_PREFIX}*` ? `every writer ref (${blocked})` : `${blocked}`;
-}
-
-/**
- * A ref name as one word of a POSIX shell command: git allows `$`, `;`, quotes and backticks in
- * ref names, and a remote's names are anyone's with push access, so the command a hint shows
- * quotes them. (src/integrations and src/app/init.ts hold the same rule; sync may import
- * neither.)
- */
-function shellWord(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -17,6 +17,7 @@
 import { lstat, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
+import { shellQuote } from '../../model/shell-word.js';
 import { writeAtomically } from '../../paths/write-atomically.js';
 import { requireWorkTree } from '../../app/repo.js';
 import { openRepo } from '../../store/git/repo.js';
@@ -381,9 +382,4 @@ export async function writeSettingsFile(path: string, text: string): Promise<voi
     sync: true,
     ...(old?.isFile() === true ? { keepMode: old.mode & 0o777 } : {}),
   });
-}
-
-/** POSIX shell single-quoting; plain words stay as they are. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
