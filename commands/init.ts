@@ -14,6 +14,7 @@ import {
 } from '../src/integrations/agent-files.js';
 import type { AgentName } from '../src/integrations/agents.js';
 import { ledgerProgram } from '../src/integrations/program.js';
+import { userHookSwitches } from '../src/integrations/user-switches.js';
 import {
   BLOCK_MODES,
   hookOptionsFrom,
@@ -134,7 +135,10 @@ export default class Init extends LedgerCommand {
     if (files.codexMcp) await files.codexMcp.write();
     if (files.cursorMcp) await files.cursorMcp.write();
     if (files.agentsMd) await files.agentsMd.write();
-    const warnings = agents.length > 0 && program.warning ? [program.warning] : [];
+    const warnings = [
+      ...(agents.length > 0 && program.warning ? [program.warning] : []),
+      ...(await userHookSwitches(agents)),
+    ];
     const claudeCode = written['claude-code'];
     const lines = [`ledger initialised in ${sanitizeLine(result.root)}`, ...policyLines(result)];
     if (result.remotes.length === 0)

@@ -275,7 +275,7 @@ export async function prepareAgentsMd(root: string): Promise<FileChange> {
  * Codex's hooks switched off (`[features] hooks = false`, or the deprecated `codex_hooks`), as
  * a table key, a dotted key or an inline table: the key, else undefined.
  */
-function hooksSwitchedOff(line: string, section: string | undefined): string | undefined {
+export function hooksSwitchedOff(line: string, section: string | undefined): string | undefined {
   const off = /^[ \t]*(hooks|codex_hooks)[ \t]*=[ \t]*false\b/.exec(line);
   if (off && section !== undefined && /^\[[ \t]*features[ \t]*\]/.test(section))
     return `[features] ${off[1]} = false`;

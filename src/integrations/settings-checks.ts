@@ -57,7 +57,7 @@ export async function refuseDisabledHooks(
   }
 }
 
-function geminiSwitch(
+export function geminiSwitch(
   settings: Record<string, unknown>,
   isOurs: (command: unknown) => boolean,
 ): string | undefined {

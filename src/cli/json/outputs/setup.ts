@@ -80,7 +80,9 @@ export const InitOutput = z
     warnings: z
       .array(z.string())
       .optional()
-      .describe('what the user should know (the hook command holds this machine’s paths)'),
+      .describe(
+        'what the user should know (the hook command holds this machine’s paths; a switch in the user’s or the managed settings turns the agent’s hooks off)',
+      ),
   })
   .describe('ledger init --json');
 
