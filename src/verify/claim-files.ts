@@ -195,6 +195,18 @@ function lineVerdict(
 }
 
 /**
+ * The highest line a reference names, which must exist for the reference to resolve. A range
+ * written backwards (`line` 400, `endLine` 1: the ledger format and a stored record allow it) is
+ * checked at its larger end, never at `endLine` alone, which let `a.js:400` of a 3-line file
+ * verify. Not contradicted for its order: every line it names existing, a swapped range is a
+ * slip of the pen, and contradicting it would fail an honest result over a place that resolves.
+ */
+function lastLine(ref: { line?: number | undefined; endLine?: number | undefined }) {
+  if (ref.line === undefined || ref.endLine === undefined) return ref.endLine ?? ref.line;
+  return Math.max(ref.line, ref.endLine);
+}
+
+/**
  * Every `file:line` claim — Key References and findings alike — against the candidate tree.
  * A format may fail the result as a whole above a share of bad ones (its verify rule).
  */
@@ -211,7 +223,7 @@ export async function checkFileLines(
       check: 'reference',
       path: r.path,
       line: r.line,
-      last: r.endLine ?? r.line,
+      last: lastLine(r),
       unverified: r.unverified === true,
     })),
     ...(record.claims.findings ?? []).flatMap((f, i) =>
