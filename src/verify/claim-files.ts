@@ -108,16 +108,36 @@ async function judgeAt(
     lookupPath(store, base.tree, path),
     lookupPath(store, candidate.tree, path),
   ]);
-  const judged = actionVerdict(artifact.action, before, after);
-  if (judged.verdict !== 'verified' || artifact.sha256 === undefined || after === undefined)
+  return withDigest(blobs, artifact, actionVerdict(artifact.action, before, after), before, after);
+}
+
+/**
+ * A claimed digest against the file the verified action is about: the candidate's, or for a
+ * file the candidate no longer holds (`deleted`, `touched` on a deleted file) the base's, its
+ * content before the deletion. It was skipped there, and a claim holding a digest nobody
+ * checked read `verified`.
+ */
+async function withDigest(
+  blobs: BlobReads,
+  artifact: ClaimedArtifact,
+  judged: { verdict: Verdict; detail: string },
+  before: TreeEntry | undefined,
+  after: TreeEntry | undefined,
+): Promise<{ verdict: Verdict; detail: string }> {
+  const entry = after ?? before;
+  if (judged.verdict !== 'verified' || artifact.sha256 === undefined || entry === undefined)
     return judged;
   // Streamed: a planted multi-gigabyte blob costs time, never memory.
-  const sha256 = (await blobs.facts(after.oid))?.sha256;
+  const sha256 = (await blobs.facts(entry.oid))?.sha256;
+  const deleted = after === undefined ? ' (the file before its deletion)' : '';
   return sha256 === artifact.sha256
-    ? { verdict: 'verified', detail: `${judged.detail}; sha256 ${sha256} as claimed` }
+    ? { verdict: 'verified', detail: `${judged.detail}; sha256 ${sha256} as claimed${deleted}` }
     : {
         verdict: 'contradicted',
-        detail: `claimed sha256 ${artifact.sha256}, candidate tree has ${sha256 ?? 'no blob'}`,
+        detail:
+          after === undefined
+            ? `claimed sha256 ${artifact.sha256}, the base tree had ${sha256 ?? 'no blob'}${deleted}`
+            : `claimed sha256 ${artifact.sha256}, candidate tree has ${sha256 ?? 'no blob'}`,
       };
 }
 

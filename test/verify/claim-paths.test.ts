@@ -57,3 +57,35 @@ describe('attack: a file:line range written backwards is checked at every line i
     expect(seen['reference a.js:3']).toMatch(/^verified: /);
   });
 });
+
+describe('attack: a digest on a file the candidate no longer holds is checked, never ignored', () => {
+  it("deleted and touched-then-deleted files' digests are checked against the base tree's blob", async () => {
+    const repo = gitdir({
+      files: { 'old.cfg': 'secret config\n', 'gone.txt': 'x\n', 'k.txt': 'k\n' },
+    });
+    git(repo, 'rm', '-q', 'old.cfg', 'gone.txt', 'k.txt');
+    const real = createHash('sha256').update('x\n').digest('hex');
+    const bogus = '0'.repeat(64);
+    const { checks, report } = await recordAndVerify(
+      repo,
+      {
+        summary: 'removed',
+        artifacts: [
+          { path: 'old.cfg', action: 'deleted', sha256: bogus },
+          { path: 'gone.txt', action: 'touched', sha256: real },
+          { path: 'k.txt', action: 'touched', sha256: bogus },
+        ],
+      },
+      true,
+    );
+    const seen = claims(checks);
+    expect(seen['claim.artifact old.cfg']).toMatch(
+      /^contradicted: claimed sha256 0{64}, the base tree had [0-9a-f]{64} \(the file before its deletion\)/,
+    );
+    expect(seen['claim.artifact gone.txt']).toMatch(
+      new RegExp(`^verified: .*sha256 ${real} as claimed \\(the file before its deletion\\)`),
+    );
+    expect(seen['claim.artifact k.txt']).toMatch(/^contradicted: claimed sha256 0{64}/);
+    expect(report.exitCode).toBe(1);
+  });
+});
