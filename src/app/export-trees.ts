@@ -6,12 +6,8 @@
  * tree that would list more entries or longer paths than a link can reasonably carry — a small
  * tree whose subtrees repeat expands exponentially — is refused with what to do instead.
  */
-import {
-  modeKind,
-  resolveSymlink,
-  type NotListed,
-  type TreePathKind,
-} from '../export/tree-symlinks.js';
+import type { NotListed } from '../export/tree-symlinks.js';
+import { modeKind, resolveSymlink, type TreePathKind } from '../ledger/tree-links.js';
 import { LedgerError } from '../model/errors.js';
 import type { ObjectReader } from '../store/port.js';
 import { readTree } from '../ledger/trees.js';

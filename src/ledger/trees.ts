@@ -81,20 +81,32 @@ export async function lookupPath(
   treeOid: string,
   path: string,
 ): Promise<TreeEntry | undefined> {
-  let entry: TreeEntry | undefined;
+  return (await lookupPathOrBlocker(store, treeOid, path)).entry;
+}
+
+/**
+ * What `path` names in a tree, or the entry that stopped the walk short of it: a proper prefix
+ * that is a symlink, a submodule's gitlink or a file, not a directory. verify tells a path that
+ * is simply absent from one under a link (followed) or inside a submodule (another repository).
+ */
+export async function lookupPathOrBlocker(
+  store: ObjectReader,
+  treeOid: string,
+  path: string,
+): Promise<{ entry: TreeEntry | undefined; blocker?: { path: string; entry: TreeEntry } }> {
   let current = treeOid;
   const parts = path.split('/');
   for (let i = 0; i < parts.length; i++) {
     const index = await treeIndex(store, current);
-    if (index === undefined) return undefined;
-    entry = index.get(parts[i]!);
-    if (!entry) return undefined;
-    if (i < parts.length - 1) {
-      if (entry.mode !== MODE.tree) return undefined;
-      current = entry.oid;
-    }
+    if (index === undefined) return { entry: undefined };
+    const entry = index.get(parts[i]!);
+    if (!entry) return { entry: undefined };
+    if (i === parts.length - 1) return { entry };
+    if (entry.mode !== MODE.tree)
+      return { entry: undefined, blocker: { path: parts.slice(0, i + 1).join('/'), entry } };
+    current = entry.oid;
   }
-  return entry;
+  return { entry: undefined };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { ObjectReader } from '../store/port.js';
 import type { BlobReads } from './blobs.js';
 import { byName, filesByName, type NameMatches } from './by-name.js';
 import { claim } from './checks.js';
+import { atPath, followedEntries, insideSubmodule, referencedFile } from './claim-paths.js';
 import type { FormatRules } from './format-rules.js';
 import type { CheckDraft as Check, Verdict } from './types.js';
 
@@ -95,7 +96,15 @@ function actionVerdict(
   }
 }
 
-/** A claimed action (and digest) against the file at one path of the two trees. */
+/**
+ * A claimed action (and digest) against the file at one path of the two trees. A claim false of
+ * the entry itself but with a symlink on the way (`modified CLAUDE.md`, CLAUDE.md -> AGENTS.md)
+ * is judged again at what the link leads to, as an editor writes through it, and the detail
+ * names the link. A claim true of the link entry (the link itself changed) stays judged on it.
+ * The agent makes the links, but following one only re-judges a claim its own entry
+ * contradicts: a link it created or retargeted is already a change of that path, and through
+ * links left as they were the claim holds only if what they lead to holds it.
+ */
 async function judgeAt(
   store: ObjectReader,
   blobs: BlobReads,
@@ -105,10 +114,19 @@ async function judgeAt(
 ): Promise<{ verdict: Verdict; detail: string }> {
   const { base, candidate } = record.observed;
   const [before, after] = await Promise.all([
-    lookupPath(store, base.tree, path),
-    lookupPath(store, candidate.tree, path),
+    atPath(store, base.tree, path),
+    atPath(store, candidate.tree, path),
   ]);
-  return withDigest(blobs, artifact, actionVerdict(artifact.action, before, after), before, after);
+  if (before.kind === 'submodule') return insideSubmodule(before.at);
+  if (after.kind === 'submodule') return insideSubmodule(after.at);
+  const judged = actionVerdict(artifact.action, before.entry, after.entry);
+  if (judged.verdict === 'verified' || !(before.linked || after.linked))
+    return withDigest(blobs, artifact, judged, before.entry, after.entry);
+  const linked = await followedEntries(store, { base: base.tree, candidate: candidate.tree }, path);
+  if ('verdict' in linked) return linked;
+  const through = actionVerdict(artifact.action, linked.before, linked.after);
+  const detail = `${through.detail}, ${linked.through}`;
+  return withDigest(blobs, artifact, { ...through, detail }, linked.before, linked.after);
 }
 
 /**
@@ -194,23 +212,28 @@ export async function checkClaimedArtifacts(
   }
 }
 
-/** A `file:line` claim against the line count of the file it names (undefined: no such file). */
+/** What a `file:line` names in the candidate: a line count (undefined: no such file), or why not. */
+type Place = { lines: number | undefined; through?: string } | { verdict: Verdict; detail: string };
+
+/** A `file:line` claim against the line count of the file it names. */
 function lineVerdict(
-  lines: number | undefined,
+  place: Place,
   ref: { last: number | undefined; unverified: boolean },
 ): { verdict: Verdict; detail: string } {
-  if (lines === undefined)
-    return { verdict: 'contradicted', detail: 'no such file in the candidate tree' };
-  if (ref.last !== undefined && ref.last > lines)
+  if ('verdict' in place) return place;
+  const via = place.through === undefined ? '' : `, ${place.through}`;
+  if (place.lines === undefined)
+    return { verdict: 'contradicted', detail: `no such file in the candidate tree${via}` };
+  if (ref.last !== undefined && ref.last > place.lines)
     return {
       verdict: 'contradicted',
-      detail: `line ${ref.last} is past the end (${lines} lines)`,
+      detail: `line ${ref.last} is past the end (${place.lines} lines)${via}`,
     };
   return {
     verdict: 'verified',
     detail: ref.unverified
-      ? 'resolves (the agent marked it [UNVERIFIED])'
-      : 'resolves in the candidate tree',
+      ? `resolves (the agent marked it [UNVERIFIED])${via}`
+      : `resolves in the candidate tree${via}`,
   };
 }
 
@@ -262,7 +285,7 @@ export async function checkFileLines(
     ),
   ];
   if (located.length === 0) return;
-  const lineCounts = new Map<string, number | undefined>();
+  const places = new Map<string, Place>();
   // The share rule counts places, not claims: a place an Issues item and a Findings row both
   // name is one place (counted twice, one bad place beside a repeated good one passed, and a
   // repeated bad one could fail a result whose other places all resolve).
@@ -286,16 +309,23 @@ export async function checkFileLines(
       continue;
     }
     checked.add(place);
-    const countLines = async (path: string) => {
-      if (!lineCounts.has(path)) {
-        const entry = await lookupPath(store, record.observed.candidate.tree, path);
-        const counted = entry ? await blobs.facts(entry.oid) : undefined;
-        lineCounts.set(path, counted?.type === 'blob' ? counted.lines : undefined);
+    const placeOf = async (path: string): Promise<Place> => {
+      let place = places.get(path);
+      if (place === undefined) {
+        const file = await referencedFile(store, record.observed.candidate.tree, path);
+        if ('verdict' in file) place = file;
+        else {
+          const counted = file.entry ? await blobs.facts(file.entry.oid) : undefined;
+          const lines = counted?.type === 'blob' ? counted.lines : undefined;
+          place = file.through === undefined ? { lines } : { lines, through: file.through };
+        }
+        places.set(path, place);
       }
-      return lineCounts.get(path);
+      return place;
     };
-    let judged = lineVerdict(await countLines(safe.path), ref);
-    if (judged.verdict === 'contradicted' && (await countLines(safe.path)) === undefined) {
+    const named = await placeOf(safe.path);
+    let judged = lineVerdict(named, ref);
+    if ('lines' in named && named.lines === undefined && named.through === undefined) {
       if (!safe.path.includes('/')) {
         // Named without its folder (`Foo.java:12`): every file of that name in the candidate.
         matches ??= filesByName(
@@ -308,7 +338,7 @@ export async function checkFileLines(
         const each =
           paths &&
           (await Promise.all(
-            paths.map(async (path) => ({ path, ...lineVerdict(await countLines(path), ref) })),
+            paths.map(async (path) => ({ path, ...lineVerdict(await placeOf(path), ref) })),
           ));
         judged = byName(safe.path, judged, each);
       }
