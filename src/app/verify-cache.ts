@@ -45,8 +45,10 @@ import {
 
 // v2: entries list the base commits of the records verified at their tip. v3: the objects read
 // (a side file), the verify-time window and the timeout and isolation in the key. v4: the side
-// file keeps packed ids per pack (segments). Older: a miss.
-const SCHEMA = 'ledger.verified/v4';
+// file keeps packed ids per pack (segments). v5: a text `verify --from-attestation` before v5
+// cached a pass that an auditor's attested failure contradicts (red team, round eleven): such
+// an entry must not answer for the tip again. Older: a miss.
+const SCHEMA = 'ledger.verified/v5';
 const FILE = 'verified.json';
 const KEY_FILE = 'verify-cache.key';
 /** One entry per key (policy × version × options); old keys are dropped past this many. */

@@ -13,7 +13,7 @@ import { runGit } from '../store/git/exec.js';
 import { usablePacks } from '../store/git/pack-index.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
-import type { RecordReport, Rerunner, VerifyReport } from '../verify/types.js';
+import type { Rerunner, VerifyReport } from '../verify/types.js';
 import { recordWorkers } from '../verify/parallel.js';
 import { exitCodeOf, verifyLedger } from '../verify/verify.js';
 import type { TrustedAttestation } from './attestations/trusted.js';
@@ -144,13 +144,13 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       );
       head = undefined;
     }
-    const attestations = request.fromAttestation
-      ? await import('./attestations/trusted.js')
+    const fromAttestations = request.fromAttestation
+      ? await (
+          await import('./attestations/trusted.js')
+        ).trustedAttestations(store, index, loaded.digest, trust)
       : undefined;
-    const attested =
-      attestations === undefined
-        ? new Map<string, TrustedAttestation>()
-        : await attestations.trustedAttestations(store, index, loaded.digest, trust);
+    const attested = fromAttestations?.byRecord ?? new Map<string, TrustedAttestation[]>();
+    if (fromAttestations) notes.push(...fromAttestations.notes);
     if (request.fromAttestation && trust === undefined)
       notes.push('--from-attestation: the policy trusts no signer, so no attestation is trusted');
     else if (request.fromAttestation && trust?.roles.auditor === undefined)
@@ -187,8 +187,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         recordedHere,
         reruns.isolation.mode,
       );
+      // Not re-run where a trusted auditor re-ran the record; an attestation that re-ran
+      // nothing stands in for nothing.
       rerun = (task) =>
-        attested.has(task.recordId)
+        attested.get(task.recordId)?.some((t) => t.attestation.rerun)
           ? Promise.resolve({
               ran: false as const,
               reason: 'not re-run: taken from a trusted attestation',
@@ -221,6 +223,9 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ...(rerun ? { rerun } : {}),
         ...(request.strict ? { strict: true } : {}),
         ...(trust ? { trust } : {}),
+        // Applied to each record's checks before verified ones are dropped (text output), and
+        // to any record the lifecycle verifies: every output mode weighs the same verdicts.
+        ...(attested.size > 0 ? { attested } : {}),
         now,
         root: repo.root,
         formatOptions: formatOptionsFrom(loaded),
@@ -236,10 +241,9 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           ? { onRecordDone: recordProgress(request.onProgress) }
           : {}),
       });
-      // Every verdict the gate weighs is in place before a lifecycle step is judged on it: a
-      // superseding record the auditor saw fail resolves nothing, and a record only its
-      // attestation shows failing can be resolved like any other.
-      applyAttestations(report.records, attested, attestations?.applyAttestation);
+      // Every verdict the gate weighs (attested ones included) is in place before a lifecycle
+      // step is judged on it: a superseding record the auditor saw fail resolves nothing, and a
+      // record only its attestation shows failing can be resolved like any other.
       if (workTree !== undefined) await addWorktreeChecks(store, index, workTree, report.records);
       // Before the re-run session closes: a superseding record may need its witnesses re-run.
       await attachLifecycles(reader, index, report, {
@@ -248,11 +252,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         requireReviewer: loaded.policy.lifecycle?.requireReviewer ?? false,
         ...(cache.since ? { sinceCachedTip: true } : {}),
         verifyOthers: async (others) =>
-          applyAttestations(
-            (await verifyLedger(reader, index, { ...options, ids: others, chain: false })).records,
-            attested,
-            attestations?.applyAttestation,
-          ),
+          (await verifyLedger(reader, index, { ...options, ids: others, chain: false })).records,
       });
     } finally {
       // No checkout outlives the command, whatever happened.
@@ -373,17 +373,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     }
     return final;
   });
-}
-
-/** Re-run verdicts taken from trusted attestations, in place; returns `records`. */
-function applyAttestations(
-  records: RecordReport[],
-  attested: ReadonlyMap<string, TrustedAttestation>,
-  apply: typeof import('./attestations/trusted.js').applyAttestation | undefined,
-): RecordReport[] {
-  for (const r of records)
-    if (apply && attested.has(r.id)) r.checks = apply(r.checks, attested.get(r.id)!);
-  return records;
 }
 
 /** Whether this is a shallow clone (git keeps its grafted boundary in `shallow`). */

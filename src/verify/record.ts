@@ -15,6 +15,7 @@ import { parseRecord } from '../model/record-check.js';
 import { recordSchemas } from '../model/schemas.js';
 import { parseTree, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
+import { applyAttestations, type TrustedAttestation } from './attested.js';
 import { BlobReads, readCapped } from './blobs.js';
 import { fail, identifyChecks, pass } from './checks.js';
 import { checkClaims } from './claims.js';
@@ -56,6 +57,8 @@ export interface RecordTask {
   logged: number;
   /** The signature leaves whose subject is this record. */
   signatures: readonly SignatureLeaf[];
+  /** `--from-attestation`: the trusted attestations about this record (attested.ts). */
+  attestations?: readonly TrustedAttestation[];
 }
 
 export interface CheckedRecord {
@@ -126,7 +129,9 @@ export async function checkRecord(
       );
     }
   }
-  const checks = identifyChecks(drafts);
+  // Attested verdicts replace checks before any verified one is counted and dropped: a
+  // witness verified only by the producer's signature is what an attested failure overrules.
+  const checks = applyAttestations(identifyChecks(drafts), task.attestations ?? []);
   if (options.keepVerified === false) {
     const kept = checks.filter((c) => c.verdict !== 'verified');
     return { ...out, checks: kept, verified: checks.length - kept.length };

@@ -22,6 +22,7 @@ import {
   type RecordTask,
 } from './record.js';
 import type { Trust } from './signatures.js';
+import type { TrustedAttestation } from './attested.js';
 import type { Check, CheckDraft, RecordReport, Rerunner, VerifyReport } from './types.js';
 
 export interface VerifyOptions {
@@ -47,6 +48,11 @@ export interface VerifyOptions {
    * producer is never `verified`.
    */
   trust?: Trust;
+  /**
+   * `--from-attestation`: trusted attestations by record id, whose re-run verdicts are applied
+   * to each record's checks before `keepVerified` counts and drops the verified ones.
+   */
+  attested?: ReadonlyMap<string, readonly TrustedAttestation[]>;
   /** The verify time, for clock checks. Default: now. */
   now?: Date;
   /**
@@ -240,6 +246,7 @@ export async function verifyLedger(
     tree: index.records.get(id),
     logged: recordsInLog.get(id) ?? 0,
     signatures: signatures.get(id) ?? [],
+    ...(options.attested?.has(id) ? { attestations: options.attested.get(id)! } : {}),
   }));
   const recordOptions: RecordCheckOptions = {
     ...(options.rerun === undefined ? {} : { rerun: options.rerun }),

@@ -646,7 +646,7 @@ describe('the cache never answers differently from --full (issue 16, item 6)', (
     const { dir } = await warm(user);
     const [file] = cacheFiles(user);
     const text = readFileSync(file!, 'utf8');
-    writeFileSync(file!, text.replace('ledger.verified/v4', 'ledger.verified/v3'));
+    writeFileSync(file!, text.replace('ledger.verified/v5', 'ledger.verified/v4'));
     const cached = await verify(user, dir);
     expect(cached.json.cache).toMatchObject({
       used: false,

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { encodeCanonical, type CborValue } from '../../src/canonical/index.js';
-import { applyAttestation, type TrustedAttestation } from '../../src/app/attestations/trusted.js';
+import { applyAttestations, type TrustedAttestation } from '../../src/verify/attested.js';
 import { stripUndefined } from '../../src/app/record.js';
 import { appendRecord } from '../../src/ledger/append.js';
 import { appendLeaves, signatureObject } from '../../src/ledger/leaves.js';
@@ -386,8 +386,7 @@ describe('attested verdicts are found by check id', () => {
   const verdicts = (out: Check[]) => Object.fromEntries(out.map((c) => [c.id, c.verdict]));
 
   it('v2: each check takes the verdict recorded under its own id', () => {
-    const out = applyAttestation(
-      checks,
+    const out = applyAttestations(checks, [
       from({
         schema: ATTESTATION_SCHEMA,
         verdicts: [
@@ -407,7 +406,7 @@ describe('attested verdicts are found by check id', () => {
           },
         ],
       }),
-    );
+    ]);
     expect(verdicts(out)).toEqual({
       'observed.witnesses[0]': 'verified',
       'observed.witnesses[1]': 'contradicted',
@@ -417,8 +416,7 @@ describe('attested verdicts are found by check id', () => {
   });
 
   it('v1 (no ids): a (check, subject) that names two checks is never guessed; a unique one is used', () => {
-    const out = applyAttestation(
-      checks,
+    const out = applyAttestations(checks, [
       from({
         schema: ATTESTATION_SCHEMA_V1,
         verdicts: [
@@ -427,7 +425,7 @@ describe('attested verdicts are found by check id', () => {
           { check: 'witness', subject: 'make', verdict: 'verified', detail: 'ok' },
         ],
       }),
-    );
+    ]);
     expect(verdicts(out)).toEqual({
       'observed.witnesses[0]': 'unverifiable',
       'observed.witnesses[1]': 'unverifiable',

@@ -1,0 +1,211 @@
+/**
+ * `verify --from-attestation` as a CI gate (red team, round eleven): every output mode and a
+ * cached run reach the verdict a trusted auditor's attested re-run gives; a later attestation
+ * that re-ran nothing does not erase an earlier attested failure; attestations made under
+ * another policy are not used, and the output says so.
+ *
+ * The lie: a record, signed by the agent's producer-trusted key, whose witness passes only
+ * because of a git-ignored file in the agent's work tree — it fails in every clean checkout.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, gitdir, tempDir } from '../helpers/git.js';
+import {
+  cliBinInProcess as cli,
+  cliTextBinInProcess as cliText,
+  makeUser,
+  type User,
+} from './helpers.js';
+
+afterEach(cleanup);
+
+function keypair(dir: string, name: string): string {
+  const key = join(dir, name);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', key]);
+  return key;
+}
+
+const pub = (key: string) =>
+  readFileSync(`${key}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
+
+interface Setup {
+  user: User;
+  dir: string;
+  policy: string;
+  auditor: string;
+  auditor2: string;
+  /** Re-runs are unisolated here (the test machine may have no bubblewrap). */
+  env: Record<string, string>;
+}
+
+/** The threat model's setup: the agent is a trusted producer, auditor@corp the auditor. */
+function setup(witness: string, files: Record<string, string> = {}): Setup {
+  const user = makeUser();
+  const agent = keypair(user.home, 'agent');
+  const auditor = keypair(user.home, 'auditor');
+  const auditor2 = keypair(user.home, 'auditor2');
+  writeFileSync(
+    join(user.home, 'allowed_signers'),
+    `agent@agents.example.com ${pub(agent)}\nauditor@corp ${pub(auditor)}\nauditor2@corp ${pub(auditor2)}\n`,
+  );
+  const policy = join(user.home, 'policy.json');
+  writePolicy(policy, 'allowed_signers', witness);
+  const dir = gitdir({ files: { 'a.txt': 'v1\n', ...files } });
+  return { user, dir, policy, auditor, auditor2, env: { LEDGER_TEST_ISOLATION: 'none' } };
+}
+
+function writePolicy(path: string, allowedSigners: string, witness: string): void {
+  writeFileSync(
+    path,
+    JSON.stringify({
+      version: 1,
+      witnessTimeoutSeconds: 60,
+      rerun: { recordedHere: false, commands: [witness], isolation: { required: false } },
+      signatures: {
+        allowedSigners,
+        required: false,
+        roles: { producer: ['*@agents.example.com'], auditor: ['auditor@corp', 'auditor2@corp'] },
+      },
+    }),
+  );
+}
+
+async function recordSigned(s: Setup, witness: string, sign = true): Promise<string> {
+  const agent = join(s.user.home, 'agent');
+  const signing = sign ? ['--sign', '--signing-key', agent] : [];
+  const recorded = await cli(s.user, s.dir, [
+    'record',
+    '--task',
+    'T-1',
+    '--status',
+    'success',
+    '--summary',
+    'tests pass',
+    '--producer',
+    'agent@agents.example.com',
+    '--witness',
+    witness,
+    ...signing,
+  ]);
+  expect(recorded.code, recorded.stderr).toBe(0);
+  return recorded.json.id as string;
+}
+
+async function attest(s: Setup, key: string, rerun: boolean, policy = s.policy) {
+  const args = ['verify', '--full', '--record', '--sign', '--signing-key', key, '--policy', policy];
+  return cli(s.user, s.dir, rerun ? [...args, '--rerun'] : args, s.env);
+}
+
+/** The lie, and the auditor's signed re-run that saw its witness fail. */
+async function lieAttestedFailing(): Promise<Setup & { id: string }> {
+  const s = setup('sh test.sh', {
+    'test.sh': 'test -f .only-here\n',
+    '.gitignore': '.only-here\n',
+  });
+  writeFileSync(join(s.dir, '.only-here'), '');
+  const id = await recordSigned(s, 'sh test.sh');
+  const audit = await attest(s, s.auditor, true);
+  expect(audit.code).toBe(1);
+  expect(audit.json.attestations[0].signed).toBe(true);
+  return { ...s, id };
+}
+
+const witnessOf = (json: any) =>
+  json.records[0].checks.find((c: { check: string }) => c.check === 'witness');
+
+describe('attack: a witness only the producer vouched for, which a trusted auditor saw fail', () => {
+  it('attack: text, --json, --markdown and a cached run of verify --from-attestation all exit 1 (the attested failure is applied before verified checks are dropped)', async () => {
+    const s = await lieAttestedFailing();
+    const gate = ['verify', '--from-attestation', '--policy', s.policy];
+    const text = await cliText(s.user, s.dir, [...gate, '--full']);
+    expect(text.code, text.stdout).toBe(1);
+    expect(text.stdout).toMatch(/FAIL witness sh test\.sh: .*attested by auditor@corp/);
+    const json = await cli(s.user, s.dir, [...gate, '--full']);
+    expect(json.code).toBe(1);
+    expect(witnessOf(json.json)).toMatchObject({ verdict: 'contradicted' });
+    const page = join(tempDir(), 'audit.md');
+    const markdown = await cliText(s.user, s.dir, [...gate, '--full', '--markdown', page]);
+    expect(markdown.code, markdown.stdout).toBe(1);
+    // A text run without --full fills the verify cache; a later --json run reads it.
+    const cachedText = await cliText(s.user, s.dir, gate);
+    expect(cachedText.code, cachedText.stdout).toBe(1);
+    const cachedJson = await cli(s.user, s.dir, gate);
+    expect(cachedJson.code).toBe(1);
+    const cachedMarkdown = await cliText(s.user, s.dir, [...gate, '--markdown', page]);
+    expect(cachedMarkdown.code).toBe(1);
+    // The producer-only gate (no attestation) still passes it: the attestation is what fails it.
+    const plain = await cliText(s.user, s.dir, ['verify', '--full', '--policy', s.policy]);
+    expect(plain.code, plain.stdout).toBe(0);
+  });
+});
+
+describe('attack: a later attestation that re-ran nothing hides an earlier attested failure', () => {
+  it("attack: the auditor's later attestation without --rerun says nothing about the witness; the attested re-run failure stands (text and --json exit 1)", async () => {
+    const s = await lieAttestedFailing();
+    // The same auditor's routine verify --record, without --rerun: the witness is stored as
+    // "not re-run by this auditor".
+    const later = await attest(s, s.auditor, false);
+    expect(later.json.attestations[0].signed).toBe(true);
+    const gate = ['verify', '--from-attestation', '--full', '--policy', s.policy];
+    const json = await cli(s.user, s.dir, gate);
+    expect(json.code).toBe(1);
+    expect(witnessOf(json.json)).toMatchObject({ verdict: 'contradicted' });
+    expect(witnessOf(json.json).detail).toContain('attested by auditor@corp');
+    const text = await cliText(s.user, s.dir, gate);
+    expect(text.code, text.stdout).toBe(1);
+  });
+
+  it("attack: another trusted auditor's later pass does not outrank an attested failure; the disagreement is in the notes", async () => {
+    const marker = join(tempDir(), 'only-on-some-runners');
+    const witness = `test -f ${marker}`;
+    const s = setup(witness);
+    writeFileSync(marker, '');
+    const id = await recordSigned(s, witness);
+    rmSync(marker);
+    expect((await attest(s, s.auditor, true)).code).toBe(1);
+    // auditor2's runner has the file the witness needs: its later re-run passes.
+    writeFileSync(marker, '');
+    const other = await attest(s, s.auditor2, true);
+    expect(other.code).toBe(0);
+    const json = await cli(s.user, s.dir, [
+      'verify',
+      id,
+      '--from-attestation',
+      '--full',
+      '--policy',
+      s.policy,
+    ]);
+    expect(json.code).toBe(1);
+    expect(witnessOf(json.json)).toMatchObject({ verdict: 'contradicted' });
+    expect(witnessOf(json.json).detail).toContain('auditor2@corp');
+    expect(json.json.notes.join('\n')).toMatch(/disagree/);
+  });
+
+  it('an auditor whose re-run failed, then fixed the runner and re-ran: the newest re-run of that auditor decides (exit 0), and the note shows the earlier failure', async () => {
+    const marker = join(tempDir(), 'toolchain-installed');
+    const witness = `test -f ${marker}`;
+    const s = setup(witness);
+    writeFileSync(marker, '');
+    const id = await recordSigned(s, witness);
+    rmSync(marker);
+    const broken = await attest(s, s.auditor, true);
+    expect(broken.code).toBe(1);
+    writeFileSync(marker, '');
+    const fixed = await attest(s, s.auditor, true);
+    expect(fixed.code).toBe(0);
+    const json = await cli(s.user, s.dir, [
+      'verify',
+      id,
+      '--from-attestation',
+      '--full',
+      '--policy',
+      s.policy,
+    ]);
+    expect(json.code).toBe(0);
+    expect(witnessOf(json.json)).toMatchObject({ verdict: 'verified' });
+    expect(witnessOf(json.json).detail).toMatch(/contradicted/);
+    expect(json.json.notes.join('\n')).toMatch(/disagree/);
+  });
+});
