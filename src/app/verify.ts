@@ -312,6 +312,9 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         digest: loaded.digest,
       },
       ...(reruns ? { rerun: reruns.info } : {}),
+      ...(fromAttestations?.otherPolicy
+        ? { otherPolicyAttestations: fromAttestations.otherPolicy }
+        : {}),
       ...(range
         ? {
             range: {

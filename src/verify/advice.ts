@@ -58,9 +58,21 @@ export function strictOnly(report: Pick<VerifyReport, 'exitCode' | 'ledger' | 'r
   return !all.some((c) => c.verdict === 'contradicted');
 }
 
-/** One line per kind: `3 witness check(s) unverifiable (e.g. …): fix`. */
-export function adviceLines(report: Pick<VerifyReport, 'ledger' | 'records'>): string[] {
-  return unproven(report).map(
+/**
+ * One line per kind: `3 witness check(s) unverifiable (e.g. …): fix`; and, when trusted
+ * attestations were left out for another policy digest, the way to use them — else the advice
+ * says "re-run or sign" to a team whose auditor already did (red team, round eleven).
+ */
+export function adviceLines(
+  report: Pick<VerifyReport, 'ledger' | 'records' | 'otherPolicyAttestations'>,
+): string[] {
+  const lines = unproven(report).map(
     (u) => `${u.count} ${u.check} check(s) unverifiable (e.g. ${u.example}): ${u.fix}`,
   );
+  const other = report.otherPolicyAttestations;
+  if (other !== undefined && other.count > 0)
+    lines.push(
+      `${other.count} attestation(s) by ${other.signers.join(', ')} were not used: they were made under another policy (digest ${other.digests.map((d) => d.slice(0, 12)).join(', ')}); verify with that policy file, or attest again under this one (verify --rerun --record --sign)`,
+    );
+  return lines;
 }

@@ -87,6 +87,13 @@ export interface VerifyScope {
   verified: number;
 }
 
+/** Trusted attestations under other policies: how many, by whom, under which digests. */
+export interface OtherPolicyAttestations {
+  count: number;
+  signers: string[];
+  digests: string[];
+}
+
 export interface VerifyReport {
   ok: boolean;
   exitCode: 0 | 1 | 3;
@@ -132,6 +139,11 @@ export interface VerifyReport {
   policy?: { source: 'flag' | 'git-config' | 'default'; path?: string; digest: string };
   /** Attestations written by `verify --record`, by record id. */
   attestations?: { record: string; id: string; signed: boolean }[];
+  /**
+   * `--from-attestation`: trusted attestations made under another policy digest, about records
+   * no attestation under this policy covers — not used, and the strict advice says so.
+   */
+  otherPolicyAttestations?: OtherPolicyAttestations;
   /** The repository, ref and tip this report is about (set by `verify`, not the pure core). */
   scope?: VerifyScope;
   /** With `--rerun`: how re-runs were isolated here (and why nothing stronger). */

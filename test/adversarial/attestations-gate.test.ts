@@ -209,3 +209,25 @@ describe('attack: a later attestation that re-ran nothing hides an earlier attes
     expect(json.json.notes.join('\n')).toMatch(/disagree/);
   });
 });
+
+describe('attack: attestations made under another policy are skipped silently', () => {
+  it('attack: a CI policy spelling allowedSigners "./allowed_signers" does not use the attestation, and text, --json notes and the strict advice say why', async () => {
+    const s = setup('sh test.sh', { 'test.sh': 'true\n' });
+    // Unsigned: only the attestation can make its witness verified under --strict.
+    await recordSigned(s, 'sh test.sh', false);
+    const audit = await attest(s, s.auditor, true);
+    expect(audit.code).toBe(0);
+    const ci = join(s.user.home, 'ci-policy.json');
+    writePolicy(ci, './allowed_signers', 'sh test.sh');
+    const gate = ['verify', '--from-attestation', '--strict', '--full', '--policy', ci];
+    const json = await cli(s.user, s.dir, gate);
+    expect(json.code).toBe(1);
+    const notes = json.json.notes.join('\n');
+    expect(notes).toMatch(/1 attestation\(s\) signed by trusted auditors \(auditor@corp\)/);
+    expect(notes).toContain(audit.json.policy.digest.slice(0, 12));
+    const text = await cliText(s.user, s.dir, gate);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/strict: .*another policy/);
+    expect(text.stdout).toMatch(/note: .*another policy/);
+  });
+});
