@@ -6,7 +6,9 @@
 import { LedgerError, type ErrorCode } from '../model/errors.js';
 
 const utf8 = new TextEncoder();
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: text fields are compared as identities (namespace, key type, hash algorithm); the
+// default drops a leading U+FEFF and would read `<BOM>ledger` as `ledger`, as ssh-keygen never does.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Reads SSH wire values; every read past the end throws a LedgerError naming `what`. */
 export class SshReader {

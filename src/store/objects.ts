@@ -7,7 +7,9 @@ import { internalError, LedgerError } from '../model/errors.js';
 import type { ObjectType } from './port.js';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a name is an identity, byte for byte. The default drops a leading U+FEFF, which
+// would read git's `<BOM>lib.js` as `lib.js`: a file the tree does not have.
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** git's SHA-1 object id of `<type> <size>\0<bytes>`. */
 export function hashObject(type: ObjectType, bytes: Uint8Array): string {

@@ -59,7 +59,9 @@ interface Entry {
   oid: string;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: the default drops a leading U+FEFF, so `<BOM>lib.js` would be written as `lib.js`,
+// a file no real checkout of the tree holds.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function corrupt(message: string, oid: string, expected?: string): LedgerError {
   return new LedgerError('CORRUPT', message, {

@@ -2,12 +2,15 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  armorSignature,
+  dearmorSignature,
   findSigner,
   parseAllowedSigners,
   parseSignature,
   signWithSshKeygen,
   verifySignature,
 } from '../../src/sign/index.js';
+import { toSignatureBlob } from '../../src/sign/sshsig.js';
 import { keygen, run, sshSign, sshVerify, tempDir, type Key } from './ssh.js';
 
 const enc = new TextEncoder();
@@ -67,6 +70,23 @@ describe('golden vector (OpenSSH 9.2, no ssh-keygen needed)', () => {
     expect(wrongNs).toMatchObject({ ok: false, reason: expect.stringContaining('namespace') });
     const flipped = VECTOR.signature.replace('OwA=', 'OwB=');
     expect(verifySignature(flipped, MESSAGE, 'ledger').ok).toBe(false);
+  });
+
+  it('attack: a namespace field of <BOM>ledger is read as written, so it is not "ledger"', () => {
+    // The namespace is a length-prefixed UTF-8 string; a decoder that drops a leading BOM reads
+    // EF BB BF "ledger" as "ledger", and the vector's signature with its namespace field swapped
+    // would verify as a second spelling of the same signature (ssh-keygen refuses it).
+    const blob = dearmorSignature(VECTOR.signature);
+    const parsed = parseSignature(VECTOR.signature);
+    const swapped = toSignatureBlob({ ...parsed, namespace: '\ufeffledger' });
+    expect(toSignatureBlob(parsed)).toEqual(blob);
+    const reparsed = parseSignature(armorSignature(swapped));
+    expect(reparsed.namespace).toBe('\ufeffledger');
+    expect(toSignatureBlob(reparsed)).toEqual(swapped);
+    expect(verifySignature(armorSignature(swapped), MESSAGE, 'ledger')).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('namespace mismatch'),
+    });
   });
 
   it('accepts CRLF line endings and surrounding whitespace, as a copy-paste produces', () => {

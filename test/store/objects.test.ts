@@ -125,6 +125,16 @@ describe('parseTree reads a tree as git ls-tree does', () => {
     expect(parsed.map((e) => e.name).sort()).toEqual([...names].sort());
   });
 
+  it('attack: a leading BOM stays in the name, so <BOM>lib.js is never read as lib.js', () => {
+    // TextDecoder drops a leading U+FEFF unless told not to; git, the file system and every real
+    // checkout keep it, so a tree holding both names would read as two entries named "lib.js".
+    const names = ['lib.js', '\ufefflib.js', '\ufeff\ufeffx'];
+    const tree = written(names);
+    const parsed = parseTree(tree.bytes, tree.oid);
+    expect(parsed).toEqual(listed(tree.oid));
+    expect(parsed.map((e) => e.name).sort()).toEqual([...names].sort());
+  });
+
   it('a 256-entry tree, as ledger writes its fan-out', () => {
     const names = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
     const tree = written(names);

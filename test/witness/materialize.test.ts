@@ -303,6 +303,25 @@ describe('materializeTree with hostile trees', () => {
     expect(isLedgerError(error, 'CORRUPT')).toBe(true);
   });
 
+  it('attack: writes <BOM>lib.js under its own name, never as lib.js', async () => {
+    const out = temp('ledger-mat-out-');
+    const tree = mem.tree([['100644', '\ufefflib.js', blob]]);
+    await materializeTree(mem, tree, out);
+    expect(readdirSync(out)).toEqual(['\ufefflib.js']);
+  });
+
+  it('writes a tree holding both lib.js and <BOM>lib.js as the two files they are', async () => {
+    const out = temp('ledger-mat-out-');
+    const other = mem.add('blob', 'other\n');
+    const tree = mem.tree([
+      ['100644', 'lib.js', other],
+      ['100644', '\ufefflib.js', blob],
+    ]);
+    await materializeTree(mem, tree, out);
+    expect(readdirSync(out).sort()).toEqual(['lib.js', '\ufefflib.js']);
+    expect(readFileSync(join(out, 'lib.js'), 'utf8')).toBe('other\n');
+  });
+
   it('refuses a non-UTF-8 name as UNSUPPORTED_REPOSITORY', async () => {
     const tree = mem.tree([['100644', Buffer.from([0x66, 0xff]), blob]]);
     const error = await refusal(materializeTree(mem, tree, temp('ledger-mat-out-')));
