@@ -1,7 +1,8 @@
 /**
  * `ledger sign ID`: add a signature over a record id (or an attestation id) to the ledger. The
  * record is untouched; the signature is a leaf of its own (see ledger/layout.ts). A signature
- * that does not verify over the id is refused before anything is written.
+ * that does not verify over the id is refused before anything is written. What the id names is
+ * said (sign-subject.ts), and an attestation is signed only with `attestation: true`.
  */
 import type { z } from 'zod';
 import { parseRecordIdPrefix } from '../canonical/index.js';
@@ -17,6 +18,7 @@ import { openLocalState } from './policy/local-state.js';
 import { resolveId } from './query.js';
 import { withRepo } from './repo.js';
 import { readSignatureFile, resolveSigner, signId } from './policy/trust.js';
+import { checkSignIntent, describeSubject, type SignSubject } from './sign-subject.js';
 
 export interface SignRequest {
   cwd: string;
@@ -24,6 +26,11 @@ export interface SignRequest {
   /** An armored signature made elsewhere (`ssh-keygen -Y sign -n ledger`); else ledger signs. */
   signatureFile?: string;
   signingKey?: string;
+  /**
+   * Sign an attestation (`--attestation`): vouch for its verdicts as an auditor. Without it an
+   * attestation id is refused (USAGE), and with it anything else is.
+   */
+  attestation?: boolean;
   now?: Date;
 }
 
@@ -34,15 +41,32 @@ export function signRecord(request: SignRequest): Promise<SignOutcome> {
   return withRepo(request.cwd, async ({ repo, store }) => {
     const index = await readLedgerIndex(store);
     const id = resolveSubject(index, request.id);
+    const subject = await describeSubject(store, index, id);
+    checkSignIntent(subject, request.attestation === true);
     const armored =
       request.signatureFile !== undefined
         ? await readSignatureFile(request.signatureFile)
         : await signId(id, await resolveSigner(repo, request.signingKey, request.cwd));
-    const outcome = await addSignature(store, id, armored, request.now ?? new Date());
+    const added = await addSignature(store, id, armored, request.now ?? new Date());
+    const outcome = { ...added, ...subjectFields(subject) };
     const tip = await readLedgerIndex(store);
     if (tip.tipEntry !== undefined) await openLocalState(repo, store).noteKnownEntry(tip.tipEntry);
     return outcome;
   });
+}
+
+/** The answer's words for what was signed (new optional fields of `sign --json`). */
+function subjectFields(subject: SignSubject): Omit<SignOutcome, keyof Added> {
+  switch (subject.kind) {
+    case 'record':
+      return { kind: 'record' };
+    case 'step':
+      return { kind: 'step', action: subject.action, of: subject.of };
+    case 'attestation': {
+      const { of, verdicts, rerun, signedBy } = subject;
+      return { kind: 'attestation', of, verdicts, rerun, signedBy };
+    }
+  }
 }
 
 /** A record id or prefix, or the full id of an attestation. */
@@ -57,12 +81,14 @@ function resolveSubject(index: Awaited<ReturnType<typeof readLedgerIndex>>, give
   return resolveId(index, given);
 }
 
+type Added = Pick<SignOutcome, 'id' | 'signature' | 'armored' | 'added' | 'key'>;
+
 export async function addSignature(
   store: ObjectStore,
   subject: string,
   armored: string,
   now: Date,
-): Promise<SignOutcome> {
+): Promise<Added> {
   const checked = verifySignature(armored, new TextEncoder().encode(subject), SIGNATURE_NAMESPACE);
   if (!checked.ok) {
     throw new LedgerError(

@@ -221,7 +221,9 @@ describe('the verified-state cache and what changed around an old record (red te
     const attestation = unsigned.attestations![0]!.id;
     expect((await cachedVerify(user, repo, auditor.policy)).exitCode).toBe(0);
     // Signed now: a new signature leaf on an old attestation.
-    await asUser(user, () => signRecord({ cwd: repo, id: attestation, signingKey: auditor.key }));
+    await asUser(user, () =>
+      signRecord({ cwd: repo, id: attestation, signingKey: auditor.key, attestation: true }),
+    );
     const full = await fromAttestation(user, repo, auditor.policy);
     expect(of(full, claimed)!.checks.find((c) => c.check === 'witness')?.verdict).toBe(
       'contradicted',

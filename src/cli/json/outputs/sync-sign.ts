@@ -65,6 +65,28 @@ export const SignOutput = z
     armored: z.string(),
     added: z.boolean(),
     key: z.string(),
+    kind: z
+      .enum(['record', 'step', 'attestation'])
+      .optional()
+      .describe('what the id names: a record, a lifecycle step, or an attestation'),
+    of: recordId
+      .optional()
+      .describe('the record a lifecycle step acts on, or an attestation is about'),
+    action: z.string().optional().describe("a lifecycle step's action (accept, reject, supersede)"),
+    verdicts: z
+      .object({
+        verified: z.number().int().nonnegative(),
+        contradicted: z.number().int().nonnegative(),
+        unverifiable: z.number().int().nonnegative(),
+        stale: z.number().int().nonnegative(),
+      })
+      .optional()
+      .describe("an attestation's verdicts, counted"),
+    rerun: z.boolean().optional().describe("whether an attestation's witnesses were re-run"),
+    signedBy: z
+      .array(z.string())
+      .optional()
+      .describe('the keys whose signatures over an attestation verified before this one'),
   })
   .describe('ledger sign --json');
 
