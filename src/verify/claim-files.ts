@@ -14,6 +14,7 @@ import type { BlobReads } from './blobs.js';
 import { byName, filesByName, type NameMatches } from './by-name.js';
 import { claim } from './checks.js';
 import { atPath, followedEntries, insideSubmodule, referencedFile } from './claim-paths.js';
+import { lookAlikeNote } from './look-alike-names.js';
 import type { FormatRules } from './format-rules.js';
 import type { CheckDraft as Check, Verdict } from './types.js';
 
@@ -208,6 +209,10 @@ export async function checkClaimedArtifacts(
         judged = byName(safe.path, judged, each);
       }
     }
+    if (judged.verdict === 'contradicted') {
+      const note = await lookAlikeNote(store, candidate.tree, safe.path);
+      judged = { ...judged, detail: `${judged.detail}${note}` };
+    }
     checks.push(claim(id, 'claim.artifact', subject, judged.verdict, judged.detail));
   }
 }
@@ -343,7 +348,11 @@ export async function checkFileLines(
         judged = byName(safe.path, judged, each);
       }
     }
-    if (judged.verdict === 'contradicted') bad.add(place);
+    if (judged.verdict === 'contradicted') {
+      bad.add(place);
+      const note = await lookAlikeNote(store, record.observed.candidate.tree, safe.path);
+      judged = { ...judged, detail: `${judged.detail}${note}` };
+    }
     // Which file is meant is not said: neither a good nor a bad place for the share rule.
     if (judged.verdict === 'unverifiable') checked.delete(place);
     checks.push(claim(ref.id, ref.check, subject, judged.verdict, judged.detail));

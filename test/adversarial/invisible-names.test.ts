@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, gitdir, tempDir } from '../helpers/git.js';
-import { allChecks, cli, makeUser, safeGit } from './helpers.js';
+import { allChecks, cli, cliText, makeUser, safeGit } from './helpers.js';
 
 afterEach(cleanup);
 
@@ -51,6 +51,13 @@ describe('adversarial: a name with a leading BOM is its own name', () => {
       'claim.artifact lib.js': 'contradicted',
       'claim.check node test.js': 'contradicted',
     });
+    // Why "deleted" when a terminal shows lib.js in the tree: the look-alike is named.
+    const artifact = allChecks(verified.json).find((c) => c.check === 'claim.artifact');
+    expect(artifact?.detail).toBe(
+      `claimed modified, but deleted from the candidate tree; the candidate tree has "${BOM}lib.js" there: a name that reads the same but is another file (other bytes: invisible characters or another Unicode composition)`,
+    );
+    const text = await cliText(user, dir, ['verify', made.json.id]);
+    expect(text.stdout).toContain('the candidate tree has "\\ufefflib.js" there');
   });
 
   it('a tree holding both a.js and <BOM>a.js verifies: two files, not tampered ledger data', async () => {
