@@ -26,8 +26,11 @@ import { html, SafeHtml } from './escape.js';
 import { bytesOf, recordsDetails } from './html-details.js';
 import { badge, cap, checksTable, h, verdictCounts } from './html-parts.js';
 import {
+  cachedRunLine,
   lifecycleWord,
+  OUTCOME_WORDS,
   outcomeOf,
+  recordsChecked,
   VERDICT_RANK,
   type AuditRecord,
   type AuditReport,
@@ -45,6 +48,8 @@ export function renderHtml(report: AuditReport): string {
   ].sort();
   const byVerdict = (v: Verdict) => report.records.filter((r) => r.verdict === v).length;
   const { counts } = report;
+  const outcome = outcomeOf(report);
+  const cached = cachedRunLine(report);
   const summary = summaryTable(report, taskIndex);
   const ledgerChecks = checksTable(report.ledger, 'ledger-check');
   const taskOptions = new SafeHtml(
@@ -75,14 +80,14 @@ export function renderHtml(report: AuditReport): string {
         <header>
           <h1>Ledger audit report</h1>
           <p class="meta" id="verdict-line">
-            <span
-              class="badge ${report.exitCode === 0 ? 'v-verified' : report.exitCode === 3 ? 'integrity' : 'v-contradicted'}"
-              >${OUTCOME[outcomeOf(report)]}</span
+            <span class="badge ${badgeClass(outcome, report.exitCode)}"
+              >${OUTCOME_WORDS[outcome]}</span
             >
-            ${report.records.length} record(s): ${counts.contradicted} contradicted,
-            ${counts.unverifiable} unverifiable, ${counts.stale} stale, ${counts.verified} verified
+            ${recordsChecked(report)}: ${counts.contradicted} contradicted, ${counts.unverifiable}
+            unverifiable, ${counts.stale} stale, ${counts.verified} verified
             check(s)${report.strict ? ' — strict: unverifiable fails' : ''}
           </p>
+          ${cached === undefined ? '' : html`<p class="meta" id="cached-run"><strong>${cached}</strong></p>`}
           <p class="meta">
             Generated ${report.generatedAt} by ledger ${report.ledgerVersion}; exit code
             ${report.exitCode}${report.policy ? html`; policy: ${report.policy.source}${report.policy.path === undefined ? '' : html` <code>${report.policy.path}</code>`}, digest <code>${report.policy.digest}</code>` : ''}.
@@ -146,13 +151,11 @@ function noRoom(report: AuditReport): boolean {
   );
 }
 
-const OUTCOME: Readonly<Record<ReturnType<typeof outcomeOf>, string>> = {
-  passed: 'all checks passed',
-  resolved: 'no unresolved claim fails',
-  integrity: 'INTEGRITY FAILURE',
-  'strict-only': 'nothing contradicted, but unverifiable checks fail under --strict',
-  contradicted: 'claims do not hold',
-};
+/** Green only for a run that checked something and passed; grey for one that checked nothing. */
+function badgeClass(outcome: ReturnType<typeof outcomeOf>, exitCode: number): string {
+  if (outcome === 'nothing' || outcome === 'nothing-new') return 'v-none';
+  return exitCode === 0 ? 'v-verified' : exitCode === 3 ? 'integrity' : 'v-contradicted';
+}
 
 /** Characters of a task in its summary row and the task filter (its details cap it alike). */
 const TASK_CHARS = 120;

@@ -6,7 +6,14 @@
 import { claimedStatusLabel } from '../model/vocabulary.js';
 import type { Verdict } from '../verify/types.js';
 import { escapeMarkdown } from './escape.js';
-import { outcomeOf, type AuditRecord, type AuditReport } from './model.js';
+import {
+  cachedRunLine,
+  OUTCOME_WORDS,
+  outcomeOf,
+  recordsChecked,
+  type AuditRecord,
+  type AuditReport,
+} from './model.js';
 
 const ICON: Record<Verdict, string> = {
   contradicted: '❌',
@@ -48,11 +55,16 @@ export function renderMarkdown(report: AuditReport): string {
     integrity: '⛔ INTEGRITY FAILURE: ledger data is damaged or was tampered with',
     'strict-only': '❌ nothing contradicted, but unverifiable checks fail under --strict',
     contradicted: `❌ claims do not hold${report.strict ? ' (strict: unverifiable fails too)' : ''}`,
+    // Not green: nothing was checked, so nothing passed.
+    nothing: `➖ ${OUTCOME_WORDS.nothing}`,
+    'nothing-new': `➖ ${OUTCOME_WORDS['nothing-new']}`,
   }[outcomeOf(report)];
+  const cached = cachedRunLine(report);
   const lines = [
     `## Ledger verification: ${head}`,
     '',
-    `${report.records.length} record(s): ${counts.contradicted} contradicted, ${counts.unverifiable} unverifiable, ` +
+    ...(cached === undefined ? [] : [`**${cached}**`, '']),
+    `${recordsChecked(report)}: ${counts.contradicted} contradicted, ${counts.unverifiable} unverifiable, ` +
       `${counts.stale} stale, ${counts.verified} verified check(s). Exit code ${report.exitCode}.`,
   ];
   for (const note of report.notes) lines.push('', `> ${md(note)}`);

@@ -106,6 +106,10 @@ export interface AuditReport {
   exitCode: number;
   strict: boolean;
   policy?: VerifyReport['policy'];
+  /** Which ledger and how many of its records this run verified (`verify`'s first line). */
+  scope?: VerifyReport['scope'];
+  /** Set when verify took the verified-state cache: only records new since its tip were checked. */
+  cache?: VerifyReport['cache'];
   notes: string[];
   /** Checks of the ledger as a whole (the chain, rollback). */
   ledger: Check[];
@@ -136,15 +140,57 @@ export interface ReportInput {
  * that found nothing false fails on what it could not prove, and saying "claims do not hold"
  * there would send a team looking for a lie that is not there.
  */
-export type Outcome = 'passed' | 'resolved' | 'integrity' | 'strict-only' | 'contradicted';
+export type Outcome =
+  'passed' | 'resolved' | 'integrity' | 'strict-only' | 'contradicted' | 'nothing' | 'nothing-new';
 
+/**
+ * A run that checked no record passed on nothing: it has an outcome of its own (verify's text
+ * says "nothing was verified"), never the green "all checks passed" — a job summary is read
+ * where the log is not, and an empty or unfetched ledger must not read as an audited one.
+ */
 export function outcomeOf(report: AuditReport): Outcome {
+  if (report.exitCode === 0 && report.records.length === 0)
+    return report.cache?.used === true ? 'nothing-new' : 'nothing';
   if (report.exitCode === 0)
     return report.records.some((r) => r.lifecycle?.resolved === true) ? 'resolved' : 'passed';
   if (report.exitCode === 3) return 'integrity';
   const contradicted =
     report.counts.contradicted > 0 || report.ledger.some((c) => c.verdict === 'contradicted');
   return report.strict && !contradicted ? 'strict-only' : 'contradicted';
+}
+
+/** The headline of each outcome, in the words `ledger verify` prints (src/cli/render-verify.ts). */
+export const OUTCOME_WORDS: Readonly<Record<Outcome, string>> = {
+  passed: 'all checks passed',
+  resolved: 'no unresolved claim fails',
+  integrity: 'INTEGRITY FAILURE',
+  'strict-only': 'nothing contradicted, but unverifiable checks fail under --strict',
+  contradicted: 'claims do not hold',
+  nothing: 'nothing was verified',
+  'nothing-new': 'nothing new since the cached tip, which verified',
+};
+
+/** "N record(s)", or "N of M record(s)" when the run checked part of the ledger. */
+export function recordsChecked(report: AuditReport): string {
+  const scope = report.scope;
+  return scope !== undefined && scope.verified !== scope.records
+    ? `${scope.verified} of ${scope.records} record(s)`
+    : `${report.records.length} record(s)`;
+}
+
+/**
+ * What a cached run left out, for the headline of the page and the summary: the records it
+ * lists are only those new since the cached tip, and without this line they read as the audit.
+ */
+export function cachedRunLine(report: AuditReport): string | undefined {
+  const cache = report.cache;
+  if (cache?.used !== true) return undefined;
+  const checked = cache.newRecords ?? report.records.length;
+  const earlier = Math.max(0, (report.scope?.records ?? checked) - checked);
+  return (
+    `${checked} new record(s) verified since the cached tip ${(cache.commit ?? '').slice(0, 12)}; ` +
+    `${earlier} record(s) verified earlier, not re-checked (ledger verify --full re-checks all)`
+  );
 }
 
 export function toAuditReport(input: ReportInput): AuditReport {
@@ -186,6 +232,8 @@ export function toAuditReport(input: ReportInput): AuditReport {
     exitCode: input.verify.exitCode,
     strict: input.strict,
     ...(input.verify.policy ? { policy: input.verify.policy } : {}),
+    ...(input.verify.scope ? { scope: input.verify.scope } : {}),
+    ...(input.verify.cache ? { cache: input.verify.cache } : {}),
     notes: input.verify.notes ?? [],
     ledger: input.verify.ledger,
     records: records.map(({ order: _order, ...rest }) => rest),

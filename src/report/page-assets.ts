@@ -38,6 +38,7 @@ b.u { background: #92400e; }
 b.s { background: #4b5563; }
 b.i, .badge.integrity { background: #7f1d1d; }
 .badge.v-contradicted { background: #b91c1c; }
+.badge.v-none { background: #6b7280; }
 #summary tbody td:first-child { white-space: nowrap; }
 ul.checks > li > code, ul.files > li > bdi:first-of-type { font-weight: 600; }
 #filters { display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; padding: .75rem 0; border-bottom: 1px solid #ddd; position: sticky; top: 0; background: #fafafa; z-index: 1; }

@@ -76,3 +76,73 @@ describe('verify --markdown / --html', () => {
     expect((await runCli(['verify', '--markdown', '-'], dir, user.env)).code).toBe(2);
   });
 });
+
+describe('attack: an audit that checked part of the ledger, or none of it, says so', () => {
+  const read = (file: string) => readFileSync(file, 'utf8');
+  const files = () => {
+    const out = tempDir('ledger-audit-');
+    return { summary: join(out, 'summary.md'), page: join(out, 'page.html') };
+  };
+
+  it('attack: a cached verify --markdown/--html names the records it did not re-check', async () => {
+    const { user, dir } = await ledger(false);
+    writeFiles(dir, { 'src/two.ts': 'two\n' });
+    await record(user, dir, { status: 'success', summary: 'two', artifacts: ['src/two.ts'] });
+    expect((await runCli(['verify'], dir, user.env)).code).toBe(0);
+    writeFiles(dir, { 'src/three.ts': 'three\n' });
+    await record(user, dir, { status: 'success', summary: 'three', artifacts: ['src/three.ts'] });
+    const { summary, page } = files();
+    const cached = await runCli(['verify', '--markdown', summary, '--html', page], dir, user.env);
+    expect(cached.code, cached.stderr).toBe(0);
+    expect(cached.stdout).toMatch(/1 new record\(s\) verified since cached tip/);
+    const sentence =
+      /1 new record\(s\) verified since the cached tip [0-9a-f]{12}; 2 record\(s\) verified earlier, not re-checked \(.*--full.* re-checks all\)/;
+    const md = read(summary).split('\n');
+    // In the headline area: right under the verdict, before any note or table.
+    expect(md.slice(0, 5).join('\n')).toMatch(sentence);
+    expect(md.slice(0, 5).join('\n')).toMatch(/1 of 3 record\(s\)/);
+    const header = read(page).split('</header>')[0]!;
+    expect(header).toMatch(sentence);
+    expect(header).toMatch(/1 of 3 record\(s\)/);
+  });
+
+  it('attack: no ledger, nothing since REV, or nothing new since the cached tip is never "all checks passed"', async () => {
+    const user = makeUser();
+    const empty = gitdir();
+    for (const args of [['verify'], ['report']]) {
+      const { summary, page } = files();
+      const run = await runCli([...args, '--markdown', summary, '--html', page], empty, user.env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(read(summary)).toMatch(/^## Ledger verification: ➖ nothing was verified/);
+      expect(read(summary)).not.toMatch(/all checks passed|✅/);
+      expect(read(page)).toMatch(/class="badge v-none"\s*>nothing was verified</);
+      expect(read(page)).not.toMatch(/all checks passed/);
+    }
+    const { dir } = await ledger(false);
+    const since = files();
+    const left = await runCli(
+      ['verify', '--since', 'refs/ledger/log', '--markdown', since.summary, '--html', since.page],
+      dir,
+      user.env,
+    );
+    expect(left.code, left.stderr).toBe(0);
+    expect(left.stdout).toMatch(/nothing was verified/);
+    expect(read(since.summary)).toMatch(/^## Ledger verification: ➖ nothing was verified/);
+    expect(read(since.page)).toMatch(/class="badge v-none"\s*>nothing was verified</);
+    expect((await runCli(['verify'], dir, user.env)).code).toBe(0);
+    const cached = files();
+    const again = await runCli(
+      ['verify', '--markdown', cached.summary, '--html', cached.page],
+      dir,
+      user.env,
+    );
+    expect(again.stdout).toMatch(/nothing new since the cached tip, which verified/);
+    expect(read(cached.summary)).toMatch(
+      /^## Ledger verification: ➖ nothing new since the cached tip, which verified\n/,
+    );
+    expect(read(cached.summary)).toMatch(/1 record\(s\) verified earlier, not re-checked/);
+    expect(read(cached.page)).toMatch(
+      /class="badge v-none"\s*>nothing new since the cached tip, which verified</,
+    );
+  });
+});

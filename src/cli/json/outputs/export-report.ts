@@ -81,6 +81,7 @@ export const ReportOutput = z
       strict: z.boolean(),
       policy: VerifyOutput.shape.policy,
       scope: VerifyOutput.shape.scope,
+      cache: VerifyOutput.shape.cache,
       notes: z.array(z.string()),
       ledger: z.array(FullCheck),
       records: z.array(
