@@ -99,7 +99,7 @@ export default class Init extends LedgerCommand {
     }),
     sign: Flags.boolean({
       description:
-        'With an agent flag: the hook signs each record as its recorder ("recorded on this machine by"), as `ledger hook AGENT --sign`.',
+        'With an agent flag: the hook signs each record as its recorder ("recorded by <you>\'s ledger"), as `ledger hook AGENT --sign`.',
     }),
     'signing-key': Flags.string({
       description: 'With --sign: the key the hook signs with (default: user.signingKey).',

@@ -78,7 +78,7 @@ export interface RecordInput {
   sign?: boolean | undefined;
   signingKey?: string | undefined;
   /**
-   * `recorder`: the signature says "recorded on this machine by <signer>", never that the
+   * `recorder`: the signature says "recorded by <signer>'s ledger", never that the
    * signer produced the handoff (what an MCP server or hook signs: the agent wrote the input).
    */
   signAs?: 'producer' | 'recorder' | undefined;

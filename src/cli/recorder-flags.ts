@@ -8,7 +8,7 @@ import { Flags } from '@oclif/core';
 export const recorderSigningFlags = {
   sign: Flags.boolean({
     description:
-      'Sign each record as its recorder: "recorded on this machine by <you>", never its producer (ledger.sign does not apply here).',
+      'Sign each record as its recorder: "recorded by <you>\'s ledger", never its producer (ledger.sign does not apply here).',
     default: false,
   }),
   'signing-key': Flags.string({

@@ -41,7 +41,7 @@ export interface ToolContext {
   witnessTimeoutSeconds?: number;
   /**
    * Set when the server was started with `--sign`: records get a recorder signature
-   * ("recorded on this machine by <signer>"). Never `ledger.sign`: that setting means "I
+   * ("recorded by <signer>'s ledger"). Never `ledger.sign`: that setting means "I
    * produced what I record", which the agent calling these tools did, not the user.
    */
   sign?: { signingKey?: string };

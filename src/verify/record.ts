@@ -243,7 +243,7 @@ async function verifyRecord(
 
 /**
  * Who the policy trusts among this record's signers: a producer signature over the record id,
- * or a recorder signature ("recorded on this machine by"). Either says ledger on a trusted
+ * or a recorder signature ("recorded by <signer>'s ledger"). Either says ledger on a trusted
  * machine observed the witnesses, which is what makes their recorded results attested.
  */
 function attestedBy(verdicts: readonly SignatureVerdict[]): string | undefined {

@@ -176,7 +176,7 @@ export function judgeSignature(
 /**
  * A signature leaf over a record, judged as what it signs: the record id itself (a producer
  * signature, `judgeSignature`), or `recorderMessage(id)` — made by an MCP server or hook the
- * user set up with `--sign`, saying only "recorded on this machine by <signer>". The two
+ * user set up with `--sign`, saying only "recorded by <signer>'s ledger". The two
  * messages differ in their bytes, so neither signature can be passed off as the other.
  */
 export function judgeRecordSignature(
@@ -198,7 +198,8 @@ export function judgeRecordSignature(
     reason:
       recorder === null
         ? `a recorder signature, ${asRecorder.reason.replace(/^signed by/, 'made by')}`
-        : `recorded on this machine by ${recorder} (key ${asRecorder.key}): who ran ledger, not who produced the handoff`,
+        : // Not "this machine": the leaf syncs, and every clone that reads it gives this verdict.
+          `recorded by ${recorder}'s ledger (key ${asRecorder.key}; a recorder signature: who ran ledger where the record was made, not who produced the handoff)`,
   };
 }
 

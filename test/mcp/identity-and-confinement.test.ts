@@ -74,7 +74,7 @@ describe('ledger mcp: no agent-chosen identity', () => {
     expect(code).toBe(1); // --strict: an unproven producer is unverifiable
   });
 
-  it('ledger mcp --sign signs as the recorder: "recorded on this machine by alice", never the producer', async () => {
+  it('ledger mcp --sign signs as the recorder: "recorded by alice\'s ledger", never the producer', async () => {
     const user = signingUser();
     const repo = gitdir();
     const recorded = await withServer(repo, user.env, ['--sign'], (call) =>
@@ -87,10 +87,10 @@ describe('ledger mcp: no agent-chosen identity', () => {
     });
     const recorder = checks.find((c) => c.check === 'recorder');
     expect(recorder).toMatchObject({ verdict: 'verified' });
-    expect(recorder!.detail).toContain('recorded on this machine by alice@example.com');
+    expect(recorder!.detail).toContain("recorded by alice@example.com's ledger");
     expect(checks.some((c) => c.check === 'signature' && c.verdict === 'verified')).toBe(false);
     const shown = await runCli(['show', recorded.id], repo, user.env);
-    expect(shown.stdout).toContain('recorded on this machine by alice@example.com');
+    expect(shown.stdout).toContain("recorded by alice@example.com's ledger");
     expect(shown.stdout).not.toMatch(/producer.*signed by alice/);
   });
 });

@@ -276,7 +276,7 @@ describe('red team nine, finding 6: whose key ledger mcp --sign signs with', () 
     const recorded = await session.call('record', { status: 'success', summary: 'by MCP' });
     expect(recorded).toMatchObject({ ok: true });
     const mcp = await details(recorded.id);
-    expect(mcp).toMatch(/recorder: recorded on this machine by alice@example\.com/);
+    expect(mcp).toMatch(/recorder: recorded by alice@example\.com's ledger/);
     expect(mcp).not.toContain('ci-bot@example.com');
 
     // Without a key of the user's own, the repository's is still not taken: nothing is signed

@@ -1,6 +1,6 @@
 /**
  * A recorder signature (what `ledger mcp --sign` and `ledger hook claude-code --sign` make)
- * says "recorded on this machine by <signer>": it signs other bytes than a producer signature,
+ * says "recorded by <signer>'s ledger": it signs other bytes than a producer signature,
  * so neither can be read as the other, and it never makes anyone the verified producer.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,18 @@ async function setup(): Promise<{ trust: Trust; producer: string; recorder: stri
 }
 
 describe('recorder signatures', () => {
-  it('read as "recorded on this machine by", never as the producer, whatever producer the record claims', async () => {
+  it('attack: a recorder signature synced from another clone never reads as made on this machine', async () => {
+    // The verdict is the same in every clone that reads the leaf: bob's record read in alice's
+    // clone was not "recorded on this machine".
+    const { trust, recorder } = await setup();
+    const { reason } = judgeRecordSignature(ID, recorder, trust);
+    expect(reason).not.toMatch(/this machine/);
+    expect(reason).toMatch(
+      /^recorded by alice@example\.com's ledger \(key SHA256:[^;]+; a recorder signature: who ran ledger where the record was made, not who produced the handoff\)$/,
+    );
+  });
+
+  it('read as "recorded by <signer>\'s ledger", never as the producer, whatever producer the record claims', async () => {
     const { trust, producer, recorder } = await setup();
     const asRecorder = judgeRecordSignature(ID, recorder, trust, 'alice@example.com');
     expect(asRecorder).toMatchObject({
@@ -46,7 +57,7 @@ describe('recorder signatures', () => {
       signer: null,
       recorder: 'alice@example.com',
     });
-    expect(asRecorder.reason).toContain('recorded on this machine by alice@example.com');
+    expect(asRecorder.reason).toContain("recorded by alice@example.com's ledger");
     // The producer signature over the same id is still the producer's.
     expect(judgeRecordSignature(ID, producer, trust, 'alice@example.com')).toMatchObject({
       verified: true,

@@ -171,7 +171,7 @@ export function signId(id: string, signer: SshKeygenSigner): Promise<string> {
   return signMessage(id, signer);
 }
 
-/** A recorder signature over a record id (`recorderMessage`): "recorded on this machine by". */
+/** A recorder signature over a record id (`recorderMessage`): "recorded by <signer>'s ledger". */
 export function signAsRecorder(id: string, signer: SshKeygenSigner): Promise<string> {
   return signMessage(recorderMessage(id), signer);
 }

@@ -11,7 +11,7 @@
  *
  * Trust: everything this reads from the repository or the transcript is the agent's; so the
  * witnesses run isolated, and a record is signed only with the hook's own `--sign`, as its
- * recorder ("recorded on this machine by"), whatever `ledger.sign` says. The
+ * recorder ("recorded by <signer>'s ledger"), whatever `ledger.sign` says. The
  * witnesses and the blocking rule come only from the hook's own command line, which lives in
  * Claude Code's settings — the file Claude Code snapshots at start-up and asks the user to
  * review when it changes — never from a file the agent could edit during the run. Where it

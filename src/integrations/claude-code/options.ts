@@ -30,8 +30,8 @@ export interface HookOptions {
   /** Parse every final message as this format instead of detecting one. */
   format?: FormatName;
   /**
-   * `--sign` on the hook's command line: records get a recorder signature ("recorded on this
-   * machine by <signer>"). Never `ledger.sign`: the handoff is the agent's, not the user's.
+   * `--sign` on the hook's command line: records get a recorder signature ("recorded by
+   * <signer>'s ledger"). Never `ledger.sign`: the handoff is the agent's, not the user's.
    */
   sign?: { signingKey?: string };
 }

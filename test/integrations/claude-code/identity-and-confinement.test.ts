@@ -55,7 +55,7 @@ describe('ledger hook claude-code: no agent-chosen identity', () => {
     });
   });
 
-  it('hook claude-code --sign signs as the recorder: "recorded on this machine by alice"', async () => {
+  it('hook claude-code --sign signs as the recorder: "recorded by alice\'s ledger"', async () => {
     const user = signingUser();
     const repo = gitdir();
     const id = await hookRecord(repo, user.env, ['--sign']);
@@ -63,7 +63,7 @@ describe('ledger hook claude-code: no agent-chosen identity', () => {
     expect(checks.some((c) => c.check === 'signature' && c.verdict === 'verified')).toBe(false);
     const recorder = checks.find((c) => c.check === 'recorder');
     expect(recorder).toMatchObject({ verdict: 'verified', subject: 'alice@example.com' });
-    expect(recorder!.detail).toContain('recorded on this machine by alice@example.com');
+    expect(recorder!.detail).toContain("recorded by alice@example.com's ledger");
     expect(checks.find((c) => c.check === 'producer')).toMatchObject({
       verdict: 'unverifiable',
     });
