@@ -10,6 +10,7 @@ import { issuesToProblems, ownFormat } from '../formats/own.js';
 import { LedgerError, type Problem } from '../model/errors.js';
 import { Claims, type FormatName } from '../model/record.js';
 import { OWN_FORMAT } from '../model/vocabulary.js';
+import { illFormedStrings, illFormedText } from '../model/well-formed.js';
 import { checkRepoPath, readRegularFile, resolveInside, resolveMemo } from '../paths/index.js';
 import { otherWorktrees } from '../store/git/base.js';
 import {
@@ -122,6 +123,15 @@ export async function parseInput(
     return undefined;
   }
   const handoff = result.handoff;
+  // What a reader other than the JSON one (YAML front matter's "\udc9b") left with no UTF-8
+  // form: the file's problem, named by the claim it became. Flags are checkRequestText's.
+  const unstorable = request.from
+    ? [...illFormedStrings(handoff.claims), ...illFormedStrings(handoff.reasons, 'reasons')]
+    : [];
+  if (unstorable.length > 0) {
+    problems.push(...unstorable.map((p) => ({ ...p, path: `from:${p.path}` })));
+    return undefined;
+  }
   const claims: Record<string, unknown> = { ...handoff.claims };
   const fields = ['status', 'summary', 'task', 'run', 'attempt', 'intent', 'reworkOf'] as const;
   for (const field of fields) {
@@ -148,6 +158,41 @@ export async function parseInput(
     format: module.name,
     ...(detected ? { detected } : {}),
   };
+}
+
+/**
+ * The request's own text — claim flags, the library's and the MCP server's arguments, which a
+ * JSON-RPC `\udc9b` escape reaches unchanged — with no UTF-8 form, named by field (the
+ * artifact paths are checkRepoPath's). A command line cannot carry one: Node decodes argv
+ * with replacement characters.
+ */
+export function checkRequestText(request: ReadRequest, problems: Problem[]): void {
+  const fields = [
+    'status',
+    'summary',
+    'task',
+    'run',
+    'attempt',
+    'intent',
+    'reworkOf',
+    'producer',
+    'base',
+    'format',
+    'signingKey',
+  ] as const;
+  const check = (path: string, text: unknown, what?: string) => {
+    const problem = typeof text === 'string' ? illFormedText(path, text, what) : undefined;
+    if (problem) problems.push(problem);
+  };
+  for (const field of fields) check(field, request[field]);
+  if (request.from) check('fileName', request.from.fileName);
+  for (const [i, witness] of (request.witnesses ?? []).entries()) check(`witness[${i}]`, witness);
+  for (const [name, path] of request.evidence ?? []) {
+    const before = problems.length;
+    check('evidence', name, 'the evidence name');
+    // A name that cannot be stored cannot name its path's problem either.
+    if (problems.length === before) check(`evidence.${name}`, path, 'the evidence path');
+  }
 }
 
 /** The format registry, loaded on first use. */

@@ -39,6 +39,7 @@ import { openLocalState } from './policy/local-state.js';
 import { claimedArtifacts } from './claimed-artifacts.js';
 import {
   checkArtifacts,
+  checkRequestText,
   parseInput,
   readEvidenceFiles,
   readHandoff,
@@ -98,6 +99,7 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
     const { from: named, ...rest } = given;
     const from = await readHandoff(named, given.cwd, root, problems);
     const request: ReadRequest = from === undefined ? rest : { ...rest, from };
+    checkRequestText(request, problems);
     const evidenceFiles = await readEvidenceFiles(request.evidence, request.cwd, root, problems);
     // A handoff file that could not be read is already a problem; parsing nothing would only
     // add a misleading one ("a status is required").

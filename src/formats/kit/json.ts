@@ -1,10 +1,12 @@
 /**
  * The one safe JSON reader every JSON-shaped format uses: the size cap and strict UTF-8 of
  * text.ts, then no key that could reach an object's prototype (`__proto__`, `constructor`,
- * `prototype`) at any depth, and no nesting deeper than any real handoff needs. Every failure
+ * `prototype`) at any depth, no nesting deeper than any real handoff needs, and no string or key
+ * with no UTF-8 form (a lone surrogate, src/model/well-formed.ts). Every failure
  * is a located Problem, never an exception.
  */
 import type { Problem } from '../../model/errors.js';
+import { illFormedStrings } from '../../model/well-formed.js';
 import { decodeText, preview } from './text.js';
 
 export const MAX_JSON_DEPTH = 64;
@@ -41,6 +43,8 @@ export function readJsonText(text: string, expected = 'a JSON document'): JsonRe
   }
   const problems: Problem[] = [];
   checkKeys(value, '', 0, problems);
+  // A `\udc9b` escape parses to a string no record can hold: refused here, where its path is known.
+  if (problems.length === 0) problems.push(...illFormedStrings(value));
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value };
 }
 
