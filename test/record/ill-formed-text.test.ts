@@ -128,4 +128,23 @@ describe('attack: a string with no UTF-8 form is the input’s problem, named by
     expect(isLedgerError(escaped) && escaped.problems.map((p) => p.path)).toContain('from:summary');
     noLedger(dir);
   });
+
+  it('a Markdown handoff’s YAML front matter ("\\udc9b" in a double-quoted string): named by the claim it became', async () => {
+    const dir = gitdir();
+    const summary = readFileSync(
+      join(PROJECT_ROOT, 'fixtures', 'handoffs', 'maxsim', 'gsd-verification-evidence-list.md'),
+      'utf8',
+    ).replace('  - "Totals computed', '  - "Totals \\udc9b computed');
+    const refused = await openLedger(dir)
+      .record({ handoff: summary, fileName: 'SUMMARY.md' })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isLedgerError(refused) && refused.code).toBe('INVALID_INPUT');
+    expect(isLedgerError(refused) && refused.problems.map((p) => p.path)).toContain(
+      'from:decisions[0].text',
+    );
+    noLedger(dir);
+  });
 });
