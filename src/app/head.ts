@@ -40,9 +40,10 @@ export async function resolveHead(repo: RepoPaths, rev: string): Promise<string>
 export async function headCheck(
   store: ObjectStore,
   index: LedgerIndex,
-  rev: string,
-  commit: string,
+  { rev, commit }: { rev: string; commit: string },
   requiredWitnesses: readonly string[] = [],
+  /** Gets one line per lifecycle step a fork set aside (src/app/lifecycle-fork.ts). */
+  notes: string[] = [],
 ): Promise<Check> {
   const inLog: { id: string; record: LedgerRecord }[] = [];
   try {
@@ -69,6 +70,7 @@ export async function headCheck(
     import('./lifecycle-steps.js'),
   ]);
   const states = lifecycleStates([...inLog].reverse());
+  for (const state of states.values()) notes.push(...(state.setAsideDetail ?? []));
   const records: HeadRecord[] = [];
   for (const { id, record } of inLog) {
     if (isLifecycleStep(record)) continue;
@@ -80,7 +82,13 @@ export async function headCheck(
       candidateTree: record.observed.candidate.tree,
       witnesses: record.observed.witnesses.map((w) => w.command),
       ...(turnedDown
-        ? { setAside: `${state.state}${state.last ? ` by step ${state.last.id}` : ''}` }
+        ? {
+            setAside:
+              `${state.state}${state.last ? ` by step ${state.last.id}` : ''}` +
+              (state.setAside === undefined
+                ? ''
+                : ` (${state.setAside.length === 1 ? 'a concurrent step' : 'concurrent steps'} ${state.setAside.join(', ')} set aside)`),
+          }
         : {}),
     });
   }

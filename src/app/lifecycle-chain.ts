@@ -7,11 +7,15 @@
 import { readTip, walkLog, type LedgerIndex } from '../ledger/read.js';
 import type { LedgerRecord } from '../model/record.js';
 import type { ObjectStore } from '../store/port.js';
-import { settingStep } from './lifecycle-state.js';
+import { followChain, linkSteps } from './lifecycle-fork.js';
+import { setAsideFields, settingStep, type LifecycleState } from './lifecycle-state.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { loadRecord } from './query.js';
 
-export interface LifecycleChain {
+export interface LifecycleChain extends Pick<
+  LifecycleState,
+  'setAside' | 'setAsideDetail' | 'setAsideSteps'
+> {
   /** Oldest first: the handoff, then each lifecycle step. */
   ids: string[];
   records: LedgerRecord[];
@@ -51,26 +55,21 @@ export async function lifecycleChain(
   )
     root = of;
   const above = await stepsAbove(store, index, root);
-  // Oldest first, the first step that links to a record follows it (as lifecycleStates reads).
-  const next = new Map<string, string>();
-  for (const step of above.reverse()) {
-    records.set(step.id, step.record);
-    const of = linkOf(step.record);
-    if (of !== undefined && !next.has(of)) next.set(of, step.id);
-  }
-  const ids = [root];
-  for (let n = next.get(root); n !== undefined && !ids.includes(n); n = next.get(n)) ids.push(n);
-  const chain = ids.map((i) => records.get(i)!);
-  // The handoff's own status field is the agent's claim: its lifecycle starts in the initial
-  // state whatever it says (a KXM manifest that calls itself accepted is pending).
-  const asLifecycle = chain.map((r, i) =>
-    i === 0 && !isLifecycleStep(r)
-      ? { ...r, claims: { ...r.claims, status: lifecycle.initialState } }
-      : r,
-  );
-  const { state, problems } = lifecycle.currentState(asLifecycle);
-  const at = settingStep(asLifecycle.length, problems);
-  return { ids, records: chain, state, ...(at === undefined ? {} : { last: ids[at]! }) };
+  for (const step of above) records.set(step.id, step.record);
+  // Oldest first, as lifecycleStates reads; where two steps link to one node, followChain
+  // chooses the branch (src/app/lifecycle-fork.ts).
+  const { children } = linkSteps([{ id: root, record: records.get(root)! }, ...above.reverse()]);
+  const followed = followChain(root, records, children);
+  const { state, problems } = lifecycle.currentState(followed.lifecycle);
+  const at = settingStep(followed.lifecycle.length, problems);
+  const ids = followed.ids;
+  return {
+    ids,
+    records: ids.map((i) => records.get(i)!),
+    state,
+    ...(at === undefined ? {} : { last: ids[at]! }),
+    ...setAsideFields(followed.setAside, (s) => records.get(s)!),
+  };
 }
 
 /** The lifecycle steps in the log above `root`'s entry, newest first (`log`'s order). */

@@ -5,6 +5,7 @@
  */
 import type { Problem } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
+import { followChain, linkSteps, type SetAsideStep } from './lifecycle-fork.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 
 export const LIFECYCLE_STATES = ['pending', 'accepted', 'rejected', 'superseded'] as const;
@@ -34,6 +35,52 @@ export interface LifecycleState {
    * ledger has one (an honest clone steps on a record it holds, so on top of it).
    */
   below?: string[];
+  /**
+   * Steps of a branch the chain did not follow where two steps link to one node (a fork, src/
+   * app/lifecycle-fork.ts): not counted, and named by every reader.
+   */
+  setAside?: string[];
+  /** One line per set-aside step: what it did and which concurrent step took precedence. */
+  setAsideDetail?: string[];
+  /** The set-aside steps as they say of themselves, and the sibling followed over each. */
+  setAsideSteps?: SetAsideInfo[];
+}
+
+/** A set-aside step (`SetAsideStep`) with what it says of itself. */
+export interface SetAsideInfo extends SetAsideStep {
+  step: LifecycleStepInfo;
+}
+
+/** The set-aside fields of a LifecycleState, from a followed chain's `setAside`. */
+export function setAsideFields(
+  setAside: readonly SetAsideStep[],
+  recordOf: (id: string) => LedgerRecord,
+): Pick<LifecycleState, 'setAside' | 'setAsideDetail' | 'setAsideSteps'> {
+  if (setAside.length === 0) return {};
+  const info = (id: string) => stepInfo(id, recordOf(id));
+  const steps = setAside.map((s) => ({ ...s, step: info(s.id) }));
+  return {
+    setAside: steps.map((s) => s.id),
+    setAsideDetail: steps.map((s) => setAsideLine(s.step, info(s.over), s.after)),
+    setAsideSteps: steps,
+  };
+}
+
+/**
+ * What `verify`, `show` and `log` print for a set-aside step: `step X (accept, by bot) set
+ * aside: a concurrent step Y (reject) on the same record takes precedence`.
+ */
+export function setAsideLine(
+  step: LifecycleStepInfo,
+  over: LifecycleStepInfo,
+  after: string | undefined,
+): string {
+  const what = [step.action, ...(step.by === undefined ? [] : [`by ${step.by}`])].join(', ');
+  return (
+    `step ${step.id} (${what}) set aside: ` +
+    `${after === undefined ? '' : `it builds on step ${after}, and `}` +
+    `a concurrent step ${over.id} (${over.action}) on the same record takes precedence`
+  );
 }
 
 /** What a step record says of itself (its `claims.extra.lifecycle`). */
@@ -72,47 +119,26 @@ export function settingStep(length: number, problems: readonly Problem[]): numbe
 
 /**
  * The state of every handoff that is not itself a step, from `records` in the log's order,
- * oldest first. The first step above a record that links to it is the one that follows it (as
- * `lifecycleChain` reads the chain); a step the rule forbids from the state before it changes
- * nothing, and a step below the record it names is not counted (`below`), so that every reader
- * — `show` and the lifecycle commands, which read only the log above a record, `log`, `report`
- * and the verify gate — answers the same.
+ * oldest first. A step above a record that links to it follows it, and where two do (a fork)
+ * `followChain` chooses (as `lifecycleChain` reads the chain); a step the rule forbids from the
+ * state before it changes nothing, and a step below the record it names is not counted
+ * (`below`), so that every reader — `show` and the lifecycle commands, which read only the log
+ * above a record, `log`, `report` and the verify gate — answers the same.
  */
 export function lifecycleStates(
   records: readonly { id: string; record: LedgerRecord }[],
 ): Map<string, LifecycleState> {
   const { lifecycle } = lifecycleFormat;
   const byId = new Map(records.map((r) => [r.id, r.record]));
-  const next = new Map<string, string>();
-  const below = new Map<string, string[]>();
-  const steps = new Set<string>();
-  const seen = new Set<string>();
-  for (const { id, record } of records) {
-    if (isLifecycleStep(record)) {
-      steps.add(id);
-      const of = lifecycle.linkOf(record);
-      if (of !== undefined && byId.has(of)) {
-        if (!seen.has(of)) below.set(of, [...(below.get(of) ?? []), id]);
-        else if (!next.has(of)) next.set(of, id);
-      }
-    }
-    seen.add(id);
-  }
+  const { children, below } = linkSteps(records);
   const out = new Map<string, LifecycleState>();
   for (const { id, record } of records) {
-    if (steps.has(id)) continue;
-    const chain: { id: string; record: LedgerRecord }[] = [];
-    for (let n = next.get(id); n !== undefined && !chain.some((c) => c.id === n); n = next.get(n))
-      chain.push({ id: n, record: byId.get(n)! });
-    // The handoff's own status is the agent's claim: it starts in the initial state.
-    const asLifecycle = [
-      { ...record, claims: { ...record.claims, status: lifecycle.initialState } },
-      ...chain.map((c) => c.record),
-    ];
-    const { state: current, problems } = lifecycle.currentState(asLifecycle);
+    if (isLifecycleStep(record)) continue;
+    const followed = followChain(id, byId, children);
+    const { state: current, problems } = lifecycle.currentState(followed.lifecycle);
     const state = current ?? lifecycle.initialState;
-    const infos = chain.map((c) => stepInfo(c.id, c.record));
-    const at = settingStep(asLifecycle.length, problems);
+    const infos = followed.ids.slice(1).map((s) => stepInfo(s, byId.get(s)!));
+    const at = settingStep(followed.lifecycle.length, problems);
     const last = at === undefined ? undefined : infos[at - 1];
     const uncounted = below.get(id);
     out.set(id, {
@@ -121,6 +147,7 @@ export function lifecycleStates(
       steps: infos,
       ...(last === undefined ? {} : { last }),
       ...(uncounted === undefined ? {} : { below: uncounted }),
+      ...setAsideFields(followed.setAside, (s) => byId.get(s)!),
     });
   }
   return out;

@@ -163,6 +163,9 @@ export async function listLog(
             at: last.at,
             ...(last.with === undefined ? {} : { with: last.with }),
           }),
+      ...(state.setAside === undefined
+        ? {}
+        : { setAside: state.setAside, setAsideDetail: state.setAsideDetail }),
     };
   }
   return items;

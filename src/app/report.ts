@@ -161,7 +161,10 @@ function auditLifecycles(
     string,
     { lifecycle?: AuditLifecycle; lifecycleStep?: AuditRecord['lifecycleStep'] }
   >();
+  // A step of a fork's branch not followed (src/app/lifecycle-fork.ts) never shows as if it held.
+  const setAside = new Map<string, string>();
   for (const [id, state] of lifecycleStates(oldestFirst)) {
+    state.setAside?.forEach((step, i) => setAside.set(step, state.setAsideDetail![i]!));
     const last = state.last;
     const signer = last === undefined ? undefined : reviewer(last.id);
     out.set(id, {
@@ -176,6 +179,7 @@ function auditLifecycles(
               ...(last.with === undefined ? {} : { with: last.with }),
               ...(signer === undefined ? {} : { reviewer: signer }),
             }),
+        ...(state.setAside === undefined ? {} : { setAside: state.setAside }),
       },
     });
   }
@@ -189,6 +193,7 @@ function auditLifecycles(
         of: lifecycleFormat.lifecycle.linkOf(record)!,
         ...(info.by === undefined ? {} : { by: info.by }),
         ...(info.with === undefined ? {} : { with: info.with }),
+        ...(setAside.has(id) ? { setAside: setAside.get(id)! } : {}),
       },
     });
   }

@@ -98,6 +98,10 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
             at: last.at,
             ...(last.with === undefined ? {} : { with: last.with }),
           }),
+      // Steps of a fork's branch not followed (src/app/lifecycle-fork.ts): named, not counted.
+      ...(chain.setAside === undefined
+        ? {}
+        : { setAside: chain.setAside, setAsideDetail: chain.setAsideDetail }),
     };
     if (isLifecycleStep(record)) {
       const info = stepInfo(id, record);

@@ -30,7 +30,7 @@ import type {
   VerifyReport,
 } from '../verify/types.js';
 import { exitCodeOf } from '../verify/verify.js';
-import type { LifecycleState } from './lifecycle-state.js';
+import type { LifecycleState, LifecycleStepInfo } from './lifecycle-state.js';
 
 export interface LifecycleGateOptions {
   strict: boolean;
@@ -60,16 +60,22 @@ export function gateChecks(report: Pick<VerifyReport, 'ledger' | 'records'>): Ch
   ];
 }
 
-/** Sets `lifecycle` on every record of `report` whose claims fail. */
+/**
+ * Sets `lifecycle` on every record of `report` whose claims fail. Adds to `report.notes` one
+ * line per step a fork set aside (src/app/lifecycle-fork.ts) whenever the lifecycle is read — a
+ * record fails, or a cached run verified a new step — so that no step is dropped without a
+ * word. (`--head` names them too, from its own reading; an honest `--full` run reads none.)
+ */
 export async function attachLifecycles(
   reader: ObjectReader,
   index: LedgerIndex,
   report: VerifyReport,
   options: LifecycleGateOptions,
 ): Promise<void> {
-  if (options.sinceCachedTip) await judgeAgainStepped(reader, index, report, options);
+  const stepped = options.sinceCachedTip ? await stepsIn(reader, index, report) : [];
+  if (stepped.length > 0) await judgeAgainStepped(reader, index, report, stepped, options);
   const failing = report.records.filter((r) => failsOnClaims(r.checks, options.strict));
-  if (failing.length === 0) return;
+  if (failing.length === 0 && stepped.length === 0) return;
   // Loaded here, not above: a ledger whose records all pass never needs the lifecycle (issue 21).
   const [{ lifecycleStates }, { isLifecycleStep }] = await Promise.all([
     import('./lifecycle-state.js'),
@@ -92,6 +98,9 @@ export async function attachLifecycles(
   }
   const steps = new Set(records.filter((r) => isLifecycleStep(r.record)).map((r) => r.id));
   const states = lifecycleStates(records);
+  const setAside = [...states.values()].flatMap((state) => state.setAsideDetail ?? []);
+  if (setAside.length > 0) report.notes = [...(report.notes ?? []), ...setAside];
+  if (failing.length === 0) return;
   const signatures = bySubject((await readSignatures(reader, index)).leaves);
   if (options.sinceCachedTip) await judgeAgainSuperseded(report, failing, states, options);
   const inReport = new Map(report.records.map((r) => [r.id, r]));
@@ -115,12 +124,13 @@ export async function attachLifecycles(
         : withBelow(
             judge(state, {
               ...options,
-              signatures: signatures.get(state.last?.id ?? '') ?? [],
+              signaturesOf: (id) => signatures.get(id) ?? [],
               steps,
               known: (id) => index.records.has(id),
               verdictOf: (id) => verdictOf.get(id),
             }),
             state.below,
+            state.setAside,
           );
   }
 }
@@ -172,16 +182,9 @@ async function judgeAgainStepped(
   reader: ObjectReader,
   index: LedgerIndex,
   report: VerifyReport,
+  candidates: readonly string[],
   options: LifecycleGateOptions,
 ): Promise<void> {
-  // Only a record of the lifecycle kind, or of the format steps had before it (KXM), can be a
-  // step: an honest ledger's cached run loads no lifecycle code (test/cli/startup.test.ts).
-  const candidates: string[] = [];
-  for (const r of report.records) {
-    const read = await readIndexedRecord(reader, index, r.id).catch(() => undefined);
-    if (read !== undefined && STEP_FORMATS.has(read.record.format)) candidates.push(r.id);
-  }
-  if (candidates.length === 0) return;
   const { isLifecycleStep, lifecycleFormat } = await import('./lifecycle-steps.js');
   const inReport = new Set(report.records.map((r) => r.id));
   const roots = new Set<string>();
@@ -205,18 +208,44 @@ async function judgeAgainStepped(
   report.records.push(...again.filter((r) => failsOnClaims(r.checks, options.strict)));
 }
 
-/** Says which steps naming the record were not counted, because they sit below it. */
+/**
+ * The records of `report` that may be steps. Only a record of the lifecycle kind, or of the
+ * format steps had before it (KXM), can be one: an honest ledger's run loads no lifecycle code
+ * (test/cli/startup.test.ts). A new step may also be a fork's new sibling, which can change the
+ * branch every reader follows: its root is judged again, and the forks named.
+ */
+async function stepsIn(
+  reader: ObjectReader,
+  index: LedgerIndex,
+  report: VerifyReport,
+): Promise<string[]> {
+  const candidates: string[] = [];
+  for (const r of report.records) {
+    const read = await readIndexedRecord(reader, index, r.id).catch(() => undefined);
+    if (read !== undefined && STEP_FORMATS.has(read.record.format)) candidates.push(r.id);
+  }
+  return candidates;
+}
+
+/**
+ * Says which steps naming the record were not counted: those below it in the log, and those a
+ * fork set aside (src/app/lifecycle-fork.ts).
+ */
 function withBelow(
   lifecycle: RecordLifecycle,
   below: readonly string[] | undefined,
+  setAside: readonly string[] | undefined,
 ): RecordLifecycle {
-  if (below === undefined) return lifecycle;
-  return {
-    ...lifecycle,
-    detail:
-      `${lifecycle.detail}; not counted: ${below.length === 1 ? 'step' : 'steps'} ${below.join(', ')}, ` +
-      `written below this record in the log, which only a hand-made ledger has (a step is taken on a record the ledger already holds)`,
-  };
+  let detail = lifecycle.detail;
+  if (below !== undefined)
+    detail +=
+      `; not counted: ${below.length === 1 ? 'step' : 'steps'} ${below.join(', ')}, ` +
+      `written below this record in the log, which only a hand-made ledger has (a step is taken on a record the ledger already holds)`;
+  if (setAside !== undefined)
+    detail +=
+      `; set aside: ${setAside.join(', ')}: ${setAside.length === 1 ? 'a concurrent step' : 'concurrent steps'} ` +
+      `on the same record where another took precedence (reject over supersede over accept, then the log's order)`;
+  return { ...lifecycle, detail };
 }
 
 /**
@@ -248,7 +277,7 @@ function stepLifecycle(checks: readonly Check[], reviewer: string | undefined): 
 }
 
 interface JudgeContext extends LifecycleGateOptions {
-  signatures: readonly SignatureLeaf[];
+  signaturesOf: (id: string) => readonly SignatureLeaf[];
   steps: ReadonlySet<string>;
   known: (id: string) => boolean;
   verdictOf: (id: string) => readonly Check[] | undefined;
@@ -290,21 +319,60 @@ function judge(state: LifecycleState, ctx: JudgeContext): RecordLifecycle {
       return no(`superseded with ${by}, which does not verify itself: ${wayOut}`);
   }
   let reviewer: string | undefined;
+  let carrier: string | undefined;
   if (ctx.requireReviewer) {
-    const judged = ctx.signatures.map((s) =>
-      judgeSignature(last.id, s.signature.armored, ctx.trust, 'reviewer'),
-    );
+    const judged = ctx
+      .signaturesOf(last.id)
+      .map((s) => judgeSignature(last.id, s.signature.armored, ctx.trust, 'reviewer'));
     reviewer = judged.find((v) => v.verified)?.signer ?? undefined;
+    if (reviewer === undefined) {
+      // A fork: the reviewer's own step of the same action was set aside for this one (the
+      // log's order among equals). It is the same decision, and the reviewer signed it.
+      const twin = (state.setAsideSteps ?? []).find(
+        (s) =>
+          s.over === last.id &&
+          s.after === undefined &&
+          s.step.action === last.action &&
+          s.step.with === last.with &&
+          signedBy(s.id, ctx) !== undefined,
+      );
+      if (twin !== undefined) [reviewer, carrier] = [signedBy(twin.id, ctx), twin.id];
+    }
     if (reviewer === undefined)
       return no(
         `${state.state} by step ${last.id}, which no trusted reviewer signed (policy lifecycle.requireReviewer; ` +
-          `a reviewer runs ledger sign ${last.id})${judged.length === 0 ? '' : `: ${judged.map((v) => v.reason).join('; ')}`}`,
+          `${unsignedHint(state, last, ctx)})${judged.length === 0 ? '' : `: ${judged.map((v) => v.reason).join('; ')}`}`,
       );
   }
+  const signed =
+    reviewer === undefined
+      ? last.by === undefined
+        ? ''
+        : ` (by ${last.by}, claimed)`
+      : ` signed by reviewer ${reviewer}${carrier === undefined ? '' : ` (the signature is on step ${carrier}, a concurrent step of the same action that the log's order set aside)`}`;
   return {
     ...base,
     ...(reviewer === undefined ? {} : { reviewer }),
     resolved: true,
-    detail: `${state.state} by step ${last.id}${reviewer === undefined ? (last.by === undefined ? '' : ` (by ${last.by}, claimed)`) : ` signed by reviewer ${reviewer}`}${last.with === undefined ? '' : `, superseded with ${last.with}`}: reported, not failing the gate`,
+    detail: `${state.state} by step ${last.id}${signed}${last.with === undefined ? '' : `, superseded with ${last.with}`}: reported, not failing the gate`,
   };
+}
+
+/** The principal of a trusted reviewer signature on step `id`, if one is there. */
+function signedBy(id: string, ctx: JudgeContext): string | undefined {
+  return trustedReviewer(id, ctx.signaturesOf(id), ctx.trust);
+}
+
+/**
+ * What a reviewer does about an unsigned step that resolves a record. When the reviewer's own
+ * signed step is in the fork, set aside for this one, say so: never ask them to sign the
+ * agent's step as if theirs were not there.
+ */
+function unsignedHint(state: LifecycleState, last: LifecycleStepInfo, ctx: JudgeContext): string {
+  const own = (state.setAsideSteps ?? []).find((s) => signedBy(s.id, ctx) !== undefined);
+  if (own === undefined) return `a reviewer runs ledger sign ${last.id}`;
+  const theirs = `${signedBy(own.id, ctx)}'s own signed step ${own.id} (${own.step.action}) was set aside: the concurrent step ${own.over} takes precedence (reject over supersede over accept, then the log's order)`;
+  return state.state === 'rejected'
+    ? `${theirs}; a rejected record is final, so only a reviewer's signature on step ${last.id} resolves it`
+    : `${theirs}; a reviewer takes the step again on this record (ledger supersede ID --with NEW, which follows step ${last.id}) and signs it`;
 }

@@ -288,16 +288,15 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       });
     }
     if (head !== undefined)
-      report.ledger.push(
-        await headCheck(store, index, head.rev, head.commit, loaded.policy.head?.witnesses),
-      );
+      report.ledger.push(await headCheck(store, index, head, loaded.policy.head?.witnesses, notes));
     // The one exit decision: a record a lifecycle step resolved fails only on integrity.
     const exitCode = exitCodeOf(gateChecks(report), request.strict ?? false);
     const final: VerifyReport = {
       ...report,
       ok: exitCode === 0,
       exitCode,
-      notes,
+      // With the steps a fork set aside (attachLifecycles, headCheck), each named once.
+      notes: [...new Set([...notes, ...(report.notes ?? [])])],
       scope: {
         repository: repo.root,
         ref: LOG_REF,

@@ -93,5 +93,7 @@ function handoffLine(i: LogItem): string {
       ? ''
       : `  ${field(l.state)}${claimedBy(l.by)}${l.at === undefined ? '' : ` ${sanitizeLine(l.at)}`}`;
   const head = `${i.id.slice(0, 19)}  ${sanitizeLine(i.recordedAt)}  ${sanitizeLine(status)}  ${taskColumn(i.task)}  [${i.format}]${state}`;
-  return i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head;
+  // A fork's branch not followed (src/app/lifecycle-fork.ts): named under the record.
+  const setAside = (l?.setAsideDetail ?? []).map((line) => `\n    ${sanitizeLine(line)}`).join('');
+  return (i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head) + setAside;
 }

@@ -32,7 +32,15 @@ export async function showView(cwd: string, options: ShowOptions): Promise<Outpu
  */
 function lifecycleLine(extra: Record<string, unknown>): string {
   const lifecycle = extra['lifecycle'] as
-    | { state?: unknown; chain?: unknown; step?: string; by?: string; at?: string; with?: string }
+    | {
+        state?: unknown;
+        chain?: unknown;
+        step?: string;
+        by?: string;
+        at?: string;
+        with?: string;
+        setAsideDetail?: string[];
+      }
     | undefined;
   const step = extra['lifecycleStep'] as { action: string; of: string; by?: string } | undefined;
   const lines: string[] = [];
@@ -49,5 +57,8 @@ function lifecycleLine(extra: Record<string, unknown>): string {
   lines.push(
     `\nlifecycle: ${sanitizeLine(lifecycle.state)}${who} (from ${steps} accept/reject/supersede step(s); a handoff's own status is only its claim)`,
   );
+  // A fork's branch not followed (src/app/lifecycle-fork.ts): never dropped without a word.
+  for (const line of lifecycle.setAsideDetail ?? [])
+    lines.push(`\nlifecycle: ${sanitizeLine(line)}`);
   return lines.join('');
 }

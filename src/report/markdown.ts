@@ -147,7 +147,7 @@ const BY_CHARS = 80;
  */
 function lifecycleCell(r: AuditRecord): string {
   if (r.lifecycleStep !== undefined)
-    return `step: ${r.lifecycleStep.action} ${r.lifecycleStep.of.slice(0, 19)}`;
+    return `step: ${r.lifecycleStep.action} ${r.lifecycleStep.of.slice(0, 19)}${r.lifecycleStep.setAside === undefined ? '' : ', set aside (not counted): a concurrent step on the same record takes precedence'}`;
   const l = r.lifecycle;
   if (l === undefined) return '';
   const by = l.by === undefined ? undefined : [...l.by];
@@ -161,5 +161,7 @@ function lifecycleCell(r: AuditRecord): string {
       : l.step === undefined
         ? ''
         : ` (no trusted reviewer signed the step${claimed})`;
-  return `${l.state}${who}${l.resolved === true ? ' (resolved)' : ''}`;
+  const setAside =
+    l.setAside === undefined ? '' : `; ${l.setAside.length} concurrent step(s) set aside`;
+  return `${l.state}${who}${l.resolved === true ? ' (resolved)' : ''}${setAside}`;
 }

@@ -83,7 +83,15 @@ export interface AuditRecord {
    */
   lifecycle?: AuditLifecycle;
   /** Set when the record is a lifecycle step: what it did to which record. Not an agent run. */
-  lifecycleStep?: { action: string; to: string; of: string; by?: string; with?: string };
+  lifecycleStep?: {
+    action: string;
+    to: string;
+    of: string;
+    by?: string;
+    with?: string;
+    /** Set when a fork set the step aside (src/app/lifecycle-fork.ts): why; it moved nothing. */
+    setAside?: string;
+  };
 }
 
 export interface AuditLifecycle {
@@ -97,6 +105,8 @@ export interface AuditLifecycle {
   with?: string;
   resolved?: boolean;
   detail?: string;
+  /** Steps a fork set aside (src/app/lifecycle-fork.ts): not counted. */
+  setAside?: string[];
 }
 
 export interface AuditReport {
@@ -273,7 +283,9 @@ function recordView(record: LedgerRecord): NonNullable<AuditRecord['record']> {
 
 /** A record's lifecycle in one word, for the page's column and filter (`step` for a step). */
 export function lifecycleWord(record: AuditRecord): string | undefined {
-  return record.lifecycleStep !== undefined ? 'step' : record.lifecycle?.state;
+  if (record.lifecycleStep !== undefined)
+    return record.lifecycleStep.setAside === undefined ? 'step' : 'step set aside';
+  return record.lifecycle?.state;
 }
 
 /** The lifecycle views of one record: its state, with verify's gate reading merged in. */

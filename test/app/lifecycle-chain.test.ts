@@ -79,25 +79,44 @@ async function everyRecordOldestFirst(store: ObjectStore, id: string) {
   const linkOf = (r: LedgerRecord | undefined) =>
     r !== undefined && isLifecycleStep(r) ? lifecycle.linkOf(r) : undefined;
   const records = new Map<string, LedgerRecord>();
-  const next = new Map<string, string>();
+  // Every step linking to a node, oldest first; a fork follows the rule's allowed sibling of
+  // the highest rank (reject > supersede > accept), the first in the log among equals.
+  const children = new Map<string, string[]>();
   for (const { entry } of orderEntries(await readAllEntries(store, index)).reverse()) {
     if (entry.record === null) continue;
     const { record } = await loadRecord(store, index, entry.record);
     records.set(entry.record, record);
     const of = linkOf(record);
-    if (of !== undefined && !next.has(of)) next.set(of, entry.record);
+    if (of !== undefined) children.set(of, [...(children.get(of) ?? []), entry.record]);
   }
   let root = id;
   for (let of = linkOf(records.get(root)); of !== undefined && records.has(of);)
     [root, of] = [of, linkOf(records.get(of))];
   const ids = [root];
-  for (let n = next.get(root); n !== undefined && !ids.includes(n); n = next.get(n)) ids.push(n);
-  const chain = ids.map((i) => records.get(i)!);
-  const asLifecycle = chain.map((r, i) =>
-    i === 0 && !isLifecycleStep(r)
-      ? { ...r, claims: { ...r.claims, status: lifecycle.initialState } }
-      : r,
-  );
+  const first = records.get(root)!;
+  const asLifecycle = [
+    isLifecycleStep(first)
+      ? first
+      : { ...first, claims: { ...first.claims, status: lifecycle.initialState } },
+  ];
+  const rank: Record<string, number> = { rejected: 3, superseded: 2, accepted: 1 };
+  for (;;) {
+    const siblings = (children.get(ids.at(-1)!) ?? []).filter((s) => !ids.includes(s));
+    if (siblings.length === 0) break;
+    const allowed = siblings.filter(
+      (s) =>
+        lifecycle.currentState([...asLifecycle, records.get(s)!]).problems.length ===
+        lifecycle.currentState(asLifecycle).problems.length,
+    );
+    const pool = allowed.length > 0 ? allowed : siblings.slice(0, 1);
+    const best = pool.reduce((a, b) =>
+      (rank[records.get(b)!.claims.status] ?? 0) > (rank[records.get(a)!.claims.status] ?? 0)
+        ? b
+        : a,
+    );
+    ids.push(best);
+    asLifecycle.push(records.get(best)!);
+  }
   return { ids, state: lifecycle.currentState(asLifecycle).state };
 }
 
@@ -208,14 +227,15 @@ describe('lifecycleChain', () => {
     const other = await handoff(store, 1);
     const accepted = await step(store, 2, first, 'accepted');
     const superseded = await step(store, 3, accepted, 'superseded', other);
-    const late = await step(store, 4, first, 'rejected'); // a second step on the handoff: ignored
+    const late = await step(store, 4, first, 'rejected'); // a fork on the handoff: reject wins
     const index = await readLedgerIndex(store);
-    for (const id of [first, accepted, superseded]) {
+    for (const id of [first, accepted, superseded, late]) {
       const chain = await lifecycleChain(store, index, id);
-      expect(chain.ids).toEqual([first, accepted, superseded]);
-      expect(chain.state).toBe('superseded');
+      expect(chain.ids).toEqual([first, late]);
+      expect(chain.state).toBe('rejected');
+      // The branch not followed is named, the step that builds on it too (red team, round eleven).
+      expect(chain.setAside).toEqual([accepted, superseded]);
     }
-    expect((await lifecycleChain(store, index, late)).ids).toEqual([first, accepted, superseded]);
     expect((await lifecycleChain(store, index, other)).ids).toEqual([other]);
     expect((await lifecycleChain(store, index, other)).state).toBe('pending');
   });

@@ -186,6 +186,12 @@ export const ReportOutput = z
               of: recordId,
               by: z.string().optional(),
               with: recordId.optional(),
+              setAside: z
+                .string()
+                .optional()
+                .describe(
+                  'set when a concurrent step on the same record took precedence at a fork: why; the step moved nothing',
+                ),
             })
             .optional()
             .describe('set when the record is a lifecycle step'),

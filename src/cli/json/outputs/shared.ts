@@ -49,4 +49,14 @@ export const LifecycleState = z.object({
   by: z.string().optional().describe('who the step says took it (a claim unless signed)'),
   at: z.string().optional().describe('when the step was recorded'),
   with: recordId.optional().describe('supersede --with: the superseding record'),
+  setAside: z
+    .array(recordId)
+    .optional()
+    .describe(
+      'steps not counted: where two steps link to one record or step (clones that had not seen each other), the chain follows reject over supersede over accept, then the log order, and sets the other branches aside',
+    ),
+  setAsideDetail: z
+    .array(z.string())
+    .optional()
+    .describe('one line per set-aside step: what it did and which concurrent step took precedence'),
 });
