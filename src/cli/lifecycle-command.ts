@@ -23,7 +23,7 @@ export function lifecycleCommand(action: string): typeof LedgerCommand {
       action === 'supersede'
         ? `<%= config.bin %> supersede sha256:3f2a --with 9c41`
         : `<%= config.bin %> ${action} sha256:3f2a`,
-      `<%= config.bin %> ${action} 3f2a --by reviewer-arch --json`,
+      `<%= config.bin %> ${action} 3f2a --by rita@reviewers.example.com --json`,
       ...(action === 'accept' ? [`<%= config.bin %> accept 3f2a --force`] : []),
       `<%= config.bin %> sign STEP_ID   # a reviewer's signature, when the policy requires one`,
     ];
@@ -37,7 +37,7 @@ export function lifecycleCommand(action: string): typeof LedgerCommand {
     static override flags = {
       by: Flags.string({
         description:
-          'Who takes this step (a claim until a reviewer signs the step: ledger sign STEP_ID).',
+          "Who takes this step (a claim until a reviewer signs the step: ledger sign STEP_ID). When a reviewer will sign it, give the reviewer's allowed_signers principal exactly (rita@reviewers.example.com, not rita), or leave --by out.",
       }),
       ...(action === 'supersede'
         ? {

@@ -10,6 +10,7 @@ import { RECORD_FILE } from '../ledger/layout.js';
 // The same cap as every other command's record reader: what verify decodes, they decode.
 import { MAX_RECORD_BYTES } from '../ledger/records.js';
 import { isLedgerError } from '../model/errors.js';
+import { LIFECYCLE_FORMAT } from '../model/vocabulary.js';
 import type { LedgerRecord } from '../model/record.js';
 import { parseRecord } from '../model/record-check.js';
 import { recordSchemas } from '../model/schemas.js';
@@ -234,11 +235,29 @@ async function verifyRecord(
     task.signatures,
     options.trust,
     signatureChecks,
+    isStepShaped(record),
   );
   await checkWitnesses(id, record, options.rerun, checks, attestedBy(verdicts));
   await checkClaims(store, record, rulesOf(record), options, id, checks, blobs, rederived);
   checks.push(...signatureChecks);
   checkClock(record, baseCommitBytes, options.now ?? new Date(), checks);
+}
+
+/**
+ * Whether `record` has a lifecycle step's shape: of the lifecycle kind or KXM (steps before it),
+ * made without a handoff file, linking to the record it acts on. As src/app/lifecycle-steps.ts
+ * reads it, inlined so that verifying a record loads no lifecycle code.
+ */
+function isStepShaped(record: LedgerRecord): boolean {
+  const link = record.claims.extra?.['lifecycle'];
+  return (
+    (record.format === LIFECYCLE_FORMAT || record.format === 'kxm') &&
+    record.observed.source === undefined &&
+    typeof link === 'object' &&
+    link !== null &&
+    !Array.isArray(link) &&
+    typeof (link as Record<string, unknown>)['of'] === 'string'
+  );
 }
 
 /**

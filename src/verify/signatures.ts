@@ -238,6 +238,8 @@ export function checkSignatures(
   signatures: readonly SignatureLeaf[],
   trust: Trust | undefined,
   checks: CheckSink,
+  /** The record is a lifecycle step: `producer` is its `--by`, which a reviewer may spell otherwise. */
+  step = false,
 ): SignatureVerdict[] {
   const verdicts = signatures.map((s) =>
     judgeRecordSignature(id, s.signature.armored, trust, producer),
@@ -304,11 +306,21 @@ export function checkSignatures(
     } else if (trusted.some((v) => v.signer === producer)) {
       checks.push(check('verified', `signed by ${producer}`));
     } else {
+      // A step's `--by` is a claim about who took it, and the gate reads the step's trusted
+      // reviewer signature, not it: a reviewer who wrote `--by rita` and signed as
+      // rita@reviewers.example.com took an honest step (red team, round eleven). A handoff's
+      // producer, and a step no trusted reviewer signed, still fail on a differing signer.
+      const reviewer = step ? trustedReviewer(id, signatures, trust) : undefined;
       checks.push(
-        check(
-          'contradicted',
-          `claimed ${producer}, but signed by ${trusted.map((v) => v.signer).join(', ')}`,
-        ),
+        reviewer !== undefined
+          ? check(
+              'unverifiable',
+              `the step says --by ${producer}, but it was signed by reviewer ${reviewer}, whom the policy trusts as a reviewer: --by stays a claim (give the reviewer's allowed_signers principal exactly, or leave --by out)`,
+            )
+          : check(
+              'contradicted',
+              `claimed ${producer}, but signed by ${trusted.map((v) => v.signer).join(', ')}`,
+            ),
       );
     }
   }

@@ -292,6 +292,47 @@ describe("policy lifecycle.requireReviewer: only a trusted reviewer's signed ste
     await signRecord({ cwd: repo, id: step.id, signingKey: reviewer });
     expect((await verify(repo, { policyFile: policy })).exitCode).toBe(1);
   });
+
+  // Red team, round eleven, finding 3: `--by rita` and a key allowed_signers lists as
+  // rita@reviewers.example.com failed the step's producer check, and the gate with it.
+  it("attack: a reviewer's signed step whose --by is not their principal is unverifiable, not a failed check", async () => {
+    const { policy, reviewer } = reviewerPolicy();
+    const repo = gitdir();
+    const lied = await lie(repo);
+    const step = await applyLifecycle({ cwd: repo, id: lied, action: 'reject', by: 'rita' });
+    await signRecord({ cwd: repo, id: step.id, signingKey: reviewer });
+    const report = await verify(repo, { policyFile: policy });
+    expect(report.exitCode).toBe(0);
+    const producer = report.records
+      .find((r) => r.id === step.id)!
+      .checks.find((c) => c.check === 'producer')!;
+    expect(producer).toMatchObject({ verdict: 'unverifiable', subject: 'rita' });
+    expect(producer.detail).toContain('the step says --by rita');
+    expect(producer.detail).toContain('signed by reviewer rita@reviewers.example.com');
+  });
+
+  it('a --by that differs from the signer still fails a handoff, and a step no trusted reviewer signed', async () => {
+    const { policy, reviewer, agent } = reviewerPolicy();
+    const repo = gitdir();
+    const handoff = await recordHandoff({
+      cwd: repo,
+      status: 'success',
+      summary: 'signed as someone else',
+      witnesses: ['true'],
+      producer: 'rita',
+      sign: true,
+      signingKey: reviewer,
+    });
+    const lied = await lie(repo);
+    const step = await applyLifecycle({ cwd: repo, id: lied, action: 'reject', by: 'rita' });
+    await signRecord({ cwd: repo, id: step.id, signingKey: agent });
+    const report = await verify(repo, { policyFile: policy });
+    const producerOf = (id: string) =>
+      report.records.find((r) => r.id === id)!.checks.find((c) => c.check === 'producer')!;
+    expect(producerOf(handoff.id)).toMatchObject({ verdict: 'contradicted' });
+    expect(producerOf(step.id)).toMatchObject({ verdict: 'contradicted' });
+    expect(report.exitCode).toBe(1);
+  });
 });
 
 describe('accept and supersede guard their input (issue 17, item 4)', () => {
