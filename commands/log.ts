@@ -3,7 +3,12 @@ import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { logView } from '../src/cli/log-view.js';
 
 export default class Log extends LedgerCommand {
-  static override summary = 'List records, newest first.';
+  static override summary =
+    "List records in the ledger's merged order: causal, newest first along each writer's history.";
+  static override description =
+    'Records of clones that had not synced each other are not ordered by time: a record of a ' +
+    'task listed below another of that task that does not descend from it is marked concurrent ' +
+    '(neither is newer), and with -n so is one the cut leaves out.';
   static override examples = [
     '<%= config.bin %> log',
     '<%= config.bin %> log --task T-12 --json',
@@ -13,7 +18,11 @@ export default class Log extends LedgerCommand {
     task: Flags.string({
       description: 'Only records of this task (its stored name, or the escaped form ledger shows).',
     }),
-    limit: Flags.integer({ char: 'n', description: 'At most this many records.', min: 1 }),
+    limit: Flags.integer({
+      char: 'n',
+      description: 'At most this many records, the first in the merged order.',
+      min: 1,
+    }),
   };
 
   protected async execute(): Promise<Output> {

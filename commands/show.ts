@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
-import { showView } from '../src/cli/show-view.js';
+import { concurrentLine, showView } from '../src/cli/show-view.js';
 import { showRecord } from '../src/app/show.js';
 import { toEmittedJson } from '../src/app/views.js';
 import { internalError, LedgerError } from '../src/model/errors.js';
@@ -29,7 +29,10 @@ export default class Show extends LedgerCommand {
     as: Flags.string({
       description: `Print in this shape: ${EMITTER_NAMES.join(', ')}.`,
     }),
-    latest: Flags.string({ description: 'The newest record of this task instead of an id.' }),
+    latest: Flags.string({
+      description:
+        'The latest record of this task instead of an id: one no other record of the task descends from; when there are several (recorded concurrently), the first in the merged order, naming the others.',
+    }),
     policy: Flags.string({
       description:
         'Policy file naming the trusted signers (default: git config --global ledger.policy).',
@@ -60,6 +63,8 @@ export default class Show extends LedgerCommand {
     if (!this.wantsJson) {
       this.writeOriginal(shown.emitted.bytes);
       for (const loss of shown.emitted.losses) this.warnLine(`not carried by ${flags.as}: ${loss}`);
+      const concurrent = concurrentLine(shown.extra);
+      if (concurrent !== '') this.warnLine(concurrent.trim());
       return { json: null, text: '' };
     }
     return { json: toEmittedJson(shown, flags.as), text: '' };

@@ -16,7 +16,7 @@ import { stepInfo } from './lifecycle-state.js';
 import { readSignaturesOf } from '../ledger/leaves.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { loadPolicy } from './policy/local.js';
-import { listLog, loadRecord, resolveId } from './query.js';
+import { headsOfTask, loadRecord, resolveId } from './query.js';
 import { trustFrom } from './policy/trust.js';
 import { withRepo } from './repo.js';
 
@@ -39,7 +39,10 @@ export interface Shown {
   id: string;
   record: LedgerRecord;
   emitted?: { bytes: Uint8Array; losses: string[]; original: boolean };
-  /** The format's derived views (its `views` hook, its lifecycle) for the JSON output. */
+  /**
+   * The format's derived views (its `views` hook, its lifecycle) for the JSON output; with
+   * `--latest`, `concurrent`: the task's other heads (absent: the shown record is the only one).
+   */
   extra: Record<string, unknown>;
 }
 
@@ -47,18 +50,22 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
   return withRepo(request.cwd, async ({ store }) => {
     const index = await readLedgerIndex(store);
     let id: string;
+    let concurrent: string[] | undefined;
     if (request.latestOfTask !== undefined) {
-      const [latest] = await listLog(store, {
-        task: request.latestOfTask,
-        limit: 1,
-        at: index.tipCommit ?? null,
-      });
-      if (!latest) {
+      // The task's heads, not the first in the merged order: that order is causal, and a record
+      // from a fresh clone sorts below older ones (red team, round eleven). More than one head is
+      // said, never settled silently; the merged order's first is shown, so scripts keep working.
+      const heads =
+        index.tipCommit === undefined
+          ? undefined
+          : await headsOfTask(store, index.tipCommit, request.latestOfTask);
+      if (!heads) {
         throw new LedgerError('UNKNOWN_RECORD', `no record of task ${request.latestOfTask}`, {
           hint: 'ledger log lists the tasks.',
         });
       }
-      id = latest.id;
+      id = heads.id;
+      if (heads.concurrent.length > 0) concurrent = heads.concurrent;
     } else {
       id = resolveId(index, request.id ?? '');
     }
@@ -113,6 +120,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
         ...(info.with === undefined ? {} : { with: info.with }),
       };
     }
+    if (concurrent !== undefined) extra['concurrent'] = concurrent;
     if (request.as === undefined) return { id, record, extra, signatures };
     const { emitAs, sourceShapeOf } = await import('../formats/index.js');
     // The kept bytes are given back only in the shape they were written in.

@@ -4,7 +4,7 @@
  * listing an empty ledger costs no more start-up than it needs. One body for both paths, so
  * they cannot answer differently.
  */
-import { ledgerIsEmpty, listLog } from '../app/query.js';
+import { ledgerIsEmpty, listLogChecked, lookPastCut } from '../app/query.js';
 import { withRepo } from '../app/repo.js';
 import { unfetchedLedgerHints } from '../app/unfetched.js';
 import { claimedStatusLabel } from '../model/vocabulary.js';
@@ -17,20 +17,30 @@ export interface LogOptions {
   limit?: number;
 }
 
-/** The records of the repository at `cwd`, newest first, as `ledger log` prints them. */
+/**
+ * The records of the repository at `cwd` in the ledger's merged order (causal: newest first along
+ * each writer's history, not by time across writers), as `ledger log` prints them.
+ */
 export async function logView(cwd: string, options: LogOptions): Promise<Output> {
-  const { items, empty, hints } = await withRepo(cwd, async ({ repo, store }) => {
-    const items = await listLog(store, {
+  const { items, unchecked, empty, hints } = await withRepo(cwd, async ({ repo, store }) => {
+    const { items, unchecked } = await listLogChecked(store, {
       ...(options.task !== undefined ? { task: options.task } : {}),
       ...(options.limit ? { limit: options.limit } : {}),
     });
     // Nothing listed: say whether the filter matched nothing or there is nothing at all.
     return {
       items,
+      unchecked,
       empty: items.length === 0 && (await ledgerIsEmpty(store)),
       hints: await unfetchedLedgerHints(repo, store),
     };
   });
+  if (unchecked) {
+    // The look past the cut is bounded (log -n stays cheap on a fleet that never synced).
+    hints.unshift(
+      `log -n ${options.limit}: looked ${lookPastCut(options.limit ?? 0)} entries past the listing for records of the listed tasks concurrent with them, and stopped with more left: some may be there (ledger log --task TASK lists all of a task's records; show --latest TASK names its concurrent ones)`,
+    );
+  }
   const text = empty
     ? 'the ledger is empty (ledger record adds a record)'
     : items.length === 0
@@ -79,7 +89,7 @@ function taskColumn(task: string | undefined): string {
 
 function stepLine(i: LogItem, s: NonNullable<LogItem['step']>): string {
   const what = `lifecycle step: ${field(s.action)} ${s.of.slice(0, 19)}${s.with === undefined ? '' : ` with ${s.with.slice(0, 19)}`}${claimedBy(s.by)}`;
-  return `${i.id.slice(0, 19)}  ${sanitizeLine(i.recordedAt)}  ${field(s.to)}  ${taskColumn(i.task)}  [${what}]`;
+  return `${i.id.slice(0, 19)}  ${sanitizeLine(i.recordedAt)}  ${field(s.to)}  ${taskColumn(i.task)}  [${what}]${concurrency(i)}`;
 }
 
 function handoffLine(i: LogItem): string {
@@ -95,5 +105,30 @@ function handoffLine(i: LogItem): string {
   const head = `${i.id.slice(0, 19)}  ${sanitizeLine(i.recordedAt)}  ${sanitizeLine(status)}  ${taskColumn(i.task)}  [${i.format}]${state}`;
   // A fork's branch not followed (src/app/lifecycle-fork.ts): named under the record.
   const setAside = (l?.setAsideDetail ?? []).map((line) => `\n    ${sanitizeLine(line)}`).join('');
-  return (i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head) + setAside;
+  return (
+    (i.summary ? `${head}\n    ${sanitizeLine(i.summary).slice(0, 120)}` : head) +
+    setAside +
+    concurrency(i)
+  );
+}
+
+/**
+ * Records of one task that neither descends from the other (red team, round eleven): the merged
+ * order lists one above the other, which says nothing of which came later, so it is said here.
+ */
+function concurrency(i: LogItem): string {
+  const lines: string[] = [];
+  if (i.concurrentWith !== undefined)
+    lines.push(
+      `    concurrent with ${i.concurrentWith.slice(0, 19)} (listed above), a record of this task that does not descend from this one: neither is newer`,
+    );
+  const below = i.concurrentBelow ?? [];
+  if (below.length > 0)
+    lines.push(
+      `    concurrent with ${below.length} record(s) of this task below this listing (not shown), which do not descend from this one: neither is newer: ${below
+        .slice(0, 5)
+        .map((id) => id.slice(0, 19))
+        .join(', ')}${below.length > 5 ? ', …' : ''}`,
+    );
+  return lines.map((l) => `\n${l}`).join('');
 }

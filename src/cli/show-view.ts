@@ -22,8 +22,23 @@ export async function showView(cwd: string, options: ShowOptions): Promise<Outpu
   const shown = await showRecord({ cwd, ...options });
   return {
     json: toShowJson(shown),
-    text: renderRecord(shown.id, shown.record, shown.signatures ?? []) + lifecycleLine(shown.extra),
+    text:
+      renderRecord(shown.id, shown.record, shown.signatures ?? []) +
+      lifecycleLine(shown.extra) +
+      concurrentLine(shown.extra),
   };
+}
+
+/**
+ * `--latest` with more than one head: the merged order put this one first, which is causal
+ * order, not time, so the others are named rather than hidden (red team, round eleven).
+ */
+export function concurrentLine(extra: Record<string, unknown>): string {
+  const others = extra['concurrent'];
+  if (!Array.isArray(others) || others.length === 0) return '';
+  const named = others.slice(0, 5).join(', ');
+  const more = others.length > 5 ? ` and ${others.length - 5} more` : '';
+  return `\nconcurrent: ${others.length} other record(s) of this task do not descend from this one, nor it from them — none is newer (the ledger's order is causal, not by time; this one is only first in it): ${named}${more}`;
 }
 
 /**

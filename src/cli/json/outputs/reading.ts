@@ -44,9 +44,22 @@ export const LogOutput = z
       lifecycle: LifecycleState.optional().describe(
         "set on a handoff: its lifecycle state; `by` is the step's own word, since log checks no signature (verify and report name a trusted reviewer who signed the step)",
       ),
+      concurrentWith: recordId
+        .optional()
+        .describe(
+          "set when a record of the same task listed above does not descend from this one (through the log entries' prev links): the first such record; neither is newer, the order between them is not by time",
+        ),
+      concurrentBelow: z
+        .array(recordId)
+        .optional()
+        .describe(
+          "with -n, on a task's first listed record: records of the task below the cut that it does not descend from (concurrent with it: neither is newer)",
+        ),
     }),
   )
-  .describe('ledger log --json: records, newest first (empty when none matches)');
+  .describe(
+    "ledger log --json: records in the ledger's merged order — causal, newest first along each writer's history; records of different clones that had not synced each other are not ordered by time (empty when none matches)",
+  );
 
 const Signature = z.object({
   armored: z.string(),
@@ -118,6 +131,12 @@ const SHOW_LIFECYCLE = {
     })
     .optional()
     .describe('set when the record is a lifecycle step: what it did to which record'),
+  concurrent: z
+    .array(recordId)
+    .optional()
+    .describe(
+      "show --latest: the task's other records that no record of the task descends from, as this one: concurrent with it, none newer than the others (this one is the merged order's first)",
+    ),
 };
 
 export const ShowRecord = z.object({
