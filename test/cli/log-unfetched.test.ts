@@ -117,6 +117,28 @@ describe('ledger log in a clone that has not taken in its remote’s ledger', ()
     expect((await cliText(user, mine, ['sync', 'origin'])).code).toBe(0);
     expect((await cliText(user, mine, ['log'])).stderr).not.toMatch(/ledger sync/);
   });
+
+  it('attack: a writer commit that adds nothing gives no hint after the sync that took nothing (red team, round eleven)', async () => {
+    const user = makeUser();
+    const { remote, clones } = remoteWithClones(2);
+    const [mine, evil] = clones as [string, string];
+    fetchesLedger(mine);
+    await record(user, mine, { status: 'success', summary: 'honest' });
+    expect((await cliText(user, mine, ['sync', 'origin'])).code).toBe(0);
+    await record(user, evil, { status: 'success', summary: 'theirs' });
+    expect((await cliText(user, evil, ['sync', 'origin'])).code).toBe(0);
+    expect((await cliText(user, mine, ['sync', 'origin'])).code).toBe(0);
+    pushAgain(remote);
+    const synced = await cliText(user, mine, ['sync', 'origin']);
+    expect(synced.code, synced.stderr).toBe(0);
+    const log = await cliText(user, mine, ['log']);
+    expect(log.stdout).toMatch(/theirs/);
+    expect(log.stderr).not.toMatch(/ledger sync/);
+    // A plain fetch of such a commit, before any sync saw it, holds nothing to take either.
+    pushAgain(remote);
+    git(mine, 'fetch', '-q', 'origin');
+    expect((await cliText(user, mine, ['log'])).stderr).not.toMatch(/ledger sync/);
+  });
 });
 
 /** Set up as `ledger init` sets it up: a plain `git fetch` brings the remote's ledger refs. */
@@ -128,4 +150,28 @@ function fetchesLedger(clone: string): void {
     'remote.origin.fetch',
     '+refs/ledger/*:refs/ledger-remotes/origin/*',
   );
+}
+
+/** Every writer ref on `remote` moved to a new commit of the same tree and message: it adds nothing. */
+function pushAgain(remote: string): void {
+  const refs = git(remote, 'for-each-ref', '--format=%(refname)', 'refs/ledger/writers/');
+  for (const ref of refs.split('\n').filter(Boolean)) {
+    const tip = git(remote, 'rev-parse', ref);
+    // Its message too: the Ledger-Entry trailer names the same tip entry.
+    const message = git(remote, 'log', '-1', '--format=%B', tip);
+    const again = git(
+      remote,
+      '-c',
+      'user.name=w',
+      '-c',
+      'user.email=w@example.com',
+      'commit-tree',
+      `${tip}^{tree}`,
+      '-p',
+      tip,
+      '-m',
+      message,
+    );
+    git(remote, 'update-ref', ref, again, tip);
+  }
 }
