@@ -149,6 +149,11 @@ export default class Init extends LedgerCommand {
         `  remote ${sanitizeLine(remote.name)}: ${remote.added.length === 0 ? 'already configured' : sanitizeLine(remote.added.join(', '))}`,
       );
     }
+    for (const remote of result.remotes)
+      if (remote.fetched === false)
+        lines.push(
+          `nothing fetched from ${sanitizeLine(remote.name)} yet: run ledger sync ${sanitizeLine(remote.name)} to get its records, if it has any`,
+        );
     for (const [agent, installed] of Object.entries(written)) {
       const changes = installed.events.map((e) => `${e.event} ${e.change}`).join(', ');
       lines.push(

@@ -108,10 +108,34 @@ export function initRepository(
         added.push('push HEAD');
       if (await add(`remote.${name}.push`, LEDGER_PUSH_REFSPEC))
         added.push(`push ${LEDGER_PUSH_REFSPEC}`);
-      result.remotes.push({ name, added });
+      result.remotes.push({
+        name,
+        added,
+        ...((await nothingFetched(repo, name)) ? { fetched: false as const } : {}),
+      });
     }
     return result;
   });
+}
+
+/**
+ * A fresh `git clone` then `ledger init`: the remote may hold a ledger, and nothing here says
+ * so until a sync (red team, round eleven). True when this ledger is empty and no fetch or sync
+ * with `remote` left a ref here; no network.
+ */
+async function nothingFetched(repo: RepoPaths, remote: string): Promise<boolean> {
+  const r = await runGit(
+    [
+      'for-each-ref',
+      '--count=1',
+      '--format=%(refname)',
+      'refs/ledger/log',
+      `refs/ledger-remotes/${remote}/`,
+      `refs/ledger-synced/${remote}/`,
+    ],
+    { cwd: repo.root, guard: repo.guard },
+  );
+  return r.code === 0 && r.stdout.toString().trim() === '';
 }
 
 async function addConfigValue(

@@ -71,7 +71,15 @@ export async function unfetchedLedgerHints(
       if (match && ref !== undefined && isLedgerRefName(ref))
         theirs.push({ oid: match[1]!, name: ref });
     }
-    if (theirs.length === 0) continue;
+    if (theirs.length === 0) {
+      // Set up to fetch (ledger init), never fetched, nothing here: the remote may hold records
+      // all the same (red team, round eleven). A sync that ran leaves its markers.
+      if (local === undefined && !(await fetchedOrSynced(repo, remote, prefix)))
+        hints.push(
+          `nothing fetched from ${name} yet: run ledger sync ${name} to get its records, if it has any`,
+        );
+      continue;
+    }
     if (local !== undefined && !(await bringsAnything(store, remote, theirs, local))) continue;
     const tracked = `${prefix}*`;
     hints.push(
@@ -114,4 +122,16 @@ async function bringsAnything(
 async function treeOf(store: Pick<GitStore, 'read'>, commit: string): Promise<string | undefined> {
   const object = await store.read(commit);
   return object?.type === 'commit' ? parseCommit(object.bytes, commit).tree : undefined;
+}
+
+/**
+ * Whether a fetch brought anything under `prefix` (any name), or a sync with `remote` ran here
+ * (it leaves its markers under refs/ledger-synced/): one spawn, only when the ledger is empty.
+ */
+async function fetchedOrSynced(repo: RepoPaths, remote: string, prefix: string): Promise<boolean> {
+  const r = await runGit(
+    ['for-each-ref', '--count=1', '--format=%(refname)', `refs/ledger-synced/${remote}/`, prefix],
+    { cwd: repo.root, guard: repo.guard },
+  );
+  return r.code !== 0 || r.stdout.toString().trim() !== '';
 }

@@ -139,6 +139,39 @@ describe('ledger log in a clone that has not taken in its remote’s ledger', ()
     git(mine, 'fetch', '-q', 'origin');
     expect((await cliText(user, mine, ['log'])).stderr).not.toMatch(/ledger sync/);
   });
+
+  it('attack: after git clone and ledger init, log says nothing was fetched yet and to sync (red team, round eleven)', async () => {
+    const user = makeUser();
+    const { clones } = remoteWithClones(1);
+    const [agent] = clones as [string];
+    await record(user, agent, { status: 'success', summary: 'on the remote' });
+    expect((await cliText(user, agent, ['sync', 'origin'])).code).toBe(0);
+    const plain = cloneOf(git(agent, 'remote', 'get-url', 'origin'));
+    const init = await cliText(user, plain, ['init']);
+    expect(init.code, init.stderr).toBe(0);
+    const log = await cliText(user, plain, ['log']);
+    expect(log.stdout).toMatch(/the ledger is empty/);
+    expect(log.stderr).toMatch(/nothing fetched from origin yet: run ledger sync origin/);
+    expect(init.stdout).toMatch(/nothing fetched from origin yet: run ledger sync origin/);
+    expect((await cliText(user, plain, ['sync', 'origin'])).code).toBe(0);
+    const after = await cliText(user, plain, ['log']);
+    expect(after.stdout).toMatch(/on the remote/);
+    expect(after.stderr).not.toMatch(/ledger sync/);
+  });
+
+  it('an empty remote, synced once: the empty ledger says only that nothing was fetched (a sync of nothing leaves no trace)', async () => {
+    const user = makeUser();
+    const { clones } = remoteWithClones(1);
+    const [agent] = clones as [string];
+    expect((await cliText(user, agent, ['init'])).code).toBe(0);
+    expect((await cliText(user, agent, ['sync', 'origin'])).code).toBe(0);
+    const log = await cliText(user, agent, ['log']);
+    expect(log.code).toBe(0);
+    expect(log.stdout).toMatch(/the ledger is empty/);
+    expect(log.stderr.trim()).toBe(
+      'nothing fetched from origin yet: run ledger sync origin to get its records, if it has any',
+    );
+  });
 });
 
 /** Set up as `ledger init` sets it up: a plain `git fetch` brings the remote's ledger refs. */

@@ -47,7 +47,18 @@ export const InitOutput = z
         .optional()
         .describe("with --install-policy: the templates written from ledger's own bytes"),
     }),
-    remotes: z.array(z.object({ name: z.string(), added: z.array(z.string()) })),
+    remotes: z.array(
+      z.object({
+        name: z.string(),
+        added: z.array(z.string()),
+        fetched: z
+          .literal(false)
+          .optional()
+          .describe(
+            "set when nothing of the remote's ledger was fetched here yet and this ledger is empty: ledger sync REMOTE gets its records",
+          ),
+      }),
+    ),
     gitDir: z
       .string()
       .optional()
