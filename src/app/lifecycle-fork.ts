@@ -43,7 +43,10 @@ export function linkSteps(records: readonly { id: string; record: LedgerRecord }
       const of = lifecycle.linkOf(record);
       if (of !== undefined && known.has(of)) {
         const into = seen.has(of) ? children : below;
-        into.set(of, [...(into.get(of) ?? []), id]);
+        // Appended in place: a hand-made ledger may hang thousands of steps on one node.
+        const list = into.get(of);
+        if (list === undefined) into.set(of, [id]);
+        else list.push(id);
       }
     }
     seen.add(id);
