@@ -13,7 +13,10 @@
  *   what a lie that passes only on some machines looks like, and another's pass does not
  *   undo it. Every overruled verdict is named in the check's detail (docs/design.md).
  */
-import { ATTESTATION_SCHEMA, type Attestation, type AttestedCheck } from '../model/attestation.js';
+import type { Attestation, AttestedCheck } from '../model/attestation.js';
+// From the vocabulary, not attestation.ts, which builds zod schemas: verify's start-up imports
+// this module, and a verify with nothing new loads no zod (test/cli/startup.test.ts).
+import { ATTESTATION_SCHEMA } from '../model/leaf-vocabulary.js';
 import type { Check, Verdict } from './types.js';
 
 /** An attestation a signer in the policy's auditor role signed, under the policy in force. */
