@@ -19,10 +19,12 @@ export type PushOutcome =
 /**
  * The ref is not at the tip the lease named: git saw it before sending (`stale info`, `fetch
  * first`, `non-fast-forward`), or the remote's own compare-and-swap did (`is at X but expected
- * Y`, created or deleted meanwhile).
+ * Y`, created meanwhile: `reference already exists`; deleted meanwhile: `cannot lock ref …:
+ * unable to resolve reference`, which two checkpoint publishers meet when one retires the
+ * writer ref the other pushes — read as a refusal, it failed that sync at once).
  */
 const MOVED =
-  /stale info|fetch first|non-fast-forward|incorrect old value|but expected|reference already exists/i;
+  /stale info|fetch first|non-fast-forward|incorrect old value|but expected|reference already exists|unable to resolve reference/i;
 
 /** The remote could not take the ref's lock: another push there held it, or left its lock. */
 const LOCK_HELD = /Unable to create '[^']*\.lock'|failed to lock/i;
