@@ -11,7 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, makeUser, record, type User } from '../adversarial/helpers.js';
+import { cliBinInProcess, makeUser, record, type User } from '../adversarial/helpers.js';
 import { git, gitdir, tempDir, writeFiles } from '../helpers/git.js';
 import { keygen, peer, run, sha256 } from './helpers.js';
 
@@ -44,6 +44,12 @@ async function honestRun(user: User) {
   return { dir, id: made.id, record: made.record };
 }
 
+/**
+ * The CLI with `--json`, run in this process as bin/run.js routes it: what export decides and
+ * writes is tested here, not the process around it (test/helpers/cli-in-process.ts).
+ */
+const cli = cliBinInProcess;
+
 /** `export ID --in-toto-link --rerun`, the link written into `out`. */
 const rerunLink = (user: User, dir: string, id: string, key: string, out: string) =>
   cli(user, dir, ['export', id, '--in-toto-link', '--key', key, '--out', out, '--rerun']);
@@ -72,33 +78,33 @@ describe('ledger export signs only what was verified', () => {
     const { dir, id } = await contradictedRun(user);
     const agent = keygen(tempDir(), 'agent');
     const out = tempDir();
-    const [contradicted, notRerun, statement] = await Promise.all([
-      cli(user, dir, ['export', id, '--in-toto-link', '--key', agent.key, '--out', out, '--rerun']),
-      cli(user, dir, ['export', id, '--in-toto-link', '--key', agent.key, '--out', out]),
-      cli(user, dir, [
-        'export',
-        id,
-        '--in-toto-statement',
-        '--key',
-        agent.key,
-        '--rerun',
-        '--out',
-        join(out, 'statement.json'),
-      ]),
+    // One after the other: the CLI runs in this process, one call at a time.
+    const link = ['export', id, '--in-toto-link', '--key', agent.key, '--out', out];
+    const contradicted = await cli(user, dir, [...link, '--rerun']);
+    const notRerun = await cli(user, dir, link);
+    const statement = await cli(user, dir, [
+      'export',
+      id,
+      '--in-toto-statement',
+      '--key',
+      agent.key,
+      '--rerun',
+      '--out',
+      join(out, 'statement.json'),
     ]);
-    expect(contradicted!.code, contradicted!.stdout).toBe(1);
-    expect(contradicted!.json.error).toMatchObject({ code: 'CONTRADICTED', record: id });
-    expect(contradicted!.json.error.problems[0]).toMatchObject({
+    expect(contradicted.code, contradicted.stdout).toBe(1);
+    expect(contradicted.json.error).toMatchObject({ code: 'CONTRADICTED', record: id });
+    expect(contradicted.json.error.problems[0]).toMatchObject({
       path: 'observed.witnesses[0]',
       expected: 'verified',
       got: 'contradicted',
     });
-    expect(contradicted!.json.error.hint).toMatch(/--allow-unverified/);
-    expect(notRerun!.code, notRerun!.stdout).toBe(1);
-    expect(notRerun!.json.error).toMatchObject({ code: 'UNVERIFIED', record: id });
-    expect(notRerun!.json.error.hint).toMatch(/--rerun/);
-    expect(statement!.code, statement!.stdout).toBe(1);
-    expect(statement!.json.error.code).toBe('CONTRADICTED');
+    expect(contradicted.json.error.hint).toMatch(/--allow-unverified/);
+    expect(notRerun.code, notRerun.stdout).toBe(1);
+    expect(notRerun.json.error).toMatchObject({ code: 'UNVERIFIED', record: id });
+    expect(notRerun.json.error.hint).toMatch(/--rerun/);
+    expect(statement.code, statement.stdout).toBe(1);
+    expect(statement.json.error.code).toBe('CONTRADICTED');
     expect(readdirSync(out)).toEqual([]);
   });
 
