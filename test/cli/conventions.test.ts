@@ -1,19 +1,45 @@
 /**
  * Issue 10, "oclif and CLI conventions" and "Errors keep the exit-code promise", tried as a
- * user would: the built CLI (`node bin/run.js`) in real repositories. Every `--json` run here is
- * also checked against its command's JSON Schema by `runCli` (test/helpers/json-output.ts).
+ * user would: the built CLI in real repositories. Every `--json` run here is also checked against
+ * its command's JSON Schema by `runCli` and `runBinInProcess` (test/helpers/json-output.ts).
+ * What the binary does as a process of its own (`--version` before oclif, what oclif loads at
+ * start, a bug's exit code, mcp's refusal before it serves stdio) runs `node bin/run.js`; what a
+ * command answers runs in this process, routed as bin/run.js routes it (`inProcess`).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordHandoff } from '../../src/app/record.js';
-import { bareRemote, git, gitdir, PROJECT_ROOT, runCli, tempDir } from '../helpers/git.js';
+import { runBinInProcess } from '../helpers/cli-in-process.js';
+import {
+  bareRemote,
+  git,
+  gitdir,
+  PROJECT_ROOT,
+  runCli,
+  tempDir,
+  type CliResult,
+} from '../helpers/git.js';
 import { keygen } from '../sign/ssh.js';
 import { OUTPUT_SCHEMAS, schemaFileName, WITHOUT_JSON } from '../../src/cli/json/index.js';
 import { jsonOutputProblems } from '../helpers/json-output.js';
 
 const json = (stdout: string): any => JSON.parse(stdout);
+
+/** `ledger ARGS` in this process, one call at a time (test/helpers/cli-in-process.ts). */
+const inProcess = runBinInProcess;
+
+type Run = readonly [args: readonly string[], cwd: string];
+
+/** Each of `runs` in this process, one after the other, in order. */
+async function inTurn<T extends readonly Run[]>(
+  ...runs: T
+): Promise<{ [K in keyof T]: CliResult }> {
+  const results: CliResult[] = [];
+  for (const [args, cwd] of runs) results.push(await inProcess(args, cwd));
+  return results as { [K in keyof T]: CliResult };
+}
 
 describe('help, version, did-you-mean', () => {
   let repo: string;
@@ -22,12 +48,12 @@ describe('help, version, did-you-mean', () => {
   });
 
   it('ledger help, -h, help record and record -h print oclif help and exit 0', async () => {
-    const [help, h, helpRecord, recordH] = await Promise.all([
-      runCli(['help'], repo),
-      runCli(['-h'], repo),
-      runCli(['help', 'record'], repo),
-      runCli(['record', '-h'], repo),
-    ]);
+    const [help, h, helpRecord, recordH] = await inTurn(
+      [['help'], repo],
+      [['-h'], repo],
+      [['help', 'record'], repo],
+      [['record', '-h'], repo],
+    );
     for (const r of [help, h, helpRecord, recordH]) expect(r.code, r.stderr).toBe(0);
     expect(help.stdout).toMatch(/^COMMANDS$/m);
     expect(help.stdout).toMatch(/^ {2}verify +Recompute what the records assert/m);
@@ -53,11 +79,11 @@ describe('help, version, did-you-mean', () => {
   });
 
   it('an unknown command: a suggestion and exit 2, as text and as JSON', async () => {
-    const [text, asJson, nothingClose] = await Promise.all([
-      runCli(['recrod', '--status', 'success'], repo),
-      runCli(['verfy', '--json'], repo),
-      runCli(['frobnicate'], repo),
-    ]);
+    const [text, asJson, nothingClose] = await inTurn(
+      [['recrod', '--status', 'success'], repo],
+      [['verfy', '--json'], repo],
+      [['frobnicate'], repo],
+    );
     expect(text.code).toBe(2);
     expect(text.stderr).toContain('Did you mean ledger record?');
     expect(asJson.code).toBe(2);
@@ -76,10 +102,10 @@ describe('help, version, did-you-mean', () => {
 
   it('a misspelt flag: the flag it meant, exit 2, also under --json; nothing written', async () => {
     const before = git(repo, 'for-each-ref');
-    const [text, asJson] = await Promise.all([
-      runCli(['record', '--statsu', 'success'], repo),
-      runCli(['log', '--tsak', 'T-1', '--json'], repo),
-    ]);
+    const [text, asJson] = await inTurn(
+      [['record', '--statsu', 'success'], repo],
+      [['log', '--tsak', 'T-1', '--json'], repo],
+    );
     expect(text.code).toBe(2);
     expect(text.stderr).toContain('Did you mean --status?');
     expect(text.stderr).not.toContain('Warning'); // oclif's "did not parse its arguments"
@@ -92,13 +118,13 @@ describe('help, version, did-you-mean', () => {
   });
 
   it('help for a command that does not exist is a usage error with a suggestion', async () => {
-    const r = await runCli(['help', 'verfy'], repo);
+    const r = await inProcess(['help', 'verfy'], repo);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('Did you mean ledger verify?');
   });
 
   it('ledger autocomplete prints the shell setup (oclif plugin-autocomplete)', async () => {
-    const r = await runCli(['autocomplete', 'bash'], repo);
+    const r = await inProcess(['autocomplete', 'bash'], repo);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('ledger autocomplete script bash');
   });
@@ -145,7 +171,7 @@ describe('what oclif loads', () => {
 describe('what record and log tell a person', () => {
   it('record prints the lowered effective status and each reason on stderr after the id', async () => {
     const repo = gitdir();
-    const lowered = await runCli(
+    const lowered = await inProcess(
       ['record', '--status', 'success', '--witness', 'exit 3', '--witness', 'true'],
       repo,
     );
@@ -156,21 +182,21 @@ describe('what record and log tell a person', () => {
         '  WITNESS_FAILED: witness exited with 3: exit 3\n',
     );
     // Nothing lowered: nothing on stderr (and no progress line: stderr is not a terminal).
-    const clean = await runCli(['record', '--status', 'success', '--witness', 'true'], repo);
+    const clean = await inProcess(['record', '--status', 'success', '--witness', 'true'], repo);
     expect(clean).toMatchObject({ code: 0, stderr: '' });
   });
 
   it('log --task that matches nothing says so; an empty ledger says it is empty', async () => {
     const empty = gitdir();
-    const none = await runCli(['log'], empty);
+    const none = await inProcess(['log'], empty);
     expect(none.stdout).toContain('the ledger is empty');
     const repo = gitdir();
     await recordHandoff({ cwd: repo, status: 'success', task: 'T-1' });
-    const nope = await runCli(['log', '--task', 'NOPE'], repo);
+    const nope = await inProcess(['log', '--task', 'NOPE'], repo);
     expect(nope.code).toBe(0);
     expect(nope.stdout).toContain('no record matches --task NOPE');
     expect(nope.stdout).not.toContain('empty');
-    expect(json((await runCli(['log', '--task', 'NOPE', '--json'], repo)).stdout)).toEqual([]);
+    expect(json((await inProcess(['log', '--task', 'NOPE', '--json'], repo)).stdout)).toEqual([]);
   });
 });
 
@@ -205,7 +231,7 @@ describe('errors keep the exit-code promise', () => {
       git(repo, 'commit-tree', top, '-p', 'refs/ledger/log', '-m', message),
     );
 
-    const verified = await runCli(['verify', '--json'], repo);
+    const verified = await inProcess(['verify', '--json'], repo);
     expect(verified.code).toBe(3);
     const record = json(verified.stdout).records.find((r: { id: string }) => r.id === id);
     expect(record.verdict).toBe('contradicted');
@@ -216,7 +242,7 @@ describe('errors keep the exit-code promise', () => {
         detail: expect.stringContaining(malformed),
       }),
     );
-    const shown = await runCli(['show', id, '--json'], repo);
+    const shown = await inProcess(['show', id, '--json'], repo);
     expect(shown.code).toBe(3);
     expect(json(shown.stdout).error).toMatchObject({
       code: 'CORRUPT',
@@ -293,21 +319,21 @@ describe('every command with --json matches its published JSON Schema', () => {
 
   it('ledger schema lists the schemas and prints each one as published in dist/schemas', async () => {
     const repo = gitdir();
-    const list = await runCli(['schema', '--json'], repo);
+    const list = await inProcess(['schema', '--json'], repo);
     const names = json(list.stdout).schemas.map((s: { name: string }) => s.name);
     expect(names).toContain('verify');
     expect(names).toContain('error');
-    const verify = await runCli(['schema', 'verify'], repo);
+    const verify = await inProcess(['schema', 'verify'], repo);
     expect(json(verify.stdout)).toEqual(
       json(readFileSync(join(PROJECT_ROOT, 'dist', 'schemas', 'verify.schema.json'), 'utf8')),
     );
-    const unknown = await runCli(['schema', 'verfy', '--json'], repo);
+    const unknown = await inProcess(['schema', 'verfy', '--json'], repo);
     expect(unknown.code).toBe(2);
     expect(json(unknown.stdout).error.problems[0]).toMatchObject({ expected: 'verify' });
   });
 
   it('the commands other tests do not run with --json: reject, supersede, sign, show --as, sync', async () => {
-    // runCli checks each output against the schema; these assertions check the runs happened.
+    // inProcess checks each output against the schema; these assertions check the runs happened.
     const remote = bareRemote();
     const repo = gitdir();
     git(repo, 'remote', 'add', 'origin', remote);
@@ -316,11 +342,11 @@ describe('every command with --json matches its published JSON Schema', () => {
     const { dir } = await import('../sign/ssh.js').then(async (m) => m.tempDir());
     const key = await keygen(dir, 'id_ed25519', 'ed25519');
     const runs = [
-      await runCli(['reject', first.id, '--json'], repo),
-      await runCli(['supersede', second.id, '--json'], repo),
-      await runCli(['sign', first.id, '--signing-key', key.path, '--json'], repo),
-      await runCli(['show', first.id, '--as', 'kxm', '--json'], repo),
-      await runCli(['sync', 'origin', '--json'], repo),
+      await inProcess(['reject', first.id, '--json'], repo),
+      await inProcess(['supersede', second.id, '--json'], repo),
+      await inProcess(['sign', first.id, '--signing-key', key.path, '--json'], repo),
+      await inProcess(['show', first.id, '--as', 'kxm', '--json'], repo),
+      await inProcess(['sync', 'origin', '--json'], repo),
     ];
     for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(json(runs[4]!.stdout)).toMatchObject({ ok: true, pushed: true });
