@@ -1,15 +1,21 @@
 /**
- * Issue 2's acceptance, tried as a new user would: the built CLI in real repositories.
+ * Issue 2's acceptance, tried as a new user would: the built CLI in real repositories. What a
+ * command answers runs in this process, routed as bin/run.js routes it (`inProcess`); eight
+ * record processes at once run `node bin/run.js`, as eight agents would.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBinInProcess } from '../helpers/cli-in-process.js';
 import { cleanup, git, gitdir, refs, runCli, writeFiles } from '../helpers/git.js';
 import { stress } from '../helpers/stress.js';
 
 afterAll(cleanup);
+
+/** `ledger ARGS` in this process, one call at a time (test/helpers/cli-in-process.ts). */
+const inProcess = runBinInProcess;
 
 function jsonOf(stdout: string): any {
   return JSON.parse(stdout);
@@ -23,7 +29,7 @@ describe('record → fsck → gc → verify', () => {
     repo = gitdir();
     writeFiles(repo, { 'dist/report.txt': 'all good\n', '.gitignore': 'flag\n' });
     writeFileSync(join(repo, 'flag'), 'present at record time only\n');
-    const result = await runCli(
+    const result = await inProcess(
       [
         'record',
         '--task',
@@ -51,7 +57,7 @@ describe('record → fsck → gc → verify', () => {
   it('leaves git fsck --strict clean and survives git gc --prune=now', async () => {
     expect(git(repo, 'fsck', '--strict', '--no-dangling')).toBe('');
     git(repo, 'gc', '-q', '--prune=now');
-    const verified = await runCli(['verify'], repo);
+    const verified = await inProcess(['verify'], repo);
     expect(verified.code).toBe(0);
   });
 
@@ -74,7 +80,7 @@ describe('record → fsck → gc → verify', () => {
   });
 
   it('show: a unique prefix works; JSON has the id, statuses and authors', async () => {
-    const shown = await runCli(['show', id.slice(7, 15), '--json'], repo);
+    const shown = await inProcess(['show', id.slice(7, 15), '--json'], repo);
     expect(shown.code).toBe(0);
     const json = jsonOf(shown.stdout);
     expect(json).toMatchObject({
@@ -86,13 +92,13 @@ describe('record → fsck → gc → verify', () => {
       authors: { claims: 'agent', observed: 'ledger' },
     });
     expect(json.observed.artifacts[0]).toMatchObject({ path: 'dist/report.txt', size: 9 });
-    const human = await runCli(['show', id], repo);
+    const human = await inProcess(['show', id], repo);
     expect(human.stdout).toContain('Authored by the agent');
     expect(human.stdout).toContain('Observed by ledger');
   });
 
   it('log --json lists id, task, effectiveStatus, recordedAt', async () => {
-    const log = await runCli(['log', '--json'], repo);
+    const log = await inProcess(['log', '--json'], repo);
     expect(jsonOf(log.stdout)).toEqual([
       expect.objectContaining({
         id,
@@ -105,7 +111,7 @@ describe('record → fsck → gc → verify', () => {
 
   it('a witness that passed at record time but fails on --rerun: exit 1, the command contradicted', async () => {
     // `flag` is ignored by git, so the clean checkout of the candidate tree lacks it.
-    const result = await runCli(['verify', '--rerun', '--json'], repo);
+    const result = await inProcess(['verify', '--rerun', '--json'], repo);
     expect(result.code).toBe(1);
     const json = jsonOf(result.stdout);
     expect(json.ok).toBe(false);
@@ -120,7 +126,7 @@ describe('record → fsck → gc → verify', () => {
 describe('tampering', () => {
   it('a record blob rewritten with plumbing (changed summary, new tree and commit, update-ref) → verify exits 3', async () => {
     const repo = gitdir();
-    const recorded = await runCli(
+    const recorded = await inProcess(
       ['record', '--status', 'success', '--summary', 'honest summary'],
       repo,
     );
@@ -149,14 +155,14 @@ describe('tampering', () => {
     const tree = run(['write-tree']);
     const commit = run(['commit-tree', tree, '-p', 'refs/ledger/log', '-m', 'tamper']);
     git(repo, 'update-ref', 'refs/ledger/log', commit);
-    const result = await runCli(['verify', '--json'], repo);
+    const result = await inProcess(['verify', '--json'], repo);
     expect(result.code).toBe(3);
     const json = jsonOf(result.stdout);
     expect(json.records[0]).toMatchObject({ id });
     expect(json.records[0].checks).toContainEqual(
       expect.objectContaining({ check: 'id', verdict: 'contradicted' }),
     );
-    const human = await runCli(['verify'], repo);
+    const human = await inProcess(['verify'], repo);
     expect(human.code).toBe(3);
     expect(human.stdout).toContain(id);
   });
@@ -167,14 +173,14 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
   let before: string;
   beforeAll(async () => {
     repo = gitdir();
-    expect((await runCli(['record', '--status', 'partial', '--summary', 'first'], repo)).code).toBe(
-      0,
-    );
+    expect(
+      (await inProcess(['record', '--status', 'partial', '--summary', 'first'], repo)).code,
+    ).toBe(0);
     before = refs(repo);
   });
 
   it('--artifact naming a missing file', async () => {
-    const result = await runCli(
+    const result = await inProcess(
       ['record', '--status', 'success', '--artifact', 'nope.txt', '--artifact', 'also/missing.md'],
       repo,
     );
@@ -186,12 +192,12 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
   });
 
   it('an invalid --status, in text and in --json', async () => {
-    const result = await runCli(['record', '--status', 'done'], repo);
+    const result = await inProcess(['record', '--status', 'done'], repo);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /status: unknown status \(expected success \| partial \| blocked \| failed, got done\)/,
     );
-    const json = await runCli(['record', '--status', 'done', '--json'], repo);
+    const json = await inProcess(['record', '--status', 'done', '--json'], repo);
     expect(json.code).toBe(2);
     expect(jsonOf(json.stdout)).toMatchObject({
       ok: false,
@@ -202,7 +208,7 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
 
   it('malformed --from JSON, and JSON that sets ledger-authored fields', async () => {
     writeFileSync(join(repo, 'bad.json'), '{"status": "success", ');
-    const malformed = await runCli(['record', '--from', 'bad.json', '--format', 'ledger'], repo);
+    const malformed = await inProcess(['record', '--from', 'bad.json', '--format', 'ledger'], repo);
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toMatch(/malformed JSON/);
     writeFileSync(
@@ -214,7 +220,7 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
         summaryy: 'x',
       }),
     );
-    const forged = await runCli(
+    const forged = await inProcess(
       ['record', '--from', 'forged.json', '--format', 'ledger', '--json'],
       repo,
     );
@@ -228,23 +234,23 @@ describe('bad input: exit 2, clear message, refs unchanged', () => {
   });
 
   it('an unknown flag is a usage error (exit 2) with a short message, also under --json', async () => {
-    const text = await runCli(['record', '--bogus'], repo);
+    const text = await inProcess(['record', '--bogus'], repo);
     expect(text.code).toBe(2);
     expect(text.stderr.split('\n').length).toBeLessThan(6);
-    const json = await runCli(['log', '--bogus', '--json'], repo);
+    const json = await inProcess(['log', '--bogus', '--json'], repo);
     expect(json.code).toBe(2);
     expect(jsonOf(json.stdout).error.code).toBe('USAGE');
   });
 
   it('a record id that matches nothing', async () => {
-    const result = await runCli(['show', 'abcdef12'], repo);
+    const result = await inProcess(['show', 'abcdef12'], repo);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('no record');
   });
 
   it('outside a repository', async () => {
     const { tempDir } = await import('../helpers/git.js');
-    const result = await runCli(['log'], tempDir());
+    const result = await inProcess(['log'], tempDir());
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('not inside a git repository');
   });
@@ -255,7 +261,7 @@ describe('init', () => {
     const remote = gitdir({ empty: true });
     const repo = gitdir();
     git(repo, 'remote', 'add', 'origin', remote);
-    const first = await runCli(['init', '--json'], repo);
+    const first = await inProcess(['init', '--json'], repo);
     expect(first.code).toBe(0);
     const config = () =>
       git(repo, 'config', '--get-all', 'remote.origin.fetch') +
@@ -264,7 +270,7 @@ describe('init', () => {
     const after = config();
     expect(after).toContain('+refs/ledger/*:refs/ledger-remotes/origin/*');
     expect(after).toContain('refs/ledger/*:refs/ledger/*');
-    const second = await runCli(['init'], repo);
+    const second = await inProcess(['init'], repo);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('already configured');
     expect(config()).toBe(after);
