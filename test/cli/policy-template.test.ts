@@ -19,22 +19,30 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { verifyRepository } from '../../src/index.js';
 import { asUser, record } from '../adversarial/helpers.js';
 import { makeHome } from '../helpers/env.js';
+import { runBinInProcess } from '../helpers/cli-in-process.js';
 import { cleanup, gitdir, PROJECT_ROOT, runCli, tempDir } from '../helpers/git.js';
 import { keygen } from '../sign/ssh.js';
 
 afterAll(cleanup);
 
+/**
+ * `ledger ARGS` in this process, routed as bin/run.js routes it: what init, record and verify
+ * decide is tested here, not the process around them (test/helpers/cli-in-process.ts).
+ */
+const inProcess = runBinInProcess;
+
 describe('the policy template', () => {
   it('installed with the command init prints, it is the policy in force and trusts the signers added to it', async () => {
     const user = makeHome();
     const dir = gitdir();
+    // A process of its own: the command init prints names the program that ran it.
     const init = await runCli(['init', '--json'], dir, user.env);
     expect(init.code, init.stderr).toBe(0);
     const { install } = JSON.parse(init.stdout).policy as { install: string[] };
     // One command, ledger's own: never a copy from the repository, which the agent can write.
     expect(install).toHaveLength(1);
     expect(install[0]).toMatch(/ init --install-policy$/);
-    const r = await runCli(['init', '--install-policy'], dir, user.env);
+    const r = await inProcess(['init', '--install-policy'], dir, user.env);
     expect(r.code, r.stderr).toBe(0);
     const installed = join(user.env.XDG_CONFIG_HOME!, 'ledger');
     expect(readdirSync(installed).sort()).toEqual(['allowed_signers', 'policy.json']);
@@ -63,11 +71,11 @@ describe('the policy template', () => {
   it('copied without its allowed_signers, the error names the file tried and the policy that named it', async () => {
     const user = makeHome();
     const dir = gitdir();
-    const init = JSON.parse((await runCli(['init', '--json'], dir, user.env)).stdout);
+    const init = JSON.parse((await inProcess(['init', '--json'], dir, user.env)).stdout);
     const elsewhere = tempDir('ledger-policy-');
     const policy = join(elsewhere, 'policy.json');
     writeFileSync(policy, readFileSync(init.policy.path));
-    const r = await runCli(['verify', '--policy', policy, '--json'], dir, user.env);
+    const r = await inProcess(['verify', '--policy', policy, '--json'], dir, user.env);
     expect(r.code).toBe(2);
     const error = JSON.parse(r.stdout).error;
     expect(error.code).toBe('POLICY');
@@ -118,13 +126,13 @@ describe('ledger init --install-policy (red team, round ten)', () => {
       join(dir, '.git', 'ledger', 'allowed_signers.template'),
       'agent@evil ssh-ed25519 AAAA\n',
     );
-    const text = await runCli(['init'], dir, user.env);
+    const text = await inProcess(['init'], dir, user.env);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain("policy.template.json: not ledger's template: not used");
     expect(text.stdout).toContain("allowed_signers.template: not ledger's template: not used");
     expect(text.stdout).not.toMatch(/\bcp\b/);
 
-    const r = await runCli(['init', '--install-policy', '--json'], dir, user.env);
+    const r = await inProcess(['init', '--install-policy', '--json'], dir, user.env);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.policy.foreign.map((f: { path: string }) => f.path).sort()).toEqual([
@@ -161,14 +169,14 @@ describe('ledger init --install-policy (red team, round ten)', () => {
     spawnSync('git', ['config', '--global', 'ledger.policy', '/somewhere/policy.json'], {
       env: { ...process.env, ...user.env },
     });
-    const r = await runCli(['init', '--install-policy', '--json'], dir, user.env);
+    const r = await inProcess(['init', '--install-policy', '--json'], dir, user.env);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout).policy.installed;
     expect(out.files.map((f: { change: string }) => f.change)).toEqual(['kept', 'kept']);
     expect(out.gitConfig).toEqual({ value: '/somewhere/policy.json', change: 'kept' });
     expect(readFileSync(join(installed, 'policy.json'), 'utf8')).toBe('{"mine":true}');
     expect(existsSync(elsewhere)).toBe(false);
-    const text = await runCli(['init', '--install-policy'], dir, user.env);
+    const text = await inProcess(['init', '--install-policy'], dir, user.env);
     expect(text.stdout).toContain(
       'git config --global ledger.policy is already /somewhere/policy.json: left as it is',
     );
@@ -177,14 +185,14 @@ describe('ledger init --install-policy (red team, round ten)', () => {
   it('under the template policy, an attestation signed by a key in allowed_signers is not taken: the witness is re-run', async () => {
     const user = makeHome();
     const dir = gitdir();
-    expect((await runCli(['init', '--install-policy'], dir, user.env)).code).toBe(0);
+    expect((await inProcess(['init', '--install-policy'], dir, user.env)).code).toBe(0);
     const installed = join(user.env.XDG_CONFIG_HOME!, 'ledger');
     const agent = await keygen(user.home, 'agent', 'ed25519');
     appendFileSync(
       join(installed, 'allowed_signers'),
       `agent@agents.example.com namespaces="ledger" ${agent.publicKey}\n`,
     );
-    const made = await runCli(
+    const made = await inProcess(
       ['record', '--status', 'success', '--summary', 'tests pass', '--witness', 'true', '--json'],
       dir,
       user.env,
@@ -192,13 +200,13 @@ describe('ledger init --install-policy (red team, round ten)', () => {
     expect(made.code, made.stderr).toBe(0);
     const id = JSON.parse(made.stdout).id as string;
     // The agent attests its own record with its own key, a producer of the file.
-    const attest = await runCli(
+    const attest = await inProcess(
       ['verify', id, '--rerun', '--record', '--sign', '--signing-key', agent.path],
       dir,
       user.env,
     );
     expect(attest.code, attest.stderr).toBe(0);
-    const gate = await runCli(
+    const gate = await inProcess(
       ['verify', id, '--rerun', '--from-attestation', '--json'],
       dir,
       user.env,
