@@ -14,10 +14,16 @@ import { readAttestations } from '../../src/ledger/leaves.js';
 import { readLedgerIndex } from '../../src/ledger/read.js';
 import { openRepo } from '../../src/store/git/repo.js';
 import { GitStore } from '../../src/store/git/store.js';
-import { cli, makeUser, record, type User } from '../adversarial/helpers.js';
+import { cliBinInProcess, makeUser, record, type User } from '../adversarial/helpers.js';
 import { gitdir, tempDir, writeFiles } from '../helpers/git.js';
 import { sshKeyPair } from '../helpers/ssh-key.js';
 import { keygen } from './helpers.js';
+
+/**
+ * The CLI with `--json`, run in this process as bin/run.js routes it: what verify and export
+ * decide is tested here, not the process around them (test/helpers/cli-in-process.ts).
+ */
+const cli = cliBinInProcess;
 
 const AGENT = 'bot@agents.example.com';
 const AUDITOR = 'auditor@example.com';
@@ -103,39 +109,38 @@ describe("export does not take a producer's signature for a re-run", () => {
     const { dir, id } = await signedContradicted(user, setup);
     const noRerun = setup.policy('no-rerun', []);
     const out = tempDir();
-    const [truth, gate, link, statement] = await Promise.all([
-      // The truth, for the record: a re-run the policy allows contradicts the witness.
-      cli(user, dir, [
-        'verify',
-        id,
-        '--rerun',
-        '--full',
-        '--policy',
-        setup.policy('rerun', [FLAKY]),
-      ]),
-      // verify still counts the producer's signature for the gate.
-      cli(user, dir, ['verify', id, '--strict', '--full', '--policy', noRerun]),
-      cli(user, dir, [
-        'export',
-        id,
-        '--in-toto-link',
-        '--key',
-        setup.intoto.key,
-        '--policy',
-        noRerun,
-        '--out',
-        out,
-      ]),
-      cli(user, dir, [
-        'export',
-        id,
-        '--in-toto-statement',
-        '--rerun',
-        '--policy',
-        noRerun,
-        '--out',
-        join(out, 'statement.json'),
-      ]),
+    // One after the other: the CLI runs in this process, one call at a time.
+    // The truth, for the record: a re-run the policy allows contradicts the witness.
+    const truth = await cli(user, dir, [
+      'verify',
+      id,
+      '--rerun',
+      '--full',
+      '--policy',
+      setup.policy('rerun', [FLAKY]),
+    ]);
+    // verify still counts the producer's signature for the gate.
+    const gate = await cli(user, dir, ['verify', id, '--strict', '--full', '--policy', noRerun]);
+    const link = await cli(user, dir, [
+      'export',
+      id,
+      '--in-toto-link',
+      '--key',
+      setup.intoto.key,
+      '--policy',
+      noRerun,
+      '--out',
+      out,
+    ]);
+    const statement = await cli(user, dir, [
+      'export',
+      id,
+      '--in-toto-statement',
+      '--rerun',
+      '--policy',
+      noRerun,
+      '--out',
+      join(out, 'statement.json'),
     ]);
     expect(truth.code, truth.stdout).toBe(1);
     expect(witnessOf(truth.json).verdict).toBe('contradicted');

@@ -10,11 +10,17 @@
 import { readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, makeUser, type User } from '../adversarial/helpers.js';
+import { cliBinInProcess, makeUser, type User } from '../adversarial/helpers.js';
 import { cleanup, git, gitdir, tempDir, writeFiles } from '../helpers/git.js';
 import { keygen, peer, run, sha256 } from './helpers.js';
 
 afterAll(cleanup);
+
+/**
+ * The CLI with `--json`, run in this process as bin/run.js routes it: what record and export
+ * write is tested here, not the process around them (test/helpers/cli-in-process.ts).
+ */
+const cli = cliBinInProcess;
 
 const linkIn = (out: string) => {
   const [file] = readdirSync(out).filter((f) => f.endsWith('.link'));
