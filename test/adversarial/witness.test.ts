@@ -18,7 +18,9 @@ import { eventually, policyFile, processesRunning, startCli } from '../witness/h
 import {
   allChecks,
   cli,
+  cliBinInProcess,
   cliText,
+  cliTextBinInProcess,
   expectFsckClean,
   makeUser,
   record,
@@ -30,6 +32,16 @@ import {
 } from './helpers.js';
 
 afterEach(cleanup);
+
+/**
+ * The CLI in this process, routed as bin/run.js routes it, where what ledger decides about a
+ * witness is tested and not the process around it. These run `node bin/run.js` (`cli`,
+ * `cliText`, `startCli`): a witness that walks /proc for ledger's environment (a process's
+ * environ is fixed at its start), the interrupts, and every test of which sandbox a re-run gets
+ * (a process probes the mechanisms once and keeps the answer, LEDGER_TEST_ISOLATION included).
+ */
+const inProcess = cliBinInProcess;
+const inProcessText = cliTextBinInProcess;
 
 const ISOLATED = ['bwrap', 'unshare'] as const;
 const NO_ISOLATION = { LEDGER_TEST_ISOLATION: 'none' };
@@ -106,7 +118,7 @@ describe('adversarial: witnesses', () => {
     const { rmSync } = await import('node:fs');
     rmSync(marker);
     const before = safeRefs(clone);
-    const r = await cli(bob, clone, ['verify', '--rerun']);
+    const r = await inProcess(bob, clone, ['verify', '--rerun']);
     expect(r.code).toBe(0);
     expect(existsSync(marker)).toBe(false);
     expect(existsSync(join(bob.home, 'pwned'))).toBe(false);
@@ -128,7 +140,7 @@ describe('adversarial: witnesses', () => {
     const before = safeRefs(dir);
     // The witness's own verdict says it was stopped at the timeout (a wall-clock bound here
     // failed on a loaded machine; a hang is the test timeout's to catch).
-    const r = await cli(user, dir, ['verify', id, '--rerun', '--timeout', '1']);
+    const r = await inProcess(user, dir, ['verify', id, '--rerun', '--timeout', '1']);
     expect(r.code).not.toBe(3);
     const witnesses = allChecks(r.json).filter((c) => c.check === 'witness');
     expect(witnesses).toHaveLength(2);
@@ -147,7 +159,7 @@ describe('adversarial: witnesses', () => {
     const inside = join(dir, '.scratch');
     mkdirSync(inside);
     const before = safeRefs(dir);
-    const r = await cli(user, dir, ['verify', id, '--rerun'], { TMPDIR: inside });
+    const r = await inProcess(user, dir, ['verify', id, '--rerun'], { TMPDIR: inside });
     expect(r.code, JSON.stringify(r.json)).toBe(0);
     expect(allChecks(r.json).find((c) => c.check === 'witness')?.verdict).toBe('verified');
     expect(safeRefs(dir)).toBe(before);
@@ -204,12 +216,18 @@ describe('adversarial: witnesses', () => {
     safeGit(dir, 'config', 'core.hooksPath', hooks);
     safeGit(dir, 'config', 'core.fsmonitor', fsmonitor);
     writeFileSync(join(dir, 'new.txt'), 'changed\n');
-    const rec = await cli(user, dir, ['record', '--status', 'success', '--artifact', 'new.txt']);
+    const rec = await inProcess(user, dir, [
+      'record',
+      '--status',
+      'success',
+      '--artifact',
+      'new.txt',
+    ]);
     expect(rec.code, rec.stdout).toBe(0);
     const before = safeRefs(dir);
-    const v = await cli(user, dir, ['verify', '--rerun']);
+    const v = await inProcess(user, dir, ['verify', '--rerun']);
     expect(v.code).toBe(0);
-    expect((await cliText(user, dir, ['log'])).code).toBe(0);
+    expect((await inProcessText(user, dir, ['log'])).code).toBe(0);
     const { readdirSync } = await import('node:fs');
     expect(readdirSync(markers)).toEqual([]);
     expect(safeRefs(dir)).toBe(before);
@@ -382,7 +400,7 @@ describe('adversarial: witnesses', () => {
     const dir = gitdir();
     const secret = 'hunter2-ledger-secret-value';
     const witness = 'echo "token is $MY_API_TOKEN"; echo "$MY_API_TOKEN" >&2; echo "key=$KEY"';
-    const r = await cli(user, dir, ['record', '--status', 'success', '--witness', witness], {
+    const r = await inProcess(user, dir, ['record', '--status', 'success', '--witness', witness], {
       MY_API_TOKEN: secret,
       KEY: '1',
     });
@@ -409,7 +427,7 @@ describe('adversarial: witnesses', () => {
       '{ head -c 40 /dev/zero | tr "\\0" x; printf %s "$MY_API_TOKEN"; echo " and more data"; } | base64',
       '{ head -c 62 /dev/zero | tr "\\0" x; printf %s "$MY_API_TOKEN"; } | base64 >&2',
     ].join('; ');
-    const r = await cli(user, dir, ['record', '--status', 'success', '--witness', witness], {
+    const r = await inProcess(user, dir, ['record', '--status', 'success', '--witness', witness], {
       MY_API_TOKEN: secret,
     });
     expect(r.code, r.stdout).toBe(0);
@@ -452,7 +470,7 @@ describe('adversarial: witnesses', () => {
       'printf "%s\\n" "$MY_API_TOKEN" | rev',
       'printf "%s\\n" "$MY_API_TOKEN" | sed "s/./& /g" >&2',
     ].join('; ');
-    const r = await cli(user, dir, ['record', '--status', 'success', '--witness', witness], {
+    const r = await inProcess(user, dir, ['record', '--status', 'success', '--witness', witness], {
       MY_API_TOKEN: secret,
     });
     expect(r.code, r.stdout).toBe(0);
@@ -478,7 +496,7 @@ describe('adversarial: witnesses', () => {
   it('record --no-keep-output keeps no witness output at all, only how it ended', async () => {
     const user = makeUser();
     const dir = gitdir();
-    const r = await cli(user, dir, [
+    const r = await inProcess(user, dir, [
       'record',
       '--status',
       'success',
@@ -493,6 +511,6 @@ describe('adversarial: witnesses', () => {
     expect(witness).toMatchObject({ exitCode: 0, timedOut: false });
     expect(witness.stdout).toBeUndefined();
     expect(witness.stderr).toBeUndefined();
-    expect((await cli(user, dir, ['verify'])).code).toBe(0);
+    expect((await inProcess(user, dir, ['verify'])).code).toBe(0);
   });
 });
