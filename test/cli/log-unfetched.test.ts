@@ -5,7 +5,10 @@
  * (`ledger sync`), from the configuration and refs already here, without the network.
  */
 import { describe, expect, it } from 'vitest';
-import { cliText, makeUser, record } from '../adversarial/helpers.js';
+// The CLI's own code in this process, routed as bin/run.js routes it (log and sync take their
+// fast paths): what is tested is what log says from the refs and configuration here, not the
+// process around it.
+import { cliTextBinInProcess as cliText, makeUser, record } from '../adversarial/helpers.js';
 import { bareRemote, cloneOf, git, remoteWithClones, writeFiles } from '../helpers/git.js';
 
 describe('ledger log in a clone that has not taken in its remote’s ledger', () => {
