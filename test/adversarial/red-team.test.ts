@@ -26,7 +26,25 @@ import { cleanup, git, gitdir, tempDir } from '../helpers/git.js';
 import { keygen } from '../export/helpers.js';
 import { forgeRecord } from '../helpers/forge.js';
 import { signingUser } from '../helpers/signing-user.js';
-import { allChecks, cli, cliText, makeUser, record, repoWithRecord, safeGit } from './helpers.js';
+import {
+  allChecks,
+  cli,
+  cliBinInProcess,
+  cliText,
+  cliTextBinInProcess,
+  makeUser,
+  record,
+  repoWithRecord,
+  safeGit,
+} from './helpers.js';
+
+/**
+ * The CLI in this process, routed as bin/run.js routes it, where what a command decides is
+ * tested. A FIFO in the way runs `node bin/run.js` (`cli`, `cliText`): a read that blocked
+ * would hold the test's own process, where a child's can be released and seen to have waited.
+ */
+const inProcess = cliBinInProcess;
+const inProcessText = cliTextBinInProcess;
 
 afterAll(cleanup);
 
@@ -84,7 +102,7 @@ describe('red team: the reviewed head (item 14)', () => {
     writeFileSync(join(dir, 'test.sh'), 'exit 1\n');
     git(dir, 'commit', '-qam', 'head');
     const head = git(dir, 'rev-parse', 'HEAD');
-    const before = await cliText(user, dir, ['verify', `--head=${head}`]);
+    const before = await inProcessText(user, dir, ['verify', `--head=${head}`]);
     expect(before.code, before.stdout).toBe(1);
     // The agent plants refs/replace/<head> → a commit whose tree is the fabricated candidate.
     writeFileSync(join(dir, 'test.sh'), 'exit 0\n');
@@ -94,7 +112,7 @@ describe('red team: the reviewed head (item 14)', () => {
     const fake = git(dir, 'commit-tree', tree, '-p', `${head}~1`, '-m', 'head');
     git(dir, 'update-ref', `refs/replace/${head}`, fake);
     for (const rev of [head, 'work']) {
-      const after = await cliText(user, dir, ['verify', `--head=${rev}`]);
+      const after = await inProcessText(user, dir, ['verify', `--head=${rev}`]);
       expect(after.code, after.stdout).toBe(1);
       expect(after.stdout).toMatch(/head\.tree/);
     }
@@ -164,7 +182,7 @@ describe('red team: identity and attestations (items 3, 4)', () => {
   it('a record claiming producer bob, signed by the user (alice) through ledger.sign, is never "bob verified" (item 4)', async () => {
     const { user } = twoSigners();
     const dir = gitdir({ files: { 'a.txt': 'a\n' } });
-    const made = await cliText(user, dir, [
+    const made = await inProcessText(user, dir, [
       'record',
       '--producer',
       'bob@example.com',
@@ -174,7 +192,7 @@ describe('red team: identity and attestations (items 3, 4)', () => {
       'x',
     ]);
     expect(made.code, made.stderr).toBe(0);
-    const result = await cli(user, dir, ['verify', '--strict']);
+    const result = await inProcess(user, dir, ['verify', '--strict']);
     const producer = allChecks(result.json).filter((c) => c.check === 'producer');
     expect(producer).toHaveLength(1);
     expect(producer[0]!.verdict).not.toBe('verified');
@@ -184,7 +202,7 @@ describe('red team: identity and attestations (items 3, 4)', () => {
   it('an attestation the agent signs with its own producer key is not taken by export --from-attestation when the policy names the auditors (item 3)', async () => {
     const { user, bob, policy } = twoSigners();
     const dir = gitdir({ files: { 'a.txt': 'a\n' } });
-    const made = await cli(user, dir, [
+    const made = await inProcess(user, dir, [
       'record',
       '--witness',
       'true',
@@ -195,7 +213,7 @@ describe('red team: identity and attestations (items 3, 4)', () => {
     expect(made.code, made.stderr).toBe(0);
     const id: string = made.json.id;
     // The agent: a re-run under the user's own policy, stored as an attestation signed by bob.
-    const attested = await cliText(user, dir, [
+    const attested = await inProcessText(user, dir, [
       'verify',
       '--rerun',
       '--record',
@@ -206,6 +224,7 @@ describe('red team: identity and attestations (items 3, 4)', () => {
       policy,
     ]);
     expect(attested.code, attested.stderr).toBe(0);
+    // A process of its own: `--out -` is its standard output.
     const exported = await cliText(user, dir, [
       'export',
       id,
@@ -237,7 +256,7 @@ describe('red team: export products (item 3)', () => {
     });
     const key = keygen(tempDir(), 'auditor');
     const out = join(dir, 'link-out');
-    const result = await cli(user, dir, [
+    const result = await inProcess(user, dir, [
       'export',
       forged,
       '--in-toto-link',
@@ -263,7 +282,7 @@ describe('red team: what record reads (items 5, 9)', () => {
     symlinkSync(secret, join(dir, 'out.bin'));
     const before = safeGit(dir, 'rev-parse', 'refs/ledger/log');
     for (const artifact of ['out.bin', '../' + join('..', secret)]) {
-      const result = await cli(user, dir, [
+      const result = await inProcess(user, dir, [
         'record',
         '--status',
         'success',
