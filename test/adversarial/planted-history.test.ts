@@ -12,9 +12,16 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CatFileBatch } from '../../src/store/git/catfile.js';
 import { runGit } from '../../src/store/git/exec.js';
-import { cleanup, git, gitdir, runCli, writeFiles } from '../helpers/git.js';
+import { runBinInProcess } from '../helpers/cli-in-process.js';
+import { cleanup, git, gitdir, writeFiles } from '../helpers/git.js';
 
 afterAll(cleanup);
+
+/**
+ * `ledger ARGS` in this process, routed as bin/run.js routes it: what record and verify make of
+ * the planted files is tested, not the process around them (test/helpers/cli-in-process.ts).
+ */
+const inProcess = runBinInProcess;
 
 /** Puts the loose object file of `from` where git looks for `name`. */
 function plantUnder(repo: string, name: string, from: string): void {
@@ -24,7 +31,7 @@ function plantUnder(repo: string, name: string, from: string): void {
 }
 
 async function recordWitness(repo: string, witness: string): Promise<string> {
-  const r = await runCli(
+  const r = await inProcess(
     ['record', '--status', 'success', '--summary', 'tests pass', '--witness', witness, '--json'],
     repo,
   );
@@ -33,7 +40,7 @@ async function recordWitness(repo: string, witness: string): Promise<string> {
 }
 
 async function candidateTree(repo: string, id: string): Promise<string> {
-  const shown = await runCli(['show', id, '--json'], repo);
+  const shown = await inProcess(['show', id, '--json'], repo);
   return (JSON.parse(shown.stdout) as { observed: { candidate: { tree: string } } }).observed
     .candidate.tree;
 }
@@ -67,14 +74,14 @@ describe('verify --since reads the base branch’s history itself', () => {
     git(repo, 'checkout', '-qb', 'agent');
     writeFiles(repo, { 'c.txt': 'broken\n' });
     const lie = await recordWitness(repo, 'false');
-    expect((await runCli(['verify', '--since', base], repo)).code).toBe(1);
+    expect((await inProcess(['verify', '--since', base], repo)).code).toBe(1);
     // A commit holding the lie's candidate tree, for the planted history to point at.
     const holding = git(repo, 'commit-tree', await candidateTree(repo, lie), '-m', 'x');
     return { repo, base, lie, holding };
   }
 
   async function expectLieChecked(repo: string, base: string, lie: string): Promise<void> {
-    const r = await runCli(['verify', '--since', base, '--json'], repo);
+    const r = await inProcess(['verify', '--since', base, '--json'], repo);
     expect(r.code, r.stdout).toBe(1);
     const report = JSON.parse(r.stdout) as { records: { id: string }[] };
     expect(report.records.map((x) => x.id)).toContain(lie);
@@ -113,10 +120,10 @@ describe('verify --since reads the base branch’s history itself', () => {
       git(repo, 'commit', '-qm', name);
     }
     const c1 = git(repo, 'rev-parse', 'HEAD~1');
-    expect((await runCli(['verify', '--since', 'HEAD'], repo)).code).toBe(1);
+    expect((await inProcess(['verify', '--since', 'HEAD'], repo)).code).toBe(1);
     const forged = git(repo, 'commit-tree', await candidateTree(repo, lie), '-p', c0, '-m', 'b');
     plantUnder(repo, c1, forged);
-    const r = await runCli(['verify', '--since', 'HEAD', '--json'], repo);
+    const r = await inProcess(['verify', '--since', 'HEAD', '--json'], repo);
     expect(r.code, r.stdout).toBe(3);
     expect(r.stdout + r.stderr).toContain(`git serves object ${c1}`);
   });
