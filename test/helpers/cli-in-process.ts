@@ -5,10 +5,10 @@
  * verdicts, say) makes dozens of calls, and on a loaded 2-core machine each spawn costs seconds.
  *
  * What this does not exercise, and so what stays with `runCli` (a real child process): bin/run.js
- * and its fast paths (`--version`, `log`, `mcp`, `record`, `verify`, `sync`; `hook`'s cheap path
- * is run here as bin/run.js runs it; `runBinInProcess` routes through all of them as bin/run.js
- * does), a real stdin (`input` is a stream that ends), signals, and anything that depends on
- * being a process of its own. The caller's tests run one at a time in a file (the
+ * and its fast paths (`--version`, `log`, `mcp`, `show`, `record`, `verify`, `sync`; `hook`'s
+ * cheap path is run here as bin/run.js runs it; `runBinInProcess` routes through all of them as
+ * bin/run.js does), a real stdin (`input` is a stream that ends), signals, and anything that
+ * depends on being a process of its own. The caller's tests run one at a time in a file (the
  * vitest default), so swapping the working directory, the environment and the standard streams
  * for the length of one call is safe.
  */
@@ -82,10 +82,10 @@ function loadHot<T>(file: string): Promise<T> {
 }
 
 /**
- * bin/run.js's routing after the hook's cheap path, step for step: `--version`, then `log` and
- * `mcp` (fast-path.ts; false hands over to oclif), then `record`, `verify` and `sync` (answered
- * there whatever happens once begun; what escapes is reported as bin/run.js reports it), else
- * oclif. Keep it in step with bin/run.js.
+ * bin/run.js's routing after the hook's cheap path, step for step: `--version`, then `log`,
+ * `mcp` and `show` (fast-path.ts; false hands over to oclif), then `record`, `verify` and `sync`
+ * (answered there whatever happens once begun; what escapes is reported as bin/run.js reports
+ * it), else oclif. Keep it in step with bin/run.js.
  */
 async function runBin(main: Main, args: string[]): Promise<void> {
   const first = args[0];
@@ -94,7 +94,7 @@ async function runBin(main: Main, args: string[]): Promise<void> {
     process.stdout.write(`${versionLine()}\n`);
     return;
   }
-  if (first === 'log' || first === 'mcp') {
+  if (first === 'log' || first === 'mcp' || first === 'show') {
     let fast: Fast | undefined;
     try {
       // Its bundle, as bin/run.js loads it (scripts/bundle-hot.js).
@@ -144,8 +144,8 @@ export function runCliInProcess(
 
 /**
  * `runCliInProcess`, routed as `node bin/run.js ARGS` routes it: through the fast paths of
- * `--version`, `log`, `mcp`, `record`, `verify` and `sync`, so a test of what the binary answers
- * runs the code the binary runs, without a process of its own.
+ * `--version`, `log`, `mcp`, `show`, `record`, `verify` and `sync`, so a test of what the binary
+ * answers runs the code the binary runs, without a process of its own.
  */
 export function runBinInProcess(
   args: readonly string[],
