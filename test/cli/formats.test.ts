@@ -7,7 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanup, gitdir, PROJECT_ROOT, refs, runCli } from '../helpers/git.js';
+import { runBinInProcess } from '../helpers/cli-in-process.js';
+import { cleanup, gitdir, PROJECT_ROOT, refs } from '../helpers/git.js';
+
+/**
+ * `ledger ARGS` in this process, routed as bin/run.js routes it: what the command answers is
+ * tested, not the process around it (test/helpers/cli-in-process.ts).
+ */
+const inProcess = runBinInProcess;
 
 afterAll(cleanup);
 
@@ -17,12 +24,12 @@ describe('through the CLI', () => {
   it('record --from (detected) → show --as same format (identical) → show --json top-level fields', async () => {
     const repo = gitdir();
     const input = join(ROOT, 'structured', 'completed-markdown.md');
-    const recorded = await runCli(['record', '--from', input, '--json'], repo);
+    const recorded = await inProcess(['record', '--from', input, '--json'], repo);
     expect(recorded.code, recorded.stdout).toBe(0);
     const { id, effectiveStatus, reasons } = JSON.parse(recorded.stdout);
-    const back = await runCli(['show', id, '--as', 'structured'], repo);
+    const back = await inProcess(['show', id, '--as', 'structured'], repo);
     expect(back.stdout).toBe(readFileSync(input, 'utf8'));
-    const shown = JSON.parse((await runCli(['show', id, '--json'], repo)).stdout);
+    const shown = JSON.parse((await inProcess(['show', id, '--json'], repo)).stdout);
     expect(shown).toMatchObject({
       id,
       format: 'structured',
@@ -31,13 +38,12 @@ describe('through the CLI', () => {
       reasons,
     });
     const before = refs(repo);
-    const refused = await runCli(
+    const refused = await inProcess(
       ['record', '--from', join(ROOT, 'structured', 'unknown-enums.json'), '--json'],
       repo,
     );
     expect(refused.code).toBe(2);
     expect(refs(repo)).toBe(before);
     expect(JSON.parse(refused.stdout).error.problems.length).toBeGreaterThan(0);
-    // Four CLI processes: over a minute on a loaded 2-core machine.
   }, 180_000);
 });

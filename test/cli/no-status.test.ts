@@ -6,7 +6,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runBinInProcess } from '../helpers/cli-in-process.js';
 import { cleanup, gitdir, runCli } from '../helpers/git.js';
+
+/**
+ * `ledger ARGS` in this process, routed as bin/run.js routes it: what the command answers is
+ * tested, not the process around it (test/helpers/cli-in-process.ts).
+ * `report … -` writes to its standard output, and runs as a process of its own.
+ */
+const inProcess = runBinInProcess;
 
 afterEach(cleanup);
 
@@ -26,20 +34,20 @@ describe('an empty claimed status', () => {
     writeFileSync(join(dir, 'README.md'), 'hello, changed\n');
     const file = join(dir, '..', `SUMMARY-${process.pid}.md`);
     writeFileSync(file, NO_STATUS);
-    const made = await runCli(['record', '--from', file, '--format', 'maxsim', '--json'], dir);
+    const made = await inProcess(['record', '--from', file, '--format', 'maxsim', '--json'], dir);
     expect(made.code, made.stderr).toBe(0);
     const record = JSON.parse(made.stdout);
     expect(record.claimedStatus).toBe('');
     const id: string = record.id;
 
-    const recorded = await runCli(['record', '--from', file, '--format', 'maxsim'], dir);
+    const recorded = await inProcess(['record', '--from', file, '--format', 'maxsim'], dir);
     expect(recorded.stderr).toMatch(/no status claimed/);
 
-    const show = await runCli(['show', id], dir);
+    const show = await inProcess(['show', id], dir);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/status: no status \(claimed by the agent\) → partial/);
 
-    const log = await runCli(['log'], dir);
+    const log = await inProcess(['log'], dir);
     expect(log.stdout).toMatch(/partial \(claimed no status\)/);
     expect(log.stdout).not.toMatch(/claimed \)/);
 
@@ -54,7 +62,7 @@ describe('a handoff no format recognises', () => {
     const dir = gitdir({ files: { 'a.txt': 'a\n' } });
     const file = join(dir, '..', `notes-${process.pid}.txt`);
     writeFileSync(file, 'hello world\nnothing here\n');
-    const r = await runCli(['record', '--from', file], dir);
+    const r = await inProcess(['record', '--from', file], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
       /could not tell which handoff format \S+ is in\. No format recognised anything in it\. Name it with --format/,

@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { record, makeUser } from '../adversarial/helpers.js';
 import { tempDir } from '../helpers/env.js';
+import { runBinInProcess } from '../helpers/cli-in-process.js';
 import { gitdir, runCli, writeFiles } from '../helpers/git.js';
+
+/**
+ * `ledger ARGS` in this process, routed as bin/run.js routes it: what the command answers is
+ * tested, not the process around it (test/helpers/cli-in-process.ts).
+ * A `-` for standard output runs as a process of its own.
+ */
+const inProcess = runBinInProcess;
 
 async function ledger(lie: boolean) {
   const user = makeUser();
@@ -36,7 +44,7 @@ describe('verify --markdown / --html', () => {
     const out = tempDir('ledger-audit-');
     const summary = join(out, 'summary.md');
     const page = join(out, 'page.html');
-    const verify = await runCli(
+    const verify = await inProcess(
       ['verify', '--full', '--markdown', summary, '--html', page],
       dir,
       user.env,
@@ -54,7 +62,7 @@ describe('verify --markdown / --html', () => {
   it('keeps the verdict exit code when the page cannot be written; a passing run then exits 2', async () => {
     const failing = await ledger(true);
     const nowhere = join(tempDir('ledger-audit-'), 'no-such-dir', 'summary.md');
-    const kept = await runCli(
+    const kept = await inProcess(
       ['verify', '--full', '--markdown', nowhere],
       failing.dir,
       failing.user.env,
@@ -62,7 +70,7 @@ describe('verify --markdown / --html', () => {
     expect(kept.code).toBe(1);
     expect(kept.stderr).toMatch(/the audit could not be written/);
     const passing = await ledger(false);
-    const two = await runCli(
+    const two = await inProcess(
       ['verify', '--full', '--markdown', nowhere],
       passing.dir,
       passing.user.env,
