@@ -135,11 +135,14 @@ async function versionManagerRoot(shims: string): Promise<string | undefined> {
  * `tmpfsBytes`: the probe's sandbox is bounded too, so a bubblewrap that cannot size a tmpfs
  * (before 0.7, or installed setuid) is passed over for `unshare` rather than failing each run.
  */
-const probed = new Map<number | undefined, Promise<Isolation>>();
+const probed = new Map<string, Promise<Isolation>>();
 
 export function probeIsolation(tmpfsBytes?: number): Promise<Isolation> {
-  let isolation = probed.get(tmpfsBytes);
-  if (isolation === undefined) probed.set(tmpfsBytes, (isolation = probe(tmpfsBytes)));
+  // Keyed by the test switch too: tests run the built CLI in their own long-lived process
+  // (test/helpers/cli-in-process.ts), one call with LEDGER_TEST_ISOLATION=none, the next without.
+  const key = `${tmpfsBytes ?? ''} ${process.env[TEST_SWITCH] ?? ''}`;
+  let isolation = probed.get(key);
+  if (isolation === undefined) probed.set(key, (isolation = probe(tmpfsBytes)));
   return isolation;
 }
 
