@@ -29,27 +29,40 @@ export function illFormedText(path: string, text: string, what = 'the text'): Pr
   };
 }
 
+/** How many strings with no UTF-8 form are named one by one; the rest are counted. */
+export const MAX_NAMED = 20;
+
 /**
- * Every key and string with no UTF-8 form in a plain value (what JSON or YAML parses to), each
- * named by its path (`decisions[0].reason`, as src/formats/kit/problems.ts names fields).
+ * The keys and strings with no UTF-8 form in a plain value (what JSON or YAML parses to), each
+ * named by its path (`decisions[0].reason`, as src/formats/kit/problems.ts names fields): the
+ * first `MAX_NAMED`, then one problem counting the rest. A hostile handoff of a million such
+ * strings would otherwise be answered with a million problems, hundreds of megabytes of error.
  */
 export function illFormedStrings(value: unknown, path = ''): Problem[] {
   const problems: Problem[] = [];
+  let more = 0;
+  const add = (problem: Problem | undefined) => {
+    if (problem === undefined) return;
+    if (problems.length < MAX_NAMED) problems.push(problem);
+    else more++;
+  };
   const walk = (v: unknown, at: string, depth: number): void => {
     // Deeper than any reader accepts (src/formats/kit/json.ts): nothing of it is stored.
     if (depth > 128) return;
-    if (typeof v === 'string') {
-      const problem = illFormedText(at, v);
-      if (problem) problems.push(problem);
-    } else if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${at}[${i}]`, depth + 1));
+    if (typeof v === 'string') add(illFormedText(at, v));
+    else if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${at}[${i}]`, depth + 1));
     else if (v !== null && typeof v === 'object')
       for (const [key, child] of Object.entries(v)) {
         const keyPath = at === '' ? key : `${at}.${key}`;
-        const problem = illFormedText(keyPath, key, 'the key');
-        if (problem) problems.push(problem);
+        add(illFormedText(keyPath, key, 'the key'));
         walk(child, keyPath, depth + 1);
       }
   };
   walk(value, path, 0);
+  if (more > 0)
+    problems.push({
+      path: path === '' ? '(more)' : path,
+      message: `and ${more} more key(s) or string(s) with no UTF-8 form, not named one by one`,
+    });
   return problems;
 }
