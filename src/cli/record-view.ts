@@ -125,6 +125,17 @@ export async function recordView(
   // stdout carries only the id (scripts capture it); what a person must know follows on stderr.
   const { observed, claims } = outcome.record;
   const notice: string[] = [];
+  // A detected format is a guess made for the user: say which, how sure and why, and the way
+  // out, before what that format's rules made of the file (red team round 12, finding 1).
+  if (outcome.detected) {
+    const { format, confidence, signals } = outcome.detected;
+    const { formatModule } = await import('../formats/index.js');
+    notice.push(
+      sanitizeLine(
+        `recorded as ${formatModule(format).title} (${format}; detected, ${confidence.toFixed(2)}: ${signals.join('; ') || 'no signal'}); if it is not, record with --format or with --status/--summary`,
+      ),
+    );
+  }
   const lowered =
     observed.reasons.length > 0 ||
     ((STATUSES as readonly string[]).includes(claims.status) &&

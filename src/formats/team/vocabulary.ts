@@ -77,6 +77,38 @@ export function keyOf(title: string): { key: Key; inline?: string } | null {
   return null;
 }
 
+/**
+ * The toolkit's own agents (subagent-contract's agent types, the insight and delegation tables),
+ * and the contract template's placeholder `[Agent Name]` as written: a `## <role> Result` under
+ * one of these is the contract's heading, not any "… Result" title (red team round 12, 1).
+ */
+const TOOLKIT_ROLES: ReadonlySet<string> = new Set([
+  'code-explorer',
+  'explore',
+  'code-architect',
+  'system-architect',
+  'qa-engineer',
+  'security-auditor',
+  'frontend-specialist',
+  'backend-specialist',
+  'product-manager',
+  'verification-specialist',
+  'ui-ux-designer',
+  'technical-writer',
+  'agent-name',
+  'エージェント名',
+]);
+
+/** Whether a role (`Security Auditor`, `qa-engineer`, `[Agent Name]`) is one of the toolkit's. */
+export function isToolkitRole(role: string): boolean {
+  return TOOLKIT_ROLES.has(
+    role
+      .trim()
+      .toLowerCase()
+      .replace(/[\s_]+/g, '-'),
+  );
+}
+
 /** The role of a `## <role> Result` (or `結果`) heading; null for other headings. */
 export function roleOf(title: string): string | null {
   const m = /^(.*?)\s*(?:Result|結果)$/i.exec(title.trim());
