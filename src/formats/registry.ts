@@ -15,6 +15,7 @@ import {
 import type { Detection, Emitted, Emitter, FormatModule } from './contract.js';
 import type { EmitterName } from './shapes.js';
 import { CLAIM_FIELDS } from './kit/claims.js';
+import { otherUnicodeEncoding, resaveAsUtf8 } from './kit/encoding.js';
 import { isPlainObject } from './kit/json.js';
 import { createSniff } from './kit/sniff.js';
 import { kxm } from './kxm/index.js';
@@ -127,6 +128,15 @@ export function tryDetectFormat(
   bytes: Uint8Array,
   fileName?: string,
 ): { detected: Detected } | { refused: LedgerError; claimant: FormatModule | undefined } {
+  const input = fileName ?? 'the input';
+  // Before any module looks: UTF-16 read as UTF-8 is "no format", and --format cannot help.
+  const encoding = otherUnicodeEncoding(bytes);
+  if (encoding !== undefined) {
+    const refused = new LedgerError('INVALID_INPUT', `${input} is not UTF-8 text`, {
+      hint: `${resaveAsUtf8(encoding).replace(/^it/, 'It')}.`,
+    });
+    return { refused, claimant: undefined };
+  }
   const sniff = createSniff(bytes, fileName);
   const ranking = rank(sniff);
   const [best, second] = ranking;
@@ -135,7 +145,6 @@ export function tryDetectFormat(
     .filter((r) => r.score > 0)
     .map((r) => `${r.format} ${r.score.toFixed(2)} (${r.signals.join('; ') || 'no signal'})`)
     .join(', ');
-  const input = fileName ?? 'the input';
   if (!best || best.score < MIN_SCORE) {
     const seems = MODULES.map((m) => {
       try {

@@ -1,11 +1,13 @@
 /**
  * Bytes to text for every format, in one place: a size cap before anything is decoded, strict
  * UTF-8 (an invalid byte is a problem, never a U+FFFD that silently changes what was claimed),
- * the byte-order mark dropped and line ends normalised, so that every parser sees the same text
+ * UTF-16 and UTF-32 named as such with how to re-save them, the byte-order mark dropped and line
+ * ends normalised, so that every parser sees the same text
  * for the same bytes.
  */
 import { createHash } from 'node:crypto';
 import type { Problem } from '../../model/errors.js';
+import { otherUnicodeEncoding, resaveAsUtf8 } from './encoding.js';
 
 /** The largest handoff read: far above any real one, small enough to parse in memory. */
 export const MAX_HANDOFF_BYTES = 16 * 1024 * 1024;
@@ -25,6 +27,20 @@ export function decodeText(bytes: Uint8Array): Decoded {
           message: `the handoff is ${bytes.length} bytes; at most ${MAX_HANDOFF_BYTES} are read`,
           expected: `at most ${MAX_HANDOFF_BYTES} bytes`,
           got: `${bytes.length} bytes`,
+        },
+      ],
+    };
+  }
+  const encoding = otherUnicodeEncoding(bytes);
+  if (encoding !== undefined) {
+    return {
+      ok: false,
+      problems: [
+        {
+          path: '',
+          message: `the handoff is not UTF-8: ${resaveAsUtf8(encoding)}`,
+          expected: 'UTF-8 text',
+          got: `${encoding} text`,
         },
       ],
     };
