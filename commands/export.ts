@@ -22,10 +22,16 @@ export default class Export extends LedgerCommand {
     'policy; one whose ledger data fails an integrity check is not exported (exit 3), nor one ' +
     'whose witnesses were not verified now — re-run with --rerun, or confirmed by a trusted ' +
     'attestation with --from-attestation (exit 1) — unless --allow-unverified, which writes ' +
-    'which witnesses were not verified into the metadata.';
+    'which witnesses were not verified into the metadata. The lifecycle is stated in the ' +
+    'metadata (environment.ledger-lifecycle, predicate.lifecycle); a handoff turned down ' +
+    '(rejected or superseded; under lifecycle.requireReviewer only by a step a trusted reviewer ' +
+    'signed) is not exported unless --allow-turned-down, and a lifecycle step is never exported ' +
+    'as a step of its own. --base-ref BRANCH takes link materials from where the record’s base ' +
+    'meets that branch, so commits the agent made before recording are part of the step.';
   static override examples = [
     '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --rerun   # key made by: in-toto-keygen -t ed25519 agent-key',
     '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --rerun --step implement --out links/',
+    '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --rerun --base-ref origin/main',
     '<%= config.bin %> export 3f2a --in-toto-link --key agent-key --from-attestation --products artifacts',
     '<%= config.bin %> export 3f2a --in-toto-statement --rerun --out statement.json',
     '<%= config.bin %> export 3f2a --in-toto-statement --allow-unverified --key agent-key --out - | jq .payload',
@@ -77,6 +83,15 @@ export default class Export extends LedgerCommand {
         'Export even when a witness was not verified; the metadata says which and why, and gives its result as recorded-return-value.',
       default: false,
     }),
+    'allow-turned-down': Flags.boolean({
+      description:
+        'Export a handoff that was rejected or superseded (an archive of it); the metadata states its lifecycle.',
+      default: false,
+    }),
+    'base-ref': Flags.string({
+      description:
+        'Link: the branch the work had to start from (e.g. origin/main); materials come from where the record’s base commit meets it.',
+    }),
     products: Flags.string({
       description:
         'Link products: every file of the candidate tree (tree, the default, as in-toto-run records a work tree) or only the artifacts ledger observed.',
@@ -101,6 +116,11 @@ export default class Export extends LedgerCommand {
         'USAGE',
         '--products chooses a link’s products; a statement’s subjects are the artifacts and the candidate tree',
       );
+    if (flags['in-toto-statement'] && flags['base-ref'] !== undefined)
+      throw new LedgerError(
+        'USAGE',
+        '--base-ref chooses a link’s materials; a statement has none (its anchors name the base commit)',
+      );
     if (flags.out === '-' && this.wantsJson)
       throw new LedgerError(
         'USAGE',
@@ -118,6 +138,8 @@ export default class Export extends LedgerCommand {
       fromAttestation: flags['from-attestation'],
       ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout * 1000 }),
       allowUnverified: flags['allow-unverified'],
+      allowTurnedDown: flags['allow-turned-down'],
+      ...(flags['base-ref'] === undefined ? {} : { baseRef: flags['base-ref'] }),
       ...(flags.products === undefined ? {} : { products: flags.products as 'tree' | 'artifacts' }),
     });
     const { text, ...json } = result;
@@ -134,6 +156,10 @@ export default class Export extends LedgerCommand {
       lines.push(
         `  step ${result.step}, key ${result.keyid}, ${result.materials} material(s), ${result.products} product(s)`,
       );
+    // Also in the link's signed environment (`ledger-lifecycle`, `ledger-materials-from`).
+    lines.push(`  lifecycle: ${sanitizeLine(result.lifecycle.line)}`);
+    if (result.materialsFrom !== undefined)
+      lines.push(`  materials: ${sanitizeLine(result.materialsFrom)}`);
     // Also in the link's signed environment (`ledger-not-listed`).
     for (const n of result.notListed ?? [])
       lines.push(

@@ -7,6 +7,9 @@
  * attestation (`--from-attestation`) — unless `--allow-unverified`, which the metadata then
  * says: the recorded exit code is the agent's to shape, and the auditor's key must not vouch
  * for it. Other contradicted claims do not stop an export; the statement carries every verdict.
+ * Nor is a handoff a reviewer turned down (rejected, superseded), unless `--allow-turned-down`;
+ * the lifecycle is in the signed metadata either way (src/app/export-lifecycle.ts). A lifecycle
+ * step is not a handoff and is never exported as one.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -17,10 +20,17 @@ import { exportedWitnesses, type ExportedWitnesses } from '../export/witness-ver
 import { readIndexedRecord } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
+import type { LedgerRecord } from '../model/record.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { RecordReport } from '../verify/types.js';
 import type { NotListed } from '../export/tree-symlinks.js';
+import { materialsBase } from './export-base.js';
+import { exportLifecycle, type ExportLifecycle } from './export-lifecycle.js';
 import { treeFiles } from './export-trees.js';
+import { stepInfo } from './lifecycle-state.js';
+import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
+import { loadPolicy } from './policy/local.js';
+import { trustFrom } from './policy/trust.js';
 import { writeOutputFile } from './output-file.js';
 import { withRepo } from './repo.js';
 import { verifiedIndex } from './snapshot.js';
@@ -45,6 +55,13 @@ export interface ExportRequest {
   allowUnverified?: boolean;
   /** Link products: every file of the candidate tree (default) or the record's artifacts. */
   products?: 'tree' | 'artifacts';
+  /** Export a handoff that was rejected or superseded; the metadata says so. */
+  allowTurnedDown?: boolean;
+  /**
+   * The branch the work had to start from: link materials come from where the record's base
+   * meets it (src/app/export-base.ts), and the metadata says what was checked.
+   */
+  baseRef?: string;
   now?: Date;
 }
 
@@ -69,6 +86,10 @@ export interface ExportResult {
   witnesses: { verified: number; unverified: ExportedWitnesses['unverified'] };
   /** The export-time verification: exit code as `verify` gives it, and how many checks failed. */
   verification: { exitCode: number; contradicted: number; unverifiable: number };
+  /** The record's lifecycle as the metadata states it. */
+  lifecycle: { state: string; line: string; turnedDown: boolean };
+  /** With `--base-ref`: where the link's materials came from, as its metadata says. */
+  materialsFrom?: string;
 }
 
 export async function exportRecord(request: ExportRequest): Promise<ExportResult> {
@@ -106,9 +127,21 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
     unverifiable: checked.checks.filter((c) => c.verdict === 'unverifiable').length,
   };
   await pausePoint('export-after-verify');
-  return withRepo(request.cwd, async ({ store }) => {
+  return withRepo(request.cwd, async ({ repo, store }) => {
     const index = await verifiedIndex(store, report);
     const { record } = await readIndexedRecord(store, index, id);
+    if (isLifecycleStep(record)) throw aStep(id, record);
+    const loaded = await loadPolicy(request.policyFile);
+    const lifecycle = await exportLifecycle(store, index, id, {
+      trust: trustFrom(loaded, now),
+      requireReviewer: loaded.policy.lifecycle?.requireReviewer ?? false,
+    });
+    if (lifecycle.turnedDown && !request.allowTurnedDown) throw turnedDown(id, lifecycle);
+    const lifecycleOut = {
+      state: lifecycle.state,
+      line: lifecycle.line,
+      turnedDown: lifecycle.turnedDown,
+    };
     const witnesses = exportedWitnesses(record, checked.checks);
     if (witnesses.unverified.length > 0 && !request.allowUnverified)
       throw notVerified(id, witnesses, request.rerun ?? false);
@@ -120,7 +153,8 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
     if (request.as === 'in-toto-link') {
       const signingKey = key!;
       const digests = new Map<string, string>();
-      const materials = await treeFiles(store, record.observed.base.tree, 'base', { digests });
+      const from = await materialsBase(repo, record.observed.base, request.baseRef);
+      const materials = await treeFiles(store, from.tree, 'base', { digests });
       const products =
         request.products === 'artifacts'
           ? {
@@ -140,6 +174,8 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
           policy,
           contradicted: checked.checks.filter((c) => c.verdict === 'contradicted'),
           notListed: { materials: materials.notListed, products: products.notListed },
+          lifecycle: lifecycle.line,
+          ...(from.checked === undefined ? {} : { materialsFrom: from.checked.line }),
         }),
         signingKey,
       );
@@ -165,6 +201,8 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
         ],
         verification,
         witnesses: witnessCounts,
+        lifecycle: lifecycleOut,
+        ...(from.checked === undefined ? {} : { materialsFrom: from.checked.line }),
       };
     }
     const statement = toStatement({
@@ -181,6 +219,14 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
         .filter((c) => c.check === 'signature' && c.verdict === 'verified')
         .map((c) => c.subject),
       witnesses,
+      lifecycle: {
+        state: lifecycle.state,
+        ...(lifecycle.step === undefined ? {} : { step: lifecycle.step }),
+        reviewer: lifecycle.reviewer ?? null,
+        turnedDown: lifecycle.turnedDown,
+        setAside: lifecycle.setAside,
+        detail: lifecycle.line,
+      },
     });
     const body = key === undefined ? statement : toDsseEnvelope(statement, key);
     const text = `${JSON.stringify(body, null, 2)}\n`;
@@ -199,8 +245,39 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
       skipped: [],
       verification,
       witnesses: witnessCounts,
+      lifecycle: lifecycleOut,
     };
   });
+}
+
+/** A lifecycle step's id: it acts on a handoff and is not one (its trees are the handoff's). */
+function aStep(id: string, record: LedgerRecord): LedgerError {
+  const of = lifecycleFormat.lifecycle.linkOf(record);
+  return new LedgerError(
+    'USAGE',
+    `${id} is a lifecycle step (${stepInfo(id, record).action}${of === undefined ? '' : ` of ${of}`}), not a handoff: it is not exported as a step of its own`,
+    {
+      hint:
+        of === undefined
+          ? 'Export the handoff the step acts on; its metadata states the lifecycle.'
+          : `Export the handoff it acts on: ledger export ${of.slice(0, 19)} …; its metadata states the lifecycle.`,
+    },
+  );
+}
+
+/** The refusal of a handoff a reviewer turned down: which step, who signed, the way forward. */
+function turnedDown(id: string, lifecycle: ExportLifecycle): LedgerError {
+  return new LedgerError(
+    'UNVERIFIED',
+    `not exporting ${id}: it was ${lifecycle.line}, and an export would present it as a step to build on`,
+    {
+      record: id,
+      hint:
+        lifecycle.step?.with !== undefined
+          ? `Export the record that superseded it: ledger export ${lifecycle.step.with.slice(0, 19)} …. To export this one anyway, --allow-turned-down writes its lifecycle into the metadata.`
+          : 'To export it anyway (an archive of what was turned down), --allow-turned-down writes its lifecycle into the metadata.',
+    },
+  );
 }
 
 /** The refusal: which witnesses, what verify said of each, and the ways forward. */

@@ -84,6 +84,10 @@ export function toLink(input: {
   contradicted: readonly { check: string; subject: string }[];
   /** Paths of either tree that a checkout has but the link cannot list with a digest. */
   notListed?: { materials: readonly NotListed[]; products: readonly NotListed[] };
+  /** The record's lifecycle in one line (pending, or the step that set its state and who signed). */
+  lifecycle?: string;
+  /** With `--base-ref`: where the materials come from and what the base was checked against. */
+  materialsFrom?: string;
 }): LinkSigned {
   const notListed = [
     ...(input.notListed?.materials ?? []).map((n) => ({ in: 'materials', ...n })),
@@ -136,6 +140,12 @@ export function toLink(input: {
                   : [],
               ),
           }),
+      // A layout knows nothing of ledger's steps: without this a handoff a reviewer rejected
+      // was exported as a clean step (red team, round twelve).
+      ...(input.lifecycle === undefined ? {} : { 'ledger-lifecycle': input.lifecycle }),
+      ...(input.materialsFrom === undefined
+        ? {}
+        : { 'ledger-materials-from': input.materialsFrom }),
       // Signed, so a layout's owner sees what the step rules could not: a symlink out of the
       // tree or a submodule is in a checkout (in-toto-run would list what it reads there).
       ...(notListed.length === 0 ? {} : { 'ledger-not-listed': notListed }),

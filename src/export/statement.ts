@@ -49,6 +49,8 @@ export function toStatement(input: {
   signers: readonly string[];
   /** The export-time verdict of each witness, and which were exported unverified. */
   witnesses: ExportedWitnesses;
+  /** The record's lifecycle: its state, the step that set it and who signed it. */
+  lifecycle?: Record<string, unknown>;
 }): Statement {
   const { id, record, verification } = input;
   const { observed, claims } = record;
@@ -92,6 +94,7 @@ export function toStatement(input: {
         ...(w.stderr ? { stderr: { sha256: w.stderr.sha256, size: w.stderr.size } } : {}),
       })),
       claims,
+      ...(input.lifecycle === undefined ? {} : { lifecycle: input.lifecycle }),
       export: { witnesses: input.witnesses.status, unverified: input.witnesses.unverified },
       verification: {
         verifiedAt: verification.verifiedAt,

@@ -56,6 +56,23 @@ export const ExportOutput = z
         unverifiable: z.number().int().nonnegative(),
       })
       .describe('the export-time verification of the record'),
+    lifecycle: z
+      .object({
+        state: z.string(),
+        line: z.string(),
+        turnedDown: z
+          .boolean()
+          .describe(
+            'rejected or superseded, counted under the policy (exported only with --allow-turned-down)',
+          ),
+      })
+      .describe('the lifecycle as the metadata states it (link: environment.ledger-lifecycle)'),
+    materialsFrom: z
+      .string()
+      .optional()
+      .describe(
+        '--base-ref: where the link materials came from (environment.ledger-materials-from)',
+      ),
   })
   .describe('ledger export --json');
 

@@ -1,0 +1,91 @@
+/**
+ * What `ledger export` says of a record's lifecycle (red team, round twelve). A link or a
+ * statement signed with the auditor's key is read by tools that know nothing of ledger's steps:
+ * exporting a handoff a reviewer rejected as a clean step let the turned-down change pass an
+ * in-toto layout. So the export states the lifecycle in its signed metadata, and a record
+ * turned down is not exported unless the auditor says so.
+ *
+ * "Turned down" follows the auditor's policy as the gate does: under `lifecycle.requireReviewer`
+ * a reject or supersede counts only when a trusted reviewer signed it (or signed the concurrent
+ * step of the same action a fork set aside for it); any writer can take a step, and an unsigned
+ * one must not block an honest export.
+ */
+import type { LedgerIndex } from '../ledger/read.js';
+import { readSignaturesOf } from '../ledger/leaves.js';
+import type { Trust } from '../verify/signatures.js';
+import { trustedReviewer } from '../verify/signatures.js';
+import type { ObjectStore } from '../store/port.js';
+import { lifecycleChain } from './lifecycle-chain.js';
+import { stepInfo } from './lifecycle-state.js';
+
+export interface ExportLifecycle {
+  state: string;
+  /** The step that set the state, with its action and `--by` (a claim unless signed). */
+  step?: { id: string; action: string; by?: string; with?: string };
+  /** The trusted reviewer who signed that step (or its set-aside twin). */
+  reviewer?: string;
+  /** Rejected or superseded, and counted under the policy: the export refuses it by default. */
+  turnedDown: boolean;
+  /** Steps a fork set aside, named as every reader names them. */
+  setAside: string[];
+  /** One line for the signed metadata and the command's output. */
+  line: string;
+}
+
+export async function exportLifecycle(
+  store: ObjectStore,
+  index: LedgerIndex,
+  id: string,
+  policy: { trust: Trust | undefined; requireReviewer: boolean },
+): Promise<ExportLifecycle> {
+  const chain = await lifecycleChain(store, index, id);
+  const state = chain.state ?? 'pending';
+  const setAside = chain.setAsideDetail ?? [];
+  const at = chain.last === undefined ? -1 : chain.ids.indexOf(chain.last);
+  if (at < 0) return { state, turnedDown: false, setAside, line: withSetAside(state, setAside) };
+  const info = stepInfo(chain.last!, chain.records[at]!);
+  const step = {
+    id: info.id,
+    action: info.action,
+    ...(info.by === undefined ? {} : { by: info.by }),
+    ...(info.with === undefined ? {} : { with: info.with }),
+  };
+  const signedBy = async (stepId: string) =>
+    trustedReviewer(
+      stepId,
+      (await readSignaturesOf(store, index, stepId)).map((signature) => ({ signature })),
+      policy.trust,
+    );
+  let reviewer = await signedBy(info.id);
+  for (const twin of chain.setAsideSteps ?? []) {
+    if (reviewer !== undefined) break;
+    const same =
+      twin.over === info.id && twin.after === undefined && twin.step.action === info.action;
+    if (same && twin.step.with === info.with) reviewer = await signedBy(twin.id);
+  }
+  const decisive = state === 'rejected' || state === 'superseded';
+  const counted = !policy.requireReviewer || reviewer !== undefined;
+  const who =
+    reviewer !== undefined
+      ? `signed by reviewer ${reviewer}`
+      : `no trusted reviewer signed it${info.by === undefined ? '' : `; it says: by ${info.by}`}`;
+  const uncounted =
+    decisive && !counted
+      ? ': not counted (policy lifecycle.requireReviewer asks for a trusted reviewer)'
+      : '';
+  return {
+    state,
+    step,
+    ...(reviewer === undefined ? {} : { reviewer }),
+    turnedDown: decisive && counted,
+    setAside,
+    line: withSetAside(
+      `${state} by step ${info.id} (${who})${info.with === undefined ? '' : `, superseded with ${info.with}`}${uncounted}`,
+      setAside,
+    ),
+  };
+}
+
+function withSetAside(line: string, setAside: readonly string[]): string {
+  return setAside.length === 0 ? line : `${line}; ${setAside.length} concurrent step(s) set aside`;
+}
