@@ -4,14 +4,14 @@
  * import sync.ts back.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CHECKPOINT_REF, LOG_DIR, LOG_REF, RECORDS_DIR } from '../ledger/layout.js';
+import { CHECKPOINT_REF, LOG_REF } from '../ledger/layout.js';
 import { readTip, type Tip } from '../ledger/read.js';
 import { killPoint } from '../model/faults.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { gaveUp, type LostRaces } from './push-refusal.js';
 import { deleteRemoteRefs, moveMarkers, pushLedger, syncedRef } from './remote.js';
-import { diffLedgerTrees, leavesIn } from '../ledger/tree-diff.js';
+import { countLeaves, diffLedgerTrees } from '../ledger/tree-diff.js';
 
 export interface CheckpointResult {
   ref: string;
@@ -98,10 +98,15 @@ export async function publishCheckpoint<R extends SyncedView>(
 }
 
 /**
- * The fetched writer refs whose every log entry and record is in `tip`'s tree: those the
- * checkpoint may retire. Checked here rather than assumed from the sync just done, because what
- * this clone remembers of the remote lives in .git/, which an agent can edit; a reader would
- * refuse the deletion anyway, but a ref deleted wrongly is lost for clones that never saw it.
+ * The fetched writer refs whose every leaf — log entry, record, signature and attestation — is
+ * in `tip`'s tree: those the checkpoint may retire. Checked here rather than assumed from the
+ * sync just done, because what this clone remembers of the remote lives in .git/, which an
+ * agent can edit; a reader would refuse the deletion anyway, but a ref deleted wrongly is lost
+ * for clones that never saw it. Signatures and attestations count too (red team, round twelve):
+ * they take no log position, so a reader does not refuse a checkpoint without them, and a
+ * ledger whose tip had dropped an auditor's attestation retired the auditor's ref, removing the
+ * attestation from the remote. An honest publisher has joined every ref it retires, so it
+ * holds all of their leaves.
  */
 async function coveredRefs(
   store: ObjectStore,
@@ -119,12 +124,7 @@ async function coveredRefs(
       continue;
     }
     const diff = await diffLedgerTrees(store, head.tree, tree);
-    if (
-      diff.conflicts.length === 0 &&
-      leavesIn(diff.removed, LOG_DIR).size === 0 &&
-      leavesIn(diff.removed, RECORDS_DIR).size === 0
-    )
-      covered.set(ref, oid);
+    if (diff.conflicts.length === 0 && countLeaves(diff.removed) === 0) covered.set(ref, oid);
   }
   return covered;
 }

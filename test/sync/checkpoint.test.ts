@@ -15,7 +15,16 @@ import { openLedgerRepo } from '../../src/app/repo.js';
 import { LOG_ENTRY_SCHEMA } from '../../src/model/record.js';
 import { encodeCommit, MODE } from '../../src/store/objects.js';
 import { verifyRepository, withRepo } from '../../src/index.js';
-import { cloneOf, git, gitTry, ledgerTip, remoteWithClones, runCli } from '../helpers/git.js';
+import {
+  cloneOf,
+  git,
+  gitTry,
+  ledgerTip,
+  remoteWithClones,
+  runCli,
+  tempDir,
+} from '../helpers/git.js';
+import { sshKeyPair } from '../helpers/ssh-key.js';
 import {
   logIds,
   recordSummary as record,
@@ -23,7 +32,7 @@ import {
   useBuiltCli,
   type SyncResult,
 } from '../helpers/sync-setup.js';
-import { idPath } from '../adversarial/helpers.js';
+import { idPath, rewriteLedger } from '../adversarial/helpers.js';
 import { plantWriters } from '../helpers/fleet.js';
 
 useBuiltCli();
@@ -151,6 +160,34 @@ describe('checkpoints', () => {
     expect(await logIds(r)).toContain(lost);
     // Refused again on the next sync: nothing was forgotten.
     expect((await sync(r)).code).toBe(3);
+  });
+
+  it("attack: sync --checkpoint retires no writer ref whose signatures or attestations the checkpoint lacks (an auditor's, dropped from the publisher's ledger)", async () => {
+    const { remote, clones } = remoteWithClones(2);
+    const [agent, auditor] = clones as [string, string];
+    await record(agent, 'tests pass');
+    await synced(agent);
+    await synced(auditor);
+    const { key } = sshKeyPair(tempDir(), 'auditor');
+    await verifyRepository({ cwd: auditor, record: true, sign: true, signingKey: key });
+    const auditorRef = (await synced(auditor)).publishedTo;
+    await synced(agent);
+    // The agent's ledger: a child of its tip holding the same entries and records, none of the
+    // auditor's leaves.
+    const leaves = git(agent, 'ls-tree', '-r', '--name-only', LOG_REF)
+      .split('\n')
+      .filter((p) => p.startsWith('signatures/') || p.startsWith('attestations/'));
+    expect(leaves).toHaveLength(2);
+    await rewriteLedger(
+      agent,
+      leaves.map((path) => ({ path })),
+    );
+    const out = await synced(agent, { checkpoint: true });
+    expect(out.checkpoint?.published).toBe(true);
+    expect(out.checkpoint?.retired).not.toContain(auditorRef);
+    expect(ledgerRefs(remote)).toContain(auditorRef);
+    for (const path of leaves)
+      expect(git(remote, 'ls-tree', '-r', '--name-only', auditorRef)).toContain(path);
   });
 
   it('a checkpoint that holds every entry of a retired ref but does not chain from its tip (reordered) is a rollback', async () => {
