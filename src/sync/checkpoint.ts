@@ -5,7 +5,10 @@
  * writer ref it saw is gone only when the checkpoint's tree holds every log entry and record
  * the reader saw on that ref (equal paths ⇒ equal objects) and the checkpoint's tip entry
  * descends from that ref's seen tip entry. Anything else is a rollback, as a deleted writer ref
- * without a checkpoint always was.
+ * without a checkpoint always was. Signatures and attestations the checkpoint lacks are what a
+ * moved ref that lost them is (rollback.ts): no rollback, and published again by the clone that
+ * holds them (lost-leaves.ts). An honest publisher retires no ref whose leaves it lacks
+ * (publish-checkpoint.ts), so this happens only when someone deleted a ref by hand.
  */
 import { CHECKPOINT_REF, fanout, LOG_DIR, RECORDS_DIR } from '../ledger/layout.js';
 import { readEntry, type Tip } from '../ledger/read.js';
@@ -14,8 +17,9 @@ import { LedgerError, type Problem } from '../model/errors.js';
 import type { LogEntry } from '../model/record.js';
 import type { ObjectStore } from '../store/port.js';
 import { syncedRef } from './remote.js';
-import { countLeaves, leavesIn } from '../ledger/tree-diff.js';
-import { readMarker } from './rollback.js';
+import { leavesIn } from '../ledger/tree-diff.js';
+import { lostAnnotations, type LostLeaf } from './lost-leaves.js';
+import { readMarker, readRemoteTip, refuseRollback } from './rollback.js';
 
 /** A writer ref this clone saw on the remote (its marker) that the remote no longer holds. */
 export interface RetiredRef {
@@ -25,10 +29,41 @@ export interface RetiredRef {
 }
 
 /**
+ * The refs this clone saw on the remote that are gone: each a rewind to nothing (ROLLBACK),
+ * unless a writer ref retired under a checkpoint that holds everything seen there. Returns the
+ * retired refs and the signatures/attestations seen on them that the checkpoint lacks.
+ */
+export async function checkGoneRefs(
+  store: ObjectStore,
+  remote: string,
+  view: {
+    seen: ReadonlyMap<string, string>;
+    fetched: ReadonlyMap<string, string>;
+    /** The fetched checkpoint's tip, when it moved (read here otherwise). */
+    checkpoint: Tip | undefined;
+  },
+  notices: Set<string>,
+): Promise<{ retired: RetiredRef[]; vanished: LostLeaf[] }> {
+  const { seen, fetched } = view;
+  const retired: RetiredRef[] = [];
+  const checkpointTip = fetched.get(CHECKPOINT_REF);
+  for (const [ref, anchor] of seen) {
+    if (fetched.has(ref)) continue;
+    if (checkpointTip === undefined || ref === CHECKPOINT_REF)
+      await refuseRollback(store, remote, anchor, undefined, ref, notices);
+    else retired.push({ ref, anchor });
+  }
+  if (retired.length === 0) return { retired, vanished: [] };
+  const checkpoint =
+    view.checkpoint ?? (await readRemoteTip(store, checkpointTip!, remote, CHECKPOINT_REF));
+  return { retired, ...(await acceptRetired(store, remote, checkpoint, retired, notices)) };
+}
+
+/**
  * Checks that `checkpoint` (already checked as a ledger ref of its own: rollback and fork
- * against its marker) covers every retired ref. Returns how many signatures/attestations seen
- * on them are not in the checkpoint (annotations: a notice, not a rollback, as for any ref).
- * Throws ROLLBACK naming the ref and what is missing.
+ * against its marker) covers every retired ref. Returns the signatures/attestations seen on
+ * them that are not in the checkpoint (annotations: not a rollback, as for any ref; put back by
+ * the sync when this clone holds them). Throws ROLLBACK naming the ref and what is missing.
  */
 export async function acceptRetired(
   store: ObjectStore,
@@ -37,8 +72,8 @@ export async function acceptRetired(
   retired: readonly RetiredRef[],
   /** Where to say that a marker was not used (sync's notices). */
   notices: Set<string>,
-): Promise<{ vanished: number }> {
-  let vanished = 0;
+): Promise<{ vanished: LostLeaf[] }> {
+  const vanished: LostLeaf[] = [];
   /** Seen tip entry → the retired ref it was the tip of, for the one descent walk below. */
   const tips = new Map<string, { ref: string; height: number }>();
   for (const { ref, anchor } of retired) {
@@ -74,7 +109,7 @@ export async function acceptRetired(
         })),
       ]);
     }
-    vanished += countLeaves(diff.removed);
+    vanished.push(...lostAnnotations(diff.removed, ref));
     if (seen.entryId !== checkpoint.entryId)
       tips.set(seen.entryId, { ref, height: seen.entry.height });
   }

@@ -13,6 +13,7 @@ import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import { shallowLedgerCommits, syncedRef, trackingRef } from './remote.js';
 import { countLeaves, diffLedgerTrees, leavesIn, type LedgerDiff } from '../ledger/tree-diff.js';
+import { lostAnnotations, type LostLeaf } from './lost-leaves.js';
 
 export async function readRemoteTip(
   store: ObjectStore,
@@ -43,9 +44,10 @@ export async function readRemoteTip(
 /**
  * A remote whose ledger lacks a record or log entry this clone saw there before, or holds
  * another object under a path it saw, went backwards or was rewritten. Refused, naming the
- * records, before anything is adopted. Returns how many signatures/attestations seen there
- * before are gone (not a rollback: see below), and, when the marker (`anchor`) is no ledger tip
- * this clone could have seen, a notice saying it was not used.
+ * records, before anything is adopted. Returns the signatures/attestations seen there before
+ * that are gone (not a rollback: see below; lost-leaves.ts puts back those this clone holds),
+ * and, when the marker (`anchor`) is no ledger tip this clone could have seen, a notice saying
+ * it was not used.
  */
 export async function refuseRollback(
   store: ObjectStore,
@@ -55,7 +57,7 @@ export async function refuseRollback(
   ref: string,
   /** Where to say that the marker was not used (sync's notices). */
   notices?: Set<string>,
-): Promise<{ vanished: number; notice?: string }> {
+): Promise<{ vanished: LostLeaf[]; notice?: string }> {
   // A moved ref's marker moves to its fetched tip when this sync adopts it.
   const marker = await readMarker(
     store,
@@ -66,7 +68,7 @@ export async function refuseRollback(
       : `the marker moves to ${remote}'s tip when this sync takes it in`,
     notices,
   );
-  if ('notice' in marker) return { vanished: 0, notice: marker.notice };
+  if ('notice' in marker) return { vanished: [], notice: marker.notice };
   const { seen, diff } = marker;
   const lostEntries = leavesIn(diff.removed, LOG_DIR);
   const records = new Set(leavesIn(diff.removed, RECORDS_DIR).keys());
@@ -74,10 +76,11 @@ export async function refuseRollback(
   // Signatures and attestations are annotations: they take no log position and nothing chains
   // to them, so one that vanished (a collaborator's junk signature, removed again) loses no
   // record. Only lost records or log entries, or a path now holding another object, are a
-  // rollback (issue 8); a vanished annotation is worth a notice, not a refusal.
+  // rollback (issue 8); a vanished annotation is worth a notice, and is published again by a
+  // clone that holds it (round twelve), not a refusal.
   if (lostEntries.size === 0 && records.size === 0 && diff.conflicts.length === 0) {
     if (remoteHead !== undefined) await refuseFork(store, remote, seen, remoteHead, ref);
-    return { vanished: lostLeaves };
+    return { vanished: lostAnnotations(diff.removed, ref) };
   }
   for (const [id, blob] of lostEntries) {
     const entry = await readEntry(store, id, blob).catch(() => undefined);

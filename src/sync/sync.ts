@@ -11,7 +11,7 @@ import { killPoint, pausePoint } from '../model/faults.js';
 import type { LogEntry } from '../model/record.js';
 import type { ObjectStore } from '../store/port.js';
 import type { RepoPaths } from '../store/git/repo.js';
-import { acceptRetired, type RetiredRef } from './checkpoint.js';
+import { checkGoneRefs } from './checkpoint.js';
 import { publishCheckpoint } from './publish-checkpoint.js';
 import type { SyncOptions, SyncResult } from './options.js';
 import { pushOnly } from './push-only.js';
@@ -42,6 +42,7 @@ import { mapInOrder } from './each.js';
 import { tipsToKeep, unmovedToRejoin } from './rejoin.js';
 import { readRemoteTip, refuseRollback, refuseShallowLedger } from './rollback.js';
 import { countNewEntries } from '../ledger/tree-diff.js';
+import { lostLeaves, type LostLeaf } from './lost-leaves.js';
 
 export type { SyncOptions, SyncResult } from './options.js';
 
@@ -158,6 +159,7 @@ async function runRound(
   /** Every new log entry checked so far, decoded (for the descent check of the adopted tip). */
   const newEntries = new Map<string, LogEntry>();
   const notices = new Set<string>();
+  const lostHere = lostLeaves(store);
   let action: SyncAction = 'up-to-date';
 
   /**
@@ -194,31 +196,22 @@ async function runRound(
     refuseTooManyRefs(remote, fetched.size, maxLedgerRefs);
     checkOtherNames(remote, listing, notices);
     if (shallow) await refuseShallowLedger(repo, store, remote);
-    let vanished = 0;
+    const vanished: LostLeaf[] = [];
     const moved = [...fetched.keys()].sort().filter((ref) => fetched.get(ref) !== seen.get(ref));
     const changed = await mapInOrder(moved, async (ref): Promise<RemoteRef> => {
       const tip = fetched.get(ref)!;
       const anchor = seen.get(ref);
       const head = await readRemoteTip(store, tip, remote, ref);
       if (anchor !== undefined)
-        vanished += (await refuseRollback(store, remote, anchor, head, ref, notices)).vanished;
+        vanished.push(
+          ...(await refuseRollback(store, remote, anchor, head, ref, notices)).vanished,
+        );
       return { ref, tip, head, anchor };
     });
-    let checkpoint = changed.find((r) => r.ref === CHECKPOINT_REF)?.head;
-    // A ref this clone saw that is gone: as a rewind to nothing, unless a writer ref retired
-    // under a checkpoint that holds everything seen there.
-    const retired: RetiredRef[] = [];
-    const checkpointTip = fetched.get(CHECKPOINT_REF);
-    for (const [ref, anchor] of seen) {
-      if (fetched.has(ref)) continue;
-      if (checkpointTip === undefined || ref === CHECKPOINT_REF)
-        await refuseRollback(store, remote, anchor, undefined, ref, notices);
-      else retired.push({ ref, anchor });
-    }
-    if (retired.length > 0) {
-      checkpoint ??= await readRemoteTip(store, checkpointTip!, remote, CHECKPOINT_REF);
-      vanished += (await acceptRetired(store, remote, checkpoint, retired, notices)).vanished;
-    }
+    const checkpoint = changed.find((r) => r.ref === CHECKPOINT_REF)?.head;
+    const gone = await checkGoneRefs(store, remote, { seen, fetched, checkpoint }, notices);
+    const retired = gone.retired;
+    vanished.push(...gone.vanished);
     return { fetched, changed, retired, vanished, published: published ?? seen.get(LOG_REF) };
   };
 
@@ -240,14 +233,21 @@ async function runRound(
       if (!isLedgerError(error) || error.code !== 'ROLLBACK' || error === local) throw error;
       view = await observe();
     }
-    const { fetched, changed, retired, vanished, published } = view;
+    const { fetched, changed, retired, vanished, published: publishedMarker } = view;
     const remoteTip = fetched.get(pushRef);
     // Every moved ref, and every ref when the local ledger may lack what unmoved ones hold.
     const joining = [...changed, ...(await unmovedToRejoin(repo, store, remote, view, progress))];
-    if (vanished > 0)
-      notices.add(
-        `${vanished} signature/attestation leaf(s) this clone saw on ${remote} are gone there (no record or log entry is lost)`,
-      );
+    // Leaves the remote lost that this clone holds (lost-leaves.ts): no tip here is wholly on
+    // the remote then, so the round pushes as if none had been published (its own ref joined
+    // when it moved). With a push allowed the marker goes in the adopt: a sync killed before
+    // its push, or a lost race, pushes next time too, when no ref is seen losing them.
+    const repair = await lostHere.round(vanished, {
+      pushRef,
+      fetched,
+      local: await store.readRef(LOG_REF),
+    });
+    const published = repair ? undefined : publishedMarker;
+    const lowered = repair && options.push !== false ? undefined : publishedMarker;
 
     // Everything the remote had is here once adopted: remember each ref, so a later rollback is
     // noticed. The markers move with the ledger ref, in its transaction (adopt.ts).
@@ -271,10 +271,12 @@ async function runRound(
       !onRemote.has(local) &&
       how !== 'fast-forward';
     /** The markers, and `published` when nothing is left to push (the remote holds `tip`). */
-    const markersFor = (tip: string | undefined, local: string | undefined, how: SyncAction) =>
-      pushNeeded(tip, local, how) || tip === undefined || tip === published
+    const markersFor = (tip: string | undefined, local: string | undefined, how: SyncAction) => {
+      const next = pushNeeded(tip, local, how) ? lowered : (tip ?? publishedMarker);
+      return next === publishedMarker
         ? markers
-        : [...markers, { ref: publishedRef(remote), next: tip, expected: published }];
+        : [...markers, { ref: publishedRef(remote), next, expected: publishedMarker }];
+    };
 
     // What this round pushes to a ref — this clone's own, and with --checkpoint the checkpoint —
     // descends from that ref's tip there. A local ledger that no longer does (its history cut,
@@ -346,8 +348,10 @@ async function runRound(
     if (roundAction !== 'up-to-date') action = action === 'merge' ? 'merge' : roundAction;
     if (!marked) await moveMarkers(repo, markersFor(next, localAtJoin, roundAction));
 
-    const ended = (pushed: boolean, sent: number) =>
-      done(fetched, {
+    const ended = async (pushed: boolean, sent: number) => {
+      const notice = await lostHere.notice(remote, pushed ? pushRef : undefined);
+      if (notice !== undefined) notices.add(notice);
+      return done(fetched, {
         remote,
         before,
         after: next,
@@ -364,9 +368,10 @@ async function runRound(
         remoteRefs: fetched.size,
         fetched: true,
       });
+    };
     if (!pushNeeded(next, localAtJoin, roundAction) || options.push === false)
       return ended(false, 0);
-    const sent = await countNewEntries(store, published, next!);
+    const sent = await countNewEntries(store, publishedMarker, next!);
     progress(`pushing ${sent} log entr${sent === 1 ? 'y' : 'ies'} to ${remote} ${pushRef}`);
     const pushed = await pushLedger(repo, remote, next!, remoteTip, pushRef);
     killPoint('sync-after-push');
@@ -374,7 +379,7 @@ async function runRound(
       await options.onTip?.(next!, newEntries);
       await moveMarkers(repo, [
         { ref: syncedRef(remote, pushRef), next: next!, expected: fetched.get(pushRef) },
-        { ref: publishedRef(remote), next: next!, expected: published },
+        { ref: publishedRef(remote), next: next!, expected: lowered },
       ]);
       return ended(true, sent);
     }
