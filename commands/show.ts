@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { LedgerCommand, type Output } from '../src/cli/base.js';
 import { concurrentLine, showView } from '../src/cli/show-view.js';
+import { heldEntriesWarning } from '../src/app/held-entries.js';
 import { showRecord } from '../src/app/show.js';
 import { toEmittedJson } from '../src/app/views.js';
 import { internalError, LedgerError } from '../src/model/errors.js';
@@ -60,6 +61,7 @@ export default class Show extends LedgerCommand {
     if (flags.as === undefined) return showView(process.cwd(), which);
     const shown = await showRecord({ cwd: process.cwd(), ...which, as: flags.as });
     if (!shown.emitted) throw internalError('show --as answered without the record re-emitted');
+    if (shown.rollback !== undefined) this.warnLine(heldEntriesWarning(shown.rollback));
     if (!this.wantsJson) {
       this.writeOriginal(shown.emitted.bytes);
       for (const loss of shown.emitted.losses) this.warnLine(`not carried by ${flags.as}: ${loss}`);

@@ -1,4 +1,5 @@
 import { LedgerCommand, type Output } from '../src/cli/base.js';
+import { heldEntriesWarning } from '../src/app/held-entries.js';
 import { describeFormatStats, ledgerStats } from '../src/app/stats.js';
 
 export default class Stats extends LedgerCommand {
@@ -32,6 +33,10 @@ export default class Stats extends LedgerCommand {
       } (${stats.lifecycleSteps} accept/reject/supersede step(s), not counted as records)`,
     );
     for (const line of describeFormatStats(stats)) lines.push(`  ${line}`);
-    return { json: stats, text: lines.join('\n') };
+    return {
+      json: stats,
+      text: lines.join('\n'),
+      ...(stats.rollback === undefined ? {} : { warning: heldEntriesWarning(stats.rollback) }),
+    };
   }
 }

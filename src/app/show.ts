@@ -6,7 +6,8 @@
  * imported only to re-emit (issue 21, test/cli/startup.test.ts).
  */
 import { formatViewsOf } from '../formats/views.js';
-import { readLedgerIndex } from '../ledger/read.js';
+import { heldEntriesMissing, heldEntriesSaid, type HeldEntriesMissing } from './held-entries.js';
+import { readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
 import { readKeptBlob } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
@@ -44,31 +45,24 @@ export interface Shown {
    * `--latest`, `concurrent`: the task's other heads (absent: the shown record is the only one).
    */
   extra: Record<string, unknown>;
+  /** Log entries this clone held that the ledger no longer holds (held-entries.ts). */
+  rollback?: HeldEntriesMissing;
 }
 
 export function showRecord(request: ShowRequest): Promise<Shown> {
-  return withRepo(request.cwd, async ({ store }) => {
-    const index = await readLedgerIndex(store);
-    let id: string;
-    let concurrent: string[] | undefined;
-    if (request.latestOfTask !== undefined) {
-      // The task's heads, not the first in the merged order: that order is causal, and a record
-      // from a fresh clone sorts below older ones (red team, round eleven). More than one head is
-      // said, never settled silently; the merged order's first is shown, so scripts keep working.
-      const heads =
-        index.tipCommit === undefined
-          ? undefined
-          : await headsOfTask(store, index.tipCommit, request.latestOfTask);
-      if (!heads) {
-        throw new LedgerError('UNKNOWN_RECORD', `no record of task ${request.latestOfTask}`, {
-          hint: 'ledger log lists the tasks.',
-        });
-      }
-      id = heads.id;
-      if (heads.concurrent.length > 0) concurrent = heads.concurrent;
-    } else {
-      id = resolveId(index, request.id ?? '');
-    }
+  return withRepo(request.cwd, async ({ repo, store }) => {
+    // Beside the index, the rollback check (it reads this clone's memory before the ref it
+    // compares with); both settle before a throw.
+    const [lostRead, indexRead] = await Promise.allSettled([
+      heldEntriesMissing(repo, store),
+      readLedgerIndex(store),
+    ]);
+    if (lostRead.status === 'rejected') throw lostRead.reason;
+    if (indexRead.status === 'rejected') throw indexRead.reason;
+    const [rollback, index] = [lostRead.value, indexRead.value];
+    const { id, concurrent } = await whichRecord(store, index, request).catch((error: unknown) => {
+      throw rollback === undefined ? error : notFoundAfterRollback(error, rollback);
+    });
     const { record } = await loadRecord(store, index, id);
     const loaded = await loadPolicy(request.policyFile);
     const trust = trustFrom(loaded, new Date());
@@ -121,13 +115,60 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
       };
     }
     if (concurrent !== undefined) extra['concurrent'] = concurrent;
-    if (request.as === undefined) return { id, record, extra, signatures };
+    const said = rollback === undefined ? {} : { rollback };
+    if (request.as === undefined) return { id, record, extra, signatures, ...said };
     const { emitAs, sourceShapeOf } = await import('../formats/index.js');
     // The kept bytes are given back only in the shape they were written in.
     if (kept !== undefined && request.as === sourceShapeOf(record)) {
-      return { id, record, extra, emitted: { bytes: kept, losses: [], original: true } };
+      return {
+        id,
+        record,
+        extra,
+        emitted: { bytes: kept, losses: [], original: true },
+        ...said,
+      };
     }
     const emitted = emitAs(request.as, record);
-    return { id, record, extra, emitted: { ...emitted, original: false } };
+    return { id, record, extra, emitted: { ...emitted, original: false }, ...said };
   });
+}
+
+/** The record asked for: by id (or prefix), or the task's heads with `--latest`. */
+async function whichRecord(
+  store: Parameters<typeof headsOfTask>[0],
+  index: LedgerIndex,
+  request: ShowRequest,
+): Promise<{ id: string; concurrent?: string[] }> {
+  if (request.latestOfTask === undefined) return { id: resolveId(index, request.id ?? '') };
+  // The task's heads, not the first in the merged order: that order is causal, and a record
+  // from a fresh clone sorts below older ones (red team, round eleven). More than one head is
+  // said, never settled silently; the merged order's first is shown, so scripts keep working.
+  const heads =
+    index.tipCommit === undefined
+      ? undefined
+      : await headsOfTask(store, index.tipCommit, request.latestOfTask);
+  if (!heads) {
+    throw new LedgerError('UNKNOWN_RECORD', `no record of task ${request.latestOfTask}`, {
+      hint: 'ledger log lists the tasks.',
+    });
+  }
+  return heads.concurrent.length > 0
+    ? { id: heads.id, concurrent: heads.concurrent }
+    : { id: heads.id };
+}
+
+/**
+ * "No such record" from a ledger that lost entries this clone held cannot be trusted: the record
+ * may have been among them. Said as the rollback it may be (exit 3), not as a record that never
+ * was (red team, round twelve: `show --latest` of a task whose failing record was rolled away).
+ */
+function notFoundAfterRollback(error: unknown, lost: HeldEntriesMissing): unknown {
+  if (!(error instanceof LedgerError) || error.code !== 'UNKNOWN_RECORD') return error;
+  return new LedgerError(
+    'ROLLBACK',
+    `${error.message}; ${heldEntriesSaid(lost)}: the ledger was rolled back or rewritten, and the record may have been among them`,
+    {
+      hint: 'Run ledger verify to see what is missing; ledger sync from a clone that holds it brings it back.',
+    },
+  );
 }

@@ -10,6 +10,7 @@ import { formatModule, formatModules } from '../formats/index.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { readKeptBlob } from '../ledger/records.js';
 import { statusRank, type FormatName, type Status } from '../model/record.js';
+import { heldEntriesMissing } from './held-entries.js';
 import { listLog, loadRecord } from './query.js';
 import { withRepo } from './repo.js';
 
@@ -27,7 +28,10 @@ export function isLowered(format: FormatName, claimedStatus: string, effective: 
 }
 
 export function ledgerStats(cwd: string): Promise<LedgerStats> {
-  return withRepo(cwd, async ({ store }) => {
+  return withRepo(cwd, async ({ repo, store }) => {
+    // This clone's memory, then the ledger: counts of a ledger that lost entries this clone
+    // held say so (red team, round twelve).
+    const rollback = await heldEntriesMissing(repo, store);
     const index = await readLedgerIndex(store);
     const all = await listLog(store, { at: index.tipCommit ?? null });
     const items = all.filter((i) => i.step === undefined);
@@ -40,6 +44,7 @@ export function ledgerStats(cwd: string): Promise<LedgerStats> {
       lowered: 0,
       lifecycleSteps: all.length - items.length,
       byLifecycle: {},
+      ...(rollback === undefined ? {} : { rollback }),
     };
     for (const item of items) {
       const state = item.lifecycle?.state ?? 'pending';

@@ -131,6 +131,7 @@ export function toShowJson(shown: Shown): ShowJson {
       detail: s.reason,
     })),
     ...shown.extra,
+    ...(shown.rollback === undefined ? {} : { rollback: shown.rollback }),
   };
 }
 
@@ -142,6 +143,7 @@ export function toEmittedJson(shown: Shown, format: string): EmittedJson | undef
     original: shown.emitted.original,
     text: Buffer.from(shown.emitted.bytes).toString('utf8'),
     losses: shown.emitted.losses,
+    ...(shown.rollback === undefined ? {} : { rollback: shown.rollback }),
   };
 }
 

@@ -27,6 +27,12 @@ export interface Output {
    */
   notice?: string;
   /**
+   * What a person must know whatever the output mode (this clone's ledger lost entries it held,
+   * src/app/held-entries.ts): printed on stderr first, with --json too, since not every answer
+   * has room for it (`log --json` is an array).
+   */
+  warning?: string;
+  /**
    * CI workflow commands ledger itself issues (`verify --annotations github`), printed first and
    * as they are: the only lines of any command that a runner may act on. `text` then follows
    * inside a `::stop-commands::` fence, so that even a line the neutralizing missed runs nothing.
@@ -38,6 +44,7 @@ export interface Output {
 
 /** Prints a command's answer and sets the exit code it carries. */
 export function writeOutput(output: Output, json: boolean): void {
+  if (output.warning) process.stderr.write(`${printableText(output.warning.replace(/\n$/, ''))}\n`);
   if (json) process.stdout.write(`${toTerminalJson(output.json)}\n`);
   else {
     const fence = output.workflowCommands ? githubFence() : undefined;

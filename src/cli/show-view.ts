@@ -5,6 +5,7 @@
  * One body for both paths, so they cannot answer differently. `--as` stays the command's: it
  * writes stored bytes and warnings through the base's writers.
  */
+import { heldEntriesWarning } from '../app/held-entries.js';
 import { showRecord } from '../app/show.js';
 import { toShowJson } from '../app/views.js';
 import { sanitizeLine } from '../paths/index.js';
@@ -26,6 +27,7 @@ export async function showView(cwd: string, options: ShowOptions): Promise<Outpu
       renderRecord(shown.id, shown.record, shown.signatures ?? []) +
       lifecycleLine(shown.extra) +
       concurrentLine(shown.extra),
+    ...(shown.rollback === undefined ? {} : { warning: heldEntriesWarning(shown.rollback) }),
   };
 }
 

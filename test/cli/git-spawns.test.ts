@@ -116,6 +116,32 @@ describe('git processes per command', () => {
     expect(reading.calls()).not.toContain('rev-parse');
   });
 
+  // Red team, round twelve: the readers ask whether this clone's ledger lost entries it held
+  // (src/app/held-entries.ts). With a memory, the entries are looked up in the fan-out trees
+  // in-process; with none (another user: no state), nothing is read at all.
+  it("ledger log and show check this clone's memory without starting git, with a memory and with none", async () => {
+    const dir = gitdir();
+    const first = await runCli(
+      ['record', '--json', '--status', 'success', '--summary', 'one'],
+      dir,
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const { id } = JSON.parse(first.stdout) as { id: string };
+    const stranger = { XDG_STATE_HOME: tempDir('ledger-state-') };
+    const calls = async (args: string[], env: Record<string, string>) => {
+      const counting = countingPath();
+      const r = await runCli(args, dir, { ...counting.env, ...env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      return counting.calls();
+    };
+    expect(await calls(['log'], {})).toEqual([]);
+    expect(await calls(['log'], stranger)).toEqual([]);
+    // show reads the user's git config for the policy (`config`): the memory adds nothing.
+    expect(await calls(['show', id], {})).toEqual(await calls(['show', id], stranger));
+    expect(await calls(['show', id], {})).not.toContain('cat-file');
+  });
+
   // A fleet's publish (issue 19): each process it starts costs most when 64 start at once.
   it('ledger sync --push-only starts git twice: the push, and the markers in one update-ref', async () => {
     const { clones } = remoteWithClones(1);

@@ -19,7 +19,7 @@ function loadedBy(
   cwd: string,
   input = '',
   env: Record<string, string> = {},
-): { code: number | null; stdout: string; modules: string[] } {
+): { code: number | null; stdout: string; stderr: string; modules: string[] } {
   const file = join(tempDir(), 'trace');
   writeFileSync(file, '');
   const r = spawnSync(process.execPath, ['--import', TRACE, BIN, ...args], {
@@ -33,7 +33,7 @@ function loadedBy(
     .split('\n')
     .filter(Boolean)
     .map((url) => (url.startsWith(root) ? url.slice(root.length) : url));
-  return { code: r.status, stdout: r.stdout, modules };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, modules };
 }
 
 /**
@@ -105,6 +105,8 @@ describe('start-up imports', () => {
       expect(heavy(modules)).toEqual([]);
       // Nothing to hash: node:crypto (about 10 ms of start-up on Node 24) is not evaluated.
       expect(modules).not.toContain('node:crypto');
+      // No state, no memory: its code is not loaded (src/app/held-entries.ts).
+      expect(modules).not.toContain('dist/src/app/policy/local-state.js');
     }
   });
 
@@ -186,6 +188,37 @@ describe('start-up imports', () => {
     const { code, modules } = loadedBy(['show', mainark, '--as', 'mainark-review'], repo);
     expect(code).toBe(0);
     expect(modules).toContain('dist/src/formats/index.js');
+  });
+
+  // Red team, round twelve: the readers check this clone's memory for entries the ledger lost
+  // (src/app/held-entries.ts). The check reads state files and the ledger's fan-out trees: it
+  // loads no zod, no format registry, and, with no state at all, not even the memory's code.
+  it('log and show after a rollback say so on the fast path, still without zod or the format registry', async () => {
+    const repo = gitdir();
+    const run = async (args: string[]) => {
+      const r = await runBinInProcess([...args, '--json'], repo);
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { id: string }).id;
+    };
+    const kept = await run(['record', '--status', 'success', '--summary', 'kept']);
+    const before = git(repo, 'rev-parse', 'refs/ledger/log');
+    writeFileSync(join(repo, 'later.txt'), 'later\n');
+    await run(['record', '--status', 'failed', '--summary', 'rolled away']);
+    git(repo, 'update-ref', 'refs/ledger/log', before);
+    for (const args of [['log'], ['log', '--json'], ['show', kept], ['show', kept, '--json']]) {
+      const { code, stdout, stderr, modules } = loadedBy(args, repo);
+      expect(code).toBe(0);
+      expect(stdout).toContain(kept.slice(7, 19));
+      expect(stderr).toMatch(/1 log entry this clone held is missing from refs\/ledger\/log/);
+      expect(modules).toContain('dist/src/app/held-entries.js'); // the trace works
+      expect(modules).toContain('dist/src/app/policy/local-state.js');
+      expect(oclif(modules)).toEqual([]); // answered by the fast path, warning and all
+      expect(
+        modules.filter((m) =>
+          /node_modules\/(zod|yaml)\/|dist\/src\/formats\/(index|registry)\.js/.test(m),
+        ),
+      ).toEqual([]);
+    }
   });
 
   // Signature leaves are stored under their own id, so `show` reads every one; it decodes and

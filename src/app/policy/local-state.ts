@@ -30,8 +30,7 @@
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import { appendFile, mkdir, readFile, realpath, rename, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { fanout, LOG_DIR, LOG_REF } from '../../ledger/layout.js';
 import { readTip } from '../../ledger/read.js';
 import { lookupPath } from '../../ledger/trees.js';
@@ -39,6 +38,9 @@ import type { ObjectReader } from '../../store/port.js';
 import type { RepoPaths } from '../../store/git/repo.js';
 import { findRoot, type RootWalk } from './ledger-root.js';
 import { writeAtomically } from '../../paths/index.js';
+import { stateRoot } from './state-root.js';
+
+export { stateRoot } from './state-root.js';
 
 type Store = ObjectReader & { readRef(name: string): Promise<string | undefined> };
 
@@ -75,21 +77,6 @@ export interface LocalState {
   notes(): Promise<string[]>;
   /** This clone's state directory, when the ledger is known (for messages). */
   cloneDir(): Promise<string | undefined>;
-}
-
-/** `$XDG_STATE_HOME/ledger`, default `~/.local/state/ledger`. */
-export function stateRoot(): string {
-  const base = process.env['XDG_STATE_HOME'];
-  let home = '/';
-  try {
-    home = homedir() || '/';
-  } catch {
-    // no home: fall back to /
-  }
-  return join(
-    base !== undefined && isAbsolute(base) ? base : join(home, '.local', 'state'),
-    'ledger',
-  );
 }
 
 function sha256(text: string): string {
@@ -161,36 +148,16 @@ async function resolveLedger(
   walk: Omit<RootWalk, 'memo'>,
 ): Promise<Resolved> {
   const where = await cloneLocation(repo);
-  const byPath = join(stateRoot(), 'clones', 'by-path', where.pathKey);
-  const byInode = where.inodeKey && join(stateRoot(), 'clones', 'by-inode', where.inodeKey);
-  const candidates: Binding[] = [];
-  for (const file of [byPath, byInode]) {
-    if (file === undefined) continue;
-    const binding = await readBinding(file);
-    if (binding && !candidates.some((c) => c.clone === binding.clone)) candidates.push(binding);
-  }
-  const tipCommit = await store.readRef(LOG_REF);
-  const tip =
-    tipCommit === undefined ? undefined : await readTip(store, tipCommit).catch(() => undefined);
-  const holds = async (entryId: string) =>
-    tip !== undefined &&
-    (await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(entryId)].join('/')).catch(
-      () => undefined,
-    )) !== undefined;
-
-  // The same ledger as last time (at this path, or moved here): keep both bindings current.
-  for (const binding of candidates) {
-    if (await holds(binding.ledger)) {
-      await writeBinding(byPath, binding);
-      if (byInode !== undefined) await writeBinding(byInode, binding);
-      return { ledger: binding.ledger, clone: binding.clone, notes: [] };
+  const { byPath, byInode, candidates } = await readBindings(where);
+  const { tip, holds } = await ledgerHolds(store);
+  const bound = await boundLedger(store, candidates, holds);
+  if (bound !== undefined) {
+    // The same ledger as last time (at this path, or moved here): keep both bindings current.
+    if (bound.held) {
+      await writeBinding(byPath, bound.binding);
+      if (byInode !== undefined) await writeBinding(byInode, bound.binding);
     }
-  }
-  // The same repository (its old root entry is still in the object database), but the ledger
-  // no longer holds it: rolled back, replaced or deleted. The old memory applies.
-  for (const binding of candidates) {
-    const object = await store.read(binding.rootBlob).catch(() => undefined);
-    if (object?.type === 'blob') return { ledger: binding.ledger, clone: binding.clone, notes: [] };
+    return { ledger: bound.binding.ledger, clone: bound.binding.clone, notes: [] };
   }
   const notes =
     candidates.length === 0
@@ -212,6 +179,80 @@ async function resolveLedger(
   await writeBinding(byPath, binding);
   if (byInode !== undefined) await writeBinding(byInode, binding);
   return { ledger: root.id, clone, notes };
+}
+
+/**
+ * The log entries this clone held, as `readKnownEntries` reads them, for a reader (`log`, `show`,
+ * `stats`, the MCP tools): it writes nothing and walks nothing. A ledger with no binding here
+ * yet has no memory (a binding is made by the first record, sync or verify, which walk to its
+ * root), and a memory with no entry in it reads no object of the repository.
+ */
+export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<Set<string>> {
+  const { candidates } = await readBindings(await cloneLocation(repo));
+  const held = await Promise.all(
+    candidates.map(async (binding) => ({
+      binding,
+      entries: await readIdLines(join(cloneDirOf(binding), KNOWN_ENTRIES)),
+    })),
+  );
+  if (held.every((h) => h.entries.size === 0)) return new Set();
+  const bound = await boundLedger(store, candidates, (await ledgerHolds(store)).holds);
+  return held.find((h) => h.binding === bound?.binding)?.entries ?? new Set();
+}
+
+function cloneDirOf(binding: Pick<Binding, 'ledger' | 'clone'>): string {
+  return join(stateRoot(), 'ledgers', sha256(binding.ledger).slice(0, 32), 'clones', binding.clone);
+}
+
+/** The bindings for this clone's path and for its git directory's inode, each clone once. */
+async function readBindings(where: CloneLocation): Promise<{
+  byPath: string;
+  byInode: string | undefined;
+  candidates: Binding[];
+}> {
+  const byPath = join(stateRoot(), 'clones', 'by-path', where.pathKey);
+  const byInode = where.inodeKey && join(stateRoot(), 'clones', 'by-inode', where.inodeKey);
+  const candidates: Binding[] = [];
+  for (const file of [byPath, byInode]) {
+    if (file === undefined) continue;
+    const binding = await readBinding(file);
+    if (binding && !candidates.some((c) => c.clone === binding.clone)) candidates.push(binding);
+  }
+  return { byPath, byInode, candidates };
+}
+
+/** The ledger's tip, and whether a log entry is in it. */
+async function ledgerHolds(store: Store): Promise<{
+  tip: { entryId: string; tree: string } | undefined;
+  holds: (entryId: string) => Promise<boolean>;
+}> {
+  const tipCommit = await store.readRef(LOG_REF);
+  const tip =
+    tipCommit === undefined ? undefined : await readTip(store, tipCommit).catch(() => undefined);
+  const holds = async (entryId: string) =>
+    tip !== undefined &&
+    (await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(entryId)].join('/')).catch(
+      () => undefined,
+    )) !== undefined;
+  return { tip, holds };
+}
+
+/**
+ * The binding whose memory applies to the ledger here: one whose root entry the ledger still
+ * holds (`held`), else one whose root entry's object is still in this repository — the same
+ * repository, its ledger ref rolled back, replaced or deleted. Undefined: another repository.
+ */
+async function boundLedger(
+  store: Store,
+  candidates: readonly Binding[],
+  holds: (entryId: string) => Promise<boolean>,
+): Promise<{ binding: Binding; held: boolean } | undefined> {
+  for (const binding of candidates) if (await holds(binding.ledger)) return { binding, held: true };
+  for (const binding of candidates) {
+    const object = await store.read(binding.rootBlob).catch(() => undefined);
+    if (object?.type === 'blob') return { binding, held: false };
+  }
+  return undefined;
 }
 
 interface CloneLocation {

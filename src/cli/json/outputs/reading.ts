@@ -11,7 +11,7 @@ import {
 import { LedgerError } from '../../../model/errors.js';
 import { Claims, ObservedV5, Reason } from '../../../model/record.js';
 import { STATUSES } from '../../../model/vocabulary.js';
-import { LifecycleState, recordFormat, recordId } from './shared.js';
+import { HeldEntriesMissing, LifecycleState, recordFormat, recordId } from './shared.js';
 
 export const LogOutput = z
   .array(
@@ -137,6 +137,7 @@ const SHOW_LIFECYCLE = {
     .describe(
       "show --latest: the task's other records that no record of the task descends from, as this one: concurrent with it, none newer than the others (this one is the merged order's first)",
     ),
+  rollback: HeldEntriesMissing.optional(),
 };
 
 export const ShowRecord = z.object({
@@ -151,6 +152,7 @@ export const ShowEmitted = z.object({
   original: z.boolean().describe('true: the bytes the record was made from, unchanged'),
   text: z.string(),
   losses: z.array(z.string()).describe('fields the format cannot carry'),
+  rollback: HeldEntriesMissing.optional(),
 });
 
 export const ShowOutput = z
@@ -171,6 +173,7 @@ const STATS_BASE = {
   byLifecycle: counts.describe(
     'handoffs by lifecycle state: pending, accepted, rejected, superseded',
   ),
+  rollback: HeldEntriesMissing.optional(),
 };
 
 export const StatsOutput = z

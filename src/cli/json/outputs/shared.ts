@@ -60,3 +60,20 @@ export const LifecycleState = z.object({
     .optional()
     .describe('one line per set-aside step: what it did and which concurrent step took precedence'),
 });
+
+/**
+ * Set by the readers when log entries this clone held are missing from refs/ledger/log
+ * (src/app/held-entries.ts): what `verify` fails as a rollback (exit 3), said beside the answer.
+ */
+export const HeldEntriesMissing = z
+  .object({
+    missing: z
+      .number()
+      .int()
+      .positive()
+      .describe('how many log entries this clone held refs/ledger/log no longer holds'),
+    first: recordId.describe('the first of them (a log entry id)'),
+  })
+  .describe(
+    'present when log entries this clone held are missing from refs/ledger/log: the ledger was rolled back or rewritten, and this answer may lack records it held (ledger verify names what is missing)',
+  );

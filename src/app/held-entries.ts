@@ -1,0 +1,59 @@
+/**
+ * The readers' rollback check (red team, round twelve): `log`, `show`, `stats` and the MCP tools
+ * ask the question `verify` and `sync` ask — are the log entries this clone held still in
+ * refs/ledger/log? — so that a ledger the agent reset below a tip this clone held is not shown as
+ * the whole ledger without a word. Only verify decides on it (exit 3); a reader says it.
+ *
+ * Cheap by construction, since `log` and `show` are start-up paths (test/cli/startup.test.ts):
+ * a user with no state directory has no memory, and nothing more is loaded or read (no hash, no
+ * git); the memory's code is loaded only when there is state; a memory with no entry for this
+ * clone reads no object; otherwise only the fan-out trees the held entries fall in are read
+ * (`missingEntries`), in-process like the log itself.
+ */
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LOG_REF } from '../ledger/layout.js';
+import { missingEntries } from '../ledger/read.js';
+import type { RepoPaths } from '../store/git/repo.js';
+import type { ObjectReader } from '../store/port.js';
+import { stateRoot } from './policy/state-root.js';
+
+/** Log entries this clone held that the ledger no longer holds. */
+export interface HeldEntriesMissing {
+  missing: number;
+  /** The first of them, as verify names it. */
+  first: string;
+}
+
+/**
+ * Which log entries this clone held are missing from refs/ledger/log (undefined: none, or no
+ * memory). This clone's memory is read before the ledger ref, as verify reads them: an entry a
+ * racing record notes meanwhile is then in the ledger read after it, never a false warning.
+ */
+export async function heldEntriesMissing(
+  repo: RepoPaths,
+  store: ObjectReader & { readRef(name: string): Promise<string | undefined> },
+): Promise<HeldEntriesMissing | undefined> {
+  // Bindings live under clones/: none, and this user has noted no ledger anywhere.
+  try {
+    await access(join(stateRoot(), 'clones'));
+  } catch {
+    return undefined;
+  }
+  const { readHeldEntries } = await import('./policy/local-state.js');
+  const held = await readHeldEntries(repo, store);
+  if (held.size === 0) return undefined;
+  const lost = await missingEntries(store, held);
+  return lost.length === 0 ? undefined : { missing: lost.length, first: lost[0]! };
+}
+
+/** What a reader says of it, on stderr or in an answer's notices. */
+export function heldEntriesWarning(lost: HeldEntriesMissing): string {
+  return `${heldEntriesSaid(lost)}: the ledger was rolled back or rewritten, and this answer may lack records it held; run ledger verify`;
+}
+
+/** "N log entries this clone held are missing from refs/ledger/log (first: …)". */
+export function heldEntriesSaid(lost: HeldEntriesMissing): string {
+  const one = lost.missing === 1;
+  return `${lost.missing} log entr${one ? 'y' : 'ies'} this clone held ${one ? 'is' : 'are'} missing from ${LOG_REF} (first: ${lost.first})`;
+}
