@@ -11,6 +11,8 @@
 import { resolve } from 'node:path';
 import { recordHandoff, type RecordRequest } from './app/record.js';
 import { checkDirectory, checkLibraryInput } from './app/library-input.js';
+import { heldEntriesWarning, type HeldEntriesMissing } from './app/held-entries.js';
+import { listingNotices, readLogAnswer } from './app/log-answer.js';
 import { listLog, type LogItem } from './app/query.js';
 import { withRepo } from './app/repo.js';
 import { showRecord } from './app/show.js';
@@ -36,6 +38,7 @@ export type { FormatName, LedgerRecord, Reason, Status } from './model/record.js
 export type { Verdict } from './verify/types.js';
 export type { EmitterName } from './formats/index.js';
 export type { LogItem } from './app/query.js';
+export type { HeldEntriesMissing } from './app/held-entries.js';
 export type { CheckJson, EmittedJson, RecordJson, ShowJson, VerifyJson } from './app/views.js';
 
 export interface OpenLedgerOptions {
@@ -133,6 +136,24 @@ export interface LogOptions {
   limit?: number | undefined;
 }
 
+/** `log`'s listing with what `ledger log` says beside it (on stderr). */
+export interface LogWithNotices {
+  records: LogItem[];
+  /**
+   * One sentence each, most serious first: entries this clone held that are missing (a
+   * rollback), a look past `limit` that stopped with entries left, a fetched remote ledger with
+   * records this one lacks. Empty: nothing to add to the listing.
+   */
+  notices: string[];
+  /**
+   * With `limit`: the look past the listing for records of its tasks concurrent with them
+   * stopped with entries left, so a concurrent head may be below it (`log({ task })` lists them).
+   */
+  unchecked: boolean;
+  /** Log entries this clone held that the ledger no longer holds (`verify` fails on them). */
+  rollback?: HeldEntriesMissing;
+}
+
 export interface Ledger {
   /** The directory the ledger was opened in. */
   readonly cwd: string;
@@ -145,8 +166,13 @@ export interface Ledger {
   show(ref: string | { latest: string }, options?: ShowOptions): Promise<ShowJson>;
   /** `ledger show ID --as FORMAT --json`: the record in a seed system's shape. */
   showAs(ref: string | { latest: string }, as: EmitterName): Promise<EmittedJson>;
-  /** `ledger log --json`: newest first. */
+  /** `ledger log --json`: newest first; the listing alone (`logWithNotices` says more). */
   log(options?: LogOptions): Promise<LogItem[]>;
+  /**
+   * `ledger log`: the listing and what it says on stderr beside it (a rollback, concurrent
+   * records the look past `limit` may have missed, a fetched remote ledger not taken in).
+   */
+  logWithNotices(options?: LogOptions): Promise<LogWithNotices>;
 }
 
 /**
@@ -218,6 +244,26 @@ export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
           ...(options.limit === undefined ? {} : { limit: options.limit }),
         }),
       );
+    },
+    async logWithNotices(options = {}) {
+      checkLibraryInput('logWithNotices', options);
+      await checkDirectory(cwd);
+      const answer = await withRepo(cwd, (opened) =>
+        readLogAnswer(opened, {
+          ...(options.task === undefined ? {} : { task: options.task }),
+          ...(options.limit === undefined ? {} : { limit: options.limit }),
+        }),
+      );
+      const limit = options.limit ?? 0;
+      return {
+        records: answer.items,
+        notices: [
+          ...(answer.rollback === undefined ? [] : [heldEntriesWarning(answer.rollback)]),
+          ...listingNotices(answer, `limit ${limit}`, limit),
+        ],
+        unchecked: answer.unchecked,
+        ...(answer.rollback === undefined ? {} : { rollback: answer.rollback }),
+      };
     },
   };
 }

@@ -76,6 +76,7 @@ export const LIBRARY_INPUT = {
   show: ShowArgs,
   showAs: ShowAsArgs,
   log: LogOptionsShape,
+  logWithNotices: LogOptionsShape,
 } as const;
 
 /**

@@ -152,9 +152,22 @@ const TOOLS: Tool[] = [
     schema: LogArgs,
     readOnly: true,
     more: () => 'Pass task, or a smaller limit.',
+    // What ledger found beside the listing (a rollback, a look that stopped) is cut last.
+    cut: { first: [], last: ['notices'] },
     async run(args: z.infer<typeof LogArgs>, context) {
+      // With the notices `ledger log` prints on stderr: an agent asking through MCP learns what
+      // a person at the terminal learns (red team, round twelve).
+      const { records, notices, unchecked, rollback } = await context.ledger.logWithNotices({
+        ...args,
+        limit: args.limit ?? 50,
+      });
       return {
-        json: { records: await context.ledger.log({ ...args, limit: args.limit ?? 50 }) },
+        json: {
+          records,
+          notices: notices.map(inToolWords),
+          unchecked,
+          ...(rollback === undefined ? {} : { rollback }),
+        },
         exitCode: 0,
       };
     },

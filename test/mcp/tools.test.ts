@@ -15,6 +15,7 @@ const broken = (error: unknown): Ledger =>
     show: () => Promise.reject(error),
     showAs: () => Promise.reject(error),
     log: () => Promise.reject(error),
+    logWithNotices: () => Promise.reject(error),
   }) as Ledger;
 
 describe('MCP tools', () => {

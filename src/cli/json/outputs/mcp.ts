@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { VERDICTS } from '../../../verify/types.js';
 import { LogOutput, ShowEmitted, ShowRecord } from './reading.js';
 import { CheckOutput, RecordOutput, VerifyOutput } from './record-verify.js';
-import { ErrorOutput, okTrue, recordId } from './shared.js';
+import { ErrorOutput, HeldEntriesMissing, okTrue, recordId } from './shared.js';
 
 /** Set when an answer was cut to fit the size a model's context can take. */
 export const McpTruncated = z
@@ -91,8 +91,24 @@ export const McpShowOutput = z
   .describe('ledger mcp, tool show: ledger show --json (with as: the re-emitted text)');
 
 export const McpLogOutput = z
-  .object({ ...mcpAnswer, records: LogOutput })
-  .describe('ledger mcp, tool log: ledger log --json as records, newest first');
+  .object({
+    ...mcpAnswer,
+    records: LogOutput,
+    notices: z
+      .array(z.string())
+      .describe(
+        'what ledger log says beside the listing, most serious first: log entries this clone held that are missing (a rollback), a look past limit that stopped with entries left, a fetched remote ledger with records this one lacks (empty: nothing)',
+      ),
+    unchecked: z
+      .boolean()
+      .describe(
+        "true: the look past limit for records of the listed tasks concurrent with them stopped with entries left, so one may be below the listing (log with task lists all of a task's records)",
+      ),
+    rollback: HeldEntriesMissing.optional(),
+  })
+  .describe(
+    'ledger mcp, tool log: ledger log --json as records, newest first, with what ledger log says beside them',
+  );
 
 export const McpErrorOutput = ErrorOutput.extend({ truncated: McpTruncated.optional() }).describe(
   'ledger mcp, any tool, on failure: the error shape, with the exit code the CLI would exit with',
