@@ -105,7 +105,7 @@ export function foundIn(body: string, roots: readonly string[]): Found[] {
  * A Findings table without a severity column whose rows point at `File:Line` (a `#### Security`
  * subsection's `| File:Line | Issue |`): each row a finding at that place, so verify checks the
  * line exists (issue 20: a line past the end passed). Tables under a Files Created heading are
- * the agent's files, read by filesIn.
+ * the agent's files, read by filesIn (files-sections.ts).
  */
 function locatedRows(table: Table, lines: readonly string[], roots: readonly string[]): Found[] {
   const loc = column(table.header, ['file:line', 'location', '場所']);

@@ -11,10 +11,17 @@ import { claimsProblems } from '../kit/claims.js';
 import { duplicateSection } from '../kit/problems.js';
 import { headingOf, normalizeTitle, splitSections } from '../kit/markdown.js';
 import { preview, trimBlock } from '../kit/text.js';
-import { filesIn } from './files-tables.js';
+import { filesIn } from './files-sections.js';
 import { extractInsights, insightReferences } from './insights.js';
 import { issuesIn } from './issues.js';
-import { claimsOfFindings, foundIn, listedFindings, referencesIn, type Found } from './places.js';
+import {
+  claimsOfFindings,
+  filesAction,
+  foundIn,
+  listedFindings,
+  referencesIn,
+  type Found,
+} from './places.js';
 import { listedReferences, placelessRows, unsureWhy } from './reference-list.js';
 import { resultRules } from './result-rules.js';
 import { lineIn, type Unchecked } from './unchecked.js';
@@ -143,9 +150,12 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
     ...(fin ? foundIn(fin.body, roots) : []),
     ...issues.flatMap((i) => i.found),
   ];
-  const files = fin
-    ? filesIn(fin.body, roots, text)
-    : { artifacts: [], references: [], described: [] };
+  // Files Created / Files Modified inside Findings (the contract's place), or as sections of
+  // their own beside it (`### Files Modified`): either way the agent's files, never dropped.
+  const filesSections = layout
+    .filter((l) => filesAction(headingOf(String(l['heading']))?.title ?? '') !== undefined)
+    .map((l) => `${String(l['heading'])}\n${String(l['body'] ?? '')}`);
+  const files = filesIn([fin?.body ?? '', ...filesSections].join('\n'), roots, text);
   if (files.artifacts.length > 0) claims.artifacts = files.artifacts;
   const refs = got.get('references');
   const listedRefs = refs
@@ -205,6 +215,7 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
       why: unsureWhy(u.token),
     })),
     ...issues.flatMap((i) => i.unchecked),
+    ...files.unchecked,
     ...listedRefs.unchecked,
     ...(refs ? placelessRows(refs.body, text) : []),
   ];
@@ -213,7 +224,7 @@ export function parseResult(text: string, ctx: ParseContext): ParseResult {
     (u, i) => unchecked.findIndex((v) => v.line === u.line && v.text === u.text) === i,
   );
   if (said.length > 0) extra['unchecked'] = said;
-  // Described, not claimed: kept with their lines, no verdict (files-tables.ts).
+  // Described, not claimed: kept with their lines, no verdict (files-sections.ts).
   if (files.described.length > 0) extra['filesRows'] = files.described;
   claims.extra = extra;
 

@@ -1,0 +1,192 @@
+/**
+ * The implementation agents' Files Created / Files Modified sections inside Findings (the
+ * subagent-contract REFERENCE writes a table; agents as often write a bullet list, `` - `src/a.ts`
+ * - the service ``): each file an artifact with the heading's action, and a `file:line` also a
+ * reference to check. Before red team round twelve only tables were read, so a list of files the
+ * agent never wrote was dropped without a word and a lie passed verify.
+ *
+ * What else a row or an item says (`Purpose`, `Change`, `Lines`, `Lines Changed`, the words after
+ * a listed path) says what the file is for and how big it or its change is: words, and counts
+ * ledger does not measure (an agent's `Lines` is `wc -l`, an editor's count or a round number; a
+ * file one line shorter than said would be contradicted, a false alarm). They describe a claim
+ * rather than make one, so they are kept with their line (`claims.extra.filesRows`) and get no
+ * verdict: an `unverifiable` per row would fail `--strict` on every honest implementation result.
+ * What stands under such a heading and names no file (`- 3 new helper files`, a glob, a sentence)
+ * is said, with its line (`claims.extra.unchecked`), never dropped.
+ */
+import type { ClaimedArtifact, Reference } from '../../model/record.js';
+import {
+  blankFences,
+  column,
+  findTables,
+  headingOf,
+  isNone,
+  parseList,
+  unwrap,
+  type Table,
+} from '../kit/markdown.js';
+import { mapPath, pathList, splitPathAndNote, type PathText } from '../kit/paths.js';
+import { filesAction, located } from './places.js';
+import { lineIn, type Unchecked } from './unchecked.js';
+
+type Action = ClaimedArtifact['action'];
+type Files = {
+  artifacts: ClaimedArtifact[];
+  references: Reference[];
+  described: Unchecked[];
+  unchecked: Unchecked[];
+};
+
+const DESCRIBED =
+  'what a files row says besides the file and its action (what it is for, a size): words and counts ledger does not measure';
+
+/** The separator between a listed path and its words (`` `a.ts` - why ``, `a.ts — why`). */
+const SEPARATOR = /^(?:—|–|--?|:)\s*/;
+
+/** A section that says there are no files claims nothing (`None`, `No files modified.`). */
+const NOTHING = /^(?:no (?:new |other )?files?\b[^`/\\]*|\(?none\)?\.?)$/i;
+
+export function filesIn(body: string, roots: readonly string[], document: string): Files {
+  const out: Files = { artifacts: [], references: [], described: [], unchecked: [] };
+  let section: Section | undefined;
+  const flush = (): void => {
+    if (section !== undefined) readSection(section, roots, document, out);
+    section = undefined;
+  };
+  for (const line of blankFences(body).split('\n')) {
+    const h = headingOf(line);
+    if (h === null) {
+      section?.lines.push(line);
+      continue;
+    }
+    flush();
+    const action = filesAction(h.title);
+    if (action !== undefined) section = { title: h.title, action, lines: [] };
+  }
+  flush();
+  // A file a table and a list both name is claimed once with its action.
+  const seen = new Set<string>();
+  out.artifacts = out.artifacts.filter((a) => {
+    const key = `${a.action}\n${a.path}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return out;
+}
+
+type Section = { title: string; action: Action; lines: string[] };
+
+/** One files section: its tables' rows, then its list items and other lines, each claimed or said. */
+function readSection(section: Section, roots: readonly string[], document: string, out: Files) {
+  const tables = findTables(section.lines);
+  const rest = [...section.lines];
+  for (const table of tables) {
+    readTable(table, section, roots, document, out);
+    rest.fill('', table.start, table.end);
+  }
+  const { items, rest: loose } = parseList(rest.join('\n'));
+  for (const entry of [...items.map((i) => i.text), ...loose.filter((l) => l.trim() !== '')]) {
+    const [first = '', ...more] = entry.split('\n');
+    const text = first.trim().replace(/^\[[ xX]\][ \t]+/, '');
+    if (isNone(text) || NOTHING.test(text)) continue;
+    const line = lineIn(document, first);
+    const listed = pathList(text);
+    if (listed !== undefined) {
+      for (const path of listed) claim(path, undefined, section, roots, out);
+      continue;
+    }
+    const split = splitPathAndNote(linkedPath(text));
+    const note = [split.kind === 'path' ? split.note : undefined, ...more]
+      .map((x) => (x ?? '').trim().replace(SEPARATOR, ''))
+      .filter((x) => x !== '')
+      .join(' ');
+    const path = split.kind === 'path' ? claim(split.path, note, section, roots, out) : undefined;
+    if (path === undefined) out.unchecked.push(said(line, text, section.title, split));
+    else if (note !== '')
+      out.described.push({ line, text: `${section.title}, ${path}: ${note}`, why: DESCRIBED });
+  }
+}
+
+/** A Files table's rows (the contract's shape): the file cell claimed, the other cells described. */
+function readTable(
+  table: Table,
+  section: Section,
+  roots: readonly string[],
+  document: string,
+  out: Files,
+): void {
+  const col = Math.max(0, column(table.header, ['file', 'ファイル', 'path', 'file:line']));
+  table.rows.forEach((row, r) => {
+    const line = lineIn(document, section.lines[table.start + 2 + r] ?? '');
+    const cell = row[col] ?? '';
+    const words = row
+      .map((c, i) =>
+        i === col || unwrap(c) === '' ? '' : `${table.header[i] ?? ''}: ${unwrap(c)}`,
+      )
+      .filter((x) => x !== '')
+      .join('; ');
+    // A `file:line` cell as the location reader takes it; else the cell as a listed path is read.
+    const split = located(cell, roots) === null ? splitPathAndNote(cell) : undefined;
+    const path =
+      split === undefined
+        ? claim(cell, unwrap(row[col + 1] ?? ''), section, roots, out)
+        : split.kind === 'path'
+          ? claim(split.path, split.note, section, roots, out)
+          : undefined;
+    if (path === undefined) {
+      const text = row
+        .map(unwrap)
+        .filter((c) => c !== '')
+        .join(' — ');
+      if (text !== '') out.unchecked.push(said(line, text, section.title, split));
+    } else if (words !== '')
+      out.described.push({ line, text: `${section.title}, ${path}: ${words}`, why: DESCRIBED });
+  });
+}
+
+/** What names no file under a files heading, said with its line and why. */
+function said(line: number, text: string, title: string, split?: PathText): Unchecked {
+  const why = split?.kind === 'prose' ? split.why : 'not a usable path';
+  return { line, text, why: `under ${title}, ${why}` };
+}
+
+/**
+ * A listed file as a claim: an artifact with the section's action, a `file:line` also a reference
+ * noted with the words after it (else the action). The path claimed, or undefined when the text
+ * is no usable path.
+ */
+function claim(
+  written: string,
+  note: string | undefined,
+  section: Section,
+  roots: readonly string[],
+  out: Files,
+): string | undefined {
+  // `path:line` (and its anchors) as the location reader takes it; a name it does not take
+  // (`Makefile`, a path with a space) is still a file.
+  const at = located(written, roots);
+  let path = at?.path;
+  if (path === undefined) {
+    const mapped = mapPath(written, roots);
+    if (mapped.kind === 'invalid') return undefined;
+    path = (mapped.kind === 'repo' ? mapped.path : mapped.raw).slice(0, 4096);
+  }
+  out.artifacts.push({ path, action: section.action });
+  if (at?.line !== undefined) out.references.push({ ...at, note: note || section.action });
+  return path;
+}
+
+/**
+ * `[src/a.ts](src/a.ts#L3) - why` → `` `src/a.ts` - why ``: a Markdown link names its file by its
+ * target when the target is a path, else (a URL) by its text; `**src/a.ts**` is the name too.
+ */
+function linkedPath(text: string): string {
+  const link = /^\*{0,2}\[([^\]\n]+)\]\(([^)\s]+)\)\*{0,2}(.*)$/s.exec(text);
+  if (link !== null) {
+    const target = (link[2] ?? '').replace(/#.*$/, '');
+    const named = /^[a-z][a-z0-9+.-]*:/i.test(target) || target === '' ? (link[1] ?? '') : target;
+    return `\`${unwrap(named)}\`${link[3] ?? ''}`;
+  }
+  return text.replace(/^\*\*`?([^`*\n]+)`?\*\*/, '`$1`');
+}
