@@ -20,7 +20,6 @@ import {
 } from '../../model/record.js';
 import type { ParseContext, ParseResult } from '../contract.js';
 import { claimsProblems, reason } from '../kit/claims.js';
-import { parseFileLine } from '../kit/markdown.js';
 import { mapPath } from '../kit/paths.js';
 import { issuesToProblems } from '../kit/problems.js';
 import { preview } from '../kit/text.js';
@@ -28,7 +27,7 @@ import { toJsonLike } from '../kit/values.js';
 import { contentHash, MAX_INSIGHT, MIN_INSIGHT } from './insights.js';
 import { placeKey } from './places.js';
 import { unsureWhy } from './reference-list.js';
-import { readPlaces } from './tokens.js';
+import { located, readPlaces } from './tokens.js';
 import { lineIn, type Unchecked } from './unchecked.js';
 import { INSIGHT_CATEGORIES, INSIGHT_ID, OLDER_INSIGHT_ID, PROGRESS_STATUS } from './vocabulary.js';
 
@@ -305,14 +304,10 @@ export function parseProgressFile(value: Record<string, unknown>, ctx: ParseCont
   for (const s of v.sessions ?? []) for (const f of s.filesModified ?? []) add(f);
   for (const l of v.log ?? []) for (const f of l.files ?? []) add(f);
   const references: Reference[] = [];
+  // A key file as a result's location is read: `a.ts:12`, `a.ts:12:5`, `a.ts#L12`, a range.
   for (const k of v.resumptionContext?.keyFiles ?? []) {
-    const fl = parseFileLine(k);
-    const m = fl ? mapPath(fl.path, roots) : null;
-    if (fl && m && m.kind !== 'invalid')
-      references.push({
-        path: (m.kind === 'repo' ? m.path : m.raw).slice(0, 4096),
-        ...(fl.line === undefined ? {} : { line: fl.line }),
-      });
+    const at = located(k, roots);
+    if (at !== null) references.push(at);
   }
   const decisions = (v.resumptionContext?.recentDecisions ?? []).map((text) => ({ text }));
   const claims: Claims = {

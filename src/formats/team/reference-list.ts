@@ -86,6 +86,6 @@ function isFile(token: string): boolean {
 
 /** Why a root-level `name.md:443` is not claimed (tokens.ts: COUNTRY_DOMAINS). */
 export function unsureWhy(token: string): string {
-  const extension = /\.([A-Za-z]+):/.exec(token)?.[1] ?? '';
+  const extension = /\.([A-Za-z]+)(?::|#L)/.exec(token)?.[1] ?? '';
   return `a root-level name whose extension (.${extension}) is a country domain too: a file at a line or a host at a port, not guessed`;
 }

@@ -57,14 +57,26 @@ function rootName(name: string): 'file' | 'host' | 'unsure' {
 /**
  * `a.ts:12:5` (line and column) → `a.ts:12`, and a range with columns `a.ts:12:5-14:2` →
  * `a.ts:12-14`, `a.ts:12:5-9` (columns of one line) → `a.ts:12`: the lines are the claim; the
- * columns are not checked.
+ * columns are not checked. A GitHub anchor is the same claim in a link's spelling (red team,
+ * round twelve: `a.ts#L3` was claimed as a file of that name, contradicted, and failed the 30%
+ * rule): `a.ts#L3` → `a.ts:3`, `a.ts#L2-L4` → `a.ts:2-4`, `a.ts#L2C5-L4C8` → `a.ts:2-4`.
+ * Upstream's verify_references.py reads neither spelling (it extracts `path.ext:line` alone),
+ * so it counts no anchor unresolved; read as its line, an honest anchor resolves, and one past
+ * the end is contradicted for its line like any `:line` ledger reads beyond upstream's pattern
+ * (ranges, `line:col`).
  */
 function withoutColumn(text: string): string {
-  return text.replace(
-    /^(\s*`*[^\s`]*:L?\d{1,9}):C?\d{1,9}(?:[-–](?:L?(\d{1,9}):C?\d{1,9}|C?\d{1,9}))?(`*\s*)$/,
-    (_, head: string, end: string | undefined, tail: string) =>
-      `${head}${end === undefined ? '' : `-${end}`}${tail}`,
-  );
+  return text
+    .replace(
+      /^(\s*`*[^\s`#]*[^\s`#/])#L(\d{1,9})(?:C\d{1,9})?(?:[-–]L?(\d{1,9})(?:C\d{1,9})?)?(`*\s*)$/,
+      (_, head: string, line: string, end: string | undefined, tail: string) =>
+        `${head}:${line}${end === undefined ? '' : `-${end}`}${tail}`,
+    )
+    .replace(
+      /^(\s*`*[^\s`]*:L?\d{1,9}):C?\d{1,9}(?:[-–](?:L?(\d{1,9}):C?\d{1,9}|C?\d{1,9}))?(`*\s*)$/,
+      (_, head: string, end: string | undefined, tail: string) =>
+        `${head}${end === undefined ? '' : `-${end}`}${tail}`,
+    );
 }
 
 /** A written `file:line` location as a claim: mapped into the repository, else as written. */
@@ -109,7 +121,8 @@ export function readPlaces(
   const places: Place[] = [];
   const unsure: string[] = [];
   for (const raw of text.split(/[\s`()[\]<>{}"',;、，（）「」→←]+/)) {
-    const token = withoutColumn(raw.replace(/[.:!?。]+$/, ''));
+    const written = raw.replace(/[.:!?。]+$/, '');
+    const token = withoutColumn(written);
     const fl = parseFileLine(token);
     if (fl?.line === undefined) continue;
     const name = fl.path.slice(fl.path.lastIndexOf('/') + 1);
@@ -118,7 +131,8 @@ export function readPlaces(
       const kind = name.includes('@') ? 'host' : rootName(name);
       if (kind === 'host') continue;
       if (kind === 'unsure') {
-        unsure.push(token);
+        // As written, so that its line can be found (`utils.py#L40` is not `utils.py:40`).
+        unsure.push(written);
         continue;
       }
     }
