@@ -21,11 +21,10 @@ import {
   findTables,
   headingOf,
   isNone,
-  parseList,
   unwrap,
   type Table,
 } from '../kit/markdown.js';
-import { mapPath, pathList, splitPathAndNote, type PathText } from '../kit/paths.js';
+import { hasExtension, mapPath, pathList, splitPathAndNote, type PathText } from '../kit/paths.js';
 import { filesAction, located } from './places.js';
 import { lineIn, type Unchecked } from './unchecked.js';
 
@@ -85,10 +84,8 @@ function readSection(section: Section, roots: readonly string[], document: strin
     readTable(table, section, roots, document, out);
     rest.fill('', table.start, table.end);
   }
-  const { items, rest: loose } = parseList(rest.join('\n'));
-  for (const entry of [...items.map((i) => i.text), ...loose.filter((l) => l.trim() !== '')]) {
-    const [first = '', ...more] = entry.split('\n');
-    const text = first.trim().replace(/^\[[ xX]\][ \t]+/, '');
+  for (const { first, more } of entriesOf(rest)) {
+    const text = first.trim();
     if (isNone(text) || NOTHING.test(text)) continue;
     const line = lineIn(document, first);
     const listed = pathList(text);
@@ -106,6 +103,35 @@ function readSection(section: Section, roots: readonly string[], document: strin
     else if (note !== '')
       out.described.push({ line, text: `${section.title}, ${path}: ${note}`, why: DESCRIBED });
   }
+}
+
+const ITEM = /^([ \t]*)(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)$/;
+/** A label over a group of files (`- **Services:**`, `Backend files:`): structure, no claim. */
+const LABEL = /^[*_]*[^`/\\.:]+[*_]*:[*_]*$/;
+
+/**
+ * The entries of a files list: each item at the list's own level, or other line, with the lines
+ * indented under it — deeper bullets describe the file above them (`- \`a.ts\`` over `  - Added
+ * routes`), as in the maxsim reader. The items under a label (`- **Services:**`) are entries
+ * themselves.
+ */
+function entriesOf(lines: readonly string[]): { first: string; more: string[] }[] {
+  const indents = lines.flatMap((l) => {
+    const m = ITEM.exec(l);
+    return m === null ? [] : [(m[1] ?? '').replace(/\t/g, '    ').length];
+  });
+  const top = (indents.length > 0 ? Math.min(...indents) : 0) + 1;
+  const out: { first: string; more: string[]; label: boolean }[] = [];
+  for (const l of lines) {
+    if (l.trim() === '') continue;
+    const m = ITEM.exec(l);
+    const indent = (/^[ \t]*/.exec(l)?.[0] ?? '').replace(/\t/g, '    ').length;
+    const text = (m?.[2] ?? l).trim();
+    const last = out[out.length - 1];
+    if (last !== undefined && indent > top && !last.label) last.more.push(text);
+    else out.push({ first: text, more: [], label: LABEL.test(text) });
+  }
+  return out.filter((e) => !e.label);
 }
 
 /** A Files table's rows (the contract's shape): the file cell claimed, the other cells described. */
@@ -147,7 +173,7 @@ function readTable(
 
 /** What names no file under a files heading, said with its line and why. */
 function said(line: number, text: string, title: string, split?: PathText): Unchecked {
-  const why = split?.kind === 'prose' ? split.why : 'not a usable path';
+  const why = split?.kind === 'prose' ? split.why : 'not a path (no folder, no extension)';
   return { line, text, why: `under ${title}, ${why}` };
 }
 
@@ -168,6 +194,10 @@ function claim(
   const at = located(written, roots);
   let path = at?.path;
   if (path === undefined) {
+    // One word with no folder and no extension (`Router`, `**Backend**`) is a word, not a file
+    // to contradict: said instead.
+    if (!/[/\\]/.test(written) && !hasExtension(written) && !/^\.[^./]/.test(written))
+      return undefined;
     const mapped = mapPath(written, roots);
     if (mapped.kind === 'invalid') return undefined;
     path = (mapped.kind === 'repo' ? mapped.path : mapped.raw).slice(0, 4096);

@@ -153,6 +153,37 @@ describe('attack: Files Created / Files Modified written as bullet lists are cla
     ]);
   });
 
+  it('no false alarm on honest list shapes: deeper bullets describe the file above, a label groups files, one bare word is said', () => {
+    const text = withFiles(
+      [
+        '- **Services:**',
+        '  - `src/services/user.ts`',
+        '    - registration and login',
+        '- **Tests:**',
+        '  - [x] `tests/services/user.test.ts`',
+      ].join('\n'),
+      '1. [src/routes/index.ts](src/routes/index.ts#L45) - Added user routes\n2. Router',
+    );
+    const h = parsed(text);
+    expect(artifacts(h)).toEqual([
+      'created src/services/user.ts',
+      'created tests/services/user.test.ts',
+      'modified src/routes/index.ts',
+    ]);
+    const rows = (h.claims.extra?.['filesRows'] as { text: string }[]).map((r) => r.text);
+    expect(rows).toEqual([
+      'Files Created, src/services/user.ts: registration and login',
+      'Files Modified, src/routes/index.ts: Added user routes',
+    ]);
+    expect(unchecked(h)).toEqual([
+      {
+        line: text.split('\n').indexOf('2. Router') + 1,
+        text: 'Router',
+        why: 'under Files Modified, not a path (no folder, no extension)',
+      },
+    ]);
+  });
+
   it('files listed on one line, separated by commas, are each claimed', () => {
     const h = parsed(withFiles('- `src/a.ts`, `src/b.ts`', '- None'));
     expect(artifacts(h)).toEqual(['created src/a.ts', 'created src/b.ts']);
