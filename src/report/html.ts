@@ -27,6 +27,7 @@ import { bytesOf, recordsDetails } from './html-details.js';
 import { badge, cap, checksTable, h, verdictCounts } from './html-parts.js';
 import {
   cachedRunLine,
+  lifecycleCell,
   lifecycleWord,
   OUTCOME_WORDS,
   outcomeOf,
@@ -180,6 +181,15 @@ function filterData(r: AuditRecord, taskIndex: ReadonlyMap<string, string>): Saf
   return h`data-v="${r.verdict}" data-l="${lifecycleWord(r) ?? ''}" data-t="${task}"`;
 }
 
+/** The lifecycle cell, the step's own words isolated in `<bdi>` like all agent text. */
+function lifecycle(r: AuditRecord): SafeHtml | string {
+  const cell = lifecycleCell(r);
+  if (cell === undefined) return '—';
+  return cell.by === undefined
+    ? h`${cell.lead}${cell.tail}`
+    : h`${cell.lead}<bdi>${cell.by}</bdi>${cell.tail}`;
+}
+
 function summaryTable(report: AuditReport, taskIndex: ReadonlyMap<string, string>): SafeHtml {
   if (report.records.length === 0) return html``;
   // Cells and rows are closed by the next one (HTML's optional end tags): a row is on the page
@@ -190,7 +200,7 @@ function summaryTable(report: AuditReport, taskIndex: ReadonlyMap<string, string
       rec === undefined
         ? '—'
         : h`<bdi>${claimedStatusLabel(rec.claimedStatus)}</bdi> → ${rec.effectiveStatus}`;
-    return h`<tr ${filterData(r, taskIndex)}><td><a href="#r${i}">${badge(r.verdict, r.integrity)} <code>${r.id.slice(7, 19)}</code></a><td><bdi>${cap(rec?.task ?? '—', TASK_CHARS)}</bdi><td>${status}<td>${lifecycleWord(r) ?? '—'}<td>${verdictCounts(r.checks)}`;
+    return h`<tr ${filterData(r, taskIndex)}><td><a href="#r${i}">${badge(r.verdict, r.integrity)} <code>${r.id.slice(7, 19)}</code></a><td><bdi>${cap(rec?.task ?? '—', TASK_CHARS)}</bdi><td>${status}<td>${lifecycle(r)}<td>${verdictCounts(r.checks)}`;
   });
   return html`<table id="summary">
     <caption class="meta">

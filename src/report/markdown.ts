@@ -8,10 +8,11 @@ import type { Verdict } from '../verify/types.js';
 import { escapeMarkdown } from './escape.js';
 import {
   cachedRunLine,
+  lifecycleCell,
+  lifecycleText,
   OUTCOME_WORDS,
   outcomeOf,
   recordsChecked,
-  type AuditRecord,
   type AuditReport,
 } from './model.js';
 
@@ -88,7 +89,7 @@ export function renderMarkdown(report: AuditReport): string {
         .join(', ');
       lines.push(
         `| ${ICON[r.verdict]} | \`${r.id.slice(0, 19)}\` | ${md(r.record?.task ?? '')} | ${md(r.record === undefined ? '' : claimedStatusLabel(r.record.claimedStatus))} | ` +
-          `${md(r.record?.effectiveStatus ?? (r.integrity ? 'unreadable' : ''))} | ${md(lifecycleCell(r))} | ${tally} |`,
+          `${md(r.record?.effectiveStatus ?? (r.integrity ? 'unreadable' : ''))} | ${md(lifecycleText(lifecycleCell(r)))} | ${tally} |`,
       );
     }
   }
@@ -134,34 +135,4 @@ function withinBudget(lines: readonly string[], cellsCut: boolean): string {
       : `${left} more line(s) not shown and long text cut to ${MAX_CELL_CHARS} characters, to stay under GitHub's 1 MiB summary limit`;
   // A blank line first ends a table the cut may have left open.
   return `${[...lines.slice(0, kept), '', `> **truncated**: ${why}; ${SEE_ALL}`].join('\n')}\n`;
-}
-
-/** Characters of a step's `by` in the lifecycle cell (the cell is cut at MAX_CELL_CHARS). */
-const BY_CHARS = 80;
-
-/**
- * A handoff's lifecycle state and who moved it there; a step says what it did. Who took a step
- * is the step's own word (`ledger accept --by` needs no key, so the agent can write any name and
- * any "signature verified" after it) unless a trusted reviewer signed the step: the cell says
- * which, before the words, so cutting the cell never drops it.
- */
-function lifecycleCell(r: AuditRecord): string {
-  if (r.lifecycleStep !== undefined)
-    return `step: ${r.lifecycleStep.action} ${r.lifecycleStep.of.slice(0, 19)}${r.lifecycleStep.setAside === undefined ? '' : ', set aside (not counted): a concurrent step on the same record takes precedence'}`;
-  const l = r.lifecycle;
-  if (l === undefined) return '';
-  const by = l.by === undefined ? undefined : [...l.by];
-  const claimed =
-    by === undefined
-      ? ''
-      : `; it says: by ${by.length > BY_CHARS ? `${by.slice(0, BY_CHARS).join('')}…` : l.by}`;
-  const who =
-    l.reviewer !== undefined
-      ? `, signed by reviewer ${l.reviewer}`
-      : l.step === undefined
-        ? ''
-        : ` (no trusted reviewer signed the step${claimed})`;
-  const setAside =
-    l.setAside === undefined ? '' : `; ${l.setAside.length} concurrent step(s) set aside`;
-  return `${l.state}${who}${l.resolved === true ? ' (resolved)' : ''}${setAside}`;
 }

@@ -281,11 +281,63 @@ function recordView(record: LedgerRecord): NonNullable<AuditRecord['record']> {
   };
 }
 
-/** A record's lifecycle in one word, for the page's column and filter (`step` for a step). */
+/** A record's lifecycle in one word, for the page's filter (`step` for a step). */
 export function lifecycleWord(record: AuditRecord): string | undefined {
   if (record.lifecycleStep !== undefined)
     return record.lifecycleStep.setAside === undefined ? 'step' : 'step set aside';
   return record.lifecycle?.state;
+}
+
+/**
+ * A record's lifecycle cell, in the words the page and the summary share: ledger's own words,
+ * and apart from them the step's `by` (agent text), so each renderer isolates that its own way.
+ */
+export interface LifecycleCell {
+  lead: string;
+  by?: string;
+  tail: string;
+}
+
+/** Characters of a step's `by` in a lifecycle cell. */
+const BY_CHARS = 80;
+
+/**
+ * A handoff's lifecycle state and who moved it there; a step says what it did. Who took a step
+ * is the step's own word (`ledger accept --by` needs no key, so the agent can write any name and
+ * any "signature verified" after it) unless a trusted reviewer signed the step: the cell says
+ * which, before the words, so cutting the cell never drops it; then whether the step resolved a
+ * failing claim and how many concurrent steps a fork set aside (red team rounds 8, 11 and 12).
+ */
+export function lifecycleCell(r: AuditRecord): LifecycleCell | undefined {
+  const step = r.lifecycleStep;
+  if (step !== undefined)
+    return {
+      lead: `step: ${step.action} ${step.of.slice(0, 19)}${step.setAside === undefined ? '' : ', set aside (not counted): a concurrent step on the same record takes precedence'}`,
+      tail: '',
+    };
+  const l = r.lifecycle;
+  if (l === undefined) return undefined;
+  const setAside =
+    l.setAside === undefined || l.setAside.length === 0
+      ? ''
+      : `; ${l.setAside.length} concurrent step(s) set aside`;
+  const after = `${l.resolved === true ? ' (resolved)' : ''}${setAside}`;
+  if (l.reviewer !== undefined)
+    return { lead: `${l.state}, signed by reviewer ${l.reviewer}`, tail: after };
+  if (l.step === undefined) return { lead: l.state, tail: after };
+  const unsigned = `${l.state} (no trusted reviewer signed the step`;
+  if (l.by === undefined) return { lead: unsigned, tail: `)${after}` };
+  const by = [...l.by];
+  return {
+    lead: `${unsigned}; it says: by `,
+    by: by.length > BY_CHARS ? `${by.slice(0, BY_CHARS).join('')}…` : l.by,
+    tail: `)${after}`,
+  };
+}
+
+/** A lifecycle cell as one line of text (escaped by the caller). */
+export function lifecycleText(cell: LifecycleCell | undefined): string {
+  return cell === undefined ? '' : `${cell.lead}${cell.by ?? ''}${cell.tail}`;
 }
 
 /** The lifecycle views of one record: its state, with verify's gate reading merged in. */

@@ -13,11 +13,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyLifecycle } from '../../src/app/lifecycle.js';
 import { writeReport } from '../../src/app/report.js';
+import { syncRepository } from '../../src/app/sync.js';
 import { escapeForTerminal } from '../../src/paths/index.js';
 import { recordVerdict } from '../../src/verify/verdict.js';
 import { cli, makeUser, record } from '../adversarial/helpers.js';
-import { gitdir, PROJECT_ROOT, tempDir, writeFiles } from '../helpers/git.js';
+import { gitdir, PROJECT_ROOT, remoteWithClones, tempDir, writeFiles } from '../helpers/git.js';
+import { honest, lie } from '../helpers/lifecycle.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -346,6 +349,52 @@ describe('ledger report --html in Chromium', () => {
     );
 
     expect(requests).toEqual([url]);
+    expect(consoleMessages).toEqual([]);
+  });
+
+  it("attack: a record's lifecycle cell says an unsigned step is its own word, that it resolved a failing claim, and how many concurrent steps were set aside (red team 12, finding 3)", async () => {
+    const { clones } = remoteWithClones(2);
+    const [agent, bob] = clones as [string, string];
+    const accepted = await honest(agent, 'the fix');
+    const failing = await lie(agent);
+    await syncRepository({ cwd: agent });
+    await syncRepository({ cwd: bob });
+    // The agent accepts its own record in words that read as a verified approval; bob accepts
+    // it too, concurrently: a fork, one of the two accepts is set aside.
+    const FORGED = 'lead@corp (maintainer; SSH signature verified by ledger)';
+    await applyLifecycle({ cwd: agent, id: accepted, action: 'accept', by: FORGED });
+    await applyLifecycle({ cwd: agent, id: failing, action: 'reject', by: 'lead' });
+    await applyLifecycle({ cwd: bob, id: accepted, action: 'accept', by: 'bob' });
+    await syncRepository({ cwd: bob });
+    await syncRepository({ cwd: agent });
+    const file = join(tempDir(), 'lifecycle.html');
+    const { report } = await writeReport({ cwd: agent, htmlFile: file, markdownFile: '-' });
+    expect(report.records.find((r) => r.id === accepted)!.lifecycle?.setAside).toHaveLength(1);
+
+    consoleMessages.length = 0;
+    await page.goto(pathToFileURL(file).href);
+    const cells = new Map(
+      (await page
+        .locator('#summary tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [
+            tr.querySelector('code')!.textContent,
+            { cell: tr.children[3]!.textContent, filter: tr.getAttribute('data-l') },
+          ]),
+        )) as [string, { cell: string; filter: string }][],
+    );
+    const cellOf = (id: string) => cells.get(id.slice(7, 19))!;
+    expect(cellOf(accepted).cell).toMatch(
+      /^accepted \(no trusted reviewer signed the step; it says: by (lead@corp \(maintainer; SSH signature verified by ledger\)|bob)\); 1 concurrent step\(s\) set aside$/,
+    );
+    expect(cellOf(failing).cell).toBe(
+      'rejected (no trusted reviewer signed the step; it says: by lead) (resolved)',
+    );
+    // The filter still matches the bare word.
+    expect(cellOf(accepted).filter).toBe('accepted');
+    expect(cellOf(failing).filter).toBe('rejected');
+    await page.selectOption('#filter-lifecycle', 'accepted');
+    await expect.poll(() => page.locator('#shown').textContent()).toMatch(/^1 of \d+ record/);
     expect(consoleMessages).toEqual([]);
   });
 
