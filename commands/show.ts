@@ -13,7 +13,9 @@ export default class Show extends LedgerCommand {
   static override description =
     'ID is a record id or a unique prefix of one (as in git). --as FORMAT prints the record in a ' +
     "seed system's own shape: the original bytes when it came in that format, otherwise a " +
-    'conversion, with what the format cannot carry listed on stderr.';
+    'conversion, with what the format cannot carry listed on stderr. The observed half is ' +
+    "headed with whose word it is here: ledger's when your ledger made the record or a signature " +
+    'the policy trusts is on it; otherwise its witness results are unproven until verify --rerun.';
   static override examples = [
     '<%= config.bin %> show sha256:3f2a',
     '<%= config.bin %> show 3f2a --json',

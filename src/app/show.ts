@@ -17,6 +17,8 @@ import { stepInfo } from './lifecycle-state.js';
 import { readSignaturesOf } from '../ledger/leaves.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { loadPolicy } from './policy/local.js';
+import { peekRecordedHere } from './policy/local-state.js';
+import { observedProofOf, type ObservedProof } from './observed-proof.js';
 import { headsOfTask, loadRecord, resolveId } from './query.js';
 import { trustFrom } from './policy/trust.js';
 import { withRepo } from './repo.js';
@@ -39,6 +41,8 @@ export interface Shown {
   signatures?: SignatureVerdict[];
   id: string;
   record: LedgerRecord;
+  /** Whether this machine can tell that ledger observed the record's `observed` part. */
+  observedProof: ObservedProof;
   emitted?: { bytes: Uint8Array; losses: string[]; original: boolean };
   /**
    * The format's derived views (its `views` hook, its lifecycle) for the JSON output; with
@@ -68,6 +72,9 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     const trust = trustFrom(loaded, new Date());
     const signatures = (await readSignaturesOf(store, index, id)).map((s) =>
       judgeRecordSignature(id, s.armored, trust, record.observed.producer),
+    );
+    const observedProof = await observedProofOf(id, signatures, () =>
+      peekRecordedHere(repo, store),
     );
     const source = async () => {
       if (!record.observed.source) return undefined;
@@ -116,20 +123,21 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     }
     if (concurrent !== undefined) extra['concurrent'] = concurrent;
     const said = rollback === undefined ? {} : { rollback };
-    if (request.as === undefined) return { id, record, extra, signatures, ...said };
+    if (request.as === undefined) return { id, record, observedProof, extra, signatures, ...said };
     const { emitAs, sourceShapeOf } = await import('../formats/index.js');
     // The kept bytes are given back only in the shape they were written in.
     if (kept !== undefined && request.as === sourceShapeOf(record)) {
       return {
         id,
         record,
+        observedProof,
         extra,
         emitted: { bytes: kept, losses: [], original: true },
         ...said,
       };
     }
     const emitted = emitAs(request.as, record);
-    return { id, record, extra, emitted: { ...emitted, original: false }, ...said };
+    return { id, record, observedProof, extra, emitted: { ...emitted, original: false }, ...said };
   });
 }
 

@@ -120,6 +120,7 @@ export function toShowJson(shown: Shown): ShowJson {
     effectiveStatus: record.observed.effectiveStatus,
     reasons: record.observed.reasons,
     authors: { claims: 'agent', observed: 'ledger' },
+    observedProof: shown.observedProof.by,
     claims: record.claims,
     observed: record.observed,
     producer: producerView(record.observed.producer, signatures),

@@ -2,6 +2,7 @@
  * A record for people: every field labelled with its author, agent text escaped so that it
  * cannot drive the terminal.
  */
+import type { ObservedProof } from '../app/observed-proof.js';
 import type { LedgerRecord } from '../model/record.js';
 import { claimedStatusLabel } from '../model/vocabulary.js';
 import type { SignatureVerdict } from '../verify/signatures.js';
@@ -10,9 +11,11 @@ import { escapeForTerminal, sanitizeLine } from '../paths/index.js';
 export function renderRecord(
   id: string,
   record: LedgerRecord,
-  signatures: readonly SignatureVerdict[] = [],
+  signatures: readonly SignatureVerdict[],
+  proof: ObservedProof,
 ): string {
   const { claims, observed } = record;
+  const proven = proof.by !== 'unproven';
   const out: string[] = [];
   const line = (label: string, value: string) => out.push(`  ${label.padEnd(16)} ${value}`);
   const text = (value: string) => escapeForTerminal(value).replace(/\n/g, '\n' + ' '.repeat(19));
@@ -21,7 +24,7 @@ export function renderRecord(
   out.push(`format ${record.format}  ·  schema ${record.schema}`);
   out.push('');
   out.push(
-    `status: ${sanitizeLine(claimedStatusLabel(claims.status))} (claimed by the agent) → ${observed.effectiveStatus} (derived by ledger)`,
+    `status: ${sanitizeLine(claimedStatusLabel(claims.status))} (claimed by the agent) → ${observed.effectiveStatus} (${proven ? 'derived by ledger' : 'derived from the observed part below, unproven here'})`,
   );
   for (const r of observed.reasons) out.push(`  ${r.code}: ${sanitizeLine(r.message)}`);
   out.push('');
@@ -73,7 +76,7 @@ export function renderRecord(
   if (claims.extra && Object.keys(claims.extra).length > 0)
     line('extra fields', Object.keys(claims.extra).map(sanitizeLine).join(', '));
   out.push('');
-  out.push('Observed by ledger:');
+  out.push(observedHeading(proof));
   line('recorded at', `${observed.recordedAt} by ledger ${sanitizeLine(observed.ledgerVersion)}`);
   const signers = signatures.filter((s) => s.verified).map((s) => sanitizeLine(s.signer ?? ''));
   if (observed.producer !== undefined) {
@@ -128,4 +131,20 @@ export function renderRecord(
       `${record.format} handoff, ${observed.source.size} bytes, sha256:${observed.source.sha256}`,
     );
   return out.join('\n');
+}
+
+/**
+ * Whose word the observed part is on this machine (src/app/observed-proof.ts): "Observed by
+ * ledger" only where this machine can tell, since a record appended with git plumbing carries
+ * whatever witness results its writer chose (red team, round twelve).
+ */
+function observedHeading(proof: ObservedProof): string {
+  switch (proof.by) {
+    case 'recorded-here':
+      return 'Observed by ledger (made by your ledger on this machine):';
+    case 'trusted-signature':
+      return `Observed by ledger (attested by ${sanitizeLine(proof.signer)}'s trusted signature):`;
+    case 'unproven':
+      return 'Observed by the ledger that recorded it (not recorded here and no signature the policy trusts: witness results unproven until ledger verify --rerun):';
+  }
 }

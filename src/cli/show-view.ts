@@ -24,7 +24,7 @@ export async function showView(cwd: string, options: ShowOptions): Promise<Outpu
   return {
     json: toShowJson(shown),
     text:
-      renderRecord(shown.id, shown.record, shown.signatures ?? []) +
+      renderRecord(shown.id, shown.record, shown.signatures ?? [], shown.observedProof) +
       lifecycleLine(shown.extra) +
       concurrentLine(shown.extra),
     ...(shown.rollback === undefined ? {} : { warning: heldEntriesWarning(shown.rollback) }),

@@ -9,8 +9,18 @@
  */
 import { cutText, dropFromEnd, keepMembers, KEEP_TEXT, type AnswerNode } from './answer-tree.js';
 
-/** What a reader needs to know which answer this was and how it came out. */
-const IDENTITY = new Set(['ok', 'exitCode', 'id', 'claimedStatus', 'effectiveStatus']);
+/**
+ * What a reader needs to know which answer this was and how it came out; `observedProof` says
+ * whether the effective status is ledger's word on this machine or only the recording ledger's.
+ */
+const IDENTITY = new Set([
+  'ok',
+  'exitCode',
+  'id',
+  'claimedStatus',
+  'effectiveStatus',
+  'observedProof',
+]);
 
 /** Cuts `root` down to its skeleton; `cut` is told of every part that lost something. */
 export function pruneToSkeleton(root: AnswerNode, cut: (node: AnswerNode) => void): void {

@@ -29,12 +29,7 @@ import {
   checkClock,
   checkEvidence,
 } from './observed.js';
-import {
-  checkSignatures,
-  type SignatureLeaf,
-  type SignatureVerdict,
-  type Trust,
-} from './signatures.js';
+import { attestedBy, checkSignatures, type SignatureLeaf, type Trust } from './signatures.js';
 import type { Check, CheckDraft, RecordReport, Rerunner } from './types.js';
 import { checkWitnesses } from './witnesses.js';
 
@@ -258,19 +253,6 @@ function isStepShaped(record: LedgerRecord): boolean {
     !Array.isArray(link) &&
     typeof (link as Record<string, unknown>)['of'] === 'string'
   );
-}
-
-/**
- * Who the policy trusts among this record's signers: a producer signature over the record id,
- * or a recorder signature ("recorded by <signer>'s ledger"). Either says ledger on a trusted
- * machine observed the witnesses, which is what makes their recorded results attested.
- */
-function attestedBy(verdicts: readonly SignatureVerdict[]): string | undefined {
-  for (const v of verdicts) {
-    if (v.verified && v.signer) return v.signer;
-    if (typeof v.recorder === 'string') return v.recorder;
-  }
-  return undefined;
 }
 
 /** The schema a stored value claims to follow, for a message about why it does not. */

@@ -204,6 +204,20 @@ export function judgeRecordSignature(
 }
 
 /**
+ * Who the policy trusts among this record's signers: a producer signature over the record id,
+ * or a recorder signature ("recorded by <signer>'s ledger"). Either says ledger on a trusted
+ * machine observed the witnesses, which is what makes their recorded results attested (verify's
+ * witness checks) and what `show` says of the record's observed part.
+ */
+export function attestedBy(verdicts: readonly SignatureVerdict[]): string | undefined {
+  for (const v of verdicts) {
+    if (v.verified && v.signer) return v.signer;
+    if (typeof v.recorder === 'string') return v.recorder;
+  }
+  return undefined;
+}
+
+/**
  * The principal of a trusted reviewer signature over a lifecycle step, if one is there: who took
  * a step (`--by`) is the step's own word, which the agent writes without any key.
  */

@@ -93,6 +93,21 @@ describe('git processes per command', () => {
     expect(git(large, 'count-objects', '-v')).toMatch(/packs: 1/);
   });
 
+  // `show` says whether this user's ledger made the record (red team 12, finding 4): the user's
+  // memory and the ledger objects it checks the binding against are read in-process. What git
+  // it starts is the policy's config lookup, as before.
+  it("ledger show reads the user's memory of the ledger without starting git for it", async () => {
+    const dir = gitdir();
+    const made = await runCli(['record', '--json', '--status', 'success'], dir);
+    expect(made.code, made.stderr).toBe(0);
+    const id = (JSON.parse(made.stdout) as { id: string }).id;
+    const counting = countingPath();
+    const r = await runCli(['show', id, '--json'], dir, counting.env);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { observedProof: string }).observedProof).toBe('recorded-here');
+    expect(counting.calls().filter((call) => call !== 'config')).toEqual([]);
+  });
+
   // Two more than a single-ref sync: one `git for-each-ref` reads the markers of every remote
   // ledger ref before the fetch, one reads the fetched refs after it, however many writers. The
   // ledger ref and the markers move in one `git update-ref --stdin` (src/sync/adopt.ts). The

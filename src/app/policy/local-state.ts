@@ -200,6 +200,23 @@ export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<Se
   return held.find((h) => h.binding === bound?.binding)?.entries ?? new Set();
 }
 
+/**
+ * The records this user's ledger made in the ledger of `repo` (any of their clones), from the
+ * memory this clone is already bound to: no root walk and nothing written, for a reader (`show`)
+ * that only asks. A clone no ledger command has bound (nothing was recorded, synced or verified
+ * in it) knows of none, so its records read as not made here until one does.
+ */
+export async function peekRecordedHere(repo: RepoPaths, store: Store): Promise<Set<string>> {
+  const { candidates } = await readBindings(await cloneLocation(repo));
+  if (candidates.length === 0) return new Set();
+  const bound = await boundLedger(store, candidates, (await ledgerHolds(store)).holds);
+  return bound === undefined
+    ? new Set()
+    : readIdLines(
+        join(stateRoot(), 'ledgers', sha256(bound.binding.ledger).slice(0, 32), RECORDED),
+      );
+}
+
 function cloneDirOf(binding: Pick<Binding, 'ledger' | 'clone'>): string {
   return join(stateRoot(), 'ledgers', sha256(binding.ledger).slice(0, 32), 'clones', binding.clone);
 }

@@ -105,7 +105,17 @@ const SHOW_BASE = {
   claimedStatus: z.string(),
   effectiveStatus: z.enum(STATUSES),
   reasons: z.array(Reason),
-  authors: z.object({ claims: z.literal('agent'), observed: z.literal('ledger') }),
+  authors: z
+    .object({ claims: z.literal('agent'), observed: z.literal('ledger') })
+    .describe(
+      "who authors each half by the schema; whether ledger's authorship of observed is proven on this machine is observedProof",
+    ),
+  observedProof: z
+    .enum(['recorded-here', 'trusted-signature', 'unproven'])
+    .optional()
+    .describe(
+      "whether this machine can tell that ledger observed the record: recorded-here (this user's ledger made it), trusted-signature (a signature the policy trusts is on it, as verify attests witnesses), or unproven (the recording ledger's word: anyone with git access can append a record, so its witness results and the effective status derived from them are unproven until ledger verify --rerun)",
+    ),
   claims: Claims,
   observed: ObservedV5.partial({ isolation: true, readerRevision: true }),
   producer: z.object({
