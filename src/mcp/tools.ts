@@ -128,7 +128,7 @@ const TOOLS: Tool[] = [
     name: 'show',
     title: 'Show a record',
     description:
-      'One record (like `ledger show --json`): the claims the agent authored, what ledger observed, the claimed and effective status and the reasons, signatures. With `as`, the record in a seed format’s own shape.',
+      'One record (like `ledger show --json`): the claims the agent authored, what ledger observed (observedProof: whether that is proven here — recorded-here, trusted-signature, or unproven until ledger verify --rerun), the claimed and effective status and the reasons, signatures. With `as`, the record in a seed format’s own shape.',
     schema: ShowArgs,
     readOnly: true,
     more: (answer) =>
