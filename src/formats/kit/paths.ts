@@ -34,16 +34,20 @@ export function mapPath(raw: string, roots: readonly string[]): MappedPath {
     windows || roots.some((r) => /^[A-Za-z]:/.test(r)) ? written.replace(/\\/g, '/') : written;
   if (windows || slashed.startsWith('/')) {
     const abs = posix.normalize(slashed);
+    // The longest root that holds the path: a linked worktree nested inside the main work tree
+    // (`<repo>/.claude/worktrees/agent-2`, where agent tools put them) holds its own files, which
+    // the main root, a prefix of it, would map to `.claude/worktrees/agent-2/…`: a false alarm.
+    let best: { root: string; rel: string } | undefined;
     for (const root of roots.map(normalizeRoot)) {
-      if (root === '') continue;
+      if (root === '' || (best !== undefined && best.root.length >= root.length)) continue;
       const inside = windows
         ? abs.toLowerCase().startsWith(`${root.toLowerCase()}/`)
         : abs.startsWith(`${root}/`);
-      if (inside) {
-        const rel = abs.slice(root.length + 1).replace(/\/+$/, '');
-        if (rel !== '') return { kind: 'repo', path: rel, as: written };
-      }
+      if (!inside) continue;
+      const rel = abs.slice(root.length + 1).replace(/\/+$/, '');
+      if (rel !== '') best = { root, rel };
     }
+    if (best !== undefined) return { kind: 'repo', path: best.rel, as: written };
     return { kind: 'outside', raw: written };
   }
   const rel = posix.normalize(slashed);

@@ -199,6 +199,17 @@ describe('paths', () => {
     });
     expect(splitPathAndNote('src/a.ts,')).toMatchObject({ kind: 'path', path: 'src/a.ts' });
   });
+  it('attack: a nested worktree root wins over the main root that is its prefix', () => {
+    const roots = ['/r/repo', '/r/repo/.claude/worktrees/a'];
+    expect(mapPath('/r/repo/.claude/worktrees/a/src/x.ts', roots)).toMatchObject({
+      kind: 'repo',
+      path: 'src/x.ts',
+    });
+    expect(mapPath('/r/repo/.claude/worktrees/a/src/x.ts', [...roots].reverse())).toMatchObject({
+      path: 'src/x.ts',
+    });
+    expect(mapPath('/r/repo/src/x.ts', roots)).toMatchObject({ path: 'src/x.ts' });
+  });
   it('writePath writes what splitPathAndNote reads back', () => {
     const seg = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_. -]{0,10}$/);
     fc.assert(
