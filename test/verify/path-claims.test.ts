@@ -30,7 +30,82 @@ const artifactChecks = (checks: Check[]): string[] =>
     .map((c) => `${c.subject} ${c.verdict}`)
     .sort();
 
+const structured = (artifacts: string[]): string =>
+  [
+    '## Handoff',
+    '',
+    'Status: completed',
+    '',
+    'Summary:',
+    'Did it.',
+    '',
+    'Artifacts:',
+    ...artifacts,
+    '',
+    'Verification:',
+    '| command | result | details |',
+    '|---|---|---|',
+    '| true | passed | ok |',
+    '',
+    'Findings:',
+    '| severity | path | line | summary |',
+    '|---|---|---:|---|',
+    '',
+    'Recommended next stage:',
+    'null',
+    '',
+  ].join('\n');
+
 describe('path claims as handoffs write them', () => {
+  it('attack: an artifact path with spaces is claimed whole, never cut at the space and the stump contradicted', async () => {
+    const repo = gitdir({ files: { 'README.md': '# x\n' } });
+    writeFiles(repo, {
+      'docs/user guide/install notes.md': 'x\n',
+      'docs/my dir/x.md': 'x\n',
+      'docs/a b/c d.md': 'x\n',
+    });
+    git(repo, 'add', '-A');
+    const { checks, report } = await recordAndVerify(
+      repo,
+      'HANDOFF.md',
+      structured([
+        '- docs/user guide/install notes.md',
+        '- "docs/my dir/x.md"',
+        '- docs/a b/c d.md — the notes',
+        '- docs/user guide and more words',
+      ]),
+    );
+    expect(artifactChecks(checks)).toEqual(
+      [
+        'docs/user guide/install notes.md verified',
+        'docs/my dir/x.md verified',
+        'docs/a b/c d.md verified',
+        'docs/user guide and more words unverifiable',
+      ].sort(),
+    );
+    const ambiguous = checks.find((c) => c.subject === 'docs/user guide and more words');
+    expect(ambiguous?.detail).toMatch(/ambiguous.*`docs\/user`.*backticks/);
+    expect(report.exitCode).toBe(0);
+
+    // MaxsimCLI's contract asks for absolute paths: `- Created: /abs/dir with space/x.md`.
+    const other = gitdir({ files: { 'README.md': '# x\n' } });
+    writeFiles(other, { 'docs/user guide/install notes.md': 'x\n' });
+    git(other, 'add', '-A');
+    const maxsim = await recordAndVerify(
+      other,
+      'HANDOFF.md',
+      maxsimContract([`- Created: ${other}/docs/user guide/install notes.md`]),
+    );
+    expect(maxsim.recorded.record.claims.artifacts).toEqual([
+      {
+        path: 'docs/user guide/install notes.md',
+        action: 'created',
+        as: `${other}/docs/user guide/install notes.md`,
+      },
+    ]);
+    expect(artifactChecks(maxsim.checks)).toEqual(['docs/user guide/install notes.md verified']);
+  });
+
   it('attack: an absolute path into a worktree nested in the main work tree maps to that worktree, not the main one', async () => {
     const repo = gitdir({ files: { 'README.md': '# x\n', '.gitignore': '.claude/worktrees/\n' } });
     const nested = join(repo, '.claude', 'worktrees', 'agent-2');

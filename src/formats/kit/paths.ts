@@ -65,19 +65,38 @@ export type PathText =
 
 const GLOB = /[*?[\]{}]/;
 
+/** Where a note starts after a path: ` - `, ` — `, ` – ` or ` (`. */
+const NOTE_SEPARATOR = /\s+(?:[-—–]\s|\()/;
+
+/** A first word that is a file name by itself: an extension, a dot file or a known name. */
+function fileLike(word: string): boolean {
+  return /\.[A-Za-z0-9_+-]{1,12}$/.test(word) || /^\.[^./]/.test(word) || EXTENSIONLESS.test(word);
+}
+
 /**
  * Splits a line that should name a file into the path and a trailing note
  * (`` `src/a.ts` — the parser ``, `README.md (new section)`), or says why it is prose
  * (`14 maxsim-*.md agent files`, `3 new helper files`): a claim about prose is unverifiable,
  * never a claim about a file named `14`.
+ *
+ * A path in backticks or double quotes is the delimited text. A bare path with spaces
+ * (`docs/user guide/install notes.md`, MaxsimCLI's `Created: /abs/dir with space/x.md`) was cut
+ * at the first space and the stump contradicted (red team, round twelve). The rule reads the
+ * document alone, never the trees, so that the claims `record` stores are the reading of the
+ * bytes it keeps: the words before the first note separator (` - `, ` — `, ` (`) are one path
+ * when the first word is a stump (a slash, no extension, not ending in `/`) and the last word
+ * names a file (an extension). A first word that is a file name keeps today's reading (the rest
+ * is a note: `src/a.ts added the parser`); a stump followed by words that name no file
+ * (`src/lib helper functions`) is ambiguous, and said so: unverifiable, never a guess.
  */
 export function splitPathAndNote(text: string): PathText {
   const t = text.trim();
-  const ticked = /^(`+)([^`]+?)\1(?:\s+(.*))?$/s.exec(t);
-  if (ticked) {
-    const path = (ticked[2] ?? '').trim();
+  const delimited =
+    /^(`+)([^`]+?)\1(?:\s+(.*))?$/s.exec(t) ?? /^(")([^"`]+?)"(?:\s+(.*))?$/s.exec(t);
+  if (delimited) {
+    const path = (delimited[2] ?? '').trim();
     if (GLOB.test(path)) return { kind: 'prose', text: t, why: 'a pattern, not a path' };
-    const note = (ticked[3] ?? '').trim();
+    const note = (delimited[3] ?? '').trim();
     return { kind: 'path', path, ticked: true, ...(note === '' ? {} : { note }) };
   }
   const token = t.split(/\s+/)[0] ?? '';
@@ -88,15 +107,32 @@ export function splitPathAndNote(text: string): PathText {
   if (GLOB.test(first)) return { kind: 'prose', text: t, why: 'a pattern, not a path' };
   // One token is a file name even without a dot (`Makefile`); with more words, the first must
   // look like a path (a slash or an extension), else the line is a description.
-  const pathLike =
-    /[/\\]/.test(first) || /\.[A-Za-z0-9_+-]{1,12}$/.test(first) || /^\.[^./]/.test(first);
+  const slashed = /[/\\]/.test(first);
   if (note === '') {
     return /^[\d.,]+$/.test(first)
       ? { kind: 'prose', text: t, why: 'a number, not a path' }
       : { kind: 'path', path: first, ticked: false };
   }
-  if (!pathLike) return { kind: 'prose', text: t, why: 'a description, not a path' };
-  return { kind: 'path', path: first, note, ticked: false };
+  if (!slashed && !fileLike(first))
+    return { kind: 'prose', text: t, why: 'a description, not a path' };
+  const separator = NOTE_SEPARATOR.exec(t);
+  const head = (separator === null ? t : t.slice(0, separator.index)).trim();
+  // The first word ends the path when it is a file name, ends in a slash or punctuation
+  // (`src/lib:`), or when nothing but a note follows it.
+  if (head === token || token !== first || fileLike(first) || /[/\\]$/.test(first))
+    return { kind: 'path', path: first, note, ticked: false };
+  const words = head.split(/\s+/);
+  const last = (words[words.length - 1] ?? '').replace(/[,;:.]+$/, '');
+  if (hasExtension(last) && !GLOB.test(head)) {
+    const path = head.replace(/[,;:.]+$/, '');
+    const rest = t.slice(head.length).trim();
+    return { kind: 'path', path, ticked: false, ...(rest === '' ? {} : { note: rest }) };
+  }
+  return {
+    kind: 'prose',
+    text: t,
+    why: `ambiguous: \`${first}\` is followed by words that name no file (a path with spaces? write it in backticks)`,
+  };
 }
 
 /** Whether a name ends in a file extension; one has a letter: `v1.2` is a version, not a file. */

@@ -98,7 +98,10 @@ const LABEL = /^\s*\*\*([^*]+?)(?::\*\*|\*\*\s*:)\s*(\S.*)$/;
  * modified`, as a section would) and whose value is a path or a list of paths; a value that
  * names none (`**Files modified:** 17 (903 insertions, …)`, a count) claims nothing.
  */
-export function fileLabels(body: string): { path: string; action: Action; note: string }[] {
+export function fileLabels(
+  body: string,
+  ambiguous: { action: string; text: string; why: string }[] = [],
+): { path: string; action: Action; note: string }[] {
   const out: { path: string; action: Action; note: string }[] = [];
   const fence = fenceTracker();
   for (const line of body.split('\n')) {
@@ -116,6 +119,13 @@ export function fileLabels(body: string): { path: string; action: Action; note: 
     }
     const split = splitPathAndNote(value);
     if (split.kind === 'path') out.push({ path: split.path, action, note: split.note ?? '' });
+    // A path with spaces that cannot be told from its note: said (unverifiable), never dropped.
+    else if (split.why.startsWith('ambiguous'))
+      ambiguous.push({
+        action: `${action[0]?.toUpperCase()}${action.slice(1)}`,
+        text: value,
+        why: split.why,
+      });
   }
   return out;
 }

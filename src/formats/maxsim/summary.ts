@@ -214,9 +214,10 @@ export function readPhaseSummary(
   // `**Files created:** `a.ts`, `b.ts`` (GSD v1 summaries, and the slices GSD-2's migration joins
   // from them): a label that says files and names them, read wherever it stands, in order.
   const readLabels = (body: string, where: string): void => {
-    const found = fileLabels(body);
+    const said = prose.length;
+    const found = fileLabels(body, prose);
     for (const l of found) claim(l.path, l.action, l.note);
-    if (found.length > 0) listings.push(where);
+    if (found.length > 0 || prose.length > said) listings.push(where);
   };
   readLabels(opening, 'the opening');
   let group: { level: number; action: Action } | undefined;

@@ -210,6 +210,33 @@ describe('paths', () => {
     });
     expect(mapPath('/r/repo/src/x.ts', roots)).toMatchObject({ path: 'src/x.ts' });
   });
+  it('attack: a bare path with spaces is read whole, or said to be ambiguous, never cut', () => {
+    expect(splitPathAndNote('docs/user guide/install notes.md')).toEqual({
+      kind: 'path',
+      path: 'docs/user guide/install notes.md',
+      ticked: false,
+    });
+    expect(splitPathAndNote('/abs/dir with space/x.md — the notes')).toEqual({
+      kind: 'path',
+      path: '/abs/dir with space/x.md',
+      note: '— the notes',
+      ticked: false,
+    });
+    expect(splitPathAndNote('"docs/my dir/x.md" (new)')).toMatchObject({
+      kind: 'path',
+      path: 'docs/my dir/x.md',
+      note: '(new)',
+    });
+    expect(splitPathAndNote('docs/user guide and more')).toMatchObject({
+      kind: 'prose',
+      why: expect.stringMatching(/^ambiguous: `docs\/user`/),
+    });
+    // What was read before stays read: a file name first, a directory with a slash, a colon.
+    expect(splitPathAndNote('src/a.ts added the parser')).toMatchObject({ path: 'src/a.ts' });
+    expect(splitPathAndNote('src/utils/ new helpers')).toMatchObject({ path: 'src/utils/' });
+    expect(splitPathAndNote('src/lib: helpers')).toMatchObject({ path: 'src/lib' });
+    expect(splitPathAndNote('Updated the README.md')).toMatchObject({ kind: 'prose' });
+  });
   it('writePath writes what splitPathAndNote reads back', () => {
     const seg = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_. -]{0,10}$/);
     fc.assert(
