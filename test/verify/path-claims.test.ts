@@ -123,4 +123,26 @@ describe('path claims as handoffs write them', () => {
     expect(artifactChecks(checks)).toEqual(['src/a2.ts verified']);
     expect(report.exitCode).toBe(0);
   });
+
+  it('attack: a rename `old -> new` claims both paths, so a new path never made is contradicted', async () => {
+    const repo = gitdir({
+      files: { 'README.md': '# x\n', 'src/old.ts': 'old\n', 'src/was.ts': 'w\n' },
+    });
+    git(repo, 'rm', '-q', 'src/old.ts');
+    git(repo, 'mv', 'src/was.ts', 'src/now.ts');
+    const { checks, report } = await recordAndVerify(
+      repo,
+      'HANDOFF.md',
+      structured(['- src/old.ts -> src/new.ts', '- src/was.ts → src/now.ts']),
+    );
+    expect(artifactChecks(checks)).toEqual(
+      [
+        'src/old.ts verified',
+        'src/new.ts contradicted',
+        'src/was.ts verified',
+        'src/now.ts verified',
+      ].sort(),
+    );
+    expect(report.exitCode).toBe(1);
+  });
 });

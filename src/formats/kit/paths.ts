@@ -135,6 +135,22 @@ export function splitPathAndNote(text: string): PathText {
   };
 }
 
+/**
+ * The two paths of a rename written as git prints one (`src/old.ts -> src/new.ts`, or with
+ * `→`), or undefined when the item is not one: both sides must read as one path each. Before
+ * this, the old path was the claim and `-> src/new.ts` its note: the new path never checked.
+ */
+export function renamedPaths(text: string): { from: string; to: string } | undefined {
+  const parts = text.trim().split(/\s+(?:->|→|=>)\s+/);
+  if (parts.length !== 2) return undefined;
+  const [from, to] = parts.map((part) => splitPathAndNote(part ?? ''));
+  if (from?.kind !== 'path' || to?.kind !== 'path' || from.note !== undefined) return undefined;
+  // `package.json -> bumped the version` is a note, not a rename.
+  const pathLike = (p: string): boolean => /[/\\]/.test(p) || fileLike(p);
+  if (!pathLike(from.path) || !pathLike(to.path)) return undefined;
+  return { from: from.path, to: to.path };
+}
+
 /** Whether a name ends in a file extension; one has a letter: `v1.2` is a version, not a file. */
 export function hasExtension(name: string): boolean {
   const extension = /\.([A-Za-z0-9_+-]{1,12})$/.exec(name)?.[1];

@@ -7,7 +7,7 @@
 import type { Problem } from '../../model/errors.js';
 import type { ClaimedArtifact, Decision, Deferred } from '../../model/record.js';
 import { column, fenceTracker, findTables, headingOf, isNone, parseList } from '../kit/markdown.js';
-import { mapPath, pathList, splitPathAndNote } from '../kit/paths.js';
+import { mapPath, pathList, renamedPaths, splitPathAndNote } from '../kit/paths.js';
 import { preview, trimBlock } from '../kit/text.js';
 import { ACTIONS, DEFERRED_CATEGORIES, MAXSIM_VOCABULARY, actionGroup } from './vocabulary.js';
 
@@ -77,6 +77,15 @@ export function parseArtifacts(
     const listed = pathList(text);
     if (listed !== undefined) {
       for (const path of listed) add(path, action, actionWord);
+      return;
+    }
+    // `src/old.ts -> src/new.ts` names two files, each a claim (before, the new path was a
+    // note): touched, whatever the line's verb, since a rename deletes the one and creates the
+    // other and a verb said of both would be false of one.
+    const renamed = renamedPaths(text);
+    if (renamed !== undefined) {
+      add(renamed.from, 'touched', actionWord);
+      add(renamed.to, 'touched', actionWord);
       return;
     }
     const split = splitPathAndNote(text);

@@ -42,14 +42,20 @@ export function emitStructured(record: LedgerRecord, context: EmitContext): Emit
     );
 
   const lines = isObject(extra['artifactLines']) ? extra['artifactLines'] : {};
-  const artifacts = (c.artifacts ?? []).map((a, i) => {
+  // A rename line (`old -> new`) is the line of both its claims: written once.
+  const linesWritten = new Set<string>();
+  const artifacts = (c.artifacts ?? []).flatMap((a, i) => {
     if (a.action !== 'touched')
       losses.push(
         `claims.artifacts[${i}].action (${a.action}: the skill lists files created or changed alike)`,
       );
     if (a.sha256 !== undefined) losses.push(`claims.artifacts[${i}].sha256`);
     const written = a.as ?? a.path;
-    return str(lines[written]) ?? writePath(written);
+    const line = str(lines[written]);
+    if (line === undefined) return [writePath(written)];
+    if (linesWritten.has(line)) return [];
+    linesWritten.add(line);
+    return [line];
   });
   for (const p of Array.isArray(extra['proseArtifacts']) ? extra['proseArtifacts'] : [])
     if (isObject(p) && typeof p['text'] === 'string') artifacts.push(p['text']);

@@ -19,7 +19,7 @@ import type {
 import type { ParseContext } from '../contract.js';
 import { verdict } from '../kit/claims.js';
 import { unwrap } from '../kit/markdown.js';
-import { mapPath, splitPathAndNote, type PathText } from '../kit/paths.js';
+import { mapPath, renamedPaths, splitPathAndNote, type PathText } from '../kit/paths.js';
 import { STRUCTURED_VOCABULARY, type Shape } from './shape.js';
 
 const DOC_FILE =
@@ -49,14 +49,8 @@ export function toClaims(
   const artifacts: ClaimedArtifact[] = [];
   const notes: Record<string, string> = {};
   const prose: { action: string; text: string; why: string }[] = [];
-  for (const raw of shape.artifacts) {
-    const split = artifactText(raw, json);
-    if (split.kind === 'prose') {
-      prose.push({ action: 'Touched', text: split.text, why: split.why });
-      continue;
-    }
-    if (!json && raw.trim() !== split.path) notes[split.path] = raw;
-    const mapped = mapPath(split.path, roots);
+  const claimPath = (path: string, raw: string): void => {
+    const mapped = mapPath(path, roots);
     if (mapped.kind === 'repo')
       artifacts.push({
         path: mapped.path,
@@ -66,6 +60,25 @@ export function toClaims(
     else if (mapped.kind === 'outside')
       artifacts.push({ path: mapped.raw.slice(0, 4096), action: 'touched' });
     else prose.push({ action: 'Touched', text: raw, why: 'not a usable path' });
+  };
+  for (const raw of shape.artifacts) {
+    // `src/old.ts -> src/new.ts`: both paths are claims, each kept with the line it came from
+    // (the emitter writes that line once).
+    const renamed = renamedPaths(raw);
+    if (renamed !== undefined) {
+      for (const path of [renamed.from, renamed.to]) {
+        if (!json) notes[path] = raw;
+        claimPath(path, raw);
+      }
+      continue;
+    }
+    const split = artifactText(raw, json);
+    if (split.kind === 'prose') {
+      prose.push({ action: 'Touched', text: split.text, why: split.why });
+      continue;
+    }
+    if (!json && raw.trim() !== split.path) notes[split.path] = raw;
+    claimPath(split.path, raw);
   }
   if (prose.length > 0) extra['proseArtifacts'] = prose;
   if (Object.keys(notes).length > 0) extra['artifactLines'] = notes;

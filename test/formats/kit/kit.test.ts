@@ -23,7 +23,13 @@ import {
   splitRow,
   splitSections,
 } from '../../../src/formats/kit/markdown.js';
-import { mapPath, pathList, splitPathAndNote, writePath } from '../../../src/formats/kit/paths.js';
+import {
+  mapPath,
+  pathList,
+  renamedPaths,
+  splitPathAndNote,
+  writePath,
+} from '../../../src/formats/kit/paths.js';
 import { vocabulary } from '../../../src/formats/kit/status.js';
 import { decodeText, MAX_HANDOFF_BYTES, sniffText } from '../../../src/formats/kit/text.js';
 
@@ -236,6 +242,15 @@ describe('paths', () => {
     expect(splitPathAndNote('src/utils/ new helpers')).toMatchObject({ path: 'src/utils/' });
     expect(splitPathAndNote('src/lib: helpers')).toMatchObject({ path: 'src/lib' });
     expect(splitPathAndNote('Updated the README.md')).toMatchObject({ kind: 'prose' });
+  });
+  it('attack: a rename names both paths', () => {
+    expect(renamedPaths('src/old.ts -> src/new.ts')).toEqual({
+      from: 'src/old.ts',
+      to: 'src/new.ts',
+    });
+    expect(renamedPaths('`a b/x.md` → docs/y.md')).toEqual({ from: 'a b/x.md', to: 'docs/y.md' });
+    expect(renamedPaths('package.json -> bumped the version')).toBeUndefined();
+    expect(renamedPaths('src/a.ts')).toBeUndefined();
   });
   it('writePath writes what splitPathAndNote reads back', () => {
     const seg = fc.stringMatching(/^[A-Za-z0-9_][A-Za-z0-9_. -]{0,10}$/);
