@@ -21,6 +21,7 @@ import {
   type RecordOutcome,
   type RecordRequest,
 } from './record-request.js';
+import { rootAliases } from './root-aliases.js';
 
 export interface Handoff extends ParsedHandoff {
   format: FormatName;
@@ -73,9 +74,11 @@ export async function parseInput(
       });
       return undefined;
     }
+    const worktrees = await otherWorktrees(repoRoot);
+    const aliases = await rootAliases([repoRoot, ...worktrees], request.cwd, [request.shellCwd]);
     result = module.parse(request.from.bytes, {
       repoRoot,
-      worktrees: await otherWorktrees(repoRoot),
+      worktrees: [...worktrees, ...aliases],
       ...sourceName(request.from.fileName),
       attachments,
       now,

@@ -14,6 +14,11 @@ export interface HandoffBytes {
 export interface RecordRequest {
   cwd: string;
   /**
+   * The working directory as the shell named it (`$PWD`), which may reach the work tree through
+   * a symlink: absolute paths the agent wrote from it map into the repository (root-aliases.ts).
+   */
+  shellCwd?: string;
+  /**
    * The repository at `cwd`, opened by a caller that checked it (a hook: project.ts): the
    * record writes through what was checked instead of discovering the repository again.
    */

@@ -95,6 +95,8 @@ export async function recordView(
   }
   const outcome = await recordHandoff({
     cwd,
+    // The shell's name for the directory: through a symlink, the one the agent's paths use.
+    ...(process.env['PWD'] === undefined ? {} : { shellCwd: process.env['PWD'] }),
     ...(from ? { from } : {}),
     ...(flags.format ? { format: flags.format as FormatName } : {}),
     ...definedOnly({

@@ -6,12 +6,13 @@
  * symlinked working directory maps into the repository. Records are made and verified
  * in-process, and once through the CLI for the shell's `$PWD`.
  */
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordHandoff } from '../../src/app/record.js';
 import { verifyRepository } from '../../src/app/verify.js';
 import type { Check } from '../../src/verify/types.js';
-import { cleanup, git, gitdir, writeFiles } from '../helpers/git.js';
+import { cleanup, git, gitdir, runCli, tempDir, writeFiles } from '../helpers/git.js';
 import { maxsimContract } from '../helpers/maxsim-contract.js';
 
 afterAll(cleanup);
@@ -144,5 +145,37 @@ describe('path claims as handoffs write them', () => {
       ].sort(),
     );
     expect(report.exitCode).toBe(1);
+  });
+
+  it('attack: an absolute path written through a symlinked working directory maps into the repository', async () => {
+    const repo = gitdir({ files: { 'README.md': '# x\n' } });
+    mkdirSync(join(repo, 'src'), { recursive: true });
+    writeFiles(repo, { 'src/a.ts': 'export const a = 1;\n' });
+    git(repo, 'add', '-A');
+    const link = join(tempDir('ledger-link-'), 'link');
+    symlinkSync(repo, link);
+    // A caller that names the directory through the link (a hook's `cwd`, a library caller).
+    const { recorded, checks, report } = await recordAndVerify(
+      join(link, 'src'),
+      'HANDOFF.md',
+      maxsimContract([`- Created: ${link}/src/a.ts`]),
+    );
+    expect(recorded.record.claims.artifacts).toEqual([
+      { path: 'src/a.ts', action: 'created', as: `${link}/src/a.ts` },
+    ]);
+    expect(artifactChecks(checks)).toEqual(['src/a.ts verified']);
+    expect(report.exitCode).toBe(0);
+
+    // The CLI: the process's cwd is the physical directory, the shell's $PWD the link.
+    const other = gitdir({ files: { 'README.md': '# x\n' } });
+    writeFiles(other, { 'src/a.ts': 'export const a = 1;\n' });
+    git(other, 'add', '-A');
+    const otherLink = join(tempDir('ledger-link-'), 'link');
+    symlinkSync(other, otherLink);
+    writeFiles(other, { 'H.md': maxsimContract([`- Created: ${otherLink}/src/a.ts`]) });
+    const cli = await runCli(['record', '--from', 'H.md'], other, { PWD: otherLink });
+    expect(cli.code, cli.stderr).toBe(0);
+    const verified = await verifyRepository({ cwd: other });
+    expect(artifactChecks(verified.records[0]!.checks)).toEqual(['src/a.ts verified']);
   });
 });
