@@ -12,7 +12,7 @@ import { decodeCanonical } from '../canonical/index.js';
 import { ATTESTATIONS_DIR, LOG_DIR, RECORDS_DIR, SIGNATURES_DIR } from '../ledger/layout.js';
 import { ledgerPath, type LeafSets } from '../ledger/tree-diff.js';
 import { lookupPath, readBlob } from '../ledger/trees.js';
-import { recorderMessage } from '../model/attestation.js';
+import { recorderMessage } from '../model/leaf-vocabulary.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 
