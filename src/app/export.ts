@@ -144,7 +144,7 @@ export async function exportRecord(request: ExportRequest): Promise<ExportResult
     };
     const witnesses = exportedWitnesses(record, checked.checks);
     if (witnesses.unverified.length > 0 && !request.allowUnverified)
-      throw notVerified(id, witnesses, request.rerun ?? false);
+      throw notVerified(id, witnesses, request);
     const witnessCounts = {
       verified: witnesses.each.length - witnesses.unverified.length,
       unverified: witnesses.unverified,
@@ -281,9 +281,15 @@ function turnedDown(id: string, lifecycle: ExportLifecycle): LedgerError {
 }
 
 /** The refusal: which witnesses, what verify said of each, and the ways forward. */
-function notVerified(id: string, witnesses: ExportedWitnesses, rerun: boolean): LedgerError {
+function notVerified(
+  id: string,
+  witnesses: ExportedWitnesses,
+  given: Pick<ExportRequest, 'rerun' | 'fromAttestation'>,
+): LedgerError {
   const contradicted = witnesses.unverified.some((w) => w.verdict === 'contradicted');
   const n = witnesses.unverified.length;
+  const anyway =
+    'To export anyway, --allow-unverified writes which witnesses were not verified, and why, into the metadata.';
   return new LedgerError(
     contradicted ? 'CONTRADICTED' : 'UNVERIFIED',
     `not exporting ${id}: ${n} of its ${witnesses.each.length} witness(es) ${contradicted ? 'did not hold' : 'were not verified'} at export time, and an export would vouch for their recorded result`,
@@ -296,10 +302,29 @@ function notVerified(id: string, witnesses: ExportedWitnesses, rerun: boolean): 
         got: w.verdict,
       })),
       hint: contradicted
-        ? `A re-run disagrees with the record: see ledger verify ${id.slice(0, 19)} --rerun. To export anyway, --allow-unverified writes which witnesses were not verified, and why, into the metadata.`
-        : `${rerun ? 'Let your policy re-run these commands (rerun.commands), then use --rerun' : 'Re-run the witnesses under your policy with --rerun'}, or take their verdicts from a trusted auditor’s attestation with --from-attestation. To export anyway, --allow-unverified writes which witnesses were not verified, and why, into the metadata.`,
+        ? `A re-run disagrees with the record: see ledger verify ${id.slice(0, 19)} --rerun. ${anyway}`
+        : `${waysToVerify(given)} ${anyway}`,
     },
   );
+}
+
+/**
+ * What to do about unverified witnesses, given the flags already used: with both, naming them
+ * again sent the user round in circles; each problem's detail says what stopped the re-run here
+ * and that no trusted attestation re-ran the witness.
+ */
+function waysToVerify({
+  rerun,
+  fromAttestation,
+}: Pick<ExportRequest, 'rerun' | 'fromAttestation'>) {
+  if (rerun && fromAttestation)
+    return "--rerun and --from-attestation were both given, and neither verified them: each problem says why the re-run here did not run (the policy's rerun.commands, a setup step, the checkout or sandbox), and no trusted attestation holds a re-run verdict for them. Fix what stopped the re-run, or have a trusted auditor re-run them and attest (verify --rerun --record --sign).";
+  const reran = rerun
+    ? 'Let your policy re-run these commands (rerun.commands; each problem says what stopped the re-run), then use --rerun'
+    : 'Re-run the witnesses under your policy with --rerun';
+  return fromAttestation
+    ? `${reran}; --from-attestation found no trusted attestation that re-ran them (a trusted auditor attests with verify --rerun --record --sign).`
+    : `${reran}, or take their verdicts from a trusted auditor’s attestation with --from-attestation.`;
 }
 
 async function readSigningKey(file: string): Promise<SigningKey> {

@@ -17,7 +17,8 @@ import type { Attestation, AttestedCheck } from '../model/attestation.js';
 // From the vocabulary, not attestation.ts, which builds zod schemas: verify's start-up imports
 // this module, and a verify with nothing new loads no zod (test/cli/startup.test.ts).
 import { ATTESTATION_SCHEMA } from '../model/leaf-vocabulary.js';
-import type { Check, Verdict } from './types.js';
+import type { LedgerRecord } from '../model/record.js';
+import type { Check, Rerunner, Verdict } from './types.js';
 
 /** An attestation a signer in the policy's auditor role signed, under the policy in force. */
 export interface TrustedAttestation {
@@ -34,6 +35,8 @@ export interface AttestedVerdict {
   detail: string;
   signer: string;
   at: string;
+  /** The attestation's leaf id. */
+  attestation?: string;
 }
 
 /** The checks a re-run decides: the only ones an attestation stands in for. */
@@ -86,6 +89,82 @@ export function describeOverruled(overruled: readonly AttestedVerdict[]): string
   return `${shown.join('; ')}${more}`;
 }
 
+/** What finds a check's verdict in an attestation: its id, and (check, subject) to confirm it. */
+type CheckKey = Pick<Check, 'id' | 'check' | 'subject'>;
+
+/** Every trusted attestation's verdict about each re-run check of `checks`, by check id. */
+function candidatesByCheck(
+  checks: readonly CheckKey[],
+  trusted: readonly TrustedAttestation[],
+): Map<string, AttestedVerdict[]> {
+  const each = trusted.map((t) => ({ t, verdicts: attestedVerdicts(checks, t.attestation) }));
+  const out = new Map<string, AttestedVerdict[]>();
+  for (const check of checks) {
+    if (!RERUN_CHECKS.has(check.check)) continue;
+    out.set(
+      check.id,
+      each.flatMap(({ t, verdicts }) => {
+        const found = verdicts.get(check.id);
+        return found && found.check === check.check && found.subject === check.subject
+          ? [{ ...found, signer: t.signer, at: t.attestation.at, attestation: t.id }]
+          : [];
+      }),
+    );
+  }
+  return out;
+}
+
+/** The re-run checks of a record, as its verifier names them (witnesses.ts, claim-commands.ts). */
+export function rerunChecksOf(record: LedgerRecord): CheckKey[] {
+  return [
+    ...record.observed.witnesses.map((w, i) => ({
+      id: `observed.witnesses[${i}]`,
+      check: 'witness',
+      subject: w.command,
+    })),
+    ...(record.claims.checks ?? []).map((c, i) => ({
+      id: `claims.checks[${i}]`,
+      check: 'claim.check',
+      subject: c.command ?? c.details ?? '(unnamed check)',
+    })),
+  ];
+}
+
+/**
+ * The checks a trusted auditor's re-run settled: those for which an attestation made with
+ * `--rerun` holds a verdict `chooseAttested` picks. Only they are spared a re-run here
+ * (`--rerun --from-attestation`). Deciding per record let one attestation whose re-run never ran
+ * (a setup step the tree broke: all `unverifiable`) turn off every re-run of the record, and the
+ * producer's signature then verified the witness nobody re-ran (red team, round twelve).
+ */
+export function settledByAttestation(
+  checks: readonly CheckKey[],
+  trusted: readonly TrustedAttestation[],
+): Set<string> {
+  const reran = trusted.filter((t) => t.attestation.rerun);
+  const settled = new Set<string>();
+  for (const [id, candidates] of candidatesByCheck(checks, reran))
+    if (chooseAttested(candidates) !== undefined) settled.add(id);
+  return settled;
+}
+
+/**
+ * `rerun`, except for the settled checks: their attested verdict replaces the check
+ * (`applyAttestations`). The outcome says `attempted` (the auditor's re-run was), so that
+ * should the verdict not apply after all, the producer's signature still cannot stand in.
+ */
+export function withoutSettledReruns(rerun: Rerunner, settled: ReadonlySet<string>): Rerunner {
+  if (settled.size === 0) return rerun;
+  return (request) =>
+    settled.has(request.checkId)
+      ? Promise.resolve({
+          ran: false as const,
+          attempted: true as const,
+          reason: 'not re-run: taken from a trusted attestation',
+        })
+      : rerun(request);
+}
+
 /**
  * Re-run verdicts (witness, claim.check) come from the attestations; everything else is
  * recomputed. A verdict is found by the check's id (v2), never by "the first with this check
@@ -98,24 +177,22 @@ export function applyAttestations(
   trusted: readonly TrustedAttestation[],
 ): Check[] {
   if (trusted.length === 0) return checks;
-  const each = trusted.map((t) => ({ t, verdicts: attestedVerdicts(checks, t.attestation) }));
+  const byCheck = candidatesByCheck(checks, trusted);
+  // The attestations a verdict was taken from, for the `attestation` check to name.
+  const used = new Set<string>();
   const out = checks.map((check) => {
     // A trusted auditor's re-run stands in for one here; it also outranks a producer's
     // signature over the record, as a re-run does (an unverifiable verdict outranks nothing).
     const signedOnly = check.attestedBy !== undefined;
     if (!RERUN_CHECKS.has(check.check) || (check.verdict !== 'unverifiable' && !signedOnly))
       return check;
-    const candidates: AttestedVerdict[] = each.flatMap(({ t, verdicts }) => {
-      const found = verdicts.get(check.id);
-      return found && found.check === check.check && found.subject === check.subject
-        ? [{ ...found, signer: t.signer, at: t.attestation.at }]
-        : [];
-    });
+    const candidates = byCheck.get(check.id) ?? [];
     const choice = chooseAttested(candidates);
     // None re-ran it: an unverifiable check shows the newest attestation's reason (a re-run
     // that was refused or timed out there); a check a signature verified keeps its verdict.
     const picked = choice?.chosen ?? (signedOnly ? undefined : newestOf(candidates));
     if (picked === undefined) return check;
+    if (choice !== undefined && picked.attestation !== undefined) used.add(picked.attestation);
     const { attestedBy: _signature, ...rest } = check;
     const disagree =
       choice && choice.overruled.length > 0
@@ -127,7 +204,7 @@ export function applyAttestations(
       detail: `${picked.detail} (attested by ${picked.signer} at ${picked.at}${disagree})`,
     };
   });
-  out.push(startedFrom(trusted));
+  out.push(startedFrom(trusted, used));
   return out;
 }
 
@@ -138,25 +215,34 @@ function newestOf(candidates: readonly AttestedVerdict[]): AttestedVerdict | und
   );
 }
 
-/** The record's `attestation` check: which trusted attestations its verdicts started from. */
-function startedFrom(trusted: readonly TrustedAttestation[]): Check {
+/**
+ * The record's `attestation` check: which trusted attestations its verdicts started from. It
+ * says so when none of their verdicts decided a check here: "started from" alone read as if an
+ * auditor had vouched for the record.
+ */
+function startedFrom(trusted: readonly TrustedAttestation[], used: ReadonlySet<string>): Check {
   const newest = trusted.reduce((a, b) => (b.attestation.at > a.attestation.at ? b : a));
   const signers = [...new Set(trusted.map((t) => t.signer))].join(', ');
+  const unused =
+    used.size > 0
+      ? ''
+      : `; none of ${trusted.length === 1 ? 'its' : 'their'} verdicts was used: no check here was left to an auditor's re-run verdict (each was decided here, or the auditor's re-run did not run it either)`;
   return {
     id: 'attestation',
     check: 'attestation',
     subject: newest.id,
     verdict: 'verified',
     detail:
-      trusted.length === 1
+      (trusted.length === 1
         ? `started from an attestation signed by ${newest.signer} under this policy (${newest.attestation.at})`
-        : `started from ${trusted.length} attestations signed by ${signers} under this policy (newest ${newest.attestation.at})`,
+        : `started from ${trusted.length} attestations signed by ${signers} under this policy (newest ${newest.attestation.at})`) +
+      unused,
   };
 }
 
 /** The attestation's verdicts by check id; ids that are ambiguous are left out. */
 function attestedVerdicts(
-  checks: readonly Check[],
+  checks: readonly CheckKey[],
   attestation: Attestation,
 ): Map<string, Omit<AttestedCheck, 'id'>> {
   const out = new Map<string, Omit<AttestedCheck, 'id'>>();

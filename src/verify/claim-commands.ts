@@ -65,6 +65,7 @@ export async function checkClaimedCommands(
     // agent wrote it, and only the auditor's policy can let it run.
     const outcome = await options.rerun({
       recordId: id,
+      checkId: cid,
       command: claimed.command,
       candidateTree: record.observed.candidate.tree,
       origin: witness ? 'witness' : 'claim',

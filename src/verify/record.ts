@@ -16,7 +16,13 @@ import { parseRecord } from '../model/record-check.js';
 import { recordSchemas } from '../model/schemas.js';
 import { parseTree, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
-import { applyAttestations, type TrustedAttestation } from './attested.js';
+import {
+  applyAttestations,
+  rerunChecksOf,
+  settledByAttestation,
+  withoutSettledReruns,
+  type TrustedAttestation,
+} from './attested.js';
 import { BlobReads, readCapped } from './blobs.js';
 import { fail, identifyChecks, pass } from './checks.js';
 import { checkClaims } from './claims.js';
@@ -232,8 +238,16 @@ async function verifyRecord(
     signatureChecks,
     isStepShaped(record),
   );
-  await checkWitnesses(id, record, options.rerun, checks, attestedBy(verdicts));
-  await checkClaims(store, record, rulesOf(record), options, id, checks, blobs, rederived);
+  // --rerun --from-attestation: what a trusted auditor's re-run settled is not re-run here.
+  const rerun =
+    options.rerun && task.attestations !== undefined && task.attestations.length > 0
+      ? withoutSettledReruns(
+          options.rerun,
+          settledByAttestation(rerunChecksOf(record), task.attestations),
+        )
+      : options.rerun;
+  await checkWitnesses(id, record, rerun, checks, attestedBy(verdicts));
+  await checkClaims(store, record, rulesOf(record), { rerun }, id, checks, blobs, rederived);
   checks.push(...signatureChecks);
   checkClock(record, baseCommitBytes, options.now ?? new Date(), checks);
 }

@@ -208,6 +208,8 @@ export interface RerunHint {
  */
 export type Rerunner = (request: {
   recordId: string;
+  /** The check the re-run decides (`observed.witnesses[0]`, `claims.checks[2]`). */
+  checkId: string;
   command: string;
   candidateTree: string;
   origin: 'witness' | 'claim';
@@ -217,7 +219,11 @@ export type Rerunner = (request: {
       ran: false;
       reason: string;
       output?: RerunOutput;
-      /** The policy allowed the re-run, which then did not run (setup, checkout, sandbox). */
+      /**
+       * The policy allowed the re-run, which then did not run (setup, checkout, sandbox); or a
+       * trusted auditor's re-run decided the check (`--from-attestation`). Either way a
+       * producer's signature does not stand in for it.
+       */
       attempted?: true;
     }
 >;

@@ -62,6 +62,7 @@ export async function checkWitnesses(
     }
     const outcome = await rerun({
       recordId,
+      checkId: id,
       command: witness.command,
       candidateTree: record.observed.candidate.tree,
       origin: 'witness',

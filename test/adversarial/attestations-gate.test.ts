@@ -41,7 +41,7 @@ interface Setup {
 }
 
 /** The threat model's setup: the agent is a trusted producer, auditor@corp the auditor. */
-function setup(witness: string, files: Record<string, string> = {}): Setup {
+function setup(witness: string, files: Record<string, string> = {}, rerunSetup?: string[]): Setup {
   const user = makeUser();
   const agent = keypair(user.home, 'agent');
   const auditor = keypair(user.home, 'auditor');
@@ -51,18 +51,28 @@ function setup(witness: string, files: Record<string, string> = {}): Setup {
     `agent@agents.example.com ${pub(agent)}\nauditor@corp ${pub(auditor)}\nauditor2@corp ${pub(auditor2)}\n`,
   );
   const policy = join(user.home, 'policy.json');
-  writePolicy(policy, 'allowed_signers', witness);
+  writePolicy(policy, 'allowed_signers', witness, rerunSetup);
   const dir = gitdir({ files: { 'a.txt': 'v1\n', ...files } });
   return { user, dir, policy, auditor, auditor2, env: { LEDGER_TEST_ISOLATION: 'none' } };
 }
 
-function writePolicy(path: string, allowedSigners: string, witness: string): void {
+function writePolicy(
+  path: string,
+  allowedSigners: string,
+  witness: string,
+  rerunSetup?: string[],
+): void {
   writeFileSync(
     path,
     JSON.stringify({
       version: 1,
       witnessTimeoutSeconds: 60,
-      rerun: { recordedHere: false, commands: [witness], isolation: { required: false } },
+      rerun: {
+        recordedHere: false,
+        commands: [witness],
+        ...(rerunSetup === undefined ? {} : { setup: rerunSetup }),
+        isolation: { required: false },
+      },
       signatures: {
         allowedSigners,
         required: false,
@@ -229,5 +239,75 @@ describe('attack: attestations made under another policy are skipped silently', 
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/strict: .*another policy/);
     expect(text.stdout).toMatch(/note: .*another policy/);
+  });
+});
+
+describe('attack: an attestation that re-ran nothing of a record turns --rerun off for all of it', () => {
+  /** The lie, in a tree whose re-run setup step fails while `marker` exists (the auditor's run). */
+  async function lieWhoseSetupFailedAtTheAuditor(marker: string) {
+    const s = setup(
+      'sh test.sh',
+      {
+        'test.sh': 'test -f .only-here\n',
+        '.gitignore': '.only-here\n',
+        'setup.sh': `test ! -f ${marker}\n`,
+      },
+      ['sh setup.sh'],
+    );
+    writeFileSync(join(s.dir, '.only-here'), '');
+    const id = await recordSigned(s, 'sh test.sh');
+    writeFileSync(marker, '');
+    // The setup fails: the witness is unverifiable there, the attestation says rerun: true.
+    const audit = await attest(s, s.auditor, true);
+    expect(audit.code).toBe(0);
+    expect(witnessOf(audit.json)).toMatchObject({ verdict: 'unverifiable' });
+    return { ...s, id };
+  }
+  const gate = (s: Setup) => [
+    'verify',
+    '--full',
+    '--strict',
+    '--rerun',
+    '--from-attestation',
+    '--policy',
+    s.policy,
+  ];
+  const started = (json: any) =>
+    json.records[0].checks.find((c: { check: string }) => c.check === 'attestation');
+
+  it("attack: a witness the auditor's setup never let run is re-run here, and a setup the tree breaks again leaves it unverifiable, not verified by the producer's signature (--strict exits 1)", async () => {
+    const s = await lieWhoseSetupFailedAtTheAuditor(join(tempDir(), 'setup-breaks'));
+    const json = await cli(s.user, s.dir, gate(s), s.env);
+    expect(witnessOf(json.json)).toMatchObject({ verdict: 'unverifiable' });
+    expect(witnessOf(json.json).detail).toMatch(/setup step `sh setup\.sh` failed/);
+    expect(json.code).toBe(1);
+    // The attestation is trusted, but none of its verdicts decided anything here.
+    expect(started(json.json).detail).toMatch(/none of its verdicts was used/);
+  });
+
+  it('attack: a setup that failed only while the auditor looked: the witness is re-run here and fails (exit 1)', async () => {
+    const marker = join(tempDir(), 'setup-breaks');
+    const s = await lieWhoseSetupFailedAtTheAuditor(marker);
+    rmSync(marker);
+    const json = await cli(s.user, s.dir, gate(s), s.env);
+    expect(witnessOf(json.json)).toMatchObject({ verdict: 'contradicted' });
+    expect(witnessOf(json.json).detail).toMatch(/re-run gave exit 1/);
+    expect(json.code).toBe(1);
+  });
+
+  it('a witness the auditor did re-run is not re-run again: its attested verdict is used, and the attestation check says it started from it', async () => {
+    const s = setup('sh test.sh', { 'test.sh': 'true\n' });
+    await recordSigned(s, 'sh test.sh');
+    expect((await attest(s, s.auditor, true)).code).toBe(0);
+    // Would fail if it ran here: the attested pass is what verifies it.
+    writeFileSync(join(s.dir, 'test.sh'), 'exit 1\n');
+    execFileSync('git', ['commit', '-qam', 'break the test'], { cwd: s.dir });
+    const json = await cli(s.user, s.dir, gate(s), s.env);
+    expect(json.code).toBe(0);
+    expect(witnessOf(json.json)).toMatchObject({ verdict: 'verified' });
+    expect(witnessOf(json.json).detail).toMatch(/attested by auditor@corp/);
+    expect(started(json.json).detail).toMatch(
+      /^started from an attestation signed by auditor@corp/,
+    );
   });
 });

@@ -243,6 +243,34 @@ describe("an auditor's attestation carries only what the auditor re-ran", () => 
     }
   });
 
+  it('export --rerun --from-attestation refusing a witness neither verified says why, without telling the user to add the flags given', async () => {
+    const user = makeUser();
+    const setup = auditorSetup();
+    const { dir, id } = await signedContradicted(user, setup);
+    const policy = setup.policy('no-rerun', []);
+    expect((await attest(user, dir, id, setup, policy)).code).toBe(0);
+    const exported = await cli(user, dir, [
+      'export',
+      id,
+      '--in-toto-link',
+      '--key',
+      setup.intoto.key,
+      '--rerun',
+      '--from-attestation',
+      '--policy',
+      policy,
+      '--out',
+      tempDir(),
+    ]);
+    expect(exported.code, exported.stdout).toBe(1);
+    const { hint, problems } = exported.json.error;
+    expect(hint).not.toMatch(/use --rerun|with --from-attestation/);
+    // The cause: this policy does not let the command re-run, and the attestation did not re-run it.
+    expect(problems[0].message).toMatch(/rerun\.commands|not allowed|not listed/);
+    expect(hint).toMatch(/--rerun and --from-attestation were both given/);
+    expect(hint).toMatch(/rerun\.commands/);
+  });
+
   it('an attested re-run that contradicts a producer-signed witness outranks the signature: verify --from-attestation --strict reports it contradicted (exit 1)', async () => {
     const user = makeUser();
     const setup = auditorSetup();
