@@ -22,9 +22,11 @@ export type ObservedProof =
 export async function observedProofOf(
   id: string,
   signatures: readonly SignatureVerdict[],
+  /** The claimed producer: only their signature (or a recorder's) vouches for what was observed. */
+  producer: string | undefined,
   recordedHere: () => Promise<ReadonlySet<string>>,
 ): Promise<ObservedProof> {
-  const signer = attestedBy(signatures);
+  const signer = attestedBy(signatures, producer);
   if (signer !== undefined) return { by: 'trusted-signature', signer };
   return (await recordedHere()).has(id) ? { by: 'recorded-here' } : { by: 'unproven' };
 }

@@ -73,7 +73,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
     const signatures = (await readSignaturesOf(store, index, id)).map((s) =>
       judgeRecordSignature(id, s.armored, trust, record.observed.producer),
     );
-    const observedProof = await observedProofOf(id, signatures, () =>
+    const observedProof = await observedProofOf(id, signatures, record.observed.producer, () =>
       peekRecordedHere(repo, store),
     );
     const source = async () => {

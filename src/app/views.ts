@@ -153,7 +153,10 @@ function producerView(
   claimed: string | undefined,
   signatures: readonly SignatureVerdict[],
 ): ShowJson['producer'] {
-  const signers = signatures.filter((s) => s.verified).map((s) => s.signer!);
+  // Another principal's signature proves only that they signed the id, not who made it.
+  const signers = signatures
+    .filter((s) => s.verified && (claimed === undefined || s.signer === claimed))
+    .map((s) => s.signer!);
   return {
     claimed: claimed ?? null,
     verified: signers.length > 0 ? signers : null,

@@ -45,7 +45,7 @@ export function toStatement(input: {
   id: string;
   record: LedgerRecord;
   verification: Verification;
-  /** Principals of trusted signatures over the record id (the producer, proven). */
+  /** Principals of trusted signatures over the record id (the claimed producer's proves it). */
   signers: readonly string[];
   /** The export-time verdict of each witness, and which were exported unverified. */
   witnesses: ExportedWitnesses;
@@ -70,7 +70,13 @@ export function toStatement(input: {
       format: record.format,
       recordedAt: observed.recordedAt,
       ledgerVersion: observed.ledgerVersion,
-      producer: { claimed: observed.producer ?? null, verified: [...input.signers] },
+      // Only the claimed producer's own signature proves the claim; anyone else's proves only
+      // that they signed the id afterwards (red team, round twelve).
+      producer: {
+        claimed: observed.producer ?? null,
+        verified: input.signers.filter((s) => s === observed.producer),
+        signers: input.signers.filter((s) => s !== observed.producer),
+      },
       status: {
         claimed: claims.status,
         effective: observed.effectiveStatus,

@@ -246,7 +246,7 @@ async function verifyRecord(
           settledByAttestation(rerunChecksOf(record), task.attestations),
         )
       : options.rerun;
-  await checkWitnesses(id, record, rerun, checks, attestedBy(verdicts));
+  await checkWitnesses(id, record, rerun, checks, attestedBy(verdicts, record.observed.producer));
   await checkClaims(store, record, rulesOf(record), { rerun }, id, checks, blobs, rederived);
   checks.push(...signatureChecks);
   checkClock(record, baseCommitBytes, options.now ?? new Date(), checks);

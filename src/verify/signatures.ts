@@ -204,14 +204,20 @@ export function judgeRecordSignature(
 }
 
 /**
- * Who the policy trusts among this record's signers: a producer signature over the record id,
- * or a recorder signature ("recorded by <signer>'s ledger"). Either says ledger on a trusted
- * machine observed the witnesses, which is what makes their recorded results attested (verify's
- * witness checks) and what `show` says of the record's observed part.
+ * Who the policy trusts among this record's signers: the claimed producer's signature over the
+ * record id (any trusted one when no producer is claimed), or a recorder signature ("recorded by
+ * <signer>'s ledger"). Either says ledger on a trusted machine observed the witnesses, which is
+ * what makes their recorded results attested (verify's witness checks) and what `show` says of
+ * the record's observed part.
  */
-export function attestedBy(verdicts: readonly SignatureVerdict[]): string | undefined {
+export function attestedBy(
+  verdicts: readonly SignatureVerdict[],
+  producer: string | undefined,
+): string | undefined {
   for (const v of verdicts) {
-    if (v.verified && v.signer) return v.signer;
+    // Another principal's signature, added later, says nothing about what was observed here.
+    if (v.verified && v.signer && (producer === undefined || v.signer === producer))
+      return v.signer;
     if (typeof v.recorder === 'string') return v.recorder;
   }
   return undefined;
@@ -282,7 +288,10 @@ export function checkSignatures(
         check: 'signature',
         subject: v.signer!,
         verdict: 'verified',
-        detail: `${v.reason}: the producer's verified identity`,
+        detail:
+          producer === undefined || v.signer === producer
+            ? `${v.reason}: the producer's verified identity`
+            : `${v.reason}: not the claimed producer ${producer}; it proves only that ${v.signer} signed this id`,
       });
     } else if (typeof v.recorder === 'string') {
       // Its own check name: readers that take verified `signature` checks as the producer's
@@ -320,11 +329,16 @@ export function checkSignatures(
     } else if (trusted.some((v) => v.signer === producer)) {
       checks.push(check('verified', `signed by ${producer}`));
     } else {
-      // A step's `--by` is a claim about who took it, and the gate reads the step's trusted
-      // reviewer signature, not it: a reviewer who wrote `--by rita` and signed as
-      // rita@reviewers.example.com took an honest step (red team, round eleven). A handoff's
-      // producer, and a step no trusted reviewer signed, still fail on a differing signer.
+      // A trusted signature proves only that its signer signed the id, never that someone else
+      // did not produce the record: anyone with a producer key can sign any record afterwards,
+      // and contradicting the claim let them fail every unsigned record (red team, round
+      // twelve). A liar who claims another producer and signs with its own key gains nothing
+      // from it: unverifiable as if unsigned, and contradicted where the policy requires a
+      // signature, as an unsigned record is. A step's `--by` signed by a trusted reviewer under
+      // another spelling (round eleven) is unverifiable even then: the gate reads the reviewer's
+      // signature, not the step's words.
       const reviewer = step ? trustedReviewer(id, signatures, trust) : undefined;
+      const others = trusted.map((v) => v.signer).join(', ');
       checks.push(
         reviewer !== undefined
           ? check(
@@ -332,8 +346,8 @@ export function checkSignatures(
               `the step says --by ${producer}, but it was signed by reviewer ${reviewer}, whom the policy trusts as a reviewer: --by stays a claim (give the reviewer's allowed_signers principal exactly, or leave --by out)`,
             )
           : check(
-              'contradicted',
-              `claimed ${producer}, but signed by ${trusted.map((v) => v.signer).join(', ')}`,
+              required ? 'contradicted' : 'unverifiable',
+              `claimed ${producer}, not proven by ${producer}'s signature; also signed by ${others}${required ? '; the policy requires a trusted signature of the claimed producer' : ''}`,
             ),
       );
     }

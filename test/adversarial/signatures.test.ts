@@ -255,7 +255,8 @@ describe('adversarial: signatures and producers', () => {
     );
     expect((await cli(user, dir, ['verify', id, '--policy', strict])).code).toBe(1);
     expect(safeRefs(dir)).toBe(before);
-    // The agent signs with its own key but names alice: contradicted.
+    // The agent signs with its own key but names alice: contradicted, since this policy file
+    // (the same path) now requires signatures, as an unsigned record is.
     const forged = await cli(user, dir, [
       'record',
       '--status',
@@ -389,5 +390,75 @@ describe('adversarial: signatures and producers', () => {
     const shown = await cli(user, dir, ['show', made.id]);
     expect(shown.json.signatures).toHaveLength(1);
     expect(shown.json.signatures[0].verified).toBe(false);
+  });
+});
+
+describe("false alarm: a trusted producer key signs someone else's record afterwards", () => {
+  it("false alarm: another producer's signature over an honest unsigned record leaves its producer unverifiable, not contradicted; the claimed producer's own signature verifies it; the statement credits only them", async () => {
+    const user = makeUser();
+    const alice = keypair(user.home, 'alice');
+    const agent = keypair(user.home, 'agent');
+    const { dir } = await repoWithRecord(user, { status: 'success' });
+    const signers = { 'alice@example.com': alice.pub, 'agent@example.com': agent.pub };
+    const policy = auditorPolicy(user, signers);
+    const made = await cli(user, dir, [
+      'record',
+      '--status',
+      'success',
+      '--summary',
+      'x',
+      '--producer',
+      'alice@example.com',
+    ]);
+    expect(made.code, made.stdout).toBe(0);
+    const id = made.json.id as string;
+    expect((await cli(user, dir, ['verify', id, '--policy', policy])).code).toBe(0);
+    // The agent adds its own valid, trusted signature leaf over alice's record.
+    expect((await cli(user, dir, ['sign', id, '--signing-key', agent.key])).code).toBe(0);
+    const after = await cli(user, dir, ['verify', id, '--policy', policy]);
+    const producerOf = (json: any) => allChecks(json).find((c) => c.check === 'producer')!;
+    expect(producerOf(after.json)).toMatchObject({ verdict: 'unverifiable' });
+    expect(producerOf(after.json).detail).toMatch(
+      /claimed alice@example\.com, not proven by alice@example\.com's signature; also signed by agent@example\.com/,
+    );
+    expect(after.code, after.stdout).toBe(0);
+    // Not proven is what --strict fails, and the liar who claims alice and signs as itself gets
+    // no more than by not signing.
+    expect((await cli(user, dir, ['verify', id, '--strict', '--policy', policy])).code).toBe(1);
+    const statementOf = async () => {
+      const out = join(tempDir(), 'statement.json');
+      const exported = await cli(user, dir, [
+        'export',
+        id,
+        '--in-toto-statement',
+        '--policy',
+        policy,
+        '--out',
+        out,
+      ]);
+      expect(exported.code, exported.stdout).toBe(0);
+      return JSON.parse(readFileSync(out, 'utf8')).predicate.producer;
+    };
+    expect(await statementOf()).toEqual({
+      claimed: 'alice@example.com',
+      verified: [],
+      signers: ['agent@example.com'],
+    });
+    const shown = await cli(user, dir, ['show', id, '--policy', policy]);
+    expect(shown.json.producer).toEqual({
+      claimed: 'alice@example.com',
+      verified: null,
+      status: 'claimed',
+    });
+    // Alice signs too: her own signature proves her claim.
+    expect((await cli(user, dir, ['sign', id, '--signing-key', alice.key])).code).toBe(0);
+    const signed = await cli(user, dir, ['verify', id, '--policy', policy]);
+    expect(producerOf(signed.json)).toMatchObject({ verdict: 'verified' });
+    expect(signed.code).toBe(0);
+    expect(await statementOf()).toEqual({
+      claimed: 'alice@example.com',
+      verified: ['alice@example.com'],
+      signers: ['agent@example.com'],
+    });
   });
 });
