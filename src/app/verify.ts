@@ -213,6 +213,9 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         // Applied to each record's checks before verified ones are dropped (text output), and
         // to any record the lifecycle verifies: every output mode weighs the same verdicts.
         ...(attested.size > 0 ? { attested } : {}),
+        ...(fromAttestations && fromAttestations.lapsed.size > 0
+          ? { lapsed: fromAttestations.lapsed }
+          : {}),
         now,
         root: repo.root,
         formatOptions: formatOptionsFrom(loaded),
@@ -276,6 +279,15 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     }
     if (head !== undefined)
       report.ledger.push(await headCheck(store, index, head, loaded.policy.head?.witnesses, notes));
+    if (fromAttestations && fromAttestations.lapsed.size > 0) {
+      const contradicting = report.records.reduce(
+        (n, r) => n + r.checks.filter((c) => c.id.startsWith('attestation.lapsed[')).length,
+        0,
+      );
+      const { lapsedNote } = await import('./attestations/trusted.js');
+      const note = lapsedNote(fromAttestations.lapsed, contradicting);
+      if (note !== undefined) notes.push(note);
+    }
     // The one exit decision: a record a lifecycle step resolved fails only on integrity.
     const exitCode = exitCodeOf(gateChecks(report), request.strict ?? false);
     const final: VerifyReport = {

@@ -19,6 +19,8 @@ const FIXES: Readonly<Record<string, string>> = {
     "sign the records with a key in the policy's allowed_signers (record --sign, or ledger sign ID)",
   clock: 'check the recording machine’s clock; the record cannot be placed in time',
   leaf: 'remove or ignore signatures and attestations about records that are not in the ledger',
+  attestation:
+    'have the auditor attest again with a key allowed_signers lists as valid now (verify --rerun --record --sign): an attestation whose key lapsed contradicts a check that passes now',
 };
 
 export interface Unproven {

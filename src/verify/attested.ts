@@ -208,6 +208,38 @@ export function applyAttestations(
   return out;
 }
 
+/**
+ * A finding for each lapsed attestation (its auditor's key outside its validity window now, so
+ * not used) that contradicted a re-run check which passes now: `unverifiable`, so the default
+ * gate is not decided by a key the policy no longer trusts, while `--strict` fails and says
+ * how to settle it. Without it the attested failure disappeared without a word.
+ */
+export function lapsedContradictions(
+  checks: readonly Check[],
+  lapsed: readonly TrustedAttestation[],
+): Check[] {
+  return lapsed.flatMap((t) => {
+    const byCheck = candidatesByCheck(checks, [t]);
+    const hit = checks.filter(
+      (c) =>
+        c.verdict === 'verified' &&
+        byCheck.get(c.id)?.some((v) => v.verdict === 'contradicted') === true,
+    );
+    const first = hit[0];
+    if (first === undefined) return [];
+    const more = hit.length > 1 ? ` and ${hit.length - 1} more` : '';
+    return [
+      {
+        id: `attestation.lapsed[${t.id}]`,
+        check: 'attestation',
+        subject: t.id,
+        verdict: 'unverifiable' as const,
+        detail: `an attestation by ${t.signer} (${t.attestation.at}) was not used: allowed_signers puts its key outside its validity window now; it contradicted ${first.id} (${first.subject})${more}, which passes now`,
+      },
+    ];
+  });
+}
+
 function newestOf(candidates: readonly AttestedVerdict[]): AttestedVerdict | undefined {
   return candidates.reduce<AttestedVerdict | undefined>(
     (newest, c) => (newest === undefined || c.at > newest.at ? c : newest),

@@ -18,6 +18,7 @@ import { parseTree, type TreeEntry } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
 import {
   applyAttestations,
+  lapsedContradictions,
   rerunChecksOf,
   settledByAttestation,
   withoutSettledReruns,
@@ -61,6 +62,8 @@ export interface RecordTask {
   signatures: readonly SignatureLeaf[];
   /** `--from-attestation`: the trusted attestations about this record (attested.ts). */
   attestations?: readonly TrustedAttestation[];
+  /** `--from-attestation`: those whose auditor's key has lapsed since (not used; findings). */
+  lapsed?: readonly TrustedAttestation[];
 }
 
 export interface CheckedRecord {
@@ -133,7 +136,11 @@ export async function checkRecord(
   }
   // Attested verdicts replace checks before any verified one is counted and dropped: a
   // witness verified only by the producer's signature is what an attested failure overrules.
-  const checks = applyAttestations(identifyChecks(drafts), task.attestations ?? []);
+  const attested = applyAttestations(identifyChecks(drafts), task.attestations ?? []);
+  const checks =
+    task.lapsed === undefined
+      ? attested
+      : [...attested, ...lapsedContradictions(attested, task.lapsed)];
   if (options.keepVerified === false) {
     const kept = checks.filter((c) => c.verdict !== 'verified');
     return { ...out, checks: kept, verified: checks.length - kept.length };

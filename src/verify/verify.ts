@@ -53,6 +53,8 @@ export interface VerifyOptions {
    * to each record's checks before `keepVerified` counts and drops the verified ones.
    */
   attested?: ReadonlyMap<string, readonly TrustedAttestation[]>;
+  /** `--from-attestation`: attestations whose auditor's key lapsed since, by record id. */
+  lapsed?: ReadonlyMap<string, readonly TrustedAttestation[]>;
   /** The verify time, for clock checks. Default: now. */
   now?: Date;
   /**
@@ -247,6 +249,7 @@ export async function verifyLedger(
     logged: recordsInLog.get(id) ?? 0,
     signatures: signatures.get(id) ?? [],
     ...(options.attested?.has(id) ? { attestations: options.attested.get(id)! } : {}),
+    ...(options.lapsed?.has(id) ? { lapsed: options.lapsed.get(id)! } : {}),
   }));
   const recordOptions: RecordCheckOptions = {
     ...(options.rerun === undefined ? {} : { rerun: options.rerun }),

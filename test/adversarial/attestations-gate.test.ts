@@ -11,6 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { verifyRepository } from '../../src/app/verify.js';
+import { adviceLines } from '../../src/verify/advice.js';
 import { cleanup, gitdir, tempDir } from '../helpers/git.js';
 import {
   cliBinInProcess as cli,
@@ -308,6 +310,54 @@ describe('attack: an attestation that re-ran nothing of a record turns --rerun o
     expect(witnessOf(json.json).detail).toMatch(/attested by auditor@corp/);
     expect(started(json.json).detail).toMatch(
       /^started from an attestation signed by auditor@corp/,
+    );
+  });
+});
+
+describe("attack: an auditor's attested failure vanishes without a word once the auditor's key passes its valid-before", () => {
+  it('attack: the lapsed attestation is not used, but a note counts it and says it contradicts a check that now passes, and --strict fails on it with advice', async () => {
+    const s = setup('sh test.sh', {
+      'test.sh': 'test -f .only-here\n',
+      '.gitignore': '.only-here\n',
+    });
+    // The auditor's key is valid for an hour (a yearly rotation, shortened).
+    const stamp = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
+    const until = new Date(Date.now() + 3600_000);
+    writeFileSync(
+      join(s.user.home, 'allowed_signers'),
+      `agent@agents.example.com ${pub(join(s.user.home, 'agent'))}\n` +
+        `auditor@corp valid-before="${stamp(until)}" ${pub(s.auditor)}\n`,
+    );
+    writeFileSync(join(s.dir, '.only-here'), '');
+    await recordSigned(s, 'sh test.sh');
+    const audit = await attest(s, s.auditor, true);
+    expect(audit.code).toBe(1);
+    const gate = (strict: boolean) =>
+      verifyRepository({
+        cwd: s.dir,
+        policyFile: s.policy,
+        fromAttestation: true,
+        strict,
+        now: new Date(until.getTime() + 3600_000),
+      });
+    const later = await gate(false);
+    const checks = later.records[0]!.checks;
+    // Not used: the key is not trusted now, and a revoked key must not decide a verdict.
+    expect(checks.find((c) => c.check === 'witness')).toMatchObject({ verdict: 'verified' });
+    expect(checks.find((c) => c.check === 'attestation')).toMatchObject({
+      verdict: 'unverifiable',
+      detail: expect.stringMatching(
+        /auditor@corp.*validity.*contradicted observed\.witnesses\[0\]/,
+      ),
+    });
+    expect(later.notes?.join('\n')).toMatch(
+      /1 attestation\(s\) signed by auditor@corp .*validity window now.*1 of them contradicts a check that now passes/,
+    );
+    expect(later.exitCode).toBe(0);
+    const strict = await gate(true);
+    expect(strict.exitCode).toBe(1);
+    expect(adviceLines(strict).join('\n')).toMatch(
+      /attest again with a key allowed_signers lists as valid now/,
     );
   });
 });
