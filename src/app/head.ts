@@ -27,9 +27,18 @@ export async function resolveHead(repo: RepoPaths, rev: string): Promise<string>
   });
 }
 
+export interface HeadCheckOptions {
+  /** The policy's `head.witnesses`. */
+  requiredWitnesses?: readonly string[];
+  /** Gets one line per lifecycle step a fork set aside (src/app/lifecycle-fork.ts). */
+  notes?: string[];
+  /** The records that may vouch (a pull request's own, `--since` with `--head`); absent: all. */
+  only?: ReadonlySet<string>;
+}
+
 /**
- * The `head.tree` check over the whole ledger, whatever part of it this run verified: it is
- * never cached, so a cached run and `--full` give the same verdict.
+ * The `head.tree` check over the whole ledger (or the records `only` names), whatever part of
+ * it this run verified: it is never cached, so a cached run and `--full` give the same verdict.
  *
  * Only handoffs vouch for a head. A lifecycle step carries the base and candidate tree of the
  * record it acts on, and is newer in the log: taken as the head's record, an `accept` failed
@@ -41,10 +50,9 @@ export async function headCheck(
   store: ObjectStore,
   index: LedgerIndex,
   { rev, commit }: { rev: string; commit: string },
-  requiredWitnesses: readonly string[] = [],
-  /** Gets one line per lifecycle step a fork set aside (src/app/lifecycle-fork.ts). */
-  notes: string[] = [],
+  options: HeadCheckOptions = {},
 ): Promise<Check> {
+  const notes = options.notes ?? [];
   const inLog: { id: string; record: LedgerRecord }[] = [];
   try {
     for (const { entry } of orderEntries(await readAllEntries(store, index))) {
@@ -73,7 +81,7 @@ export async function headCheck(
   for (const state of states.values()) notes.push(...(state.setAsideDetail ?? []));
   const records: HeadRecord[] = [];
   for (const { id, record } of inLog) {
-    if (isLifecycleStep(record)) continue;
+    if (isLifecycleStep(record) || (options.only !== undefined && !options.only.has(id))) continue;
     const state = states.get(id);
     const turnedDown = state?.state === 'rejected' || state?.state === 'superseded';
     records.push({
@@ -92,5 +100,9 @@ export async function headCheck(
         : {}),
     });
   }
-  return checkHead(store, { rev, commit, requiredWitnesses }, records);
+  return checkHead(
+    store,
+    { rev, commit, requiredWitnesses: options.requiredWitnesses ?? [] },
+    records,
+  );
 }

@@ -11,6 +11,21 @@
  * record an agent backdates onto the base branch only escapes if its candidate tree is a tree
  * the base branch already has (its claims are then about code this pull request does not
  * change; the base branch's own full gate still checks them).
+ *
+ * With --head (a pull request's gate), the rule above keeps every record of every branch that
+ * BASE does not hold yet, so another branch's record failed an honest pull request's head
+ * check and a squash-merged branch's record failed every later one (red team, round twelve).
+ * So a kept record is this pull request's only when its work is on HEAD's side: made on the
+ * branch (its base commit is a commit of BASE..HEAD), or made from the base branch (its base in
+ * BASE's history, or none) with its candidate tree the tree of a commit of BASE..HEAD (its work
+ * committed on this branch). The others are left out, counted and named; their own pull request
+ * (and the base branch's full gate) judges them. A record made on the branch whose tree is not
+ * the head's stays this pull request's, so head.tree still holds it to the head; a record whose
+ * work is in no commit of the branch vouches for none of its code: the head is then an
+ * unrecorded change, as with no record at all. What cannot be told stays this pull request's
+ * (checked): a record that cannot be read, a base beyond a walk that was cut, and a record
+ * from the base branch whose tree is a commit of BASE..HEAD but whose base is newer than the
+ * branch's fork point (telling that needs HEAD's whole history read too).
  */
 import { readLedgerIndexAt, type LedgerIndex } from '../ledger/read.js';
 import { LOG_REF } from '../ledger/layout.js';
@@ -30,6 +45,10 @@ export interface SinceRange {
   ids: string[];
   /** How many records were left out as not new. */
   skipped: number;
+  /** The --head commit, when the records were judged by it (commit mode). */
+  head?: string;
+  /** With `head`: records left out as another branch's (their work is not on HEAD's side). */
+  otherBranches?: string[];
 }
 
 /** The commit `rev` names; a usage error (exit 2) when it names none. */
@@ -57,18 +76,64 @@ async function isAncestor(repo: RepoPaths, older: string, newer: string): Promis
 /**
  * The commits of `commit`'s history and the trees they hold, read until every base commit in
  * `bases` was seen (a candidate tree merged into the base branch sits nearer than its base) or
- * the budget is spent. A commit further away is not seen, so a record that needs it is checked.
+ * the budget is spent — or, with `whole`, all of it (BASE..HEAD needs every commit of BASE's
+ * history to tell them apart). A commit further away is not seen, so a record that needs it is
+ * checked.
  */
 async function history(
   store: ObjectReader,
   commit: string,
   bases: ReadonlySet<string>,
-): Promise<{ commits: Set<string>; trees: Set<string> }> {
+  whole: boolean,
+): Promise<{ commits: Set<string>; trees: Set<string>; complete: boolean }> {
   // No record has a base: none can be left out, and nothing is worth reading.
-  if (bases.size === 0) return { commits: new Set(), trees: new Set() };
-  const walked = await walkHistory(store, commit, bases, HEAD_HISTORY_BUDGET);
+  if (bases.size === 0 && !whole) return { commits: new Set(), trees: new Set(), complete: true };
+  const walked = await walkHistory(store, commit, whole ? new Set() : bases, HEAD_HISTORY_BUDGET);
   const trees = new Set([...walked.commits.values()].map((c) => c.tree));
-  return { commits: new Set(walked.commits.keys()), trees };
+  const complete = !walked.cut && walked.gap === undefined;
+  return { commits: new Set(walked.commits.keys()), trees, complete };
+}
+
+type Observed = { base: string | null; tree: string } | undefined;
+
+/**
+ * Splits the records the BASE rule kept into this pull request's and other branches' (the
+ * module's comment says why). BASE..HEAD is read in-process, as BASE's history is (never
+ * `git rev-list`: git takes parents from the commit-graph file, which the agent can write). A
+ * base in neither BASE's history nor BASE..HEAD is not in HEAD's history: another branch's,
+ * but only when both walks read their history whole; else it stays this pull request's. A
+ * record made from the base branch (its base in BASE's history, or none) is this pull
+ * request's when its candidate tree is the tree of a commit of BASE..HEAD: its work is on
+ * HEAD's side.
+ */
+async function splitByHead(
+  store: ObjectReader,
+  head: string,
+  kept: readonly string[],
+  observed: ReadonlyMap<string, Observed>,
+  baseHistory: { commits: ReadonlySet<string>; complete: boolean },
+): Promise<{ mine: string[]; others: string[] }> {
+  const walked = await walkHistory(
+    store,
+    head,
+    new Set(),
+    HEAD_HISTORY_BUDGET,
+    baseHistory.commits,
+  );
+  const between = walked.commits;
+  const trees = new Set([...between.values()].map((c) => c.tree));
+  const complete = baseHistory.complete && !walked.cut && walked.gap === undefined;
+  const mine: string[] = [];
+  const others: string[] = [];
+  for (const id of kept) {
+    const o = observed.get(id);
+    const ours =
+      o === undefined ||
+      (o.base !== null && between.has(o.base)) ||
+      (o.base === null || baseHistory.commits.has(o.base) ? trees.has(o.tree) : !complete);
+    (ours ? mine : others).push(id);
+  }
+  return { mine, others };
 }
 
 export async function resolveSince(
@@ -76,6 +141,8 @@ export async function resolveSince(
   store: ObjectStore,
   index: LedgerIndex,
   rev: string,
+  /** The `--head` commit: with a base-branch commit, only records of its side are checked. */
+  head?: string,
 ): Promise<SinceRange> {
   const commit = await resolveCommit(repo, rev);
   const all = [...index.records.keys()];
@@ -93,7 +160,7 @@ export async function resolveSince(
     });
     return { rev, commit, mode: 'ledger', ids, skipped: all.length - ids.length };
   }
-  const observed = new Map<string, { base: string | null; tree: string } | undefined>();
+  const observed = new Map<string, Observed>();
   await Promise.all(
     all.map(async (id) => {
       try {
@@ -109,12 +176,15 @@ export async function resolveSince(
   );
   const bases = new Set<string>();
   for (const o of observed.values()) if (o?.base) bases.add(o.base);
-  const { commits, trees } = await history(store, commit, bases);
+  const { commits, trees, complete } = await history(store, commit, bases, head !== undefined);
   const ids = keep((id) => {
     const o = observed.get(id);
     return o !== undefined && o.base !== null && commits.has(o.base) && trees.has(o.tree);
   });
-  return { rev, commit, mode: 'commit', ids, skipped: all.length - ids.length };
+  const skipped = all.length - ids.length;
+  if (head === undefined) return { rev, commit, mode: 'commit', ids, skipped };
+  const { mine, others } = await splitByHead(store, head, ids, observed, { commits, complete });
+  return { rev, commit, mode: 'commit', ids: mine, skipped, head, otherBranches: others };
 }
 
 /** What the report says about the range, in one line. */
@@ -123,5 +193,15 @@ export function describeSince(range: SinceRange): string {
     range.mode === 'ledger'
       ? `ledger tip ${range.commit.slice(0, 12)}`
       : `base-branch commit ${range.commit.slice(0, 12)}`;
-  return `--since ${range.rev} (${what}): ${range.ids.length} record(s) added since are checked, ${range.skipped} older left out; the whole chain is checked (${LOG_REF})`;
+  const others = range.otherBranches ?? [];
+  const named = others.slice(0, NAMED_OTHERS).join(', ');
+  const more = others.length > NAMED_OTHERS ? ` and ${others.length - NAMED_OTHERS} more` : '';
+  const side =
+    others.length === 0 || range.head === undefined
+      ? ''
+      : `; ${others.length} record(s) of other branches left out: their work is not on ${range.head.slice(0, 12)}'s side (${named}${more}), and their own pull request checks them`;
+  return `--since ${range.rev} (${what}): ${range.ids.length} record(s) added since are checked, ${range.skipped} older left out${side}; the whole chain is checked (${LOG_REF})`;
 }
+
+/** Records of other branches named in the --since line; the rest are counted. */
+const NAMED_OTHERS = 10;

@@ -82,9 +82,10 @@ export interface VerifyRequest {
   head?: string;
   /**
    * `--since REV` (a ledger tip or a commit of the base branch): check the records added since
-   * REV and the whole chain (src/app/since-rev.ts). With `head`, the head check binds the
-   * records added since; when none was added, no record vouches for the head and it is skipped
-   * with a note.
+   * REV and the whole chain (src/app/since-rev.ts). With `head` and a base-branch commit, only
+   * the records whose work is on the head's side (this pull request's) are checked and the head
+   * check binds them; when there is none, no record vouches for the head and it is skipped with
+   * a note.
    */
   since?: string;
   /** `--jobs N`: trees re-run at once (default: src/app/rerun/prepare.ts); never a verdict. */
@@ -127,16 +128,16 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       throw new LedgerError('USAGE', '--since and record ids cannot be given together', {
         hint: 'Give either the records to verify or --since REV (the records added since REV).',
       });
-    const range =
-      request.since === undefined
-        ? undefined
-        : await resolveSince(repo, store, index, request.since);
-    if (range) notes.push(describeSince(range));
-    const ids = range ? range.ids : request.ids?.map((given) => resolveId(index, given));
     let head =
       request.head === undefined
         ? undefined
         : { rev: request.head, commit: await resolveHead(repo, request.head) };
+    const range =
+      request.since === undefined
+        ? undefined
+        : await resolveSince(repo, store, index, request.since, head?.commit);
+    if (range) notes.push(describeSince(range));
+    const ids = range ? range.ids : request.ids?.map((given) => resolveId(index, given));
     if (head !== undefined && range !== undefined && range.ids.length === 0) {
       // Nothing added: no record speaks for this head (a change no agent recorded).
       notes.push(
@@ -278,7 +279,14 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       });
     }
     if (head !== undefined)
-      report.ledger.push(await headCheck(store, index, head, loaded.policy.head?.witnesses, notes));
+      report.ledger.push(
+        await headCheck(store, index, head, {
+          requiredWitnesses: loaded.policy.head?.witnesses ?? [],
+          notes,
+          // A pull request's head is held to its own records, never another branch's.
+          ...(range?.head === undefined ? {} : { only: new Set(range.ids) }),
+        }),
+      );
     if (fromAttestations && fromAttestations.lapsed.size > 0) {
       const contradicting = report.records.reduce(
         (n, r) => n + r.checks.filter((c) => c.id.startsWith('attestation.lapsed[')).length,
@@ -321,6 +329,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
               mode: range.mode,
               checked: range.ids.length,
               skipped: range.skipped,
+              ...(range.otherBranches === undefined ? {} : { otherBranches: range.otherBranches }),
             },
           }
         : {}),

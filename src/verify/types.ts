@@ -134,6 +134,8 @@ export interface VerifyReport {
     mode: 'ledger' | 'commit';
     checked: number;
     skipped: number;
+    /** With --head and a base-branch commit: records left out as another branch's. */
+    otherBranches?: string[];
   };
   /** The policy in force: where it came from and its digest (what attestations are tied to). */
   policy?: { source: 'flag' | 'git-config' | 'default'; path?: string; digest: string };

@@ -185,6 +185,12 @@ export const VerifyOutput = z
           .describe('ledger: a ledger tip; commit: a commit of the base branch'),
         checked: z.number().int().nonnegative().describe('records added since, checked'),
         skipped: z.number().int().nonnegative().describe('records left out as not new'),
+        otherBranches: z
+          .array(recordId)
+          .optional()
+          .describe(
+            "with --head and a base-branch commit: records left out as another branch's (their work is not on the head's side)",
+          ),
       })
       .optional()
       .describe('with --since REV: which records were checked (the whole chain always is)'),

@@ -1,0 +1,163 @@
+/**
+ * Red team, round twelve: `verify --since BASE --head HEAD` (the Action's pull-request gate)
+ * took every record of the whole ledger that BASE does not hold as "added by this pull
+ * request". Another branch's record failed an honest pull request's head.tree, a squash-merged
+ * branch's record failed every later pull request, and under --strict another branch's
+ * unpushed base failed an honest agent's pull request. With --head, a record is this pull
+ * request's only when its work is on HEAD's side (src/app/since-rev.ts); the others are left
+ * out, counted and named, and the head check chooses among this pull request's records only.
+ * And the agent's ways out it must not open: a record made on the branch whose tree is not the
+ * head's still fails head.tree. Real repositories, the real CLI.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli, makeUser, record, type User } from '../adversarial/helpers.js';
+import { cleanup, git, gitdir, writeFiles } from '../helpers/git.js';
+
+afterAll(cleanup);
+
+interface Gate {
+  code: number;
+  head: { verdict: string; detail: string } | undefined;
+  notes: string;
+  checked: string[];
+  range: Record<string, unknown>;
+}
+
+async function gate(user: User, dir: string, args: string[]): Promise<Gate> {
+  const run = await cli(user, dir, ['verify', '--full', ...args]);
+  expect(run.stdout, run.stderr).not.toBe('');
+  return {
+    code: run.code,
+    head: run.json.ledger.find((c: { check: string }) => c.check === 'head.tree'),
+    notes: (run.json.notes ?? []).join('\n'),
+    checked: run.json.records.map((r: { id: string }) => r.id),
+    range: run.json.range,
+  };
+}
+
+/** main: M0. Agent B branches from M0, commits its work and records it (base M0). */
+async function fleet(user: User) {
+  const dir = gitdir();
+  const m0 = git(dir, 'rev-parse', 'HEAD');
+  git(dir, 'checkout', '-q', '-b', 'agent-b');
+  writeFiles(dir, { 'b.txt': 'feature\n' });
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'agent b work');
+  const b = (await record(user, dir, { status: 'success', summary: 'added b.txt', base: m0 })).id;
+  git(dir, 'checkout', '-q', 'main');
+  return { dir, m0, b };
+}
+
+/** A human's branch from `from` with one commit and no record; its head. */
+function humanBranch(dir: string, from: string): string {
+  git(dir, 'checkout', '-q', '-b', 'human', from);
+  writeFiles(dir, { 'h.txt': 'fix\n' });
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'human fix');
+  return git(dir, 'rev-parse', 'HEAD');
+}
+
+describe('verify --since BASE --head HEAD: the records of this pull request', () => {
+  it("false alarm: another branch's record fails no human pull request; it is left out and named", async () => {
+    const user = makeUser();
+    const { dir, m0, b } = await fleet(user);
+    const head = humanBranch(dir, m0);
+    const run = await gate(user, dir, ['--strict', '--since', m0, '--head', head]);
+    expect(run.head, run.head?.detail).toBeUndefined();
+    expect(run.code).toBe(0);
+    expect(run.checked).toEqual([]);
+    expect(run.notes).toMatch(/no record was added since .*head\.tree is not checked/);
+    expect(run.notes).toContain(`1 record(s) of other branches left out: their work is not on`);
+    expect(run.notes).toContain(b);
+    expect(run.range).toMatchObject({ checked: 0, otherBranches: [b] });
+    // Without --head there is no HEAD to judge by: today's rule, B's record is checked.
+    const plain = await gate(user, dir, ['--since', m0]);
+    expect(plain.checked).toEqual([b]);
+  });
+
+  it('false alarm: a record squash-merged after main moved fails no later pull request', async () => {
+    const user = makeUser();
+    const { dir } = await fleet(user);
+    writeFiles(dir, { 'o.txt': 'other\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'other work on main');
+    git(dir, 'merge', '-q', '--squash', 'agent-b');
+    git(dir, 'commit', '-q', '-m', 'B (squashed)');
+    git(dir, 'branch', '-q', '-D', 'agent-b');
+    const main = git(dir, 'rev-parse', 'HEAD');
+    const head = humanBranch(dir, main);
+    const run = await gate(user, dir, ['--since', main, '--head', head]);
+    expect(run.head, run.head?.detail).toBeUndefined();
+    expect(run.code).toBe(0);
+    expect(run.range).toMatchObject({ checked: 0 });
+  });
+
+  it("false alarm: under --strict, another branch's unpushed base fails no honest agent pull request", async () => {
+    const user = makeUser();
+    const { dir, m0 } = await fleet(user);
+    // Agent C records on a commit this clone never gets (synced the ledger, never pushed).
+    git(dir, 'checkout', '-q', '-b', 'agent-c', m0);
+    writeFiles(dir, { 'c.txt': 'c\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'agent c');
+    const c = (await record(user, dir, { status: 'success', summary: 'c' })).id;
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'branch', '-q', '-D', 'agent-c');
+    git(dir, 'reflog', 'expire', '--expire=now', '--all');
+    git(dir, 'gc', '-q', '--prune=now');
+    // Agent A's honest pull request: its record at its head.
+    git(dir, 'checkout', '-q', '-b', 'agent-a', m0);
+    writeFiles(dir, { 'a.txt': 'a\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'agent a');
+    const a = (await record(user, dir, { status: 'success', summary: 'a' })).id;
+    const run = await gate(user, dir, ['--strict', '--since', m0, '--head', 'agent-a']);
+    expect(run.checked).toEqual([a]);
+    expect(run.head?.verdict, run.head?.detail).toBe('verified');
+    expect(run.head?.detail).toContain(a);
+    expect(run.notes).toContain(c);
+    expect(run.code).toBe(0);
+  });
+
+  it('attack: a record made on the branch whose tree is not the head’s still fails head.tree', async () => {
+    const user = makeUser();
+    const { dir, m0 } = await fleet(user);
+    git(dir, 'checkout', '-q', '-b', 'pr', m0);
+    writeFiles(dir, { 'src/app.ts': 'recorded, tests pass\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'recorded');
+    // Recorded from the base branch (its base is M0): its tree is an earlier commit of M0..HEAD.
+    const fromMain = (await record(user, dir, { status: 'success', summary: 's', base: m0 })).id;
+    writeFiles(dir, { 'src/app.ts': 'pushed, tests fail\n' });
+    git(dir, 'commit', '-q', '-am', 'pushed head');
+    const first = await gate(user, dir, ['--since', m0, '--head', 'pr']);
+    expect(first.checked).toEqual([fromMain]);
+    expect(first.head?.verdict).toBe('contradicted');
+    expect(first.head?.detail).toContain(`newest record on its branch, ${fromMain}`);
+    expect(first.code).toBe(1);
+    // Recorded on the branch (its base is a commit of M0..HEAD), from a tree never committed.
+    writeFiles(dir, { 'src/app.ts': 'never committed\n' });
+    const onBranch = (await record(user, dir, { status: 'success', summary: 's' })).id;
+    git(dir, 'checkout', '-q', '--', '.');
+    const second = await gate(user, dir, ['--since', m0, '--head', 'pr']);
+    expect(second.checked.sort()).toEqual([fromMain, onBranch].sort());
+    expect(second.head?.verdict).toBe('contradicted');
+    expect(second.head?.detail).toContain(`newest record on its branch, ${onBranch}`);
+    expect(second.code).toBe(1);
+  });
+
+  it('a record whose work is in no commit of the branch is left out and named: the head is an unrecorded change', async () => {
+    const user = makeUser();
+    const { dir, m0 } = await fleet(user);
+    const head = humanBranch(dir, m0);
+    // Made from the base branch, its tree committed nowhere: it vouches for no code here.
+    writeFiles(dir, { 'h.txt': 'a tree no commit has\n' });
+    const nowhere = (await record(user, dir, { status: 'success', summary: 's', base: m0 })).id;
+    git(dir, 'checkout', '-q', '--', '.');
+    const run = await gate(user, dir, ['--since', m0, '--head', head]);
+    expect(run.head).toBeUndefined();
+    expect(run.checked).toEqual([]);
+    expect(run.notes).toContain(nowhere);
+    expect(run.notes).toContain('2 record(s) of other branches left out');
+  });
+});
