@@ -3,12 +3,15 @@
  * in log order with their lifecycle states, and the pure `head.tree` check over them
  * (src/verify/head.ts).
  */
+import { bySubject, readSignatures } from '../ledger/leaves.js';
 import { orderEntries, readAllEntries, type LedgerIndex } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
+import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
+import type { Trust } from '../verify/signatures.js';
 import { checkHead, HEAD_CHECK_ID, type HeadRecord } from '../verify/head.js';
 import type { Check } from '../verify/types.js';
 import { loadRecord } from './query.js';
@@ -32,6 +35,9 @@ export interface HeadCheckOptions {
   requiredWitnesses?: readonly string[];
   /** Gets one line per lifecycle step a fork set aside (src/app/lifecycle-fork.ts). */
   notes?: string[];
+  /** The policy's `lifecycle.requireReviewer`: only a step a trusted reviewer signed counts. */
+  requireReviewer?: boolean;
+  trust?: Trust | undefined;
   /** The records that may vouch (a pull request's own, `--since` with `--head`); absent: all. */
   only?: ReadonlySet<string>;
 }
@@ -45,6 +51,10 @@ export interface HeadCheckOptions {
  * `head.witnesses` (it runs none) on honest work, and a `reject` or `supersede` vouched for the
  * very tree it turned down. A handoff that was rejected or superseded is set aside the same way:
  * its lifecycle resolved its failing claims, and it must not then pass the head it recorded.
+ * Under `lifecycle.requireReviewer` a step no trusted reviewer signed resolves nothing
+ * (src/app/verify-lifecycle.ts), so it sets nothing aside either: any writer can take a step
+ * without a key, and an honest head's record turned down by one failed the gate (red team,
+ * round twelve). The record stands, and a note names the step.
  */
 export async function headCheck(
   store: ObjectStore,
@@ -73,23 +83,44 @@ export async function headCheck(
     };
   }
   // Loaded here, not above: a verify without --head never needs the lifecycle (issue 21).
-  const [{ lifecycleStates }, { isLifecycleStep }] = await Promise.all([
-    import('./lifecycle-state.js'),
-    import('./lifecycle-steps.js'),
-  ]);
+  const [{ lifecycleStates }, { isLifecycleStep }, { stepReviewer, unsignedHint }] =
+    await Promise.all([
+      import('./lifecycle-state.js'),
+      import('./lifecycle-steps.js'),
+      import('./lifecycle-reviewer.js'),
+    ]);
   const states = lifecycleStates([...inLog].reverse());
   for (const state of states.values()) notes.push(...(state.setAsideDetail ?? []));
+  const signatures = options.requireReviewer
+    ? bySubject((await readSignatures(store, index)).leaves)
+    : undefined;
+  const reviewers = {
+    trust: options.trust,
+    signaturesOf: (id: string) => signatures?.get(id) ?? [],
+  };
+  const headTree = await treeOf(store, commit);
   const records: HeadRecord[] = [];
   for (const { id, record } of inLog) {
     if (isLifecycleStep(record) || (options.only !== undefined && !options.only.has(id))) continue;
     const state = states.get(id);
-    const turnedDown = state?.state === 'rejected' || state?.state === 'superseded';
+    let turnedDown = state?.state === 'rejected' || state?.state === 'superseded';
+    let stands: string | undefined;
+    if (turnedDown && signatures !== undefined && state?.last !== undefined) {
+      if (stepReviewer(state, state.last, reviewers).reviewer === undefined) {
+        turnedDown = false;
+        stands = `${id} was ${state.state} by step ${state.last.id}, which no trusted reviewer signed (policy lifecycle.requireReviewer; ${unsignedHint(state, state.last, reviewers)}): the step resolves nothing, so the record still counts`;
+        // A note where it decides something, the record holding the head's tree; the check's
+        // detail names it too when the record is the one chosen.
+        if (record.observed.candidate.tree === headTree) notes.push(`--head ${rev}: ${stands}`);
+      }
+    }
     records.push({
       id,
+      ...(stands === undefined ? {} : { stands }),
       baseCommit: record.observed.base.commit,
       candidateTree: record.observed.candidate.tree,
       witnesses: record.observed.witnesses.map((w) => w.command),
-      ...(turnedDown
+      ...(turnedDown && state !== undefined
         ? {
             setAside:
               `${state.state}${state.last ? ` by step ${state.last.id}` : ''}` +
@@ -105,4 +136,14 @@ export async function headCheck(
     { rev, commit, requiredWitnesses: options.requiredWitnesses ?? [] },
     records,
   );
+}
+
+/** The tree of `commit`, when it can be read as one (checkHead says so when it cannot). */
+async function treeOf(store: ObjectStore, commit: string): Promise<string | undefined> {
+  const object = await store.read(commit);
+  try {
+    return object?.type === 'commit' ? parseCommit(object.bytes, commit).tree : undefined;
+  } catch {
+    return undefined;
+  }
 }

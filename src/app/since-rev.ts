@@ -34,6 +34,7 @@ import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
 import { HEAD_HISTORY_BUDGET, walkHistory } from '../verify/head.js';
+import type { VerifyReport } from '../verify/types.js';
 import { loadRecord } from './query.js';
 
 export interface SinceRange {
@@ -185,6 +186,15 @@ export async function resolveSince(
   if (head === undefined) return { rev, commit, mode: 'commit', ids, skipped };
   const { mine, others } = await splitByHead(store, head, ids, observed, { commits, complete });
   return { rev, commit, mode: 'commit', ids: mine, skipped, head, otherBranches: others };
+}
+
+/** The report's `range` (`--json`). */
+export function rangeReport(range: SinceRange): NonNullable<VerifyReport['range']> {
+  const { rev, commit, mode, skipped, otherBranches } = range;
+  return {
+    ...{ rev, commit, mode, checked: range.ids.length, skipped },
+    ...(otherBranches === undefined ? {} : { otherBranches }),
+  };
 }
 
 /** What the report says about the range, in one line. */

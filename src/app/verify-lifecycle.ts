@@ -16,12 +16,7 @@ import { isLedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { LIFECYCLE_FORMAT } from '../model/vocabulary.js';
 import type { ObjectReader } from '../store/port.js';
-import {
-  judgeSignature,
-  trustedReviewer,
-  type SignatureLeaf,
-  type Trust,
-} from '../verify/signatures.js';
+import { trustedReviewer, type SignatureLeaf, type Trust } from '../verify/signatures.js';
 import type {
   Check,
   CheckDraft,
@@ -30,7 +25,8 @@ import type {
   VerifyReport,
 } from '../verify/types.js';
 import { exitCodeOf } from '../verify/verify.js';
-import type { LifecycleState, LifecycleStepInfo } from './lifecycle-state.js';
+import type * as ReviewerRules from './lifecycle-reviewer.js';
+import type { LifecycleState } from './lifecycle-state.js';
 
 export interface LifecycleGateOptions {
   strict: boolean;
@@ -77,9 +73,10 @@ export async function attachLifecycles(
   const failing = report.records.filter((r) => failsOnClaims(r.checks, options.strict));
   if (failing.length === 0 && stepped.length === 0) return;
   // Loaded here, not above: a ledger whose records all pass never needs the lifecycle (issue 21).
-  const [{ lifecycleStates }, { isLifecycleStep }] = await Promise.all([
+  const [{ lifecycleStates }, { isLifecycleStep }, reviewerRules] = await Promise.all([
     import('./lifecycle-state.js'),
     import('./lifecycle-steps.js'),
+    import('./lifecycle-reviewer.js'),
   ]);
   // A damaged log or record is already an integrity finding of the report, which fails the
   // gate (exit 3) whatever the rest resolves: it is left out of the lifecycle read, never the
@@ -124,6 +121,7 @@ export async function attachLifecycles(
         : withBelow(
             judge(state, {
               ...options,
+              reviewerRules,
               signaturesOf: (id) => signatures.get(id) ?? [],
               steps,
               known: (id) => index.records.has(id),
@@ -277,6 +275,8 @@ function stepLifecycle(checks: readonly Check[], reviewer: string | undefined): 
 }
 
 interface JudgeContext extends LifecycleGateOptions {
+  /** src/app/lifecycle-reviewer.ts, loaded with the lifecycle (an honest verify loads neither). */
+  reviewerRules: typeof ReviewerRules;
   signaturesOf: (id: string) => readonly SignatureLeaf[];
   steps: ReadonlySet<string>;
   known: (id: string) => boolean;
@@ -321,27 +321,12 @@ function judge(state: LifecycleState, ctx: JudgeContext): RecordLifecycle {
   let reviewer: string | undefined;
   let carrier: string | undefined;
   if (ctx.requireReviewer) {
-    const judged = ctx
-      .signaturesOf(last.id)
-      .map((s) => judgeSignature(last.id, s.signature.armored, ctx.trust, 'reviewer'));
-    reviewer = judged.find((v) => v.verified)?.signer ?? undefined;
-    if (reviewer === undefined) {
-      // A fork: the reviewer's own step of the same action was set aside for this one (the
-      // log's order among equals). It is the same decision, and the reviewer signed it.
-      const twin = (state.setAsideSteps ?? []).find(
-        (s) =>
-          s.over === last.id &&
-          s.after === undefined &&
-          s.step.action === last.action &&
-          s.step.with === last.with &&
-          signedBy(s.id, ctx) !== undefined,
-      );
-      if (twin !== undefined) [reviewer, carrier] = [signedBy(twin.id, ctx), twin.id];
-    }
+    const signer = ctx.reviewerRules.stepReviewer(state, last, ctx);
+    ({ reviewer, carrier } = signer);
     if (reviewer === undefined)
       return no(
         `${state.state} by step ${last.id}, which no trusted reviewer signed (policy lifecycle.requireReviewer; ` +
-          `${unsignedHint(state, last, ctx)})${judged.length === 0 ? '' : `: ${judged.map((v) => v.reason).join('; ')}`}`,
+          `${ctx.reviewerRules.unsignedHint(state, last, ctx)})${signer.reasons.length === 0 ? '' : `: ${signer.reasons.join('; ')}`}`,
       );
   }
   const signed =
@@ -356,23 +341,4 @@ function judge(state: LifecycleState, ctx: JudgeContext): RecordLifecycle {
     resolved: true,
     detail: `${state.state} by step ${last.id}${signed}${last.with === undefined ? '' : `, superseded with ${last.with}`}: reported, not failing the gate`,
   };
-}
-
-/** The principal of a trusted reviewer signature on step `id`, if one is there. */
-function signedBy(id: string, ctx: JudgeContext): string | undefined {
-  return trustedReviewer(id, ctx.signaturesOf(id), ctx.trust);
-}
-
-/**
- * What a reviewer does about an unsigned step that resolves a record. When the reviewer's own
- * signed step is in the fork, set aside for this one, say so: never ask them to sign the
- * agent's step as if theirs were not there.
- */
-function unsignedHint(state: LifecycleState, last: LifecycleStepInfo, ctx: JudgeContext): string {
-  const own = (state.setAsideSteps ?? []).find((s) => signedBy(s.id, ctx) !== undefined);
-  if (own === undefined) return `a reviewer runs ledger sign ${last.id}`;
-  const theirs = `${signedBy(own.id, ctx)}'s own signed step ${own.id} (${own.step.action}) was set aside: the concurrent step ${own.over} takes precedence (reject over supersede over accept, then the log's order)`;
-  return state.state === 'rejected'
-    ? `${theirs}; a rejected record is final, so only a reviewer's signature on step ${last.id} resolves it`
-    : `${theirs}; a reviewer takes the step again on this record (ledger supersede ID --with NEW, which follows step ${last.id}) and signs it`;
 }

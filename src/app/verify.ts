@@ -24,7 +24,7 @@ import { recordReads } from './read-recorder.js';
 import { timeWindow, writeVerifiedTip, type ObjectsRead } from './verify-cache.js';
 import { cacheOutcome, openCache } from './verify-open-cache.js';
 import { resolveId } from './query.js';
-import { describeSince, resolveSince } from './since-rev.js';
+import { describeSince, rangeReport, resolveSince } from './since-rev.js';
 import { attachLifecycles, gateChecks } from './verify-lifecycle.js';
 import { addWorktreeChecks } from './worktree.js';
 import { requireWorkTree, withRepo } from './repo.js';
@@ -283,6 +283,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         await headCheck(store, index, head, {
           requiredWitnesses: loaded.policy.head?.witnesses ?? [],
           notes,
+          requireReviewer: loaded.policy.lifecycle?.requireReviewer ?? false,
+          trust,
           // A pull request's head is held to its own records, never another branch's.
           ...(range?.head === undefined ? {} : { only: new Set(range.ids) }),
         }),
@@ -321,18 +323,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       ...(fromAttestations?.otherPolicy
         ? { otherPolicyAttestations: fromAttestations.otherPolicy }
         : {}),
-      ...(range
-        ? {
-            range: {
-              rev: range.rev,
-              commit: range.commit,
-              mode: range.mode,
-              checked: range.ids.length,
-              skipped: range.skipped,
-              ...(range.otherBranches === undefined ? {} : { otherBranches: range.otherBranches }),
-            },
-          }
-        : {}),
+      ...(range ? { range: rangeReport(range) } : {}),
       ...(cache.key === undefined && cache.reason === undefined
         ? {}
         : { cache: cacheOutcome(cache, report) }),

@@ -33,6 +33,11 @@ export interface HeadRecord {
    * step …". Named when its tree is REV's, so the failure says why that record did not count.
    */
   setAside?: string;
+  /**
+   * Why a record a step turned down still counts (a step the policy does not count): named in
+   * the detail when the record is the one chosen.
+   */
+  stands?: string;
 }
 
 export interface HeadTarget {
@@ -183,7 +188,9 @@ export async function checkHead(
       subject,
       `${head}, and no record in the ledger has a base commit in its history${cut}${aside}: nothing recorded vouches for this code (record the handoff on this branch, or verify the commit it was recorded for)`,
     );
-  const base = chosen.baseCommit === null ? 'no base commit' : `base ${chosen.baseCommit}`;
+  const base =
+    (chosen.baseCommit === null ? 'no base commit' : `base ${chosen.baseCommit}`) +
+    (chosen.stands === undefined ? '' : `; ${chosen.stands}`);
   if (chosen.candidateTree === tree) {
     const ran = new Set(chosen.witnesses ?? []);
     const missing = (target.requiredWitnesses ?? []).filter((command) => !ran.has(command));

@@ -8,8 +8,10 @@
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signRecord } from '../../src/app/sign.js';
 import { openLedger } from '../../src/library.js';
 import { cleanup, git, gitdir, runCli, writeFiles } from '../helpers/git.js';
+import { reviewerPolicy } from '../helpers/lifecycle.js';
 
 afterAll(cleanup);
 
@@ -247,6 +249,33 @@ describe('verify --head and the lifecycle', () => {
     expect(after.check.verdict).toBe('contradicted');
     expect(after.check.detail).toContain(
       `${lie} recorded HEAD's tree, but it was rejected by step ${JSON.parse(rejected.stdout).id as string}`,
+    );
+  });
+
+  // Red team, round twelve: the gate honours lifecycle.requireReviewer (a step no trusted
+  // reviewer signed resolves nothing), but the head check set the record aside on any step: one
+  // unsigned `ledger reject` from any writer, no key, failed an honest head.
+  it("false alarm: under lifecycle.requireReviewer an unsigned reject does not set the head's record aside; a reviewer's signed one does", async () => {
+    const { policy, reviewer } = reviewerPolicy();
+    const dir = gitdir({ files: { 'test.sh': 'exit 0\n' } });
+    writeFiles(dir, { 'f.txt': 'feature\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'feature');
+    const id = await record(dir, 'honest work at the head');
+    const rejected = await runCli(['reject', id, '--json'], dir);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    const step = JSON.parse(rejected.stdout).id as string;
+    const unsigned = await gate(dir, ['--policy', policy]);
+    expect(unsigned.check.verdict, unsigned.check.detail).toBe('verified');
+    expect(unsigned.code).toBe(0);
+    expect((JSON.parse(unsigned.stdout).notes as string[]).join('\n')).toContain(
+      `${id} was rejected by step ${step}, which no trusted reviewer signed (policy lifecycle.requireReviewer; a reviewer runs ledger sign ${step})`,
+    );
+    await signRecord({ cwd: dir, id: step, signingKey: reviewer });
+    const signed = await gate(dir, ['--policy', policy]);
+    expect(signed.code, signed.stdout).toBe(1);
+    expect(signed.check.detail).toContain(
+      `${id} recorded HEAD's tree, but it was rejected by step ${step}`,
     );
   });
 

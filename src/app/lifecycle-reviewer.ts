@@ -1,0 +1,77 @@
+/**
+ * Under the policy's `lifecycle.requireReviewer`, which trusted reviewer signed the step that
+ * set a record's state: one rule for the gate (src/app/verify-lifecycle.ts, whether the step
+ * resolves a failing record) and for the head check (src/app/head.ts, whether the step sets the
+ * head's record aside), so a step the policy does not count counts for neither.
+ */
+import {
+  judgeSignature,
+  trustedReviewer,
+  type SignatureLeaf,
+  type Trust,
+} from '../verify/signatures.js';
+import type { LifecycleState, LifecycleStepInfo } from './lifecycle-state.js';
+
+export interface ReviewerContext {
+  trust: Trust | undefined;
+  signaturesOf: (id: string) => readonly SignatureLeaf[];
+}
+
+export interface StepReviewer {
+  /** The trusted reviewer who signed the step (or its twin), if one did. */
+  reviewer?: string;
+  /** The set-aside twin step that carries the reviewer's signature, when not the step itself. */
+  carrier?: string;
+  /** Why each signature over the step itself did not verify as a reviewer's. */
+  reasons: string[];
+}
+
+/** The trusted reviewer of `last`, the step that set `state`. */
+export function stepReviewer(
+  state: LifecycleState,
+  last: LifecycleStepInfo,
+  ctx: ReviewerContext,
+): StepReviewer {
+  const judged = ctx
+    .signaturesOf(last.id)
+    .map((s) => judgeSignature(last.id, s.signature.armored, ctx.trust, 'reviewer'));
+  const reasons = judged.map((v) => v.reason);
+  const reviewer = judged.find((v) => v.verified)?.signer ?? undefined;
+  if (reviewer !== undefined) return { reviewer, reasons };
+  // A fork: the reviewer's own step of the same action was set aside for this one (the log's
+  // order among equals). It is the same decision, and the reviewer signed it.
+  const twin = (state.setAsideSteps ?? []).find(
+    (s) =>
+      s.over === last.id &&
+      s.after === undefined &&
+      s.step.action === last.action &&
+      s.step.with === last.with &&
+      signedBy(s.id, ctx) !== undefined,
+  );
+  return twin === undefined
+    ? { reasons }
+    : { reviewer: signedBy(twin.id, ctx)!, carrier: twin.id, reasons };
+}
+
+/** The principal of a trusted reviewer signature on step `id`, if one is there. */
+function signedBy(id: string, ctx: ReviewerContext): string | undefined {
+  return trustedReviewer(id, ctx.signaturesOf(id), ctx.trust);
+}
+
+/**
+ * What a reviewer does about an unsigned step that resolves a record. When the reviewer's own
+ * signed step is in the fork, set aside for this one, say so: never ask them to sign the
+ * agent's step as if theirs were not there.
+ */
+export function unsignedHint(
+  state: LifecycleState,
+  last: LifecycleStepInfo,
+  ctx: ReviewerContext,
+): string {
+  const own = (state.setAsideSteps ?? []).find((s) => signedBy(s.id, ctx) !== undefined);
+  if (own === undefined) return `a reviewer runs ledger sign ${last.id}`;
+  const theirs = `${signedBy(own.id, ctx)}'s own signed step ${own.id} (${own.step.action}) was set aside: the concurrent step ${own.over} takes precedence (reject over supersede over accept, then the log's order)`;
+  return state.state === 'rejected'
+    ? `${theirs}; a rejected record is final, so only a reviewer's signature on step ${last.id} resolves it`
+    : `${theirs}; a reviewer takes the step again on this record (ledger supersede ID --with NEW, which follows step ${last.id}) and signs it`;
+}
