@@ -38,6 +38,8 @@ export interface HeadCheckOptions {
   /** The policy's `lifecycle.requireReviewer`: only a step a trusted reviewer signed counts. */
   requireReviewer?: boolean;
   trust?: Trust | undefined;
+  /** A shallow clone (.git/shallow): a cut history is then named as the likely cause. */
+  shallow?: boolean;
   /** The records that may vouch (a pull request's own, `--since` with `--head`); absent: all. */
   only?: ReadonlySet<string>;
 }
@@ -133,7 +135,12 @@ export async function headCheck(
   }
   return checkHead(
     store,
-    { rev, commit, requiredWitnesses: options.requiredWitnesses ?? [] },
+    {
+      rev,
+      commit,
+      requiredWitnesses: options.requiredWitnesses ?? [],
+      ...(options.shallow ? { shallow: true } : {}),
+    },
     records,
   );
 }

@@ -285,6 +285,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
           notes,
           requireReviewer: loaded.policy.lifecycle?.requireReviewer ?? false,
           trust,
+          shallow: isShallow(repo),
           // A pull request's head is held to its own records, never another branch's.
           ...(range?.head === undefined ? {} : { only: new Set(range.ids) }),
         }),

@@ -50,6 +50,8 @@ export interface HeadTarget {
    * that matches the tree but ran none of them vouches for the code, not for its tests.
    */
   requiredWitnesses?: readonly string[];
+  /** The repository is a shallow clone: a history cut short is then named as such. */
+  shallow?: boolean;
 }
 
 /** Commits of REV's history read at most; a base further away than this is not found. */
@@ -122,6 +124,16 @@ export async function walkHistory(
   return { commits, cut: false, ...(gap ? { gap } : {}) };
 }
 
+/**
+ * Why the walk of REV's history stopped short at `gap`: the anchor check's words for a base
+ * commit a shallow clone lacks (src/verify/observed.ts), so both checks send the user to fetch.
+ */
+function gapCause(gap: string, shallow: boolean): string {
+  return shallow
+    ? `its history is cut at commit ${gap}, which is not in this repository: a shallow clone (.git/shallow)`
+    : `its history is cut at commit ${gap}, which this repository does not have or cannot read (a partial or damaged clone)`;
+}
+
 /** The commit of REV's history, nearest first, whose tree is `tree`. */
 function commitWithTree(history: History, tree: string): [string, number] | undefined {
   let best: [string, number] | undefined;
@@ -171,9 +183,12 @@ export async function checkHead(
     }
   }
   const head = `${rev} is commit ${commit} with tree ${tree}`;
+  const unplaced = standing.filter((r) => distanceOf(r) === undefined).length;
   const cut = history.cut
     ? ` (only the nearest ${budget} commits of its history were read: a record based further back was not considered)`
-    : '';
+    : history.gap !== undefined && unplaced > 0
+      ? ` (${gapCause(history.gap, target.shallow ?? false)}, so ${unplaced} record(s) whose base commit was not found there may be based further back: fetch the history (git fetch --unshallow, or actions/checkout with fetch-depth: 0) and verify again)`
+      : '';
   const turnedDown = records.find(
     (r) => r.setAside !== undefined && r.candidateTree === tree && distanceOf(r) !== undefined,
   );
@@ -186,7 +201,7 @@ export async function checkHead(
       HEAD_CHECK_ID,
       'head.tree',
       subject,
-      `${head}, and no record in the ledger has a base commit in its history${cut}${aside}: nothing recorded vouches for this code (record the handoff on this branch, or verify the commit it was recorded for)`,
+      `${head}, and no record in the ledger has a base commit in ${cut === '' ? 'its history' : 'the part of its history read here'}${cut}${aside}: nothing recorded vouches for this code (${cut === '' ? '' : 'fetch the history first; else '}record the handoff on this branch, or verify the commit it was recorded for)`,
     );
   const base =
     (chosen.baseCommit === null ? 'no base commit' : `base ${chosen.baseCommit}`) +

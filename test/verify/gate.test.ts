@@ -128,6 +128,29 @@ describe('a shallow clone', () => {
     expect(base.detail).not.toMatch(/^base commit \S+ is not in this repository: the record/);
   });
 
+  // Red team, round twelve: head.tree said "no record in the ledger has a base commit in its
+  // history … record the handoff on this branch" where the record was there and the history cut.
+  it('false alarm: head.tree in a shallow clone names the cut history and how to fetch it, not a missing record', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    writeFiles(dir, { 'src/app.ts': 'two\n' });
+    git(dir, 'commit', '-q', '-am', 'second');
+    await record(user, dir, { status: 'success', summary: 's', base: 'HEAD~1' });
+    const shallow = join(tempDir('ledger-shallow-'), 'clone');
+    git(tempDir(), 'clone', '-q', '--depth', '1', `file://${dir}`, shallow);
+    git(shallow, 'fetch', '-q', 'origin', '+refs/ledger/*:refs/ledger/*');
+    const run = await cli(user, shallow, ['verify', '--full', '--head', 'HEAD']);
+    const head = run.json.ledger.find((c: Check) => c.check === 'head.tree') as Check;
+    expect(run.code).toBe(1);
+    expect(head.verdict).toBe('contradicted');
+    expect(head.detail).toMatch(/history is cut at commit [0-9a-f]{40}.*a shallow clone/);
+    expect(head.detail).toContain('git fetch --unshallow, or actions/checkout with fetch-depth: 0');
+    expect(head.detail).not.toMatch(/no record in the ledger has a base commit in its history/);
+    // Deepened, the same command passes: the record was there all along.
+    git(shallow, 'fetch', '-q', '--unshallow', 'origin');
+    expect((await cli(user, shallow, ['verify', '--full', '--head', 'HEAD'])).code).toBe(0);
+  });
+
   it('attack: a planted .git/shallow changes no verdict (a present base still verifies)', async () => {
     const user = makeUser();
     const dir = gitdir();
