@@ -11,7 +11,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, makeUser, record, type User } from '../adversarial/helpers.js';
-import { cleanup, git, gitdir, writeFiles } from '../helpers/git.js';
+import { join } from 'node:path';
+import { cleanup, git, gitdir, tempDir, writeFiles } from '../helpers/git.js';
 
 afterAll(cleanup);
 
@@ -144,6 +145,32 @@ describe('verify --since BASE --head HEAD: the records of this pull request', ()
     expect(second.head?.verdict).toBe('contradicted');
     expect(second.head?.detail).toContain(`newest record on its branch, ${onBranch}`);
     expect(second.code).toBe(1);
+  });
+
+  it('a history cut short (a shallow clone) cannot tell a record of another branch: it stays checked', async () => {
+    const user = makeUser();
+    const { dir, m0, b } = await fleet(user);
+    git(dir, 'checkout', '-q', '-b', 'agent-c', m0);
+    writeFiles(dir, { 'c.txt': 'c\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'agent c');
+    const c = (await record(user, dir, { status: 'success', summary: 'c' })).id;
+    git(dir, 'checkout', '-q', 'main');
+    git(dir, 'branch', '-q', '-D', 'agent-c');
+    // main gets a second commit, the pull request branches from it: depth 2 cuts M0 off.
+    writeFiles(dir, { 'm.txt': 'm\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'main moves');
+    const main = git(dir, 'rev-parse', 'HEAD');
+    humanBranch(dir, main);
+    const clone = join(tempDir('ledger-shallow-'), 'clone');
+    git(tempDir(), 'clone', '-q', '--depth', '2', '--branch', 'human', `file://${dir}`, clone);
+    git(clone, 'fetch', '-q', 'origin', '+refs/ledger/*:refs/ledger/*');
+    const run = await gate(user, clone, ['--since', main, '--head', 'HEAD']);
+    // B's base (M0) and C's are in no history read here, and the walks were cut at M0: either
+    // may be this branch's, so both are checked.
+    expect(run.checked.sort()).toEqual([b, c].sort());
+    expect(run.range).toMatchObject({ checked: 2, otherBranches: [] });
   });
 
   it('a record whose work is in no commit of the branch is left out and named: the head is an unrecorded change', async () => {
