@@ -159,8 +159,8 @@ export async function checkBaseInRepository(
           // A shallow clone (actions/checkout's default) lacks most commits: the likely cause,
           // said first. Only the wording depends on .git/shallow; the verdict never does.
           shallow
-            ? `base commit ${commit} is not in this repository, which is a shallow clone (.git/shallow): fetch the history (git fetch --unshallow, or actions/checkout with fetch-depth: 0) or this commit (git fetch origin ${commit}); otherwise the record was made in another repository, or the commit was rebased away and pruned`
-            : `base commit ${commit} is not in this repository: the record was made in another repository, or the commit was rebased away and pruned (its stored copy still anchors the record, but the record is not about this repository's history)`,
+            ? `base commit ${commit} is not in this repository, which is a shallow clone (.git/shallow): fetch the history (git fetch --unshallow, or actions/checkout with fetch-depth: 0) or this commit (git fetch origin ${commit}); otherwise the record was made on a branch not pushed (or fetched) here yet, in another repository, or the commit was rebased away and pruned`
+            : `base commit ${commit} is not in this repository: the record was made on a branch not pushed (or fetched) here yet, in another repository, or the commit was rebased away and pruned (its stored copy still anchors the record, but the record is not about this repository's history)`,
         ),
   );
 }
