@@ -166,3 +166,41 @@ function forgeGraphTree(file: string, commit: string, tree: string): void {
   chmodSync(file, 0o644);
   writeFileSync(file, b);
 }
+
+// Red team, round twelve: with --head, a record is the pull request's when its tree is the tree
+// of a commit of BASE..HEAD. That history is read in-process too: git would take the commit's
+// tree from the commit-graph, and a forged one made the lie another branch's, left out.
+describe('verify --since BASE --head HEAD reads BASE..HEAD itself', () => {
+  it('attack: a commit-graph that names another tree for the branch commit holding the lie’s work leaves nothing out (exit 1)', async () => {
+    const repo = gitdir({ files: { 'a.txt': 'base\n' } });
+    const base = git(repo, 'rev-parse', 'HEAD');
+    git(repo, 'checkout', '-qb', 'agent');
+    writeFiles(repo, { 'c.txt': 'broken\n' });
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'the lie’s work');
+    const head = git(repo, 'rev-parse', 'HEAD');
+    // Recorded from the base branch: only its tree ties it to this pull request.
+    const r = await inProcess(
+      [
+        'record',
+        '--status',
+        'success',
+        '--summary',
+        'tests pass',
+        '--witness',
+        'false',
+        '--base',
+        base,
+      ],
+      repo,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    git(repo, '-c', 'core.commitGraph=true', 'commit-graph', 'write', '--reachable');
+    const baseTree = git(repo, 'rev-parse', `${base}^{tree}`);
+    forgeGraphTree(join(repo, '.git', 'objects', 'info', 'commit-graph'), head, baseTree);
+    expect(git(repo, 'log', '-1', '--format=%T', head)).toBe(baseTree); // git believes it
+    const run = await inProcess(['verify', '--since', base, '--head', head, '--json'], repo);
+    expect(run.code, run.stdout).toBe(1);
+    expect(JSON.parse(run.stdout).range).toMatchObject({ checked: 1, otherBranches: [] });
+  });
+});
