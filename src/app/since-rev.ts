@@ -100,12 +100,12 @@ type Observed = { base: string | null; tree: string } | undefined;
 /**
  * Splits the records the BASE rule kept into this pull request's and other branches' (the
  * module's comment says why). BASE..HEAD is read in-process, as BASE's history is (never
- * `git rev-list`: git takes parents from the commit-graph file, which the agent can write). A
- * base in neither BASE's history nor BASE..HEAD is not in HEAD's history: another branch's,
- * but only when both walks read their history whole; else it stays this pull request's. A
- * record made from the base branch (its base in BASE's history, or none) is this pull
+ * `git rev-list`: git takes parents and trees from the commit-graph file, which the agent can
+ * write). A record made from the base branch (its base in BASE's history, or none) is this pull
  * request's when its candidate tree is the tree of a commit of BASE..HEAD: its work is on
- * HEAD's side.
+ * HEAD's side. A base in neither BASE's history nor BASE..HEAD is not in HEAD's history. Nothing
+ * is left out as another branch's unless both walks read their history whole (no budget cut,
+ * no missing commit): a commit not read might hold the base or the tree.
  */
 async function splitByHead(
   store: ObjectReader,
@@ -128,10 +128,12 @@ async function splitByHead(
   const others: string[] = [];
   for (const id of kept) {
     const o = observed.get(id);
+    const fromBase = o !== undefined && (o.base === null || baseHistory.commits.has(o.base));
     const ours =
       o === undefined ||
+      !complete ||
       (o.base !== null && between.has(o.base)) ||
-      (o.base === null || baseHistory.commits.has(o.base) ? trees.has(o.tree) : !complete);
+      (fromBase && trees.has(o.tree));
     (ours ? mine : others).push(id);
   }
   return { mine, others };
