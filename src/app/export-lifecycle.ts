@@ -13,9 +13,9 @@
 import type { LedgerIndex } from '../ledger/read.js';
 import { readSignaturesOf } from '../ledger/leaves.js';
 import type { Trust } from '../verify/signatures.js';
-import { trustedReviewer } from '../verify/signatures.js';
 import type { ObjectStore } from '../store/port.js';
 import { lifecycleChain } from './lifecycle-chain.js';
+import { stepReviewer } from './lifecycle-reviewer.js';
 import { stepInfo } from './lifecycle-state.js';
 
 export interface ExportLifecycle {
@@ -50,19 +50,37 @@ export async function exportLifecycle(
     ...(info.by === undefined ? {} : { by: info.by }),
     ...(info.with === undefined ? {} : { with: info.with }),
   };
-  const signedBy = async (stepId: string) =>
-    trustedReviewer(
-      stepId,
-      (await readSignaturesOf(store, index, stepId)).map((signature) => ({ signature })),
-      policy.trust,
-    );
-  let reviewer = await signedBy(info.id);
-  for (const twin of chain.setAsideSteps ?? []) {
-    if (reviewer !== undefined) break;
-    const same =
-      twin.over === info.id && twin.after === undefined && twin.step.action === info.action;
-    if (same && twin.step.with === info.with) reviewer = await signedBy(twin.id);
-  }
+  // The signatures of the step and of the steps a fork set aside beside it, read up front:
+  // the gate's own rule (`stepReviewer`) then decides who, if anyone, signed as reviewer.
+  const stepIds = [info.id, ...(chain.setAsideSteps ?? []).map((s) => s.id)];
+  const leaves = new Map(
+    await Promise.all(
+      stepIds.map(
+        async (stepId) =>
+          [
+            stepId,
+            // Keyed by the step it signs (the leaf's own id is not read by the rule).
+            (await readSignaturesOf(store, index, stepId)).map((signature) => ({
+              id: stepId,
+              signature,
+            })),
+          ] as const,
+      ),
+    ),
+  );
+  const { reviewer } = stepReviewer(
+    {
+      record: id,
+      state,
+      steps: [],
+      ...(chain.setAsideSteps === undefined ? {} : { setAsideSteps: chain.setAsideSteps }),
+    },
+    info,
+    {
+      trust: policy.trust,
+      signaturesOf: (stepId) => leaves.get(stepId) ?? [],
+    },
+  );
   const decisive = state === 'rejected' || state === 'superseded';
   const counted = !policy.requireReviewer || reviewer !== undefined;
   const who =
