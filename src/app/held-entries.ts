@@ -1,5 +1,6 @@
 /**
- * The readers' rollback check (red team, round twelve): `log`, `show`, `stats` and the MCP tools
+ * What a reader asks of this user's memory. First the rollback check (red team, round twelve):
+ * `log`, `show`, `stats` and the MCP tools
  * ask the question `verify` and `sync` ask — are the log entries this clone held still in
  * refs/ledger/log? — so that a ledger the agent reset below a tip this clone held is not shown as
  * the whole ledger without a word. Only verify decides on it (exit 3); a reader says it.
@@ -8,7 +9,8 @@
  * a user with no state directory has no memory, and nothing more is loaded or read (no hash, no
  * git); the memory's code is loaded only when there is state; a memory with no entry for this
  * clone reads no object; otherwise only the fan-out trees the held entries fall in are read
- * (`missingEntries`), in-process like the log itself.
+ * (`missingEntries`), in-process like the log itself. Then, for `show`'s `observedProof`, which
+ * records this user's ledger made here (`recordedHereForReader`), under the same guard.
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,7 +18,7 @@ import { LOG_REF } from '../ledger/layout.js';
 import { missingEntries } from '../ledger/read.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
-import { stateRoot } from './policy/state-root.js';
+import { stateRoot } from '../paths/state-root.js';
 
 /** Log entries this clone held that the ledger no longer holds. */
 export interface HeldEntriesMissing {
@@ -34,12 +36,7 @@ export async function heldEntriesMissing(
   repo: RepoPaths,
   store: ObjectReader & { readRef(name: string): Promise<string | undefined> },
 ): Promise<HeldEntriesMissing | undefined> {
-  // Bindings live under clones/: none, and this user has noted no ledger anywhere.
-  try {
-    await access(join(stateRoot(), 'clones'));
-  } catch {
-    return undefined;
-  }
+  if (!(await anyState())) return undefined;
   const { readHeldEntries } = await import('./policy/local-state.js');
   const held = await readHeldEntries(repo, store);
   if (held.size === 0) return undefined;
@@ -56,4 +53,27 @@ export function heldEntriesWarning(lost: HeldEntriesMissing): string {
 export function heldEntriesSaid(lost: HeldEntriesMissing): string {
   const one = lost.missing === 1;
   return `${lost.missing} log entr${one ? 'y' : 'ies'} this clone held ${one ? 'is' : 'are'} missing from ${LOG_REF} (first: ${lost.first})`;
+}
+
+/**
+ * The records this user's ledger made in the ledger of `repo` (`peekRecordedHere`: nothing
+ * written, no root walk), loading the memory's code only when this user has any state.
+ */
+export async function recordedHereForReader(
+  repo: RepoPaths,
+  store: ObjectReader & { readRef(name: string): Promise<string | undefined> },
+): Promise<Set<string>> {
+  if (!(await anyState())) return new Set();
+  const { peekRecordedHere } = await import('./policy/local-state.js');
+  return peekRecordedHere(repo, store);
+}
+
+/** Bindings live under clones/: none, and this user has noted no ledger anywhere. */
+async function anyState(): Promise<boolean> {
+  try {
+    await access(join(stateRoot(), 'clones'));
+    return true;
+  } catch {
+    return false;
+  }
 }

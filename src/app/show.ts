@@ -6,7 +6,12 @@
  * imported only to re-emit (issue 21, test/cli/startup.test.ts).
  */
 import { formatViewsOf } from '../formats/views.js';
-import { heldEntriesMissing, heldEntriesSaid, type HeldEntriesMissing } from './held-entries.js';
+import {
+  heldEntriesMissing,
+  heldEntriesSaid,
+  recordedHereForReader,
+  type HeldEntriesMissing,
+} from './held-entries.js';
 import { readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
 import { readKeptBlob } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
@@ -17,7 +22,6 @@ import { stepInfo } from './lifecycle-state.js';
 import { readSignaturesOf } from '../ledger/leaves.js';
 import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import { loadPolicy } from './policy/local.js';
-import { peekRecordedHere } from './policy/local-state.js';
 import { observedProofOf, type ObservedProof } from './observed-proof.js';
 import { headsOfTask, loadRecord, resolveId } from './query.js';
 import { trustFrom } from './policy/trust.js';
@@ -74,7 +78,7 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
       judgeRecordSignature(id, s.armored, trust, record.observed.producer),
     );
     const observedProof = await observedProofOf(id, signatures, record.observed.producer, () =>
-      peekRecordedHere(repo, store),
+      recordedHereForReader(repo, store),
     );
     const source = async () => {
       if (!record.observed.source) return undefined;

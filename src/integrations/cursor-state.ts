@@ -15,8 +15,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
+import { stateRoot } from '../paths/state-root.js';
 import { writeAtomically } from '../paths/write-atomically.js';
 
 export interface CursorOutcome {
@@ -31,17 +31,9 @@ export interface CursorOutcome {
 const MAX_ENTRIES = 200;
 const MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
-/** `$XDG_STATE_HOME/ledger/cursor` (the same root as app/policy/local-state.ts's stateRoot). */
+/** `$XDG_STATE_HOME/ledger/cursor`: under the same root as every other state of this user. */
 export function cursorStateDir(): string {
-  const base = process.env['XDG_STATE_HOME'];
-  let home = '/';
-  try {
-    home = homedir() || '/';
-  } catch {
-    // no home: fall back to /
-  }
-  const root = base !== undefined && isAbsolute(base) ? base : join(home, '.local', 'state');
-  return join(root, 'ledger', 'cursor');
+  return join(stateRoot(), 'cursor');
 }
 
 /** The entry's file, or undefined when the input does not name a generation. */

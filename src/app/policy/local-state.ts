@@ -38,9 +38,9 @@ import type { ObjectReader } from '../../store/port.js';
 import type { RepoPaths } from '../../store/git/repo.js';
 import { findRoot, type RootWalk } from './ledger-root.js';
 import { writeAtomically } from '../../paths/index.js';
-import { stateRoot } from './state-root.js';
+import { stateRoot } from '../../paths/state-root.js';
 
-export { stateRoot } from './state-root.js';
+export { stateRoot } from '../../paths/state-root.js';
 
 type Store = ObjectReader & { readRef(name: string): Promise<string | undefined> };
 
