@@ -18,6 +18,7 @@ import type { Attestation, AttestedCheck } from '../model/attestation.js';
 // this module, and a verify with nothing new loads no zod (test/cli/startup.test.ts).
 import { ATTESTATION_SCHEMA } from '../model/leaf-vocabulary.js';
 import type { LedgerRecord } from '../model/record.js';
+import { claimedCheckSubject } from './claim-commands.js';
 import type { Check, Rerunner, Verdict } from './types.js';
 
 /** An attestation a signer in the policy's auditor role signed, under the policy in force. */
@@ -125,7 +126,7 @@ export function rerunChecksOf(record: LedgerRecord): CheckKey[] {
     ...(record.claims.checks ?? []).map((c, i) => ({
       id: `claims.checks[${i}]`,
       check: 'claim.check',
-      subject: c.command ?? c.details ?? '(unnamed check)',
+      subject: claimedCheckSubject(c),
     })),
   ];
 }

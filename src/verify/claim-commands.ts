@@ -12,6 +12,14 @@ export interface ClaimOptions {
   rerun?: Rerunner | undefined;
 }
 
+/** What a claimed check's verdict is about: its command, else its details (attested.ts too). */
+export function claimedCheckSubject(claimed: {
+  command?: string | undefined;
+  details?: string | undefined;
+}): string {
+  return claimed.command ?? claimed.details ?? '(unnamed check)';
+}
+
 export async function checkClaimedCommands(
   record: LedgerRecord,
   options: ClaimOptions,
@@ -21,7 +29,7 @@ export async function checkClaimedCommands(
   const observed = new Map(record.observed.witnesses.map((w) => [w.command, w]));
   for (const [i, claimed] of (record.claims.checks ?? []).entries()) {
     const cid = `claims.checks[${i}]`;
-    const subject = claimed.command ?? claimed.details ?? '(unnamed check)';
+    const subject = claimedCheckSubject(claimed);
     if (claimed.command === undefined || claimed.result === 'skipped') {
       checks.push(
         claim(
