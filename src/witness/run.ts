@@ -143,9 +143,18 @@ function spawnWitness(opts: WitnessOptions): Promise<WitnessRun> {
     ? ['ignore', 'pipe', 'pipe', 'pipe']
     : ['ignore', 'pipe', 'pipe'];
   let child: ChildProcess;
+  // Ctrl-C while the command runs: end its whole group before ledger exits. Registered before
+  // the spawn: between the fork and this registration a signal met Node's default (ledger died,
+  // the group ran on) — the window one failed CI run of test/adversarial/witness.test.ts › Ctrl-C
+  // during a record-time witness fits (exit null, under load). The handler itself runs on the
+  // event loop, after `child` is set.
+  const release = onInterrupt(() => {
+    if (child?.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+  });
   try {
     child = spawn(file!, args, { cwd, env, detached: true, stdio, windowsHide: true });
   } catch (error) {
+    release();
     // e.g. a NUL byte in the command or env: refused by Node before any process exists
     return Promise.resolve(spawnFailure(command, error, started, opts.argv !== undefined));
   }
@@ -165,10 +174,6 @@ function spawnWitness(opts: WitnessOptions): Promise<WitnessRun> {
     let spawnError: unknown;
     let commandStarted = opts.argv === undefined;
     const timers: NodeJS.Timeout[] = [];
-    // Ctrl-C while the command runs: end its whole group before ledger exits.
-    const release = onInterrupt(() => {
-      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-    });
     let beat: NodeJS.Timeout | undefined;
     // The timeout and the last-resort deadline: armed at spawn for the sandbox's set-up, off
     // while a set-up sandbox waits for its gate, armed again when the command starts.
