@@ -3,7 +3,8 @@
  * it, and an agent may pipeline as many as it likes: 100 `verify` calls ran at once, 200 git
  * processes on a 3-record ledger, memory growing with every request in flight (red team, round
  * thirteen; a 10 MiB message window holds tens of thousands of small calls). Here the rest
- * wait, in the order they came, so a flood costs time, not memory; each is answered.
+ * wait, in the order they came (src/model/slots.ts), so a flood costs time, not memory; each is
+ * answered.
  *
  * Two at once: a `record` is not held up behind one slow `verify`, and two calls already keep
  * both cores of a small machine busy (each call runs its own git processes). A call cancelled
@@ -13,6 +14,7 @@
  * signal (a record ends its witness), so a cancelled call does not hold a place for long.
  */
 import { pausePoint, tracePoint } from '../model/faults.js';
+import { createSlots } from '../model/slots.js';
 
 export const TOOL_CALLS_AT_ONCE = 2;
 
@@ -22,44 +24,21 @@ export interface CallQueue {
 }
 
 export function createCallQueue(limit = TOOL_CALLS_AT_ONCE): CallQueue {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  // A place is handed to the next waiting call as it is freed (counted here, not when the call
-  // resumes a turn later), so two frees in one turn never start more than the limit.
-  const startNext = () => {
-    while (running < limit && waiting.length > 0) {
-      running++;
-      waiting.shift()!();
-    }
-  };
-  const place = (signal: AbortSignal) =>
-    new Promise<void>((start, cancel) => {
-      const go = () => {
-        signal.removeEventListener('abort', drop);
-        start();
-      };
-      const drop = () => {
-        const at = waiting.indexOf(go);
-        if (at >= 0) waiting.splice(at, 1);
-        tracePoint('mcp-tool-call cancelled while waiting');
-        cancel(signal.reason);
-      };
-      waiting.push(go);
-      signal.addEventListener('abort', drop, { once: true });
-    });
+  const places = createSlots(limit);
   return {
     async run(signal, work) {
       signal.throwIfAborted();
-      if (running < limit && waiting.length === 0) running++;
-      else await place(signal);
+      const release = await places.take(signal).catch((reason: unknown) => {
+        tracePoint('mcp-tool-call cancelled while waiting');
+        throw reason;
+      });
       tracePoint('mcp-tool-call start');
       try {
         await pausePoint('mcp-tool-call');
         return await work();
       } finally {
         tracePoint('mcp-tool-call end');
-        running--;
-        startNext();
+        release();
       }
     },
   };

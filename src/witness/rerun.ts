@@ -23,6 +23,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../model/errors.js';
+import { createSlots } from '../model/slots.js';
 import type { ObjectReader } from '../store/port.js';
 import { scrubbedEnv } from './env.js';
 import { onInterrupt } from './interrupt.js';
@@ -342,47 +343,6 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
       const dir = await root.catch(() => undefined);
       if (dir !== undefined) await rm(dir, { recursive: true, force: true, maxRetries: 5 });
       release?.();
-    },
-  };
-}
-
-/** At most `size` tasks at a time; the others wait in the order they asked. */
-function createSlots(size: number): {
-  with<T>(task: () => Promise<T>): Promise<T>;
-  /** A slot, once free; call what it resolves to to give it back. */
-  take(): Promise<() => void>;
-} {
-  let free = size;
-  const waiting: (() => void)[] = [];
-  const acquire = (): Promise<void> => {
-    if (free > 0) {
-      free -= 1;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => waiting.push(resolve));
-  };
-  const release = (): void => {
-    const next = waiting.shift();
-    if (next) next();
-    else free += 1;
-  };
-  return {
-    async take() {
-      await acquire();
-      let given = false;
-      return () => {
-        if (given) return;
-        given = true;
-        release();
-      };
-    },
-    async with(task) {
-      await acquire();
-      try {
-        return await task();
-      } finally {
-        release();
-      }
     },
   };
 }
