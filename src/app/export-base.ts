@@ -10,53 +10,7 @@
 import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
-
-type Git = (args: string[]) => Promise<{ code: number; out: string }>;
-
-/**
- * The full ref REF names, and what to peel (red team, round thirteen). git's own lookup of a
- * short name tries refs/X, refs/tags/X, refs/heads/X, refs/remotes/X in that order and only
- * warns on stderr when several exist: an agent that writes `.git` planted refs/tags/origin/main
- * at its wip commit and `--base-ref origin/main` took it over the fetched remote branch. So a
- * short name must name exactly one ref, each candidate read by its exact name (`show-ref
- * --verify`, no lookup rules), and the full name is what the signed metadata says. A full
- * commit id names itself.
- */
-async function fullRefName(git: Git, baseRef: string): Promise<{ name: string; peel: string }> {
-  const candidates = baseRef.startsWith('refs/')
-    ? [baseRef]
-    : [
-        ...(baseRef === 'HEAD' ? ['HEAD'] : []),
-        ...['refs/', 'refs/tags/', 'refs/heads/', 'refs/remotes/'].map((p) => `${p}${baseRef}`),
-        `refs/remotes/${baseRef}/HEAD`,
-      ];
-  const found: { name: string; oid: string }[] = [];
-  for (const name of candidates) {
-    const r = await git(['show-ref', '--verify', '--hash', '--', name]);
-    if (r.code === 0 && /^[0-9a-f]{40,64}$/.test(r.out)) found.push({ name, oid: r.out });
-  }
-  if (found.length > 1)
-    throw new LedgerError(
-      'USAGE',
-      `--base-ref ${baseRef} names more than one ref here: ${found.map((f) => f.name).join(', ')}`,
-      {
-        hint: `Pass the full ref the work had to start from (e.g. --base-ref ${found.find((f) => f.name.startsWith('refs/remotes/'))?.name ?? found[0]!.name}): a ref in this clone is anyone's to write who writes .git.`,
-      },
-    );
-  const [only] = found;
-  if (only !== undefined) {
-    // HEAD stands for the branch it is on, which the metadata names.
-    const branch =
-      only.name === 'HEAD' ? await git(['symbolic-ref', '--quiet', '--', 'HEAD']) : undefined;
-    const name = branch?.code === 0 && branch.out.startsWith('refs/') ? branch.out : only.name;
-    return { name, peel: `${only.oid}^{commit}` };
-  }
-  if (/^[0-9a-f]{40}$|^[0-9a-f]{64}$/.test(baseRef))
-    return { name: baseRef, peel: `${baseRef}^{commit}` };
-  throw new LedgerError('USAGE', `--base-ref ${baseRef} names no ref in this repository`, {
-    hint: 'Give the branch the work had to start from, as a full ref (refs/remotes/origin/main), fetched with its history.',
-  });
-}
+import { resolveRevision } from '../store/git/revision.js';
 
 export interface MaterialsBase {
   /** The tree the materials are read from. */
@@ -80,32 +34,33 @@ export async function materialsBase(
     });
     return { code: r.code, out: r.stdout.toString().trim() };
   };
-  const named = await fullRefName(git, baseRef);
-  const ref = await git(['rev-parse', '--verify', '--quiet', '--end-of-options', named.peel]);
-  if (ref.code !== 0 || !/^[0-9a-f]{40,64}$/.test(ref.out))
-    throw new LedgerError('USAGE', `--base-ref ${baseRef} (${named.name}) is not a commit`, {
-      hint: 'Give the branch the work had to start from, as a full ref (refs/remotes/origin/main), fetched with its history.',
-    });
-  const { name } = named;
+  // One ref or commit id, read by its exact name: git's lookup of a short name prefers
+  // refs/tags/X, and a planted refs/tags/origin/main at the wip commit was taken over the
+  // fetched branch (red team, round thirteen). The full name is what the signed metadata says.
+  const { commit, exact: name } = await resolveRevision(repo, baseRef, {
+    flag: '--base-ref',
+    path: 'baseRef',
+    hint: 'Give the branch the work had to start from, as a full ref (refs/remotes/origin/main), fetched with its history.',
+  });
   if (base.commit === null)
     throw new LedgerError(
       'UNVERIFIED',
       `the record has no base commit (it was recorded before the repository's first commit), so it cannot be placed on ${name}`,
       { hint: 'Export without --base-ref: the materials are then the record’s own (empty) base.' },
     );
-  const inRef = await git(['merge-base', '--is-ancestor', base.commit, ref.out]);
+  const inRef = await git(['merge-base', '--is-ancestor', base.commit, commit]);
   if (inRef.code === 0)
     return {
       tree: base.tree,
       checked: {
         ref: name,
-        commit: ref.out,
+        commit,
         from: base.commit,
         baseInRef: true,
-        line: `base commit ${base.commit} is in ${name}'s history (${ref.out})`,
+        line: `base commit ${base.commit} is in ${name}'s history (${commit})`,
       },
     };
-  const meet = await git(['merge-base', base.commit, ref.out]);
+  const meet = await git(['merge-base', base.commit, commit]);
   if (meet.code !== 0 || !/^[0-9a-f]{40,64}$/.test(meet.out))
     throw new LedgerError(
       'UNVERIFIED',
@@ -119,10 +74,10 @@ export async function materialsBase(
     tree: tree.out,
     checked: {
       ref: name,
-      commit: ref.out,
+      commit,
       from: meet.out,
       baseInRef: false,
-      line: `base commit ${base.commit} is not in ${name}'s history (${ref.out}): materials are from ${meet.out}, where they meet, so the commits made on the way are part of this step`,
+      line: `base commit ${base.commit} is not in ${name}'s history (${commit}): materials are from ${meet.out}, where they meet, so the commits made on the way are part of this step`,
     },
   };
 }

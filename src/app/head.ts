@@ -1,15 +1,14 @@
 /**
- * `verify --head REV`: the revision resolved through git (a branch, a tag, a SHA), the handoffs
+ * `verify --head REV`: the revision read as one ref or commit id (a branch, a tag, a SHA), the handoffs
  * in log order with their lifecycle states, and the pure `head.tree` check over them
  * (src/verify/head.ts).
  */
 import { bySubject, readSignatures } from '../ledger/leaves.js';
 import { orderEntries, readAllEntries, type LedgerIndex } from '../ledger/read.js';
-import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
-import { runGit } from '../store/git/exec.js';
 import { mergeTree } from '../store/git/merge-tree.js';
 import type { RepoPaths } from '../store/git/repo.js';
+import { resolveRevision } from '../store/git/revision.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
 import type { Trust } from '../verify/signatures.js';
@@ -18,18 +17,14 @@ import type { MergeCommits } from '../verify/head-merged.js';
 import type { Check } from '../verify/types.js';
 import { loadRecord } from './query.js';
 
-/** The commit `rev` names; a usage error (exit 2) when it names none. */
+/** The commit `rev` names, one ref or commit id (src/store/git/revision.ts); else exit 2. */
 export async function resolveHead(repo: RepoPaths, rev: string): Promise<string> {
-  const result = await runGit(
-    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
-    { cwd: repo.root, guard: repo.guard },
-  );
-  const oid = result.stdout.toString().trim();
-  if (result.code === 0 && /^[0-9a-f]{40}$/.test(oid)) return oid;
-  throw new LedgerError('USAGE', `--head ${rev} does not name a commit in this repository`, {
-    problems: [{ path: 'head', message: 'no such commit', expected: 'a commit', got: rev }],
+  const { commit } = await resolveRevision(repo, rev, {
+    flag: '--head',
+    path: 'head',
     hint: 'Give the commit under review: a branch, a tag or a commit id (in CI, the pull request head, fetched with its history).',
   });
+  return commit;
 }
 
 export interface HeadCheckOptions {

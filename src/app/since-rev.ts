@@ -31,9 +31,9 @@
  */
 import { readLedgerIndexAt, type LedgerIndex } from '../ledger/read.js';
 import { LOG_REF } from '../ledger/layout.js';
-import { LedgerError } from '../model/errors.js';
 import { runGit } from '../store/git/exec.js';
 import type { RepoPaths } from '../store/git/repo.js';
+import { resolveRevision } from '../store/git/revision.js';
 import type { ObjectReader, ObjectStore } from '../store/port.js';
 import { HEAD_HISTORY_BUDGET, walkHistory } from '../verify/head.js';
 import type { VerifyReport } from '../verify/types.js';
@@ -43,6 +43,8 @@ import { loadRecord } from './query.js';
 export interface SinceRange {
   rev: string;
   commit: string;
+  /** The full ref (or commit id) `rev` was read as, when that is not `rev` itself. */
+  exact?: string;
   /** `ledger`: REV is a ledger tip; `commit`: a commit of the base branch. */
   mode: 'ledger' | 'commit';
   /** Records to check: those added since REV. */
@@ -60,20 +62,6 @@ export interface SinceRange {
    * merged-head check takes it instead of reading 50,000 commits again (bench/gate.mjs).
    */
   baseHistory?: ReadonlySet<string>;
-}
-
-/** The commit `rev` names; a usage error (exit 2) when it names none. */
-async function resolveCommit(repo: RepoPaths, rev: string): Promise<string> {
-  const result = await runGit(
-    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
-    { cwd: repo.root, guard: repo.guard },
-  );
-  const oid = result.stdout.toString().trim();
-  if (result.code === 0 && /^[0-9a-f]{40,64}$/.test(oid)) return oid;
-  throw new LedgerError('USAGE', `--since ${rev} does not name a commit in this repository`, {
-    problems: [{ path: 'since', message: 'no such commit', expected: 'a commit', got: rev }],
-    hint: 'Give the base branch’s commit (in CI, the pull request’s base, fetched with its history) or a ledger tip.',
-  });
 }
 
 async function isAncestor(repo: RepoPaths, older: string, newer: string): Promise<boolean> {
@@ -155,7 +143,13 @@ export async function resolveSince(
   /** The `--head` commit: with a base-branch commit, only records of its side are checked. */
   head?: string,
 ): Promise<SinceRange> {
-  const commit = await resolveCommit(repo, rev);
+  const read = await resolveRevision(repo, rev, {
+    flag: '--since',
+    path: 'since',
+    hint: 'Give the base branch’s commit (in CI, the pull request’s base, fetched with its history) or a ledger tip.',
+  });
+  const { commit } = read;
+  const named = read.exact === rev ? {} : { exact: read.exact };
   const all = [...index.records.keys()];
   const keep = (skip: (id: string) => boolean) => all.filter((id) => !skip(id));
   if (index.tipCommit !== undefined && (await isAncestor(repo, commit, index.tipCommit))) {
@@ -169,7 +163,7 @@ export async function resolveSince(
       const tree = before?.records.get(id);
       return tree !== undefined && tree === index.records.get(id);
     });
-    return { rev, commit, mode: 'ledger', ids, skipped: all.length - ids.length };
+    return { rev, commit, ...named, mode: 'ledger', ids, skipped: all.length - ids.length };
   }
   const observed = new Map<string, Observed>();
   await Promise.all(
@@ -193,12 +187,13 @@ export async function resolveSince(
     return o !== undefined && o.base !== null && commits.has(o.base) && trees.has(o.tree);
   });
   const skipped = all.length - ids.length;
-  if (head === undefined) return { rev, commit, mode: 'commit', ids, skipped };
+  if (head === undefined) return { rev, commit, ...named, mode: 'commit', ids, skipped };
   const { mine, others } = await splitByHead(store, head, ids, observed, { commits, complete });
   const onNoBranch = await basesOnNoBranch(repo, store, others, observed);
   return {
     rev,
     commit,
+    ...named,
     mode: 'commit',
     ids: mine,
     skipped,
@@ -297,7 +292,8 @@ export function describeSince(range: SinceRange): string {
     others.length === 0 || range.head === undefined
       ? ''
       : `; ${others.length} record(s) of other branches left out: their work is not on ${range.head.slice(0, 12)}'s side ${groups.join('; ')}`;
-  return `--since ${range.rev} (${what}): ${range.ids.length} record(s) added since are checked, ${range.skipped} older left out${side}; the whole chain is checked (${LOG_REF})`;
+  const exact = range.exact === undefined ? '' : `${range.exact}, `;
+  return `--since ${range.rev} (${exact}${what}): ${range.ids.length} record(s) added since are checked, ${range.skipped} older left out${side}; the whole chain is checked (${LOG_REF})`;
 }
 
 /** The ledger's own refs and its copies of remotes' (sync): they hold no code branch. */

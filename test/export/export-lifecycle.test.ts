@@ -334,7 +334,7 @@ describe('export --base-ref: materials from where the work started', () => {
     expect(refused.message).toMatch(/shares no history with refs\/heads\/lonely/);
   });
 
-  it("attack: a short --base-ref that names two refs (a planted refs/tags/origin/main beside the remote's) is refused, naming both; a full ref is used and said", async () => {
+  it("attack: a short --base-ref that names two refs (a planted refs/tags/origin/main beside the remote's), or a ref and a commit id, is refused, naming both; a full ref is used and said", async () => {
     const { repo, id } = await committedFirst();
     const upstream = git(repo, 'rev-parse', 'upstream');
     git(repo, 'update-ref', 'refs/remotes/origin/main', upstream);
@@ -361,5 +361,14 @@ describe('export --base-ref: materials from where the work started', () => {
     // A short name that names one ref is written as that ref's full name.
     const short = await exportRecord({ ...request, out: tempDir(), baseRef: 'upstream' });
     expect(short.materialsFrom).toMatch(/is not in refs\/heads\/upstream's history/);
+
+    // A tag named like upstream's short commit id (round fifteen, one reading with verify's).
+    const abbreviated = upstream.slice(0, 12);
+    git(repo, 'tag', abbreviated, 'HEAD');
+    const shadowed = await refusal({ ...request, out: tempDir(), baseRef: abbreviated });
+    expect(shadowed.code).toBe('USAGE');
+    expect(shadowed.message).toBe(
+      `--base-ref ${abbreviated} names both a ref and a commit here: refs/tags/${abbreviated}, commit ${upstream}`,
+    );
   });
 });
