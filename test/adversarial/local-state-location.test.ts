@@ -174,12 +174,14 @@ describe('adversarial: the rollback memory follows the work tree, not only its g
     expect(rollbacks(inB.json)).toEqual([]);
   });
 
-  it('attack: .git/commondir naming an unrelated repository with a ledger of its own — the note says another ledger was here, naming both directories, as for one replaced in place', async () => {
+  it('attack: .git/commondir naming an unrelated repository with a ledger of its own — ROLLBACK (exit 3): the note says another ledger is read, naming both directories', async () => {
     const user = makeUser();
     const { dir } = await heldLie(user);
     const { dir: other } = await repoWithRecord(makeUser());
     writeFileSync(join(dir, '.git', 'commondir'), `${join(other, '.git')}\n`);
     const r = await cli(user, dir, ['verify']);
+    expect(r.code, r.stdout).toBe(3);
+    expect(rollbacks(r.json)).toHaveLength(1);
     const note = (r.json.notes as string[]).join('\n');
     expect(note, r.stdout).toMatch(/another ledger/);
     expect(note).toContain(realpathSync(join(dir, '.git')));

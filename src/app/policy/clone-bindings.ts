@@ -4,7 +4,7 @@
  *
  *   by-path/<sha256 of the real common dir>                binding: path → ledger and clone
  *   by-inode/<dev>-<inode>-<birth time of the common dir>  binding: the same, for a moved clone
- *   by-work-tree/<sha256 of the real place (repo.place)>   which common dir this place used, and its binding
+ *   by-work-tree/<sha256 of the real place (repo.place)>   the common dirs this place used, and their bindings
  *
  * The first two name the common git dir, which git finds from the work tree — through a
  * `.git/commondir` or a `.git` file the agent can write (red team, round thirteen). Keyed by
@@ -14,7 +14,10 @@
  * by, which no file in `.git/` moves; the git dir for a bare repository), with the common dir
  * it resolved to. When it resolves to
  * another one — not the same path and not the same directory moved (its inode key) — the old
- * clone's memory is checked against the ledger read now (`resolveLedger`).
+ * clone's memory is checked against the ledger read now (`resolveLedger`). Every common dir the
+ * place used is kept with its binding, not only the last (red team, round fifteen): one run while
+ * `.git` named another repository replaced the only binding with one that held nothing, and a
+ * rolled-back copy named next was bound as a new clone without a word.
  */
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
@@ -35,14 +38,28 @@ export interface Binding {
   clone: string;
 }
 
-/** What a work tree resolved to when a binding was last written from it. */
-interface WorkTreeBinding {
-  version: 1;
+/** A common dir a work tree resolved to, and the binding written from it then. */
+export interface WorkTreeUse {
   /** The real path of the common dir. */
   commonDir: string;
   /** Its inode key, when it had one: the same directory moved (a rename) is not another. */
   commonInode?: string;
   binding: Binding;
+}
+
+/**
+ * The by-work-tree file: the last use at the top, as every version-1 file has it (so a file
+ * written before `earlier` existed reads as one use, and an older ledger still reads the last),
+ * and the uses before it, newest first.
+ */
+interface WorkTreeFile extends WorkTreeUse {
+  version: 1;
+  earlier?: WorkTreeUse[];
+}
+
+/** A use, and whether its common dir is another than the one git reads now. */
+export interface PlacedUse extends WorkTreeUse {
+  elsewhere: boolean;
 }
 
 export interface CloneLocation {
@@ -107,8 +124,8 @@ export interface Bindings {
   byWorkTree: string;
   /** The common dir's own bindings (its path, its inode), each clone once. */
   own: Binding[];
-  /** The common dir this work tree used before, when it is another one now, and its binding. */
-  moved: { from: string; binding: Binding } | undefined;
+  /** Every common dir this work tree used, newest first (the last written first). */
+  uses: PlacedUse[];
 }
 
 export async function readBindings(where: CloneLocation): Promise<Bindings> {
@@ -122,14 +139,13 @@ export async function readBindings(where: CloneLocation): Promise<Bindings> {
     const binding = await readBinding(file);
     if (binding && !own.some((c) => c.clone === binding.clone)) own.push(binding);
   }
-  const last = await readWorkTreeBinding(byWorkTree);
-  const moved =
-    last !== undefined &&
-    last.commonDir !== where.real &&
-    (last.commonInode === undefined || last.commonInode !== where.inodeKey)
-      ? { from: last.commonDir, binding: last.binding }
-      : undefined;
-  return { byPath, byInode, byWorkTree, own, moved };
+  const uses = (await readWorkTreeUses(byWorkTree)).map((use) => ({
+    ...use,
+    elsewhere:
+      use.commonDir !== where.real &&
+      (use.commonInode === undefined || use.commonInode !== where.inodeKey),
+  }));
+  return { byPath, byInode, byWorkTree, own, uses };
 }
 
 export async function readBinding(file: string): Promise<Binding | undefined> {
@@ -154,21 +170,26 @@ function asBinding(value: Partial<Binding> | undefined): Binding | undefined {
   return undefined;
 }
 
-async function readWorkTreeBinding(file: string): Promise<WorkTreeBinding | undefined> {
+async function readWorkTreeUses(file: string): Promise<WorkTreeUse[]> {
   try {
-    const value = JSON.parse(await readFile(file, 'utf8')) as Partial<WorkTreeBinding>;
-    const binding = asBinding(value.binding);
-    if (value.version !== 1 || typeof value.commonDir !== 'string' || binding === undefined)
-      return undefined;
-    return {
-      version: 1,
-      commonDir: value.commonDir,
-      ...(typeof value.commonInode === 'string' ? { commonInode: value.commonInode } : {}),
-      binding,
-    };
+    const value = JSON.parse(await readFile(file, 'utf8')) as Partial<WorkTreeFile>;
+    const last = asUse(value);
+    if (value.version !== 1 || last === undefined) return [];
+    const earlier = Array.isArray(value.earlier) ? value.earlier.map(asUse) : [];
+    return [last, ...earlier.filter((use) => use !== undefined)];
   } catch {
-    return undefined;
+    return [];
   }
+}
+
+function asUse(value: Partial<WorkTreeUse> | undefined): WorkTreeUse | undefined {
+  const binding = asBinding(value?.binding);
+  if (typeof value?.commonDir !== 'string' || binding === undefined) return undefined;
+  return {
+    commonDir: value.commonDir,
+    ...(typeof value.commonInode === 'string' ? { commonInode: value.commonInode } : {}),
+    binding,
+  };
 }
 
 /** Written to a temporary file and renamed: a reader never sees half a binding. */
@@ -176,17 +197,15 @@ export async function writeBinding(file: string, binding: Binding): Promise<void
   await writeJson(file, binding);
 }
 
-/** This work tree now resolves to `where`'s common dir, whose memory is `binding`. */
-export async function writeWorkTreeBinding(
+/** The common dirs this work tree used, newest first: the first is the one it resolves to now. */
+export async function writeWorkTreeUses(
   file: string,
-  where: CloneLocation,
-  binding: Binding,
+  [last, ...earlier]: readonly [WorkTreeUse, ...WorkTreeUse[]],
 ): Promise<void> {
-  const value: WorkTreeBinding = {
+  const value: WorkTreeFile = {
     version: 1,
-    commonDir: where.real,
-    ...(where.inodeKey === undefined ? {} : { commonInode: where.inodeKey }),
-    binding,
+    ...last,
+    ...(earlier.length === 0 ? {} : { earlier }),
   };
   await writeJson(file, value);
 }

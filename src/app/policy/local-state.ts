@@ -13,7 +13,7 @@
  *   ledgers/<…>/clones/<clone id>/known-entries                     log entries this clone held
  *   clones/by-path/<sha256 of the real common dir>                  binding: path → ledger and clone
  *   clones/by-inode/<dev>-<inode>-<birth time of the common dir>    binding: the same, for a moved clone
- *   clones/by-work-tree/<sha256 of the real work tree top>          the common dir it used, and its binding
+ *   clones/by-work-tree/<sha256 of the real work tree top>          the common dirs it used, and their bindings
  *   walked-roots                                                    root walks that reached a root (ledger-root.ts)
  *
  * A ledger is identified by its root log entry (the first entry, `prev: []`): it never changes,
@@ -29,38 +29,38 @@
  * are gone too): a new memory is started and the notes say so.
  *
  * And where the work tree is, which no file in `.git/` moves (clone-bindings.ts): a work tree
- * that resolves to another git directory than last time (a `.git/commondir` or a `.git` file the
- * agent wrote, naming a copy with the ledger rolled back) is checked against what the old one's
- * clone held; if some of it is missing, that memory applies (verify: ROLLBACK) and a note names
- * both directories.
+ * that resolves to another git directory than before (a `.git/commondir` or a `.git` file the
+ * agent wrote, naming a copy with the ledger rolled back, or another repository) is checked
+ * against what every git directory it used held (work-tree-uses.ts); if some of it is missing,
+ * that memory applies (verify: ROLLBACK), a note names both directories, and nothing is rebound.
  */
-import { appendFile, mkdir, readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fanout, LOG_DIR, LOG_REF } from '../../ledger/layout.js';
-import { missingEntries, readTip } from '../../ledger/read.js';
-import { lookupPath } from '../../ledger/trees.js';
-import type { ObjectReader } from '../../store/port.js';
 import type { RepoPaths } from '../../store/git/repo.js';
+import { boundLedger, ledgerHolds, type Holds, type Store } from './bound-ledger.js';
 import {
   cloneLocation,
   readBindings,
   sha256,
   writeBinding,
-  writeWorkTreeBinding,
   type Binding,
-  type Bindings,
-  type CloneLocation,
 } from './clone-bindings.js';
 import { findRoot, type RootWalk } from './ledger-root.js';
+import {
+  appendIds,
+  cloneDirOf,
+  isEntryId,
+  KNOWN_ENTRIES,
+  ledgerDirOf,
+  readHeldBy,
+  readIdLines,
+  RECORDED,
+} from './memory-files.js';
+import { rememberUse, rolledBackNote, rolledBackUses } from './work-tree-uses.js';
 import { stateRoot } from '../../paths/state-root.js';
 
 export { stateRoot } from '../../paths/state-root.js';
 
-type Store = ObjectReader & { readRef(name: string): Promise<string | undefined> };
-
-const ID = /^sha256:[0-9a-f]{64}$/;
-const RECORDED = 'recorded';
-const KNOWN_ENTRIES = 'known-entries';
 /** Root walks that reached a root (`ledger-root.ts`): start entry, root entry, root blob. */
 const WALKED_ROOTS = 'walked-roots';
 
@@ -109,14 +109,11 @@ export function openLocalState(
       resolved = await resolveLedger(repo, store, { ...options, ...(entries ? { entries } : {}) });
     return resolved;
   };
-  const ledgerDir = (r: Resolved) =>
-    r.ledger === undefined
+  const ledgerDir = (r: Resolved) => (r.ledger === undefined ? undefined : ledgerDirOf(r.ledger));
+  const cloneDir = (r: Resolved) =>
+    r.ledger === undefined || r.clone === undefined
       ? undefined
-      : join(stateRoot(), 'ledgers', sha256(r.ledger).slice(0, 32));
-  const cloneDir = (r: Resolved) => {
-    const dir = ledgerDir(r);
-    return dir === undefined || r.clone === undefined ? undefined : join(dir, 'clones', r.clone);
-  };
+      : cloneDirOf({ ledger: r.ledger, clone: r.clone });
   return {
     async readRecordedHere() {
       const dir = ledgerDir(await resolve());
@@ -127,12 +124,17 @@ export function openLocalState(
       if (dir !== undefined) await appendIds(dir, RECORDED, [id]);
     },
     async readKnownEntries() {
-      const dir = cloneDir(await resolve());
+      const r = await resolve();
+      if (r.borrowed !== undefined)
+        return union(await Promise.all(r.borrowed.from.map(readHeldBy)));
+      const dir = cloneDir(r);
       return dir === undefined ? new Set() : readIdLines(join(dir, KNOWN_ENTRIES));
     },
     async noteKnownEntry(entryId, entries) {
-      const dir = cloneDir(await resolve(entries));
-      if (dir === undefined || !ID.test(entryId)) return;
+      const r = await resolve(entries);
+      // A borrowed memory is read, never written: the ledger read now lacks what it held.
+      const dir = r.borrowed === undefined ? cloneDir(r) : undefined;
+      if (dir === undefined || !isEntryId(entryId)) return;
       if ((await readIdLines(join(dir, KNOWN_ENTRIES))).has(entryId)) return;
       await appendIds(dir, KNOWN_ENTRIES, [entryId]);
     },
@@ -144,17 +146,25 @@ export function openLocalState(
     },
     async memoryToForget() {
       const r = await resolve();
-      return r.borrowed ?? cloneDir(r);
+      return r.borrowed?.file ?? cloneDir(r);
     },
   };
 }
 
 interface Resolved {
+  /** Whose records-made-here apply; undefined for a memory borrowed from another ledger. */
   ledger: string | undefined;
   clone: string | undefined;
   notes: string[];
-  /** The by-work-tree file, when the memory is that of the git directory this work tree used. */
-  borrowed?: string;
+  /**
+   * When the memory is that of git directories this work tree used before: the by-work-tree
+   * file (what the user removes to forget them), and their bindings.
+   */
+  borrowed?: { file: string; from: Binding[] };
+}
+
+function union(sets: readonly Set<string>[]): Set<string> {
+  return new Set(sets.flatMap((set) => [...set]));
 }
 
 async function resolveLedger(
@@ -164,42 +174,50 @@ async function resolveLedger(
 ): Promise<Resolved> {
   const where = await cloneLocation(repo);
   const found = await readBindings(where);
-  const { byPath, byInode, own, moved } = found;
+  const { byPath, byInode, own } = found;
   const { tip, holds } = await ledgerHolds(store);
-  const lost = await lostSinceMove(store, moved);
-  const candidates = candidatesFor(found, lost);
-  const bound = await boundLedger(store, candidates, holds);
+  const ownBound = await boundLedger(store, own, holds);
+  const rolledBack = await rolledBackUses(store, found, holds, ownBound?.binding.clone);
+  if (rolledBack.length > 0) {
+    // Git directories this work tree used held entries the one git reads now lacks: their
+    // memory applies (verify reports them), and nothing is rebound, so every run says it until
+    // the user restores .git or forgets them.
+    const newest = rolledBack[0]!;
+    return {
+      ledger: newest.sameRepository ? newest.use.binding.ledger : undefined,
+      clone: newest.use.binding.clone,
+      notes: rolledBack.map((r) => rolledBackNote(where, found, r)),
+      borrowed: { file: found.byWorkTree, from: rolledBack.map((r) => r.use.binding) },
+    };
+  }
+  // The common dir's own memory; for one never bound here (a git dir copied to another disk,
+  // nothing lost), the memory of a git dir this work tree used, carried over.
+  const bound =
+    ownBound ??
+    (own.length === 0
+      ? await boundLedger(
+          store,
+          found.uses.map((use) => use.binding),
+          holds,
+        )
+      : undefined);
   if (bound !== undefined) {
-    if (moved !== undefined && lost.length > 0 && bound.binding.clone === moved.binding.clone) {
-      // The git directory this work tree used held entries the one git reads now lacks: that
-      // clone's memory applies (verify reports them), and nothing is rebound, so every run
-      // says it until the user restores .git or forgets the old directory.
-      return {
-        ledger: bound.binding.ledger,
-        clone: bound.binding.clone,
-        notes: [movedNote(where, found, lost.length)],
-        ...(found.byWorkTree === undefined ? {} : { borrowed: found.byWorkTree }),
-      };
-    }
-    // The same ledger as last time (at this path, moved here, or used from this work tree):
-    // keep the bindings current, never writing over another clone's own.
+    // Keep the bindings current, never writing over another clone's own.
     if (bound.held) {
       if (own.length === 0 || own.some((c) => c.clone === bound.binding.clone)) {
         await writeBinding(byPath, bound.binding);
         if (byInode !== undefined) await writeBinding(byInode, bound.binding);
       }
-      await writeWorkTreeBinding(found.byWorkTree, where, bound.binding);
+      await rememberUse(store, found, where, bound.binding);
     }
     return { ledger: bound.binding.ledger, clone: bound.binding.clone, notes: [] };
   }
-  const notes = [
-    ...(moved !== undefined && lost.length > 0 ? [otherLedgerNote(where, found)] : []),
-    ...(own.length === 0
+  const notes =
+    own.length === 0
       ? []
       : [
           `this repository's path (or git directory) held another ledger before (first log entry ${own[0]!.ledger}), whose objects are not in this repository: it is treated as a new repository, and the old ledger's rollback memory does not apply`,
-        ]),
-  ];
+        ];
   if (tip === undefined) return { ledger: undefined, clone: undefined, notes };
 
   // A ledger met for the first time: bind it, and take over the old path-keyed state if it
@@ -213,39 +231,8 @@ async function resolveLedger(
   await migratePathKeyed(where.legacyDir, binding, holds);
   await writeBinding(byPath, binding);
   if (byInode !== undefined) await writeBinding(byInode, binding);
-  await writeWorkTreeBinding(found.byWorkTree, where, binding);
+  await rememberUse(store, found, where, binding);
   return { ledger: root.id, clone, notes };
-}
-
-/**
- * The entries the clone this work tree used before held that the ledger read now lacks (none
- * when it did not move). A ledger git cannot read counts as holding none of them.
- */
-async function lostSinceMove(store: Store, moved: Bindings['moved']): Promise<string[]> {
-  if (moved === undefined) return [];
-  const held = await readIdLines(join(cloneDirOf(moved.binding), KNOWN_ENTRIES));
-  return missingEntries(store, held).catch(() => [...held]);
-}
-
-/**
- * Whose memory may apply, first first: the old directory's clone when something it held is
- * missing; else the common dir's own, or — a git directory moved by copying it, nothing lost —
- * the old clone's memory, carried over.
- */
-function candidatesFor({ own, moved }: Bindings, lost: readonly string[]): Binding[] {
-  if (moved === undefined) return own;
-  if (lost.length > 0)
-    return [moved.binding, ...own.filter((c) => c.clone !== moved.binding.clone)];
-  return own.length > 0 ? own : [moved.binding];
-}
-
-function movedNote(where: CloneLocation, found: Bindings, lost: number): string {
-  const one = lost === 1;
-  return `this work tree (${where.place}) used the git directory ${found.moved!.from} before, and git now reads ${where.real} (a .git/commondir or a .git file sends it there): ${lost} log entr${one ? 'y' : 'ies'} held in ${found.moved!.from} ${one ? 'is' : 'are'} missing from the ledger read now, so the rollback memory of ${found.moved!.from} applies here. If you pointed this work tree there on purpose, remove ${found.byWorkTree} to forget which git directory it used`;
-}
-
-function otherLedgerNote(where: CloneLocation, found: Bindings): string {
-  return `this work tree (${where.place}) used the git directory ${found.moved!.from} before, and git now reads ${where.real}, which holds another ledger (the old one's first log entry ${found.moved!.binding.ledger} is not in it): it is treated as another repository, and the old ledger's rollback memory does not apply`;
 }
 
 /**
@@ -255,23 +242,20 @@ function otherLedgerNote(where: CloneLocation, found: Bindings): string {
  * root), and a memory with no entry in it reads no object of the repository.
  */
 export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<Set<string>> {
-  const { own, moved } = await readBindings(await cloneLocation(repo));
-  const candidates = moved === undefined ? own : [moved.binding, ...own];
-  const held = await Promise.all(
-    candidates.map(async (binding) => ({
-      binding,
-      entries: await readIdLines(join(cloneDirOf(binding), KNOWN_ENTRIES)),
-    })),
-  );
-  if (held.every((h) => h.entries.size === 0)) return new Set();
+  const where = await cloneLocation(repo);
+  const found = await readBindings(where);
+  const candidates = [...found.own, ...found.uses.map((use) => use.binding)];
+  const held = await Promise.all(candidates.map(readHeldBy));
+  if (held.every((entries) => entries.size === 0)) return new Set();
   const { holds } = await ledgerHolds(store);
-  // The common dir's own memory, and that of the git directory this work tree used before
-  // (when it is another now): what either held and the ledger lacks is said.
+  // The common dir's own memory, and that of every git directory this work tree used whose
+  // memory applies (verify's choice): what any of them held and the ledger lacks is said.
+  const own = await boundLedger(store, found.own, holds);
   const applying = [
-    (await boundLedger(store, own, holds))?.binding,
-    moved && (await boundLedger(store, [moved.binding], holds))?.binding,
+    ...(own === undefined ? [] : [own.binding]),
+    ...(await rolledBackUses(store, found, holds, own?.binding.clone)).map((r) => r.use.binding),
   ];
-  return new Set(held.filter((h) => applying.includes(h.binding)).flatMap((h) => [...h.entries]));
+  return union(await Promise.all(applying.map(readHeldBy)));
 }
 
 /**
@@ -281,53 +265,13 @@ export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<Se
  * in it) knows of none, so its records read as not made here until one does.
  */
 export async function peekRecordedHere(repo: RepoPaths, store: Store): Promise<Set<string>> {
-  const { own, moved } = await readBindings(await cloneLocation(repo));
-  const candidates = moved === undefined ? own : [moved.binding, ...own];
+  const { own, uses } = await readBindings(await cloneLocation(repo));
+  const candidates = [...own, ...uses.map((use) => use.binding)];
   if (candidates.length === 0) return new Set();
   const bound = await boundLedger(store, candidates, (await ledgerHolds(store)).holds);
   return bound === undefined
     ? new Set()
-    : readIdLines(
-        join(stateRoot(), 'ledgers', sha256(bound.binding.ledger).slice(0, 32), RECORDED),
-      );
-}
-
-function cloneDirOf(binding: Pick<Binding, 'ledger' | 'clone'>): string {
-  return join(stateRoot(), 'ledgers', sha256(binding.ledger).slice(0, 32), 'clones', binding.clone);
-}
-
-/** The ledger's tip, and whether a log entry is in it. */
-async function ledgerHolds(store: Store): Promise<{
-  tip: { entryId: string; tree: string } | undefined;
-  holds: (entryId: string) => Promise<boolean>;
-}> {
-  const tipCommit = await store.readRef(LOG_REF);
-  const tip =
-    tipCommit === undefined ? undefined : await readTip(store, tipCommit).catch(() => undefined);
-  const holds = async (entryId: string) =>
-    tip !== undefined &&
-    (await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(entryId)].join('/')).catch(
-      () => undefined,
-    )) !== undefined;
-  return { tip, holds };
-}
-
-/**
- * The binding whose memory applies to the ledger here: one whose root entry the ledger still
- * holds (`held`), else one whose root entry's object is still in this repository — the same
- * repository, its ledger ref rolled back, replaced or deleted. Undefined: another repository.
- */
-async function boundLedger(
-  store: Store,
-  candidates: readonly Binding[],
-  holds: (entryId: string) => Promise<boolean>,
-): Promise<{ binding: Binding; held: boolean } | undefined> {
-  for (const binding of candidates) if (await holds(binding.ledger)) return { binding, held: true };
-  for (const binding of candidates) {
-    const object = await store.read(binding.rootBlob).catch(() => undefined);
-    if (object?.type === 'blob') return { binding, held: false };
-  }
-  return undefined;
+    : readIdLines(join(ledgerDirOf(bound.binding.ledger), RECORDED));
 }
 
 /**
@@ -335,11 +279,7 @@ async function boundLedger(
  * describes this ledger — one of its known entries is in it — else it belonged to an earlier
  * repository at this path and is left where it was. Taken-over state is renamed aside, kept.
  */
-async function migratePathKeyed(
-  legacyDir: string,
-  binding: Binding,
-  holds: (entryId: string) => Promise<boolean>,
-): Promise<void> {
+async function migratePathKeyed(legacyDir: string, binding: Binding, holds: Holds): Promise<void> {
   const known = [...(await readIdLines(join(legacyDir, KNOWN_ENTRIES)))];
   const recorded = [...(await readIdLines(join(legacyDir, RECORDED)))];
   if (known.length === 0 && recorded.length === 0) return;
@@ -352,25 +292,8 @@ async function migratePathKeyed(
     }
   }
   if (!mine) return;
-  const ledgerDir = join(stateRoot(), 'ledgers', sha256(binding.ledger).slice(0, 32));
+  const ledgerDir = ledgerDirOf(binding.ledger);
   await appendIds(ledgerDir, RECORDED, recorded);
   await appendIds(join(ledgerDir, 'clones', binding.clone), KNOWN_ENTRIES, known);
   await rename(legacyDir, `${legacyDir}.migrated`).catch(() => undefined);
-}
-
-async function readIdLines(path: string): Promise<Set<string>> {
-  try {
-    const text = await readFile(path, 'utf8');
-    return new Set(text.split('\n').filter((l) => ID.test(l)));
-  } catch {
-    return new Set();
-  }
-}
-
-/** O_APPEND writes of short lines are atomic, so concurrent commands never interleave. */
-async function appendIds(dir: string, file: string, ids: readonly string[]): Promise<void> {
-  const lines = ids.filter((id) => ID.test(id));
-  if (lines.length === 0) return;
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await appendFile(join(dir, file), lines.map((id) => `${id}\n`).join(''));
 }

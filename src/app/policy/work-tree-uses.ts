@@ -1,0 +1,120 @@
+/**
+ * What the place the user works in held before (clone-bindings.ts keeps every common dir it
+ * used, and the binding there): which of those memories apply to the ledger read now, what the
+ * notes say, and the list written back.
+ *
+ * A use applies when its clone held log entries the ledger read now lacks, and it is another
+ * common dir (or the same one, and this is its repository again). Whether the ledger read now
+ * is that repository's (its root entry or the root's object is here) only words the note: the
+ * agent writes `.git` and can put any repository behind it — another project, or a copy of this
+ * one with the ledger replaced and its old objects purged — so nothing git shows through another
+ * common dir proves that the work tree honestly belongs to another project now. That is the
+ * user's to say, by removing the by-work-tree file the note names (a path reused for a different
+ * project: a linked work tree added at the path of one removed, a `--separate-git-dir` re-clone).
+ * A repository made at the same git dir path where one was is the exception kept from before
+ * (docs/threat-model.md, "does not promise"): the common dir's own memory words it, with a note.
+ */
+import { missingEntries } from '../../ledger/read.js';
+import { boundLedger, type Holds, type Store } from './bound-ledger.js';
+import type { Binding, Bindings, CloneLocation, PlacedUse, WorkTreeUse } from './clone-bindings.js';
+import { writeWorkTreeUses } from './clone-bindings.js';
+import { appendIds, cloneDirOf, KNOWN_ENTRIES, readHeldBy } from './memory-files.js';
+
+/** Enough for every honest history of one place; an agent cannot add uses while one applies. */
+const KEPT_USES = 16;
+
+export interface RolledBackUse {
+  use: PlacedUse;
+  /** Entries its clone held that the ledger read now lacks. */
+  lost: string[];
+  /** The ledger read now is that repository's (its root entry, or the root's object, is here). */
+  sameRepository: boolean;
+}
+
+/**
+ * The uses whose memory applies, newest first, each clone once (its newest use). `ownClone`: the
+ * clone the common dir's own memory binds, which says a rollback in place itself — unless this
+ * work tree came here from another common dir (its newest use is elsewhere).
+ */
+export async function rolledBackUses(
+  store: Store,
+  found: Bindings,
+  holds: Holds,
+  ownClone: string | undefined,
+): Promise<RolledBackUse[]> {
+  const applying: RolledBackUse[] = [];
+  const seen = new Set<string>();
+  for (const use of found.uses) {
+    if (seen.has(use.binding.clone)) continue;
+    seen.add(use.binding.clone);
+    if (use.binding.clone === ownClone && !use.elsewhere) continue;
+    const held = await readHeldBy(use.binding);
+    if (held.size === 0) continue;
+    // A ledger git cannot read counts as holding none of them.
+    const lost = await missingEntries(store, held).catch(() => [...held]);
+    if (lost.length === 0) continue;
+    const sameRepository = (await boundLedger(store, [use.binding], holds)) !== undefined;
+    if (!sameRepository && !use.elsewhere) continue; // a repository made where one was
+    applying.push({ use, lost, sameRepository });
+  }
+  return applying;
+}
+
+export function rolledBackNote(
+  where: CloneLocation,
+  found: Bindings,
+  { use, lost, sameRepository }: RolledBackUse,
+): string {
+  const one = lost.length === 1;
+  const missing = `${lost.length} log entr${one ? 'y' : 'ies'} held in ${use.commonDir} ${one ? 'is' : 'are'} missing from the ledger read now`;
+  const forget = `remove ${found.byWorkTree} to forget which git directories it used`;
+  if (sameRepository && use.elsewhere)
+    return `this work tree (${where.place}) used the git directory ${use.commonDir} before, and git now reads ${where.real} (a .git/commondir or a .git file sends it there): ${missing}, so the rollback memory of ${use.commonDir} applies here. If you pointed this work tree there on purpose, ${forget}`;
+  if (sameRepository)
+    return `this work tree (${where.place}) used ${use.commonDir} before, with the memory of a clone another ledger later replaced there: ${missing}, which is that repository's again (its first log entry's object is in it), so that memory applies here. If you replaced the git directory on purpose, ${forget}`;
+  return `this work tree (${where.place}) used the git directory ${use.commonDir} before, and git now reads ${where.real}, which holds another ledger (the old one's first log entry ${use.binding.ledger} is not in it): ${missing}, and nothing in a git directory shows that it belongs to another project, so the rollback memory of ${use.commonDir} applies here. If this work tree now belongs to another repository (a different project cloned or added as a linked work tree at this path), ${forget}`;
+}
+
+/**
+ * This work tree now resolves to `where`'s common dir, bound to `binding`: that use first, the
+ * other clones' kept. Called only when no earlier use applies, so every kept clone's entries
+ * are in the ledger read now, or were a repository's made at the same git dir path. Over the
+ * bound, the oldest use that held nothing goes first, then the oldest whose entries the ledger
+ * holds (noted as held by the clone read now, which holds them: nothing is forgotten), then the
+ * oldest.
+ */
+export async function rememberUse(
+  store: Store,
+  found: Bindings,
+  where: CloneLocation,
+  binding: Binding,
+): Promise<void> {
+  const now: WorkTreeUse = {
+    commonDir: where.real,
+    ...(where.inodeKey === undefined ? {} : { commonInode: where.inodeKey }),
+    binding,
+  };
+  // One use a clone: only its newest is ever asked (`rolledBackUses`).
+  const earlier: WorkTreeUse[] = found.uses
+    .filter((use) => use.binding.clone !== binding.clone)
+    .map(({ commonDir, commonInode, binding: b }) => ({
+      commonDir,
+      ...(commonInode === undefined ? {} : { commonInode }),
+      binding: b,
+    }));
+  while (earlier.length >= KEPT_USES) await dropOne(store, earlier, binding);
+  await writeWorkTreeUses(found.byWorkTree, [now, ...earlier]);
+}
+
+async function dropOne(store: Store, earlier: WorkTreeUse[], into: Binding): Promise<void> {
+  const held = await Promise.all(earlier.map((use) => readHeldBy(use.binding)));
+  const empty = held.findLastIndex((entries) => entries.size === 0);
+  if (empty >= 0) return void earlier.splice(empty, 1);
+  for (let i = earlier.length - 1; i >= 0; i--) {
+    const entries = [...held[i]!];
+    if ((await missingEntries(store, entries).catch(() => entries)).length > 0) continue;
+    await appendIds(cloneDirOf(into), KNOWN_ENTRIES, entries);
+    return void earlier.splice(i, 1);
+  }
+  earlier.pop();
+}
