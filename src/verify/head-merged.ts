@@ -13,6 +13,12 @@
  * hidden inside a merge gives another tree and fails; a commit of its own anywhere (an
  * unreviewed branch merged in) is not this shape and fails as before. The histories are read
  * in-process, as the rest of the check does; git runs once, for the one merge.
+ *
+ * The merge is the record's work (its base commit to its candidate tree) with the base-branch
+ * commit, not the recorded commit's: that commit is the agent's to make, and its parents chose
+ * the merge base (`git merge -s ours FIX` put main's fix in its history, and the "clean merge"
+ * dropped the fix: red team, round fifteen). A record's base commit this repository lacks (its
+ * branch rewritten and not fetched) gives no merge: the head is then judged by its tree alone.
  */
 import { parseCommit } from '../store/objects.js';
 import type { ObjectReader } from '../store/port.js';
@@ -22,8 +28,17 @@ import { walkHistory } from './history.js';
 export type MergeResult =
   { tree: string } | { conflict: true; tree?: string } | { unavailable: string };
 
-/** Merges two commits without touching a work tree (`git merge-tree --write-tree`). */
-export type MergeCommits = (ours: string, theirs: string) => Promise<MergeResult>;
+/** What a record recorded: its candidate tree on its base commit (none: on the empty tree). */
+export interface RecordedWork {
+  tree: string;
+  base: string | null;
+}
+
+/**
+ * Merges a record's work with a commit without touching a work tree (`git merge-tree
+ * --write-tree`, the work committed on the record's base in a scratch git dir).
+ */
+export type MergeCommits = (ours: RecordedWork, theirs: string) => Promise<MergeResult>;
 
 /** BASE's commit and the merge the app provides (verify never spawns git itself). */
 export interface BaseBranch {
@@ -35,20 +50,30 @@ export interface BaseBranch {
 
 export type MergedIn =
   /** Not a merge of base-branch commits into the recorded commit: judged as before. */
-  { shape: false } | { shape: true; theirs: string; result: MergeResult; clean: boolean };
+  | { shape: false }
+  | {
+      shape: true;
+      theirs: string;
+      result: MergeResult;
+      clean: boolean;
+      /** The record's base commit, when this repository cannot read it (no merge was made). */
+      baseMissing?: string;
+    };
 
 /** Base-branch parents tried as the one that holds all the others. */
 const NEWEST_TRIES = 4;
 
 /**
- * Whether `head` (tree `headTree`) is the commit `recorded` with base-branch commits merged in,
- * and if so, whether its tree is their clean merge.
+ * Whether `head` (tree `headTree`) is the commit `recorded` (whose tree is `work`'s) with
+ * base-branch commits merged in, and if so, whether its tree is the clean merge of `work` with
+ * the newest of them.
  */
 export async function mergedInFromBase(
   store: ObjectReader,
   head: string,
   headTree: string,
   recorded: string,
+  work: RecordedWork,
   base: BaseBranch,
   budget: number,
 ): Promise<MergedIn> {
@@ -74,7 +99,11 @@ export async function mergedInFromBase(
   if (!(await onFirstParentChain(store, base.commit, theirs, budget))) return none;
   const newest = await newestOf(store, theirs, budget);
   if (newest === undefined) return none;
-  const result = await base.merge(recorded, newest);
+  if (work.base !== null && (await store.read(work.base))?.type !== 'commit') {
+    const result = { unavailable: `the record's base commit ${work.base} is not here` };
+    return { shape: true, theirs: newest, result, clean: false, baseMissing: work.base };
+  }
+  const result = await base.merge(work, newest);
   const clean = 'tree' in result && !('conflict' in result) && result.tree === headTree;
   return { shape: true, theirs: newest, result, clean };
 }
@@ -139,9 +168,11 @@ export function mergeMismatch(
 ): string {
   const { theirs, result } = merged;
   const what = `${rev} merges base-branch commit ${theirs} into the recorded commit ${recorded}`;
+  if (merged.baseMissing !== undefined)
+    return `${what}, but the record's base commit ${merged.baseMissing} is not in this repository (its branch was rewritten, and the old commits not fetched), so the record's work cannot be merged with ${theirs} from where it was recorded: judged as a head that is not the recorded tree (fetch that commit, or record the handoff from this head)`;
   if ('unavailable' in result)
     return `${what}, but git could not merge them here (${result.unavailable}; git merge-tree --write-tree needs git 2.38 or newer), so it is judged as a head that is not the recorded tree`;
   if ('conflict' in result)
     return `${what}, but the two conflict: its tree is not the clean merge, so the conflict's resolution is code no record vouches for`;
-  return `${what}, but its tree is not the clean merge of the two (${result.tree}): a merge commit that edits or resolves anything is code no record vouches for`;
+  return `${what}, but its tree is not the clean merge of the two (${result.tree}, the record's work merged with ${theirs} from the record's own base commit): a merge commit that edits or resolves anything, or history that makes the merge drop a base-branch change, is code no record vouches for`;
 }

@@ -217,7 +217,15 @@ export async function checkHead(
   const merged =
     found === undefined || target.base === undefined || !mergeNearer
       ? undefined
-      : await mergedInFromBase(store, commit, tree, found[0], target.base, budget);
+      : await mergedInFromBase(
+          store,
+          commit,
+          tree,
+          found[0],
+          { tree: chosen.candidateTree, base: chosen.baseCommit },
+          target.base,
+          budget,
+        );
   if (merged?.shape && merged.clean)
     return vouches(
       `recorded tree (commit ${found![0]}) + base-branch commit ${merged.theirs} merged in (clean merge), the recorded tree being the candidate tree of the newest record on its branch`,

@@ -208,6 +208,140 @@ describe('verify --since BASE --head HEAD: the base branch merged into the recor
     expect(run.code).toBe(1);
   });
 
+  // Red team, round fifteen: the merge was recomputed from the nearest commit with the recorded
+  // tree, whose ancestry the agent chose. `git merge -s ours FIX` gives a commit with exactly the
+  // recorded tree and main's fix in its history; git's merge of it with main's tip then takes
+  // the fix as common ground and the recorded tree's old lines as the branch's change, so the
+  // "clean merge" drops the fix. The merge is the record's work from its own base, with main.
+  it('attack: a commit with the recorded tree that claims main\'s fix as an ancestor cannot make "Update branch" drop the fix', async () => {
+    const user = makeUser();
+    // main's M1 is the fix (b.txt b -> b2); M2 is more work on main.
+    const { dir, m1, recorded } = await updatedMain(user);
+    git(dir, 'checkout', '-q', 'main');
+    writeFiles(dir, { 'c.txt': 'c\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'M2');
+    const m2 = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'checkout', '-q', 'feature');
+    git(dir, 'merge', '-q', '-s', 'ours', '--no-edit', m1);
+    git(dir, 'merge', '-q', '--no-edit', m2);
+    // git's own merge dropped the fix: the head holds b.txt as it was before M1.
+    expect(git(dir, 'show', 'HEAD:b.txt')).toBe('b');
+    const run = await headCheck(user, dir, ['--since', m2, '--head', 'HEAD']);
+    expect(run.head?.verdict, run.head?.detail).toBe('contradicted');
+    expect(run.head?.detail).toMatch(/is not the clean merge/);
+    expect(run.code).toBe(1);
+    // The same with one commit: the recorded tree committed on top of the fix (it "reverts" it).
+    git(dir, 'reset', '-q', '--hard', recorded);
+    const onFix = git(dir, 'commit-tree', `${recorded}^{tree}`, '-p', m1, '-m', 'recorded tree');
+    git(dir, 'reset', '-q', '--hard', onFix);
+    git(dir, 'merge', '-q', '--no-edit', m2);
+    expect(git(dir, 'show', 'HEAD:b.txt')).toBe('b');
+    const single = await headCheck(user, dir, ['--since', m2, '--head', 'HEAD']);
+    expect(single.head?.verdict, single.head?.detail).toBe('contradicted');
+    // The honest merge of the recorded commit with main keeps the fix, and passes.
+    git(dir, 'reset', '-q', '--hard', recorded);
+    git(dir, 'merge', '-q', '--no-edit', m2);
+    expect(git(dir, 'show', 'HEAD:b.txt')).toBe('b2');
+    const honest = await headCheck(user, dir, ['--since', m2, '--head', 'HEAD']);
+    expect(honest.head?.verdict, honest.head?.detail).toBe('verified');
+  });
+
+  it('false alarm: a branch that merged main before recording, then "Update branch", passes', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    writeFiles(dir, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'M0');
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    writeFiles(dir, { 'f.txt': 'f\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'F1');
+    git(dir, 'checkout', '-q', 'main');
+    writeFiles(dir, { 'b.txt': 'b2\n' });
+    git(dir, 'commit', '-q', '-am', 'M1');
+    git(dir, 'checkout', '-q', 'feature');
+    git(dir, 'merge', '-q', '--no-edit', 'main');
+    const merged = git(dir, 'rev-parse', 'HEAD');
+    writeFiles(dir, { 'a.txt': 'a2\n' });
+    const id = (await record(user, dir, { status: 'success', summary: 'changed a', base: merged }))
+      .id;
+    git(dir, 'commit', '-q', '-am', 'agent work');
+    git(dir, 'checkout', '-q', 'main');
+    writeFiles(dir, { 'c.txt': 'c\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'M2');
+    writeFiles(dir, { 'b.txt': 'b3\n' });
+    git(dir, 'commit', '-q', '-am', 'M3');
+    const m3 = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'checkout', '-q', 'feature');
+    git(dir, 'merge', '-q', '--no-edit', 'main');
+    const run = await headCheck(user, dir, ['--since', m3, '--head', 'HEAD']);
+    expect(run.head?.verdict, run.head?.detail).toBe('verified');
+    expect(run.head?.detail).toContain(id);
+    expect(run.head?.detail).toContain(`base-branch commit ${m3} merged in (clean merge)`);
+  });
+
+  it('attack: a record whose base commit is not here gets no merge from a commit the agent made', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    writeFiles(dir, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'M0');
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    writeFiles(dir, { 'f.txt': 'f\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'F1: never pushed');
+    const unpushed = git(dir, 'rev-parse', 'HEAD');
+    writeFiles(dir, { 'a.txt': 'a2\n' });
+    await record(user, dir, { status: 'success', summary: 'changed a', base: unpushed });
+    git(dir, 'commit', '-q', '-am', 'agent work');
+    git(dir, 'checkout', '-q', 'main');
+    writeFiles(dir, { 'b.txt': 'b2\n' });
+    git(dir, 'commit', '-q', '-am', 'M1: the fix');
+    const fix = git(dir, 'rev-parse', 'HEAD');
+    writeFiles(dir, { 'c.txt': 'c\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'M2');
+    const m2 = git(dir, 'rev-parse', 'HEAD');
+    // The recorded tree committed on the fix, the branch's own commits dropped and pruned.
+    const onFix = git(dir, 'commit-tree', 'feature^{tree}', '-p', fix, '-m', 'recorded tree');
+    git(dir, 'checkout', '-q', '-B', 'feature', onFix);
+    git(dir, 'reflog', 'expire', '--expire=now', '--all');
+    git(dir, 'gc', '-q', '--prune=now');
+    expect(() => git(dir, 'cat-file', '-e', unpushed)).toThrow();
+    git(dir, 'merge', '-q', '--no-edit', m2);
+    expect(git(dir, 'show', 'HEAD:b.txt')).toBe('b');
+    const run = await headCheck(user, dir, ['--since', m2, '--head', 'HEAD']);
+    expect(run.head?.verdict, run.head?.detail).toBe('contradicted');
+    expect(run.head?.detail).toContain(
+      `the record's base commit ${unpushed} is not in this repository`,
+    );
+    expect(run.code).toBe(1);
+  });
+
+  it('a record made before the first commit is merged from the empty tree, its own base', async () => {
+    const user = makeUser();
+    const dir = gitdir({ empty: true });
+    git(dir, 'checkout', '-q', '--orphan', 'feature');
+    writeFiles(dir, { 'a.txt': 'a\n' });
+    const id = (await record(user, dir, { status: 'success', summary: 'first files' })).id;
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'recorded');
+    git(dir, 'checkout', '-q', '--orphan', 'main');
+    git(dir, 'rm', '-q', '-rf', '.');
+    writeFiles(dir, { 'b.txt': 'b\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'M0');
+    const m0 = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'checkout', '-q', 'feature');
+    git(dir, 'merge', '-q', '--no-edit', '--allow-unrelated-histories', 'main');
+    const run = await headCheck(user, dir, ['--since', m0, '--head', 'HEAD']);
+    expect(run.head?.verdict, run.head?.detail).toBe('verified');
+    expect(run.head?.detail).toContain(`${id} (no base commit)`);
+    expect(run.head?.detail).toContain(`base-branch commit ${m0} merged in (clean merge)`);
+  });
+
   it('without --since there is no base branch to tell: a merged head fails as before', async () => {
     const user = makeUser();
     const { dir } = await updatedMain(user);

@@ -16,12 +16,40 @@
  * Also kept out: the commit-graph (git takes the parents that find the merge base from it, and
  * it is read from the alternate too; the agent can write it). Replace refs and grafts are off
  * for every git ledger runs (exec.ts), and the guard's overrides still apply.
+ *
+ * "Ours" is the recorded work, not a commit of the branch: a commit with the recorded tree is
+ * the agent's to make, and its parents choose the merge base. `git merge -s ours FIX` gave one
+ * whose history held the base branch's fix, and the "clean merge" with the base branch's tip
+ * then dropped the fix (red team, round fifteen). So the scratch dir gets a commit of its own,
+ * the recorded tree on the record's base commit (`git commit-tree`, written into the scratch
+ * objects only), and git merges that: the merge base is the record's base's with THEIRS. A
+ * record with no base commit (made before the repository's first commit) recorded its whole
+ * tree from nothing: its commit has no parent, and the merge's base is the empty tree.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runGit } from './exec.js';
 import type { RepoPaths } from './repo.js';
+
+/** What a record recorded: its candidate tree, on its base commit (none: from the empty tree). */
+export interface RecordedWork {
+  tree: string;
+  base: string | null;
+}
+
+/**
+ * The scratch commit's author and committer: no config is read for them (CI may have none), and
+ * its id is the same on every run.
+ */
+const FIXED_IDENTITY = {
+  GIT_AUTHOR_NAME: 'ledger',
+  GIT_AUTHOR_EMAIL: 'ledger@invalid',
+  GIT_AUTHOR_DATE: '@0 +0000',
+  GIT_COMMITTER_NAME: 'ledger',
+  GIT_COMMITTER_EMAIL: 'ledger@invalid',
+  GIT_COMMITTER_DATE: '@0 +0000',
+};
 
 /** The merged tree; a conflict (with the tree git wrote, conflict markers and all); no answer. */
 export type MergeTreeResult =
@@ -33,7 +61,7 @@ export type MergeTreeResult =
  */
 export async function mergeTree(
   repo: Pick<RepoPaths, 'objectsDir' | 'guard'>,
-  ours: string,
+  ours: RecordedWork,
   theirs: string,
 ): Promise<MergeTreeResult> {
   const scratch = await mkdtemp(join(tmpdir(), 'ledger-merge-'));
@@ -49,21 +77,48 @@ export async function mergeTree(
       writeFile(join(gitDir, 'HEAD'), 'ref: refs/heads/main\n'),
       writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${quoted(repo.objectsDir)}\n`),
     ]);
-    const result = await runGit(
-      [
-        ...['--git-dir', gitDir, '--work-tree', workTree, '-c', 'core.commitGraph=false'],
-        ...['merge-tree', '--write-tree', '--no-messages', ours, theirs],
-      ],
-      { cwd: workTree, guard: repo.guard, env: { GIT_INDEX_FILE: join(scratch, 'no-index') } },
-    );
+    const git = (args: readonly string[]) =>
+      runGit(
+        ['--git-dir', gitDir, '--work-tree', workTree, '-c', 'core.commitGraph=false', ...args],
+        {
+          cwd: workTree,
+          guard: repo.guard,
+          env: { GIT_INDEX_FILE: join(scratch, 'no-index'), ...FIXED_IDENTITY },
+        },
+      );
+    const parent = ours.base === null ? [] : ['-p', ours.base];
+    const made = await git([
+      'commit-tree',
+      '--no-gpg-sign',
+      '-m',
+      'recorded work',
+      ...parent,
+      ours.tree,
+    ]);
+    const work = /^[0-9a-f]{40,64}$/.exec(made.stdout.toString().trim())?.[0];
+    if (made.code !== 0 || work === undefined)
+      return { unavailable: `git commit-tree exited ${made.code}: ${firstLine(made.stderr)}` };
+    const unrelated = ours.base === null ? ['--allow-unrelated-histories'] : [];
+    const result = await git([
+      'merge-tree',
+      '--write-tree',
+      '--no-messages',
+      ...unrelated,
+      work,
+      theirs,
+    ]);
     const tree = /^[0-9a-f]{40,64}$/.exec(result.stdout.toString().split('\n')[0] ?? '')?.[0];
     if (result.code === 0 && tree !== undefined) return { tree };
     if (result.code === 1) return { conflict: true, ...(tree === undefined ? {} : { tree }) };
-    const said = result.stderr.trim().split('\n')[0] ?? '';
+    const said = firstLine(result.stderr);
     return { unavailable: `git merge-tree exited ${result.code}${said === '' ? '' : `: ${said}`}` };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0] ?? '';
 }
 
 /**
