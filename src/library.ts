@@ -163,9 +163,16 @@ export interface Ledger {
    * whole (and returned).
    */
   record(input: RecordInput, options?: { signal?: AbortSignal }): Promise<RecordJson>;
-  /** `ledger verify --json`; the result's `exitCode` is the CLI's. */
-  verify(input: VerifyInput & { tasks: true }): Promise<VerifyJsonWithTasks>;
-  verify(input?: VerifyInput): Promise<VerifyJson>;
+  /**
+   * `ledger verify --json`; the result's `exitCode` is the CLI's. `signal`: the caller gave up —
+   * re-run witnesses are ended, their checkouts removed, and the call rejects with the signal's
+   * reason, having written nothing.
+   */
+  verify(
+    input: VerifyInput & { tasks: true },
+    options?: { signal?: AbortSignal },
+  ): Promise<VerifyJsonWithTasks>;
+  verify(input?: VerifyInput, options?: { signal?: AbortSignal }): Promise<VerifyJson>;
   /** `ledger show ID --json` (`{ latest: TASK }` for `--latest TASK`). */
   show(ref: string | { latest: string }, options?: ShowOptions): Promise<ShowJson>;
   /** `ledger show ID --as FORMAT --json`: the record in a seed system's shape. */
@@ -212,7 +219,10 @@ export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
         await recordHandoff(signal === undefined ? request : { ...request, signal }),
       );
     },
-    async verify(input: VerifyInput = {}): Promise<VerifyJsonWithTasks> {
+    async verify(
+      input: VerifyInput = {},
+      options: { signal?: AbortSignal } = {},
+    ): Promise<VerifyJsonWithTasks> {
       checkLibraryInput('verify', input);
       await checkDirectory(cwd);
       const report = await verifyRepository({
@@ -224,6 +234,7 @@ export function openLedger(options: OpenLedgerOptions | string = {}): Ledger {
         ...(input.policyFile === undefined ? {} : { policyFile: input.policyFile }),
         ...(input.timeoutSeconds === undefined ? {} : { timeoutMs: input.timeoutSeconds * 1000 }),
         ...(input.head === undefined ? {} : { head: input.head }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
       const json = toVerifyJson(report);
       if (input.tasks !== true) return json;

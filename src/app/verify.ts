@@ -36,6 +36,9 @@ import {
   trustFrom,
 } from './policy/trust.js';
 import type { PreparedReruns } from './rerun/prepare.js';
+import type { VerifyRequest } from './verify-request.js';
+
+export type { VerifyRequest } from './verify-request.js';
 
 // Re-runs (--rerun), attestations (--from-attestation, --record) load only when asked for: a
 // plain verify is started after every agent step and pays for none of them (issue 21).
@@ -46,56 +49,9 @@ const loadReruns = () =>
     import('./rerun/progress.js'),
   ]);
 
-export interface VerifyRequest {
-  cwd: string;
-  ids?: readonly string[];
-  rerun?: boolean;
-  strict?: boolean;
-  policyFile?: string;
-  timeoutMs?: number;
-  /** Also compare each recorded artifact with the work tree now (`stale` when it changed). */
-  worktree?: boolean;
-  /** Store the verdicts of each verified record as an attestation in the ledger. */
-  record?: boolean;
-  /** Sign the attestations (`--record`); undefined: the user's `ledger.sign` git config decides. */
-  sign?: boolean;
-  signingKey?: string;
-  /** Take re-run verdicts from a trusted, signed attestation under the same policy. */
-  fromAttestation?: boolean;
-  now?: Date;
-  onProgress?: (message: string) => void;
-  /**
-   * Use the verified-state cache (`ledger verify` without `--full`): check only what is new
-   * since the last tip that verified here under the same policy, version and options.
-   */
-  cache?: boolean;
-  /**
-   * False: only checks that did not verify are kept per record, the others counted (text
-   * output). Ignored with `record` (attestations store every verdict).
-   */
-  keepVerified?: boolean;
-  /**
-   * `--head REV`: the newest record on REV's branch must have REV's tree as its candidate tree
-   * (check `head.tree`). Not part of the cache key: the check reads the whole ledger on every
-   * run and is never cached.
-   */
-  head?: string;
-  /**
-   * `--since REV` (a ledger tip or a commit of the base branch): check the records added since
-   * REV and the whole chain (src/app/since-rev.ts). With `head` and a base-branch commit, only
-   * the records whose work is on the head's side (this pull request's) are checked and the head
-   * check binds them; when there is none, no record vouches for the head and it is skipped with
-   * a note.
-   */
-  since?: string;
-  /** `--jobs N`: trees re-run at once (default: src/app/rerun/prepare.ts); never a verdict. */
-  jobs?: number;
-  /** `--require-isolation`: refuse unisolated re-runs, as rerun.isolation.required does. */
-  requireIsolation?: boolean;
-}
-
 export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> {
   return withRepo(request.cwd, async ({ repo, store }) => {
+    request.signal?.throwIfAborted();
     // A bare repository verifies; only comparing with a work tree needs one.
     const workTree = request.worktree ? requireWorkTree(repo, 'verify --worktree') : undefined;
     const now = request.now ?? new Date();
@@ -188,7 +144,13 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       notes.push(...reruns.notes);
       const recordedHere = await local.readRecordedHere();
       // Per check, where a trusted auditor's re-run settled it: src/verify/attested.ts.
-      rerun = makeRerunner(reruns.session, loaded.policy, recordedHere, reruns.isolation.mode);
+      rerun = makeRerunner(
+        reruns.session,
+        loaded.policy,
+        recordedHere,
+        reruns.isolation.mode,
+        request.signal,
+      );
     }
     const refsBefore = request.rerun ? await ledgerRefs(repo) : undefined;
     const cache = await openCache(
@@ -227,6 +189,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         formatOptions: formatOptionsFrom(loaded),
         ...(isShallow(repo) ? { shallow: true } : {}),
         ...recordWorkers(process.env),
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
       };
       report = await verifyLedger(reader, index, {
         ...options,
@@ -254,6 +217,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       // No checkout outlives the command, whatever happened.
       await reruns?.session.close();
     }
+    // Cancelled: what the re-runs gave is no observation (a killed witness is no contradiction).
+    request.signal?.throwIfAborted();
     // Isolated, a witness cannot see the repository; without isolation it runs as this user
     // and is only kept from finding it. Either way, if a ledger ref moved while witnesses ran,
     // say so loudly.
@@ -334,6 +299,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         ? {}
         : { cache: cacheOutcome(cache, report) }),
     };
+    // The last point a cancelled verify stops at: from here its writes are made whole.
+    request.signal?.throwIfAborted();
     if (
       exitCode === 0 &&
       cache.key !== undefined &&

@@ -11,7 +11,8 @@
  * while it waits (`notifications/cancelled`, or the session closing) leaves the queue and never
  * starts; the SDK then answers nothing for it, as it does for a cancelled call that ran. A
  * running call keeps its place until its work has stopped: the server hands the work the same
- * signal (a record ends its witness), so a cancelled call does not hold a place for long.
+ * signal (a record ends its witness, a verify its re-run witnesses), so a cancelled call does
+ * not hold a place for long.
  */
 import { pausePoint, tracePoint } from '../model/faults.js';
 import { createSlots } from '../model/slots.js';

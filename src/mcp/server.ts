@@ -79,8 +79,9 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
   );
   // A few tool calls at a time, the rest waiting in order (call-queue.ts); a waiting call is
   // counted by the drain too, so the end of input still answers it. A running call that is
-  // cancelled gets the signal too: a record ends its witness, so its place is freed once that
-  // work has stopped, not when a hung witness times out (red team, round fourteen).
+  // cancelled gets the signal too: a record ends its witness, a verify its re-run witnesses, so
+  // its place is freed once that work has stopped, not when a hung witness times out (red
+  // team, rounds fourteen and fifteen).
   const queue = createCallQueue();
   server.setRequestHandler(
     CallToolRequestSchema,

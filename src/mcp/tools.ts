@@ -47,7 +47,9 @@ export interface ToolContext {
   sign?: { signingKey?: string };
   /**
    * The call was cancelled (`notifications/cancelled`): a record ends its witness and writes
-   * nothing, unless its append had begun (then the whole record is written).
+   * nothing, unless its append had begun (then the whole record is written); a verify ends its
+   * re-run witnesses, removes their checkouts and writes nothing. `show` and `log` only read,
+   * a bounded amount, and are left to finish.
    */
   signal?: AbortSignal;
   /** Who is calling, from the MCP handshake: the default producer. */
@@ -123,14 +125,16 @@ const TOOLS: Tool[] = [
     more: () => 'Pass ids to verify a few records at a time (their ids are in log).',
     async run(args: z.infer<typeof VerifyArgs>, context) {
       const { detail, ...input } = args;
+      // Cancelled: its re-run witnesses are ended and nothing is written (app/verify.ts).
+      const options = context.signal === undefined ? {} : { signal: context.signal };
       if (detail === 'full') {
-        const json = await context.ledger.verify(input);
+        const json = await context.ledger.verify(input, options);
         return { json: { ...json, detail: 'full' }, exitCode: json.exitCode };
       }
       // The tasks come with the report, from the records verify read: a second read of the
       // whole ledger answered for records outside the ones asked for, from another snapshot
       // (red team, round nine: one damaged record elsewhere turned a pass into exit 3).
-      const json = await context.ledger.verify({ ...input, tasks: true });
+      const json = await context.ledger.verify({ ...input, tasks: true }, options);
       return { json: verifySummary(json), exitCode: json.exitCode };
     },
   },

@@ -97,6 +97,11 @@ export interface VerifyOptions {
   /** Called as each record's verdicts are in: how many are done of how many (re-run progress). */
   onRecordDone?: (done: number, total: number, id: string) => void;
   /**
+   * The caller gave up: no further record is started in this thread (the re-runner ends the
+   * running witnesses), and the call rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
+  /**
    * Worker threads to check records in (`parallel.ts`); 1 or undefined: this thread. Ignored
    * with `rerun` (re-runs share one checkout session) and where the worker module cannot be
    * loaded (run from the TypeScript sources). The reports are the same either way.
@@ -311,6 +316,7 @@ export async function verifyLedger(
     await Promise.all(
       Array.from({ length: width }, async () => {
         while (next < tasks.length) {
+          options.signal?.throwIfAborted();
           const k = next++;
           if (k >= ahead) {
             const window = tasks.slice(ahead, ahead + PREFETCH_WINDOW);

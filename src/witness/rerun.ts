@@ -97,8 +97,10 @@ export type RerunOutcome =
 
 export interface RerunSession {
   /**
-   * `signal` (record time: the MCP call was cancelled) ends the tree's setup steps and the
-   * command as a timeout would; the first request for a tree and command decides it.
+   * `signal` (the caller gave up: an MCP call was cancelled) ends the tree's setup steps and the
+   * command as a timeout would, and the run then rejects with its reason: a command ended that
+   * way is no outcome. A run still waiting for its turn never starts. The first request for a
+   * tree and command decides it.
    */
   run(tree: string, command: string, signal?: AbortSignal): Promise<RerunOutcome>;
   /** Removes every checkout. Idempotent. */
@@ -173,6 +175,7 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
     label: string,
     signal: AbortSignal | undefined,
   ): Promise<WitnessRun> => {
+    signal?.throwIfAborted();
     const dir = await sessionDir();
     base ??= sandboxBase(options.isolation.mode, options.hidden);
     const argv = await sandboxArgv(
@@ -191,8 +194,8 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
       await base,
     );
     // Taken when the command may start, given back once its run has ended (also when the
-    // sandbox ended before asking).
-    let slot: Promise<() => void> | undefined;
+    // sandbox ended before asking); never taken once the caller gave up.
+    let slot: Promise<(() => void) | undefined> | undefined;
     const run = await runWitness({
       command,
       cwd: where.work,
@@ -206,17 +209,19 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
         notify: (elapsed) => progress(`still running (${seconds(elapsed)}): ${command}`),
       },
       gate: async () => {
-        slot = slots.take();
-        await slot;
+        const taking = slots.take(signal);
+        slot = taking.catch(() => undefined);
+        await taking;
         progress(`${label} (isolation: ${options.isolation.mode}): ${command}`);
       },
     });
-    if (slot !== undefined) (await slot)();
+    if (slot !== undefined) (await slot)?.();
     progress(
       run.sandboxFailed
         ? `could not isolate: ${command}`
         : `${ended(run)} after ${seconds(run.durationMs)}: ${command}`,
     );
+    signal?.throwIfAborted();
     return run;
   };
 
@@ -325,7 +330,7 @@ export function createRerunSession(options: RerunSessionOptions): RerunSession {
       let result = results.get(key);
       if (result === undefined) {
         const lane = lanes.get(tree) ?? Promise.resolve();
-        result = lane.then(() => open.with(() => runOnce(tree, command, signal)));
+        result = lane.then(() => open.with(() => runOnce(tree, command, signal), signal));
         const settled = result.catch(() => undefined);
         lanes.set(tree, settled);
         pending.add(settled);

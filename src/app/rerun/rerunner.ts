@@ -16,13 +16,16 @@ import { rerunHints } from './hints.js';
  * The policy decides (who wrote the command, where the record was made), the session runs.
  * What a run printed is summarised for the report: digests of the whole kept output, and its
  * last lines with any secret of this process's environment masked (a witness that could read
- * it — only without isolation — must not get it printed).
+ * it — only without isolation — must not get it printed). Once `signal` aborts (the caller gave
+ * up), the running commands are ended and every request rejects with its reason: a command
+ * ended that way is no outcome to weigh.
  */
 export function makeRerunner(
   session: RerunSession,
   policy: Policy,
   recordedHere: ReadonlySet<string>,
   mode: IsolationMode,
+  signal?: AbortSignal,
 ): Rerunner {
   const secrets = secretsOf(process.env);
   const summarise = (run: WitnessRun, setup?: string): RerunOutput => {
@@ -53,7 +56,8 @@ export function makeRerunner(
       recordedHere: recordedHere.has(recordId),
     });
     if (!decision.allowed) return { ran: false, reason: decision.reason };
-    const outcome = await session.run(candidateTree, command);
+    signal?.throwIfAborted();
+    const outcome = await session.run(candidateTree, command, signal);
     if (outcome.kind === 'checkout-refused')
       return { ran: false, attempted: true, reason: `not re-run: ${outcome.reason}` };
     const { run } = outcome;
