@@ -14,12 +14,13 @@ import {
   Server,
   StdioServerTransport,
 } from './sdk.js';
-import { createCallQueue } from './call-queue.js';
+import { CallQueueFull, createCallQueue } from './call-queue.js';
 import { createDrain } from './drain.js';
 import type { InitializeReply } from './initialize.js';
 import { MESSAGE_LIMIT_BYTES } from './message-limit.js';
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from './server-info.js';
 import type { ToolContext } from './tools.js';
+import { readOnlyWhileAnswersAreRead } from './unread-answers.js';
 
 /**
  * The tools and the library behind them, loaded on the first request that needs them: a client
@@ -82,22 +83,31 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
   // cancelled gets the signal too: a record ends its witness, a verify its re-run witnesses, so
   // its place is freed once that work has stopped, not when a hung witness times out (red
   // team, rounds fourteen and fifteen).
+  // A call beyond the most that wait is answered at once as its tool's error, and dropped.
   const queue = createCallQueue();
+  const unknown = (name: string) => new McpError(ErrorCode.InvalidParams, `unknown tool ${name}`);
   server.setRequestHandler(
     CallToolRequestSchema,
-    drain.track((request, extra) =>
-      queue.run(extra.signal, async () => {
-        const { tools, ledger } = await loaded();
-        const result = await tools.callTool(
-          request.params.name,
-          request.params.arguments,
-          context(ledger, extra.signal),
-        );
-        if (!result)
-          throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
-        return result;
-      }),
-    ),
+    drain.track(async (request, extra) => {
+      const { name } = request.params;
+      try {
+        return await queue.run(extra.signal, async () => {
+          const { tools, ledger } = await loaded();
+          const result = await tools.callTool(
+            name,
+            request.params.arguments,
+            context(ledger, extra.signal),
+          );
+          if (!result) throw unknown(name);
+          return result;
+        });
+      } catch (error) {
+        if (!(error instanceof CallQueueFull)) throw error;
+        const refused = (await loaded()).tools.refusedCall(name, error);
+        if (!refused) throw unknown(name);
+        return refused;
+      }
+    }),
   );
 
   let ending = false;
@@ -121,6 +131,8 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
   drain.watch(transport);
   const reply = options.early?.reply;
   if (reply !== undefined) dropRepeatedReply(transport, reply);
+  // A client that does not read its answers is not read either: they would pile up here.
+  readOnlyWhileAnswersAreRead(transport, process.stdin, process.stdout);
   await server.connect(transport);
   // Paused by start.ts; adding the transport's 'data' listener does not resume a paused stream.
   if (options.early) process.stdin.resume();

@@ -289,13 +289,25 @@ export async function callTool(
     const ok = exitCode === 0;
     return result(tool, { ok, exitCode, ...json }, !ok);
   } catch (error) {
-    const failure = failureOf(error);
-    return result(
-      { ...tool, more: () => 'Fix the problems listed first; the rest follow.' },
-      { ok: false, exitCode: failure.exitCode, error: errorJson(failure) },
-      true,
-    );
+    return failed(tool, failureOf(error));
   }
+}
+
+/**
+ * A call that was not run (the call queue was full): the answer a failure of its tool gives,
+ * `isError` with the error's code and exit code. Undefined for a tool that does not exist.
+ */
+export function refusedCall(name: string, refusal: LedgerError): ToolResult | undefined {
+  const tool = TOOLS.find((t) => t.name === name);
+  return tool && failed(tool, refusal);
+}
+
+function failed(tool: Tool, failure: LedgerError): ToolResult {
+  return result(
+    { ...tool, more: () => 'Fix the problems listed first; the rest follow.' },
+    { ok: false, exitCode: failure.exitCode, error: errorJson(failure) },
+    true,
+  );
 }
 
 /**

@@ -14,6 +14,8 @@ export interface Slots {
   take(signal?: AbortSignal): Promise<() => void>;
   /** `task` run in a place, given back however `task` ends. */
   with<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** How many wait for a place now (a place freed goes to the first of them in the same turn). */
+  waiting(): number;
 }
 
 export function createSlots(size: number): Slots {
@@ -65,5 +67,6 @@ export function createSlots(size: number): Slots {
         release();
       }
     },
+    waiting: () => waiting.length,
   };
 }

@@ -57,4 +57,27 @@ describe('the tool-call queue', () => {
     );
     expect(await queue.run(signal, async () => 'next')).toBe('next');
   });
+
+  it('refuses a call at once when as many as may wait are waiting, and takes calls again once fewer wait', async () => {
+    const queue = createCallQueue(1, 2);
+    const signal = new AbortController().signal;
+    const gate = deferred();
+    const started: number[] = [];
+    const call = (i: number) =>
+      queue.run(signal, async () => {
+        started.push(i);
+        await gate.done;
+        return i;
+      });
+    const accepted = [call(0), call(1), call(2)];
+    // Refused at once, not after the calls ahead of it: a queued call would still be waiting.
+    const refused = Promise.race([call(3), turns().then(() => 'still waiting')]);
+    await expect(refused).rejects.toMatchObject({ code: 'LOCKED' });
+    await expect(refused).rejects.toThrow('2 tool calls are waiting');
+    await turns();
+    expect(started).toEqual([0]);
+    gate.release();
+    expect(await Promise.all(accepted)).toEqual([0, 1, 2]);
+    expect(await call(4)).toBe(4);
+  });
 });

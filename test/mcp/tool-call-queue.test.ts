@@ -16,6 +16,8 @@ import { BIN, cleanup, gitdir, runCli, tempDir } from '../helpers/git.js';
 afterAll(cleanup);
 
 const AT_ONCE = 2;
+/** The most calls that wait for a place; one more is refused at once (src/mcp/call-queue.ts). */
+const MOST_WAITING = 64;
 let open: Client | undefined;
 afterEach(async () => {
   await open?.close();
@@ -54,6 +56,14 @@ function mostAtOnce(events: readonly string[]): number {
     if (event === 'mcp-tool-call end') running--;
   }
   return most;
+}
+
+/** What `promise` gave within `ms`, or 'no answer'. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'no answer'> {
+  return Promise.race([
+    promise,
+    new Promise<'no answer'>((resolve) => setTimeout(() => resolve('no answer'), ms)),
+  ]);
 }
 
 async function until(what: string, done: () => boolean): Promise<void> {
@@ -115,6 +125,47 @@ describe('attack: a flood of tool calls in one MCP session', () => {
     expect(mostAtOnce(trace)).toBeLessThanOrEqual(AT_ONCE);
     // The session goes on: a call after the cancels is served.
     const after = await client.callTool({ name: 'log', arguments: {} });
+    expect((after.structuredContent as { ok?: boolean }).ok).toBe(true);
+  });
+
+  it('attack: a call beyond the waiting ones is answered at once with a tool error and never queued', async () => {
+    const pause = tempDir('ledger-mcp-pause-');
+    const { client, events } = await session({
+      LEDGER_TEST_PAUSE_AT: 'mcp-tool-call',
+      LEDGER_TEST_PAUSE_DIR: pause,
+    });
+    const log = () => client.callTool({ name: 'log', arguments: { limit: 1 } });
+    // Two calls hold both places (each paused as it starts); as many as may wait, wait.
+    const running = [log(), log()];
+    await until('a call started', () => existsSync(join(pause, 'paused')));
+    const waiting = Array.from({ length: MOST_WAITING }, log);
+    const over = [log(), client.callTool({ name: 'verify', arguments: {} }), log()];
+    // Answered while both places are still held: refused, not queued.
+    const refused = await within(Promise.all(over), 20_000);
+    expect(refused, 'the calls over the cap waited in the queue').not.toBe('no answer');
+    for (const answer of refused as Awaited<ReturnType<typeof log>>[]) {
+      expect(answer.isError).toBe(true);
+      const { ok, exitCode, error } = answer.structuredContent as {
+        ok: boolean;
+        exitCode: number;
+        error: { code: string; message: string; hint?: string };
+      };
+      expect({ ok, exitCode, code: error.code }).toEqual({
+        ok: false,
+        exitCode: 2,
+        code: 'LOCKED',
+      });
+      expect(error.message).toContain(`${MOST_WAITING} tool calls are waiting`);
+      expect(error.hint).toMatch(/once earlier calls have answered/);
+    }
+    writeFileSync(join(pause, 'resume'), '');
+    for (const answer of await Promise.all([...running, ...waiting]))
+      expect((answer.structuredContent as { ok?: boolean }).ok).toBe(true);
+    const trace = events();
+    expect(trace.filter((e) => e === 'mcp-tool-call start')).toHaveLength(AT_ONCE + MOST_WAITING);
+    expect(mostAtOnce(trace)).toBeLessThanOrEqual(AT_ONCE);
+    // Once the line is short again, calls are taken as before.
+    const after = await log();
     expect((after.structuredContent as { ok?: boolean }).ok).toBe(true);
   });
 });

@@ -64,4 +64,20 @@ describe('slots', () => {
     await expect(slots.with(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await slots.with(async () => 'next')).toBe('next');
   });
+
+  it('waiting() counts those waiting: one given a place or gone is not counted', async () => {
+    const slots = createSlots(1);
+    const first = await slots.take();
+    expect(slots.waiting()).toBe(0);
+    const cancel = new AbortController();
+    const leaving = slots.take(cancel.signal);
+    const next = slots.take();
+    expect(slots.waiting()).toBe(2);
+    cancel.abort('gone');
+    await expect(leaving).rejects.toBe('gone');
+    expect(slots.waiting()).toBe(1);
+    first();
+    expect(slots.waiting()).toBe(0);
+    (await next)();
+  });
 });
