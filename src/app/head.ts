@@ -15,6 +15,7 @@ import type { Trust } from '../verify/signatures.js';
 import { checkHead, HEAD_CHECK_ID, type HeadRecord } from '../verify/head.js';
 import type { MergeCommits } from '../verify/head-merged.js';
 import type { Check } from '../verify/types.js';
+import type { CountedState } from './lifecycle-reviewer.js';
 import { loadRecord } from './query.js';
 
 /** The commit `rev` names, one ref or commit id (src/store/git/revision.ts); else exit 2. */
@@ -58,7 +59,8 @@ export interface HeadCheckOptions {
  * Under `lifecycle.requireReviewer` a step no trusted reviewer signed resolves nothing
  * (src/app/verify-lifecycle.ts), so it sets nothing aside either: any writer can take a step
  * without a key, and an honest head's record turned down by one failed the gate (red team,
- * round twelve). The record stands, and a note names the step.
+ * round twelve). The record stands, and a note names the step. Nor does such a step undo one a
+ * reviewer signed: the state judged is the one `countedState` counts, as for the gate and export.
  */
 export async function headCheck(
   store: ObjectStore,
@@ -87,12 +89,15 @@ export async function headCheck(
     };
   }
   // Loaded here, not above: a verify without --head never needs the lifecycle (issue 21).
-  const [{ lifecycleStates }, { isLifecycleStep }, { stepReviewer, unsignedHint }] =
-    await Promise.all([
-      import('./lifecycle-state.js'),
-      import('./lifecycle-steps.js'),
-      import('./lifecycle-reviewer.js'),
-    ]);
+  const [
+    { lifecycleStates },
+    { isLifecycleStep },
+    { countedState, stepReviewer, uncountedNote, unsignedHint },
+  ] = await Promise.all([
+    import('./lifecycle-state.js'),
+    import('./lifecycle-steps.js'),
+    import('./lifecycle-reviewer.js'),
+  ]);
   const states = lifecycleStates([...inLog].reverse());
   for (const state of states.values()) notes.push(...(state.setAsideDetail ?? []));
   const signatures = options.requireReviewer
@@ -106,17 +111,26 @@ export async function headCheck(
   const records: HeadRecord[] = [];
   for (const { id, record } of inLog) {
     if (isLifecycleStep(record) || (options.only !== undefined && !options.only.has(id))) continue;
-    const state = states.get(id);
+    const read = states.get(id);
+    // The state the gate and export judge (red team, round fifteen): a keyless step after a
+    // reviewer's signed turn-down, or a concurrent one the fork prefers, undoes none of it.
+    const state: CountedState | undefined =
+      read && signatures !== undefined ? countedState(read, reviewers) : read;
     let turnedDown = state?.state === 'rejected' || state?.state === 'superseded';
     let stands: string | undefined;
-    if (turnedDown && signatures !== undefined && state?.last !== undefined) {
-      if (stepReviewer(state, state.last, reviewers).reviewer === undefined) {
+    let signer: string | undefined;
+    if (signatures !== undefined && state?.last !== undefined) {
+      signer = stepReviewer(state, state.last, reviewers).reviewer;
+      if (turnedDown && signer === undefined) {
         turnedDown = false;
         stands = `${id} was ${state.state} by step ${state.last.id}, which no trusted reviewer signed (policy lifecycle.requireReviewer; ${unsignedHint(state, state.last, reviewers)}): the step resolves nothing, so the record still counts`;
-        // A note where it decides something, the record holding the head's tree; the check's
-        // detail names it too when the record is the one chosen.
-        if (record.observed.candidate.tree === headTree) notes.push(`--head ${rev}: ${stands}`);
+      } else if (!turnedDown && state.uncounted !== undefined) {
+        stands = `${id} is ${state.state} by step ${state.last.id} (signed by reviewer ${signer}); ${uncountedNote(state.uncounted)}`;
       }
+      // A note where it decides something, the record holding the head's tree; the check's
+      // detail names it too when the record is the one chosen.
+      if (stands !== undefined && record.observed.candidate.tree === headTree)
+        notes.push(`--head ${rev}: ${stands}`);
     }
     records.push({
       id,
@@ -128,9 +142,11 @@ export async function headCheck(
         ? {
             setAside:
               `${state.state}${state.last ? ` by step ${state.last.id}` : ''}` +
+              (signer === undefined ? '' : ` (signed by reviewer ${signer})`) +
               (state.setAside === undefined
                 ? ''
-                : ` (${state.setAside.length === 1 ? 'a concurrent step' : 'concurrent steps'} ${state.setAside.join(', ')} set aside)`),
+                : ` (${state.setAside.length === 1 ? 'a concurrent step' : 'concurrent steps'} ${state.setAside.join(', ')} set aside)`) +
+              (state.uncounted === undefined ? '' : `; ${uncountedNote(state.uncounted)}`),
           }
         : {}),
     });

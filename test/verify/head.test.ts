@@ -8,10 +8,21 @@
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyLifecycle } from '../../src/app/lifecycle.js';
 import { signRecord } from '../../src/app/sign.js';
+import { syncRepository } from '../../src/app/sync.js';
+import { verifyRepository } from '../../src/app/verify.js';
 import { openLedger } from '../../src/library.js';
-import { cleanup, git, gitdir, runCli, writeFiles } from '../helpers/git.js';
-import { reviewerPolicy } from '../helpers/lifecycle.js';
+import {
+  cleanup,
+  cloneOf,
+  git,
+  gitdir,
+  remoteWithClones,
+  runCli,
+  writeFiles,
+} from '../helpers/git.js';
+import { honest as honestRecord, reviewerPolicy } from '../helpers/lifecycle.js';
 
 afterAll(cleanup);
 
@@ -277,6 +288,95 @@ describe('verify --head and the lifecycle', () => {
     expect(signed.check.detail).toContain(
       `${id} recorded HEAD's tree, but it was rejected by step ${step}`,
     );
+  });
+
+  // Red team, round fifteen: the head check judged the chain's last step, not the step the
+  // policy counts (countedState, as the gate and export do): one keyless step after a reviewer's
+  // signed turn-down made the record vouch for the head again.
+  it("attack: under lifecycle.requireReviewer a keyless supersede after a reviewer's signed one does not make the head's record vouch again", async () => {
+    const { policy, reviewer } = reviewerPolicy();
+    const dir = gitdir({ files: { 'test.sh': 'exit 0\n' } });
+    const fix = await record(dir, "the reviewer's fix");
+    writeFiles(dir, { 'f.txt': 'feature\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'feature');
+    const id = await record(dir, 'agent work at the head');
+    const theirs = await runCli(
+      ['supersede', id, '--with', fix, '--by', 'rita@reviewers.example.com', '--json'],
+      dir,
+    );
+    expect(theirs.code, theirs.stderr).toBe(0);
+    const signedStep = JSON.parse(theirs.stdout).id as string;
+    await signRecord({ cwd: dir, id: signedStep, signingKey: reviewer });
+    expect((await gate(dir, ['--policy', policy])).code).toBe(1);
+    const agents = await runCli(['supersede', id, '--by', 'bot', '--json'], dir);
+    expect(agents.code, agents.stderr).toBe(0);
+    const unsigned = JSON.parse(agents.stdout).id as string;
+    const after = await gate(dir, ['--policy', policy]);
+    expect(after.check.verdict, after.check.detail).toBe('contradicted');
+    expect(after.code).toBe(1);
+    expect(after.check.detail).toContain(
+      `${id} recorded HEAD's tree, but it was superseded by step ${signedStep} (signed by reviewer rita@reviewers.example.com)`,
+    );
+    expect(after.check.detail).toContain(`not counted: step ${unsigned} (supersede, by "bot")`);
+  });
+
+  it("under lifecycle.requireReviewer a reviewer's signed accept keeps the head's record standing after a keyless supersede, which is named as not counted", async () => {
+    const { policy, reviewer } = reviewerPolicy();
+    const dir = gitdir({ files: { 'test.sh': 'exit 0\n' } });
+    writeFiles(dir, { 'f.txt': 'feature\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-qm', 'feature');
+    const id = await record(dir, 'honest work at the head');
+    const accepted = await runCli(['accept', id, '--json'], dir);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    const signedStep = JSON.parse(accepted.stdout).id as string;
+    await signRecord({ cwd: dir, id: signedStep, signingKey: reviewer });
+    const superseded = await runCli(['supersede', id, '--by', 'bot', '--json'], dir);
+    expect(superseded.code, superseded.stderr).toBe(0);
+    const unsigned = JSON.parse(superseded.stdout).id as string;
+    const after = await gate(dir, ['--policy', policy]);
+    expect(after.check.verdict, after.check.detail).toBe('verified');
+    expect(after.code).toBe(0);
+    expect((JSON.parse(after.stdout).notes as string[]).join('\n')).toContain(
+      `${id} is accepted by step ${signedStep} (signed by reviewer rita@reviewers.example.com); not counted: step ${unsigned} (supersede, by "bot")`,
+    );
+  });
+
+  it("attack: under lifecycle.requireReviewer a concurrent keyless reject the fork prefers does not undo a reviewer's signed supersede of the head's record", async () => {
+    const { policy: policyFile, reviewer: reviewerKey } = reviewerPolicy();
+    const { remote, clones } = remoteWithClones(2);
+    const [agent, reviewer] = clones as [string, string];
+    const fix = await honestRecord(agent, "the reviewer's fix");
+    writeFiles(agent, { 'f.txt': 'feature\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-qm', 'feature');
+    git(agent, 'push', '-q', 'origin', 'main');
+    const head = git(agent, 'rev-parse', 'HEAD');
+    const id = await honestRecord(agent, 'agent work at the head');
+    await syncRepository({ cwd: agent });
+    await syncRepository({ cwd: reviewer });
+    const theirs = await applyLifecycle({
+      cwd: reviewer,
+      id,
+      action: 'supersede',
+      with: fix,
+      by: 'rita@reviewers.example.com',
+    });
+    await signRecord({ cwd: reviewer, id: theirs.id, signingKey: reviewerKey });
+    const agents = await applyLifecycle({ cwd: agent, id, action: 'reject', by: 'bot' });
+    await syncRepository({ cwd: agent });
+    await syncRepository({ cwd: reviewer });
+    const ci = cloneOf(remote);
+    await syncRepository({ cwd: ci });
+    const report = await verifyRepository({ cwd: ci, cache: false, policyFile, head });
+    const check = report.ledger.find((c) => c.check === 'head.tree')!;
+    expect(check.verdict, check.detail).toBe('contradicted');
+    expect(report.exitCode).toBe(1);
+    expect(check.detail).toContain(
+      `it was superseded by step ${theirs.id} (signed by reviewer rita@reviewers.example.com)`,
+    );
+    expect(check.detail).toContain(`not counted: step ${agents.id} (reject, by "bot")`);
   });
 
   it('after a supersede the superseding record must match: the old tree fails, the new one passes', async () => {
