@@ -18,11 +18,13 @@ import {
   type AuditRecord,
   type AuditReport,
 } from '../report/model.js';
+import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
 import {
-  judgeRecordSignature,
-  trustedReviewer,
-  type SignatureVerdict,
-} from '../verify/signatures.js';
+  countedState,
+  stepReviewer,
+  type CountedState,
+  type ReviewerContext,
+} from './lifecycle-reviewer.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { lifecycleStates, stepInfo } from './lifecycle-state.js';
 import { loadPolicy } from './policy/local.js';
@@ -90,7 +92,8 @@ export async function renderReport(
   const report = await withRepo(request.cwd, async ({ repo, store }) => {
     trees = guardedTrees(repo);
     const index = await verifiedIndex(store, verify);
-    const trust = trustFrom(await loadPolicy(request.policyFile), now);
+    const loadedPolicy = await loadPolicy(request.policyFile);
+    const trust = trustFrom(loadedPolicy, now);
     // A damaged ledger still gets a page: what cannot be read is left out and its checks say why.
     const signed = await readSignatures(store, index).catch(() => undefined);
     const signedBy = bySubject(signed?.leaves ?? new Map());
@@ -122,12 +125,13 @@ export async function renderReport(
           );
           if (record !== undefined) all.set(id, { record });
         }
+    const reviewers: ReviewerContext = { trust, signaturesOf: (id) => signedBy.get(id) ?? [] };
     const report = toAuditReport({
       verify,
       records: loaded,
-      lifecycle: auditLifecycles(all, order, (step) =>
-        trustedReviewer(step, signedBy.get(step) ?? [], trust),
-      ),
+      lifecycle: auditLifecycles(all, order, reviewers, {
+        requireReviewer: loadedPolicy.policy.lifecycle?.requireReviewer ?? false,
+      }),
       logOrder: order,
       generatedAt: now.toISOString(),
       ledgerVersion: LEDGER_VERSION,
@@ -149,11 +153,18 @@ export async function renderReport(
   return { report, written, ...(markdown === undefined ? {} : { markdown }) };
 }
 
-/** Each handoff's lifecycle state and each step's action, over the records the report read. */
+/**
+ * Each handoff's lifecycle state and each step's action, over the records the report read.
+ * Under `lifecycle.requireReviewer` the state is the one the gate counts (`countedState`), the
+ * step not counted named beside it: read as the chain ends, the page said "rejected" of a record
+ * a reviewer had superseded, after an agent's keyless reject (red team, round fifteen). The
+ * reviewer is the one who signed that very step, or its twin a fork set aside (`signedStep`).
+ */
 function auditLifecycles(
   records: ReadonlyMap<string, { record: LedgerRecord }>,
   logOrder: readonly string[],
-  reviewer: (step: string) => string | undefined,
+  reviewers: ReviewerContext,
+  policy: { requireReviewer: boolean },
 ): Map<string, { lifecycle?: AuditLifecycle; lifecycleStep?: AuditRecord['lifecycleStep'] }> {
   const oldestFirst = [...logOrder].reverse().flatMap((id) => {
     const loaded = records.get(id);
@@ -165,10 +176,12 @@ function auditLifecycles(
   >();
   // A step of a fork's branch not followed (src/app/lifecycle-fork.ts) never shows as if it held.
   const setAside = new Map<string, string>();
-  for (const [id, state] of lifecycleStates(oldestFirst)) {
-    state.setAside?.forEach((step, i) => setAside.set(step, state.setAsideDetail![i]!));
+  for (const [id, read] of lifecycleStates(oldestFirst)) {
+    read.setAside?.forEach((step, i) => setAside.set(step, read.setAsideDetail![i]!));
+    const state: CountedState = policy.requireReviewer ? countedState(read, reviewers) : read;
     const last = state.last;
-    const signer = last === undefined ? undefined : reviewer(last.id);
+    const signer = last === undefined ? undefined : stepReviewer(state, last, reviewers);
+    const uncounted = state.uncounted;
     out.set(id, {
       lifecycle: {
         state: state.state,
@@ -179,9 +192,20 @@ function auditLifecycles(
               ...(last.by === undefined ? {} : { by: last.by }),
               at: last.at,
               ...(last.with === undefined ? {} : { with: last.with }),
-              ...(signer === undefined ? {} : { reviewer: signer }),
+              ...(signer?.reviewer === undefined ? {} : { reviewer: signer.reviewer }),
+              ...(signer?.carrier === undefined ? {} : { signedStep: signer.carrier }),
             }),
         ...(state.setAside === undefined ? {} : { setAside: state.setAside }),
+        ...(uncounted === undefined
+          ? {}
+          : {
+              uncounted: {
+                step: uncounted.id,
+                action: uncounted.action,
+                ...(uncounted.by === undefined ? {} : { by: uncounted.by }),
+                at: uncounted.at,
+              },
+            }),
       },
     });
   }

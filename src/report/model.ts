@@ -99,14 +99,24 @@ export interface AuditLifecycle {
   step?: string;
   /** Who the step says took it: its own words, a claim unless `reviewer` is set. */
   by?: string;
-  /** The principal of a trusted reviewer signature on the step. */
+  /** The principal of a trusted reviewer signature on the step (or on `signedStep`). */
   reviewer?: string;
+  /**
+   * Where the reviewer's signature is when not on `step`: its twin of the same decision (same
+   * action, same `with`) that a fork set aside (src/app/lifecycle-reviewer.ts `stepReviewer`).
+   */
+  signedStep?: string;
   at?: string;
   with?: string;
   resolved?: boolean;
   detail?: string;
   /** Steps a fork set aside (src/app/lifecycle-fork.ts): not counted. */
   setAside?: string[];
+  /**
+   * Under `lifecycle.requireReviewer`, the step the chain ends on, which no trusted reviewer
+   * signed: not counted, so the state is the one a reviewer's signed step set (`countedState`).
+   */
+  uncounted?: { step: string; action: string; by?: string; at: string };
 }
 
 export interface AuditReport {
@@ -321,9 +331,18 @@ export function lifecycleCell(r: AuditRecord): LifecycleCell | undefined {
     l.setAside === undefined || l.setAside.length === 0
       ? ''
       : `; ${l.setAside.length} concurrent step(s) set aside`;
-  const after = `${l.resolved === true ? ' (resolved)' : ''}${setAside}`;
-  if (l.reviewer !== undefined)
-    return { lead: `${l.state}, signed by reviewer ${l.reviewer}`, tail: after };
+  const uncounted =
+    l.uncounted === undefined
+      ? ''
+      : `; not counted: step ${l.uncounted.step.slice(0, 19)} (${l.uncounted.action}), which no trusted reviewer signed`;
+  const after = `${l.resolved === true ? ' (resolved)' : ''}${uncounted}${setAside}`;
+  if (l.reviewer !== undefined) {
+    const twin =
+      l.signedStep === undefined
+        ? ''
+        : ` on step ${l.signedStep.slice(0, 19)}, the same decision set aside at a fork`;
+    return { lead: `${l.state}, signed by reviewer ${l.reviewer}${twin}`, tail: after };
+  }
   if (l.step === undefined) return { lead: l.state, tail: after };
   const unsigned = `${l.state} (no trusted reviewer signed the step`;
   if (l.by === undefined) return { lead: unsigned, tail: `)${after}` };
@@ -340,7 +359,12 @@ export function lifecycleText(cell: LifecycleCell | undefined): string {
   return cell === undefined ? '' : `${cell.lead}${cell.by ?? ''}${cell.tail}`;
 }
 
-/** The lifecycle views of one record: its state, with verify's gate reading merged in. */
+/**
+ * The lifecycle views of one record: its state, with verify's gate reading merged in: whether it
+ * resolved, and why. The reviewer is the state's own (`src/app/report.ts` asks who signed its
+ * step): the gate's was put on whatever step the chain ended on, one the reviewer never signed
+ * (red team, round fifteen).
+ */
 function lifecycleOf(
   input: ReportInput,
   report: VerifyReport['records'][number],
@@ -357,7 +381,6 @@ function lifecycleOf(
             : {
                 resolved: gate.resolved,
                 detail: gate.detail,
-                ...(gate.reviewer === undefined ? {} : { reviewer: gate.reviewer }),
               }),
         };
   return {

@@ -15,6 +15,7 @@ import { signRecord } from '../../src/app/sign.js';
 import { ledgerStats } from '../../src/app/stats.js';
 import { syncRepository } from '../../src/app/sync.js';
 import { verifyRepository } from '../../src/app/verify.js';
+import { escapeMarkdown } from '../../src/report/escape.js';
 import { cleanup, cloneOf, git, remoteWithClones, runCli, writeFiles } from '../helpers/git.js';
 import { honest, lie, lifecycleOf, reviewerPolicy } from '../helpers/lifecycle.js';
 
@@ -145,6 +146,18 @@ describe('a fork of lifecycle steps (red team, round eleven)', () => {
     const l = lifecycleOf(full, lied)!;
     expect(l).toMatchObject({ resolved: true, reviewer: 'rita@reviewers.example.com' });
     expect(l.detail).toContain(`the signature is on step ${signed.id}`);
+    // The report names the step her signature is on: the agent's step is not hers (round 15).
+    const report = await writeReport({ cwd: reviewer, policyFile, markdownFile: '-' });
+    expect(report.report.records.find((r) => r.id === lied)!.lifecycle).toMatchObject({
+      step: unsigned.id,
+      reviewer: 'rita@reviewers.example.com',
+      signedStep: signed.id,
+    });
+    expect(report.markdown).toContain(
+      escapeMarkdown(
+        `rejected, signed by reviewer rita@reviewers.example.com on step ${signed.id.slice(0, 19)}, the same decision set aside at a fork (resolved)`,
+      ),
+    );
   });
 
   it("attack: an unsigned reject that a fork prefers over the reviewer's own signed supersede displaces nothing under requireReviewer: the reviewer's step resolves, the reject is named", async () => {

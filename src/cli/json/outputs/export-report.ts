@@ -191,7 +191,23 @@ export const ReportOutput = z
               .string()
               .optional()
               .describe(
-                'the principal of a trusted reviewer signature on the step, when there is one',
+                'the principal of a trusted reviewer signature on the step (or on signedStep), when there is one',
+              ),
+            signedStep: recordId
+              .optional()
+              .describe(
+                "set when the reviewer's signature is not on `step` but on its twin of the same decision (same action, same `with`) that a fork set aside",
+              ),
+            uncounted: z
+              .object({
+                step: recordId,
+                action: z.string(),
+                by: z.string().optional().describe('who the step says took it (a claim)'),
+                at: z.string(),
+              })
+              .optional()
+              .describe(
+                'under lifecycle.requireReviewer: the step the chain ends on, which no trusted reviewer signed; not counted, so the state is the one the latest step a trusted reviewer signed set',
               ),
           })
             .optional()
