@@ -1,9 +1,6 @@
 /**
- * A step's `--by`, quoted wherever ledger's own words surround it. It is the step's word, not a
- * signature, and unquoted it could close ledger's parenthesis and write ledger's verdict
- * ("mallory) (signed by reviewer rita") into verify's detail and an export's signed metadata
- * (red team, round thirteen). JSON quoting escapes its quotes and control characters too.
+ * `quotedBy` lives with the other rules for agent text in printed words (src/paths/
+ * quoted-claim.ts), where the report's renderers and verify's checks can reach it too; the
+ * lifecycle modules keep importing it from here.
  */
-export function quotedBy(by: string): string {
-  return JSON.stringify(by);
-}
+export { quotedBy } from '../paths/quoted-claim.js';

@@ -6,7 +6,7 @@ import type { ObservedProof } from '../app/observed-proof.js';
 import type { LedgerRecord } from '../model/record.js';
 import { claimedStatusLabel } from '../model/vocabulary.js';
 import type { SignatureVerdict } from '../verify/signatures.js';
-import { escapeForTerminal, sanitizeLine } from '../paths/index.js';
+import { escapeForTerminal, quotedBy, sanitizeLine } from '../paths/index.js';
 
 export function renderRecord(
   id: string,
@@ -80,9 +80,10 @@ export function renderRecord(
   line('recorded at', `${observed.recordedAt} by ledger ${sanitizeLine(observed.ledgerVersion)}`);
   const signers = signatures.filter((s) => s.verified).map((s) => sanitizeLine(s.signer ?? ''));
   if (observed.producer !== undefined) {
+    // Quoted: a step's is its --by, and bare it could write "(claimed; signed by …)" itself.
     line(
       'producer',
-      `${sanitizeLine(observed.producer)} (claimed${signers.length > 0 ? `; signed by ${signers.join(', ')}` : ', no trusted signature'})`,
+      `${sanitizeLine(quotedBy(observed.producer))} (claimed${signers.length > 0 ? `; signed by ${signers.join(', ')}` : ', no trusted signature'})`,
     );
   }
   for (const s of signatures) {

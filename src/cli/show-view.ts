@@ -8,7 +8,7 @@
 import { heldEntriesWarning } from '../app/held-entries.js';
 import { showRecord } from '../app/show.js';
 import { toShowJson } from '../app/views.js';
-import { sanitizeLine } from '../paths/index.js';
+import { quotedBy, sanitizeLine } from '../paths/index.js';
 import type { Output } from './output.js';
 import { renderRecord } from './render-record.js';
 
@@ -45,7 +45,8 @@ export function concurrentLine(extra: Record<string, unknown>): string {
 
 /**
  * The lifecycle state next to the record, because the handoff's own status (a KXM manifest's
- * `accepted`) reads like one: the state comes only from the steps ledger appended.
+ * `accepted`) reads like one: the state comes only from the steps ledger appended. A step's
+ * `--by` is quoted: bare, it could write "(claimed) -- signature verified: …" after itself.
  */
 function lifecycleLine(extra: Record<string, unknown>): string {
   const lifecycle = extra['lifecycle'] as
@@ -63,14 +64,14 @@ function lifecycleLine(extra: Record<string, unknown>): string {
   const lines: string[] = [];
   if (step !== undefined)
     lines.push(
-      `\nthis is a lifecycle step: ${sanitizeLine(step.action)} of ${step.of}${step.by === undefined ? '' : ` by ${sanitizeLine(step.by)} (claimed)`}`,
+      `\nthis is a lifecycle step: ${sanitizeLine(step.action)} of ${step.of}${step.by === undefined ? '' : ` by ${sanitizeLine(quotedBy(step.by))} (claimed)`}`,
     );
   if (lifecycle === undefined || typeof lifecycle.state !== 'string') return lines.join('');
   const steps = Array.isArray(lifecycle.chain) ? lifecycle.chain.length - 1 : 0;
   const who =
     lifecycle.step === undefined
       ? ''
-      : ` by step ${lifecycle.step}${lifecycle.by === undefined ? '' : `, by ${sanitizeLine(lifecycle.by)} (claimed)`}${lifecycle.at === undefined ? '' : `, at ${lifecycle.at}`}${lifecycle.with === undefined ? '' : `, with ${lifecycle.with}`}`;
+      : ` by step ${lifecycle.step}${lifecycle.by === undefined ? '' : `, by ${sanitizeLine(quotedBy(lifecycle.by))} (claimed)`}${lifecycle.at === undefined ? '' : `, at ${lifecycle.at}`}${lifecycle.with === undefined ? '' : `, with ${lifecycle.with}`}`;
   lines.push(
     `\nlifecycle: ${sanitizeLine(lifecycle.state)}${who} (from ${steps} accept/reject/supersede step(s); a handoff's own status is only its claim)`,
   );

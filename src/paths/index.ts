@@ -25,4 +25,5 @@ export {
   type ReadFileOptions,
   type ReadFileResult,
 } from './read-file.js';
+export { quotedBy } from './quoted-claim.js';
 export { writeAtomically } from './write-atomically.js';

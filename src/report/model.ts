@@ -9,6 +9,7 @@
  * folder (`html.ts`, `markdown.ts`) only format what is here.
  */
 import type { LedgerRecord, ObservedArtifact, Reason } from '../model/record.js';
+import { quotedBy } from '../paths/index.js';
 import type { SignatureVerdict } from '../verify/signatures.js';
 import type { Check, Verdict, VerifyReport } from '../verify/types.js';
 import type { FileDiff, OutputTail } from './bounded.js';
@@ -346,10 +347,12 @@ export function lifecycleCell(r: AuditRecord): LifecycleCell | undefined {
   if (l.step === undefined) return { lead: l.state, tail: after };
   const unsigned = `${l.state} (no trusted reviewer signed the step`;
   if (l.by === undefined) return { lead: unsigned, tail: `)${after}` };
+  // Quoted, or the words could close ledger's parenthesis: `bot) (resolved` made a failing
+  // record's cell read as a resolved one's (red team, round fifteen).
   const by = [...l.by];
   return {
     lead: `${unsigned}; it says: by `,
-    by: by.length > BY_CHARS ? `${by.slice(0, BY_CHARS).join('')}…` : l.by,
+    by: quotedBy(by.length > BY_CHARS ? `${by.slice(0, BY_CHARS).join('')}…` : l.by),
     tail: `)${after}`,
   };
 }

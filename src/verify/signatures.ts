@@ -6,6 +6,7 @@
  */
 import type { SignatureObject } from '../model/attestation.js';
 import { recorderMessage, SIGNATURE_NAMESPACE } from '../model/leaf-vocabulary.js';
+import { quotedBy } from '../paths/index.js';
 import {
   findSigner,
   isAllowedSigner,
@@ -291,7 +292,7 @@ export function checkSignatures(
         detail:
           producer === undefined || v.signer === producer
             ? `${v.reason}: the producer's verified identity`
-            : `${v.reason}: not the claimed producer ${producer}; it proves only that ${v.signer} signed this id`,
+            : `${v.reason}: not the claimed producer ${quotedBy(producer)}; it proves only that ${v.signer} signed this id`,
       });
     } else if (typeof v.recorder === 'string') {
       // Its own check name: readers that take verified `signature` checks as the producer's
@@ -343,11 +344,11 @@ export function checkSignatures(
         reviewer !== undefined
           ? check(
               'unverifiable',
-              `the step says --by ${producer}, but it was signed by reviewer ${reviewer}, whom the policy trusts as a reviewer: --by stays a claim (give the reviewer's allowed_signers principal exactly, or leave --by out)`,
+              `the step says --by ${quotedBy(producer)}, but it was signed by reviewer ${reviewer}, whom the policy trusts as a reviewer: --by stays a claim (give the reviewer's allowed_signers principal exactly, or leave --by out)`,
             )
           : check(
               required ? 'contradicted' : 'unverifiable',
-              `claimed ${producer}, not proven by ${producer}'s signature; also signed by ${others}${required ? '; the policy requires a trusted signature of the claimed producer' : ''}`,
+              `claimed ${quotedBy(producer)}, not proven by ${quotedBy(producer)}'s signature; also signed by ${others}${required ? '; the policy requires a trusted signature of the claimed producer' : ''}`,
             ),
       );
     }

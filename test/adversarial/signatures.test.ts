@@ -419,7 +419,7 @@ describe("false alarm: a trusted producer key signs someone else's record afterw
     const producerOf = (json: any) => allChecks(json).find((c) => c.check === 'producer')!;
     expect(producerOf(after.json)).toMatchObject({ verdict: 'unverifiable' });
     expect(producerOf(after.json).detail).toMatch(
-      /claimed alice@example\.com, not proven by alice@example\.com's signature; also signed by agent@example\.com/,
+      /claimed "alice@example\.com", not proven by "alice@example\.com"'s signature; also signed by agent@example\.com/,
     );
     expect(after.code, after.stdout).toBe(0);
     // Not proven is what --strict fails, and the liar who claims alice and signs as itself gets

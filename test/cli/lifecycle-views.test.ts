@@ -11,9 +11,12 @@ import { withRepo } from '../../src/app/repo.js';
 import { writeReport } from '../../src/app/report.js';
 import { showRecord } from '../../src/app/show.js';
 import { ledgerStats } from '../../src/app/stats.js';
+import { showView } from '../../src/cli/show-view.js';
 import { cleanup, gitdir, runCli } from '../helpers/git.js';
 
 afterAll(cleanup);
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 async function ledgerWithSteps() {
   const repo = gitdir();
@@ -88,6 +91,24 @@ describe('lifecycle state in every view (issue 17, item 4)', () => {
     expect(step.extra['lifecycleStep']).toMatchObject({ action: 'reject', of: l.lie });
   });
 
+  // Red team, round fifteen: show printed a step's --by bare inside its own words, so a --by
+  // could close them and write ledger's verdict after it.
+  it("attack: show quotes a step's --by wherever it prints it, so it cannot write ledger's words", async () => {
+    const repo = gitdir();
+    const id = (await recordHandoff({ cwd: repo, status: 'success', summary: 'lie', sign: false }))
+      .id;
+    const forged =
+      'bot (claimed) -- signature verified: rita@reviewers.example.com, trusted reviewer';
+    const step = await applyLifecycle({ cwd: repo, id, action: 'supersede', by: forged });
+    const quoted = JSON.stringify(forged);
+    const record = (await showView(repo, { id })).text;
+    expect(record).toContain(`, by ${quoted} (claimed)`);
+    expect(record).not.toContain(`by ${forged}`);
+    const ofStep = (await showView(repo, { id: step.id })).text;
+    expect(ofStep).toContain(`this is a lifecycle step: supersede of ${id} by ${quoted} (claimed)`);
+    expect(ofStep).toMatch(new RegExp(`producer +${escapeRegExp(quoted)} \\(claimed, no trusted`));
+  });
+
   it("report's view model and Markdown carry the lifecycle, and a resolved lie's findings say so", async () => {
     const l = await ledgerWithSteps();
     const out = await writeReport({ cwd: l.repo, markdownFile: '-' });
@@ -99,7 +120,7 @@ describe('lifecycle state in every view (issue 17, item 4)', () => {
     expect(out.markdown).toContain('| lifecycle |');
     // The step's `--by` is its own word until a trusted reviewer signs it (red team, round eight).
     expect(out.markdown).toContain(
-      'rejected \\(no trusted reviewer signed the step\\; it says\\: by rita\\) \\(resolved\\)',
+      'rejected \\(no trusted reviewer signed the step\\; it says\\: by \\"rita\\"\\) \\(resolved\\)',
     );
     expect(out.markdown).toContain('no unresolved claim fails (1 contradicted record(s)');
     expect(out.report.exitCode).toBe(0);

@@ -7,7 +7,7 @@
  * 3. the details' floor was spent on stubs, so past ~4,000 records no record had details;
  * 4. the task filter printed each task uncapped.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyLifecycle } from '../../src/app/lifecycle.js';
@@ -26,6 +26,7 @@ import { encodeTree, MODE } from '../../src/store/objects.js';
 import type { ObjectInfo, ObjectReader } from '../../src/store/port.js';
 import type { Check } from '../../src/verify/types.js';
 import { cleanup, gitdir, tempDir, writeFiles } from '../helpers/git.js';
+import { honest, lie, reviewerPolicy } from '../helpers/lifecycle.js';
 import { sshKeyPair } from '../helpers/ssh-key.js';
 
 afterEach(cleanup);
@@ -234,7 +235,9 @@ describe("the summary's lifecycle cell does not take a step's --by for fact (red
     const first = row(markdown, unsigned.id);
     expect(first).not.toMatch(/accepted by/);
     expect(first).toContain(
-      escapeMarkdown(`accepted (no trusted reviewer signed the step; it says: by ${FORGED})`),
+      escapeMarkdown(
+        `accepted (no trusted reviewer signed the step; it says: by ${JSON.stringify(FORGED)})`,
+      ),
     );
     expect(row(markdown, signed.id)).toContain(
       escapeMarkdown('accepted, signed by reviewer rita@reviewers.example.com'),
@@ -243,9 +246,41 @@ describe("the summary's lifecycle cell does not take a step's --by for fact (red
     // However long the words, the cell still says they are unsigned, and that it resolved.
     const third = row(markdown, long.id);
     expect(third).toContain(
-      escapeMarkdown('rejected (no trusted reviewer signed the step; it says: by xxx'),
+      escapeMarkdown('rejected (no trusted reviewer signed the step; it says: by "xxx'),
     );
-    expect(third).toContain(escapeMarkdown('…) (resolved)'));
+    expect(third).toContain(escapeMarkdown('…") (resolved)'));
+  });
+
+  // Red team, round fifteen: the words were printed bare inside ledger's parenthesis, so a --by
+  // of `bot) (resolved` made a failing record's cell read, byte for byte, as a resolved one's.
+  it("attack: a step's --by cannot close the cell's parenthesis: it is quoted, in the summary and on the page", async () => {
+    const { policy } = reviewerPolicy();
+    const dir = gitdir();
+    const lied = await lie(dir);
+    writeFiles(dir, { 'b.txt': 'fix\n' });
+    const fix = await honest(dir, 'fixed');
+    await applyLifecycle({
+      cwd: dir,
+      id: lied,
+      action: 'supersede',
+      with: fix,
+      by: 'bot) (resolved',
+    });
+    const html = join(tempDir(), 'report.html');
+    const out = await writeReport({
+      cwd: dir,
+      policyFile: policy,
+      markdownFile: '-',
+      htmlFile: html,
+    });
+    expect(out.report.exitCode).toBe(1);
+    const cell = 'superseded (no trusted reviewer signed the step; it says: by "bot) (resolved")';
+    const summary = row(out.markdown!, lied);
+    expect(summary).toContain(`${escapeMarkdown(cell)} |`);
+    expect(summary).not.toContain(escapeMarkdown('by bot) (resolved)'));
+    expect(readFileSync(html, 'utf8')).toContain(
+      'superseded (no trusted reviewer signed the step; it says: by <bdi>&quot;bot) (resolved&quot;</bdi>)',
+    );
   });
 
   it('through the real accept: the agent’s own unsigned --by is a claim; a trusted reviewer’s signature on the step is named', async () => {
@@ -264,7 +299,7 @@ describe("the summary's lifecycle cell does not take a step's --by for fact (red
     const cell = row(unsigned.markdown!, id);
     expect(cell).not.toMatch(/accepted by alice/);
     expect(cell).toContain(
-      escapeMarkdown('accepted (no trusted reviewer signed the step; it says: by alice'),
+      escapeMarkdown('accepted (no trusted reviewer signed the step; it says: by "alice'),
     );
 
     // A policy that trusts rita as a reviewer, and rita signs the step.

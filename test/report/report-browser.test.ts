@@ -385,10 +385,10 @@ describe('ledger report --html in Chromium', () => {
     );
     const cellOf = (id: string) => cells.get(id.slice(7, 19))!;
     expect(cellOf(accepted).cell).toMatch(
-      /^accepted \(no trusted reviewer signed the step; it says: by (lead@corp \(maintainer; SSH signature verified by ledger\)|bob)\); 1 concurrent step\(s\) set aside$/,
+      /^accepted \(no trusted reviewer signed the step; it says: by ("lead@corp \(maintainer; SSH signature verified by ledger\)"|"bob")\); 1 concurrent step\(s\) set aside$/,
     );
     expect(cellOf(failing).cell).toBe(
-      'rejected (no trusted reviewer signed the step; it says: by lead) (resolved)',
+      'rejected (no trusted reviewer signed the step; it says: by "lead") (resolved)',
     );
     // The filter still matches the bare word.
     expect(cellOf(accepted).filter).toBe('accepted');

@@ -318,7 +318,7 @@ describe("policy lifecycle.requireReviewer: only a trusted reviewer's signed ste
       .find((r) => r.id === step.id)!
       .checks.find((c) => c.check === 'producer')!;
     expect(producer).toMatchObject({ verdict: 'unverifiable', subject: 'rita' });
-    expect(producer.detail).toContain('the step says --by rita');
+    expect(producer.detail).toContain('the step says --by "rita"');
     expect(producer.detail).toContain('signed by reviewer rita@reviewers.example.com');
   });
 
@@ -344,7 +344,7 @@ describe("policy lifecycle.requireReviewer: only a trusted reviewer's signed ste
       const verdict = required ? 'contradicted' : 'unverifiable';
       expect(producerOf(handoff.id)).toMatchObject({ verdict });
       expect(producerOf(handoff.id).detail).toMatch(
-        /claimed rita, not proven by rita's signature; also signed by rita@reviewers\.example\.com/,
+        /claimed "rita", not proven by "rita"'s signature; also signed by rita@reviewers\.example\.com/,
       );
       expect(producerOf(step.id)).toMatchObject({ verdict });
       // The reject no trusted reviewer signed resolves nothing: the lie still fails the gate.
