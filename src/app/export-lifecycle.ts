@@ -10,7 +10,7 @@
  * step of the same action a fork set aside for it); any writer can take a step, and an unsigned
  * one must not block an honest export. Nor may it cancel or displace one a reviewer signed
  * (red team, round thirteen): the export judges the step `countedState` counts, and names the
- * unsigned step the chain ends on.
+ * unsigned step the chain ends on. `show` prints the same reading under such a policy.
  */
 import type { LedgerIndex } from '../ledger/read.js';
 import { readSignaturesOf } from '../ledger/leaves.js';
@@ -36,6 +36,8 @@ export interface ExportLifecycle {
   turnedDown: boolean;
   /** Steps a fork set aside, named as every reader names them. */
   setAside: string[];
+  /** The step the chain ends on that the policy did not count (`countedState`), if any. */
+  uncounted?: string;
   /** One line for the signed metadata and the command's output. */
   line: string;
 }
@@ -108,6 +110,7 @@ export async function exportLifecycle(
     ...(reviewer === undefined ? {} : { reviewer }),
     turnedDown: decisive && counted,
     setAside,
+    ...(judged.uncounted === undefined ? {} : { uncounted: judged.uncounted.id }),
     line: withSetAside(
       `${state} by step ${info.id} (${who})${info.with === undefined ? '' : `, superseded with ${info.with}`}${uncounted}${later}`,
       setAside,

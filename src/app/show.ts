@@ -16,11 +16,12 @@ import { readLedgerIndex, type LedgerIndex } from '../ledger/read.js';
 import { readKeptBlob } from '../ledger/records.js';
 import { LedgerError } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
+import type { ObjectStore } from '../store/port.js';
 import { lifecycleChain } from './lifecycle-chain.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { stepInfo } from './lifecycle-state.js';
 import { readSignaturesOf } from '../ledger/leaves.js';
-import { judgeRecordSignature, type SignatureVerdict } from '../verify/signatures.js';
+import { judgeRecordSignature, type SignatureVerdict, type Trust } from '../verify/signatures.js';
 import { loadPolicy } from './policy/local.js';
 import { observedProofOf, type ObservedProof } from './observed-proof.js';
 import { headsOfTask, loadRecord, resolveId } from './query.js';
@@ -114,6 +115,11 @@ export function showRecord(request: ShowRequest): Promise<Shown> {
       ...(chain.setAside === undefined
         ? {}
         : { setAside: chain.setAside, setAsideDetail: chain.setAsideDetail }),
+      // Under the auditor's requireReviewer, what the gate counts beside the chain as read: a
+      // keyless step the chain ends on counts for nothing there (red team, round fifteen).
+      ...(last !== undefined && loaded.policy.lifecycle?.requireReviewer
+        ? { counted: await countedLifecycle(store, index, id, trust) }
+        : {}),
     };
     if (isLifecycleStep(record)) {
       const info = stepInfo(id, record);
@@ -183,4 +189,22 @@ function notFoundAfterRollback(error: unknown, lost: HeldEntriesMissing): unknow
       hint: 'Run ledger verify to see what is missing; ledger sync from a clone that holds it brings it back.',
     },
   );
+}
+
+/** The lifecycle as the policy's requireReviewer counts it: export's reading, one rule. */
+async function countedLifecycle(
+  store: ObjectStore,
+  index: LedgerIndex,
+  id: string,
+  trust: Trust | undefined,
+) {
+  const { exportLifecycle } = await import('./export-lifecycle.js');
+  const counted = await exportLifecycle(store, index, id, { trust, requireReviewer: true });
+  return {
+    state: counted.state,
+    ...(counted.step === undefined ? {} : { step: counted.step.id }),
+    ...(counted.reviewer === undefined ? {} : { reviewer: counted.reviewer }),
+    ...(counted.uncounted === undefined ? {} : { uncounted: counted.uncounted }),
+    line: counted.line,
+  };
 }

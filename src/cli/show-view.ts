@@ -58,6 +58,7 @@ function lifecycleLine(extra: Record<string, unknown>): string {
         at?: string;
         with?: string;
         setAsideDetail?: string[];
+        counted?: { line?: unknown };
       }
     | undefined;
   const step = extra['lifecycleStep'] as { action: string; of: string; by?: string } | undefined;
@@ -78,5 +79,10 @@ function lifecycleLine(extra: Record<string, unknown>): string {
   // A fork's branch not followed (src/app/lifecycle-fork.ts): never dropped without a word.
   for (const line of lifecycle.setAsideDetail ?? [])
     lines.push(`\nlifecycle: ${sanitizeLine(line)}`);
+  // What the auditor's requireReviewer counts (src/app/show.ts), when a policy asks for it.
+  if (typeof lifecycle.counted?.line === 'string')
+    lines.push(
+      `\nlifecycle under the policy (lifecycle.requireReviewer): ${sanitizeLine(lifecycle.counted.line)}`,
+    );
   return lines.join('');
 }

@@ -10,9 +10,11 @@ import { recordHandoff } from '../../src/app/record.js';
 import { withRepo } from '../../src/app/repo.js';
 import { writeReport } from '../../src/app/report.js';
 import { showRecord } from '../../src/app/show.js';
+import { signRecord } from '../../src/app/sign.js';
 import { ledgerStats } from '../../src/app/stats.js';
 import { showView } from '../../src/cli/show-view.js';
 import { cleanup, gitdir, runCli } from '../helpers/git.js';
+import { reviewerPolicy } from '../helpers/lifecycle.js';
 
 afterAll(cleanup);
 
@@ -107,6 +109,46 @@ describe('lifecycle state in every view (issue 17, item 4)', () => {
     const ofStep = (await showView(repo, { id: step.id })).text;
     expect(ofStep).toContain(`this is a lifecycle step: supersede of ${id} by ${quoted} (claimed)`);
     expect(ofStep).toMatch(new RegExp(`producer +${escapeRegExp(quoted)} \\(claimed, no trusted`));
+  });
+
+  // Red team, round fifteen (beside its findings): show printed the chain's last step as the
+  // state, where the gate, under the auditor's requireReviewer, counts a reviewer's signed step.
+  it("show under lifecycle.requireReviewer says which step the policy counts when a keyless step ends the chain, and a reviewer's own signed step shows signed", async () => {
+    const { policy: policyFile, reviewer } = reviewerPolicy();
+    const repo = gitdir();
+    const id = (await recordHandoff({ cwd: repo, status: 'success', summary: 'lie', sign: false }))
+      .id;
+    const fix = (await recordHandoff({ cwd: repo, status: 'success', summary: 'fix', sign: false }))
+      .id;
+    const theirs = await applyLifecycle({ cwd: repo, id, action: 'supersede', with: fix });
+    await signRecord({ cwd: repo, id: theirs.id, signingKey: reviewer });
+    const signed = await showView(repo, { id, policyFile });
+    expect(signed.text).toContain(
+      `lifecycle under the policy (lifecycle.requireReviewer): superseded by step ${theirs.id} (signed by reviewer rita@reviewers.example.com), superseded with ${fix}`,
+    );
+    const agents = await applyLifecycle({ cwd: repo, id, action: 'reject', by: 'bot' });
+    const shown = await showView(repo, { id, policyFile });
+    expect(shown.text).toContain(`lifecycle: rejected by step ${agents.id}`);
+    expect(shown.text).toContain(
+      `lifecycle under the policy (lifecycle.requireReviewer): superseded by step ${theirs.id} (signed by reviewer rita@reviewers.example.com)`,
+    );
+    expect(shown.text).toContain(`not counted: step ${agents.id} (reject, by "bot")`);
+    expect((shown.json as { lifecycle: unknown }).lifecycle).toMatchObject({
+      state: 'rejected',
+      step: agents.id,
+      counted: {
+        state: 'superseded',
+        step: theirs.id,
+        reviewer: 'rita@reviewers.example.com',
+        uncounted: agents.id,
+      },
+    });
+    // The answer keeps its published schema (runCli checks every --json answer against it).
+    const json = await runCli(['show', id, '--policy', policyFile, '--json'], repo);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).lifecycle.counted.step).toBe(theirs.id);
+    // Without the policy, show reads no reviewer rule and says nothing more.
+    expect((await showView(repo, { id })).text).not.toContain('lifecycle under the policy');
   });
 
   it("report's view model and Markdown carry the lifecycle, and a resolved lie's findings say so", async () => {

@@ -112,4 +112,20 @@ describe("log shows who took a step as the step's own word (red team, round nine
       / {2}accepted {2}T-13 {2}\[lifecycle step: accept sha256:\S+ \(signature not checked; it says: by rita\)\]$/,
     );
   });
+
+  // Round fifteen (beside its findings): a step without --by left the state word bare, while
+  // under the auditor's lifecycle.requireReviewer the gate may count another step (log reads
+  // no policy): the state a step set is never printed without saying its signature was not read.
+  it('a step without --by: the state it set still says its signature was not checked', async () => {
+    const repo = gitdir();
+    const id = await handoff(repo, 'T-14');
+    const step = await applyLifecycle({ cwd: repo, id, action: 'reject' });
+    const text = await logText(repo);
+    expect(lineOf(text, id)).toMatch(
+      / {2}T-14 {2}\[ledger\] {2}rejected \(signature not checked\) \S+$/,
+    );
+    expect(lineOf(text, step.id)).toMatch(
+      /\[lifecycle step: reject sha256:\S+ \(signature not checked\)\]$/,
+    );
+  });
 });

@@ -104,5 +104,9 @@ describe('the report shows the lifecycle step the gate counted (red team, round 
     const lifecycle = out.report.records.find((r) => r.id === lied)!.lifecycle!;
     expect(lifecycle).toMatchObject({ step: signed, with: fix, reviewer: RITA });
     expect(lifecycle.uncounted).toMatchObject({ step: agents.id, action: 'supersede' });
+    // report --json keeps its published schema (runCli checks every --json answer against it).
+    const json = await runCli(['report', '--policy', policy, '--json'], dir);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).toContain(`"uncounted"`);
   });
 });

@@ -128,7 +128,26 @@ const SHOW_BASE = {
 
 /** After the formats' views: the published schema lists them in that order, which must not move. */
 const SHOW_LIFECYCLE = {
-  lifecycle: LifecycleState.extend({ chain: z.array(recordId) })
+  lifecycle: LifecycleState.extend({
+    chain: z.array(recordId),
+    counted: z
+      .object({
+        state: z.string(),
+        step: recordId.optional(),
+        reviewer: z
+          .string()
+          .optional()
+          .describe('the trusted reviewer who signed that step (or its set-aside twin)'),
+        uncounted: recordId
+          .optional()
+          .describe('the step the chain ends on, which no trusted reviewer signed: not counted'),
+        line: z.string(),
+      })
+      .optional()
+      .describe(
+        "set when the auditor's policy has lifecycle.requireReviewer: the state the gate counts (a step no trusted reviewer signed cancels or displaces none a reviewer did), beside the chain as read",
+      ),
+  })
     .optional()
     .describe('the lifecycle state derived from the chain of steps (the record, then each step)'),
   lifecycleStep: z
