@@ -8,7 +8,16 @@
  * Each case runs the real CLI where the command line is the point (`verify` as a CI gate runs
  * it), and the same library calls the commands make for the rest (a CLI start costs ~1 s).
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { initRepository, listLog, verifyRepository, withRepo } from '../../src/index.js';
@@ -134,5 +143,81 @@ describe('adversarial: where the ledger is', () => {
     expect(r.json.error.message).toMatch(/does not contain this repository/);
     expect(safeGit(dir, 'for-each-ref')).toBe(before);
     expect(safeGit(dir, 'count-objects')).toMatch(/^0 objects/);
+  });
+});
+
+/**
+ * Red team, round fifteen (memory & place, finding 4): a gitfile whose path holds a line break.
+ * git takes everything after `gitdir: ` (less trailing line ends) as one path, so
+ * `gitdir: cp<LF>x` opens the directory named `cp\nx`; ledger split rev-parse's answer on
+ * line breaks and read the git dir as `W/cp` and the common dir as the relative path `x`: a
+ * forged ledger put at `./x` passed `verify --full`, the rollback memory was skipped, and the
+ * output-file guard was off.
+ */
+describe('attack: a repository path that holds a line break', () => {
+  const LINE_BREAK = 'cp\nx';
+
+  /** A clone holding two entries, its git dir moved to `cp\nx`, and a forged ledger at `x`. */
+  async function lineBreakLayout() {
+    const user = makeUser();
+    const dir = gitdir();
+    await record(user, dir, { status: 'success', summary: 'first' });
+    writeFiles(dir, { 'b.txt': 'b\n' });
+    await record(user, dir, { status: 'success', summary: 'second: held by this clone' });
+    expect((await cli(user, dir, ['verify', '--full'])).code).toBe(0);
+    const outside = tempDir('ledger-outside-');
+    symlinkSync(outside, join(dir, 'audit'));
+    const forge = gitdir();
+    await record(makeUser(), forge, { status: 'success', summary: 'forged: all good' });
+    safeGit(dir, 'clone', '-q', '--bare', '--no-local', forge, join(dir, 'x'));
+    safeGit(dir, '--git-dir', join(dir, 'x'), 'fetch', '-q', forge, 'refs/ledger/*:refs/ledger/*');
+    return { user, dir: realpathSync(dir), outside };
+  }
+
+  const refusedNaming = async (user: User, dir: string, named: string, outside: string) => {
+    for (const args of [
+      ['verify', '--full'],
+      ['log'],
+      ['sync'],
+      ['verify', '--html', 'audit/ledger.html'],
+    ]) {
+      const run = await cli(user, dir, args);
+      expect(run.code, `${args.join(' ')}: ${run.stdout}`).toBe(3);
+      expect(run.json.error?.code, run.stdout).toBe('CORRUPT');
+      expect(run.json.error.message, args.join(' ')).toContain(named);
+      expect(run.json.error.message).toMatch(/line break/);
+    }
+    expect(readdirSync(outside)).toEqual([]);
+  };
+
+  it('attack: .git a gitfile `gitdir: cp<LF>x` (core.worktree elsewhere, a forged ledger at ./x) — refused, CORRUPT exit 3 naming the .git file, for verify, log, sync and an output page', async () => {
+    const { user, dir, outside } = await lineBreakLayout();
+    renameSync(join(dir, '.git'), join(dir, LINE_BREAK));
+    writeFileSync(join(dir, '.git'), `gitdir: ${LINE_BREAK}\n`);
+    safeGit(dir, '--git-dir', join(dir, LINE_BREAK), 'config', 'core.worktree', tempDir());
+    await refusedNaming(user, dir, join(dir, '.git'), outside);
+  });
+
+  it('attack: .git/commondir naming a common dir `cp<LF>x` — refused, CORRUPT exit 3 naming the commondir file', async () => {
+    const { user, dir, outside } = await lineBreakLayout();
+    cpSync(join(dir, '.git'), join(dir, LINE_BREAK), { recursive: true });
+    writeFileSync(join(dir, '.git', 'commondir'), `../${LINE_BREAK}\n`);
+    await refusedNaming(user, dir, join(dir, '.git', 'commondir'), outside);
+  });
+
+  it('a gitfile git wrote on Windows (`gitdir: PATH` ending in CR LF) still opens: no refusal, no rollback', async () => {
+    const user = makeUser();
+    const origin = gitdir();
+    const work = join(tempDir(), 'work');
+    const separate = join(tempDir(), 'separate.git');
+    safeGit(tempDir(), 'clone', '-q', '--separate-git-dir', separate, origin, work);
+    git(work, 'config', 'user.name', 'Test User');
+    git(work, 'config', 'user.email', 'test@example.com');
+    await record(user, work, { status: 'success', summary: 'one' });
+    expect((await cli(user, work, ['verify'])).code).toBe(0);
+    writeFileSync(join(work, '.git'), `gitdir: ${separate}\r\n`);
+    const r = await cli(user, work, ['verify', '--full']);
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.json.records).toHaveLength(1);
   });
 });

@@ -11,6 +11,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import type { FifoWait } from './fifo-watch.js';
+import { gitfileTarget, pathInFile } from './path-files.js';
 import { brokenRefFile, problemWith } from './ref-files.js';
 
 /** Entries looked at before the walk gives up: far beyond a git dir's refs and logs. */
@@ -68,7 +69,7 @@ function gitDirsOf(cwd: string, namedGitDir: string | undefined): string[] {
   if (gitDir === undefined) return [];
   let common: string | undefined;
   try {
-    common = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim());
+    common = resolve(gitDir, pathInFile(readFileSync(join(gitDir, 'commondir'), 'utf8')));
   } catch {
     // not a linked work tree's git dir
   }
@@ -86,7 +87,7 @@ function discover(start: string): string | undefined {
     const info = lstatOrUndefined(dotGit);
     if (info?.isDirectory()) return dotGit;
     if (info?.isFile()) {
-      const target = /^gitdir: (.+)$/m.exec(readSmall(dotGit))?.[1]?.trim();
+      const target = gitfileTarget(readSmall(dotGit));
       return target === undefined ? undefined : resolve(dir, target);
     }
     if (existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects'))) return dir; // bare

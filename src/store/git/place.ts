@@ -20,6 +20,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { readRegularFile } from '../../paths/index.js';
 import { lstatOrUndefined, realpathOrUndefined, statOrError } from './look.js';
+import { gitfileTarget, holdsLineBreak } from './path-files.js';
 
 export interface Place {
   /** The real path the rollback memory's place binding is keyed by. */
@@ -61,6 +62,8 @@ export async function entryLeadsTo(dir: string): Promise<string | undefined> {
   if (!info.isFile()) return undefined;
   const file = await readRegularFile(dotGit, { maxBytes: 4096 });
   if (!file.ok) return undefined;
-  const target = /^gitdir: (.+)$/m.exec(file.bytes.toString('utf8'))?.[1]?.trim();
-  return target === undefined ? undefined : realpathOrUndefined(resolve(dir, target));
+  // A path with a line break leads nowhere here: checkDiscovery (ref-files.ts) refuses it.
+  const target = gitfileTarget(file.bytes.toString('utf8'));
+  if (target === undefined || holdsLineBreak(target)) return undefined;
+  return realpathOrUndefined(resolve(dir, target));
 }

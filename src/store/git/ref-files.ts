@@ -14,6 +14,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { readRegularFile, REPLACED } from '../../paths/index.js';
 import { entriesIn, lstatOrUndefined, namesIn, statOrError } from './look.js';
+import { gitfileTarget, holdsLineBreak, lineBreakRefusal, pathInFile } from './path-files.js';
 
 /** A loose ref is 41 bytes, a symbolic one `ref: <name>`; git's own refnames stay far below. */
 export const LOOSE_REF_MAX_BYTES = 4096;
@@ -156,19 +157,15 @@ export async function checkDiscovery(cwd: string): Promise<void> {
         if (file.reason === 'missing') return;
         throw brokenRefFile(dotGit, file.problem, 'the file');
       }
-      const target = /^gitdir: (.+)$/m.exec(file.bytes.toString('utf8'))?.[1]?.trim();
+      const target = gitfileTarget(file.bytes.toString('utf8'));
       if (target !== undefined) {
+        if (holdsLineBreak(target)) throw lineBreakRefusal(dotGit, 'the git dir', target);
         const gitDir = resolve(dir, target);
         await check(join(gitDir, 'HEAD'), 'HEAD');
         await check(join(gitDir, 'index'), 'index', undefined, 'the file');
         await check(join(gitDir, 'commondir'), join(gitDir, 'commondir'), undefined, 'the file');
         // A linked work tree's objects, exclude and grafts are the main git dir's.
-        const common = await readRegularFile(join(gitDir, 'commondir'), {
-          maxBytes: LOOSE_REF_MAX_BYTES,
-        });
-        const commonDir = common.ok
-          ? resolve(gitDir, common.bytes.toString('utf8').trim())
-          : gitDir;
+        const commonDir = await readCommonDir(gitDir);
         await checkOtherGitFiles(commonDir, `${commonDir}/`);
       }
       return;
@@ -191,14 +188,24 @@ export async function checkNamedGitDir(gitDir: string): Promise<void> {
   await check(join(gitDir, 'config'), join(gitDir, 'config'), undefined, 'the file');
   await check(join(gitDir, 'index'), join(gitDir, 'index'), undefined, 'the file');
   await checkOtherGitFiles(gitDir, `${gitDir}/`);
-  const common = await readRegularFile(join(gitDir, 'commondir'), {
-    maxBytes: LOOSE_REF_MAX_BYTES,
-  });
-  if (common.ok) {
-    const commonDir = resolve(gitDir, common.bytes.toString('utf8').trim());
+  const commonDir = await readCommonDir(gitDir);
+  if (commonDir !== gitDir) {
     await check(join(commonDir, 'config'), join(commonDir, 'config'), undefined, 'the file');
     await checkOtherGitFiles(commonDir, `${commonDir}/`);
   }
+}
+
+/**
+ * The common dir `gitDir/commondir` names, as git reads it (path-files.ts); `gitDir` itself
+ * when there is none. Throws CORRUPT for a path that holds a line break.
+ */
+async function readCommonDir(gitDir: string): Promise<string> {
+  const file = join(gitDir, 'commondir');
+  const common = await readRegularFile(file, { maxBytes: LOOSE_REF_MAX_BYTES });
+  if (!common.ok) return gitDir;
+  const path = pathInFile(common.bytes.toString('utf8'));
+  if (holdsLineBreak(path)) throw lineBreakRefusal(file, 'the common dir', path);
+  return resolve(gitDir, path);
 }
 
 /**

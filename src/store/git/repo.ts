@@ -8,16 +8,18 @@ import { join, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { GitConfig } from './config.js';
 import { readPlainConfig } from './config-files.js';
-import { findPlainLocation, plainLocationHolds, type PlainLocation } from './discover.js';
+import { findPlainLocation, plainLocationHolds } from './discover.js';
+import { namedLocation, readGitConfig, SAFE_CONFIG, type NamedLocation } from './exec.js';
+import { guardConfig, type ConfigGuard } from './guard.js';
 import {
-  namedLocation,
-  readGitConfig,
-  runGit,
-  SAFE_CONFIG,
-  type GitResult,
-  type NamedLocation,
-} from './exec.js';
-import { guardConfig, NO_GUARD, type ConfigGuard } from './guard.js';
+  checkLocationPaths,
+  checkWorkTreePath,
+  locateOneByOne,
+  locateWithGit,
+  plainAnswer,
+  readLocation,
+  type Location,
+} from './location.js';
 import { entryLeadsTo, findPlace } from './place.js';
 import { realpathOrUndefined } from './look.js';
 import { checkDiscovery, checkNamedGitDir, checkRefFiles } from './ref-files.js';
@@ -86,6 +88,7 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
   }
   if (named.gitDir !== undefined) {
     const chosen = await namedWorkTree(cwd, named.workTree, config);
+    if (typeof chosen === 'string') checkWorkTreePath(cwd, chosen);
     return typeof chosen === 'string'
       ? { ...paths, root: chosen, workTree: chosen }
       : { ...paths, root: gitDir, workTree: undefined, noWorkTree: chosen.problem };
@@ -99,6 +102,7 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
     };
   }
   const workTop = top ?? (await realpath(resolve(cwd, cdup ?? '')));
+  checkWorkTreePath(cwd, workTop);
   const problem = await checkWorkTreeHoldsRepo(workTop, gitDir);
   if (problem !== undefined) {
     return { ...paths, root: gitDir, workTree: undefined, noWorkTree: problem };
@@ -137,51 +141,9 @@ async function locateAndConfigure(
   const location =
     located === undefined && plain !== undefined
       ? plainAnswer(plain)
-      : readLocation(cwd, located?.stdout);
+      : (readLocation(located?.stdout) ?? (await locateOneByOne(cwd)));
+  checkLocationPaths(cwd, named.gitDir, location);
   return { config, location };
-}
-
-/** rev-parse's answers (`top` only where the in-process walk already knows it). */
-interface Location {
-  bare: string | undefined;
-  inside: string | undefined;
-  gitDir: string;
-  commonDir: string;
-  top?: string;
-  cdup: string | undefined;
-}
-
-/** The walk's answer in rev-parse's terms, with the top it already knows. */
-function plainAnswer(plain: PlainLocation): Location {
-  const { gitDir, top, cdup } = plain;
-  return { bare: 'false', inside: 'true', gitDir, commonDir: gitDir, top, cdup };
-}
-
-/** What rev-parse answered (locateWithGit's questions, in order). */
-function readLocation(cwd: string, stdout: Buffer | undefined): Location {
-  const [bare, inside, gitDir, commonDir, cdup] = (stdout?.toString('utf8') ?? '').split('\n');
-  if (!gitDir || !commonDir) {
-    throw new LedgerError('NOT_A_REPOSITORY', `git did not say where the repository at ${cwd} is`, {
-      hint: 'Run ledger inside a git repository.',
-    });
-  }
-  return { bare, inside, gitDir, commonDir, cdup };
-}
-
-function locateWithGit(cwd: string): Promise<GitResult> {
-  return runGit(
-    [
-      'rev-parse',
-      '--is-bare-repository',
-      '--is-inside-work-tree',
-      '--absolute-git-dir',
-      // Without this, git prints the common dir relative to the current directory.
-      '--path-format=absolute',
-      '--git-common-dir',
-      '--show-cdup',
-    ],
-    { cwd, guard: NO_GUARD },
-  );
 }
 
 /**

@@ -1,0 +1,46 @@
+/**
+ * The two files git reads a path from — a `.git` file (`gitdir: PATH`: linked work trees,
+ * submodules, `--separate-git-dir`) and a git dir's `commondir` — read as git reads them
+ * (setup.c: `read_gitfile_gently`, `get_common_dir_noenv`): trailing CR and LF stripped from
+ * the whole file, the rest up to a NUL byte is ONE path. A reader of lines took
+ * `gitdir: cp<LF>x` for `cp` where git opens the directory named `cp\nx`, and so read another
+ * git dir than git did (red team, round fifteen). Every reader of these files goes through
+ * here, and a path that holds a line break is refused (`lineBreakRefusal`): git's own answers
+ * about paths are one a line, so such a path cannot be told from two.
+ */
+import { LedgerError } from '../../model/errors.js';
+
+const GITFILE_PREFIX = 'gitdir: ';
+
+/** The path a `commondir` (or a gitfile, prefix and all) holds, as git takes it. */
+export function pathInFile(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === '\n' || text[end - 1] === '\r')) end--;
+  const nul = text.indexOf('\0');
+  return text.slice(0, nul >= 0 && nul < end ? nul : end);
+}
+
+/** The path a `.git` file names, as git takes it; undefined when git takes it for no gitfile. */
+export function gitfileTarget(text: string): string | undefined {
+  const whole = pathInFile(text);
+  if (!whole.startsWith(GITFILE_PREFIX)) return undefined;
+  const path = whole.slice(GITFILE_PREFIX.length);
+  return path === '' ? undefined : path;
+}
+
+export function holdsLineBreak(path: string): boolean {
+  return /[\r\n]/.test(path);
+}
+
+/**
+ * CORRUPT for a path git would read whole and ledger cannot: `file` names `what` (`the git
+ * dir`, `the common dir`) as `path`, which holds a line break or is not absolute.
+ */
+export function lineBreakRefusal(file: string, what: string, path: string): LedgerError {
+  const wrong = holdsLineBreak(path)
+    ? 'a path that holds a line break: git reads it whole, where a reader of its line-by-line answers would take another directory'
+    : 'not an absolute path';
+  return new LedgerError('CORRUPT', `${file} names ${what} ${JSON.stringify(path)}, ${wrong}`, {
+    hint: `Something other than git wrote it (the agent controls .git): put back the repository's own .git (a directory, or one line \`gitdir: PATH\`), then retry.`,
+  });
+}
