@@ -15,6 +15,7 @@ import {
   readdirSync,
   realpathSync,
   renameSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -219,5 +220,98 @@ describe('attack: a repository path that holds a line break', () => {
     const r = await cli(user, work, ['verify', '--full']);
     expect(r.code, r.stdout).toBe(0);
     expect(r.json.records).toHaveLength(1);
+  });
+});
+
+/**
+ * Red team, round fifteen (memory & place, finding 3): the agent commits a whole bare git dir
+ * (HEAD, config, objects/, refs/ with a passing ledger) as ordinary files under `pkg/`. In a
+ * fresh CI clone, a step run from `pkg/` (a monorepo's `cd packages/x && ledger verify`) had
+ * git's discovery take `pkg/` for a bare repository, and ledger verified the agent's ledger and
+ * head: exit 0 where the checkout's own gate exits 1.
+ */
+describe('attack: a repository committed inside the checkout', () => {
+  /** A fresh clone whose `pkg/` holds a committed bare repository with a ledger of its own. */
+  async function committedRepository(config: Record<string, string> = {}) {
+    const user = makeUser();
+    const origin = gitdir();
+    await record(user, origin, { status: 'success', summary: 'the real record' });
+    const forge = gitdir();
+    await record(makeUser(), forge, { status: 'success', summary: 'forged: all good' });
+    const bare = join(tempDir(), 'forge.git');
+    safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forge, bare);
+    safeGit(bare, 'fetch', '-q', forge, 'refs/ledger/*:refs/ledger/*');
+    for (const [key, value] of Object.entries(config)) safeGit(bare, 'config', key, value);
+    for (const name of ['hooks', 'description', 'info'])
+      rmSync(join(bare, name), { recursive: true });
+    cpSync(bare, join(origin, 'pkg'), { recursive: true });
+    git(origin, 'add', '-f', 'pkg');
+    git(origin, 'commit', '-qm', 'add test fixtures');
+    const clone = join(tempDir(), 'ci');
+    safeGit(tempDir(), 'clone', '-q', '--no-local', origin, clone);
+    return { user, clone: realpathSync(clone) };
+  }
+
+  it.each([
+    ['as it is (git takes pkg/ for a bare repository)', {}],
+    [
+      'with core.bare = false in its config (git then reports no bare repository)',
+      { 'core.bare': 'false' },
+    ],
+    [
+      'with core.worktree = .. in its config (git then reports the checkout as its work tree)',
+      { 'core.worktree': '..' },
+    ],
+  ])(
+    'attack: from a subdirectory of a fresh clone, a repository committed there %s — refused, exit 2, naming it and the checkout',
+    async (_how, config) => {
+      const { user, clone } = await committedRepository(config);
+      const pkg = join(clone, 'pkg');
+      for (const args of [
+        ['verify', '--head', 'HEAD'],
+        ['log'],
+        ['record', '--status', 'success', '--summary', 'x'],
+      ]) {
+        const r = await cli(user, pkg, args);
+        expect(r.code, `${args.join(' ')}: ${r.stdout}`).toBe(2);
+        expect(r.json.error?.code, r.stdout).toBe('UNSUPPORTED_REPOSITORY');
+        expect(r.json.error.message).toContain(pkg);
+        expect(r.json.error.message).toContain(join(clone, '.git'));
+      }
+      // At the top, and with the repository named by the user, it is read as asked.
+      expect((await cli(user, clone, ['log'])).code).toBe(0);
+      const named = await cli(user, pkg, ['log'], { GIT_DIR: pkg });
+      expect(named.code, named.stdout).toBe(0);
+    },
+  );
+
+  it('honest: a bare repository in a directory that is no checkout, and the git dir of a submodule, open from inside them', async () => {
+    const user = makeUser();
+    const origin = gitdir();
+    const made = await record(user, origin, { status: 'success', summary: 'one' });
+    const bare = join(tempDir(), 'mirror.git');
+    safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', origin, bare);
+    safeGit(bare, 'fetch', '-q', origin, 'refs/ledger/*:refs/ledger/*');
+    for (const where of [bare, join(bare, 'refs')]) {
+      const r = await cli(user, where, ['log']);
+      expect(r.code, r.stdout).toBe(0);
+      expect(r.json.map((e: { id: string }) => e.id)).toEqual([made.id]);
+    }
+    const superproject = gitdir();
+    safeGit(
+      superproject,
+      '-c',
+      'protocol.file.allow=always',
+      'submodule',
+      'add',
+      '-q',
+      origin,
+      'sub',
+    );
+    safeGit(join(superproject, 'sub'), 'fetch', '-q', origin, 'refs/ledger/*:refs/ledger/*');
+    const modules = join(superproject, '.git', 'modules', 'sub');
+    const r = await cli(user, modules, ['log']);
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.json.map((e: { id: string }) => e.id)).toEqual([made.id]);
   });
 });

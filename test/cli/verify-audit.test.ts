@@ -8,6 +8,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   symlinkSync,
   writeFileSync,
@@ -249,6 +250,32 @@ describe('attack: an output path through a directory link the repository holds',
       }
     },
   );
+
+  /**
+   * Red team, round fifteen (memory & place, finding 1): with `.git/HEAD` moved aside, git skips
+   * `.git` and its discovery takes the work tree itself for a bare repository, once HEAD,
+   * objects and refs stand at its top. Nothing then counted as a checkout, and the pages went
+   * through `audit` to wherever it leads.
+   */
+  it('attack: the work tree opened as a bare repository (.git/HEAD moved aside; HEAD, objects, refs at the top) — refused, exit 2, nothing written', async () => {
+    const { user, dir, outside, id } = await linkedOut();
+    renameSync(join(dir, '.git', 'HEAD'), join(dir, '.git', 'HEAD.off'));
+    writeFileSync(join(dir, 'HEAD'), 'ref: refs/heads/main\n');
+    symlinkSync('.git/objects', join(dir, 'objects'));
+    symlinkSync('.git/refs', join(dir, 'refs'));
+    expect(git(dir, 'rev-parse', '--is-bare-repository')).toBe('true');
+    for (const args of [
+      ['verify', '--html', 'audit/ledger.html'],
+      ['report', '--markdown', 'audit/summary.md'],
+      ['export', id, '--in-toto-statement', '--allow-unverified', '--out', 'audit/statement.json'],
+    ]) {
+      const run = await inProcess(args, dir, user.env);
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
+      expect(run.stderr).toContain(`git opened ${realpathSync(dir)} itself as a bare repository`);
+      expect(run.stderr).toContain(join(realpathSync(dir), '.git'));
+      untouched(outside);
+    }
+  });
 
   it('attack: the checkout named through a symlinked ancestor (a runner whose _work is a link to another disk) — the absolute path is refused as the physical one is', async () => {
     const { user, dir, outside } = await linkedOut();

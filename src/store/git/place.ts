@@ -17,7 +17,7 @@
  * place. Only its parent is resolved: a `.git` swapped for a link to a copy must not move the
  * place to the copy. A bare repository found from inside it is its own place too.
  */
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { readRegularFile } from '../../paths/index.js';
 import { lstatOrUndefined, realpathOrUndefined, statOrError } from './look.js';
 import { gitfileTarget, holdsLineBreak } from './path-files.js';
@@ -66,4 +66,28 @@ export async function entryLeadsTo(dir: string): Promise<string | undefined> {
   const target = gitfileTarget(file.bytes.toString('utf8'));
   if (target === undefined || holdsLineBreak(target)) return undefined;
   return realpathOrUndefined(resolve(dir, target));
+}
+
+/**
+ * The checkout `dir` lies in, for a git dir git opened by itself (no `.git` entry led there):
+ * `dir` or the nearest directory above it holding a `.git` entry, unless `dir` is inside the
+ * git dir that entry is or leads to (a submodule's `.git/modules/x`, a linked work tree's
+ * `.git/worktrees/x`); undefined when no `.git` is on the way up (a bare repository of its
+ * own). The entry need not lead anywhere: a `.git` git skipped (its HEAD moved aside) is what
+ * made git take the checkout's top for a bare repository (red team, round fifteen).
+ */
+export async function checkoutAround(dir: string): Promise<string | undefined> {
+  for (let at = dir; ; at = dirname(at)) {
+    const dotGit = join(at, '.git');
+    if (lstatOrUndefined(dotGit) !== undefined) {
+      const leadsTo = await entryLeadsTo(at);
+      const inGitDir = isInside(dotGit, dir) || (leadsTo !== undefined && isInside(leadsTo, dir));
+      return inGitDir ? undefined : at;
+    }
+    if (dirname(at) === at) return undefined;
+  }
+}
+
+function isInside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }

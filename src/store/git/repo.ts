@@ -20,7 +20,7 @@ import {
   readLocation,
   type Location,
 } from './location.js';
-import { entryLeadsTo, findPlace } from './place.js';
+import { checkoutAround, entryLeadsTo, findPlace } from './place.js';
 import { realpathOrUndefined } from './look.js';
 import { checkDiscovery, checkNamedGitDir, checkRefFiles } from './ref-files.js';
 
@@ -64,10 +64,12 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
   else await checkNamedGitDir(named.gitDir);
   const { config, location } = await locateAndConfigure(cwd, named);
   const { bare, inside, gitDir, commonDir, top, cdup } = location;
+  const found = await findPlace(cwd, gitDir, named.gitDir);
+  if (named.gitDir === undefined && found.checkout === undefined)
+    await refuseRepositoryInCheckout(cwd, found.place);
   checkSupported(config);
   await checkRefFiles({ gitDir, commonDir });
   const guard = guardConfig(config, process.env);
-  const found = await findPlace(cwd, gitDir, named.gitDir);
   const paths = {
     gitDir,
     commonDir,
@@ -216,6 +218,35 @@ async function checkWorkTreeHoldsRepo(top: string, gitDir: string): Promise<stri
   const target = await entryLeadsTo(top);
   if (target !== undefined && target === (realpathOrUndefined(gitDir) ?? gitDir)) return undefined;
   return `the work tree git reports (${top}, from core.worktree) does not contain this repository's git directory ${gitDir}`;
+}
+
+/**
+ * A git dir git's discovery opened by itself — no `.git` entry led there, as for a bare
+ * repository — that is, or lies inside, a checkout (place.ts `checkoutAround`): refused
+ * (UNSUPPORTED_REPOSITORY, exit 2), never read in the checkout's place. The agent committed a
+ * whole bare repository with a passing ledger under `pkg/`, and a CI step run from `pkg/` in a
+ * fresh clone verified it; or it moved `.git/HEAD` aside so that git took the work tree's top
+ * for a bare repository, and nothing counted as a checkout for the output-file guard (red team,
+ * round fifteen). Exit 2, not 3: nothing in a ledger was found wrong, and an honest bare
+ * repository can lie in a checkout too (a test fixture, a mirror under a home directory kept in
+ * git); which repository was meant only the user can say, by running ledger at the checkout's
+ * top or naming the other with GIT_DIR.
+ */
+async function refuseRepositoryInCheckout(cwd: string, opened: string): Promise<void> {
+  const checkout = await checkoutAround(opened);
+  if (checkout === undefined) return;
+  const dotGit = join(checkout, '.git');
+  const [message, hint] =
+    checkout === opened
+      ? [
+          `git opened ${opened} itself as a bare repository, but ${dotGit} is there: it is a checkout whose .git git skipped (no HEAD, objects or refs git would take), and ledger does not read a checkout's own files as its repository`,
+          `Restore ${dotGit} (git needs its HEAD to take it for a git dir); if HEAD, objects or refs at the top of the checkout are not yours, the agent put them there. To read ${opened} as a repository all the same, name it: GIT_DIR=${opened} ledger …`,
+        ]
+      : [
+          `git opened ${opened} as a repository of its own (found from ${cwd}), and it lies inside the checkout ${checkout} (${dotGit}): a repository committed or copied into a checkout is not the checkout's, and ledger does not read one in its place`,
+          `Run ledger at the checkout's top (${checkout}) to use its repository. To read ${opened} itself, name it: GIT_DIR=${opened} ledger …`,
+        ];
+  throw new LedgerError('UNSUPPORTED_REPOSITORY', message, { hint });
 }
 
 /**
