@@ -22,14 +22,18 @@ import { writeAtomically } from '../paths/index.js';
 /**
  * The directories a path may not leave through a link: the checkout the repository was found
  * in (the `.git` entry's directory — a core.bare or core.worktree line in the agent's
- * `.git/config` does not make it none; round fourteen) and the work tree git reports, when it
- * is another (GIT_WORK_TREE). None for a bare repository: nothing there was checked out.
+ * `.git/config` does not make it none; round fourteen), the work tree git reports, when it is
+ * another (GIT_WORK_TREE), and the place, which for a bare repository is the directory git
+ * opened: with `.git` moved away and HEAD, objects and refs put at the top of a work tree, git
+ * opens the work tree as a bare repository, and its files (a committed `audit -> /outside`)
+ * are all still there (red team, round fifteen).
  */
 export function guardedTrees(repo: {
   checkout: string | undefined;
   workTree: string | undefined;
+  place: string;
 }): string[] {
-  return [repo.checkout, repo.workTree].filter(
+  return [repo.checkout, repo.workTree, repo.place].filter(
     (tree, i, all): tree is string => tree !== undefined && all.indexOf(tree) === i,
   );
 }

@@ -277,6 +277,24 @@ describe('attack: an output path through a directory link the repository holds',
     }
   });
 
+  it('attack: the same with .git moved away altogether (a bare repository holding files) — the directory opened is guarded as a checkout is', async () => {
+    const { user, dir, outside } = await linkedOut();
+    renameSync(join(dir, '.git'), join(dir, 'aside'));
+    writeFileSync(join(dir, 'HEAD'), 'ref: refs/heads/main\n');
+    symlinkSync('aside/objects', join(dir, 'objects'));
+    symlinkSync('aside/refs', join(dir, 'refs'));
+    expect(git(dir, 'rev-parse', '--is-bare-repository')).toBe('true');
+    for (const args of [
+      ['verify', '--html', 'audit/ledger.html'],
+      ['report', '--html', 'audit/report.html'],
+    ]) {
+      const run = await inProcess(args, dir, user.env);
+      expect(run.code, `${args.join(' ')}: ${run.stderr}`).toBe(2);
+      expect(run.stderr).toContain(`audit is a symlink to ${outside}`);
+      untouched(outside);
+    }
+  });
+
   it('attack: the checkout named through a symlinked ancestor (a runner whose _work is a link to another disk) — the absolute path is refused as the physical one is', async () => {
     const { user, dir, outside } = await linkedOut();
     const via = join(tempDir('ledger-runner-'), '_work');
