@@ -57,7 +57,7 @@ export const maxsim: FormatModule = {
     MAXSIM_PART_STATUS:
       "a joined part's own `**Status:**` worse than the summary's claimed status: that status",
     MAXSIM_STATUS_MARK_CONTRADICTS:
-      'a pass mark before a failed word or a fail mark before a success or partial one (`❌ PASS`): failed',
+      'a mark or word read with the status word that says the opposite (`❌ PASS`, `PASS ❌`, `PASS` over `FAIL`, `✅ Blocked`): failed',
     MAXSIM_NO_EVIDENCE_BLOCKS:
       'no verification-skill CLAIM/EVIDENCE/OUTPUT/VERDICT blocks: a note (the contract does not ask for them)',
     MAXSIM_EVIDENCE_BLOCKS_REQUIRED:

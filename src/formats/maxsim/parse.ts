@@ -25,7 +25,7 @@ import { claimsProblems, reason } from '../kit/claims.js';
 import { asCommonMarkReads } from '../kit/commonmark.js';
 import { splitFrontMatter } from '../kit/front-matter.js';
 import { splitSections, type Section } from '../kit/markdown.js';
-import { statusMarkContradiction } from '../kit/status-mark.js';
+import { contradictionName, statusContradiction } from '../kit/status-mark.js';
 import { decodeText, preview } from '../kit/text.js';
 import {
   withoutForecasts,
@@ -38,7 +38,7 @@ import { evidenceTableChecks } from './gsd2.js';
 import { seemsToBe } from './look-alikes.js';
 import { artifactsOf, decisionsOf, deferredOf, statusOf, type Occurrence } from './repeated.js';
 import { parseArtifacts } from './sections.js';
-import { judgeSelfReports, selfReports } from './self-reports.js';
+import { judgeSelfReports, selfReports, summaryMeaning } from './self-reports.js';
 import { openingOf, phaseSummaryOf, readPhaseSummary } from './summary.js';
 import { acResultChecks, verificationChecks } from './verification.js';
 import {
@@ -242,7 +242,7 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     // `❌ PASS` was recorded as PASS before: read, never refused (design §8), and failed.
     if (status.contradictingMark !== undefined) {
       effective = 'failed';
-      const said = `the status mark ${status.contradictingMark} contradicts ${status.value}`;
+      const said = `${contradictionName(status.contradictingMark)} contradicts ${status.value}`;
       reasons.push(reason('MAXSIM_STATUS_MARK_CONTRADICTS', `${said}: failed`, 'Status'));
     }
     const hasList =
@@ -298,11 +298,11 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     extra['summaryStatus'] = { written: summary.status.written, where: summary.status.where };
     const meaning = MAXSIM_VOCABULARY.statusOf(summary.status.value) ?? 'partial';
     if (meaning !== 'success') effective = worseStatus(effective, meaning);
-    // `**Status:** ❌ Complete`: the same contradiction as in a Status section.
-    const mark = statusMarkContradiction(summary.status.written.replace(/^[*_`\s]+/, ''), meaning);
+    // `**Status:** ❌ Complete`, `Complete ❌`: the same contradiction as in a Status section.
+    const mark = statusContradiction({ line: summary.status.written }, meaning, summaryMeaning);
     if (mark !== undefined) {
       effective = 'failed';
-      const said = `${summary.status.where}: the status mark ${mark} contradicts ${summary.status.value}`;
+      const said = `${summary.status.where}: ${contradictionName(mark)} contradicts ${summary.status.value}`;
       reasons.push(reason('MAXSIM_STATUS_MARK_CONTRADICTS', `${said}: failed`, 'Status'));
     }
     const done = COMPLETION.has(summary.status.value.toLowerCase());
@@ -319,10 +319,11 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     }
   }
   const claimed = status
-    ? { value: status.value, said: `the Status section's ${status.value}` }
+    ? { value: status.value, said: `the Status section's ${status.value}`, fromOpeningLabel: false }
     : summary?.status && {
         value: summary.status.value,
         said: `${summary.status.where}'s ${summary.status.written}`,
+        fromOpeningLabel: !summary.status.where.startsWith('front matter'),
       };
   const judged = judgeSelfReports(own, claimed, effective);
   effective = judged.status;

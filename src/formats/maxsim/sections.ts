@@ -10,7 +10,7 @@ import { column, fenceTracker, findTables, headingOf, isNone, parseList } from '
 import { mapPath, pathList, renamedPaths, splitPathAndNote } from '../kit/paths.js';
 import { preview, trimBlock } from '../kit/text.js';
 import { ACTIONS, DEFERRED_CATEGORIES, MAXSIM_VOCABULARY, actionGroup } from './vocabulary.js';
-import { statusMarkContradiction, withoutStatusMark } from '../kit/status-mark.js';
+import { joinedLines, statusContradiction, withoutStatusMark } from '../kit/status-mark.js';
 
 /** `None` is what the emitter writes for an empty list; any other spelling is kept verbatim. */
 function noneNote(body: string): string {
@@ -198,7 +198,10 @@ export interface StatusParts {
   evidenceInline: string;
   evidence: string[];
   evidenceNotes: string;
-  /** A mark before the word that says the opposite (`❌ PASS`): the word alone is not the claim. */
+  /**
+   * A mark or a word read with the status word that says the opposite (`❌ PASS`, `PASS ❌`,
+   * `PASS` over `FAIL`): the word alone is not the claim.
+   */
   contradictingMark?: string;
 }
 
@@ -250,7 +253,14 @@ export function parseStatus(
   }
   const between = notes.join('\n').replace(/\s+$/, '');
   const meaning = MAXSIM_VOCABULARY.statusOf(value) ?? 'partial';
-  const contradictingMark = statusMarkContradiction(marked, meaning);
+  // What the reviewer reads with the word: its line, the lines joined to it (`PASS` over `FAIL`
+  // renders "PASS FAIL") and a line of the section that is only another status word.
+  const joined = inline === undefined ? joinedLines(notes, 0) : [];
+  const contradictingMark = statusContradiction(
+    { line: marked, joined, alone: notes.slice(joined.length) },
+    meaning,
+    MAXSIM_VOCABULARY.statusOf,
+  );
   return {
     ...(contradictingMark === undefined ? {} : { contradictingMark }),
     value,

@@ -16,13 +16,19 @@
  *   said (gsd-build/gsd-2 `migrate/writer.ts`); each task keeps its `# 03-01 Summary` heading
  *   and the `**Status:**` label under it. Only the first was read (as the opening label, and
  *   not at all under front matter that states a status), so a task that said Partial was
- *   dropped under the slice's success. Each level-1 part's label is read here; parse.ts takes
- *   the worst. A word this reader does not know is unchecked with its line, never a refusal: a
- *   shape that recorded before must not start to refuse (docs/design.md §8).
+ *   dropped under the slice's success. The opening's and each level-1 part's label is read here;
+ *   parse.ts takes the worst. A word this reader does not know is unchecked with its line, never
+ *   a refusal: a shape that recorded before must not start to refuse (docs/design.md §8).
+ *   Round fifteen: a part's mark was dropped (`**Status:** ❌ Complete` in a joined part
+ *   recorded success; the same label opening a summary derives failed), and a mark no rule
+ *   knows (`⚠️ Complete`) was dropped without a word. Both are read now as the opening label's
+ *   are (kit/status-mark.ts): a contradiction fails the summary, an unknown mark is said.
  */
 import { worseStatus, type Reason, type Status } from '../../model/record.js';
 import { reason } from '../kit/claims.js';
 import { fenceTracker, headingOf } from '../kit/markdown.js';
+import { asRendered } from '../kit/rendered.js';
+import { contradictionName, statusContradiction, unknownStatusMark } from '../kit/status-mark.js';
 import { flat, STATUS_LABEL } from './summary.js';
 import type { Unchecked } from './verification.js';
 import { MAXSIM_VOCABULARY, summaryStatus } from './vocabulary.js';
@@ -33,11 +39,19 @@ export interface SelfReport {
   written: string;
 }
 
+/** What a summary's status word means to the ledger (`Complete` → success), as parts read it. */
+export const summaryMeaning = (word: string): Status | undefined =>
+  MAXSIM_VOCABULARY.statusOf(summaryStatus(word) ?? '');
+
 export interface SelfReports {
   /** `## Self-Check: FAILED` headings (or a bare one over a FAILED line). */
   selfChecksFailed: SelfReport[];
-  /** Each level-1 part's `**Status:**` label, with its status word in the contract's words. */
-  partStatuses: (SelfReport & { value: string })[];
+  /**
+   * Each part's `**Status:**` label, with its status word in the contract's words; `mark` when a
+   * mark or word read with it says the opposite (`❌ Complete`); `opening` for the document's
+   * opening label, which parse.ts judges when it is the summary's own claim.
+   */
+  partStatuses: (SelfReport & { value: string; mark?: string; opening: boolean })[];
   unchecked: Unchecked[];
 }
 
@@ -47,16 +61,13 @@ const ALSO_PASSED = /\b(?:pass(?:ed|es)?|fixed|resolved|re-?ran)\b|✅|✓/i;
 
 const plain = (text: string): string => text.replace(/[*_`]/g, '').trim();
 
-/** `body`'s lines; a line's document line is its index + 1 + `offset` (the front matter's). */
-export function selfReports(
-  body: { lines: readonly string[]; offset: number },
-  /** Read level-1 parts' labels (a summary's); a contract handoff has no such parts. */
-  parts: boolean,
-): SelfReports {
-  const out: SelfReports = { selfChecksFailed: [], partStatuses: [], unchecked: [] };
+/** `## Self-Check: FAILED` headings, or a bare one over a FAILED line. */
+function selfChecks(body: { lines: readonly string[]; offset: number }): {
+  failed: SelfReport[];
+  unchecked: Unchecked[];
+} {
+  const out = { failed: [] as SelfReport[], unchecked: [] as Unchecked[] };
   const fence = fenceTracker();
-  // The heading being read: a level-1 part whose label is still to come, or a bare Self-Check.
-  let part: { labelled: boolean } | null = null;
   let bareCheck: { line: number; heading: string } | null = null;
   const judgeCheck = (line: number, heading: string, verdict: string): void => {
     const said = plain(verdict);
@@ -68,7 +79,7 @@ export function selfReports(
         text: heading.slice(0, 300),
         why: 'a self-check that says it failed and also that it passed or was fixed: neither taken',
       });
-    else out.selfChecksFailed.push({ line, written: heading.slice(0, 300) });
+    else out.failed.push({ line, written: heading.slice(0, 300) });
   };
   body.lines.forEach((text, i) => {
     const line = i + 1 + body.offset;
@@ -76,7 +87,6 @@ export function selfReports(
     const heading = headingOf(text);
     if (heading !== null) {
       bareCheck = null;
-      part = parts && heading.level === 1 ? { labelled: false } : null;
       const check = SELF_CHECK.exec(plain(heading.title));
       if (check === null) return;
       const verdict = check[1]?.trim() ?? '';
@@ -84,24 +94,75 @@ export function selfReports(
       else judgeCheck(line, text.trim(), verdict);
       return;
     }
-    if (text.trim() === '') return;
-    if (bareCheck !== null) {
-      judgeCheck(bareCheck.line, `${bareCheck.heading} / ${flat(text)}`, text);
-      bareCheck = null;
+    if (text.trim() === '' || bareCheck === null) return;
+    judgeCheck(bareCheck.line, `${bareCheck.heading} / ${flat(text)}`, text);
+    bareCheck = null;
+  });
+  return out;
+}
+
+/** `body`'s lines; a line's document line is its index + 1 + `offset` (the front matter's). */
+export function selfReports(
+  body: { lines: readonly string[]; offset: number },
+  /** Read level-1 parts' labels (a summary's); a contract handoff has no such parts. */
+  parts: boolean,
+): SelfReports {
+  const checks = selfChecks(body);
+  const out: SelfReports = {
+    selfChecksFailed: checks.failed,
+    partStatuses: [],
+    unchecked: [...checks.unchecked],
+  };
+  if (!parts) return out;
+  const fence = fenceTracker();
+  // The part whose label is still to come: the opening (before any heading), or a level-1 one.
+  let part: { labelled: boolean } | null = { labelled: false };
+  // The opening label is the first one before any `##` heading (summary.ts's openingOf).
+  let opening = true;
+  body.lines.forEach((text, i) => {
+    const line = i + 1 + body.offset;
+    if (fence.line(text)) return;
+    const heading = headingOf(text);
+    if (heading !== null) {
+      if (heading.level > 1) opening = false;
+      part = heading.level === 1 ? { labelled: false } : null;
+      return;
     }
     if (part === null || part.labelled) return;
     const label = STATUS_LABEL.exec(text);
     if (label === null) return;
     part.labelled = true;
     const written = flat(label[1] ?? '');
-    const value = summaryStatus(written);
-    if (value !== undefined) out.partStatuses.push({ line, written, value });
-    else
+    const isOpening = opening;
+    opening = false;
+    // As the page shows it: `&#x274C; Complete` is ❌ Complete.
+    const read = asRendered(written);
+    const value = summaryStatus(read);
+    const meaning = value === undefined ? undefined : summaryMeaning(value);
+    const labelText = `**Status:** ${written}`.slice(0, 300);
+    const other = unknownStatusMark(read);
+    if (other !== undefined)
       out.unchecked.push({
         line,
-        text: `**Status:** ${written}`.slice(0, 300),
+        text: labelText,
+        why: `a status with a mark this reader does not know (${other}): the word alone is not what the page shows`,
+      });
+    if (value === undefined || meaning === undefined) {
+      out.unchecked.push({
+        line,
+        text: labelText,
         why: "a part's status in words this reader does not know",
       });
+      return;
+    }
+    const mark = statusContradiction({ line: read }, meaning, summaryMeaning);
+    out.partStatuses.push({
+      line,
+      written,
+      value,
+      opening: isOpening,
+      ...(mark === undefined ? {} : { mark }),
+    });
   });
   return out;
 }
@@ -114,7 +175,7 @@ export function selfReports(
  */
 export function judgeSelfReports(
   own: SelfReports,
-  claimed: { value: string; said: string } | undefined,
+  claimed: { value: string; said: string; fromOpeningLabel: boolean } | undefined,
   effective: Status,
 ): { status: Status; reasons: Reason[] } {
   const reasons: Reason[] = [];
@@ -132,6 +193,17 @@ export function judgeSelfReports(
   const claimedMeaning =
     claimed === undefined ? 'success' : (MAXSIM_VOCABULARY.statusOf(claimed.value) ?? 'partial');
   for (const part of own.partStatuses) {
+    // The opening label that is the summary's own claim was judged with it (parse.ts).
+    if (part.mark !== undefined && !(part.opening && claimed?.fromOpeningLabel === true)) {
+      status = 'failed';
+      reasons.push(
+        reason(
+          'MAXSIM_STATUS_MARK_CONTRADICTS',
+          `line ${part.line}: a part of this summary says **Status:** ${part.written}: ${contradictionName(part.mark)} contradicts ${part.value}: failed`,
+          `Status (line ${part.line})`,
+        ),
+      );
+    }
     const meaning = MAXSIM_VOCABULARY.statusOf(part.value) ?? 'partial';
     if (worseStatus(claimedMeaning, meaning) === claimedMeaning) continue;
     status = worseStatus(status, meaning);

@@ -27,7 +27,12 @@ import { listedReferences, placelessRows, unsureWhy } from './reference-list.js'
 import { resultRules } from './result-rules.js';
 import { lineIn, type Unchecked } from './unchecked.js';
 import { RESULT_VOCABULARY, keyOf, roleOf, type Key } from './vocabulary.js';
-import { statusMarkContradiction, withoutStatusMark } from '../kit/status-mark.js';
+import {
+  contradictionName,
+  joinedLines,
+  statusContradiction,
+  withoutStatusMark,
+} from '../kit/status-mark.js';
 
 /** Sections that say where the code stands (English and the reference's Japanese headings). */
 const STANDING =
@@ -102,8 +107,16 @@ export function parseResult(source: string, ctx: ParseContext): ParseResult {
     const m = /^\s*[*_`]*([A-Za-z]+)[*_`]*\s*(.*)$/.exec(withoutStatusMark(first));
     const value = m?.[1] ?? '';
     const meaning = RESULT_VOCABULARY.statusOf(value);
-    // `❌ SUCCESS`: which of the two the agent meant is not this reader's to choose.
-    const mark = meaning === undefined ? undefined : statusMarkContradiction(first, meaning);
+    // `❌ SUCCESS`, `SUCCESS ❌`, `SUCCESS` over `FAILED`: which the agent meant is not this
+    // reader's to choose. The section's lines after the word's own: joined to it, then the rest.
+    const after =
+      st.inline === undefined ? lines.slice(lines.indexOf(first) + 1) : st.body.split('\n');
+    const joined = st.inline === undefined ? joinedLines(after, 0) : [];
+    const said = { line: first, joined, alone: after.slice(joined.length) };
+    const mark =
+      meaning === undefined
+        ? undefined
+        : statusContradiction(said, meaning, RESULT_VOCABULARY.statusOf);
     if (meaning === undefined || /^[|/]/.test(m?.[2] ?? '')) {
       problems.push({
         path: 'Status',
@@ -114,7 +127,7 @@ export function parseResult(source: string, ctx: ParseContext): ParseResult {
     } else if (mark !== undefined) {
       problems.push({
         path: 'Status',
-        message: `the status mark ${mark} contradicts ${value}`,
+        message: `${contradictionName(mark)} contradicts ${value}`,
         expected:
           'SUCCESS, PARTIAL or FAILED, with no mark or one that agrees (✅ SUCCESS, ❌ FAILED)',
         got: preview(first),
