@@ -53,7 +53,7 @@ export const maxsim: FormatModule = {
     MAXSIM_FAILED_EVIDENCE: 'a completion claim whose own evidence reports a failure: failed',
     MAXSIM_FORBIDDEN_PHRASE: 'an anti-rationalization phrase in place of evidence: failed',
     MAXSIM_SELF_CHECK_FAILED:
-      "the executor's own `## Self-Check: FAILED` (files or commits it names are missing): failed",
+      "the executor's own self-check says FAILED (`## Self-Check: FAILED`, `**Self-check: FAILED — …**`, a MISSING item): failed",
     MAXSIM_PART_STATUS:
       "a joined part's own `**Status:**` worse than the summary's claimed status: that status",
     MAXSIM_STATUS_MARK_CONTRADICTS:

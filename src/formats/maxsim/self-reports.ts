@@ -1,16 +1,8 @@
 /**
  * What a summary reports of itself below its opening, beside the status it claims:
  *
- * - **`## Self-Check: FAILED`.** The GSD family's executor checks, after writing its summary,
- *   that the files and commits it names exist, and appends `## Self-Check: PASSED` or `##
- *   Self-Check: FAILED` with what is missing (maystudios/maxsimcli `maxsim-executor.md`; the
- *   orchestrator's spot-check treats the FAILED marker as a failed plan, and `verify summary`
- *   reports "Self-check section indicates failure"). It was not read at all: a summary that
- *   said `status: complete` over its own FAILED self-check recorded success without a word.
- *   The heading's own word decides, or for a bare `## Self-Check` the first line under it
- *   (`PASSED` alone on a line, as real summaries write it). A FAILED that also says it passed
- *   or was fixed is neither taken: unchecked with its line. A mention in a list item or in
- *   code (`- No \`## Self-Check: FAILED\` marker`) is not a heading and is not read.
+ * - **Its self-check** (`## Self-Check: FAILED`, `**Self-check: FAILED — …**`, a bare `##
+ *   Self-Check` over MISSING items): read in self-checks.ts. A FAILED one fails the summary.
  * - **A part's own `**Status:**` label.** GSD-2's migration joins a phase's task summaries into
  *   one slice summary under `verification_result: passed`, which it writes whatever the tasks
  *   said (gsd-build/gsd-2 `migrate/writer.ts`); each task keeps its `# 03-01 Summary` heading
@@ -29,6 +21,7 @@ import { reason } from '../kit/claims.js';
 import { fenceTracker, headingOf } from '../kit/markdown.js';
 import { asRendered } from '../kit/rendered.js';
 import { contradictionName, statusContradiction, unknownStatusMark } from '../kit/status-mark.js';
+import { selfChecks } from './self-checks.js';
 import { flat, STATUS_LABEL } from './summary.js';
 import type { Unchecked } from './verification.js';
 import { MAXSIM_VOCABULARY, summaryStatus } from './vocabulary.js';
@@ -44,7 +37,7 @@ export const summaryMeaning = (word: string): Status | undefined =>
   MAXSIM_VOCABULARY.statusOf(summaryStatus(word) ?? '');
 
 export interface SelfReports {
-  /** `## Self-Check: FAILED` headings (or a bare one over a FAILED line). */
+  /** Self-checks that say they failed (self-checks.ts). */
   selfChecksFailed: SelfReport[];
   /**
    * Each part's `**Status:**` label, with its status word in the contract's words; `mark` when a
@@ -53,52 +46,6 @@ export interface SelfReports {
    */
   partStatuses: (SelfReport & { value: string; mark?: string; opening: boolean })[];
   unchecked: Unchecked[];
-}
-
-const SELF_CHECK = /^self[- ]?check\b[ \t]*(?:[:—–-][ \t]*(.*))?$/i;
-const FAILED = /^(?:result[ \t]*:[ \t]*)?(?:❌|✗|fail(?:ed|s|ure)?\b)/i;
-const ALSO_PASSED = /\b(?:pass(?:ed|es)?|fixed|resolved|re-?ran)\b|✅|✓/i;
-
-const plain = (text: string): string => text.replace(/[*_`]/g, '').trim();
-
-/** `## Self-Check: FAILED` headings, or a bare one over a FAILED line. */
-function selfChecks(body: { lines: readonly string[]; offset: number }): {
-  failed: SelfReport[];
-  unchecked: Unchecked[];
-} {
-  const out = { failed: [] as SelfReport[], unchecked: [] as Unchecked[] };
-  const fence = fenceTracker();
-  let bareCheck: { line: number; heading: string } | null = null;
-  const judgeCheck = (line: number, heading: string, verdict: string): void => {
-    const said = plain(verdict);
-    if (!FAILED.test(said)) return;
-    const rest = said.replace(FAILED, '');
-    if (ALSO_PASSED.test(rest))
-      out.unchecked.push({
-        line,
-        text: heading.slice(0, 300),
-        why: 'a self-check that says it failed and also that it passed or was fixed: neither taken',
-      });
-    else out.failed.push({ line, written: heading.slice(0, 300) });
-  };
-  body.lines.forEach((text, i) => {
-    const line = i + 1 + body.offset;
-    if (fence.line(text)) return;
-    const heading = headingOf(text);
-    if (heading !== null) {
-      bareCheck = null;
-      const check = SELF_CHECK.exec(plain(heading.title));
-      if (check === null) return;
-      const verdict = check[1]?.trim() ?? '';
-      if (verdict === '') bareCheck = { line, heading: text.trim() };
-      else judgeCheck(line, text.trim(), verdict);
-      return;
-    }
-    if (text.trim() === '' || bareCheck === null) return;
-    judgeCheck(bareCheck.line, `${bareCheck.heading} / ${flat(text)}`, text);
-    bareCheck = null;
-  });
-  return out;
 }
 
 /** `body`'s lines; a line's document line is its index + 1 + `offset` (the front matter's). */

@@ -59,7 +59,7 @@ describe('## Self-Check: FAILED', () => {
       expect(parsed(withCheck(heading)).status, heading).toBe('failed');
   });
 
-  it('a bare `## Self-Check` is judged by the line under it: FAILED fails, PASSED does not', () => {
+  it('a bare `## Self-Check` is judged by the line under it, then its items: FAILED or MISSING fails, PASSED does not', () => {
     const bare = parsed(withCheck('## Self-Check\n\n**FAILED**: one file is missing'));
     expect(bare.status).toBe('failed');
     expect(bare.reasons.find((r) => r.code === 'MAXSIM_SELF_CHECK_FAILED')?.message).toContain(
@@ -67,7 +67,13 @@ describe('## Self-Check: FAILED', () => {
     );
     // kodiai writes its passed ones this way (M012/S03).
     expect(parsed(withCheck('## Self-Check\n\nPASSED')).status).toBe('success');
-    expect(parsed(withCheck('## Self-Check\n\n- FOUND: src/export/csv.ts')).status).toBe('success');
+    // Its items are read too (red team 15): the fixture's `- MISSING:` item below fails it.
+    expect(parsed(withCheck('## Self-Check\n\n- FOUND: src/export/csv.ts')).status).toBe('failed');
+    const found = FAILED.replace(
+      /## Self-Check: FAILED[\s\S]*$/,
+      '## Self-Check\n\n- FOUND: src/export/csv.ts\n',
+    );
+    expect(parsed(found).status).toBe('success');
   });
 
   it('PASSED, however qualified, is not a failure', () => {
