@@ -27,13 +27,8 @@ import { splitFrontMatter } from '../kit/front-matter.js';
 import { splitSections, type Section } from '../kit/markdown.js';
 import { contradictionName, statusContradiction } from '../kit/status-mark.js';
 import { decodeText, preview } from '../kit/text.js';
-import {
-  withoutForecasts,
-  blockChecks,
-  checksInLine,
-  forbiddenPhrasesIn,
-  missingMarkers,
-} from './evidence.js';
+import { withoutForecasts, blockChecks, forbiddenPhrasesIn, missingMarkers } from './evidence.js';
+import { evidenceLineChecks } from './evidence-lines.js';
 import { evidenceTableChecks } from './gsd2.js';
 import { seemsToBe } from './look-alikes.js';
 import { artifactsOf, decisionsOf, deferredOf, statusOf, type Occurrence } from './repeated.js';
@@ -252,8 +247,17 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
       if (status.evidenceInline !== '') extra['evidenceInline'] = status.evidenceInline;
       if (status.evidenceNotes !== '') extra['evidenceNotes'] = status.evidenceNotes;
     }
-    for (const line of [status.evidenceInline, ...status.evidence])
-      if (line !== '') lineChecks.push(...checksInLine(line, status.value));
+    // The Status section's first occurrence: an Evidence line's document line is after it.
+    const at = st?.[0]?.line ?? 0;
+    const lineOf = (t: string): number => {
+      const i = bodyLines.lines.findIndex((l, k) => k >= at - 1 - offset && l.includes(t));
+      return i < 0 ? at : i + 1 + offset;
+    };
+    const evidence = [status.evidenceInline, ...status.evidence];
+    const read = evidenceLineChecks(evidence, status.value, lineOf);
+    lineChecks.push(...read.checks);
+    unchecked.push(...read.unchecked);
+    if (unchecked.length > 0) extra['unchecked'] = unchecked;
     // The older contract explains blocked/partial in prose under the status: that is evidence.
     const hasEvidence = hasList || blocks.count > 0 || (!completion && status.notes !== '');
     if (!hasEvidence && summary !== undefined) {

@@ -1,0 +1,126 @@
+/**
+ * The handoff contract's Evidence lines in the contract's own shape (red team, round fifteen,
+ * readers finding 9). The handoff-contract SKILL's examples are `- Tests: 47 passed, 0 failed
+ * (npm test output)` and `- Build: exit code 0`: a label, then the result. A line was judged only
+ * when it named a runner command, so under `### Status` PASS, `- Build: exit code 1`, `- Build:
+ * FAILED` and `- Lint: 3 errors` recorded success and verify passed, while `- npm run build: exit
+ * code 1` failed. A labelled result that states a failure outright is now a failed check (no
+ * command: verify says it cannot re-run it) and fails the completion claim; one whose failure is
+ * qualified or mixed with a pass (`2 errors (pre-existing)`, `45 passed, 2 failed`) is said,
+ * unchecked with its line, as a verification item's is. A pass, a count at zero, and prose are
+ * what they were: no check, nothing said.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ParseContext, ParsedHandoff } from '../../../src/formats/index.js';
+import { maxsim } from '../../../src/formats/maxsim/index.js';
+import { cleanup, git, gitdir, runCli, writeFiles } from '../../helpers/git.js';
+
+afterAll(cleanup);
+
+const ctx: ParseContext = { repoRoot: '/home/dev/project', now: new Date('2026-05-03T10:00:00Z') };
+/** The contract's sections under PASS, `line` among the SKILL's own Evidence lines. */
+const handoff = (line: string, status = 'PASS'): string =>
+  [
+    '### Key Decisions',
+    '- Chose a plain module over a class because nothing holds state',
+    '',
+    '### Artifacts',
+    '- Created: src/a.ts',
+    '',
+    '### Status',
+    status,
+    '',
+    'Evidence:',
+    '- Tests: 47 passed, 0 failed (npm test output)',
+    line,
+    '- All 4 plan tasks completed',
+    '',
+    '### Deferred Items',
+    'None',
+    '',
+  ].join('\n');
+const LINE = 12;
+
+function parsed(text: string): ParsedHandoff {
+  const r = maxsim.parse(new TextEncoder().encode(text), { ...ctx, fileName: 'HANDOFF.md' });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.handoff;
+}
+const codes = (h: ParsedHandoff) => h.reasons.map((r) => r.code);
+const unchecked = (h: ParsedHandoff) =>
+  (h.claims.extra?.['unchecked'] ?? []) as { line: number; text: string; why: string }[];
+
+describe('attack: a failure in the contract’s own Evidence shape fails PASS', () => {
+  for (const [line, exitCode] of [
+    ['- Build: exit code 1', 1],
+    ['- Build: FAILED', undefined],
+    ['- Lint: 3 errors', undefined],
+    ['- **Build:** exit code 2', 2],
+    ['- Typecheck: ❌ 4 errors', undefined],
+    ['- Tests: 3 failed', undefined],
+  ] as const)
+    it(`attack: ${line}`, () => {
+      const h = parsed(handoff(line));
+      expect([h.claims.status, h.status]).toEqual(['PASS', 'failed']);
+      expect(codes(h)).toContain('MAXSIM_FAILED_EVIDENCE');
+      expect(h.claims.checks).toContainEqual({
+        result: 'failed',
+        ...(exitCode === undefined ? {} : { exitCode }),
+        details: line.replace(/^- /, ''),
+      });
+    });
+
+  it('a failure mixed with a pass, or qualified, is said with its line, not guessed', () => {
+    for (const line of [
+      '- Tests: 45 passed, 2 failed',
+      '- Lint: 2 errors (pre-existing, unrelated)',
+    ]) {
+      const h = parsed(handoff(line));
+      expect(h.status, line).toBe('success');
+      expect(unchecked(h), line).toEqual([
+        expect.objectContaining({ line: LINE, text: line.replace(/^- /, '') }),
+      ]);
+    }
+  });
+});
+
+describe('false alarm: the SKILL’s own lines, zero counts and prose stay as they were', () => {
+  for (const line of [
+    '- Build: exit code 0',
+    '- Lint: 0 errors',
+    '- Lint: 0 errors, 3 warnings',
+    '- Tests: failed=0',
+    '- Build: no errors',
+    '- Build: succeeded after fixing 2 type errors',
+    '- Fixed 3 failing tests in the parser',
+    '- Root cause: the login test failed on a stale fixture, now replaced',
+    '- Typecheck: clean',
+  ])
+    it(`false alarm: ${line}`, () => {
+      const h = parsed(handoff(line));
+      expect(h.status).toBe('success');
+      expect(codes(h)).not.toContain('MAXSIM_FAILED_EVIDENCE');
+      expect((h.claims.checks ?? []).filter((c) => c.command === undefined)).toEqual([]);
+      expect(unchecked(h)).toEqual([]);
+    });
+});
+
+describe('through record and verify', () => {
+  it('`- Build: exit code 1` under PASS: the record is failed and verify exits 1', async () => {
+    const repo = gitdir({ files: { 'README.md': 'x\n' } });
+    writeFiles(repo, {
+      'src/a.ts': 'export const a = 1;\n',
+      'HANDOFF.md': handoff('- Build: exit code 1').replace('src/a.ts', `${repo}/src/a.ts`),
+    });
+    git(repo, 'add', 'src');
+    git(repo, 'commit', '-q', '-m', 'a');
+    const recorded = await runCli(
+      ['record', '--from', 'HANDOFF.md', '--format', 'maxsim', '--json'],
+      repo,
+    );
+    expect((JSON.parse(recorded.stdout) as { effectiveStatus: string }).effectiveStatus).toBe(
+      'failed',
+    );
+    expect((await runCli(['verify'], repo)).code).toBe(1);
+  });
+});
