@@ -8,16 +8,9 @@
  * heading comes back unchanged, byte for byte. Pure and total.
  */
 import { splitFrontMatter } from './front-matter.js';
-import { blankFences, fenceTracker, findTables, headingOf } from './markdown.js';
+import { blockReader } from './blocks.js';
+import { blankFences, findTables, headingOf } from './markdown.js';
 
-/**
- * CommonMark 4.6: an HTML block starts with at most three spaces. Indented 4 columns or more (a
- * tab reaches column 4) the line is indented code or a paragraph's continuation, shown as text:
- * blanking it as a comment would hide the rest of the document (red team round 14, readers 1).
- */
-const COMMENT_START = /^ {0,3}<!--/;
-/** A fence inside a list item: indented from the item's content column, so past fenceTracker's 0–3. */
-const ITEM_FENCE = /^[ \t]+(`{3,}|~{3,})(.*)$/;
 /** CommonMark 4.3: up to three spaces, one run of `=` or `-`, trailing blanks only. */
 const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
 /** A list item's bullet, at any depth (a nested item is no paragraph either). */
@@ -40,46 +33,36 @@ function blocks(body: string): string {
   const inTable = new Set<number>();
   for (const t of findTables(blankFences(body).split('\n')))
     for (let i = t.start; i < t.end; i++) inTable.add(i);
-  const fence = fenceTracker();
-  let inComment = false;
+  const reader = blockReader();
+  /** Inside a comment that an HTML block's line opened: hidden by the browser to its `-->`. */
+  let rawComment = false;
   /** The open paragraph's lines (indexes): only a paragraph can be underlined. */
   let paragraph: number[] = [];
   /** Inside a list or a block quote, where a line is the item's or the quote's, not a paragraph. */
   let container: 'list' | 'quote' | null = null;
   let afterBlank = false;
-  /** An open fence inside a list item: its lines are code, and a `<!--` in one starts nothing. */
-  let itemFence: { char: string; length: number } | null = null;
   lines.forEach((line, i) => {
-    if (inComment) {
+    // Every line goes through the block reader, so that it knows where the blocks are.
+    const block = reader.line(line);
+    if (rawComment) {
       out[i] = '';
-      if (line.includes('-->')) inComment = false;
+      if (line.includes('-->')) rawComment = false;
       return;
     }
-    if (itemFence !== null) {
-      // Fenced code has no lazy continuation: a line back at the margin ends the item and it.
-      if (line.trim() === '' || /^[ \t]/.test(line)) {
-        const close = /^[ \t]*(`{3,}|~{3,})[ \t]*$/.exec(line);
-        const marks = close?.[1] ?? '';
-        if (marks[0] === itemFence.char && marks.length >= itemFence.length) itemFence = null;
-        return;
-      }
-      itemFence = null;
-    }
-    if (fence.line(line)) {
+    if (block.kind === 'fence') {
       paragraph = [];
       return;
     }
-    const itemOpen = container === 'list' ? ITEM_FENCE.exec(line) : null;
-    if (itemOpen && !((itemOpen[1] ?? '')[0] === '`' && (itemOpen[2] ?? '').includes('`'))) {
-      itemFence = { char: (itemOpen[1] ?? '`')[0] ?? '`', length: (itemOpen[1] ?? '').length };
+    if (block.kind === 'html' && block.htmlType === 2) {
+      // CommonMark 4.6, HTML block type 2: from `<!--` to the end of the line holding `-->`
+      // (a `<!--` indented into code, or inside a fence, starts none: red team round 14).
+      out[i] = '';
       paragraph = [];
       return;
     }
-    const start = COMMENT_START.exec(line);
-    if (start) {
-      // CommonMark 4.6, HTML block type 2: from `<!--` to the end of the line holding `-->`.
+    if (block.kind === 'html' && /^[ \t]*<!--/.test(line.slice(block.at))) {
       out[i] = '';
-      inComment = !line.slice(start[0].length - 2).includes('-->');
+      rawComment = !line.slice(line.indexOf('<!--') + 2).includes('-->');
       paragraph = [];
       return;
     }

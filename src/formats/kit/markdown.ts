@@ -5,37 +5,21 @@
  * bullet lists, pipe tables and inline code. Pure and total: no function here throws on any
  * string.
  */
+import { blockReader } from './blocks.js';
 import { trimBlock } from './text.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fences
 // ---------------------------------------------------------------------------------------------
 
-const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
-
 /**
- * Tracks code fences line by line (CommonMark 4.5): `line(l)` says whether `l` is inside a fence
- * (its opening and closing lines included).
+ * Tracks code fences line by line: `line(l)` says whether `l` is fenced code (its opening and
+ * closing lines included), as CommonMark reads the document's blocks (kit/blocks.ts): a ``` in
+ * an HTML block is text, and a fence in a list item or a block quote ends with it.
  */
 export function fenceTracker(): { line(text: string): boolean } {
-  let open: { char: string; length: number } | null = null;
-  return {
-    line(text: string): boolean {
-      if (open !== null) {
-        const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(text);
-        if (close && (close[1] ?? '')[0] === open.char && (close[1] ?? '').length >= open.length)
-          open = null;
-        return true;
-      }
-      const m = FENCE_OPEN.exec(text);
-      if (!m) return false;
-      const marks = m[2] ?? '';
-      // A backtick fence's info string may not contain a backtick (that is inline code).
-      if (marks[0] === '`' && (m[3] ?? '').includes('`')) return false;
-      open = { char: marks[0] ?? '`', length: marks.length };
-      return true;
-    },
-  };
+  const blocks = blockReader();
+  return { line: (text: string): boolean => blocks.line(text).kind === 'fence' };
 }
 
 /** The text with every fenced block's lines removed (fence lines included). */

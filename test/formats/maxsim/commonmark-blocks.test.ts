@@ -206,3 +206,52 @@ describe('attack: a setext heading is a heading', () => {
     expect(asCommonMarkReads('<!-- never closed\n## Self-Check: FAILED')).toBe('\n');
   });
 });
+
+describe('attack: a fence is read where CommonMark reads one (red team round 15, readers finding 10)', () => {
+  // GitHub shows a collapsed "executor log", or a list item's unclosed fence ended by the
+  // item, and then the FAILED self-check as a heading. Read as fences, they hid it.
+  const HIDING = {
+    'a ``` line inside <details>': '<details><summary>executor log</summary>\n```\n</details>',
+    'an unclosed fence in a list item': '- Ran the suite:\n  ```\n  npm test',
+  };
+  const hiding = (block: string) =>
+    summary(
+      '## Files Created/Modified',
+      `${block}\n\n## Self-Check: FAILED\n\nTask 2's commit is missing: its tests never passed.`,
+    );
+
+  it.each(Object.entries(HIDING))('after %s the FAILED self-check is read', (_, block) => {
+    const h = parsed(hiding(block));
+    expect(codes(h)).toContain('MAXSIM_SELF_CHECK_FAILED');
+    expect(h.status).toBe('failed');
+  });
+
+  it('a real fence after a blank line in <details> still hides what is in it', () => {
+    const h = parsed(
+      summary(
+        '## Files Created/Modified',
+        '<details><summary>log</summary>\n\n```\n## Self-Check: FAILED\n```\n\n</details>\n\n## Self-Check: PASSED',
+      ),
+    );
+    expect(codes(h)).not.toContain('MAXSIM_SELF_CHECK_FAILED');
+    expect(h.status).toBe('success');
+  });
+
+  it('through record and verify --strict: both fail the record', async () => {
+    const repo = gitdir({ files: { 'src/a.ts': 'old\n' } });
+    writeFiles(repo, { 'src/a.ts': 'new\n', 'src/b.ts': 'created\n' });
+    for (const block of Object.values(HIDING)) {
+      const doc = join(tempDir(), '07-02-SUMMARY.md');
+      writeFileSync(doc, hiding(block));
+      const rec = await runCli(['record', '--from', doc], repo);
+      expect(rec.code, rec.stderr).toBe(0);
+      const id = rec.stdout.trim();
+      const show = await runCli(['show', id, '--json'], repo);
+      expect((JSON.parse(show.stdout) as { effectiveStatus: string }).effectiveStatus).toBe(
+        'failed',
+      );
+      const strict = await runCli(['verify', '--strict', id], repo);
+      expect(strict.code, strict.stdout).toBe(1);
+    }
+  });
+});
