@@ -1,7 +1,8 @@
 /**
  * The block structure of a Markdown handoff as CommonMark renders it, for readers that go line
  * by line: HTML comment blocks blanked (GSD's templates put `<!-- … -->` guidance in the body,
- * and an example item or a commented-out `## Self-Check: FAILED` in one is not content), and
+ * and an example item or a commented-out `## Self-Check: FAILED` in one is not content) up to
+ * their `-->` (the rest of that line is shown), and
  * setext headings (`Title` underlined with `===` or `---`) written as the ATX headings every
  * reader knows (red team round 13, honest-docs2 findings 3 and 7). Every line keeps its number,
  * front matter and code fences are left as they are, and a text with neither comment nor setext
@@ -55,8 +56,12 @@ function blocks(body: string): string {
     }
     if (block.kind === 'html' && block.htmlType === 2) {
       // CommonMark 4.6, HTML block type 2: from `<!--` to the end of the line holding `-->`
-      // (a `<!--` indented into code, or inside a fence, starts none: red team round 14).
-      out[i] = '';
+      // (a `<!--` indented into code, or inside a fence, starts none: red team round 14). What
+      // stands before the comment (a list item's bullet) and after its `-->` is output raw, and
+      // shown: kept (red team round 15, readers finding 6).
+      const before = block.starts ? line.slice(0, block.at) : '';
+      const after = block.htmlEnd === undefined ? '' : shownAfterComment(line.slice(block.htmlEnd));
+      out[i] = (before + after).trim() === '' ? '' : before + after;
       paragraph = [];
       return;
     }
@@ -105,6 +110,14 @@ function blocks(body: string): string {
     paragraph.push(i);
   });
   return out.join('\n');
+}
+
+/**
+ * The text after a comment block's `-->`: raw HTML to CommonMark, text to a reader. A fence there
+ * is the text GitHub shows, so it is escaped: read as a fence it would hide what follows.
+ */
+function shownAfterComment(rest: string): string {
+  return rest.replace(/^([ \t]*)(`{3,}|~{3,})/, '$1\\$2');
 }
 
 /** An ATX heading that headingOf reads back as `title` (a closing `#` kept by one more). */

@@ -200,8 +200,8 @@ describe('attack: a setext heading is a heading', () => {
     );
   });
 
-  it('a comment block is blanked line for line, from `<!--` to the line with `-->`', () => {
-    expect(asCommonMarkReads('a\n<!-- x\n- `b.ts`\n--> tail\nc')).toBe('a\n\n\n\nc');
+  it('a comment block is blanked line for line, from `<!--` to the `-->`', () => {
+    expect(asCommonMarkReads('a\n<!-- x\n- `b.ts`\n-->\nc')).toBe('a\n\n\n\nc');
     expect(asCommonMarkReads('```\n<!-- x\n```\nc')).toBe('```\n<!-- x\n```\nc');
     expect(asCommonMarkReads('<!-- never closed\n## Self-Check: FAILED')).toBe('\n');
   });
@@ -253,5 +253,34 @@ describe('attack: a fence is read where CommonMark reads one (red team round 15,
       const strict = await runCli(['verify', '--strict', id], repo);
       expect(strict.code, strict.stdout).toBe(1);
     }
+  });
+});
+
+describe('attack: the text after a comment’s `-->` is kept (red team round 15, readers finding 6)', () => {
+  // CommonMark 4.6: the HTML block ends with the line holding `-->`, and the rest of that line
+  // is output raw: GitHub shows it.
+  it('on the closing line of a comment block, and after a one-line comment', () => {
+    expect(asCommonMarkReads('a\n<!-- x\n- `b.ts`\n--> tail\nc')).toBe('a\n\n\n tail\nc');
+    expect(asCommonMarkReads('<!-- x -->## Self-Check: FAILED')).toBe('## Self-Check: FAILED');
+    // A list item whose content is a comment keeps its bullet and what follows the comment.
+    expect(asCommonMarkReads('- <!-- x --> `src/c.ts`')).toBe('-  `src/c.ts`');
+  });
+
+  it('a fence there is the text GitHub shows, not a fence that hides what follows', () => {
+    expect(asCommonMarkReads('<!-- x -->```\n## Self-Check: FAILED')).toBe(
+      '\\```\n## Self-Check: FAILED',
+    );
+    const h = parsed(
+      summary('## Files Created/Modified', '<!-- log: -->```\n\n## Self-Check: FAILED'),
+    );
+    expect(codes(h)).toContain('MAXSIM_SELF_CHECK_FAILED');
+  });
+
+  it('a FAILED self-check written after the comment fails the summary', () => {
+    const h = parsed(
+      summary('## Files Created/Modified', '<!-- the executor appends: -->## Self-Check: FAILED'),
+    );
+    expect(codes(h)).toContain('MAXSIM_SELF_CHECK_FAILED');
+    expect(h.status).toBe('failed');
   });
 });
