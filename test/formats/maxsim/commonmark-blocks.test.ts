@@ -284,3 +284,39 @@ describe('attack: the text after a comment’s `-->` is kept (red team round 15,
     expect(h.status).toBe('failed');
   });
 });
+
+describe('attack: an HTML comment inside a line is not read (red team round 15, readers finding 7)', () => {
+  // Raw HTML inline (CommonMark 6.6): GitHub hides the comment, and shows the rest of the line.
+  it('`**Status:** <!-- Failed --> Complete` is Complete, as GitHub shows it', () => {
+    expect(asCommonMarkReads('**Status:** <!-- Failed --> Complete')).toBe('**Status:**  Complete');
+    const h = parsed(
+      summary('## Files Created/Modified', '**Status:** <!-- Failed --> Complete').replace(
+        '**Widgets rendered',
+        '**Status:** <!-- Failed --> Complete\n\n**Widgets rendered',
+      ),
+    );
+    expect(codes(h)).not.toContain('MAXSIM_PART_STATUS');
+    expect(h.status).toBe('success');
+  });
+
+  it('in a heading, and over a line break inside a paragraph', () => {
+    expect(asCommonMarkReads('## Self-Check: <!-- FAILED --> PASSED')).toBe(
+      '## Self-Check:  PASSED',
+    );
+    expect(asCommonMarkReads('**Status:** <!-- was: Failed\n(re-run) --> Complete')).toBe(
+      '**Status:** \n Complete',
+    );
+  });
+
+  it('only where CommonMark reads a comment: never in code, a tag, a link or a table cell', () => {
+    const same = (text: string) => expect(asCommonMarkReads(text), text).toBe(text);
+    same('**Status:** `<!-- Failed -->` Complete'); // a code span
+    same('Complete <span title="<!--">Failed</span> -->'); // an attribute value
+    same('**Status:** [Complete](x "<!--") Failed -->'); // a link title
+    same('Complete \\<!-- Failed -->'); // escaped
+    same('Complete <!-- a -- b --> Failed'); // `--` inside: no comment to GitHub's cmark-gfm
+    same('| npm test | <!-- | --> failed |'); // GFM splits the cells first
+    same('```\n<!-- x --> y\n```'); // fenced code
+    same('text\n\n    <!-- x --> y'); // indented code
+  });
+});
