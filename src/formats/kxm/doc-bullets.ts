@@ -8,11 +8,13 @@ import { codeSpans, oneLine } from '../kit/markdown.js';
 import type { Json } from '../kit/values.js';
 import type { DocBullet } from './doc-read.js';
 import { isArtifactRef } from './rules.js';
+import { shownValues } from './shown-value.js';
 import { KXM_DOC_LEGACY_INTENTS, KXM_INTENTS, KXM_VERDICTS } from './schema.js';
 
 export const short = (s: string): string => s.slice(0, 4096);
 const norm = (label: string): string => label.toLowerCase().replace(/[^a-z]/g, '');
-export const first = (text: string): string => codeSpans(text)[0] ?? text.trim();
+/** The value a bullet names: its first code span once struck-out text is dropped, else its text. */
+export const first = (text: string): string => shownValues(text)[0] ?? '';
 export const isPlaceholder = (s: string): boolean => /<[a-z][a-z0-9_ -]*>/i.test(s);
 export const INTENTS: readonly string[] = [...KXM_INTENTS, ...KXM_DOC_LEGACY_INTENTS];
 
@@ -31,6 +33,15 @@ function keyedSpans(text: string): Record<string, string> {
     if (key !== '' && !Object.hasOwn(out, key)) out[key] = value;
   }
   return out;
+}
+
+function moreThanOne(path: string, what: string, values: readonly string[]): Problem {
+  return {
+    path,
+    message: `the ${what} names more than one value; write the one the witness gave (a value struck out with ~~ is withdrawn)`,
+    expected: 'one value',
+    got: values.map((v) => `\`${v}\``).join(', '),
+  };
 }
 
 function items(b: DocBullet): string[] {
@@ -128,8 +139,16 @@ export function readBullet(st: DocState, section: string, b: DocBullet): void {
       st.witness.command = value;
       return;
     case 'exitcode':
-    case 'witnessexitcode':
-      if (/^-?\d{1,15}$/.test(value)) st.witness.exitCode = Number(value) === 0 ? 0 : Number(value);
+    case 'witnessexitcode': {
+      // Two values (in one bullet, or in two) leave which one the witness returned unsaid.
+      const code = /^-?\d{1,15}$/.test(value) ? Number(value) || 0 : undefined;
+      const seen = st.witness.exitCode;
+      const named = shownValues(b.value);
+      if (named.length > 1 || (code !== undefined && seen !== undefined && seen !== code))
+        st.problems.push(
+          moreThanOne(path, 'witness exit code', named.length > 1 ? named : [String(seen), value]),
+        );
+      else if (code !== undefined) st.witness.exitCode = code;
       else if (!isPlaceholder(value))
         st.problems.push({
           path,
@@ -138,8 +157,16 @@ export function readBullet(st: DocState, section: string, b: DocBullet): void {
           got: value,
         });
       return;
-    case 'witnesspassed':
-      if (value === 'true' || value === 'false') st.witness.passed = value === 'true';
+    }
+    case 'witnesspassed': {
+      const passed = value === 'true' || value === 'false' ? value === 'true' : undefined;
+      const seen = st.witness.passed;
+      const named = shownValues(b.value);
+      if (named.length > 1 || (passed !== undefined && seen !== undefined && seen !== passed))
+        st.problems.push(
+          moreThanOne(path, 'witness passed', named.length > 1 ? named : [String(seen), value]),
+        );
+      else if (passed !== undefined) st.witness.passed = passed;
       else if (!isPlaceholder(value))
         st.problems.push({
           path,
@@ -148,6 +175,7 @@ export function readBullet(st: DocState, section: string, b: DocBullet): void {
           got: value,
         });
       return;
+    }
     case 'receipthash':
       st.witness.receiptHash = value;
       return;

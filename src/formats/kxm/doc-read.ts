@@ -35,7 +35,8 @@ export interface KxmDocText {
   sections: DocSection[];
 }
 
-const BULLET = /^([ \t]*)[-*+]\s+(.*)$/;
+/** A list item, bulleted or ordered (`1. **Exit Code:** …` is an item too: red team round 15). */
+const BULLET = /^([ \t]*)(?:[-*+]|\d{1,9}[.)])\s+(.*)$/;
 const LABEL = /^\*\*(.+?)\*\*\s*(.*)$/;
 
 function splitLabel(content: string): { label: string | null; value: string } {
