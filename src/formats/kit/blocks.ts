@@ -91,15 +91,27 @@ export function blockReader(): { line(text: string): BlockLine } {
   const tip = (): Open => open[open.length - 1] ?? { t: 'document', hasChild: true };
   const isSpaceOrTab = (c: string | undefined): boolean => c === ' ' || c === '\t';
 
+  /**
+   * The run of spaces and tabs last measured on this line: every container of a deeply nested
+   * line asks again from a little further in, and measuring it each time was cubic.
+   */
+  const run = { from: -1, to: -1, column: 0 };
   function findNextNonspace(): void {
-    let i = offset;
-    let cols = column;
-    for (let c = ln[i]; c === ' ' || c === '\t'; c = ln[i]) {
-      cols += c === ' ' ? 1 : 4 - (cols % 4);
-      i++;
+    if (offset < run.from || offset > run.to) {
+      let i = offset;
+      let cols = column;
+      for (let c = ln[i]; c === ' ' || c === '\t'; c = ln[i]) {
+        cols += c === ' ' ? 1 : 4 - (cols % 4);
+        i++;
+      }
+      run.from = offset;
+      run.to = i;
+      run.column = cols;
     }
-    blank = i >= ln.length;
-    nextNonspace = i;
+    // Tab stops are absolute: past its first character, the run ends at the same column.
+    const cols = offset === run.to ? column : run.column;
+    blank = run.to >= ln.length;
+    nextNonspace = run.to;
     nextNonspaceColumn = cols;
     indent = cols - column;
     indented = indent >= 4;
@@ -265,6 +277,8 @@ export function blockReader(): { line(text: string): BlockLine } {
       ln = text;
       offset = 0;
       column = 0;
+      run.from = -1;
+      run.to = -1;
       matched = 0;
       let allMatched = true;
       for (let i = 1; i < open.length && allMatched; i++) {
