@@ -50,8 +50,9 @@ function blocks(body: string): string {
   lines.forEach((line, i) => {
     const block = read[i] ?? { kind: 'blank', at: 0, starts: false };
     if (rawComment) {
-      out[i] = '';
-      if (line.includes('-->')) rawComment = false;
+      const end = line.indexOf('-->');
+      rawComment = end === -1;
+      out[i] = end === -1 ? '' : shown('', line.slice(end + 3));
       return;
     }
     if (block.kind === 'fence') {
@@ -64,14 +65,17 @@ function blocks(body: string): string {
       // stands before the comment (a list item's bullet) and after its `-->` is output raw, and
       // shown: kept (red team round 15, readers finding 6).
       const before = block.starts ? line.slice(0, block.at) : '';
-      const after = block.htmlEnd === undefined ? '' : shownAfterComment(line.slice(block.htmlEnd));
-      out[i] = (before + after).trim() === '' ? '' : before + after;
+      out[i] = shown(before, block.htmlEnd === undefined ? '' : line.slice(block.htmlEnd));
       paragraph = [];
       return;
     }
     if (block.kind === 'html' && /^[ \t]*<!--/.test(line.slice(block.at))) {
-      out[i] = '';
-      rawComment = !line.slice(line.indexOf('<!--') + 2).includes('-->');
+      // A comment inside an HTML block: the browser hides it up to its `-->`, on this line or
+      // a later one, and shows what follows.
+      const open = line.indexOf('<!--');
+      const end = line.indexOf('-->', open + 2);
+      rawComment = end === -1;
+      out[i] = end === -1 ? '' : shown(line.slice(0, open), line.slice(end + 3));
       paragraph = [];
       return;
     }
@@ -148,11 +152,13 @@ function withoutInlineHtmlComments(lines: readonly string[], read: readonly Bloc
 }
 
 /**
- * The text after a comment block's `-->`: raw HTML to CommonMark, text to a reader. A fence there
- * is the text GitHub shows, so it is escaped: read as a fence it would hide what follows.
+ * A comment's line as shown: what stands before the comment (a list item's bullet) and what
+ * follows its `-->`, raw HTML to CommonMark, text to a reader. A fence after it is the text GitHub
+ * shows, so it is escaped: read as a fence it would hide what follows.
  */
-function shownAfterComment(rest: string): string {
-  return withoutInlineComments(rest).replace(/^([ \t]*)(`{3,}|~{3,})/, '$1\\$2');
+function shown(before: string, after: string): string {
+  const text = before + withoutInlineComments(after).replace(/^([ \t]*)(`{3,}|~{3,})/, '$1\\$2');
+  return text.trim() === '' ? '' : text;
 }
 
 /** An ATX heading that headingOf reads back as `title` (a closing `#` kept by one more). */

@@ -262,6 +262,13 @@ describe('attack: the text after a comment’s `-->` is kept (red team round 15,
   it('on the closing line of a comment block, and after a one-line comment', () => {
     expect(asCommonMarkReads('a\n<!-- x\n- `b.ts`\n--> tail\nc')).toBe('a\n\n\n tail\nc');
     expect(asCommonMarkReads('<!-- x -->## Self-Check: FAILED')).toBe('## Self-Check: FAILED');
+    // Inside an HTML block (`<details>`), a comment the browser hides ends at its `-->` too.
+    expect(asCommonMarkReads('<details>\n<!-- x\ny --> shown\n</details>')).toBe(
+      '<details>\n\n shown\n</details>',
+    );
+    expect(asCommonMarkReads('<details>\n<!-- x --> shown\n</details>')).toBe(
+      '<details>\n shown\n</details>',
+    );
     // A list item whose content is a comment keeps its bullet and what follows the comment.
     expect(asCommonMarkReads('- <!-- x --> `src/c.ts`')).toBe('-  `src/c.ts`');
   });
