@@ -6,7 +6,9 @@
  * the same documents (its sourcepos), taken once while writing this: ledger ships no Markdown
  * library, and these tests do not load one.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { asCommonMarkReads } from '../../../src/formats/kit/commonmark.js';
 import { fenceTracker, splitSections } from '../../../src/formats/kit/markdown.js';
 
 /** The 0-based numbers of the lines the tracker reads as fenced code. */
@@ -60,5 +62,32 @@ describe('the block reading stays fast on what an attacker can write', () => {
     expect(fenced(`${text}\n  \`\`\``)).toEqual([3000]);
     // Measuring each container's indentation again was cubic here: minutes.
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('the CommonMark reading of a text', () => {
+  it('keeps every line at its number, and a line in a fence as written, on any mix of blocks', () => {
+    const lines = [
+      ...['```', '~~~', '  ```', '- a', '  - b', '1. x', '> q', '>', '    code', '\t- t', ''],
+      ...['<details>', '</details>', '<span>', '<!--', '-->', '<!-- c --> rest', 'a <!-- b --> c'],
+      ...['`<!--` x', '| a <!-- b --> | c |', '---', '===', '## H', 'text', '-', '~~x~~'],
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constantFrom(...lines), fc.string({ maxLength: 12 })), {
+          maxLength: 30,
+        }),
+        (l) => {
+          const text = l.join('\n');
+          const read = asCommonMarkReads(text).split('\n');
+          expect(read).toHaveLength(text.split('\n').length);
+          const fence = fenceTracker();
+          text.split('\n').forEach((line, i) => {
+            if (fence.line(line)) expect(read[i]).toBe(line);
+          });
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
