@@ -90,7 +90,15 @@ function fileLike(word: string): boolean {
  * (`src/lib helper functions`) is ambiguous, and said so: unverifiable, never a guess.
  */
 export function splitPathAndNote(text: string): PathText {
-  const t = text.trim();
+  const read = splitPath(text.trim());
+  // `~~` is GitHub's strikethrough: a name holding it is a withdrawn file's, never a path to
+  // claim (red team, round fifteen: `~~src/old.ts~~` was claimed, tildes and all).
+  return read.kind === 'path' && read.path.includes('~~')
+    ? { kind: 'prose', text: text.trim(), why: STRUCK_WHY }
+    : read;
+}
+
+function splitPath(t: string): PathText {
   const delimited =
     /^(`+)([^`]+?)\1(?:\s+(.*))?$/s.exec(t) ?? /^(")([^"`]+?)"(?:\s+(.*))?$/s.exec(t);
   if (delimited) {
@@ -135,6 +143,26 @@ export function splitPathAndNote(text: string): PathText {
   };
 }
 
+const STRUCK_WHY = 'struck out (`~~`): a file withdrawn, not claimed';
+
+/**
+ * An item that opens with a struck-out span (`` ~~`src/old.ts`~~ - dropped ``, `~~src/old.ts~~
+ * (dropped)`, GitHub's strikethrough, one tilde or two): the planned file an honest agent
+ * withdrew, shown struck through. Before round fifteen it was claimed under the literal name and
+ * failed verify on honest work. `standing`: what follows the strike when it opens with a path of
+ * its own (`` ~~`a.ts`~~ `b.ts` ``, renamed in review), the item to read instead; else the whole
+ * item is withdrawn. Undefined when the item opens with no strikethrough.
+ */
+export function struckOut(text: string): { why: string; standing?: string } | undefined {
+  const m = /^(~~?)(?=[^\s~])(.*?[^\s~])\1(?!~)(.*)$/s.exec(text.trim());
+  if (m === null) return undefined;
+  const rest = (m[3] ?? '').trim();
+  const name = /^`([^`\s]+)`/.exec(rest)?.[1] ?? /^[^\s`~(—–:-]\S*/.exec(rest)?.[0] ?? '';
+  const opensWithPath =
+    /[/\\]/.test(name) || hasExtension(name) || /^\.[^./]/.test(name) || EXTENSIONLESS.test(name);
+  return opensWithPath ? { why: STRUCK_WHY, standing: rest } : { why: STRUCK_WHY };
+}
+
 /**
  * The two paths of a rename written as git prints one (`src/old.ts -> src/new.ts`, or with
  * `→`), or undefined when the item is not one: both sides must read as one path each. Before
@@ -175,7 +203,8 @@ export function pathList(text: string): string[] | undefined {
   const paths: string[] = [];
   for (const piece of pieces) {
     const bare = /^`([^`]+)`$/.exec(piece)?.[1]?.trim() ?? piece;
-    if (bare === '' || /[\s`]/.test(bare) || GLOB.test(bare)) return undefined;
+    if (bare === '' || /[\s`]/.test(bare) || bare.includes('~~') || GLOB.test(bare))
+      return undefined;
     const pathLike =
       /[/\\]/.test(bare) || hasExtension(bare) || /^\.[^./]/.test(bare) || EXTENSIONLESS.test(bare);
     if (!pathLike) return undefined;

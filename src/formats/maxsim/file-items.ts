@@ -7,7 +7,7 @@
  * heads.
  */
 import { column, fenceTracker, findTables } from '../kit/markdown.js';
-import { pathList, splitPathAndNote } from '../kit/paths.js';
+import { pathList, splitPathAndNote, struckOut } from '../kit/paths.js';
 import { fileSection } from './vocabulary.js';
 
 export type Action = 'created' | 'modified' | 'deleted' | 'touched';
@@ -16,6 +16,10 @@ export interface ItemSink {
   claim(path: string, action: Action, note?: string): void;
   /** Lines of a files list that describe rather than name a file: unverifiable, never dropped. */
   prose: { action: string; text: string; why: string }[];
+  /** Struck-out items (`~~a.ts~~ - dropped`): files withdrawn, kept without a verdict. */
+  withdrawn: { text: string; why: string }[];
+  /** Where the list stands (`line 12: ## Files Created`), for what is said or withdrawn. */
+  where: string;
 }
 
 const ACTION_WORD =
@@ -52,13 +56,22 @@ export const flat = (s: string): string => s.replace(/\s+/g, ' ').trim();
 /** Reads the file items of one files section's body, each with its action or the section's. */
 export function readFileItems(text: string, action: Action, sink: ItemSink): void {
   const { claim, prose } = sink;
+  /** A struck-out item (`~~a.ts~~`) is withdrawn, unless a path stands after the strike. */
+  const standing = (item: string): string | undefined => {
+    const struck = struckOut(item);
+    if (struck === undefined) return item;
+    if (struck.standing === undefined)
+      sink.withdrawn.push({ text: item, why: `${struck.why} (${sink.where})` });
+    return struck.standing;
+  };
   const body = text.split('\n');
   const tables = findTables(body).filter((t) => column(t.header, ['file', 'path', 'files']) >= 0);
   for (const table of tables) {
     const col = column(table.header, ['file', 'path', 'files']);
     const actionCol = column(table.header, ['action', 'change', 'status', 'type']);
     for (const row of table.rows) {
-      const cell = row[col] ?? '';
+      const cell = standing(row[col] ?? '');
+      if (cell === undefined) continue;
       const split = splitPathAndNote(cell);
       const stated = actionCol >= 0 ? itemAction(`-- ${row[actionCol] ?? ''}:`) : undefined;
       const said = stated ?? action;
@@ -75,7 +88,8 @@ export function readFileItems(text: string, action: Action, sink: ItemSink): voi
       /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)$/.exec(line) ??
       /^(\*\*`[^`]+`\*\*.*)$/.exec(line);
     if (!item) return;
-    const raw = (item[1] ?? '').trim();
+    const raw = standing((item[1] ?? '').trim());
+    if (raw === undefined) return;
     // `- **Quick Reference:** fixture scopes` labels a description; it names no file.
     if (/^\*\*[^*`]+:\*\*/.test(raw) && !/`[^`\s]*[/.][^`\s]*`/.test(raw)) return;
     const text = raw.replace(/^\*\*`([^`]+)`\*\*/, '`$1`').replace(/^\*\*([^*]+)\*\*/, '`$1`');

@@ -206,11 +206,13 @@ function readMaxsim(bytes: Uint8Array, ctx: ParseContext): ParseResult {
     claims.deferred = d.deferred;
     if (d.notes !== '') notes['Deferred Items'] = d.notes;
   }
+  // Struck-out items: files the summary withdrew, kept with no verdict (neither claimed nor said).
+  if ((summary?.withdrawn.length ?? 0) > 0) extra['withdrawnArtifacts'] = summary?.withdrawn;
   if (
     summary !== undefined &&
     summary.listings.length > 0 &&
     (claims.artifacts?.length ?? 0) === 0 &&
-    !('proseArtifacts' in extra)
+    !('proseArtifacts' in extra || 'withdrawnArtifacts' in extra)
   ) {
     // Last resort: a summary that lists files is never recorded as claiming none.
     problems.push({

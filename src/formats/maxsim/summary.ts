@@ -25,6 +25,8 @@ export interface PhaseSummary {
   artifacts: string | undefined;
   /** Lines of a files list that describe rather than name a file: unverifiable, never dropped. */
   prose: { action: string; text: string; why: string }[];
+  /** Struck-out file items: withdrawn, kept without a verdict (`ItemSink.withdrawn`). */
+  withdrawn: { text: string; why: string }[];
   decisions: Decision[] | undefined;
   /** The status the summary claims (front matter `status:` or an opening `**Status:**` label). */
   status: { value: string; written: string; where: string } | undefined;
@@ -134,6 +136,7 @@ export function readPhaseSummary(
 ): PhaseSummary {
   const lines: string[] = [];
   const prose: PhaseSummary['prose'] = [];
+  const withdrawn: PhaseSummary['withdrawn'] = [];
   const listings: string[] = [];
   const named = new Set<string>();
   let items = 0;
@@ -208,9 +211,10 @@ export function readPhaseSummary(
   // `**Files Created/Modified:**` alone over a list, in a section that is no files section.
   const readLabelled = (body: string, where: string): void => {
     for (const l of labelledLists(body)) {
-      const before = items + prose.length;
-      readFileItems(l.body, l.action, { claim, prose });
-      if (items + prose.length > before) listings.push(`${where} (**${l.title.trim()}**)`);
+      const at = `${where} (**${l.title.trim()}**)`;
+      const before = items + prose.length + withdrawn.length;
+      readFileItems(l.body, l.action, { claim, prose, withdrawn, where: at });
+      if (items + prose.length + withdrawn.length > before) listings.push(at);
     }
   };
   readLabels(opening, 'the opening');
@@ -239,9 +243,9 @@ export function readPhaseSummary(
       else if (saysChange(s.title)) changes.push(s);
       continue;
     }
-    const before = items + prose.length;
-    readFileItems(s.body, group.action, { claim, prose });
-    if (items + prose.length > before) listings.push(where);
+    const before = items + prose.length + withdrawn.length;
+    readFileItems(s.body, group.action, { claim, prose, withdrawn, where });
+    if (items + prose.length + withdrawn.length > before) listings.push(where);
     else if (/^[ \t]*(?:[-*+|]|\d{1,3}[.)])/m.test(s.body) && !isNone(s.body)) {
       // A list or table here that names no file is said, not dropped: verify reports it.
       listings.push(where);
@@ -253,7 +257,7 @@ export function readPhaseSummary(
     }
   }
   let saidLone = false;
-  if (items + prose.length === 0 && lines.length === 0) {
+  if (items + prose.length + withdrawn.length === 0 && lines.length === 0) {
     // No files section this reader knows: a `| File | … |` table elsewhere is the file list.
     for (const t of fileTables(sections, lineOffset)) {
       claim(t.path, t.action, t.note);
@@ -316,6 +320,7 @@ export function readPhaseSummary(
   return {
     artifacts: lines.length > 0 ? lines.join('\n') : undefined,
     prose,
+    withdrawn,
     decisions: decisions.length > 0 ? decisions : undefined,
     status,
     listings,

@@ -57,8 +57,9 @@ export function emitStructured(record: LedgerRecord, context: EmitContext): Emit
     linesWritten.add(line);
     return [line];
   });
-  for (const p of Array.isArray(extra['proseArtifacts']) ? extra['proseArtifacts'] : [])
-    if (isObject(p) && typeof p['text'] === 'string') artifacts.push(p['text']);
+  for (const key of ['proseArtifacts', 'withdrawnArtifacts'])
+    for (const p of Array.isArray(extra[key]) ? extra[key] : [])
+      if (isObject(p) && typeof p['text'] === 'string') artifacts.push(p['text']);
 
   const rows: { command: string | null; result: string; details: string }[] = [];
   const claimed = new Set<string>();

@@ -19,7 +19,7 @@ import type {
 import type { ParseContext } from '../contract.js';
 import { verdict } from '../kit/claims.js';
 import { unwrap } from '../kit/markdown.js';
-import { mapPath, renamedPaths, splitPathAndNote, type PathText } from '../kit/paths.js';
+import { mapPath, renamedPaths, splitPathAndNote, struckOut, type PathText } from '../kit/paths.js';
 import { STRUCTURED_VOCABULARY, type Shape } from './shape.js';
 
 const DOC_FILE =
@@ -61,7 +61,15 @@ export function toClaims(
       artifacts.push({ path: mapped.raw.slice(0, 4096), action: 'touched' });
     else prose.push({ action: 'Touched', text: raw, why: 'not a usable path' });
   };
-  for (const raw of shape.artifacts) {
+  const withdrawn: { text: string; why: string }[] = [];
+  for (const written of shape.artifacts) {
+    // `~~src/old.ts~~ (dropped)`: a file withdrawn, kept (and written back) with no verdict.
+    const struck = struckOut(written);
+    if (struck !== undefined && struck.standing === undefined) {
+      withdrawn.push({ text: written, why: struck.why });
+      continue;
+    }
+    const raw = struck?.standing ?? written;
     // `src/old.ts -> src/new.ts`: both paths are claims, each kept with the line it came from
     // (the emitter writes that line once).
     const renamed = renamedPaths(raw);
@@ -81,6 +89,7 @@ export function toClaims(
     claimPath(split.path, raw);
   }
   if (prose.length > 0) extra['proseArtifacts'] = prose;
+  if (withdrawn.length > 0) extra['withdrawnArtifacts'] = withdrawn;
   if (Object.keys(notes).length > 0) extra['artifactLines'] = notes;
 
   const checks: ClaimedCheck[] = shape.verification.map((r) => ({

@@ -24,7 +24,14 @@ import {
   unwrap,
   type Table,
 } from '../kit/markdown.js';
-import { hasExtension, mapPath, pathList, splitPathAndNote, type PathText } from '../kit/paths.js';
+import {
+  hasExtension,
+  mapPath,
+  pathList,
+  splitPathAndNote,
+  struckOut,
+  type PathText,
+} from '../kit/paths.js';
 import { filesAction, located } from './places.js';
 import { lineIn, type Unchecked } from './unchecked.js';
 
@@ -34,6 +41,8 @@ type Files = {
   references: Reference[];
   described: Unchecked[];
   unchecked: Unchecked[];
+  /** Struck-out items (`~~a.ts~~ - dropped`): files withdrawn, kept with their line, no verdict. */
+  withdrawn: Unchecked[];
 };
 
 const DESCRIBED =
@@ -46,7 +55,13 @@ const SEPARATOR = /^(?:—|–|--?|:)\s*/;
 const NOTHING = /^(?:no (?:new |other )?files?\b[^`/\\]*|\(?none\)?\.?)$/i;
 
 export function filesIn(body: string, roots: readonly string[], document: string): Files {
-  const out: Files = { artifacts: [], references: [], described: [], unchecked: [] };
+  const out: Files = {
+    artifacts: [],
+    references: [],
+    described: [],
+    unchecked: [],
+    withdrawn: [],
+  };
   let section: Section | undefined;
   const flush = (): void => {
     if (section !== undefined) readSection(section, roots, document, out);
@@ -85,9 +100,9 @@ function readSection(section: Section, roots: readonly string[], document: strin
     rest.fill('', table.start, table.end);
   }
   for (const { first, more } of entriesOf(rest)) {
-    const text = first.trim();
-    if (isNone(text) || NOTHING.test(text)) continue;
     const line = lineIn(document, first);
+    const text = standing(first.trim(), line, section, out);
+    if (text === undefined || isNone(text) || NOTHING.test(text)) continue;
     const listed = pathList(text);
     if (listed !== undefined) {
       for (const path of listed) claim(path, undefined, section, roots, out);
@@ -145,7 +160,8 @@ function readTable(
   const col = Math.max(0, column(table.header, ['file', 'ファイル', 'path', 'file:line']));
   table.rows.forEach((row, r) => {
     const line = lineIn(document, section.lines[table.start + 2 + r] ?? '');
-    const cell = row[col] ?? '';
+    const cell = standing(row[col] ?? '', line, section, out);
+    if (cell === undefined) return;
     const words = row
       .map((c, i) =>
         i === col || unwrap(c) === '' ? '' : `${table.header[i] ?? ''}: ${unwrap(c)}`,
@@ -169,6 +185,18 @@ function readTable(
     } else if (words !== '')
       out.described.push({ line, text: `${section.title}, ${path}: ${words}`, why: DESCRIBED });
   });
+}
+
+/**
+ * A struck-out item (`` ~~`a.ts`~~ - dropped ``) is withdrawn, kept with its line and no verdict;
+ * the item to read is what stands after the strike when that opens with a path, else undefined.
+ */
+function standing(text: string, line: number, section: Section, out: Files): string | undefined {
+  const struck = struckOut(text);
+  if (struck === undefined) return text;
+  if (struck.standing === undefined)
+    out.withdrawn.push({ line, text, why: `under ${section.title}, ${struck.why}` });
+  return struck.standing;
 }
 
 /** What names no file under a files heading, said with its line and why. */

@@ -253,6 +253,7 @@ export function parseResult(source: string, ctx: ParseContext): ParseResult {
   if (said.length > 0) extra['unchecked'] = said;
   // Described, not claimed: kept with their lines, no verdict (files-sections.ts).
   if (files.described.length > 0) extra['filesRows'] = files.described;
+  if (files.withdrawn.length > 0) extra['withdrawnArtifacts'] = files.withdrawn;
   claims.extra = extra;
 
   const titles = layout.map((l) => normalizeTitle(headingOf(String(l['heading']))?.title ?? ''));

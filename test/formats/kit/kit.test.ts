@@ -28,6 +28,7 @@ import {
   pathList,
   renamedPaths,
   splitPathAndNote,
+  struckOut,
   writePath,
 } from '../../../src/formats/kit/paths.js';
 import { vocabulary } from '../../../src/formats/kit/status.js';
@@ -242,6 +243,28 @@ describe('paths', () => {
     expect(splitPathAndNote('src/utils/ new helpers')).toMatchObject({ path: 'src/utils/' });
     expect(splitPathAndNote('src/lib: helpers')).toMatchObject({ path: 'src/lib' });
     expect(splitPathAndNote('Updated the README.md')).toMatchObject({ kind: 'prose' });
+  });
+  it('false alarm: a struck-out item is withdrawn, and no path with ~~ is ever read (round fifteen)', () => {
+    const why = 'struck out (`~~`): a file withdrawn, not claimed';
+    expect(struckOut('~~`src/old.ts`~~ - dropped: not needed')).toEqual({ why });
+    expect(struckOut('~~src/old.ts~~ (dropped)')).toEqual({ why });
+    expect(struckOut('~src/old.ts~')).toEqual({ why });
+    expect(struckOut('~~`a.ts`~~ `src/b.ts` - renamed')).toEqual({
+      why,
+      standing: '`src/b.ts` - renamed',
+    });
+    expect(struckOut('~~a.ts~~ src/b.ts')).toEqual({ why, standing: 'src/b.ts' });
+    for (const open of ['`src/a.ts` ~~old~~', '~/.bashrc', '~~ spaced ~~', '~~~fence'])
+      expect(struckOut(open)).toBeUndefined();
+    expect(splitPathAndNote('~~`src/old.ts`~~ - dropped')).toMatchObject({ kind: 'prose', why });
+    expect(pathList('src/a.ts, ~~src/b.ts~~')).toBeUndefined();
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z/.~` ()-]{0,24}$/), (text) => {
+        const read = splitPathAndNote(text);
+        expect(read.kind === 'path' && read.path.includes('~~')).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
   });
   it('attack: a rename names both paths', () => {
     expect(renamedPaths('src/old.ts -> src/new.ts')).toEqual({

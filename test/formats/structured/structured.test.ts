@@ -202,6 +202,35 @@ describe('structured rules', () => {
   });
 });
 
+describe('false alarm: a struck-out artifact is withdrawn, not claimed (red team, round fifteen, finding 8)', () => {
+  const WITHDRAWN = [
+    { text: '~~src/old.ts~~ (dropped)', why: 'struck out (`~~`): a file withdrawn, not claimed' },
+  ];
+
+  it('Markdown: `- ~~src/old.ts~~ (dropped)` claims nothing and is kept as withdrawn', () => {
+    const h = ok(
+      enc(md('completed', '| true | passed | ok |', '- src/a.ts\n- ~~src/old.ts~~ (dropped)')),
+    );
+    expect(h.claims.artifacts).toEqual([{ path: 'src/a.ts', action: 'touched' }]);
+    expect(h.claims.extra?.['proseArtifacts']).toBeUndefined();
+    expect(h.claims.extra?.['withdrawnArtifacts']).toEqual(WITHDRAWN);
+    // Written back as an artifact line: the rendering reads back the same.
+    const back = structured.parse(emitAs('structured', toRecord(h)).bytes, ctx);
+    expect(back.ok && back.handoff.claims).toEqual(h.claims);
+  });
+
+  it('JSON: an artifact written `~~src/old.ts~~` claims nothing either', () => {
+    const h = ok(
+      json({
+        artifacts: ['src/a.ts', '~~src/old.ts~~ (dropped)'],
+        verification: [{ command: 'true', result: 'passed', details: 'ok' }],
+      }),
+    );
+    expect(h.claims.artifacts).toEqual([{ path: 'src/a.ts', action: 'touched' }]);
+    expect(h.claims.extra?.['withdrawnArtifacts']).toEqual(WITHDRAWN);
+  });
+});
+
 describe('structured shape errors', () => {
   it('refuses unknown keys, wrong types and missing keys, listing every one', () => {
     const r = structured.parse(

@@ -208,3 +208,44 @@ describe('attack: Files Created / Files Modified written as bullet lists are cla
     expect(r.exitCode).not.toBe(0);
   });
 });
+
+describe('false alarm: a struck-out file is withdrawn, not claimed (red team, round fifteen, finding 8)', () => {
+  const STRUCK = withFiles(
+    [
+      '- `src/services/user.ts` - User business logic',
+      '- ~~`src/services/old.ts`~~ - dropped, not needed',
+      '- `src/repositories/user.ts` — Data access',
+      '- `tests/services/user.test.ts` (unit tests)',
+    ].join('\n'),
+    '| File | Change |\n|------|--------|\n| `src/routes/index.ts` | Added user routes |\n| ~~`src/services/index.ts`~~ | not needed after all |',
+  );
+
+  it('claims nothing under a name with ~~, and keeps the items as withdrawn, with their lines', () => {
+    const h = parsed(STRUCK);
+    const at = (l: string): number => STRUCK.split('\n').indexOf(l) + 1;
+    expect(artifacts(h)).toEqual([
+      'created src/services/user.ts',
+      'created src/repositories/user.ts',
+      'created tests/services/user.test.ts',
+      'modified src/routes/index.ts',
+    ]);
+    expect(unchecked(h)).toEqual([]);
+    expect(h.claims.extra?.['withdrawnArtifacts']).toEqual([
+      {
+        line: at('- ~~`src/services/old.ts`~~ - dropped, not needed'),
+        text: '~~`src/services/old.ts`~~ - dropped, not needed',
+        why: 'under Files Created, struck out (`~~`): a file withdrawn, not claimed',
+      },
+      {
+        line: at('| ~~`src/services/index.ts`~~ | not needed after all |'),
+        text: '~~`src/services/index.ts`~~',
+        why: 'under Files Modified, struck out (`~~`): a file withdrawn, not claimed',
+      },
+    ]);
+  });
+
+  it('through record and verify --strict: the honest result verifies', async () => {
+    const r = await recordAndVerify(STRUCK, {});
+    expect(r).toMatchObject({ exitCode: 0, contradicted: [], unverifiable: [] });
+  });
+});
