@@ -7,7 +7,7 @@
  * heads.
  */
 import { column, fenceTracker, findTables } from '../kit/markdown.js';
-import { pathList, splitPathAndNote, struckOut } from '../kit/paths.js';
+import { hasExtension, pathList, splitPathAndNote, struckOut } from '../kit/paths.js';
 import { fileSection } from './vocabulary.js';
 
 export type Action = 'created' | 'modified' | 'deleted' | 'touched';
@@ -80,49 +80,119 @@ export function readFileItems(text: string, action: Action, sink: ItemSink): voi
     }
   }
   const inTable = (i: number): boolean => tables.some((t) => i >= t.start && i < t.end);
-  body.forEach((line, i) => {
-    if (inTable(i)) return;
-    // Items at the list's own level: deeper bullets describe the file above them.
-    // A file as a bold paragraph (`` **`a.py`** (113 lines) ``) is an item too.
+  const fence = fenceTracker();
+  /** The item at the list's own level that deeper lines stand under. */
+  let parent: Parent = { kind: 'none' };
+  body.forEach((written, i) => {
+    // A block-quoted list (`> - \`a.ts\``) is a list to the reader; fenced lines are code.
+    const line = written.replace(/^(?: {0,3}>[ \t]?)+/, '');
+    if (inTable(i) || fence.line(line)) return;
+    // A file as a bold paragraph (`` **`a.py`** (113 lines) ``) is an item too, and so is a line
+    // that opens with a `path` and a note (a lazy continuation line, which CommonMark shows
+    // inside the item above it; a paragraph): round fifteen found both dropped without a word.
     const item =
-      /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)$/.exec(line) ??
-      /^(\*\*`[^`]+`\*\*.*)$/.exec(line);
+      /^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)$/.exec(line) ??
+      /^()(\*\*`[^`]+`\*\*.*)$/.exec(line) ??
+      /^([ \t]*)(`[^`\s]+`(?:[ \t]*(?:--|—|–|-|:|\()[^]*|:[^]*|[ \t]*))$/.exec(line);
     if (!item) return;
-    const raw = standing((item[1] ?? '').trim());
+    const raw = standing((item[2] ?? '').trim());
     if (raw === undefined) return;
-    // `- **Quick Reference:** fixture scopes` labels a description; it names no file.
-    if (/^\*\*[^*`]+:\*\*/.test(raw) && !/`[^`\s]*[/.][^`\s]*`/.test(raw)) return;
-    const text = raw.replace(/^\*\*`([^`]+)`\*\*/, '`$1`').replace(/^\*\*([^*]+)\*\*/, '`$1`');
-    // `- **5 async utility functions:**` labels what follows; `` `Impl.java` — changed to: ``
-    // over sub-bullets (a real plan 36-01) names its file.
-    if (/^`[^`]*:`$/.test(text) || (/:$/.test(text) && !/^`[^`\s]*[/.][^`\s]*`\s/.test(text)))
-      return;
-    const listed = pathList(text);
-    if (listed !== undefined) {
-      for (const path of listed) claim(path, action);
-      return;
-    }
-    const ticked = /^`([^`]+)`(.*)$/.exec(text);
-    // `26-01 through 26-05 SUMMARY.md` (maxsimcli 30-03): words in backticks, no folder: the
-    // description they are, not a path.
-    const words = ticked !== null && /\s/.test(ticked[1] ?? '') && !/[/\\]/.test(ticked[1] ?? '');
-    const split =
-      ticked !== null && !words ? null : splitPathAndNote(words ? (ticked?.[1] ?? '') : text);
-    if (split !== null && split.kind === 'prose') {
-      const said = words ? `${ticked?.[1] ?? ''}${ticked?.[2] ?? ''}` : text;
-      prose.push({ action: label(action), text: said, why: split.why });
-      return;
-    }
-    const path = ticked !== null ? (ticked[1] ?? '') : split?.kind === 'path' ? split.path : '';
-    const rest =
-      ticked !== null ? (ticked[2] ?? '') : split?.kind === 'path' ? (split.note ?? '') : '';
-    claim(path, itemAction(rest) ?? action, rest.trim());
+    if ((item[1] ?? '').replace(/\t/g, '    ').length <= 1) parent = readItem(raw, action, sink);
+    else readNested(raw, parent, action, sink);
   });
+}
+
+/** What a list item at the list's own level was: deeper bullets are read against it. */
+type Parent = { kind: 'file' | 'directory'; path: string } | { kind: 'label' | 'none' };
+
+/** One item at the list's own level: claimed, said (prose) or a label over deeper items. */
+function readItem(raw: string, action: Action, { claim, prose }: ItemSink): Parent {
+  // `- **Quick Reference:** fixture scopes` labels a description; it names no file.
+  if (/^\*\*[^*`]+:\*\*/.test(raw) && !/`[^`\s]*[/.][^`\s]*`/.test(raw)) return { kind: 'label' };
+  const text = raw.replace(/^\*\*`([^`]+)`\*\*/, '`$1`').replace(/^\*\*([^*]+)\*\*/, '`$1`');
+  // `- **5 async utility functions:**` labels what follows; `` `Impl.java` — changed to: ``
+  // over sub-bullets (a real plan 36-01) names its file.
+  if (/^`[^`]*:`$/.test(text) || (/:$/.test(text) && !/^`[^`\s]*[/.][^`\s]*`\s/.test(text)))
+    return { kind: 'label' };
+  const listed = pathList(text);
+  if (listed !== undefined) {
+    for (const path of listed) claim(path, action);
+    return { kind: 'none' };
+  }
+  const ticked = /^`([^`]+)`(.*)$/.exec(text);
+  // `26-01 through 26-05 SUMMARY.md` (maxsimcli 30-03): words in backticks, no folder: the
+  // description they are, not a path.
+  const words = ticked !== null && /\s/.test(ticked[1] ?? '') && !/[/\\]/.test(ticked[1] ?? '');
+  const split =
+    ticked !== null && !words ? null : splitPathAndNote(words ? (ticked?.[1] ?? '') : text);
+  if (split !== null && split.kind === 'prose') {
+    const said = words ? `${ticked?.[1] ?? ''}${ticked?.[2] ?? ''}` : text;
+    prose.push({ action: label(action), text: said, why: split.why });
+    return { kind: 'none' };
+  }
+  const path = ticked !== null ? (ticked[1] ?? '') : split?.kind === 'path' ? split.path : '';
+  const rest =
+    ticked !== null ? (ticked[2] ?? '') : split?.kind === 'path' ? (split.note ?? '') : '';
+  claim(path, itemAction(rest) ?? action, rest.trim());
+  return { kind: /[/\\]$/.test(path) ? 'directory' : 'file', path };
+}
+
+/**
+ * A deeper line under an item. Most describe the file above (`  - Added routes`, `` - `parse()`
+ * ``) and claim nothing, as before; one that is itself a path (`` - `src/b.ts` - the parser ``)
+ * was dropped without a word (round fifteen): with a folder it is claimed as written; a bare file
+ * name under a file's item does not say its folder, and is said.
+ */
+function readNested(raw: string, parent: Parent, action: Action, sink: ItemSink): void {
+  const entry = pathEntry(raw);
+  if (entry === undefined) return;
+  if (parent.kind === 'label' || parent.kind === 'none' || /[/\\]/.test(entry.path))
+    sink.claim(entry.path, itemAction(entry.rest) ?? action, entry.rest.trim());
+  else if (parent.kind === 'file' || parent.kind === 'directory')
+    sink.prose.push({
+      action: label(action),
+      text: raw,
+      why: `a file name under the item of \`${parent.path}\` (${sink.where}) that says no folder: not claimed`,
+    });
+}
+
+/**
+ * An item, heading or line that is a path and at most a note (`` `src/b.ts` - why ``, `**src/b.ts**
+ * (new)`, `src/b.ts: why`): the path and the rest, or undefined when it opens with no path or
+ * goes on in words (`` `src/b.ts` calls the API `` is a sentence about the file). A bare path must
+ * have a folder and an extension (`I/O`, `Node.js` are words); one in backticks or bold a folder
+ * or a file name's shape.
+ */
+export function pathEntry(
+  text: string,
+): { path: string; rest: string; ticked: boolean } | undefined {
+  const m =
+    /^(?:\*\*`([^`\s]+)`\*\*|`([^`\s]+)`|\*\*([^*`\s]+)\*\*|([^\s`*~]+?))([,;.]?)((?:\s*(?:--|—|–|-(?=\s)|:|\()[^]*)?)$/.exec(
+      text.trim(),
+    );
+  if (m === null) return undefined;
+  const bare = m[4];
+  const path = m[1] ?? m[2] ?? m[3] ?? bare ?? '';
+  if (/[*?[\]{}]|~~|:\/\//.test(path)) return undefined;
+  const named = /[/\\]/.test(path) || hasExtension(path) || /^\.[^./]/.test(path);
+  if (bare !== undefined ? !/[/\\]/.test(path) || !hasExtension(path) : !named) return undefined;
+  return { path, rest: m[6] ?? '', ticked: m[1] !== undefined || m[2] !== undefined };
+}
+
+/**
+ * A heading that names one file (`` ### File: `app/page.tsx` ``, a real "Changes Made" shape;
+ * `` ### 2. `src/b.ts` ``): its path and note, as `pathEntry` reads them; else undefined.
+ */
+export function headingPath(title: string): ReturnType<typeof pathEntry> {
+  const named = title
+    .replace(/^\d{1,3}[.)]\s+/, '')
+    .replace(/^(?:(?:new|modified|changed|created|updated|deleted)\s+)?files?\s*[:：]\s*/i, '');
+  return pathEntry(named);
 }
 
 /** A bold label alone on its line: `**Files Created/Modified:**`, `**Files created**:`. */
 const LABEL_ALONE = /^\s*\*\*([^*]+?)(?::\*\*|\*\*\s*:|\*\*)\s*$/;
-const LIST_LINE = /^(?:[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]{2,}\S|\s*$)/;
+const LIST_LINE = /^(?:[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]{2,}\S|`[^`\s]+`|\s*$)/;
 
 /**
  * The lists that a bold files label heads inside a section that is no files section: `## Output`

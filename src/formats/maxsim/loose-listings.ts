@@ -9,6 +9,7 @@
  */
 import { column, fenceTracker, findTables, type Section } from '../kit/markdown.js';
 import { pathList, splitPathAndNote } from '../kit/paths.js';
+import { headingPath, pathEntry } from './file-items.js';
 import { actionGroup, fileSection } from './vocabulary.js';
 
 type Action = 'created' | 'modified' | 'deleted' | 'touched';
@@ -66,34 +67,42 @@ export function fileTables(
 /**
  * Top-level items that open with a `` `path` ``, alone or described (`` - `src/b.ts` - new
  * module ``, the usual shape: only a bare path was said before, so described items under an
- * unknown heading vanished without a word), under any heading. Claiming them would guess at what
- * the heading means; each is said instead — unverifiable, with its heading and line. `named`:
- * paths another list already claims, not said again; `withDirectory`: only a path with a `/`.
+ * unknown heading vanished without a word), under any heading; and an item that is a bold path
+ * and at most a note (`` 1. **`src/b.ts`** — why ``) or a heading that names one file (`` ###
+ * File: `src/b.ts` ``), and unless `tickedOnly` one with no backticks (`1. **src/b.ts** - why`,
+ * `- src/b.ts`): round fifteen found these dropped beside a files section. Claiming them would guess at what the heading means; each is said
+ * instead — unverifiable, with its heading and line. `named`: paths another list already claims,
+ * not said again; `withDirectory`: only a path with a `/`.
  */
 export function lonePaths(
   sections: readonly Section[],
   lineOffset: number,
   named: ReadonlySet<string> = new Set(),
-  { withDirectory = false } = {},
+  { withDirectory = false, tickedOnly = false } = {},
 ): { action: string; text: string; why: string }[] {
   const out: { action: string; text: string; why: string }[] = [];
+  const say = (path: string | undefined, where: string, what = 'a path item'): void => {
+    if (path === undefined || !/[/.]/.test(path) || splitPathAndNote(path).kind !== 'path') return;
+    if (named.has(path) || (withDirectory && !path.includes('/'))) return;
+    if (out.some((o) => o.text === path && o.why.includes(`(${where})`))) return;
+    out.push({
+      action: 'Touched',
+      text: path,
+      why: `${what} under a heading this reader does not know as a files section (${where}): not claimed`,
+    });
+  };
   for (const s of sections) {
     const where = `line ${s.line + lineOffset}: ${s.heading.trim()}`;
+    const heading = headingPath(s.title);
+    if (heading !== undefined && (heading.ticked || !tickedOnly))
+      say(heading.path, where, 'a heading that names a file,');
     const fence = fenceTracker();
     for (const line of s.body.split('\n')) {
       if (fence.line(line)) continue;
-      const path =
-        /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+`([^`\s]+)`(?:[ \t]*$|[ \t]*[-–—:(,]|[ \t]+\S)/.exec(
-          line,
-        )?.[1];
-      if (path === undefined || !/[/.]/.test(path) || splitPathAndNote(path).kind !== 'path')
-        continue;
-      if (named.has(path) || (withDirectory && !path.includes('/'))) continue;
-      out.push({
-        action: 'Touched',
-        text: path,
-        why: `a path item under a heading this reader does not know as a files section (${where}): not claimed`,
-      });
+      const item = /^[ \t]?(?:[-*+]|\d{1,3}[.)])[ \t]+(.*)$/.exec(line)?.[1] ?? '';
+      const ticked = /^`([^`\s]+)`(?:[ \t]*$|[ \t]*[-–—:(,]|[ \t]+\S)/.exec(item)?.[1];
+      const entry = ticked === undefined ? pathEntry(item) : undefined;
+      say(ticked ?? (entry?.ticked === true || !tickedOnly ? entry?.path : undefined), where);
     }
   }
   return out;

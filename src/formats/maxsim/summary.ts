@@ -12,7 +12,15 @@ import type { Decision } from '../../model/record.js';
 import { textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { isNone, type Section } from '../kit/markdown.js';
 import { splitPathAndNote } from '../kit/paths.js';
-import { flat, label, labelledLists, readFileItems, type Action } from './file-items.js';
+import {
+  flat,
+  headingPath,
+  itemAction,
+  label,
+  labelledLists,
+  readFileItems,
+  type Action,
+} from './file-items.js';
 import { isGsd2QuickSummary, isGsd2Summary, narratedResult } from './gsd2.js';
 import { summaryFrontMatter } from './gsd2-front-matter.js';
 import { fileLabels, fileTables, lonePaths } from './loose-listings.js';
@@ -236,7 +244,13 @@ export function readPhaseSummary(
     const sub = deeper ? actionGroup(s.title) : undefined;
     if (own !== undefined) group = { level: s.level, action: own };
     else if (group !== undefined && sub !== undefined) group = { level: group.level, action: sub };
-    else {
+    else if (group !== undefined && deeper && headingPath(s.title) !== undefined) {
+      // `### File: `src/a.ts`` under a files section heads one file: claimed; its body says how.
+      const { path, rest } = headingPath(s.title) ?? { path: '', rest: '' };
+      claim(path, itemAction(rest) ?? group.action, rest.trim());
+      listings.push(where);
+      continue;
+    } else {
       if (!deeper) group = undefined;
       readLabelled(s.body, where);
       if (namesFiles(s.title)) unread.push(s);
@@ -264,7 +278,9 @@ export function readPhaseSummary(
       if (!listings.includes(t.where)) listings.push(t.where);
     }
     if (items === 0) {
-      prose.push(...lonePaths(sections, lineOffset));
+      // With no files section, only a `path` in backticks: a bare `- src/a.ts` or a bold name
+      // in any section (`**wiki-store.test.ts**: 4 new tests`) is a mention as often as a claim.
+      prose.push(...lonePaths(sections, lineOffset, new Set(), { tickedOnly: true }));
       saidLone = true;
     }
   }

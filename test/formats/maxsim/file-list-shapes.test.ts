@@ -76,3 +76,102 @@ describe('false alarm: a struck-out file is withdrawn, not claimed (round fiftee
     expect(r).toEqual({ exitCode: 0, checks: ['src/a.ts verified'] });
   });
 });
+
+describe('attack: a file named in a shape GitHub shows as a file list is claimed or said (round fifteen, finding 4)', () => {
+  const HONEST = '## Files Created/Modified\n\n- `src/a.ts` - the module';
+  const FILES: Record<string, string> = { 'src/a.ts': 'export const a = 1;\n' };
+  /** Beside the honest files section, `src/ghost/b.ts` (never written) in the shape given. */
+  const SAID: [string, string, RegExp][] = [
+    [
+      'a heading per file under ## Changes Made',
+      '## Changes Made\n\n### File: `src/ghost/b.ts`\n\n1. **Added error state**',
+      /line 18: ### File: `src\/ghost\/b.ts`/,
+    ],
+    [
+      'a numbered bold path under ## Changes Made',
+      '## Changes Made\n\n1. **src/ghost/b.ts** - Added token field',
+      /line 16: ## Changes Made/,
+    ],
+    ['a bare path under ## Changes Made', '## Changes Made\n\n- src/ghost/b.ts', /## Changes Made/],
+    [
+      'a bold path in backticks under ## Changes Made',
+      '## Changes Made\n\n1. **`src/ghost/b.ts`** — Added token field',
+      /## Changes Made/,
+    ],
+  ];
+  for (const [name, shape, where] of SAID)
+    it(`${name}: said, unverifiable, with its heading and line`, () => {
+      const h = parsed(summary(`${HONEST}\n\n${shape}`));
+      expect(pairs(h)).toEqual(['touched src/a.ts']);
+      expect(said(h)).toEqual([
+        expect.objectContaining({ text: 'src/ghost/b.ts', why: expect.stringMatching(where) }),
+      ]);
+    });
+
+  const CLAIMED: [string, string][] = [
+    [
+      'a lazy continuation line inside a files item',
+      '## Files Created\n\n- `src/c.ts` - the module\n`src/ghost/b.ts` - the parser',
+    ],
+    [
+      'a nested bullet that is itself a path',
+      '## Files Created\n\n- `src/c.ts` - the module\n\n  - `src/ghost/b.ts` - the parser',
+    ],
+    ['a block-quoted list', '## Files Created\n\n> - `src/ghost/b.ts` - the parser'],
+    ['a paragraph line that names a file', '## Files Created\n\n`src/ghost/b.ts` - the parser'],
+    [
+      'a heading per file under a files section',
+      '## Files Created\n\n### `src/ghost/b.ts`\n\nThe parser, with its tests.',
+    ],
+  ];
+  for (const [name, shape] of CLAIMED)
+    it(`${name}: claimed, with the section's action`, () => {
+      const h = parsed(summary(`${HONEST}\n\n${shape}`));
+      expect(pairs(h)).toContain('created src/ghost/b.ts');
+      expect(said(h)).toEqual([]);
+    });
+
+  it('no false alarm: words, labels, members and sentences about a file in the same places are not said', () => {
+    const h = parsed(
+      summary(
+        [
+          '## Files Created/Modified',
+          '',
+          '- `src/a.ts` - the module, which calls',
+          '`parse()` for the tokens',
+          '  - `parse()` - the tokenizer',
+          '  - Added routes to `src/a.ts`',
+          '- **Helpers:**',
+          '  - `wait_for_selector(page, selector, timeout)` - waits',
+          '',
+          '> **Note:** the fixtures are generated.',
+          '',
+          '## Changes Made',
+          '',
+          '### 1. Improved Error Handling',
+          '',
+          '- Improved the I/O handling',
+          '- **Added error state**',
+          '- src/a.ts - wired in',
+          '1. **Node.js** - bumped to 20',
+          '- and/or retries',
+        ].join('\n'),
+      ),
+    );
+    expect(pairs(h)).toEqual(['touched src/a.ts']);
+    expect(said(h)).toEqual([]);
+  });
+
+  it('through record and verify --strict: every shape names the file never written (exit 1); the honest summary passes', async () => {
+    for (const shape of [...SAID, ...CLAIMED].map(([, s]) => s)) {
+      const r = await recordAndVerify(summary(`${HONEST}\n\n${shape}`), FILES, true);
+      expect(r.exitCode, shape).toBe(1);
+      expect(
+        r.checks.filter((c) => c.includes('src/ghost/b.ts')),
+        shape,
+      ).toHaveLength(1);
+    }
+    const honest = await recordAndVerify(summary(HONEST), FILES, true);
+    expect(honest).toEqual({ exitCode: 0, checks: ['src/a.ts verified'] });
+  });
+});
