@@ -164,6 +164,47 @@ export function struckOut(text: string): { why: string; standing?: string } | un
 }
 
 /**
+ * An item, heading or line that is a path and at most a note (`` `src/b.ts` - why ``, `**src/b.ts**
+ * (new)`, `src/b.ts: why`): the path and the rest, or undefined when it opens with no path or
+ * goes on in words (`` `src/b.ts` calls the API `` is a sentence about the file). A bare path must
+ * have a folder and an extension (`I/O`, `Node.js` are words); one in backticks or bold a folder
+ * or a file name's shape. `bareNames`: a bare name of that shape too (`user.ts`, `models/`), as a
+ * list nested under a directory item writes the files in it.
+ */
+export function pathEntry(
+  text: string,
+  { bareNames = false } = {},
+): { path: string; rest: string; ticked: boolean } | undefined {
+  const m =
+    /^(?:\*\*`([^`\s]+)`\*\*|`([^`\s]+)`|\*\*([^*`\s]+)\*\*|([^\s`*~]+?))([,;.]?)((?:\s*(?:--|—|–|-(?=\s)|:|\()[^]*)?)$/.exec(
+      text.trim(),
+    );
+  if (m === null) return undefined;
+  const bare = m[4];
+  const path = m[1] ?? m[2] ?? m[3] ?? bare ?? '';
+  if (/[*?[\]{}]|~~|:\/\//.test(path)) return undefined;
+  const named = /[/\\]/.test(path) || hasExtension(path) || /^\.[^./]/.test(path);
+  const file = bareNames ? named && !/\.$/.test(path) : /[/\\]/.test(path) && hasExtension(path);
+  if (bare !== undefined ? !file : !named) return undefined;
+  return { path, rest: m[6] ?? '', ticked: m[1] !== undefined || m[2] !== undefined };
+}
+
+/**
+ * The path a deeper item names under a directory item (`` - `src/services/` `` over `` - `user.ts`
+ * ``, a tree written as a list): the directory joined with the name, unless the name already
+ * starts there or is absolute (`src/services/user.ts`, `/abs/x.ts`) or opens with the same first
+ * folder (`src/other/x.ts` under `src/services/`: a path from the root, written in full).
+ */
+export function underDirectory(directory: string, name: string): string {
+  const dir = directory.replace(/[/\\]+$/, '');
+  const n = name.replace(/^\.\//, '');
+  const first = (p: string): string => p.split(/[/\\]/)[0] ?? '';
+  if (/^(?:[/\\]|[A-Za-z]:[/\\])/.test(n) || n === dir || n.startsWith(`${dir}/`)) return n;
+  if (/[/\\]./.test(n) && first(n) === first(dir)) return n;
+  return `${dir}/${n}`;
+}
+
+/**
  * The two paths of a rename written as git prints one (`src/old.ts -> src/new.ts`, or with
  * `→`), or undefined when the item is not one: both sides must read as one path each. Before
  * this, the old path was the claim and `-> src/new.ts` its note: the new path never checked.

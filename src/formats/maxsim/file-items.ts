@@ -7,7 +7,7 @@
  * heads.
  */
 import { column, fenceTracker, findTables } from '../kit/markdown.js';
-import { hasExtension, pathList, splitPathAndNote, struckOut } from '../kit/paths.js';
+import { pathEntry, pathList, splitPathAndNote, struckOut, underDirectory } from '../kit/paths.js';
 import { fileSection } from './vocabulary.js';
 
 export type Action = 'created' | 'modified' | 'deleted' | 'touched';
@@ -83,6 +83,15 @@ export function readFileItems(text: string, action: Action, sink: ItemSink): voi
   const fence = fenceTracker();
   /** The item at the list's own level that deeper lines stand under. */
   let parent: Parent = { kind: 'none' };
+  /** The directory items deeper lines stand in, outermost first. */
+  const folders: Folder[] = [];
+  /** Ends the directories nested at `indent` or deeper: one that held no file is claimed itself. */
+  const close = (indent: number): void => {
+    for (let f = folders.at(-1); f !== undefined && f.indent >= indent; f = folders.at(-1)) {
+      folders.pop();
+      if (f.files === 0) claim(f.path, f.action, f.note);
+    }
+  };
   body.forEach((written, i) => {
     // A block-quoted list (`> - \`a.ts\``) is a list to the reader; fenced lines are code.
     const line = written.replace(/^(?: {0,3}>[ \t]?)+/, '');
@@ -97,13 +106,24 @@ export function readFileItems(text: string, action: Action, sink: ItemSink): voi
     if (!item) return;
     const raw = standing((item[2] ?? '').trim());
     if (raw === undefined) return;
-    if ((item[1] ?? '').replace(/\t/g, '    ').length <= 1) parent = readItem(raw, action, sink);
+    const indent = (item[1] ?? '').replace(/\t/g, '    ').length;
+    close(indent <= 1 ? 0 : indent);
+    if (indent <= 1) {
+      parent = readItem(raw, action, sink);
+      if (parent.kind === 'directory') folders.push({ ...parent, indent: 0, files: 0 });
+    } else if (folders.length > 0) readInFolder(raw, indent, folders, sink);
     else readNested(raw, parent, action, sink);
   });
+  close(0);
 }
 
 /** What a list item at the list's own level was: deeper bullets are read against it. */
-type Parent = { kind: 'file' | 'directory'; path: string } | { kind: 'label' | 'none' };
+type Parent =
+  | { kind: 'file'; path: string }
+  | { kind: 'directory'; path: string; action: Action; note: string }
+  | { kind: 'label' | 'none' };
+/** A directory item and how many files the items nested under it named. */
+type Folder = { indent: number; path: string; action: Action; note: string; files: number };
 
 /** One item at the list's own level: claimed, said (prose) or a label over deeper items. */
 function readItem(raw: string, action: Action, { claim, prose }: ItemSink): Parent {
@@ -133,8 +153,29 @@ function readItem(raw: string, action: Action, { claim, prose }: ItemSink): Pare
   const path = ticked !== null ? (ticked[1] ?? '') : split?.kind === 'path' ? split.path : '';
   const rest =
     ticked !== null ? (ticked[2] ?? '') : split?.kind === 'path' ? (split.note ?? '') : '';
-  claim(path, itemAction(rest) ?? action, rest.trim());
-  return { kind: /[/\\]$/.test(path) ? 'directory' : 'file', path };
+  const said = itemAction(rest) ?? action;
+  // A directory waits for the items nested under it: when they name its files, it is their folder.
+  if (/[/\\]$/.test(path)) return { kind: 'directory', path, action: said, note: rest.trim() };
+  claim(path, said, rest.trim());
+  return { kind: 'file', path };
+}
+
+/**
+ * A deeper line under a directory item (`` - `src/services/` `` over `` - `user.ts` ``, a tree
+ * written as a list): a file or folder it names is in that directory (round fifteen: only the
+ * directory was claimed, and a file in it never written passed), with its own action or the
+ * directory's. A line that names none describes the directory.
+ */
+function readInFolder(raw: string, indent: number, folders: Folder[], sink: ItemSink): void {
+  const entry = pathEntry(raw, { bareNames: true });
+  const folder = folders.at(-1);
+  if (entry === undefined || folder === undefined) return;
+  const path = underDirectory(folder.path, entry.path);
+  const action = itemAction(entry.rest) ?? folder.action;
+  for (const f of folders) f.files++;
+  if (/[/\\]$/.test(entry.path))
+    folders.push({ indent, path: `${path}/`, action, note: entry.rest.trim(), files: 0 });
+  else sink.claim(path, action, entry.rest.trim());
 }
 
 /**
@@ -146,37 +187,14 @@ function readItem(raw: string, action: Action, { claim, prose }: ItemSink): Pare
 function readNested(raw: string, parent: Parent, action: Action, sink: ItemSink): void {
   const entry = pathEntry(raw);
   if (entry === undefined) return;
-  if (parent.kind === 'label' || parent.kind === 'none' || /[/\\]/.test(entry.path))
+  if (parent.kind !== 'file' || /[/\\]/.test(entry.path))
     sink.claim(entry.path, itemAction(entry.rest) ?? action, entry.rest.trim());
-  else if (parent.kind === 'file' || parent.kind === 'directory')
+  else
     sink.prose.push({
       action: label(action),
       text: raw,
       why: `a file name under the item of \`${parent.path}\` (${sink.where}) that says no folder: not claimed`,
     });
-}
-
-/**
- * An item, heading or line that is a path and at most a note (`` `src/b.ts` - why ``, `**src/b.ts**
- * (new)`, `src/b.ts: why`): the path and the rest, or undefined when it opens with no path or
- * goes on in words (`` `src/b.ts` calls the API `` is a sentence about the file). A bare path must
- * have a folder and an extension (`I/O`, `Node.js` are words); one in backticks or bold a folder
- * or a file name's shape.
- */
-export function pathEntry(
-  text: string,
-): { path: string; rest: string; ticked: boolean } | undefined {
-  const m =
-    /^(?:\*\*`([^`\s]+)`\*\*|`([^`\s]+)`|\*\*([^*`\s]+)\*\*|([^\s`*~]+?))([,;.]?)((?:\s*(?:--|—|–|-(?=\s)|:|\()[^]*)?)$/.exec(
-      text.trim(),
-    );
-  if (m === null) return undefined;
-  const bare = m[4];
-  const path = m[1] ?? m[2] ?? m[3] ?? bare ?? '';
-  if (/[*?[\]{}]|~~|:\/\//.test(path)) return undefined;
-  const named = /[/\\]/.test(path) || hasExtension(path) || /^\.[^./]/.test(path);
-  if (bare !== undefined ? !/[/\\]/.test(path) || !hasExtension(path) : !named) return undefined;
-  return { path, rest: m[6] ?? '', ticked: m[1] !== undefined || m[2] !== undefined };
 }
 
 /**

@@ -8,8 +8,8 @@
  * and read wherever it stands (`fileLabels`).
  */
 import { column, fenceTracker, findTables, type Section } from '../kit/markdown.js';
-import { pathList, splitPathAndNote } from '../kit/paths.js';
-import { headingPath, pathEntry } from './file-items.js';
+import { pathEntry, pathList, splitPathAndNote } from '../kit/paths.js';
+import { headingPath } from './file-items.js';
 import { actionGroup, fileSection } from './vocabulary.js';
 
 type Action = 'created' | 'modified' | 'deleted' | 'touched';

@@ -260,13 +260,17 @@ export function readPhaseSummary(
     const before = items + prose.length + withdrawn.length;
     readFileItems(s.body, group.action, { claim, prose, withdrawn, where });
     if (items + prose.length + withdrawn.length > before) listings.push(where);
-    else if (/^[ \t]*(?:[-*+|]|\d{1,3}[.)])/m.test(s.body) && !isNone(s.body)) {
-      // A list or table here that names no file is said, not dropped: verify reports it.
+    else if (/^[ \t]*(?:[-*+|]|\d{1,3}[.)]|`{3,}|~{3,})/m.test(s.body) && !isNone(s.body)) {
+      // A list, table or fence here that names no file is said, not dropped: verify reports it.
+      // A fenced tree (`├── ghost.ts`) is code to this reader (round fifteen: it said nothing).
+      const fenced = /^[ \t]*(?:`{3,}|~{3,})/m.test(s.body)
+        ? ' (a fenced block is code to it)'
+        : '';
       listings.push(where);
       prose.push({
         action: label(group.action),
         text: flat(s.body).slice(0, 200),
-        why: `a files section (${where}) with no file item or File column this reader can name`,
+        why: `a files section (${where}) with no file item or File column this reader can name${fenced}`,
       });
     }
   }

@@ -16,8 +16,8 @@
  */
 import type { ClaimedArtifact, Reference } from '../../model/record.js';
 import {
-  blankFences,
   column,
+  fenceTracker,
   findTables,
   headingOf,
   isNone,
@@ -27,9 +27,11 @@ import {
 import {
   hasExtension,
   mapPath,
+  pathEntry,
   pathList,
   splitPathAndNote,
   struckOut,
+  underDirectory,
   type PathText,
 } from '../kit/paths.js';
 import { filesAction, located } from './places.js';
@@ -67,7 +69,13 @@ export function filesIn(body: string, roots: readonly string[], document: string
     if (section !== undefined) readSection(section, roots, document, out);
     section = undefined;
   };
-  for (const line of blankFences(body).split('\n')) {
+  const fence = fenceTracker();
+  for (const written of body.split('\n')) {
+    // Fenced lines are code, blanked; what a fence holds is kept to say (a tree listing).
+    const fenced = fence.line(written);
+    const line = fenced ? '' : written;
+    if (fenced && !/^\s*(?:`{3,}|~{3,})/.test(written) && written.trim() !== '')
+      section?.fenced.push(written.trim());
     const h = headingOf(line);
     if (h === null) {
       section?.lines.push(line);
@@ -75,7 +83,7 @@ export function filesIn(body: string, roots: readonly string[], document: string
     }
     flush();
     const action = filesAction(h.title);
-    if (action !== undefined) section = { title: h.title, action, lines: [] };
+    if (action !== undefined) section = { title: h.title, action, lines: [], fenced: [] };
   }
   flush();
   // A file a table and a list both name is claimed once with its action.
@@ -89,7 +97,7 @@ export function filesIn(body: string, roots: readonly string[], document: string
   return out;
 }
 
-type Section = { title: string; action: Action; lines: string[] };
+type Section = { title: string; action: Action; lines: string[]; fenced: string[] };
 
 /** One files section: its tables' rows, then its list items and other lines, each claimed or said. */
 function readSection(section: Section, roots: readonly string[], document: string, out: Files) {
@@ -99,6 +107,7 @@ function readSection(section: Section, roots: readonly string[], document: strin
     readTable(table, section, roots, document, out);
     rest.fill('', table.start, table.end);
   }
+  const before = out.artifacts.length + out.unchecked.length + out.withdrawn.length;
   for (const { first, more } of entriesOf(rest)) {
     const line = lineIn(document, first);
     const text = standing(first.trim(), line, section, out);
@@ -109,15 +118,80 @@ function readSection(section: Section, roots: readonly string[], document: strin
       continue;
     }
     const split = splitPathAndNote(linkedPath(text));
-    const note = [split.kind === 'path' ? split.note : undefined, ...more]
+    const nested = nestedIn(split.kind === 'path' ? split.path : undefined, more);
+    const note = [split.kind === 'path' ? split.note : undefined, ...nested.words]
       .map((x) => (x ?? '').trim().replace(SEPARATOR, ''))
       .filter((x) => x !== '')
       .join(' ');
-    const path = split.kind === 'path' ? claim(split.path, note, section, roots, out) : undefined;
+    // A directory that the items under it name files in is their folder, not a claim itself.
+    const path =
+      split.kind !== 'path'
+        ? undefined
+        : nested.inFolder
+          ? split.path
+          : claim(split.path, note, section, roots, out);
     if (path === undefined) out.unchecked.push(said(line, text, section.title, split));
     else if (note !== '')
       out.described.push({ line, text: `${section.title}, ${path}: ${note}`, why: DESCRIBED });
+    for (const f of nested.files) claim(f.path, f.note, section, roots, out);
+    for (const n of nested.said)
+      out.unchecked.push({
+        line: lineIn(document, n),
+        text: n,
+        why: `under ${section.title}, a file name under another file's item that says no folder`,
+      });
   }
+  // A section that yields nothing but holds a fence (a tree listing) says so (round fifteen).
+  if (out.artifacts.length + out.unchecked.length + out.withdrawn.length === before) {
+    const [first] = section.fenced;
+    if (first !== undefined)
+      out.unchecked.push({
+        line: lineIn(document, first),
+        text: section.fenced.join(' ').slice(0, 200),
+        why: `under ${section.title}, a fenced block is code to this reader (a tree listing?): the files in it are not read`,
+      });
+  }
+}
+
+type Nested = { indent: number; text: string; item: boolean };
+
+/**
+ * The deeper lines under an entry. Under a directory (`` - `src/services/` `` over `` - `user.ts`
+ * ``, a tree written as a list) a name is a file or folder in it; under a file a path with a
+ * folder is a file of its own (round fifteen: both were the entry's words, and a file never
+ * written passed), a bare file name is said (no folder); the other lines describe the entry.
+ */
+function nestedIn(parent: string | undefined, more: readonly Nested[]) {
+  const out = { files: [] as { path: string; note: string }[], said: [] as string[] };
+  const words: string[] = [];
+  const folders: { indent: number; path: string; files: number }[] =
+    parent !== undefined && /[/\\]$/.test(parent) ? [{ indent: -1, path: parent, files: 0 }] : [];
+  const close = (indent: number): void => {
+    for (let f = folders.at(-1); f !== undefined && f.indent >= indent; f = folders.at(-1)) {
+      folders.pop();
+      if (f.files === 0) out.files.push({ path: f.path, note: '' });
+    }
+  };
+  for (const m of more) {
+    close(m.indent);
+    const folder = folders.at(-1);
+    const entry =
+      m.item || m.text.startsWith('`')
+        ? pathEntry(m.text, { bareNames: folder !== undefined })
+        : undefined;
+    const note = (entry?.rest ?? '').trim().replace(SEPARATOR, '');
+    if (entry === undefined) words.push(m.text);
+    else if (folder !== undefined) {
+      const path = underDirectory(folder.path, entry.path);
+      for (const f of folders) f.files++;
+      if (/[/\\]$/.test(entry.path)) folders.push({ indent: m.indent, path: `${path}/`, files: 0 });
+      else out.files.push({ path, note });
+    } else if (/[/\\]/.test(entry.path)) out.files.push({ path: entry.path, note });
+    else out.said.push(m.text);
+  }
+  const inFolder = (folders[0]?.indent ?? 0) < 0 && (folders[0]?.files ?? 0) > 0;
+  close(0);
+  return { ...out, words, inFolder };
 }
 
 const ITEM = /^([ \t]*)(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)$/;
@@ -130,20 +204,21 @@ const LABEL = /^[*_]*[^`/\\.:]+[*_]*:[*_]*$/;
  * routes`), as in the maxsim reader. The items under a label (`- **Services:**`) are entries
  * themselves.
  */
-function entriesOf(lines: readonly string[]): { first: string; more: string[] }[] {
+function entriesOf(lines: readonly string[]): { first: string; more: Nested[] }[] {
   const indents = lines.flatMap((l) => {
     const m = ITEM.exec(l);
     return m === null ? [] : [(m[1] ?? '').replace(/\t/g, '    ').length];
   });
   const top = (indents.length > 0 ? Math.min(...indents) : 0) + 1;
-  const out: { first: string; more: string[]; label: boolean }[] = [];
+  const out: { first: string; more: Nested[]; label: boolean }[] = [];
   for (const l of lines) {
     if (l.trim() === '') continue;
     const m = ITEM.exec(l);
     const indent = (/^[ \t]*/.exec(l)?.[0] ?? '').replace(/\t/g, '    ').length;
     const text = (m?.[2] ?? l).trim();
     const last = out[out.length - 1];
-    if (last !== undefined && indent > top && !last.label) last.more.push(text);
+    if (last !== undefined && indent > top && !last.label)
+      last.more.push({ indent, text, item: m !== null });
     else out.push({ first: text, more: [], label: LABEL.test(text) });
   }
   return out.filter((e) => !e.label);

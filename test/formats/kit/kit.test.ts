@@ -28,7 +28,9 @@ import {
   pathList,
   renamedPaths,
   splitPathAndNote,
+  pathEntry,
   struckOut,
+  underDirectory,
   writePath,
 } from '../../../src/formats/kit/paths.js';
 import { vocabulary } from '../../../src/formats/kit/status.js';
@@ -265,6 +267,27 @@ describe('paths', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+  it('a nested name under a directory item is in that directory, unless written in full (round fifteen)', () => {
+    expect(underDirectory('src/services/', 'user.ts')).toBe('src/services/user.ts');
+    expect(underDirectory('src/', 'models/')).toBe('src/models/');
+    expect(underDirectory('src/', './models/user.ts')).toBe('src/models/user.ts');
+    expect(underDirectory('src/services/', 'src/services/user.ts')).toBe('src/services/user.ts');
+    expect(underDirectory('src/services/', 'src/other/x.ts')).toBe('src/other/x.ts');
+    expect(underDirectory('src/services/', '/abs/x.ts')).toBe('/abs/x.ts');
+  });
+  it('pathEntry: a path and at most a note, never a sentence or a word', () => {
+    expect(pathEntry('`src/b.ts` - the parser')).toEqual({
+      path: 'src/b.ts',
+      rest: ' - the parser',
+      ticked: true,
+    });
+    expect(pathEntry('**src/b.ts** (new)')).toMatchObject({ path: 'src/b.ts', ticked: false });
+    expect(pathEntry('src/b.ts')).toMatchObject({ path: 'src/b.ts', ticked: false });
+    for (const words of ['`src/b.ts` calls the API', 'I/O handling', 'Node.js - 20', '`parse()`'])
+      expect(pathEntry(words)).toBeUndefined();
+    expect(pathEntry('user.ts - logic')).toBeUndefined();
+    expect(pathEntry('user.ts - logic', { bareNames: true })).toMatchObject({ path: 'user.ts' });
   });
   it('attack: a rename names both paths', () => {
     expect(renamedPaths('src/old.ts -> src/new.ts')).toEqual({

@@ -175,3 +175,57 @@ describe('attack: a file named in a shape GitHub shows as a file list is claimed
     expect(honest).toEqual({ exitCode: 0, checks: ['src/a.ts verified'] });
   });
 });
+
+describe('attack: files nested under a directory item, or listed in a fenced tree, are claimed or said (round fifteen, finding 5)', () => {
+  const files = (list: string): string => summary(`## Files Created/Modified\n\n${list}`);
+  const NESTED = files(
+    '- `src/services/`\n  - `user.ts` - user logic\n  - `ghost.ts` - session store (never written)',
+  );
+  const TREE = files(
+    '```\nsrc/services/\n├── user.ts        # user logic\n└── ghost.ts       # session store (never written)\n```',
+  );
+
+  it('a file nested under a directory item is the directory joined with its name; the directory is their folder, not a claim', () => {
+    expect(pairs(parsed(NESTED))).toEqual([
+      'touched src/services/user.ts',
+      'touched src/services/ghost.ts',
+    ]);
+    expect(
+      pairs(
+        parsed(
+          files(
+            '- `src/`\n  - `models/`\n    - `user.ts` (new)\n  - `src/index.ts` - written in full\n- `docs/` - the guides',
+          ),
+        ),
+      ),
+    ).toEqual(['created src/models/user.ts', 'touched src/index.ts', 'touched docs']);
+  });
+
+  it('a files section whose only content is a fenced tree is said, unverifiable, with its heading', () => {
+    const h = parsed(TREE);
+    expect(h.claims.artifacts ?? []).toEqual([]);
+    expect(said(h)).toEqual([
+      expect.objectContaining({
+        text: expect.stringContaining('ghost.ts'),
+        why: expect.stringMatching(/line 12: ## Files Created\/Modified.*fenced/),
+      }),
+    ]);
+  });
+
+  it('through record and verify --strict: the file never written fails both (exit 1); the honest nested list passes', async () => {
+    const written = { 'src/services/user.ts': 'export const user = 1;\n' };
+    const nested = await recordAndVerify(NESTED, written, true);
+    expect(nested.exitCode).toBe(1);
+    expect(nested.checks).toContain('src/services/ghost.ts contradicted');
+    const tree = await recordAndVerify(TREE, written, true);
+    expect(tree.exitCode).toBe(1);
+    expect(tree.checks.some((c) => c.includes('ghost.ts') && c.endsWith('unverifiable'))).toBe(
+      true,
+    );
+    const honest = files('- `src/services/`\n  - `user.ts` - user logic');
+    expect(await recordAndVerify(honest, written, true)).toEqual({
+      exitCode: 0,
+      checks: ['src/services/user.ts verified'],
+    });
+  });
+});

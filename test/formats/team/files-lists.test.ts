@@ -249,3 +249,51 @@ describe('false alarm: a struck-out file is withdrawn, not claimed (red team, ro
     expect(r).toMatchObject({ exitCode: 0, contradicted: [], unverifiable: [] });
   });
 });
+
+describe('attack: files nested under a directory item, or under another file, are claimed (red team, round fifteen, findings 4 and 5)', () => {
+  it('a file nested under a directory item is the directory joined with its name; a nested path with a folder is claimed', () => {
+    const h = parsed(
+      withFiles(
+        [
+          '- `src/services/`',
+          '  - `user.ts` - User business logic',
+          '  - `ghost.ts` - session store',
+          '- `src/repositories/user.ts` — Data access',
+          '',
+          '  - `tests/services/user.test.ts` - its tests',
+        ].join('\n'),
+        '- None',
+      ),
+    );
+    expect(artifacts(h)).toEqual([
+      'created src/services/user.ts',
+      'created src/services/ghost.ts',
+      'created src/repositories/user.ts',
+      'created tests/services/user.test.ts',
+    ]);
+    expect(unchecked(h)).toEqual([]);
+  });
+
+  it('a Files Created section whose only content is a fenced tree is said, with its line', () => {
+    const text = withFiles('```\nsrc/services/\n├── user.ts\n└── ghost.ts\n```', '- None');
+    const h = parsed(text);
+    expect(artifacts(h)).toEqual([]);
+    expect(unchecked(h)).toEqual([
+      {
+        line: text.split('\n').indexOf('src/services/') + 1,
+        text: 'src/services/ ├── user.ts └── ghost.ts',
+        why: 'under Files Created, a fenced block is code to this reader (a tree listing?): the files in it are not read',
+      },
+    ]);
+  });
+
+  it('through record and verify --strict: the file never written under the directory is contradicted', async () => {
+    const lie = withFiles(
+      '- `src/services/`\n  - `user.ts` - User business logic\n  - `ghost.ts` - session store',
+      '- None',
+    );
+    const r = await recordAndVerify(lie, { create: ['src/services/user.ts'], modify: false });
+    expect(r.contradicted).toEqual(['src/services/ghost.ts']);
+    expect(r.exitCode).toBe(1);
+  });
+});
