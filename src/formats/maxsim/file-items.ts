@@ -103,7 +103,8 @@ export function readFileItems(text: string, action: Action, sink: ItemSink): voi
       /^([ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(.*)$/.exec(line) ??
       /^()(\*\*`[^`]+`\*\*.*)$/.exec(line) ??
       /^([ \t]*)(`[^`\s]+`(?:[ \t]*(?:--|—|–|-|:|\()[^]*|:[^]*|[ \t]*))$/.exec(line);
-    if (!item) return;
+    // Without a bullet, only a path (`` `pytest`: 12 passed `` names a command, not a file).
+    if (!item || (!/^[ \t]*(?:[-*+]|\d|\*\*)/.test(line) && !pathEntry(item[2] ?? ''))) return;
     const raw = standing((item[2] ?? '').trim());
     if (raw === undefined) return;
     const indent = (item[1] ?? '').replace(/\t/g, '    ').length;
@@ -210,7 +211,8 @@ export function headingPath(title: string): ReturnType<typeof pathEntry> {
 
 /** A bold label alone on its line: `**Files Created/Modified:**`, `**Files created**:`. */
 const LABEL_ALONE = /^\s*\*\*([^*]+?)(?::\*\*|\*\*\s*:|\*\*)\s*$/;
-const LIST_LINE = /^(?:[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]{2,}\S|`[^`\s]+`|\s*$)/;
+/** A list's line: an item, an indented or blank line, or a `path` line (a lazy continuation). */
+const LIST_LINE = /^(?:[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]{2,}\S|`[^`\s]*[/.][^`\s]*`|\s*$)/;
 
 /**
  * The lists that a bold files label heads inside a section that is no files section: `## Output`

@@ -145,6 +145,8 @@ describe('attack: a file named in a shape GitHub shows as a file list is claimed
           '  - `wait_for_selector(page, selector, timeout)` - waits',
           '',
           '> **Note:** the fixtures are generated.',
+          '`npm test`: 12 passed',
+          '`pytest`: 12 passed',
           '',
           '## Changes Made',
           '',
@@ -160,6 +162,14 @@ describe('attack: a file named in a shape GitHub shows as a file list is claimed
     );
     expect(pairs(h)).toEqual(['touched src/a.ts']);
     expect(said(h)).toEqual([]);
+    // Under a bold files label, a line about a command ends the list: the items after it are not files.
+    const labelled = parsed(
+      summary(
+        '## Output\n\n**Files Created:**\n- `src/a.ts`\n\n`pytest`: 12 passed\n- `make`: passes',
+      ),
+    );
+    expect(pairs(labelled)).toEqual(['created src/a.ts']);
+    expect(said(labelled)).toEqual([]);
   });
 
   it('through record and verify --strict: every shape names the file never written (exit 1); the honest summary passes', async () => {
