@@ -53,8 +53,16 @@ export function label(action: Action): string {
 /** One line of a list, kept on one line (a YAML string may span lines). */
 export const flat = (s: string): string => s.replace(/\s+/g, ' ').trim();
 
-/** Reads the file items of one files section's body, each with its action or the section's. */
-export function readFileItems(text: string, action: Action, sink: ItemSink): void {
+/**
+ * Reads the file items of one files section's body, each with its action or the section's; in
+ * `folder` when a heading names the directory they are in (`` ### `src/api/` ``).
+ */
+export function readFileItems(
+  text: string,
+  action: Action,
+  sink: ItemSink,
+  folder?: { path: string; note: string },
+): void {
   const { claim, prose } = sink;
   /** A struck-out item (`~~a.ts~~`) is withdrawn, unless a path stands after the strike. */
   const standing = (item: string): string | undefined => {
@@ -84,7 +92,8 @@ export function readFileItems(text: string, action: Action, sink: ItemSink): voi
   /** The item at the list's own level that deeper lines stand under. */
   let parent: Parent = { kind: 'none' };
   /** The directory items deeper lines stand in, outermost first. */
-  const folders: Folder[] = [];
+  const folders: Folder[] =
+    folder === undefined ? [] : [{ ...folder, action, indent: -1, files: 0 }];
   /** Ends the directories nested at `indent` or deeper: one that held no file is claimed itself. */
   const close = (indent: number): void => {
     for (let f = folders.at(-1); f !== undefined && f.indent >= indent; f = folders.at(-1)) {
@@ -109,13 +118,13 @@ export function readFileItems(text: string, action: Action, sink: ItemSink): voi
     if (raw === undefined) return;
     const indent = (item[1] ?? '').replace(/\t/g, '    ').length;
     close(indent <= 1 ? 0 : indent);
-    if (indent <= 1) {
+    if (indent <= 1 && folder === undefined) {
       parent = readItem(raw, action, sink);
       if (parent.kind === 'directory') folders.push({ ...parent, indent: 0, files: 0 });
     } else if (folders.length > 0) readInFolder(raw, indent, folders, sink);
     else readNested(raw, parent, action, sink);
   });
-  close(0);
+  close(-1);
 }
 
 /** What a list item at the list's own level was: deeper bullets are read against it. */

@@ -246,12 +246,23 @@ export function readPhaseSummary(
     else if (group !== undefined && sub !== undefined) group = { level: group.level, action: sub };
     else if (group !== undefined && deeper && headingPath(s.title) !== undefined) {
       // `### File: `src/a.ts`` under a files section heads one file: claimed; its body says how.
+      // `### `src/api/`` heads a directory: the files listed under it are in it.
       const { path, rest } = headingPath(s.title) ?? { path: '', rest: '' };
-      claim(path, itemAction(rest) ?? group.action, rest.trim());
+      const folder = /[/\\]$/.test(path) ? { path, note: rest.trim() } : undefined;
+      if (folder === undefined) claim(path, itemAction(rest) ?? group.action, rest.trim());
+      else
+        readFileItems(
+          s.body,
+          itemAction(rest) ?? group.action,
+          { claim, prose, withdrawn, where },
+          folder,
+        );
       listings.push(where);
       continue;
-    } else {
-      if (!deeper) group = undefined;
+    } else if (!deeper || group === undefined) {
+      // No files section; a deeper heading of other words under one (`### Backend`) goes on to
+      // group its files (round fifteen: its list was dropped without a word).
+      group = undefined;
       readLabelled(s.body, where);
       if (namesFiles(s.title)) unread.push(s);
       else if (saysChange(s.title)) changes.push(s);

@@ -131,6 +131,20 @@ describe('attack: a file named in a shape GitHub shows as a file list is claimed
       expect(said(h)).toEqual([]);
     });
 
+  it('a sub-heading of other words under a files section groups its files; one naming a directory holds them', () => {
+    const h = parsed(
+      summary(
+        `${HONEST}\n\n### Backend\n\n- \`src/ghost/b.ts\` - the parser\n\n### \`src/api/\`\n\n- \`client.ts\` - the client\n- retries with backoff`,
+      ),
+    );
+    expect(pairs(h)).toEqual([
+      'touched src/a.ts',
+      'touched src/ghost/b.ts',
+      'touched src/api/client.ts',
+    ]);
+    expect(said(h)).toEqual([]);
+  });
+
   it('no false alarm: words, labels, members and sentences about a file in the same places are not said', () => {
     const h = parsed(
       summary(
