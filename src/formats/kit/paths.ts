@@ -169,12 +169,19 @@ export function struckOut(text: string): { why: string; standing?: string } | un
  * goes on in words (`` `src/b.ts` calls the API `` is a sentence about the file). A bare path must
  * have a folder and an extension (`I/O`, `Node.js` are words); one in backticks or bold a folder
  * or a file name's shape. `bareNames`: a bare name of that shape too (`user.ts`, `models/`), as a
- * list nested under a directory item writes the files in it.
+ * list nested under a directory item writes the files in it. `item`: the text is a list item's.
  */
 export function pathEntry(
   text: string,
-  { bareNames = false } = {},
+  { bareNames = false, item = false } = {},
 ): { path: string; rest: string; ticked: boolean } | undefined {
+  // A list item that opens with a `path` with a folder names that file, whatever words follow
+  // (`` - `src/b.ts` the parser ``): a bullet is an entry, where a line of prose is not.
+  const opening = item
+    ? /^(?:\*\*)?`([^`\s]*[/\\][^`\s]*)`(?:\*\*)?(\s.*)$/s.exec(text.trim())
+    : null;
+  if (opening !== null && !/[*?[\]{}]|~~|:\/\//.test(opening[1] ?? ''))
+    return { path: opening[1] ?? '', rest: opening[2] ?? '', ticked: true };
   const m =
     /^(?:\*\*`([^`\s]+)`\*\*|`([^`\s]+)`|\*\*([^*`\s]+)\*\*|([^\s`*~]+?))([,;.]?)((?:\s*(?:--|—|–|-(?=\s)|:|\()[^]*)?)$/.exec(
       text.trim(),

@@ -195,7 +195,7 @@ function readInFolder(raw: string, indent: number, folders: Folder[], sink: Item
  * name under a file's item does not say its folder, and is said.
  */
 function readNested(raw: string, parent: Parent, action: Action, sink: ItemSink): void {
-  const entry = pathEntry(raw);
+  const entry = pathEntry(raw, { item: true });
   if (entry === undefined) return;
   if (parent.kind !== 'file' || /[/\\]/.test(entry.path))
     sink.claim(entry.path, itemAction(entry.rest) ?? action, entry.rest.trim());

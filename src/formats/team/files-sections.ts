@@ -177,7 +177,7 @@ function nestedIn(parent: string | undefined, more: readonly Nested[]) {
     const folder = folders.at(-1);
     const entry =
       m.item || m.text.startsWith('`')
-        ? pathEntry(m.text, { bareNames: folder !== undefined })
+        ? pathEntry(m.text, { bareNames: folder !== undefined, item: m.item })
         : undefined;
     const note = (entry?.rest ?? '').trim().replace(SEPARATOR, '');
     if (entry === undefined) words.push(m.text);

@@ -117,6 +117,10 @@ describe('attack: a file named in a shape GitHub shows as a file list is claimed
       'a nested bullet that is itself a path',
       '## Files Created\n\n- `src/c.ts` - the module\n\n  - `src/ghost/b.ts` - the parser',
     ],
+    [
+      'a nested bullet that opens with a path, words after it',
+      '## Files Created\n\n- `src/c.ts` - the module\n  - `src/ghost/b.ts` the parser',
+    ],
     ['a block-quoted list', '## Files Created\n\n> - `src/ghost/b.ts` - the parser'],
     ['a paragraph line that names a file', '## Files Created\n\n`src/ghost/b.ts` - the parser'],
     [

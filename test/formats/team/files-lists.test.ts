@@ -261,6 +261,7 @@ describe('attack: files nested under a directory item, or under another file, ar
           '- `src/repositories/user.ts` — Data access',
           '',
           '  - `tests/services/user.test.ts` - its tests',
+          '  - `tests/fixtures/user.json` the fixture it reads',
         ].join('\n'),
         '- None',
       ),
@@ -270,6 +271,7 @@ describe('attack: files nested under a directory item, or under another file, ar
       'created src/services/ghost.ts',
       'created src/repositories/user.ts',
       'created tests/services/user.test.ts',
+      'created tests/fixtures/user.json',
     ]);
     expect(unchecked(h)).toEqual([]);
   });
