@@ -201,8 +201,8 @@ const LABEL = /^[*_]*[^`/\\.:]+[*_]*:[*_]*$/;
 /**
  * The entries of a files list: each item at the list's own level, or other line, with the lines
  * indented under it — deeper bullets describe the file above them (`- \`a.ts\`` over `  - Added
- * routes`), as in the maxsim reader. The items under a label (`- **Services:**`) are entries
- * themselves.
+ * routes`), as in the maxsim reader, unless they name files themselves (`nestedIn`). The items
+ * under a label (`- **Services:**`) are entries themselves.
  */
 function entriesOf(lines: readonly string[]): { first: string; more: Nested[] }[] {
   const indents = lines.flatMap((l) => {
