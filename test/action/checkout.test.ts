@@ -189,7 +189,8 @@ describe('action.yml in a workspace made as actions/checkout@v4 makes it', () =>
     expect(verify.stdout).toMatch(/rejected or superseded/);
     expect(run.summary).toContain('src/gone\\.ts: claimed deleted'); // Markdown-escaped
     expect(run.summary).toContain(
-      'rejected \\(no trusted reviewer signed the step\\; it says\\: by reviewer\\)',
+      // The step's --by is quoted (red team, round fifteen): its words are the agent's.
+      'rejected \\(no trusted reviewer signed the step\\; it says\\: by \\"reviewer\\"\\)',
     );
   });
 
