@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { asCommonMarkReads } from '../../../src/formats/kit/commonmark.js';
+import { splitFrontMatter } from '../../../src/formats/kit/front-matter.js';
 import { fenceTracker, splitSections } from '../../../src/formats/kit/markdown.js';
 
 /** The 0-based numbers of the lines the tracker reads as fenced code. */
@@ -82,8 +83,21 @@ describe('the CommonMark reading of a text', () => {
           const read = asCommonMarkReads(text).split('\n');
           expect(read).toHaveLength(text.split('\n').length);
           const fence = fenceTracker();
-          text.split('\n').forEach((line, i) => {
-            if (fence.line(line)) expect(read[i]).toBe(line);
+          const written = text.split('\n');
+          // Front matter is no body: the readers track fences from the line after it.
+          const split = splitFrontMatter(text);
+          const bodyFrom = split === null ? 0 : written.length - split.body.split('\n').length;
+          written.forEach((line, i) => {
+            if (i < bodyFrom || !fence.line(line)) return;
+            // A fenced line is as written, or hidden by a comment opened above it: inside an
+            // HTML block (`</details>` then `<!--`), what GitHub hides up to the `-->` is hidden
+            // here too, fences and all, and the line that closes it keeps what follows `-->`
+            // (counterexamples fast-check found on Node 22 in CI).
+            const close = line.indexOf('-->');
+            const hidden =
+              written.slice(0, i).some((l) => l.includes('<!--')) &&
+              (read[i] === '' || (close >= 0 && read[i] === line.slice(close + 3)));
+            expect(hidden || read[i] === line, `line ${i}: ${JSON.stringify(read[i])}`).toBe(true);
           });
         },
       ),
