@@ -23,7 +23,7 @@ import {
   uncountedNote,
   type CountedState,
 } from './lifecycle-reviewer.js';
-import { quotedBy } from './quoted-claim.js';
+import { quotedBy } from '../paths/quoted-claim.js';
 import { stepInfo, type LifecycleState } from './lifecycle-state.js';
 
 export interface ExportLifecycle {

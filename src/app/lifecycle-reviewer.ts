@@ -13,7 +13,7 @@ import {
   type Trust,
 } from '../verify/signatures.js';
 import type { LifecycleState, LifecycleStepInfo } from './lifecycle-state.js';
-import { quotedBy } from './quoted-claim.js';
+import { quotedBy } from '../paths/quoted-claim.js';
 
 export interface ReviewerContext {
   trust: Trust | undefined;

@@ -6,7 +6,7 @@
 import type { Problem } from '../model/errors.js';
 import type { LedgerRecord } from '../model/record.js';
 import { followChain, linkSteps, type SetAsideStep } from './lifecycle-fork.js';
-import { quotedBy } from './quoted-claim.js';
+import { quotedBy } from '../paths/quoted-claim.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 
 export const LIFECYCLE_STATES = ['pending', 'accepted', 'rejected', 'superseded'] as const;

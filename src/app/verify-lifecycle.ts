@@ -26,7 +26,7 @@ import type {
 } from '../verify/types.js';
 import { exitCodeOf } from '../verify/verify.js';
 import type * as ReviewerRules from './lifecycle-reviewer.js';
-import { quotedBy } from './quoted-claim.js';
+import { quotedBy } from '../paths/quoted-claim.js';
 import type { LifecycleState } from './lifecycle-state.js';
 
 export interface LifecycleGateOptions {
