@@ -76,3 +76,12 @@ export function tooLargeToRead(oid: string, size: number, cap: number): Error {
     },
   );
 }
+
+/**
+ * What a record recorded, as the merged-head check merges it: its candidate tree on its base
+ * commit (none: made before the first commit, so on the empty tree).
+ */
+export interface RecordedWork {
+  tree: string;
+  base: string | null;
+}

@@ -21,18 +21,12 @@
  * branch rewritten and not fetched) gives no merge: the head is then judged by its tree alone.
  */
 import { parseCommit } from '../store/objects.js';
-import type { ObjectReader } from '../store/port.js';
+import type { ObjectReader, RecordedWork } from '../store/port.js';
 import { walkHistory } from './history.js';
 
 /** What git's merge of two commits gave: its tree, a conflict, or no answer (an old git). */
 export type MergeResult =
   { tree: string } | { conflict: true; tree?: string } | { unavailable: string };
-
-/** What a record recorded: its candidate tree on its base commit (none: on the empty tree). */
-export interface RecordedWork {
-  tree: string;
-  base: string | null;
-}
 
 /**
  * Merges a record's work with a commit without touching a work tree (`git merge-tree

@@ -30,13 +30,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runGit } from './exec.js';
+import type { RecordedWork } from '../port.js';
 import type { RepoPaths } from './repo.js';
-
-/** What a record recorded: its candidate tree, on its base commit (none: from the empty tree). */
-export interface RecordedWork {
-  tree: string;
-  base: string | null;
-}
 
 /**
  * The scratch commit's author and committer: no config is read for them (CI may have none), and
