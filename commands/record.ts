@@ -65,7 +65,11 @@ export default class RecordCommand extends LedgerCommand {
         'Run the witnesses as verify --rerun does: sandboxed, in a copy of the candidate tree, without your HOME, ssh-agent or credentials (the record says how).',
       default: false,
     }),
-    base: Flags.string({ description: 'The commit the agent started from.', default: 'HEAD' }),
+    base: Flags.string({
+      description:
+        'The commit the agent started from: a ref or commit id, read as verify --since reads one (a short name must name exactly one ref).',
+      default: 'HEAD',
+    }),
     from: Flags.string({ description: 'A handoff file (- for stdin).' }),
     format: Flags.string({
       description: `The handoff file's format (default: detected): ${FORMATS.join(', ')}.`,

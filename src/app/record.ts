@@ -23,7 +23,8 @@ import {
 import { LEDGER_VERSION } from '../model/version.js';
 import { deriveStatus, type DerivableRecord, type KeptInputs } from '../record/derive.js';
 import { parseCommit } from '../store/objects.js';
-import { currentBranch, readBaseCommit, resolveBaseCommit } from '../store/git/base.js';
+import { currentBranch, readBaseCommit, resolveHeadCommit } from '../store/git/base.js';
+import { resolveBase } from './record-base.js';
 import type { Snapshot } from '../store/git/snapshot.js';
 import { readHead, type Head } from '../store/git/head.js';
 import { GitStore } from '../store/git/store.js';
@@ -357,7 +358,7 @@ async function stagedTargets(
   const headCommit =
     givenBase === undefined
       ? baseCommit
-      : ((await resolveBaseCommit(repo, store, head, 'HEAD'))?.commit ?? null);
+      : ((await resolveHeadCommit(repo, store, head))?.commit ?? null);
   const headTree =
     headCommit === null ? undefined : parseCommit(await readBaseCommit(store, headCommit)).tree;
   const staged = await stagedNewFiles(store, headTree, snapshot.tree, snapshot.untracked);
@@ -366,30 +367,6 @@ async function stagedTargets(
     size: snapshot.files.get(file.path)?.size ?? snapshot.indexSizes.get(file.blob) ?? Infinity,
     staged: true,
   }));
-}
-
-/** The base commit (`--base REV`, else HEAD); a revision that names no commit is a problem. */
-async function resolveBase(
-  repo: RepoPaths,
-  store: GitStore,
-  head: Head,
-  given: string | undefined,
-  problems: Problem[],
-): Promise<{ commit: string | null } | undefined> {
-  const rev = given ?? 'HEAD';
-  const base = await resolveBaseCommit(repo, store, head, rev);
-  if (base === undefined) {
-    problems.push({
-      path: 'base',
-      message:
-        rev === 'HEAD'
-          ? 'HEAD does not name a commit'
-          : `${rev} does not name a commit in this repository`,
-      expected: 'a commit (branch, tag or object id)',
-      got: rev,
-    });
-  }
-  return base;
 }
 
 export type { ObjectStore } from '../store/port.js';

@@ -9,30 +9,27 @@ import { branchOf, type Head } from './head.js';
 import type { RepoPaths } from './repo.js';
 
 /**
- * The commit `rev` names (HEAD when not given). When HEAD names a branch with no commit yet (a
- * new repository) the base is `null` — the empty tree — so an agent's first run in a new
- * project can be recorded; undefined when `rev` names no commit (the caller's input problem).
+ * The commit HEAD names. When HEAD names a branch with no commit yet (a new repository) the base
+ * is `null` — the empty tree — so an agent's first run in a new project can be recorded;
+ * undefined when HEAD names no commit (the caller's input problem). Other names are read by
+ * src/store/git/revision.ts.
  */
-export async function resolveBaseCommit(
+export async function resolveHeadCommit(
   repo: RepoPaths,
   store: ObjectStore,
   head: Head,
-  rev: string,
 ): Promise<{ commit: string | null } | undefined> {
-  if (rev === 'HEAD') {
-    // The common case without a spawn: HEAD read in-process, the commit through the object
-    // reader record needs anyway. Anything less plain (a tag, a missing object) goes to git.
-    const named = await headCommit(store, head);
-    if (named !== undefined) return { commit: named };
-  }
+  // The common case without a spawn: HEAD read in-process, the commit through the object
+  // reader record needs anyway. Anything less plain (a tag, a missing object) goes to git.
+  const named = await headCommit(store, head);
+  if (named !== undefined) return { commit: named };
   const result = await runGit(
-    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', 'HEAD^{commit}'],
     { cwd: repo.root, guard: repo.guard },
   );
   const oid = result.stdout.toString().trim();
   if (result.code === 0 && /^[0-9a-f]{40}$/.test(oid)) return { commit: oid };
-  // `--base HEAD` (the CLI's default) on an unborn branch means the same: no commit yet.
-  if (rev === 'HEAD' && (await isUnborn(repo))) return { commit: null };
+  if (await isUnborn(repo)) return { commit: null };
   return undefined;
 }
 
