@@ -61,7 +61,11 @@ export const RecordArgs = z.strictObject({
     .describe(
       'Who produced the handoff (default: your client name from the handshake); a claim until signed.',
     ),
-  base: text.optional().describe('The commit you started from, as git names it (default HEAD).'),
+  base: text
+    .optional()
+    .describe(
+      'The commit you started from (default HEAD): a ref or commit id; a short name must name exactly one ref.',
+    ),
   artifacts: z
     .array(name)
     .max(500)
