@@ -61,7 +61,10 @@ export interface SetAsideStep {
   over: string;
   /** When the step builds on a set-aside sibling rather than being one: that sibling. */
   after?: string;
-  /** A sibling the rule refused from the state at the fork: it would have moved nothing. */
+  /**
+   * A step the rule refused from the state before it on its own branch (a sibling: the state at
+   * the fork; a step after one: the state its branch reached): it would have moved nothing.
+   */
   refused?: true;
 }
 
@@ -103,8 +106,14 @@ export function followChain(
     for (const s of siblings) {
       if (s === chosen) continue;
       setAside.push({ id: s, over: chosen, ...(allowed.includes(s) ? {} : { refused: true }) });
-      for (const d of descendants(s, children, met))
-        setAside.push({ id: d, over: chosen, after: s });
+      const branch = [...chain, records.get(s)!];
+      for (const d of descendants(s, branch, records, children, met))
+        setAside.push({
+          id: d.id,
+          over: chosen,
+          after: s,
+          ...(d.refused ? { refused: true } : {}),
+        });
     }
     ids.push(chosen);
     chain.push(records.get(chosen)!);
@@ -123,31 +132,43 @@ function chooseSibling(
   records: ReadonlyMap<string, LedgerRecord>,
 ): { chosen: string; allowed: readonly string[] } {
   if (siblings.length === 1) return { chosen: siblings[0]!, allowed: siblings };
-  const { lifecycle } = lifecycleFormat;
-  const at = `records[${chain.length}]`;
-  const allowed = siblings.filter(
-    (s) =>
-      !lifecycle
-        .currentState([...chain, records.get(s)!])
-        .problems.some((p) => p.path.startsWith(`${at}.`) || p.path === at),
-  );
+  const allowed = siblings.filter((s) => allowedAfter(chain, records.get(s)!));
   const rank = (s: string) => PRECEDENCE[records.get(s)!.claims.status] ?? 0;
   let best = allowed[0] ?? siblings[0]!;
   for (const s of allowed) if (rank(s) > rank(best)) best = s;
   return { chosen: best, allowed };
 }
 
-/** Every step below `node` in `children`, depth first in the log's order; marks them met. */
+/** Whether the rule lets `step` move the state `chain` (the handoff first) reached. */
+function allowedAfter(chain: readonly LedgerRecord[], step: LedgerRecord): boolean {
+  const at = `records[${chain.length}]`;
+  return !lifecycleFormat.lifecycle
+    .currentState([...chain, step])
+    .problems.some((p) => p.path.startsWith(`${at}.`) || p.path === at);
+}
+
+/**
+ * Every step below `node` in `children`, depth first in the log's order; marks them met. Each
+ * is judged by the rule along its own branch (`branch`: the chain up to and including `node`),
+ * as the followed chain is: a reviewer's signed step on a set-aside branch may be the one the
+ * policy counts (`countedState`), and only if the rule let it move that branch's state.
+ */
 function descendants(
   node: string,
+  branch: readonly LedgerRecord[],
+  records: ReadonlyMap<string, LedgerRecord>,
   children: ReadonlyMap<string, readonly string[]>,
   met: Set<string>,
-): string[] {
-  const out: string[] = [];
+): { id: string; refused: boolean }[] {
+  const out: { id: string; refused: boolean }[] = [];
   for (const child of children.get(node) ?? []) {
     if (met.has(child)) continue;
     met.add(child);
-    out.push(child, ...descendants(child, children, met));
+    const step = records.get(child)!;
+    out.push(
+      { id: child, refused: !allowedAfter(branch, step) },
+      ...descendants(child, [...branch, step], records, children, met),
+    );
   }
   return out;
 }

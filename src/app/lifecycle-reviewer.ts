@@ -91,10 +91,14 @@ export interface CountedState extends LifecycleState {
  * or a concurrent unsigned `reject` the fork rule prefers, ended the chain on a step the policy
  * does not count, and so erased the reviewer's decision for the gate and for `export`. When the
  * chain ends on a step no trusted reviewer signed, the state is the one the latest step a
- * trusted reviewer did sign set — in the chain (one the rule let through), or a concurrent
- * sibling the fork set aside that the rule allowed — and the unsigned step is named
- * (`uncountedNote`). Latest by the steps' own times: both are signed by a reviewer, so neither
- * time is the agent's to choose. With no such step the state stays as read.
+ * trusted reviewer did sign set — in the chain (one the rule let through), or a step the fork
+ * set aside that the rule allowed on its own branch — and the unsigned step is named
+ * (`uncountedNote`). Latest by the steps' own times: all are signed by a reviewer, so no time
+ * is the agent's to choose. A set-aside step counts whether it is the sibling the fork met or a
+ * step built on one (red team, round sixteen): a reviewer who accepts and later supersedes
+ * builds the supersede on her accept, and a keyless reject beside the accept sets both aside;
+ * counting siblings only revived her older accept over her newer supersede. With no such step
+ * the state stays as read.
  */
 export function countedState(state: LifecycleState, ctx: ReviewerContext): CountedState {
   const last = state.last;
@@ -104,7 +108,7 @@ export function countedState(state: LifecycleState, ctx: ReviewerContext): Count
     .reverse()
     .find((s) => s.id !== last.id && !refused.has(s.id) && signedBy(s.id, ctx) !== undefined);
   const concurrent = (state.setAsideSteps ?? [])
-    .filter((s) => s.after === undefined && s.refused === undefined)
+    .filter((s) => s.refused === undefined)
     .filter((s) => signedBy(s.id, ctx) !== undefined)
     .map((s) => s.step);
   const candidates = [...(inChain === undefined ? [] : [inChain]), ...concurrent];

@@ -379,6 +379,68 @@ describe('verify --head and the lifecycle', () => {
     expect(check.detail).toContain(`not counted: step ${agents.id} (reject, by "bot")`);
   });
 
+  // Red team, round sixteen: the counted step was looked for among the chain and the set-aside
+  // siblings only, never among the steps built on a set-aside sibling. A keyless reject beside a
+  // reviewer's signed accept set aside her signed supersede built on that accept, and the gate,
+  // `show` and `export` counted her older accept: the head's record vouched again.
+  it("attack: under lifecycle.requireReviewer a keyless reject beside a reviewer's signed accept does not revive it over her later signed supersede", async () => {
+    const { policy: policyFile, reviewer: reviewerKey } = reviewerPolicy();
+    const { remote, clones } = remoteWithClones(2);
+    const [agent, reviewer] = clones as [string, string];
+    const fix = await honestRecord(agent, "the reviewer's fix");
+    writeFiles(agent, { 'f.txt': 'feature\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-qm', 'feature');
+    git(agent, 'push', '-q', 'origin', 'main');
+    const head = git(agent, 'rev-parse', 'HEAD');
+    const id = await honestRecord(agent, 'agent work at the head');
+    await syncRepository({ cwd: agent });
+    await syncRepository({ cwd: reviewer });
+    const by = 'rita@reviewers.example.com';
+    const accepted = await applyLifecycle({ cwd: reviewer, id, action: 'accept', by });
+    await signRecord({ cwd: reviewer, id: accepted.id, signingKey: reviewerKey });
+    const superseded = await applyLifecycle({
+      cwd: reviewer,
+      id,
+      action: 'supersede',
+      with: fix,
+      by,
+    });
+    await signRecord({ cwd: reviewer, id: superseded.id, signingKey: reviewerKey });
+    const agents = await applyLifecycle({ cwd: agent, id, action: 'reject', by: 'bot' });
+    await syncRepository({ cwd: reviewer });
+    await syncRepository({ cwd: agent });
+    const ci = cloneOf(remote);
+    await syncRepository({ cwd: ci });
+    const report = await verifyRepository({ cwd: ci, cache: false, policyFile, head });
+    const check = report.ledger.find((c) => c.check === 'head.tree')!;
+    expect(check.verdict, check.detail).toBe('contradicted');
+    expect(report.exitCode).toBe(1);
+    expect(check.detail).toContain(
+      `it was superseded by step ${superseded.id} (signed by reviewer ${by})`,
+    );
+    expect(check.detail).toContain(`not counted: step ${agents.id} (reject, by "bot")`);
+    const show = await runCli(['show', id, '--policy', policyFile], ci);
+    expect(show.stdout).toContain(
+      `lifecycle under the policy (lifecycle.requireReviewer): superseded by step ${superseded.id} (signed by reviewer ${by})`,
+    );
+    const exported = await runCli(
+      [
+        'export',
+        id,
+        '--in-toto-statement',
+        '--allow-unverified',
+        '--policy',
+        policyFile,
+        '--out',
+        '-',
+      ],
+      ci,
+    );
+    expect(exported.stdout).not.toContain(`"state":"accepted"`);
+    expect(exported.code, exported.stdout).not.toBe(0);
+  });
+
   it('after a supersede the superseding record must match: the old tree fails, the new one passes', async () => {
     const dir = gitdir({ files: { 'test.sh': 'exit 0\n' } });
     writeFiles(dir, { 'test.sh': 'exit 1\n' });
