@@ -27,7 +27,15 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, gitdir, remoteWithClones, tempDir, writeFiles } from '../helpers/git.js';
+import {
+  BIN,
+  cleanup,
+  configureUser,
+  gitdir,
+  remoteWithClones,
+  tempDir,
+  writeFiles,
+} from '../helpers/git.js';
 import {
   allChecks,
   cliBinInProcess as cli,
@@ -366,6 +374,35 @@ describe('a path honestly reused for another project', () => {
     const copy = rolledBackCopy(a, before);
     writeFileSync(join(a, '.git', 'commondir'), `${copy}\n`);
     const r = await cli(user, a, ['verify', '--full']);
+    expect(r.code, r.stdout).toBe(3);
+    expect(rollbacks(r.json)).toHaveLength(1);
+  });
+
+  it("attack: sixteen repositories made in place one after another do not push the honest clone out of the work tree's memory — its rolled-back copy put back is exit 3", async () => {
+    const user = makeUser();
+    const { dir, before } = await heldTwo(user);
+    const copy = rolledBackCopy(dir, before);
+    // Each visit is a repository made where one was (a note, exit 0), and each held an entry of
+    // its own that no other ledger holds: sixteen of them filled the list, and the honest
+    // clone's use was the one dropped.
+    for (let i = 1; i <= 16; i++) {
+      rmSync(join(dir, '.git'), { recursive: true, force: true });
+      safeGit(dir, 'init', '-q', '-b', 'main');
+      configureUser(dir);
+      writeFiles(dir, { 'v.txt': `${i}\n` });
+      safeGit(dir, 'add', '-A');
+      safeGit(dir, 'commit', '-q', '-m', `visit ${i}`);
+      const visit = await cli(user, dir, ['record', '--status', 'success', '--summary', `v${i}`]);
+      expect(visit.code, visit.stdout).toBe(0);
+    }
+    // The one over the bound is not remembered, and every run there says so.
+    const seen = await cli(user, dir, ['verify']);
+    expect(seen.code, seen.stdout).toBe(0);
+    expect((seen.json.notes as string[]).join('\n')).toMatch(/not remembered/);
+
+    rmSync(join(dir, '.git'), { recursive: true, force: true });
+    cpSync(copy, join(dir, '.git'), { recursive: true });
+    const r = await cli(user, dir, ['verify', '--full']);
     expect(r.code, r.stdout).toBe(3);
     expect(rollbacks(r.json)).toHaveLength(1);
   });

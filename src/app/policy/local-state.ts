@@ -163,6 +163,10 @@ interface Resolved {
   borrowed?: { file: string; from: Binding[] };
 }
 
+function boundTo(binding: Binding): Pick<Resolved, 'ledger' | 'clone'> {
+  return { ledger: binding.ledger, clone: binding.clone };
+}
+
 function union(sets: readonly Set<string>[]): Set<string> {
   return new Set(sets.flatMap((set) => [...set]));
 }
@@ -208,9 +212,10 @@ async function resolveLedger(
         await writeBinding(byPath, bound.binding);
         if (byInode !== undefined) await writeBinding(byInode, bound.binding);
       }
-      await rememberUse(store, found, where, bound.binding);
+      const full = await rememberUse(store, found, where, bound.binding);
+      if (full !== undefined) return { ...boundTo(bound.binding), notes: [full] };
     }
-    return { ledger: bound.binding.ledger, clone: bound.binding.clone, notes: [] };
+    return { ...boundTo(bound.binding), notes: [] };
   }
   const notes =
     own.length === 0
@@ -231,8 +236,8 @@ async function resolveLedger(
   await migratePathKeyed(where.legacyDir, binding, holds);
   await writeBinding(byPath, binding);
   if (byInode !== undefined) await writeBinding(byInode, binding);
-  await rememberUse(store, found, where, binding);
-  return { ledger: root.id, clone, notes };
+  const full = await rememberUse(store, found, where, binding);
+  return { ledger: root.id, clone, notes: full === undefined ? notes : [...notes, full] };
 }
 
 /**

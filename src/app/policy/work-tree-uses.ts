@@ -80,15 +80,20 @@ export function rolledBackNote(
  * other clones' kept. Called only when no earlier use applies, so every kept clone's entries
  * are in the ledger read now, or were a repository's made at the same git dir path. Over the
  * bound, the oldest use that held nothing goes first, then the oldest whose entries the ledger
- * holds (noted as held by the clone read now, which holds them: nothing is forgotten), then the
- * oldest.
+ * holds (noted as held by the clone read now, which holds them: nothing is forgotten). A use
+ * whose entries nothing else holds is never dropped (red team, round sixteen: sixteen
+ * repositories made in place, each with one record, pushed the honest clone out, and its
+ * rolled-back copy put back passed): when only such uses are left, a clone not yet in the list
+ * is not added, and the note returned says so. The list stays bounded, and what an agent can
+ * fill it with costs only the protection of repositories made after it — which every run there
+ * then names.
  */
 export async function rememberUse(
   store: Store,
   found: Bindings,
   where: CloneLocation,
   binding: Binding,
-): Promise<void> {
+): Promise<string | undefined> {
   const now: WorkTreeUse = {
     commonDir: where.real,
     ...(where.inodeKey === undefined ? {} : { commonInode: where.inodeKey }),
@@ -102,19 +107,27 @@ export async function rememberUse(
       ...(commonInode === undefined ? {} : { commonInode }),
       binding: b,
     }));
-  while (earlier.length >= KEPT_USES) await dropOne(store, earlier, binding);
+  while (earlier.length >= KEPT_USES) if (!(await dropOne(store, earlier, binding))) break;
+  const known = earlier.length < found.uses.length;
+  if (earlier.length >= KEPT_USES && !known) return fullNote(where, found, earlier.length);
   await writeWorkTreeUses(found.byWorkTree, [now, ...earlier]);
+  return undefined;
 }
 
-async function dropOne(store: Store, earlier: WorkTreeUse[], into: Binding): Promise<void> {
+/** Drops one use whose memory nothing loses; false when every use held entries only it holds. */
+async function dropOne(store: Store, earlier: WorkTreeUse[], into: Binding): Promise<boolean> {
   const held = await Promise.all(earlier.map((use) => readHeldBy(use.binding)));
   const empty = held.findLastIndex((entries) => entries.size === 0);
-  if (empty >= 0) return void earlier.splice(empty, 1);
+  if (empty >= 0) return earlier.splice(empty, 1).length > 0;
   for (let i = earlier.length - 1; i >= 0; i--) {
     const entries = [...held[i]!];
     if ((await missingEntries(store, entries).catch(() => entries)).length > 0) continue;
     await appendIds(cloneDirOf(into), KNOWN_ENTRIES, entries);
-    return void earlier.splice(i, 1);
+    return earlier.splice(i, 1).length > 0;
   }
-  earlier.pop();
+  return false;
+}
+
+function fullNote(where: CloneLocation, found: Bindings, kept: number): string {
+  return `this work tree (${where.place}) has used ${kept} other git directories whose clones held log entries the ledger read now lacks, as many as ledger keeps: ${where.real} is not remembered among them, so a git directory this work tree is pointed at later is not checked against what this one holds. An honest place is rarely given this many repositories; an agent replacing .git over and over to push an earlier clone's memory out would look like this, and that memory is kept. If every one of them was yours, remove ${found.byWorkTree} to forget them`;
 }
