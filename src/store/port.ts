@@ -85,3 +85,8 @@ export interface RecordedWork {
   tree: string;
   base: string | null;
 }
+
+/** A commit merged as it is: git's plain merge, its own history choosing the merge base. */
+export interface CommitAsIs {
+  commit: string;
+}

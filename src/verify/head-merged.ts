@@ -17,11 +17,19 @@
  * The merge is the record's work (its base commit to its candidate tree) with the base-branch
  * commit, not the recorded commit's: that commit is the agent's to make, and its parents chose
  * the merge base (`git merge -s ours FIX` put main's fix in its history, and the "clean merge"
- * dropped the fix: red team, round fifteen). A record's base commit this repository lacks (its
- * branch rewritten and not fetched) gives no merge: the head is then judged by its tree alone.
+ * dropped the fix: red team, round fifteen). Nor is the record's base enough alone: it is
+ * wherever the agent ran `ledger record`, and a record made on main's fix (the recorded commit
+ * not descending from it) took the fix as common ground, so that merge dropped it (red team,
+ * round sixteen). So git's plain merge of the recorded commit must give the head's tree too:
+ * dropping a base-branch change then takes both a record base and the recorded commit's own
+ * history that hold it, and the revert is a commit of the branch, in its diff. Honest records
+ * agree: recorded before committing, the base is the commit's parent; after, the commit itself.
+ *
+ * A record's base commit this repository lacks (its branch rewritten and not fetched) gives no
+ * merge: the head is then judged by its tree alone.
  */
 import { parseCommit } from '../store/objects.js';
-import type { ObjectReader, RecordedWork } from '../store/port.js';
+import type { CommitAsIs, ObjectReader, RecordedWork } from '../store/port.js';
 import { walkHistory } from './history.js';
 
 /** What git's merge of two commits gave: its tree, a conflict, or no answer (an old git). */
@@ -29,10 +37,13 @@ export type MergeResult =
   { tree: string } | { conflict: true; tree?: string } | { unavailable: string };
 
 /**
- * Merges a record's work with a commit without touching a work tree (`git merge-tree
- * --write-tree`, the work committed on the record's base in a scratch git dir).
+ * Merges a record's work (committed on the record's base in a scratch git dir) or a commit as it
+ * is with a commit, without touching a work tree (`git merge-tree --write-tree`).
  */
-export type MergeCommits = (ours: RecordedWork, theirs: string) => Promise<MergeResult>;
+export type MergeCommits = (
+  ours: RecordedWork | CommitAsIs,
+  theirs: string,
+) => Promise<MergeResult>;
 
 /** BASE's commit and the merge the app provides (verify never spawns git itself). */
 export interface BaseBranch {
@@ -52,6 +63,11 @@ export type MergedIn =
       clean: boolean;
       /** The record's base commit, when this repository cannot read it (no merge was made). */
       baseMissing?: string;
+      /**
+       * git's plain merge of the recorded commit, when the record's work gave the head's tree
+       * and this did not: the two merges disagree.
+       */
+      plain?: MergeResult;
     };
 
 /** Base-branch parents tried as the one that holds all the others. */
@@ -97,9 +113,13 @@ export async function mergedInFromBase(
     const result = { unavailable: `the record's base commit ${work.base} is not here` };
     return { shape: true, theirs: newest, result, clean: false, baseMissing: work.base };
   }
+  const gives = (merged: MergeResult) =>
+    'tree' in merged && !('conflict' in merged) && merged.tree === headTree;
   const result = await base.merge(work, newest);
-  const clean = 'tree' in result && !('conflict' in result) && result.tree === headTree;
-  return { shape: true, theirs: newest, result, clean };
+  if (!gives(result)) return { shape: true, theirs: newest, result, clean: false };
+  const plain = await base.merge({ commit: recorded }, newest);
+  if (!gives(plain)) return { shape: true, theirs: newest, result, clean: false, plain };
+  return { shape: true, theirs: newest, result, clean: true };
 }
 
 /**
@@ -164,6 +184,15 @@ export function mergeMismatch(
   const what = `${rev} merges base-branch commit ${theirs} into the recorded commit ${recorded}`;
   if (merged.baseMissing !== undefined)
     return `${what}, but the record's base commit ${merged.baseMissing} is not in this repository (its branch was rewritten, and the old commits not fetched), so the record's work cannot be merged with ${theirs} from where it was recorded: judged as a head that is not the recorded tree (fetch that commit, or record the handoff from this head)`;
+  if (merged.plain !== undefined) {
+    const got =
+      'unavailable' in merged.plain
+        ? `no answer (${merged.plain.unavailable})`
+        : 'conflict' in merged.plain
+          ? 'a conflict'
+          : `tree ${merged.plain.tree}`;
+    return `${what}: its tree is the merge of the record's work from the record's base commit with ${theirs}, but git's own merge of ${recorded} with ${theirs} gives ${got}, so the two merges disagree: the record's base is not where ${recorded}'s history begins its work, and the two take different common ground, so one of them drops a base-branch change; code no record vouches for`;
+  }
   if ('unavailable' in result)
     return `${what}, but git could not merge them here (${result.unavailable}; git merge-tree --write-tree needs git 2.38 or newer), so it is judged as a head that is not the recorded tree`;
   if ('conflict' in result)

@@ -282,13 +282,18 @@ describe('verify --since BASE --head HEAD: the base branch merged into the recor
     expect(run.head?.detail).toContain(`base-branch commit ${m3} merged in (clean merge)`);
   });
 
-  it('attack: a record whose base commit is not here gets no merge from a commit the agent made', async () => {
+  // The base commit's kept bytes need its parents here (they choose the merge base): two
+  // commits never pushed leave neither, and no merge is made.
+  it('attack: a record whose base commit and its parents are not here gets no merge from a commit the agent made', async () => {
     const user = makeUser();
     const dir = gitdir();
     writeFiles(dir, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
     git(dir, 'add', '-A');
     git(dir, 'commit', '-q', '-m', 'M0');
     git(dir, 'checkout', '-q', '-b', 'feature');
+    writeFiles(dir, { 'e.txt': 'e\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'F0: never pushed');
     writeFiles(dir, { 'f.txt': 'f\n' });
     git(dir, 'add', '-A');
     git(dir, 'commit', '-q', '-m', 'F1: never pushed');
@@ -317,6 +322,44 @@ describe('verify --since BASE --head HEAD: the base branch merged into the recor
     expect(run.head?.detail).toContain(
       `the record's base commit ${unpushed} is not in this repository`,
     );
+    expect(run.code).toBe(1);
+  });
+
+  // Red team, round sixteen: the record's base is wherever the agent ran `ledger record`. A record
+  // made on main's fix (the recorded commit does not descend from it) took the fix as common
+  // ground, so the merge of the record's work with main's tip dropped it. Both merges must agree:
+  // the record's work from its base, and git's own merge of the recorded commit.
+  it('attack: a record based on main\'s fix, which the recorded commit does not descend from, cannot make "Update branch" drop the fix', async () => {
+    const user = makeUser();
+    const dir = gitdir();
+    writeFiles(dir, { 'auth.js': 'check = false\n', 'a.txt': 'a\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'M0');
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    writeFiles(dir, { 'f.txt': 'f\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'agent work');
+    const recorded = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'checkout', '-q', 'main');
+    writeFiles(dir, { 'auth.js': 'check = true\n' });
+    git(dir, 'commit', '-q', '-am', 'M1: the fix');
+    const fix = git(dir, 'rev-parse', 'HEAD');
+    writeFiles(dir, { 'c.txt': 'c\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'M2');
+    const m2 = git(dir, 'rev-parse', 'HEAD');
+    // Recorded from a checkout of the fix with the recorded commit's files: base M1.
+    git(dir, 'checkout', '-q', '--detach', fix);
+    git(dir, 'checkout', '-q', recorded, '--', '.');
+    await record(user, dir, { status: 'success', summary: 'feature', base: fix });
+    git(dir, 'checkout', '-q', '-f', 'feature');
+    const onFix = git(dir, 'commit-tree', `${recorded}^{tree}`, '-p', fix, '-m', 'w');
+    const dropped = git(dir, 'merge-tree', '--write-tree', onFix, m2);
+    const head = git(dir, 'commit-tree', dropped, '-p', recorded, '-p', m2, '-m', 'Update branch');
+    expect(git(dir, 'show', `${head}:auth.js`)).toBe('check = false');
+    const run = await headCheck(user, dir, ['--since', m2, '--head', head]);
+    expect(run.head?.verdict, run.head?.detail).toBe('contradicted');
+    expect(run.head?.detail).toMatch(/the two merges disagree/);
     expect(run.code).toBe(1);
   });
 

@@ -25,12 +25,15 @@
  * objects only), and git merges that: the merge base is the record's base's with THEIRS. A
  * record with no base commit (made before the repository's first commit) recorded its whole
  * tree from nothing: its commit has no parent, and the merge's base is the empty tree.
+ *
+ * The check also asks for git's plain merge of the recorded commit itself (`{ commit }`), and
+ * needs both to agree (src/verify/head-merged.ts).
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runGit } from './exec.js';
-import type { RecordedWork } from '../port.js';
+import type { CommitAsIs, RecordedWork } from '../port.js';
 import type { RepoPaths } from './repo.js';
 
 /**
@@ -56,7 +59,7 @@ export type MergeTreeResult =
  */
 export async function mergeTree(
   repo: Pick<RepoPaths, 'objectsDir' | 'guard'>,
-  ours: RecordedWork,
+  ours: RecordedWork | CommitAsIs,
   theirs: string,
 ): Promise<MergeTreeResult> {
   const scratch = await mkdtemp(join(tmpdir(), 'ledger-merge-'));
@@ -72,28 +75,27 @@ export async function mergeTree(
       writeFile(join(gitDir, 'HEAD'), 'ref: refs/heads/main\n'),
       writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${quoted(repo.objectsDir)}\n`),
     ]);
-    const git = (args: readonly string[]) =>
+    const git: ScratchGit = (args, input) =>
       runGit(
         ['--git-dir', gitDir, '--work-tree', workTree, '-c', 'core.commitGraph=false', ...args],
         {
           cwd: workTree,
           guard: repo.guard,
           env: { GIT_INDEX_FILE: join(scratch, 'no-index'), ...FIXED_IDENTITY },
+          ...(input === undefined ? {} : { input }),
         },
       );
-    const parent = ours.base === null ? [] : ['-p', ours.base];
-    const made = await git([
-      'commit-tree',
-      '--no-gpg-sign',
-      '-m',
-      'recorded work',
-      ...parent,
-      ours.tree,
-    ]);
-    const work = /^[0-9a-f]{40,64}$/.exec(made.stdout.toString().trim())?.[0];
-    if (made.code !== 0 || work === undefined)
-      return { unavailable: `git commit-tree exited ${made.code}: ${firstLine(made.stderr)}` };
-    const unrelated = ours.base === null ? ['--allow-unrelated-histories'] : [];
+    let work: string;
+    if ('commit' in ours) work = ours.commit;
+    else {
+      const made = await commitWork(git, ours);
+      if (typeof made !== 'string') return made;
+      work = made;
+    }
+    // A commit as it is may be a root (a record made before the first commit, then committed):
+    // its merge is then from the empty tree, as the record's work's is. It is only ever a second
+    // opinion beside the record's work, so allowing it can fail more, never pass more.
+    const unrelated = 'commit' in ours || ours.base === null ? ['--allow-unrelated-histories'] : [];
     const result = await git([
       'merge-tree',
       '--write-tree',
@@ -110,6 +112,28 @@ export async function mergeTree(
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+type ScratchGit = (args: readonly string[], input?: Uint8Array) => ReturnType<typeof runGit>;
+
+/** The recorded tree committed on the record's base, in the scratch objects only. */
+async function commitWork(
+  git: ScratchGit,
+  ours: RecordedWork,
+): Promise<string | { unavailable: string }> {
+  const parent = ours.base === null ? [] : ['-p', ours.base];
+  const made = await git([
+    'commit-tree',
+    '--no-gpg-sign',
+    '-m',
+    'recorded work',
+    ...parent,
+    ours.tree,
+  ]);
+  const work = /^[0-9a-f]{40,64}$/.exec(made.stdout.toString().trim())?.[0];
+  if (made.code !== 0 || work === undefined)
+    return { unavailable: `git commit-tree exited ${made.code}: ${firstLine(made.stderr)}` };
+  return work;
 }
 
 function firstLine(text: string): string {
