@@ -3,7 +3,9 @@
  * in log order with their lifecycle states, and the pure `head.tree` check over them
  * (src/verify/head.ts).
  */
+import { BASE_COMMIT_FILE } from '../ledger/layout.js';
 import { bySubject, readSignatures } from '../ledger/leaves.js';
+import { lookupPath } from '../ledger/trees.js';
 import { orderEntries, readAllEntries, type LedgerIndex } from '../ledger/read.js';
 import type { LedgerRecord } from '../model/record.js';
 import { mergeTree } from '../store/git/merge-tree.js';
@@ -11,6 +13,8 @@ import type { RepoPaths } from '../store/git/repo.js';
 import { resolveRevision } from '../store/git/revision.js';
 import { parseCommit } from '../store/objects.js';
 import type { ObjectStore } from '../store/port.js';
+import { readCapped } from '../verify/blobs.js';
+import { MAX_KEPT_INPUT_BYTES } from '../verify/observed.js';
 import type { Trust } from '../verify/signatures.js';
 import { checkHead, HEAD_CHECK_ID, type HeadRecord } from '../verify/head.js';
 import type { MergeCommits } from '../verify/head-merged.js';
@@ -136,6 +140,7 @@ export async function headCheck(
       id,
       ...(stands === undefined ? {} : { stands }),
       baseCommit: record.observed.base.commit,
+      readBaseCommit: () => readBaseCommitBytes(store, index, id),
       candidateTree: record.observed.candidate.tree,
       witnesses: record.observed.witnesses.map((w) => w.command),
       ...(turnedDown && state !== undefined
@@ -177,6 +182,20 @@ export async function headCheck(
 /** The merge head.tree recomputes: git's default merge, nothing of the repository's settings. */
 function mergeWith(repo: RepoPaths): MergeCommits {
   return (ours, theirs) => mergeTree(repo, ours, theirs);
+}
+
+/**
+ * The base commit's raw bytes the record keeps (records/…/base-commit), at most as large as verify
+ * reads a kept input; none when absent or larger. head-merged.ts hashes them before any use.
+ */
+async function readBaseCommitBytes(
+  store: ObjectStore,
+  index: LedgerIndex,
+  id: string,
+): Promise<Uint8Array | undefined> {
+  const tree = index.records.get(id);
+  const entry = tree === undefined ? undefined : await lookupPath(store, tree, BASE_COMMIT_FILE);
+  return entry && (await readCapped(store, entry.oid, MAX_KEPT_INPUT_BYTES))?.bytes;
 }
 
 /** The tree of `commit`, when it can be read as one (checkHead says so when it cannot). */

@@ -84,6 +84,11 @@ export function tooLargeToRead(oid: string, size: number, cap: number): Error {
 export interface RecordedWork {
   tree: string;
   base: string | null;
+  /**
+   * The base commit's raw bytes as the record keeps them, given only when the repository lacks
+   * that commit (a reworded or amended branch never pushed it) and they hash to `base`.
+   */
+  baseCommitBytes?: Uint8Array;
 }
 
 /** A commit merged as it is: git's plain merge, its own history choosing the merge base. */

@@ -25,10 +25,11 @@
  * history that hold it, and the revert is a commit of the branch, in its diff. Honest records
  * agree: recorded before committing, the base is the commit's parent; after, the commit itself.
  *
- * A record's base commit this repository lacks (its branch rewritten and not fetched) gives no
- * merge: the head is then judged by its tree alone.
+ * A record's base commit this repository lacks (a reworded or amended commit, never pushed) is
+ * merged from the bytes the record keeps, when they hash to its id and its parents are here;
+ * else no merge is made, and the head is judged by its tree alone.
  */
-import { parseCommit } from '../store/objects.js';
+import { hashObject, parseCommit } from '../store/objects.js';
 import type { CommitAsIs, ObjectReader, RecordedWork } from '../store/port.js';
 import { walkHistory } from './history.js';
 
@@ -44,6 +45,14 @@ export type MergeCommits = (
   ours: RecordedWork | CommitAsIs,
   theirs: string,
 ) => Promise<MergeResult>;
+
+/** A record's work as the head check has it; the base commit's kept bytes are read on demand. */
+export interface WorkToMerge {
+  tree: string;
+  base: string | null;
+  /** The record's `base-commit` blob, for a base commit this repository lacks. */
+  readBaseCommit?: () => Promise<Uint8Array | undefined>;
+}
 
 /** BASE's commit and the merge the app provides (verify never spawns git itself). */
 export interface BaseBranch {
@@ -83,7 +92,7 @@ export async function mergedInFromBase(
   head: string,
   headTree: string,
   recorded: string,
-  work: RecordedWork,
+  work: WorkToMerge,
   base: BaseBranch,
   budget: number,
 ): Promise<MergedIn> {
@@ -109,17 +118,38 @@ export async function mergedInFromBase(
   if (!(await onFirstParentChain(store, base.commit, theirs, budget))) return none;
   const newest = await newestOf(store, theirs, budget);
   if (newest === undefined) return none;
-  if (work.base !== null && (await store.read(work.base))?.type !== 'commit') {
+  const here = await workHere(store, work);
+  if (here === undefined) {
     const result = { unavailable: `the record's base commit ${work.base} is not here` };
-    return { shape: true, theirs: newest, result, clean: false, baseMissing: work.base };
+    return { shape: true, theirs: newest, result, clean: false, baseMissing: work.base! };
   }
   const gives = (merged: MergeResult) =>
     'tree' in merged && !('conflict' in merged) && merged.tree === headTree;
-  const result = await base.merge(work, newest);
+  const result = await base.merge(here, newest);
   if (!gives(result)) return { shape: true, theirs: newest, result, clean: false };
   const plain = await base.merge({ commit: recorded }, newest);
   if (!gives(plain)) return { shape: true, theirs: newest, result, clean: false, plain };
   return { shape: true, theirs: newest, result, clean: true };
+}
+
+/**
+ * The record's work as this repository can merge it: its base commit read here, or written from
+ * the bytes the record keeps when they hash to its id and its parents (which choose the merge
+ * base) are here. Bytes that hash to another id are never used: they would choose the base.
+ */
+async function workHere(store: ObjectReader, work: WorkToMerge): Promise<RecordedWork | undefined> {
+  const plain = { tree: work.tree, base: work.base };
+  if (work.base === null || (await store.read(work.base))?.type === 'commit') return plain;
+  const bytes = await work.readBaseCommit?.();
+  if (bytes === undefined || hashObject('commit', bytes) !== work.base) return undefined;
+  let parents: readonly string[];
+  try {
+    parents = parseCommit(bytes, work.base).parents;
+  } catch {
+    return undefined;
+  }
+  for (const parent of parents) if ((await store.read(parent))?.type !== 'commit') return undefined;
+  return { ...plain, baseCommitBytes: bytes };
 }
 
 /**

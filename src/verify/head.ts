@@ -29,6 +29,11 @@ export interface HeadRecord {
   id: string;
   baseCommit: string | null;
   candidateTree: string;
+  /**
+   * The record's kept base-commit bytes (its `base-commit` blob), read only when the repository
+   * lacks the base commit and the head merged the base branch in (head-merged.ts).
+   */
+  readBaseCommit?: () => Promise<Uint8Array | undefined>;
   /** The commands ledger ran as its witnesses (absent: not read, nothing required). */
   witnesses?: readonly string[];
   /**
@@ -222,7 +227,13 @@ export async function checkHead(
           commit,
           tree,
           found[0],
-          { tree: chosen.candidateTree, base: chosen.baseCommit },
+          {
+            tree: chosen.candidateTree,
+            base: chosen.baseCommit,
+            ...(chosen.readBaseCommit === undefined
+              ? {}
+              : { readBaseCommit: chosen.readBaseCommit }),
+          },
           target.base,
           budget,
         );

@@ -9,7 +9,7 @@
  * the real CLI.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, makeUser, record, type User } from '../adversarial/helpers.js';
+import { cli, idPath, makeUser, record, rewriteLedger, type User } from '../adversarial/helpers.js';
 import { cleanup, git, gitdir, writeFiles } from '../helpers/git.js';
 
 afterAll(cleanup);
@@ -361,6 +361,60 @@ describe('verify --since BASE --head HEAD: the base branch merged into the recor
     expect(run.head?.verdict, run.head?.detail).toBe('contradicted');
     expect(run.head?.detail).toMatch(/the two merges disagree/);
     expect(run.code).toBe(1);
+  });
+
+  // Red team, round sixteen: a reworded commit (same tree, same parents, new id) left the
+  // record's base commit out of every pushed ref. The record keeps its bytes: hashed to its id,
+  // they give the merge its base.
+  async function rewordedAndUpdated(user: User) {
+    const dir = gitdir();
+    writeFiles(dir, { 'a.txt': 'a\n', 'b.txt': 'b\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'M0');
+    git(dir, 'checkout', '-q', '-b', 'feature');
+    writeFiles(dir, { 'f.txt': 'f\n' });
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'wip');
+    const reworded = git(dir, 'rev-parse', 'HEAD');
+    const id = (await record(user, dir, { status: 'success', summary: 'f', base: reworded })).id;
+    git(dir, 'commit', '-q', '--amend', '-m', 'Add f');
+    const recorded = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'checkout', '-q', 'main');
+    writeFiles(dir, { 'b.txt': 'b2\n' });
+    git(dir, 'commit', '-q', '-am', 'M1');
+    const m1 = git(dir, 'rev-parse', 'HEAD');
+    git(dir, 'checkout', '-q', 'feature');
+    git(dir, 'merge', '-q', '--no-edit', 'main');
+    git(dir, 'reflog', 'expire', '--expire=now', '--all');
+    git(dir, 'gc', '-q', '--prune=now');
+    expect(() => git(dir, 'cat-file', '-e', reworded)).toThrow();
+    return { dir, id, m1, reworded, recorded };
+  }
+
+  it('false alarm: a reworded commit, then "Update branch", is merged from the base commit\'s bytes the record keeps', async () => {
+    const user = makeUser();
+    const { dir, id, m1, recorded } = await rewordedAndUpdated(user);
+    const run = await headCheck(user, dir, ['--since', m1, '--head', 'HEAD']);
+    expect(run.head?.verdict, run.head?.detail).toBe('verified');
+    expect(run.head?.detail).toContain(id);
+    expect(run.head?.detail).toContain(
+      `recorded tree (commit ${recorded}) + base-branch commit ${m1} merged in (clean merge)`,
+    );
+    expect(run.code).toBe(0);
+  });
+
+  it("attack: a base-commit blob that does not hash to the record's base commit is never merged from", async () => {
+    const user = makeUser();
+    const { dir, id, m1, reworded } = await rewordedAndUpdated(user);
+    // Another commit's bytes in the record's base-commit file (a valid commit, the wrong id).
+    const other = git(dir, 'commit-tree', 'HEAD^{tree}', '-p', m1, '-m', 'forged base');
+    const bytes = new TextEncoder().encode(`${git(dir, 'cat-file', 'commit', other)}\n`);
+    await rewriteLedger(dir, [{ path: `${idPath('records', id)}/base-commit`, bytes }]);
+    const run = await headCheck(user, dir, ['--since', m1, '--head', 'HEAD']);
+    expect(run.head?.verdict, run.head?.detail).toBe('contradicted');
+    expect(run.head?.detail).toContain(
+      `the record's base commit ${reworded} is not in this repository`,
+    );
   });
 
   it('a record made before the first commit is merged from the empty tree, its own base', async () => {

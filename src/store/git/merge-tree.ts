@@ -27,7 +27,9 @@
  * tree from nothing: its commit has no parent, and the merge's base is the empty tree.
  *
  * The check also asks for git's plain merge of the recorded commit itself (`{ commit }`), and
- * needs both to agree (src/verify/head-merged.ts).
+ * needs both to agree (src/verify/head-merged.ts). A record's base commit the repository lacks
+ * (a reworded commit, never pushed) is written into the scratch objects from the bytes the record
+ * keeps, only when `hash-object` gives back the base's own id.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -121,6 +123,11 @@ async function commitWork(
   git: ScratchGit,
   ours: RecordedWork,
 ): Promise<string | { unavailable: string }> {
+  if (ours.base !== null && ours.baseCommitBytes !== undefined) {
+    const wrote = await git(['hash-object', '-t', 'commit', '-w', '--stdin'], ours.baseCommitBytes);
+    if (wrote.code !== 0 || wrote.stdout.toString().trim() !== ours.base)
+      return { unavailable: `the record's base commit bytes are not commit ${ours.base}` };
+  }
   const parent = ours.base === null ? [] : ['-p', ours.base];
   const made = await git([
     'commit-tree',
