@@ -168,7 +168,7 @@ export async function headCheck(
         : {
             base: {
               commit: options.base.commit,
-              merge: mergeWith(options.base.repo),
+              merge: mergeWith(options.base.repo, options.base.commit),
               ...(options.base.history === undefined ? {} : { history: options.base.history }),
             },
           }),
@@ -179,9 +179,12 @@ export async function headCheck(
   );
 }
 
-/** The merge head.tree recomputes: git's default merge, nothing of the repository's settings. */
-function mergeWith(repo: RepoPaths): MergeCommits {
-  return (ours, theirs) => mergeTree(repo, ours, theirs);
+/**
+ * The merge head.tree recomputes: git's default merge, nothing of the repository's settings, and
+ * the attributes the base branch committed in BASE's tree (not the branch's, not the head's).
+ */
+function mergeWith(repo: RepoPaths, base: string): MergeCommits {
+  return (ours, theirs) => mergeTree(repo, ours, theirs, base);
 }
 
 /**

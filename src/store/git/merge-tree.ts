@@ -9,13 +9,18 @@
  * fourteen). git 2.39 has no switch for `info/attributes`, and overriding config keys one by one
  * leaves the next key out; so git runs in a git dir of ledger's own, made by hand in a temp dir:
  * HEAD, refs/ and objects/, whose `info/alternates` names the repository's objects directory.
- * It has no config, no info/, no index and an empty work tree, so git reads nothing of the
- * repository but its objects (its own alternates are followed). The merged tree's objects are
- * written to the scratch objects directory and go with it: only the tree's id is kept.
+ * It has no config, no index and an empty work tree, so git reads nothing of the repository but
+ * its objects (its own alternates are followed); and neither the user's global or system config
+ * nor their attributes file, so the merge is the same in a local audit as in CI, and no
+ * `merge.<driver>.driver` of anyone's is there to run. Its `info/attributes` holds the base
+ * branch's committed `.gitattributes`, those of the `--since` commit's tree (merge-attributes.ts):
+ * a `merge=union` there is what the developer's `git merge main` applied (round sixteen). The
+ * merged tree's objects are written to the scratch objects directory and go with it: only the
+ * tree's id is kept.
  *
  * Also kept out: the commit-graph (git takes the parents that find the merge base from it, and
  * it is read from the alternate too; the agent can write it). Replace refs and grafts are off
- * for every git ledger runs (exec.ts), and the guard's overrides still apply.
+ * for every git ledger runs (exec.ts).
  *
  * "Ours" is the recorded work, not a commit of the branch: a commit with the recorded tree is
  * the agent's to make, and its parents choose the merge base. `git merge -s ours FIX` gave one
@@ -35,6 +40,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runGit } from './exec.js';
+import { NO_GUARD } from './guard.js';
+import { readTreeAttributes, toRootAttributes } from './merge-attributes.js';
 import type { CommitAsIs, RecordedWork } from '../port.js';
 import type { RepoPaths } from './repo.js';
 
@@ -58,11 +65,13 @@ export type MergeTreeResult =
 /**
  * Exit 0 is a clean merge, 1 a conflict; anything else (an older git's usage error, a commit
  * missing from a shallow clone) is no answer, and the caller judges the head without the merge.
+ * `attributesFrom` is the base branch's commit (`--since`) whose `.gitattributes` apply.
  */
 export async function mergeTree(
-  repo: Pick<RepoPaths, 'objectsDir' | 'guard'>,
+  repo: Pick<RepoPaths, 'objectsDir'>,
   ours: RecordedWork | CommitAsIs,
   theirs: string,
+  attributesFrom: string,
 ): Promise<MergeTreeResult> {
   const scratch = await mkdtemp(join(tmpdir(), 'ledger-merge-'));
   try {
@@ -70,6 +79,7 @@ export async function mergeTree(
     const workTree = join(scratch, 'work');
     await Promise.all([
       mkdir(join(gitDir, 'objects', 'info'), { recursive: true }),
+      mkdir(join(gitDir, 'info'), { recursive: true }),
       mkdir(join(gitDir, 'refs'), { recursive: true }),
       mkdir(workTree),
     ]);
@@ -77,16 +87,42 @@ export async function mergeTree(
       writeFile(join(gitDir, 'HEAD'), 'ref: refs/heads/main\n'),
       writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${quoted(repo.objectsDir)}\n`),
     ]);
+    const none = join(scratch, 'none');
     const git: ScratchGit = (args, input) =>
       runGit(
-        ['--git-dir', gitDir, '--work-tree', workTree, '-c', 'core.commitGraph=false', ...args],
+        [
+          '--git-dir',
+          gitDir,
+          '--work-tree',
+          workTree,
+          '-c',
+          'core.commitGraph=false',
+          // Not the user's ~/.config/git/attributes either: only the base branch's apply.
+          '-c',
+          `core.attributesFile=${none}`,
+          ...args,
+        ],
         {
           cwd: workTree,
-          guard: repo.guard,
-          env: { GIT_INDEX_FILE: join(scratch, 'no-index'), ...FIXED_IDENTITY },
+          // No config file is read, the repository's (not this git dir) nor the user's global
+          // or system one (below): there is no setting to guard, and a merge driver that the
+          // base branch's attributes name is defined nowhere (red team, round sixteen).
+          guard: NO_GUARD,
+          env: {
+            GIT_CONFIG_NOSYSTEM: '1',
+            // Nor the system's $(prefix)/etc/gitattributes: the same merge on every machine.
+            GIT_ATTR_NOSYSTEM: '1',
+            GIT_CONFIG_GLOBAL: none,
+            GIT_INDEX_FILE: join(scratch, 'no-index'),
+            ...FIXED_IDENTITY,
+          },
           ...(input === undefined ? {} : { input }),
         },
       );
+    const attributes = await readTreeAttributes(git, attributesFrom);
+    if (attributes === undefined)
+      return { unavailable: `git could not read the .gitattributes of ${attributesFrom}` };
+    await writeFile(join(gitDir, 'info', 'attributes'), toRootAttributes(attributes));
     let work: string;
     if ('commit' in ours) work = ours.commit;
     else {
@@ -116,7 +152,10 @@ export async function mergeTree(
   }
 }
 
-type ScratchGit = (args: readonly string[], input?: Uint8Array) => ReturnType<typeof runGit>;
+type ScratchGit = (
+  args: readonly string[],
+  input?: string | Uint8Array,
+) => ReturnType<typeof runGit>;
 
 /** The recorded tree committed on the record's base, in the scratch objects only. */
 async function commitWork(
