@@ -278,10 +278,14 @@ describe('attack: a repository committed inside the checkout', () => {
         expect(r.json.error.message).toContain(pkg);
         expect(r.json.error.message).toContain(join(clone, '.git'));
       }
-      // At the top, and with the repository named by the user, it is read as asked.
+      // At the top, and with the repository named by the user from outside it, it is read as
+      // asked. Named from inside it, GIT_DIR is what git exports to an alias or a hook run
+      // there (GIT_DIR=.): discovery reaches it, so it is refused too (round sixteen).
       expect((await cli(user, clone, ['log'])).code).toBe(0);
-      const named = await cli(user, pkg, ['log'], { GIT_DIR: pkg });
+      const named = await cli(user, clone, ['log'], { GIT_DIR: pkg });
       expect(named.code, named.stdout).toBe(0);
+      const inside = await cli(user, pkg, ['log'], { GIT_DIR: '.' });
+      expect(inside.code, inside.stdout).toBe(2);
     },
   );
 

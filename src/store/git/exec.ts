@@ -13,6 +13,7 @@ import type { Readable, Writable } from 'node:stream';
 import { isAbsolute, resolve } from 'node:path';
 import { internalError, LedgerError } from '../../model/errors.js';
 import { GitConfig, parseConfigListing } from './config.js';
+import { discoveryReaches } from './derived-git-dir.js';
 import { gitFifoRefusal } from './fifo-in-git-dir.js';
 import { endOnFifoWait, type FifoWait } from './fifo-watch.js';
 import { guardConfig, type ConfigGuard } from './guard.js';
@@ -54,6 +55,9 @@ const DROPPED_ENV =
  * The repository and work tree the user named with GIT_DIR / GIT_WORK_TREE, made absolute
  * against the current directory as git does. They come from the user's environment, not from
  * anything the agent controls, so they are honoured; every other steering variable is not.
+ * A GIT_DIR git's own discovery from here reaches is not a choice but git's answer, exported to
+ * an alias, a hook or `rebase -x` (derived-git-dir.ts): dropped, with its GIT_WORK_TREE, so
+ * ledger finds the repository itself — its place, checks and memory — as without them.
  */
 export interface NamedLocation {
   gitDir?: string;
@@ -67,7 +71,8 @@ export function namedLocation(env: NodeJS.ProcessEnv = process.env): NamedLocati
       : isAbsolute(value)
         ? value
         : resolve(process.cwd(), value);
-  const gitDir = absolute(env.GIT_DIR);
+  const given = absolute(env.GIT_DIR);
+  const gitDir = given !== undefined && discoveryReaches(process.cwd(), given) ? undefined : given;
   // Only with GIT_DIR: a GIT_WORK_TREE left over in the environment must not move the work
   // tree of a repository ledger found by itself (and then checked holds its own .git).
   const workTree = gitDir === undefined ? undefined : absolute(env.GIT_WORK_TREE);

@@ -35,8 +35,9 @@ const LOCAL: ReadonlySet<ConfigScope> = new Set(['local']);
  * unattended writer may write into `repo` (see above).
  */
 export async function checkOwnGitDir(repo: RepoPaths): Promise<void> {
-  // GIT_DIR is the user's own environment (the agent's hook settings cannot set it), and a
-  // repository without a work tree is refused by record itself.
+  // GIT_DIR is the user's own environment (the agent's hook settings cannot set it; one git
+  // exported from the agent's gitfile is not named, exec.ts), and a repository without a work
+  // tree is refused by record itself.
   if (namedLocation().gitDir !== undefined || repo.workTree === undefined) return;
   const top = real(repo.workTree);
   const dotGit = join(repo.workTree, '.git');

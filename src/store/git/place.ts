@@ -15,7 +15,9 @@
  * a `.git` named so is the entry of the directory holding it — the same place a run without
  * GIT_DIR finds — and any other named git dir (vcsh's `repo.git`, a bare repository) is its own
  * place. Only its parent is resolved: a `.git` swapped for a link to a copy must not move the
- * place to the copy. A bare repository found from inside it is its own place too.
+ * place to the copy. A bare repository found from inside it is its own place too. A GIT_DIR
+ * git exported itself (to an alias or a hook), which discovery from here reaches anyway, is
+ * not named: exec.ts drops it, and the place is found by the walk (red team, round sixteen).
  */
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { readRegularFile } from '../../paths/index.js';

@@ -230,7 +230,8 @@ async function checkWorkTreeHoldsRepo(top: string, gitDir: string): Promise<stri
  * round fifteen). Exit 2, not 3: nothing in a ledger was found wrong, and an honest bare
  * repository can lie in a checkout too (a test fixture, a mirror under a home directory kept in
  * git); which repository was meant only the user can say, by running ledger at the checkout's
- * top or naming the other with GIT_DIR.
+ * top or naming the other with GIT_DIR from outside it. Run by git (an alias, a hook), ledger
+ * gets git's GIT_DIR=. for it: discovery reaches that, so it is refused too (exec.ts).
  */
 async function refuseRepositoryInCheckout(cwd: string, opened: string): Promise<void> {
   const checkout = await checkoutAround(opened);
@@ -240,11 +241,11 @@ async function refuseRepositoryInCheckout(cwd: string, opened: string): Promise<
     checkout === opened
       ? [
           `git opened ${opened} itself as a bare repository, but ${dotGit} is there: it is a checkout whose .git git skipped (no HEAD, objects or refs git would take), and ledger does not read a checkout's own files as its repository`,
-          `Restore ${dotGit} (git needs its HEAD to take it for a git dir); if HEAD, objects or refs at the top of the checkout are not yours, the agent put them there. To read ${opened} as a repository all the same, name it: GIT_DIR=${opened} ledger …`,
+          `Restore ${dotGit} (git needs its HEAD to take it for a git dir); if HEAD, objects or refs at the top of the checkout are not yours, the agent put them there. To read ${opened} as a repository all the same, name it from a directory outside it: GIT_DIR=${opened} ledger … (from inside, git's discovery reaches it anyway, and a GIT_DIR it reaches is taken for git's own)`,
         ]
       : [
           `git opened ${opened} as a repository of its own (found from ${cwd}), and it lies inside the checkout ${checkout} (${dotGit}): a repository committed or copied into a checkout is not the checkout's, and ledger does not read one in its place`,
-          `Run ledger at the checkout's top (${checkout}) to use its repository. To read ${opened} itself, name it: GIT_DIR=${opened} ledger …`,
+          `Run ledger at the checkout's top (${checkout}) to use its repository. To read ${opened} itself, name it from outside it (the checkout's top will do): GIT_DIR=${opened} ledger … (from inside, git's discovery reaches it anyway, and a GIT_DIR it reaches is taken for git's own)`,
         ];
   throw new LedgerError('UNSUPPORTED_REPOSITORY', message, { hint });
 }

@@ -1,0 +1,224 @@
+/**
+ * Red team, round sixteen (memory-place, findings 2 and 3): git exports GIT_DIR — the git dir
+ * it found — to shell aliases, hooks and `rebase -x`. Found through a `.git` gitfile the agent
+ * wrote, or as a bare repository the agent committed in the checkout (`GIT_DIR=.`), that value
+ * is the agent's, not the user's. Taken as the user's choice, the gitfile's rolled-back copy
+ * became a place of its own (no by-work-tree memory: `git v` passed where typed `verify` was
+ * ROLLBACK), and the refusal of a repository committed inside a checkout was skipped.
+ *
+ * A GIT_DIR git's discovery from the current directory reaches is now discovery. Every test
+ * runs ledger typed AND through a real git alias (`git -c alias.v='!node bin/run.js …' v`,
+ * the same hermetic environment), so both readings are pinned for the honest layouts too.
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, cleanup, gitdir, tempDir, writeFiles } from '../helpers/git.js';
+import {
+  allChecks,
+  cli,
+  makeUser,
+  record,
+  repoWithRecord,
+  safeGit,
+  type Json,
+  type User,
+} from './helpers.js';
+
+afterEach(cleanup);
+
+const LOG_REF = 'refs/ledger/log';
+const MOVED_NOTE = /used the git directory/;
+
+/** `ledger ARGS --json` run by git as the alias `git v`, in `cwd`: git exports its GIT_DIR. */
+function viaAlias(user: User, cwd: string, args: readonly string[]): Json {
+  const command = ['node', BIN, ...args, '--json'].map((a) => `'${a}'`).join(' ');
+  const r = spawnSync('git', ['-c', `alias.v=!${command}`, 'v'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...user.env },
+  });
+  let json: any;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: r.status ?? 128, json, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** What git exports to the alias, to show the test runs under git's own GIT_DIR. */
+function aliasGitDir(user: User, cwd: string): string | undefined {
+  const r = spawnSync('git', ['-c', 'alias.e=!printenv GIT_DIR', 'e'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...user.env },
+  });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/** The exit of `ledger verify --full` run by a pre-commit hook (core.hooksPath) in `cwd`. */
+function hookVerifyExit(user: User, cwd: string): string {
+  const hooks = tempDir();
+  const marker = join(tempDir(), 'hook-exit');
+  writeFileSync(
+    join(hooks, 'pre-commit'),
+    `#!/bin/sh\nnode '${BIN}' verify --full >/dev/null 2>&1; echo $? > '${marker}'\n`,
+  );
+  chmodSync(join(hooks, 'pre-commit'), 0o755);
+  spawnSync('git', ['-c', `core.hooksPath=${hooks}`, 'commit', '-q', '--allow-empty', '-m', 'x'], {
+    cwd,
+    env: { ...process.env, ...user.env },
+  });
+  return readFileSync(marker, 'utf8').trim();
+}
+
+function rollbacks(json: any) {
+  return allChecks(json).filter((c) => c.check === 'rollback');
+}
+
+/** verify --full passes in `cwd`, typed and through the alias: no rollback, no moved note. */
+async function passesBothWays(user: User, cwd: string) {
+  for (const r of [
+    await cli(user, cwd, ['verify', '--full']),
+    viaAlias(user, cwd, ['verify', '--full']),
+  ]) {
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(rollbacks(r.json)).toEqual([]);
+    expect((r.json.notes as string[]).join('\n')).not.toMatch(MOVED_NOTE);
+  }
+}
+
+describe('adversarial: a GIT_DIR git exported from the agent’s files is discovery, not the user’s choice', () => {
+  it('attack: .git a gitfile naming a rolled-back copy, verify --full run by git (an alias, a hook) — ROLLBACK, exit 3, as typed', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const before = safeGit(dir, 'rev-parse', LOG_REF);
+    writeFiles(dir, { 'later.txt': 'later\n' });
+    await record(user, dir, { status: 'success', summary: 'held by this clone' });
+    await passesBothWays(user, dir);
+
+    const copy = join(tempDir(), 'copy.git');
+    cpSync(join(dir, '.git'), copy, { recursive: true });
+    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
+    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    writeFileSync(join(dir, '.git'), `gitdir: ${copy}\n`);
+    expect(aliasGitDir(user, dir)).toBe(copy);
+
+    const typed = await cli(user, dir, ['verify', '--full']);
+    expect(typed.code, typed.stdout).toBe(3);
+    const aliased = viaAlias(user, dir, ['verify', '--full']);
+    expect(aliased.code, aliased.stdout + aliased.stderr).toBe(3);
+    expect(rollbacks(aliased.json)).toHaveLength(1);
+
+    // A hook (the user's global core.hooksPath) gets the same GIT_DIR.
+    expect(hookVerifyExit(user, dir)).toBe('3');
+  });
+
+  it('attack: a bare repository committed in the checkout, verify run by git from inside it (GIT_DIR=.) — refused, exit 2, as typed', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const forged = gitdir();
+    await record(user, forged, { status: 'success', summary: 'all good' });
+    const pkg = join(dir, 'pkg');
+    safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forged, pkg);
+    safeGit(pkg, 'fetch', '-q', forged, 'refs/ledger/*:refs/ledger/*');
+    expect(aliasGitDir(user, pkg)).toBe('.');
+
+    const typed = await cli(user, pkg, ['verify', '--head', 'HEAD']);
+    expect(typed.code, typed.stdout).toBe(2);
+    const aliased = viaAlias(user, pkg, ['verify', '--head', 'HEAD']);
+    expect(aliased.code, aliased.stdout + aliased.stderr).toBe(2);
+    expect(aliased.json.error.code).toBe('UNSUPPORTED_REPOSITORY');
+    // Named from outside it, the user's choice still reads it.
+    const named = await cli(user, tempDir(), ['verify'], { GIT_DIR: pkg });
+    expect(named.code, named.stdout + named.stderr).toBe(0);
+  });
+});
+
+describe('honest layouts, typed and through a git alias: no false alarm', () => {
+  it('a plain checkout, from its top and from a subdirectory', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    await passesBothWays(user, dir);
+    mkdirSync(join(dir, 'src', 'deep'), { recursive: true });
+    await passesBothWays(user, join(dir, 'src'));
+  });
+
+  it('a linked work tree (GIT_DIR=.git/worktrees/x), and a rollback in it is still caught through the alias', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const linked = join(tempDir(), 'linked');
+    safeGit(dir, 'worktree', 'add', '-q', linked);
+    expect(aliasGitDir(user, linked)).toMatch(/worktrees/);
+    await passesBothWays(user, linked);
+    await passesBothWays(user, dir);
+    const before = safeGit(linked, 'rev-parse', LOG_REF);
+    writeFiles(linked, { 'wt.txt': 'wt\n' });
+    await record(user, linked, { status: 'success', summary: 'two' });
+    await passesBothWays(user, linked);
+    safeGit(dir, 'update-ref', LOG_REF, before);
+    expect(viaAlias(user, linked, ['verify', '--full']).code).toBe(3);
+  });
+
+  it('a submodule: through an alias (GIT_DIR=.git/modules/sub) and `git submodule foreach` (GIT_DIR=.git)', async () => {
+    const user = makeUser();
+    const origin = gitdir();
+    const superproject = gitdir();
+    safeGit(
+      superproject,
+      '-c',
+      'protocol.file.allow=always',
+      'submodule',
+      'add',
+      '-q',
+      origin,
+      'sub',
+    );
+    const sub = join(superproject, 'sub');
+    await record(user, sub, { status: 'success', summary: 'in the submodule' });
+    expect(aliasGitDir(user, sub)).toMatch(/modules/);
+    await passesBothWays(user, sub);
+    const foreach = spawnSync(
+      'git',
+      ['submodule', 'foreach', '-q', `node '${BIN}' verify --full --json`],
+      { cwd: superproject, encoding: 'utf8', env: { ...process.env, ...user.env } },
+    );
+    expect(foreach.status, foreach.stdout + foreach.stderr).toBe(0);
+    expect(JSON.parse(foreach.stdout).notes.join('\n')).not.toMatch(MOVED_NOTE);
+  });
+
+  it('git clone --separate-git-dir, its gitfile also rewritten with CR LF', async () => {
+    const user = makeUser();
+    const origin = gitdir();
+    const work = join(tempDir(), 'work');
+    const gitDir = join(tempDir(), 'separate.git');
+    safeGit(tempDir(), 'clone', '-q', '--separate-git-dir', gitDir, origin, work);
+    await record(user, work, { status: 'success', summary: 'separate' });
+    expect(aliasGitDir(user, work)).toBe(gitDir);
+    await passesBothWays(user, work);
+    writeFileSync(join(work, '.git'), `gitdir: ${gitDir}\r\n`);
+    await passesBothWays(user, work);
+  });
+
+  it('a GIT_DIR the user names that discovery from here does not reach keeps being the user’s: a nested repository’s outer one', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const inner = join(dir, 'inner');
+    mkdirSync(inner);
+    safeGit(inner, 'init', '-q', '-b', 'main');
+    const r = await cli(user, inner, ['verify'], { GIT_DIR: join(dir, '.git') });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.json.records).toHaveLength(1);
+    rmSync(inner, { recursive: true, force: true });
+  });
+});
