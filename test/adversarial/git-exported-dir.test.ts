@@ -124,6 +124,24 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
     expect(hookVerifyExit(user, dir)).toBe('3');
   });
 
+  it('attack: the same gitfile, its copy’s config moving the work tree elsewhere (core.worktree), verify --full run by a hook there — refused, exit 2', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const before = safeGit(dir, 'rev-parse', LOG_REF);
+    writeFiles(dir, { 'later.txt': 'later\n' });
+    await record(user, dir, { status: 'success', summary: 'held by this clone' });
+    await passesBothWays(user, dir);
+    const copy = join(tempDir(), 'copy.git');
+    cpSync(join(dir, '.git'), copy, { recursive: true });
+    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
+    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    writeFileSync(join(dir, '.git'), `gitdir: ${copy}\n`);
+    // git runs hooks and `rebase -x` at the work tree's top: here one the agent chose, from
+    // which no .git leads to the copy.
+    safeGit(dir, '--git-dir', copy, 'config', 'core.worktree', tempDir());
+    expect(hookVerifyExit(user, dir)).toBe('2');
+  });
+
   it('attack: a bare repository committed in the checkout, verify run by git from inside it (GIT_DIR=.) — refused, exit 2, as typed', async () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);

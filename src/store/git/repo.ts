@@ -63,6 +63,7 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
   if (named.gitDir === undefined) await checkDiscovery(cwd);
   else await checkNamedGitDir(named.gitDir);
   const { config, location } = await locateAndConfigure(cwd, named);
+  if (named.gitDir !== undefined) refuseWorkTreeGitMoved(named, config);
   const { bare, inside, gitDir, commonDir, top, cdup } = location;
   const found = await findPlace(cwd, gitDir, named.gitDir);
   if (named.gitDir === undefined && found.checkout === undefined)
@@ -170,6 +171,28 @@ async function namedWorkTree(
     };
   }
   return realpath(cwd);
+}
+
+/**
+ * git ran ledger (an alias, a hook, `rebase -x`: it exports GIT_PREFIX with GIT_DIR), from the
+ * work tree the named git dir's own config gives (`core.worktree`), and discovery from there
+ * does not reach that git dir (exec.ts). git may have found it through a `.git` gitfile the
+ * agent wrote, with `core.worktree` written in the target to move git — and ledger — away from
+ * the checkout whose memory would catch a rolled-back copy: where git started cannot be told,
+ * so it is refused. A user who names a repository with a work tree elsewhere (vcsh) sets
+ * GIT_WORK_TREE too, which git leaves in the environment.
+ */
+function refuseWorkTreeGitMoved(named: NamedLocation, config: GitConfig): void {
+  const planted = config.get('core.worktree');
+  if (process.env.GIT_PREFIX === undefined || named.workTree !== undefined) return;
+  if (planted === undefined) return;
+  throw new LedgerError(
+    'UNSUPPORTED_REPOSITORY',
+    `git ran ledger with GIT_DIR=${named.gitDir} from the work tree that repository's config names (core.worktree = ${planted}), and git's discovery from there does not reach it: it may have been reached through a .git file the agent wrote, and ledger does not read it in place of the checkout`,
+    {
+      hint: 'Run ledger typed in the checkout, or set GIT_WORK_TREE with GIT_DIR if this repository is yours to name.',
+    },
+  );
 }
 
 function notARepository(cwd: string, stderr: string, named?: string): LedgerError {
