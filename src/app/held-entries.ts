@@ -9,13 +9,16 @@
  * a user with no state directory has no memory, and nothing more is loaded or read (no hash, no
  * git); the memory's code is loaded only when there is state; a memory with no entry for this
  * clone reads no object; otherwise only the fan-out trees the held entries fall in are read
- * (`missingEntries`), in-process like the log itself. Then, for `show`'s `observedProof`, which
+ * (`missingEntriesAt`), in-process like the log itself, and the tip's chain only down to the
+ * newest held entry (`unreachedFromTip`). Then, for `show`'s `observedProof`, which
  * records this user's ledger made here (`recordedHereForReader`), under the same guard.
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { LOG_REF } from '../ledger/layout.js';
-import { missingEntries } from '../ledger/read.js';
+import { fanout, LOG_DIR, LOG_REF } from '../ledger/layout.js';
+import { unreachedFrom } from '../ledger/reach.js';
+import { missingEntriesAt, readEntry, readTip } from '../ledger/read.js';
+import { lookupPath } from '../ledger/trees.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import { stateRoot } from '../paths/state-root.js';
@@ -25,11 +28,16 @@ export interface HeldEntriesMissing {
   missing: number;
   /** The first of them, as verify names it. */
   first: string;
+  /**
+   * Set when they are all still in the tree, but not on the chain the tip's entry heads, which
+   * is what the readers list (verify: "not reachable from the tip").
+   */
+  unreachable?: true | undefined;
 }
 
 /**
- * Which log entries this clone held are missing from refs/ledger/log (undefined: none, or no
- * memory). This clone's memory is read before the ledger ref, as verify reads them: an entry a
+ * Which log entries this clone held are missing from refs/ledger/log, or else not reachable
+ * from its tip entry (undefined: neither, or no memory). This clone's memory is read before the ledger ref, as verify reads them: an entry a
  * racing record notes meanwhile is then in the ledger read after it, never a false warning.
  */
 export async function heldEntriesMissing(
@@ -38,10 +46,39 @@ export async function heldEntriesMissing(
 ): Promise<HeldEntriesMissing | undefined> {
   if (!(await anyState())) return undefined;
   const { readHeldEntries } = await import('./policy/local-state.js');
-  const held = await readHeldEntries(repo, store);
+  const { held, newest } = await readHeldEntries(repo, store);
   if (held.size === 0) return undefined;
-  const lost = await missingEntries(store, held);
-  return lost.length === 0 ? undefined : { missing: lost.length, first: lost[0]! };
+  const tipCommit = await store.readRef(LOG_REF);
+  const lost = await missingEntriesAt(store, tipCommit, held);
+  if (lost.length > 0) return { missing: lost.length, first: lost[0]! };
+  const unreached = await unreachedFromTip(store, tipCommit!, newest);
+  return unreached.length === 0
+    ? undefined
+    : { missing: unreached.length, first: unreached[0]!, unreachable: true };
+}
+
+/**
+ * The newest held entries (still in the tree) that the tip's entry does not lead to: the tip
+ * commit's trailer, not the tree, is where `log` and `stats` start walking, so a tip moved back
+ * to an older entry over the same tree hides the newer records as surely as deleting them (red
+ * team, round sixteen). Each memory's last-noted entry stands for the ones it noted before (its
+ * ancestors), so a `log -n 20` reads one entry when nothing moved (the tip is that entry) and
+ * walks down only as far as the lowest of them otherwise.
+ */
+async function unreachedFromTip(
+  store: ObjectReader,
+  tipCommit: string,
+  newest: readonly string[],
+): Promise<string[]> {
+  const tip = await readTip(store, tipCommit);
+  const wanted = new Map<string, { height: number }>();
+  for (const id of newest) {
+    if (id === tip.entryId || wanted.has(id)) continue;
+    const blob = await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(id)].join('/'));
+    if (blob === undefined) continue; // (the name check above found it)
+    wanted.set(id, { height: (await readEntry(store, id, blob.oid)).entry.height });
+  }
+  return unreachedFrom(store, tip, wanted);
 }
 
 /** What a reader says of it, on stderr or in an answer's notices. */
@@ -49,10 +86,13 @@ export function heldEntriesWarning(lost: HeldEntriesMissing): string {
   return `${heldEntriesSaid(lost)}: the ledger was rolled back or rewritten, and this answer may lack records it held; run ledger verify`;
 }
 
-/** "N log entries this clone held are missing from refs/ledger/log (first: …)". */
+/** "N log entries this clone held are missing from refs/ledger/log (first: …)", or "…are not reachable from the tip of refs/ledger/log…". */
 export function heldEntriesSaid(lost: HeldEntriesMissing): string {
   const one = lost.missing === 1;
-  return `${lost.missing} log entr${one ? 'y' : 'ies'} this clone held ${one ? 'is' : 'are'} missing from ${LOG_REF} (first: ${lost.first})`;
+  const where = lost.unreachable
+    ? `not reachable from the tip of ${LOG_REF}`
+    : `missing from ${LOG_REF}`;
+  return `${lost.missing} log entr${one ? 'y' : 'ies'} this clone held ${one ? 'is' : 'are'} ${where} (first: ${lost.first})`;
 }
 
 /**

@@ -10,11 +10,10 @@
  * holds them (lost-leaves.ts). An honest publisher retires no ref whose leaves it lacks
  * (publish-checkpoint.ts), so this happens only when someone deleted a ref by hand.
  */
-import { CHECKPOINT_REF, fanout, LOG_DIR, RECORDS_DIR } from '../ledger/layout.js';
+import { CHECKPOINT_REF, LOG_DIR, RECORDS_DIR } from '../ledger/layout.js';
 import { readEntry, type Tip } from '../ledger/read.js';
-import { lookupPath } from '../ledger/trees.js';
+import { unreachedFrom } from '../ledger/reach.js';
 import { LedgerError, type Problem } from '../model/errors.js';
-import type { LogEntry } from '../model/record.js';
 import type { ObjectStore } from '../store/port.js';
 import { syncedRef } from './remote.js';
 import { leavesIn } from '../ledger/tree-diff.js';
@@ -113,6 +112,7 @@ export async function acceptRetired(
     if (seen.entryId !== checkpoint.entryId)
       tips.set(seen.entryId, { ref, height: seen.entry.height });
   }
+  // One walk for all of them (1,000 retired refs cost one walk, not 1,000).
   const unreached = await unreachedFrom(store, checkpoint, tips);
   if (unreached.length > 0) {
     const [first] = unreached;
@@ -129,36 +129,6 @@ export async function acceptRetired(
     );
   }
   return { vanished };
-}
-
-/**
- * The wanted entries not reached from the checkpoint's tip. One walk for all of them, down from
- * the tip and never below the lowest wanted height (a chain's heights only grow), so 1,000
- * retired refs cost one walk, not 1,000.
- */
-async function unreachedFrom(
-  store: ObjectStore,
-  checkpoint: Tip,
-  wanted: ReadonlyMap<string, { height: number }>,
-): Promise<string[]> {
-  if (wanted.size === 0) return [];
-  const missing = new Set(wanted.keys());
-  const floor = Math.min(...[...wanted.values()].map((w) => w.height));
-  const stack: LogEntry[] = [checkpoint.entry];
-  const visited = new Set<string>([checkpoint.entryId]);
-  while (stack.length > 0 && missing.size > 0) {
-    const entry = stack.pop()!;
-    for (const prev of entry.prev) {
-      if (visited.has(prev)) continue;
-      visited.add(prev);
-      missing.delete(prev);
-      const leaf = await lookupPath(store, checkpoint.tree, [LOG_DIR, ...fanout(prev)].join('/'));
-      if (leaf === undefined) continue;
-      const decoded = await readEntry(store, prev, leaf.oid).catch(() => undefined);
-      if (decoded && decoded.entry.height > floor) stack.push(decoded.entry);
-    }
-  }
-  return [...missing].sort();
 }
 
 function uncovered(remote: string, ref: string, checkpoint: Tip, problems: Problem[]): LedgerError {

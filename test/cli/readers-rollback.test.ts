@@ -38,6 +38,39 @@ async function rolledBack() {
   return { user, repo, kept: kept.id, lost: lost.id };
 }
 
+/**
+ * Red team, round sixteen (sync-lifecycle, finding 2): the same tree as the tip, but a commit
+ * whose `Ledger-Entry` trailer names the older entry. Every entry is still a name in the tree;
+ * the readers walk the log from the trailer's entry, so the newest record drops out of it.
+ */
+async function tipMovedBack() {
+  const user = makeUser();
+  const repo = gitdir();
+  writeFiles(repo, { 'a.txt': '1\n' });
+  const kept = await record(user, repo, { task: 'T-1', status: 'success', summary: 'T-1 done' });
+  const older = safeGit(repo, 'log', '-1', '--format=%B', LOG_REF).match(
+    /Ledger-Entry: (sha256:[0-9a-f]{64})/,
+  )![1]!;
+  writeFiles(repo, { 'a.txt': '2\n' });
+  const lost = await record(user, repo, {
+    task: 'T-2',
+    status: 'failed',
+    summary: 'T-2 failed, do not ship',
+  });
+  const tip = safeGit(repo, 'rev-parse', LOG_REF).trim();
+  const moved = safeGit(
+    repo,
+    'commit-tree',
+    `${tip}^{tree}`,
+    '-p',
+    tip,
+    '-m',
+    `ledger: record\n\nLedger-Entry: ${older}\n`,
+  ).trim();
+  safeGit(repo, 'update-ref', LOG_REF, moved);
+  return { user, repo, kept: kept.id, lost: lost.id };
+}
+
 describe('readers after a rollback (red team, round twelve)', () => {
   it('attack: log, show and stats say that log entries this clone held are missing', async () => {
     const { user, repo, kept } = await rolledBack();
@@ -84,6 +117,38 @@ describe('readers after a rollback (red team, round twelve)', () => {
     const byId = await cli(user, repo, ['show', lost]);
     expect(byId.code).toBe(3);
     expect(byId.json.error.code).toBe('ROLLBACK');
+  });
+
+  it('attack: a tip whose trailer names an older entry (same tree) is said as a rollback by log, show, stats', async () => {
+    const { user, repo, kept, lost } = await tipMovedBack();
+    const UNREACHED =
+      /1 log entry this clone held is not reachable from the tip of refs\/ledger\/log \(first: sha256:[0-9a-f]{64}\): the ledger was rolled back or rewritten.*run ledger verify/;
+
+    const log = await cliText(user, repo, ['log']);
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).toContain(kept.slice(0, 19));
+    expect(log.stderr).toMatch(UNREACHED);
+    const logJson = await cli(user, repo, ['log']);
+    expect(logJson.json.map((i: { id: string }) => i.id)).toEqual([kept]);
+    expect(logJson.stderr).toMatch(UNREACHED);
+
+    const shown = await cli(user, repo, ['show', kept]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.json.rollback).toEqual({
+      missing: 1,
+      first: expect.stringMatching(/^sha256:/),
+      unreachable: true,
+    });
+    const stats = await cli(user, repo, ['stats']);
+    expect(stats.json).toMatchObject({ records: 1, rollback: { missing: 1, unreachable: true } });
+    expect((await cliText(user, repo, ['stats'])).stderr).toMatch(UNREACHED);
+
+    // The record the moved tip hides: ROLLBACK, as when its entry is gone from the tree.
+    const latest = await cli(user, repo, ['show', '--latest', 'T-2']);
+    expect(latest.code).toBe(3);
+    expect(latest.json.error.code).toBe('ROLLBACK');
+    expect(latest.json.error.message).toMatch(/1 log entry this clone held is not reachable/);
+    expect(lost).toMatch(/^sha256:/);
   });
 
   it('a ledger that holds every entry this clone held: no warning, no field, "no record" as before', async () => {

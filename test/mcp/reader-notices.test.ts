@@ -83,6 +83,38 @@ describe('MCP readers say what the CLI readers say (red team, round twelve)', ()
     }
   });
 
+  it('attack: a tip moved back by its trailer (same tree): the log tool says the held entry is not reachable (red team, round sixteen)', async () => {
+    const user = makeUser();
+    const repo = gitdir();
+    writeFiles(repo, { 'a.txt': '1\n' });
+    const kept = await record(user, repo, { task: 'T-1', status: 'success', summary: 'T-1 done' });
+    const older = safeGit(repo, 'log', '-1', '--format=%B', LOG_REF).match(
+      /Ledger-Entry: (sha256:[0-9a-f]{64})/,
+    )![1]!;
+    writeFiles(repo, { 'a.txt': '2\n' });
+    await record(user, repo, { task: 'T-2', status: 'failed', summary: 'T-2 failed' });
+    const tip = safeGit(repo, 'rev-parse', LOG_REF).trim();
+    const message = `ledger: record\n\nLedger-Entry: ${older}\n`;
+    const moved = safeGit(repo, 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', message);
+    safeGit(repo, 'update-ref', LOG_REF, moved.trim());
+
+    const mcp = await session(user, repo);
+    try {
+      const log = await mcp.call('log', {});
+      expect(log.data.records.map((r: { id: string }) => r.id)).toEqual([kept.id]);
+      expect(log.data.rollback).toEqual({
+        missing: 1,
+        first: expect.stringMatching(/^sha256:/),
+        unreachable: true,
+      });
+      expect(log.data.notices[0]).toMatch(
+        /1 log entry this clone held is not reachable from the tip of refs\/ledger\/log /,
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('attack: the log tool says a fetched remote ledger holds records this one does not', async () => {
     const user = makeUser();
     const { clones } = remoteWithClones(2);

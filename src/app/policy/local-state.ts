@@ -246,12 +246,12 @@ async function resolveLedger(
  * yet has no memory (a binding is made by the first record, sync or verify, which walk to its
  * root), and a memory with no entry in it reads no object of the repository.
  */
-export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<Set<string>> {
+export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<HeldEntries> {
   const where = await cloneLocation(repo);
   const found = await readBindings(where);
   const candidates = [...found.own, ...found.uses.map((use) => use.binding)];
   const held = await Promise.all(candidates.map(readHeldBy));
-  if (held.every((entries) => entries.size === 0)) return new Set();
+  if (held.every((entries) => entries.size === 0)) return { held: new Set(), newest: [] };
   const { holds } = await ledgerHolds(store);
   // The common dir's own memory, and that of every git directory this work tree used whose
   // memory applies (verify's choice): what any of them held and the ledger lacks is said.
@@ -260,7 +260,22 @@ export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<Se
     ...(own === undefined ? [] : [own.binding]),
     ...(await rolledBackUses(store, found, holds, own?.binding.clone)).map((r) => r.use.binding),
   ];
-  return union(await Promise.all(applying.map(readHeldBy)));
+  const memories = await Promise.all(applying.map(readHeldBy));
+  return {
+    held: union(memories),
+    // A memory's lines are in the order they were noted (appended, never rewritten).
+    newest: memories.flatMap((entries) => (entries.size === 0 ? [] : [[...entries].at(-1)!])),
+  };
+}
+
+/** What a reader's rollback check reads of the memory that applies. */
+export interface HeldEntries {
+  held: Set<string>;
+  /**
+   * Each applying memory's last-noted entry: the tip it held most recently, which every tip it
+   * held before leads to unless this clone's own ledger forked since.
+   */
+  newest: string[];
 }
 
 /**

@@ -62,8 +62,8 @@ export const LifecycleState = z.object({
 });
 
 /**
- * Set by the readers when log entries this clone held are missing from refs/ledger/log
- * (src/app/held-entries.ts): what `verify` fails as a rollback (exit 3), said beside the answer.
+ * Set by the readers when log entries this clone held are missing from refs/ledger/log, or not
+ * reachable from its tip (src/app/held-entries.ts): what `verify` fails as a rollback (exit 3), said beside the answer.
  */
 export const HeldEntriesMissing = z
   .object({
@@ -73,7 +73,13 @@ export const HeldEntriesMissing = z
       .positive()
       .describe('how many log entries this clone held refs/ledger/log no longer holds'),
     first: recordId.describe('the first of them (a log entry id)'),
+    unreachable: z
+      .literal(true)
+      .optional()
+      .describe(
+        'set when they are still in the tree but the tip entry (the commit trailer the log is read from) does not reach them: the tip was moved back',
+      ),
   })
   .describe(
-    'present when log entries this clone held are missing from refs/ledger/log: the ledger was rolled back or rewritten, and this answer may lack records it held (ledger verify names what is missing)',
+    'present when log entries this clone held are missing from refs/ledger/log, or not reachable from its tip: the ledger was rolled back or rewritten, and this answer may lack records it held (ledger verify names what is missing)',
   );

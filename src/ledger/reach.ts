@@ -1,0 +1,43 @@
+/**
+ * Whether log entries are on the chain a tip entry heads: the question a checkpoint's covering
+ * (sync/checkpoint.ts) and the readers' rollback check (app/held-entries.ts) ask. Both hold
+ * entries of known height, so one walk down from the tip, never below the lowest of them,
+ * answers for all: a chain's heights only grow, so nothing below it can lead back up to one.
+ * verify's full chain check (verify/log-chain.ts) reads every entry anyway and asks it there.
+ */
+import { fanout, LOG_DIR } from './layout.js';
+import { readEntry } from './read.js';
+import { lookupPath } from './trees.js';
+import type { LogEntry } from '../model/record.js';
+import type { ObjectReader } from '../store/port.js';
+
+/**
+ * The `wanted` entries the tip entry does not reach through `prev` (the tip entry itself is
+ * reached), sorted. An entry the tip's tree lacks, or that does not decode, ends its branch of
+ * the walk: what cannot be read cannot lead anywhere (verify names it).
+ */
+export async function unreachedFrom(
+  store: ObjectReader,
+  tip: { tree: string; entryId: string; entry: LogEntry },
+  wanted: ReadonlyMap<string, { height: number }>,
+): Promise<string[]> {
+  const missing = new Set(wanted.keys());
+  missing.delete(tip.entryId);
+  if (missing.size === 0) return [];
+  const floor = Math.min(...[...missing].map((id) => wanted.get(id)!.height));
+  const stack: LogEntry[] = [tip.entry];
+  const visited = new Set<string>([tip.entryId]);
+  while (stack.length > 0 && missing.size > 0) {
+    const entry = stack.pop()!;
+    for (const prev of entry.prev) {
+      if (visited.has(prev)) continue;
+      visited.add(prev);
+      missing.delete(prev);
+      const leaf = await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(prev)].join('/'));
+      if (leaf === undefined) continue;
+      const decoded = await readEntry(store, prev, leaf.oid).catch(() => undefined);
+      if (decoded && decoded.entry.height > floor) stack.push(decoded.entry);
+    }
+  }
+  return [...missing].sort();
+}
