@@ -202,4 +202,20 @@ describe('finding the repository in-process', () => {
       },
     );
   }
+
+  // Red team, round sixteen: the user is inside a repository; "git init, or cd into one" pointed
+  // the wrong way. The refusal stays git's (safe.directory is not bypassed); the words name it.
+  it.runIf(process.geteuid?.() === 0)(
+    "a repository another user owns: git's refusal is named, with safe.directory or the owner as the way out (as root)",
+    async () => {
+      const { outer, sub } = outerWithSub();
+      chownSync(outer, 65534, 65534);
+      const r = await runCli(['verify'], sub);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/git refuses the repository at .* because another user owns it/);
+      expect(r.stderr).toMatch(/git config --global --add safe\.directory /);
+      expect(r.stderr).toMatch(/reads that repository's own config/);
+      expect(r.stderr).not.toMatch(/not inside a git repository|git init/);
+    },
+  );
 });

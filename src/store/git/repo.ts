@@ -211,6 +211,8 @@ function notARepository(cwd: string, stderr: string, named?: string): LedgerErro
       { hint: 'Use ledger in a repository with the default ref store and object format.' },
     );
   }
+  const refusedOwner = /detected dubious ownership in repository at '([^'\n]+)'/i.exec(stderr);
+  if (refusedOwner) return ownedByAnotherUser(refusedOwner[1]!);
   const said = stderr
     .split('\n')
     .map((l) => l.replace(/^fatal:\s*/, '').trim())
@@ -228,6 +230,22 @@ function notARepository(cwd: string, stderr: string, named?: string): LedgerErro
     'NOT_A_REPOSITORY',
     `${cwd} is not inside a git repository${said === undefined ? '' : ` (git: ${said})`}`,
     { hint: 'Run ledger inside a git repository (git init, or cd into one).' },
+  );
+}
+
+/**
+ * git's safe.directory rule refused a repository another user owns. The user is inside a
+ * repository, so "git init" would point the wrong way; ledger does not bypass the rule either —
+ * the way out is the user's, and so is knowing what it lets in: git then reads that
+ * repository's own config (hooks, fsmonitor, …), which its owner wrote.
+ */
+function ownedByAnotherUser(dir: string): LedgerError {
+  return new LedgerError(
+    'NOT_A_REPOSITORY',
+    `git refuses the repository at ${dir} because another user owns it (git's safe.directory rule: "detected dubious ownership"); ledger does not bypass that rule`,
+    {
+      hint: `Run ledger as the repository's owner, or trust it for git with \`git config --global --add safe.directory ${dir}\` — every git run then reads that repository's own config, which its owner controls.`,
+    },
   );
 }
 
