@@ -60,7 +60,7 @@ export function renderVerifyText(report: VerifyReport, wrote: readonly string[] 
     for (const c of bad) lines.push(intern(show(c)));
   }
   const onlyStrict = strictOnly(report);
-  // The counts below are the records' checks; a ledger check (no ledger at all) fails --strict too.
+  // The counts so far are the records' checks; a ledger check (no ledger at all) fails --strict too.
   const ledgerUnverifiable = report.ledger.filter((c) => c.verdict === 'unverifiable').length;
   // Nothing was found false: say what was not proven and how to prove it, not that claims fail.
   if (onlyStrict)
@@ -83,11 +83,27 @@ export function renderVerifyText(report: VerifyReport, wrote: readonly string[] 
   lines.push(...wrote);
   for (const a of report.attestations ?? [])
     lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
+  // The ledger-wide checks count in the totals, and those that did not verify are named.
+  for (const c of report.ledger) counts[c.verdict] += 1;
+  const ledgerWide = report.ledger.length === 0 ? '' : ` (${report.ledger.length} ledger-wide)`;
   lines.push(
-    `${plural(report.records.length, 'record')}, ${plural(checkCount, 'check')}: ${counts.verified} verified, ${counts.contradicted} contradicted, ` +
-      `${counts.unverifiable} unverifiable, ${counts.stale} stale — ${summary}`,
+    `${plural(report.records.length, 'record')}, ${plural(checkCount + report.ledger.length, 'check')}${ledgerWide}: ` +
+      `${counts.verified} verified, ${counts.contradicted} contradicted, ${counts.unverifiable} unverifiable, ${counts.stale} stale` +
+      `${ledgerWideFailures(report.ledger)} — ${summary}`,
   );
   return lines;
+}
+
+/**
+ * The ledger-wide checks that did not verify (head.tree, a missing ledger), named with their
+ * verdicts: a last line reading "12 verified, 0 contradicted — some claims do not hold" showed
+ * nothing that failed (red team, round sixteen).
+ */
+function ledgerWideFailures(ledger: readonly Check[]): string {
+  const failing = ledger.filter((c) => c.verdict !== 'verified');
+  if (failing.length === 0) return '';
+  const named = [...new Set(failing.map((c) => `${sanitizeLine(c.check)} (${c.verdict})`))];
+  return `; not verified ledger-wide: ${named.join(', ')}`;
 }
 
 /** The first line: which ledger this report is about, so a wrong repository shows at once. */

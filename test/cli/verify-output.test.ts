@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordHandoff } from '../../src/app/record.js';
 import { locationOf, toGithubAnnotations } from '../../src/cli/annotations.js';
+import { renderVerifyText } from '../../src/cli/render-verify.js';
 import type { Check, VerifyReport } from '../../src/verify/types.js';
 import { cleanup, gitdir, runCli } from '../helpers/git.js';
 
@@ -76,5 +77,37 @@ describe('verify text names records (issue 17, item 5)', () => {
     expect(newer).toBeGreaterThan(-1);
     expect(older).toBeGreaterThan(newer);
     expect(run.stdout).toMatch(/^2 records, \d+ checks: /m);
+  });
+});
+
+describe("verify's last line names what failed (red team, round sixteen)", () => {
+  // "1 record, 12 checks: 12 verified, 0 contradicted … — some claims do not hold": a failing
+  // head.tree was not in the totals, so the last line showed nothing that failed.
+  it('a failing ledger-wide check (head.tree) is counted and named on the last line', () => {
+    const verified: Check = {
+      id: 'id',
+      check: 'id',
+      subject: ID,
+      verdict: 'verified',
+      detail: 'ok',
+    };
+    const head: Check = {
+      id: 'head.tree',
+      check: 'head.tree',
+      subject: 'HEAD',
+      verdict: 'contradicted',
+      detail: 'not the clean merge',
+    };
+    const report: VerifyReport = {
+      ok: false,
+      exitCode: 1,
+      ledger: [head],
+      records: [{ id: ID, checks: [verified] }],
+    };
+    const last = renderVerifyText(report).at(-1);
+    expect(last).toMatch(
+      /^1 record, 2 checks \(1 ledger-wide\): 1 verified, 1 contradicted, 0 unverifiable, 0 stale/,
+    );
+    expect(last).toMatch(/not verified ledger-wide: head\.tree \(contradicted\) — some claims/);
   });
 });
