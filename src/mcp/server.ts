@@ -15,6 +15,7 @@ import {
   StdioServerTransport,
 } from './sdk.js';
 import { CallQueueFull, createCallQueue } from './call-queue.js';
+import { watchClientGone, type ClientGone } from './client-gone.js';
 import { createDrain } from './drain.js';
 import type { InitializeReply } from './initialize.js';
 import { MESSAGE_LIMIT_BYTES } from './message-limit.js';
@@ -48,7 +49,7 @@ export interface McpServerOptions {
    * `reply` is the answer to `initialize` already written, which the SDK's own answer to the
    * same request replaces.
    */
-  early?: { reply: InitializeReply | undefined };
+  early?: { reply: InitializeReply | undefined; client: ClientGone };
 }
 
 /** Serves until the client closes standard input. */
@@ -123,16 +124,25 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
     process.stdin.once('end', close);
     process.stdin.once('close', close);
   });
+  // The client went away (client-gone.ts): no answer can reach it, so the session ends now and
+  // closing aborts the calls under way — a verify ends its re-run witnesses, a waiting call
+  // leaves the queue — rather than finishing work nobody will read.
+  const client = options.early?.client ?? watchClientGone(process.stdout, say);
+  void client.gone.then(() => {
+    ending = true;
+    return server.close();
+  });
   // The transport's limit is the one the tools' input schemas are held under (message-limit.ts).
   const transport = new StdioServerTransport(process.stdin, process.stdout, {
     maxBufferSize: MESSAGE_LIMIT_BYTES,
   });
   sayWhyItClosed(transport, () => ending);
+  // A client that does not read its answers is not read either: they would pile up here. This
+  // writes the answers, so it goes first: the wrappers below call it.
+  readOnlyWhileAnswersAreRead(transport, process.stdin, process.stdout);
   drain.watch(transport);
   const reply = options.early?.reply;
   if (reply !== undefined) dropRepeatedReply(transport, reply);
-  // A client that does not read its answers is not read either: they would pile up here.
-  readOnlyWhileAnswersAreRead(transport, process.stdin, process.stdout);
   await server.connect(transport);
   // Paused by start.ts; adding the transport's 'data' listener does not resume a paused stream.
   if (options.early) process.stdin.resume();
@@ -184,4 +194,10 @@ function sayWhyItClosed(transport: StdioServerTransport, ending: () => boolean):
       `ledger mcp: closed the session: ${why} (one message may take at most ${MESSAGE_LIMIT_BYTES / 1024 / 1024} MiB; the tools' input schemas stay under it)\n`,
     );
   };
+}
+
+/** One plain line on stderr, which a client logs (fixed text: below the command base's escaping). */
+function say(line: string): void {
+  // eslint-disable-next-line no-restricted-syntax
+  process.stderr.write(line);
 }

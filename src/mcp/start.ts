@@ -12,6 +12,7 @@
  * read (`unshift`), so the SDK reads every byte in order, however the client split its writes.
  */
 import type { McpServerOptions } from './server.js';
+import { watchClientGone } from './client-gone.js';
 import { initializeReply, type InitializeReply } from './initialize.js';
 
 /** How much input without a newline is read before the SDK is left to judge it (and refuse it). */
@@ -69,8 +70,13 @@ export function readStart(
 
 /** Serves until the client closes standard input. */
 export async function startMcp(options: McpServerOptions): Promise<void> {
+  // From the first write (the answer to initialize): a client gone is not a crash.
+  const client = watchClientGone(process.stdout, (line) =>
+    // eslint-disable-next-line no-restricted-syntax
+    process.stderr.write(line),
+  );
   const start = await readStart();
   if (start.ended) return;
   const { serveMcp } = await import('./server.js');
-  await serveMcp({ ...options, early: { reply: start.reply } });
+  await serveMcp({ ...options, early: { reply: start.reply, client } });
 }

@@ -13,15 +13,14 @@
 
 /**
  * A pipe's worth, above the largest answer (bound.ts keeps one under ANSWER_LIMIT characters,
- * written twice, as text and as structured content). Few answers wait behind it: the SDK waits
- * for the output to drain once per answer, each with a listener of its own, so thousands
- * waiting cost time with every drain (60,000 unread pings took half a minute at 1 MiB).
+ * written twice, as text and as structured content). Few answers wait behind it: each is the
+ * SDK's state for its request until written (60,000 unread pings took half a minute at 1 MiB).
  */
 export const UNREAD_ANSWER_BYTES = 64 * 1024;
 
-/** Something with the SDK transport's `send`, which writes synchronously when called. */
+/** Something with the SDK transport's `send`, replaced here by the writer of answers. */
 interface Sender {
-  send(...args: never[]): Promise<void>;
+  send(message: object): Promise<void>;
 }
 
 interface Input {
@@ -31,28 +30,50 @@ interface Input {
 
 interface Output {
   readonly writableLength: number;
-  once(event: 'drain', listener: () => void): unknown;
+  readonly destroyed: boolean;
+  write(chunk: string): boolean;
+  once(event: 'drain' | 'close', listener: () => void): unknown;
+  off(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
-/** Pauses `input` after any write that leaves more than `most` bytes unwritten, until drained. */
+/**
+ * Writes the transport's answers as the SDK does (one JSON line each, resolved once written or
+ * drained), and pauses `input` after any write that leaves more than `most` bytes unwritten,
+ * until drained. Every answer waiting for the same drain shares one wait: the SDK added a
+ * 'drain' listener per unwritten answer, hundreds for a client that pipelined its requests
+ * (MaxListenersExceededWarning, red team, round sixteen). Once the output is destroyed (the
+ * client went away: client-gone.ts), nothing is written and the waits end.
+ */
 export function readOnlyWhileAnswersAreRead(
   transport: Sender,
   input: Input,
   output: Output,
   most = UNREAD_ANSWER_BYTES,
 ): void {
-  const send = transport.send.bind(transport);
   let held = false;
-  transport.send = (...args) => {
-    const sent = send(...args);
+  let drained: Promise<void> | undefined;
+  const waitForDrain = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        output.off('drain', done);
+        output.off('close', done);
+        drained = undefined;
+        if (held && !output.destroyed) input.resume();
+        held = false;
+        resolve();
+      };
+      output.once('drain', done);
+      output.once('close', done);
+    });
+  transport.send = (message) => {
+    if (output.destroyed) return Promise.resolve();
+    const written = output.write(`${JSON.stringify(message)}\n`);
+    if (written) return Promise.resolve();
+    // Only a write that returned false is followed by a 'drain'.
     if (!held && output.writableLength > most) {
       held = true;
       input.pause();
-      output.once('drain', () => {
-        held = false;
-        input.resume();
-      });
     }
-    return sent;
+    return (drained ??= waitForDrain());
   };
 }
