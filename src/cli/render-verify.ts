@@ -60,7 +60,7 @@ export function renderVerifyText(report: VerifyReport, wrote: readonly string[] 
     for (const c of bad) lines.push(intern(show(c)));
   }
   const onlyStrict = strictOnly(report);
-  // The counts so far are the records' checks; a ledger check (no ledger at all) fails --strict too.
+  // The counts below are the records' checks; a ledger check (no ledger at all) fails --strict too.
   const ledgerUnverifiable = report.ledger.filter((c) => c.verdict === 'unverifiable').length;
   // Nothing was found false: say what was not proven and how to prove it, not that claims fail.
   if (onlyStrict)
@@ -83,11 +83,10 @@ export function renderVerifyText(report: VerifyReport, wrote: readonly string[] 
   lines.push(...wrote);
   for (const a of report.attestations ?? [])
     lines.push(`attested ${a.record} → ${a.id}${a.signed ? ' (signed)' : ''}`);
-  // The ledger-wide checks count in the totals, and those that did not verify are named.
-  for (const c of report.ledger) counts[c.verdict] += 1;
-  const ledgerWide = report.ledger.length === 0 ? '' : ` (${report.ledger.length} ledger-wide)`;
+  // The counts are the records' checks, as an honest run has always read them; the ledger-wide
+  // checks that did not verify are named after them.
   lines.push(
-    `${plural(report.records.length, 'record')}, ${plural(checkCount + report.ledger.length, 'check')}${ledgerWide}: ` +
+    `${plural(report.records.length, 'record')}, ${plural(checkCount, 'check')}: ` +
       `${counts.verified} verified, ${counts.contradicted} contradicted, ${counts.unverifiable} unverifiable, ${counts.stale} stale` +
       `${ledgerWideFailures(report.ledger)} — ${summary}`,
   );
