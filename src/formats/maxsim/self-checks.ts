@@ -56,6 +56,14 @@ const ALSO_PASSED = /\b(?:pass(?:ed|es)?|fixed|resolved|re-?ran)\b|[✅✓✔]/i
 /** An item the executor found wanting: GSD's `echo "MISSING: path"`, NOT FOUND, FAILED. */
 const ITEM_FAILED =
   /(?<!\b(?:[Nn]o|[Zz]ero|[Nn]ot|[Ww]ithout|0)\s+)\b(?:MISSING|NOT FOUND|FAILED|FAIL)\b(?!\s*(?:[:=]\s*(?:0|none)\b|\(0\)))|^missing\s*:(?!\s*(?:none|0|n\/a)\b)/;
+/**
+ * A word that labels the verdict after it (`Results: FAILED`, `Status:`, `Verdict:`, `Overall:`,
+ * `(Task 3):`): real summaries title the section `## Self-Check Results` and put the verdict after
+ * it (red team, round sixteen, readers finding 1).
+ */
+const VERDICT_LABEL = /^(?:\p{L}[\p{L} ]{0,24}|\([^()]{0,40}\))[ \t]*:[ \t]*/u;
+/** A failure said anywhere in a heading's words: its items never pass it. */
+const FAIL_ANYWHERE = /\b(?:fail(?:ed|s|ure)?|not[ \t]+pass(?:ed)?)\b/i;
 const ITEM_PASSED = /\b(?:found|exists?|present|verified|pass(?:e[sd])?|ok)\b/i;
 
 /** Emphasis and code marks dropped, as the page shows the text; references decoded. */
@@ -66,6 +74,13 @@ const withoutCode = (text: string): string => text.replace(/(`+)[^`]*?\1/g, ' ')
 /** What a verdict says: failed, passed, both (neither taken), unknown words, or nothing. */
 export function verdictOf(text: string): Said {
   const t = shown(text);
+  if (t === '') return 'none';
+  const said = plainVerdict(t);
+  const label = VERDICT_LABEL.exec(t);
+  return said === 'unknown' && label !== null ? plainVerdict(t.slice(label[0].length)) : said;
+}
+
+function plainVerdict(t: string): Said {
   if (t === '') return 'none';
   const lead = /^[^\p{L}\p{N}]*/u.exec(t)?.[0] ?? '';
   const word = t.slice(lead.length);
@@ -155,7 +170,12 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
         const firstLine = said === 'none' || said === 'unknown';
         // After a colon or a dash the word is the verdict (`: PARTIAL`); without one it may
         // name the section (`## Self-Check Results`), whose lines then say the verdict.
-        const stated = said === 'unknown' && title[1] !== undefined;
+        // A failure said anywhere after the word (`## Self-Check Results — 1 check FAILED`) is
+        // not a section name either: its items never pass it.
+        const rest = shown(title[2] ?? '');
+        const stated =
+          said === 'unknown' &&
+          (title[1] !== undefined || FAIL_ANYWHERE.test(rest) || FAIL_MARK.test(rest));
         open = {
           line,
           written: text.trim(),

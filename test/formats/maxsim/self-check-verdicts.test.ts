@@ -1,0 +1,87 @@
+/**
+ * A self-check verdict after a word (red team, round sixteen, readers finding 1): real GSD-family
+ * summaries title the section `## Self-Check Results`, and one writes `### Self-Check Results:
+ * PASSED ✅`; its failing twin `## Self-Check Results: FAILED`, and the `Status:` / `Verdict:` /
+ * `(Task 3):` forms, read FAILED to a reviewer, but the word before the verdict made it a section
+ * name, and FOUND items under it passed the summary (verify --strict exited 0).
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ParseContext, ParsedHandoff } from '../../../src/formats/index.js';
+import { maxsim } from '../../../src/formats/maxsim/index.js';
+import { cleanup } from '../../helpers/git.js';
+
+afterAll(cleanup);
+
+const ctx: ParseContext = { repoRoot: '/home/dev/project', now: new Date('2026-05-03T10:00:00Z') };
+/** An honest summary of one created file, `selfCheck` appended where executors append it. */
+const summary = (selfCheck: string): string =>
+  [
+    '---',
+    'phase: 06-ui',
+    'plan: 01',
+    'subsystem: ui',
+    'key-files:',
+    '  created:',
+    '    - src/a.ts',
+    'status: complete',
+    '---',
+    '',
+    '# Phase 06 Plan 01: Widget Summary',
+    '',
+    '**A widget module.**',
+    '',
+    '## Files Created/Modified',
+    '',
+    '- `src/a.ts` - the module',
+    '',
+    selfCheck,
+    '',
+  ].join('\n');
+/** The document line `selfCheck`'s first line lands on. */
+const SELF_CHECK_LINE = 19;
+
+function parsed(text: string): ParsedHandoff {
+  const r = maxsim.parse(new TextEncoder().encode(text), { ...ctx, fileName: '06-01-SUMMARY.md' });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.handoff;
+}
+const unchecked = (h: ParsedHandoff) =>
+  (h.claims.extra?.['unchecked'] ?? []) as { line: number; text: string; why: string }[];
+
+describe('attack: a self-check verdict after a label word fails the summary', () => {
+  const lies: [string, string][] = [
+    ['Results:', '## Self-Check Results: FAILED\n\n- FOUND: src/a.ts\n- FOUND: commit abc1234'],
+    ['Results: with a mark', '## Self-Check Results: ❌ FAILED\n\n- [x] src/a.ts FOUND'],
+    ['Status:', '## Self-Check Status: FAILED\n\n- [x] src/a.ts FOUND'],
+    ['Verdict:', '## Self-Check Verdict: FAILED\n\n- [x] src/a.ts FOUND'],
+    ['a parenthesised task', '## Self-Check (Task 3): FAILED\n\n- [x] src/a.ts FOUND'],
+    [
+      'a results heading over an Overall: line',
+      '## Self-Check Results\n\nOverall: FAILED (src/b.ts missing)\n\n- [x] src/a.ts FOUND',
+    ],
+  ];
+  for (const [what, selfCheck] of lies)
+    it(`attack: ${what} (${selfCheck.split('\n')[0]})`, () => {
+      const h = parsed(summary(selfCheck));
+      expect(h.status).toBe('failed');
+      const why = h.reasons.find((r) => r.code === 'MAXSIM_SELF_CHECK_FAILED');
+      expect(why?.message).toMatch(new RegExp(`^line ${SELF_CHECK_LINE}: `));
+    });
+
+  it('attack: a FAIL word later in the heading is never passed by its items', () => {
+    const h = parsed(summary('## Self-Check Results — 1 check FAILED\n\n- [x] src/a.ts FOUND'));
+    expect(unchecked(h)).toEqual([expect.objectContaining({ line: SELF_CHECK_LINE })]);
+  });
+
+  it('false alarm: the real PASSED twin, and a results heading over words, stay success', () => {
+    for (const honest of [
+      '### Self-Check Results: PASSED ✅\n\n- [x] src/a.ts FOUND',
+      '## Self-Check Results: All files verified\n\n- [x] src/a.ts FOUND',
+      '## Self-Check Results (re-run post state-updates)\n\n- src/a.ts → FOUND',
+    ]) {
+      const h = parsed(summary(honest));
+      expect(h.status).toBe('success');
+      expect(unchecked(h)).toEqual([]);
+    }
+  });
+});
