@@ -20,6 +20,9 @@ const BULLET = /^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const QUOTE = /^ {0,3}>/;
 const INDENTED = /^(?: {4}|[ \t]*\t)/;
+/** `[label]: destination "title"` on one line (CommonMark 4.7, the common shape). */
+const LINK_REFERENCE_DEFINITION =
+  /^ {0,3}\[[^\]]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"]*"|'[^']*'|\([^)]*\)))?[ \t]*$/;
 
 /**
  * The text as CommonMark reads its blocks: comments blanked (blocks, and inside a paragraph, a
@@ -88,11 +91,17 @@ function blocks(body: string): string {
     const wasAfterBlank = afterBlank;
     afterBlank = false;
     const underline = SETEXT_UNDERLINE.exec(line);
-    if (underline && paragraph.length > 0) {
+    // A link reference definition opening the paragraph is no heading text (CommonMark 4.7);
+    // a paragraph of nothing else is no paragraph, and its `---` is a thematic break.
+    const definitions = paragraph.findIndex((p) => !LINK_REFERENCE_DEFINITION.test(lines[p] ?? ''));
+    const text = definitions === -1 ? [] : paragraph.slice(definitions);
+    if (underline && text.length > 0) {
+      // The heading stands on its underline and its lines stay where they are: a label on one of
+      // them (`**Self-check: FAILED**`, the opening's `**Status:** Failed`) is read as the reader
+      // reads it in a paragraph, not lost in a heading named by the first line (red team, round
+      // sixteen, readers finding 6).
       const level = (underline[1] ?? '=')[0] === '=' ? 1 : 2;
-      out[paragraph[0] ?? i] = atx(level, paragraph.map((p) => (out[p] ?? '').trim()).join(' '));
-      for (const p of paragraph.slice(1)) out[p] = '';
-      out[i] = '';
+      out[i] = atx(level, text.map((p) => (out[p] ?? '').trim()).join(' '));
       paragraph = [];
       return;
     }

@@ -187,16 +187,19 @@ describe('attack: a setext heading is a heading', () => {
     same('> quoted\n---'); // a block quote's lazy line cannot be underlined
     same('```\ntext\n---\n```'); // inside a fence
     same('    code\n---'); // indented code
-    expect(asCommonMarkReads('Files\n=====\n- `a.ts`')).toBe('# Files\n\n- `a.ts`');
-    expect(asCommonMarkReads('Intro\n\nFiles\n---\n- x')).toBe('Intro\n\n## Files\n\n- x');
+    expect(asCommonMarkReads('Files\n=====\n- `a.ts`')).toBe('Files\n# Files\n- `a.ts`');
+    expect(asCommonMarkReads('Intro\n\nFiles\n---\n- x')).toBe('Intro\n\nFiles\n## Files\n- x');
     // A heading ends a list: the paragraph under it can be underlined again.
-    expect(asCommonMarkReads('- a\n### Status\nFAILED\n-')).toBe('- a\n### Status\n## FAILED\n');
-    // A paragraph of two lines is one heading; every line keeps its number.
+    expect(asCommonMarkReads('- a\n### Status\nFAILED\n-')).toBe(
+      '- a\n### Status\nFAILED\n## FAILED',
+    );
+    // A paragraph of two lines is one heading, on its underline; every line keeps its number and
+    // its text (a label on it is read as in a paragraph: red team round 16, readers finding 6).
     expect(asCommonMarkReads('Files created\nand modified\n---')).toBe(
-      '## Files created and modified\n\n',
+      'Files created\nand modified\n## Files created and modified',
     );
     expect(asCommonMarkReads('---\nphase: 1\n---\nTitle\n===')).toBe(
-      '---\nphase: 1\n---\n# Title\n',
+      '---\nphase: 1\n---\nTitle\n# Title',
     );
   });
 
