@@ -5,8 +5,10 @@
  * looks like `-`: each hid a word from a reader that matched the bytes (red team, round fifteen:
  * `## Self-Check: &#70;AILED` and `## Self‑Check: FAILED` recorded success under a status that
  * the page shows failed). Compatibility forms (fullwidth `ＦＡＩＬＥＤ`) fold to the letters they
- * show (NFKC).
+ * show (NFKC). A mark's GitHub shortcode (`:x:`) is the emoji it shows, outside code (red team,
+ * round sixteen, readers finding 3: kit/shortcodes.ts).
  */
+import { withShortcodeMarks } from './shortcodes.js';
 
 /** The named references a status or verdict line plausibly uses; others stay as written. */
 const NAMED: Readonly<Record<string, string>> = {
@@ -44,7 +46,7 @@ function referenced(code: number): string {
 
 /** `text` with character references decoded, invisible characters dropped, hyphens folded. */
 export function asRendered(text: string): string {
-  return text
+  return withShortcodeMarks(text)
     .replace(/&#(?:[xX]([0-9a-fA-F]{1,6})|(\d{1,7}));/g, (_, hex?: string, dec?: string) => {
       const code = hex !== undefined ? parseInt(hex, 16) : Number(dec);
       return referenced(code);
