@@ -64,6 +64,11 @@ const ITEM_FAILED =
 const VERDICT_LABEL = /^(?:\p{L}[\p{L} ]{0,24}|\([^()]{0,40}\))[ \t]*:[ \t]*/u;
 /** A failure said anywhere in a heading's words: its items never pass it. */
 const FAIL_ANYWHERE = /\b(?:fail(?:ed|s|ure)?|not[ \t]+pass(?:ed)?)\b/i;
+/**
+ * A verdict that is no pass, right after the word, colon or not (`## Self-Check PARTIAL`): without
+ * a colon it read as a section name and ticked items passed it (red team 16, readers finding 5).
+ */
+const NOT_A_PASS = /^(?:partial(?:ly)?|incomplete|pending|skipped|not[ \t]+run|inconclusive)\b/i;
 const ITEM_PASSED = /\b(?:found|exists?|present|verified|pass(?:e[sd])?|ok)\b/i;
 
 /** Emphasis and code marks dropped, as the page shows the text; references decoded. */
@@ -175,7 +180,10 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
         const rest = shown(title[2] ?? '');
         const stated =
           said === 'unknown' &&
-          (title[1] !== undefined || FAIL_ANYWHERE.test(rest) || FAIL_MARK.test(rest));
+          (title[1] !== undefined ||
+            NOT_A_PASS.test(rest) ||
+            FAIL_ANYWHERE.test(rest) ||
+            FAIL_MARK.test(rest));
         open = {
           line,
           written: text.trim(),

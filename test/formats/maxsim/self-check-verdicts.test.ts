@@ -85,3 +85,20 @@ describe('attack: a self-check verdict after a label word fails the summary', ()
     }
   });
 });
+
+describe('attack: a non-pass verdict word right after "Self-Check", colon or not, is its verdict', () => {
+  // Red team, round sixteen, readers finding 5: without a colon the word read as a section name
+  // and the ticked items passed the summary; `## Self-Check: PARTIAL` was said, as designed.
+  for (const heading of [
+    '## Self-Check PARTIAL',
+    '## Self-Check Incomplete',
+    '## Self-Check Pending',
+    '## Self-Check SKIPPED',
+  ])
+    it(`attack: ${heading} over a ticked FOUND item is unchecked with its line`, () => {
+      const h = parsed(summary(`${heading}\n\n- [x] src/a.ts FOUND`));
+      expect(unchecked(h)).toEqual([
+        expect.objectContaining({ line: SELF_CHECK_LINE, why: expect.stringMatching(/verdict/) }),
+      ]);
+    });
+});
