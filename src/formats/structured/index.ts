@@ -55,7 +55,7 @@ function uncheckable(record: LedgerRecord): Uncheckable[] {
 export const structured: FormatModule = {
   name: 'structured',
   title: 'structured-handoff skill',
-  readerRevision: 3,
+  readerRevision: 4,
   detect,
   parse: parseStructured,
   statusOf: STRUCTURED_VOCABULARY.statusOf,
