@@ -92,9 +92,12 @@ function fileLike(word: string): boolean {
 export function splitPathAndNote(text: string): PathText {
   const read = splitPath(text.trim());
   // `~~` is GitHub's strikethrough: a name holding it is a withdrawn file's, never a path to
-  // claim (red team, round fifteen: `~~src/old.ts~~` was claimed, tildes and all).
-  return read.kind === 'path' && read.path.includes('~~')
-    ? { kind: 'prose', text: text.trim(), why: STRUCK_WHY }
+  // claim (red team, round fifteen: `~~src/old.ts~~` was claimed, tildes and all). A name holding
+  // `<` or `>` is markup GitHub keeps (`<del>src/old.ts</del>`, round sixteen), never a path.
+  if (read.kind !== 'path') return read;
+  if (read.path.includes('~~')) return { kind: 'prose', text: text.trim(), why: STRUCK_WHY };
+  return /[<>]/.test(read.path)
+    ? { kind: 'prose', text: text.trim(), why: 'markup (`<` or `>`), not a path' }
     : read;
 }
 
@@ -143,7 +146,8 @@ function splitPath(t: string): PathText {
   };
 }
 
-const STRUCK_WHY = 'struck out (`~~`): a file withdrawn, not claimed';
+const WITHDRAWN = 'a file withdrawn, not claimed';
+const STRUCK_WHY = `struck out (\`~~\`): ${WITHDRAWN}`;
 
 /**
  * An item that opens with a struck-out span (`` ~~`src/old.ts`~~ - dropped ``, `~~src/old.ts~~
@@ -154,13 +158,19 @@ const STRUCK_WHY = 'struck out (`~~`): a file withdrawn, not claimed';
  * item is withdrawn. Undefined when the item opens with no strikethrough.
  */
 export function struckOut(text: string): { why: string; standing?: string } | undefined {
-  const m = /^(~~?)(?=[^\s~])(.*?[^\s~])\1(?!~)(.*)$/s.exec(text.trim());
+  const tilde = /^(~~?)(?=[^\s~])(.*?[^\s~])\1(?!~)(.*)$/s.exec(text.trim());
+  // GitHub keeps `<del>`, `<s>` and `<strike>` and shows them struck through, as `~~` (round
+  // sixteen: `<del>`src/old.ts`</del>` was claimed, tags and all).
+  const tag = /^<(del|s|strike)>(.*?)<\/\1>(.*)$/is.exec(text.trim());
+  const m = tilde ?? tag;
   if (m === null) return undefined;
+  const why =
+    tilde !== null ? STRUCK_WHY : `struck out (\`<${(m[1] ?? '').toLowerCase()}>\`): ${WITHDRAWN}`;
   const rest = (m[3] ?? '').trim();
   const name = /^`([^`\s]+)`/.exec(rest)?.[1] ?? /^[^\s`~(—–:-]\S*/.exec(rest)?.[0] ?? '';
   const opensWithPath =
     /[/\\]/.test(name) || hasExtension(name) || /^\.[^./]/.test(name) || EXTENSIONLESS.test(name);
-  return opensWithPath ? { why: STRUCK_WHY, standing: rest } : { why: STRUCK_WHY };
+  return opensWithPath ? { why, standing: rest } : { why };
 }
 
 /**
@@ -180,7 +190,7 @@ export function pathEntry(
   const opening = item
     ? /^(?:\*\*)?`([^`\s]*[/\\][^`\s]*)`(?:\*\*)?(\s.*)$/s.exec(text.trim())
     : null;
-  if (opening !== null && !/[*?[\]{}]|~~|:\/\//.test(opening[1] ?? ''))
+  if (opening !== null && !/[*?[\]{}<>]|~~|:\/\//.test(opening[1] ?? ''))
     return { path: opening[1] ?? '', rest: opening[2] ?? '', ticked: true };
   const m =
     /^(?:\*\*`([^`\s]+)`\*\*|`([^`\s]+)`|\*\*([^*`\s]+)\*\*|([^\s`*~]+?))([,;.]?)((?:\s*(?:--|—|–|-(?=\s)|:|\()[^]*)?)$/.exec(
@@ -189,7 +199,7 @@ export function pathEntry(
   if (m === null) return undefined;
   const bare = m[4];
   const path = m[1] ?? m[2] ?? m[3] ?? bare ?? '';
-  if (/[*?[\]{}]|~~|:\/\//.test(path)) return undefined;
+  if (/[*?[\]{}<>]|~~|:\/\//.test(path)) return undefined;
   const named = /[/\\]/.test(path) || hasExtension(path) || /^\.[^./]/.test(path);
   const file = bareNames ? named && !/\.$/.test(path) : /[/\\]/.test(path) && hasExtension(path);
   if (bare !== undefined ? !file : !named) return undefined;
@@ -251,7 +261,7 @@ export function pathList(text: string): string[] | undefined {
   const paths: string[] = [];
   for (const piece of pieces) {
     const bare = /^`([^`]+)`$/.exec(piece)?.[1]?.trim() ?? piece;
-    if (bare === '' || /[\s`]/.test(bare) || bare.includes('~~') || GLOB.test(bare))
+    if (bare === '' || /[\s`<>]/.test(bare) || bare.includes('~~') || GLOB.test(bare))
       return undefined;
     const pathLike =
       /[/\\]/.test(bare) || hasExtension(bare) || /^\.[^./]/.test(bare) || EXTENSIONLESS.test(bare);

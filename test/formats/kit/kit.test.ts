@@ -268,6 +268,21 @@ describe('paths', () => {
       { numRuns: 2000 },
     );
   });
+  it('false alarm: an item struck out with <del>, <s> or <strike> is withdrawn, and no path with < or > is ever read (round sixteen)', () => {
+    expect(struckOut('<del>`src/old.ts`</del> - dropped')).toEqual({
+      why: 'struck out (`<del>`): a file withdrawn, not claimed',
+    });
+    expect(struckOut('<s>src/old.ts</s> (dropped)')).toMatchObject({ why: /<s>/ });
+    expect(struckOut('<STRIKE>src/old.ts</STRIKE>')).toMatchObject({ why: /<strike>/ });
+    expect(struckOut('<del>a.ts</del> `src/b.ts` - renamed')).toMatchObject({
+      standing: '`src/b.ts` - renamed',
+    });
+    for (const open of ['<del>src/a.ts</s>', '<dl>src/a.ts</dl>', '`src/a.ts` <del>old</del>'])
+      expect(struckOut(open)).toBeUndefined();
+    expect(splitPathAndNote('<del>src/old.ts</del>')).toMatchObject({ kind: 'prose' });
+    expect(splitPathAndNote('<b>src/a.ts</b> - bold')).toMatchObject({ kind: 'prose' });
+    expect(pathEntry('<del>src/old.ts</del>', { bareNames: true })).toBeUndefined();
+  });
   it('a nested name under a directory item is in that directory, unless written in full (round fifteen)', () => {
     expect(underDirectory('src/services/', 'user.ts')).toBe('src/services/user.ts');
     expect(underDirectory('src/', 'models/')).toBe('src/models/');

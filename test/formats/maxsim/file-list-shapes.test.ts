@@ -77,6 +77,34 @@ describe('false alarm: a struck-out file is withdrawn, not claimed (round fiftee
   });
 });
 
+describe('false alarm: a file struck out with HTML (<del>, <s>, <strike>) is withdrawn, never claimed with its tags (round sixteen, finding 4)', () => {
+  const STRUCK = summary(
+    '## Files Created\n\n- `src/a.ts` - the module\n- <del>`src/old.ts`</del> - dropped: not needed\n- <s>src/older.ts</s> (dropped)\n- <strike>`src/oldest.ts`</strike> - dropped\n- <DEL>src/gone.ts</DEL>',
+  );
+
+  it('claims nothing under a name with < or >, and keeps each item as withdrawn', () => {
+    const h = parsed(STRUCK);
+    expect(pairs(h)).toEqual(['created src/a.ts']);
+    expect(said(h)).toEqual([]);
+    expect(said(h, 'withdrawnArtifacts').map((w) => w.text)).toEqual([
+      '<del>`src/old.ts`</del> - dropped: not needed',
+      '<s>src/older.ts</s> (dropped)',
+      '<strike>`src/oldest.ts`</strike> - dropped',
+      '<DEL>src/gone.ts</DEL>',
+    ]);
+  });
+
+  it('a struck-out name replaced by another (<del>`a.ts`</del> `b.ts`) claims the one left standing', () => {
+    const h = parsed(summary('## Files Created\n\n- <del>`src/a.ts`</del> `src/b.ts` - renamed'));
+    expect(pairs(h)).toEqual(['created src/b.ts']);
+  });
+
+  it('through record and verify --strict: the honest summary verifies (exit 0)', async () => {
+    const r = await recordAndVerify(STRUCK, { 'src/a.ts': 'export const a = 1;\n' }, true);
+    expect(r).toEqual({ exitCode: 0, checks: ['src/a.ts verified'] });
+  });
+});
+
 describe('attack: a file named in a shape GitHub shows as a file list is claimed or said (round fifteen, finding 4)', () => {
   const HONEST = '## Files Created/Modified\n\n- `src/a.ts` - the module';
   const FILES: Record<string, string> = { 'src/a.ts': 'export const a = 1;\n' };

@@ -250,6 +250,39 @@ describe('false alarm: a struck-out file is withdrawn, not claimed (red team, ro
   });
 });
 
+describe('false alarm: a file struck out with HTML (<del>, <s>, <strike>) is withdrawn, never claimed with its tags (red team, round sixteen, finding 4)', () => {
+  const STRUCK = withFiles(
+    [
+      '- `src/services/user.ts` - User business logic',
+      '- <s>src/services/old.ts</s> - dropped, not needed',
+      '- `src/repositories/user.ts` — Data access',
+      '- `tests/services/user.test.ts` (unit tests)',
+    ].join('\n'),
+    '| File | Change |\n|------|--------|\n| `src/routes/index.ts` | Added user routes |\n| <del>`src/services/index.ts`</del> | not needed after all |',
+  );
+
+  it('claims nothing under a name with tags, and keeps the items as withdrawn', () => {
+    const h = parsed(STRUCK);
+    expect(artifacts(h)).toEqual([
+      'created src/services/user.ts',
+      'created src/repositories/user.ts',
+      'created tests/services/user.test.ts',
+      'modified src/routes/index.ts',
+    ]);
+    expect(unchecked(h)).toEqual([]);
+    const withdrawn = h.claims.extra?.['withdrawnArtifacts'] as { text: string }[] | undefined;
+    expect(withdrawn?.map((w) => w.text)).toEqual([
+      '<s>src/services/old.ts</s> - dropped, not needed',
+      '<del>`src/services/index.ts`</del>',
+    ]);
+  });
+
+  it('through record and verify --strict: the honest result verifies', async () => {
+    const r = await recordAndVerify(STRUCK, {});
+    expect(r).toMatchObject({ exitCode: 0, contradicted: [], unverifiable: [] });
+  });
+});
+
 describe('attack: files nested under a directory item, or under another file, are claimed (red team, round fifteen, findings 4 and 5)', () => {
   it('a file nested under a directory item is the directory joined with its name; a nested path with a folder is claimed', () => {
     const h = parsed(
