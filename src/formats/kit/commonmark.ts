@@ -43,8 +43,8 @@ function blocks(body: string): string {
   const inTable = new Set<number>();
   for (const t of findTables(blankFences(body).split('\n')))
     for (let i = t.start; i < t.end; i++) inTable.add(i);
-  /** Inside a comment that an HTML block's line opened: hidden by the browser to its `-->`. */
-  let rawComment = false;
+  /** Inside a comment a raw HTML line opened: the browser hides what follows to the comment's end. */
+  let commentOpen = false;
   /** The open paragraph's lines (indexes): only a paragraph can be underlined. */
   let paragraph: number[] = [];
   /** Inside a list or a block quote, where a line is the item's or the quote's, not a paragraph. */
@@ -52,33 +52,37 @@ function blocks(body: string): string {
   let afterBlank = false;
   lines.forEach((line, i) => {
     const block = read[i] ?? { kind: 'blank', at: 0, starts: false };
-    if (rawComment) {
-      const end = line.indexOf('-->');
-      rawComment = end === -1;
-      out[i] = end === -1 ? '' : shown('', line.slice(end + 3));
+    if (block.kind === 'html' && block.htmlType === 2) {
+      // CommonMark 4.6, HTML block type 2: from `<!--` to the end of the line holding `-->`
+      // (a `<!--` indented into code, or inside a fence, starts none: red team round 14). Every
+      // line of it is output raw, and the browser hides only its comments, which end at `--!>`
+      // too (red team round 16): what stands before the comment (a list item's bullet), between
+      // comments and after the last is shown, and kept (red team round 15, readers finding 6).
+      const seen = browserShows(line, block.starts ? block.at : 0, !block.starts && commentOpen);
+      // A comment opened after the block's closing `-->` would hide the Markdown below in the
+      // browser; left shown here, which can only make the readers see more, never less.
+      commentOpen = seen.open && block.htmlEnd === undefined;
+      out[i] = shown(block.starts ? line.slice(0, block.at) : '', seen.text);
+      paragraph = [];
+      return;
+    }
+    if (commentOpen) {
+      const seen = browserShows(line, 0, true);
+      commentOpen = seen.open;
+      out[i] = shown('', seen.text);
       return;
     }
     if (block.kind === 'fence') {
       paragraph = [];
       return;
     }
-    if (block.kind === 'html' && block.htmlType === 2) {
-      // CommonMark 4.6, HTML block type 2: from `<!--` to the end of the line holding `-->`
-      // (a `<!--` indented into code, or inside a fence, starts none: red team round 14). What
-      // stands before the comment (a list item's bullet) and after its `-->` is output raw, and
-      // shown: kept (red team round 15, readers finding 6).
-      const before = block.starts ? line.slice(0, block.at) : '';
-      out[i] = shown(before, block.htmlEnd === undefined ? '' : line.slice(block.htmlEnd));
-      paragraph = [];
-      return;
-    }
     if (block.kind === 'html' && /^[ \t]*<!--/.test(line.slice(block.at))) {
-      // A comment inside an HTML block: the browser hides it up to its `-->`, on this line or
-      // a later one, and shows what follows.
+      // A comment inside an HTML block: the browser hides it up to its end, on this line or a
+      // later one, and shows what follows.
       const open = line.indexOf('<!--');
-      const end = line.indexOf('-->', open + 2);
-      rawComment = end === -1;
-      out[i] = end === -1 ? '' : shown(line.slice(0, open), line.slice(end + 3));
+      const seen = browserShows(line, open, false);
+      commentOpen = seen.open;
+      out[i] = shown(line.slice(0, open), seen.text);
       paragraph = [];
       return;
     }
@@ -168,6 +172,36 @@ function withoutInlineHtmlComments(lines: readonly string[], read: readonly Bloc
 function shown(before: string, after: string): string {
   const text = before + withoutInlineComments(after).replace(/^([ \t]*)(`{3,}|~{3,})/, '$1\\$2');
   return text.trim() === '' ? '' : text;
+}
+
+/**
+ * What a browser shows of a raw HTML line from `from` on, and whether a comment is still open at
+ * its end (`open`: one is open at `from`), as WHATWG HTML's tokenizer reads comments: one opened
+ * by `<!--` ends at the first `-->` or `--!>` (an incorrectly closed comment, still closed), and
+ * `<!-->` and `<!--->` are empty comments. Hiding up to the next `-->` only (before round sixteen)
+ * hid lines every browser shows after a `--!>`.
+ */
+function browserShows(line: string, from: number, open: boolean): { text: string; open: boolean } {
+  let text = '';
+  let i = from;
+  let inComment = open;
+  for (;;) {
+    if (inComment) {
+      const end = /--!?>/g;
+      end.lastIndex = i;
+      const m = end.exec(line);
+      if (m === null) return { text, open: true };
+      i = m.index + m[0].length;
+      inComment = false;
+      continue;
+    }
+    const start = line.indexOf('<!--', i);
+    if (start === -1) return { text: text + line.slice(i), open: false };
+    text += line.slice(i, start);
+    const abrupt = /^<!--(?:>|->)/.exec(line.slice(start));
+    i = abrupt === null ? start + 4 : start + abrupt[0].length;
+    inComment = abrupt === null;
+  }
 }
 
 /** An ATX heading that headingOf reads back as `title` (a closing `#` kept by one more). */

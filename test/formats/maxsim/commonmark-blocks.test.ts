@@ -330,3 +330,43 @@ describe('attack: an HTML comment inside a line is not read (red team round 15, 
     same('text\n\n    <!-- x --> y'); // indented code
   });
 });
+
+describe('attack: a comment ends where the browser ends it (`--!>`, `<!-->`), and what follows is read (red team round 16, readers finding 2)', () => {
+  // WHATWG HTML's tokenizer ends a comment at `-->`, at `--!>` (comment end bang state) and at
+  // once for `<!-->` and `<!--->`; CommonMark's type-2 block runs on to the line holding `-->`
+  // and outputs every line of it raw, so the browser shows what stands between.
+  it('hides only up to `--!>`; the block’s later lines are shown', () => {
+    expect(asCommonMarkReads('<!-- note --!>\n**Self-check: FAILED**\n-->')).toBe(
+      '\n**Self-check: FAILED**\n-->',
+    );
+    expect(asCommonMarkReads('<!-- a --!> b <!-- c\nd --> e')).toBe(' b \n e');
+    expect(asCommonMarkReads('<!--> shown\nx')).toBe(' shown\nx');
+    expect(asCommonMarkReads('<!---> shown')).toBe(' shown');
+    expect(asCommonMarkReads('<details>\n<!-- x --!> shown\n</details>')).toBe(
+      '<details>\n shown\n</details>',
+    );
+    expect(asCommonMarkReads('<details>\n<!-- x\ny --!> shown\n</details>')).toBe(
+      '<details>\n\n shown\n</details>',
+    );
+  });
+
+  it('through record and verify --strict: the FAILED self-check after `--!>` fails the record', async () => {
+    const repo = gitdir({ files: { 'src/a.ts': 'old\n' } });
+    writeFiles(repo, { 'src/a.ts': 'new\n', 'src/b.ts': 'created\n' });
+    const doc = join(tempDir(), '07-02-SUMMARY.md');
+    writeFileSync(
+      doc,
+      summary(
+        '## Files Created/Modified',
+        '<!-- reviewer note --!>\n**Self-check: FAILED — missing: src/c.ts**\n-->',
+      ),
+    );
+    const rec = await runCli(['record', '--from', doc], repo);
+    expect(rec.code, rec.stderr).toBe(0);
+    const id = rec.stdout.trim();
+    const show = await runCli(['show', id, '--json'], repo);
+    expect((JSON.parse(show.stdout) as { effectiveStatus: string }).effectiveStatus).toBe('failed');
+    const strict = await runCli(['verify', '--strict', id], repo);
+    expect(strict.code, strict.stdout).toBe(1);
+  });
+});
