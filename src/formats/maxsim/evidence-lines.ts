@@ -26,6 +26,25 @@ const RESULT_FIRST =
 const PASS_FIRST = /^(?:[✓✔✅☑]|(?:pass|succe|ok\b|green|clean))/iu;
 
 /**
+ * `3 type errors`, `2 lint failures`: a count of a kind of error, the whole value or before a
+ * note, is a count of errors (`3 type errors were fixed` goes on in words and stays prose).
+ */
+const COUNT_OF_KIND = /^(\d+)\s+(?:[\p{L}-]+\s+){1,2}?(errors?|failures?)(?=\s*(?:$|[(,;:.—–-]))/iu;
+
+/**
+ * A value as GitHub shows it: emphasis and code-span marks are not what it says (red team, round
+ * sixteen: `**FAILED**`, `` `exit 1` `` and `3 type errors` were not read as results). An underscore inside a word
+ * (`type_check`) is the word's.
+ */
+function asShown(value: string): string {
+  return value
+    .replace(/[*`]+/g, '')
+    .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1')
+    .trim()
+    .replace(COUNT_OF_KIND, '$1 $2');
+}
+
+/**
  * Each Evidence line's checks, and the lines whose failure cannot be read plainly; `lineOf`
  * gives a line's document line.
  */
@@ -42,7 +61,7 @@ export function evidenceLineChecks(
       checks.push(...checksInLine(line, status));
       continue;
     }
-    const value = LABELLED.exec(asRendered(line).trim())?.[1]?.trim() ?? '';
+    const value = asShown(LABELLED.exec(asRendered(line).trim())?.[1]?.trim() ?? '');
     if (!RESULT_FIRST.test(value)) continue;
     const said = resultOf(value, []);
     if (!('why' in said)) {

@@ -84,6 +84,44 @@ describe('attack: a failure in the contract’s own Evidence shape fails PASS', 
   });
 });
 
+describe('attack: a failure written with emphasis, in a code span or as "N type errors" fails PASS (red team, round sixteen, finding 7)', () => {
+  for (const [line, exitCode] of [
+    ['- Build: **FAILED**', undefined],
+    ['- Build: _FAILED_', undefined],
+    ['- Build: `exit 1`', 1],
+    ['- Build: **`exit code 2`**', 2],
+    ['- Typecheck: 3 type errors', undefined],
+    ['- Tests: 2 unit failures', undefined],
+  ] as const)
+    it(`attack: ${line}`, () => {
+      const h = parsed(handoff(line));
+      expect([h.claims.status, h.status]).toEqual(['PASS', 'failed']);
+      expect(codes(h)).toContain('MAXSIM_FAILED_EVIDENCE');
+      expect(h.claims.checks).toContainEqual(
+        expect.objectContaining({
+          result: 'failed',
+          ...(exitCode === undefined ? {} : { exitCode }),
+          details: line.replace(/^- /, ''),
+        }),
+      );
+    });
+
+  for (const line of [
+    '- Typecheck: 0 type errors',
+    '- Build: **0 errors**',
+    '- Build: `exit 0`',
+    '- Build: **PASSED**',
+    '- Typecheck: no type errors',
+    '- Notes: 3 type errors were fixed before the final run',
+  ])
+    it(`false alarm: ${line}`, () => {
+      const h = parsed(handoff(line));
+      expect(h.status).toBe('success');
+      expect(codes(h)).not.toContain('MAXSIM_FAILED_EVIDENCE');
+      expect(unchecked(h)).toEqual([]);
+    });
+});
+
 describe('false alarm: the SKILL’s own lines, zero counts and prose stay as they were', () => {
   for (const line of [
     '- Build: exit code 0',
