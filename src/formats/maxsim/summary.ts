@@ -11,6 +11,7 @@ import type { Problem } from '../../model/errors.js';
 import type { Decision } from '../../model/record.js';
 import { textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { isNone, type Section } from '../kit/markdown.js';
+import { failureSaid } from '../kit/failure-beside.js';
 import { splitPathAndNote } from '../kit/paths.js';
 import {
   flat,
@@ -346,7 +347,19 @@ export function readPhaseSummary(
         expected: 'complete, partial, blocked or failed (or PASS, FAIL, PARTIAL)',
         got: flat(written).slice(0, 80),
       });
-    } else status = { value, written: flat(written), where };
+    } else {
+      status = { value, written: flat(written), where };
+      // `Complete — 3 tests failing` (front matter, or the opening label beside it): said.
+      const labelLine = lineOffset + lineOf(opening, STATUS_LABEL);
+      for (const [said, line] of [
+        [fmStatus, keyLine()],
+        [labelled, labelLine],
+      ] as const) {
+        const passes = /^(?:complete|pass)$/i.test(summaryStatus(said ?? '') ?? '');
+        const u = said === undefined ? undefined : failureSaid(flat(said), line, passes);
+        if (u !== undefined) unchecked.push(u);
+      }
+    }
   }
   return {
     artifacts: lines.length > 0 ? lines.join('\n') : undefined,

@@ -26,6 +26,7 @@ import {
 import { listedReferences, placelessRows, unsureWhy } from './reference-list.js';
 import { resultRules } from './result-rules.js';
 import { lineIn, type Unchecked } from './unchecked.js';
+import { failureBeside, failureBesideWhy } from '../kit/failure-beside.js';
 import { RESULT_VOCABULARY, keyOf, roleOf, type Key } from './vocabulary.js';
 import {
   contradictionName,
@@ -93,6 +94,8 @@ export function parseResult(source: string, ctx: ParseContext): ParseResult {
 
   const claims: Claims = { status: '' };
   let status: Status = 'partial';
+  /** A failure said in the status's own words beside a pass (round sixteen): said, with its line. */
+  const statusSaid: Unchecked[] = [];
   const st = got.get('status');
   if (!st) {
     problems.push({
@@ -142,6 +145,16 @@ export function parseResult(source: string, ctx: ParseContext): ParseResult {
           ? trimBlock(lines.slice(lines.indexOf(first) + 1).join('\n'))
           : st.body;
       if (notes !== '') extra['statusNotes'] = notes;
+      // `SUCCESS — 3 tests failing`, or a paragraph `2 of 40 tests fail` under it: said.
+      for (const words of status === 'success' ? [detail, notes] : []) {
+        const beside = failureBeside(words);
+        if (beside !== undefined)
+          statusSaid.push({
+            line: lineIn(text, words.split('\n')[0] ?? words),
+            text: words.slice(0, 300),
+            why: `under Status, ${failureBesideWhy(value, beside)}`,
+          });
+      }
     }
   }
   const conf = got.get('confidence');
@@ -241,6 +254,7 @@ export function parseResult(source: string, ctx: ParseContext): ParseResult {
       text: u.token,
       why: unsureWhy(u.token),
     })),
+    ...statusSaid,
     ...issues.flatMap((i) => i.unchecked),
     ...files.unchecked,
     ...listedRefs.unchecked,

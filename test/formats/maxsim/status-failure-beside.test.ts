@@ -1,0 +1,77 @@
+/**
+ * Red team, round sixteen (readers finding 5, the status half): a pass status whose own words say
+ * a failure beside it (`**Status:** Complete — 3 tests failing`, a team `SUCCESS — 3 tests
+ * failing` or a `2 of 40 tests fail` paragraph under it) recorded success and said nothing. None
+ * of the real summaries read for this (1,372 GSD/MaxsimCLI files, 31 opening status labels; the
+ * team corpus) writes a failure there, so it is said (unverifiable, with its line), not derived:
+ * the words may be a known, accepted failure. Honest history ("the 3 tests that were failing now
+ * pass") is not said.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ParseContext, ParsedHandoff } from '../../../src/formats/index.js';
+import { maxsim } from '../../../src/formats/maxsim/index.js';
+import { team } from '../../../src/formats/team/index.js';
+
+const ctx: ParseContext = { repoRoot: '/home/dev/project', now: new Date('2026-03-07T10:00:00Z') };
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+type Said = { line: number; text: string; why: string };
+const unchecked = (h: ParsedHandoff) => (h.claims.extra?.['unchecked'] ?? []) as Said[];
+
+function summary(status: string): ParsedHandoff {
+  const text = `# Phase 06 Plan 01: Thing Summary\n\n**One-liner.**\n\n**Status:** ${status}\n\n## Files Created\n\n- \`src/a.ts\` - the module\n`;
+  const r = maxsim.parse(enc(text), { ...ctx, fileName: '06-01-SUMMARY.md' });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.handoff;
+}
+
+const BACKEND = readFileSync(
+  join(__dirname, '../corpus/docs/team/swt-en@7242325-backend-specialist-result.md'),
+  'utf8',
+);
+function result(status: string): ParsedHandoff {
+  const text = BACKEND.replace('### Status\nSUCCESS', `### Status\n${status}`);
+  const r = team.parse(enc(text), { ...ctx, fileName: 'result.md' });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.handoff;
+}
+
+describe('attack: a failure said beside a pass status is said, never silently passed (red team, round sixteen, finding 5)', () => {
+  for (const status of ['Complete — 3 tests failing', 'Complete (build fails on CI)'])
+    it(`MaxsimCLI opening: **Status:** ${status}`, () => {
+      expect(unchecked(summary(status))).toEqual([
+        expect.objectContaining({ line: 5, why: expect.stringMatching(/failure/) }),
+      ]);
+    });
+  it('MaxsimCLI: the opening label beside front matter status: complete', () => {
+    const text = `---\nphase: 06-x\nplan: 01\nstatus: complete\n---\n\n# Phase 06 Plan 01: Thing Summary\n\n**Status:** Complete — 3 tests failing\n`;
+    const r = maxsim.parse(enc(text), { ...ctx, fileName: '06-01-SUMMARY.md' });
+    if (!r.ok) throw new Error(JSON.stringify(r.problems));
+    expect(unchecked(r.handoff)).toEqual([expect.objectContaining({ line: 9 })]);
+  });
+  for (const status of ['SUCCESS — 3 tests failing', 'SUCCESS\n\n2 of 40 tests fail; see Issues'])
+    it(`team: ### Status / ${status.replace(/\n/g, '|')}`, () => {
+      expect(unchecked(result(status))).toContainEqual(
+        expect.objectContaining({ why: expect.stringMatching(/failure/) }),
+      );
+    });
+});
+
+describe('false alarm: honest words beside a pass status stay success, nothing said', () => {
+  for (const status of [
+    'Complete',
+    'Complete — the 3 tests that were failing now pass',
+    'Complete — 0 failures',
+    'Complete (no errors)',
+    'Complete — fixed the failing login test',
+  ])
+    it(`MaxsimCLI opening: **Status:** ${status}`, () => {
+      const h = summary(status);
+      expect(unchecked(h)).toEqual([]);
+    });
+  it('team: the real result, and SUCCESS with a note of a fixed failure', () => {
+    expect(unchecked(result('SUCCESS'))).toEqual([]);
+    expect(unchecked(result('SUCCESS\n\nThe flaky test that failed on CI was fixed.'))).toEqual([]);
+  });
+});
