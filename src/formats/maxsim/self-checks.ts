@@ -69,6 +69,12 @@ const FAIL_ANYWHERE = /\b(?:fail(?:ed|s|ure)?|not[ \t]+pass(?:ed)?)\b/i;
  * a colon it read as a section name and ticked items passed it (red team 16, readers finding 5).
  */
 const NOT_A_PASS = /^(?:partial(?:ly)?|incomplete|pending|skipped|not[ \t]+run|inconclusive)\b/i;
+/**
+ * A fail word told as history (`previously FAILED now passes`, `was FAIL on CI`): no verdict, so
+ * it is cut out before an item is judged; any other fail word in the item still fails it.
+ */
+const TOLD_AS_HISTORY =
+  /\b(?:previously|was|were|had(?:\s+been)?|used\s+to)\s+(?:MISSING|NOT FOUND|FAILED|FAIL)\b|\b(?:FAILED|FAIL)\b(?:\s+[\w-]+){0,3}?\s+now\s+pass(?:es|ing)?\b/gi;
 const ITEM_PASSED = /\b(?:found|exists?|present|verified|pass(?:e[sd])?|ok)\b/i;
 
 /** Emphasis and code marks dropped, as the page shows the text; references decoded. */
@@ -101,7 +107,7 @@ function plainVerdict(t: string): Said {
 function itemSays(text: string, tick: string | undefined): 'failed' | 'unticked' | 'passed' | '' {
   const t = asRendered(withoutCode(text)).replace(/[*_]/g, '').trim();
   const lead = /^[^\p{L}\p{N}]*/u.exec(t)?.[0] ?? '';
-  if (FAIL_MARK.test(lead) || ITEM_FAILED.test(t)) return 'failed';
+  if (FAIL_MARK.test(lead) || ITEM_FAILED.test(t.replace(TOLD_AS_HISTORY, ' '))) return 'failed';
   if (tick === ' ') return 'unticked';
   if (tick !== undefined || PASS_MARK.test(lead) || ITEM_PASSED.test(t)) return 'passed';
   return '';
