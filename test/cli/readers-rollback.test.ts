@@ -165,4 +165,33 @@ describe('readers after a rollback (red team, round twelve)', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.json.error.code).toBe('UNKNOWN_RECORD');
   });
+
+  // The readers' reach check (round sixteen) reads the tip's trailer. A tip with none is
+  // INTEGRITY for `show ID` whether or not this user has a memory of the clone (as for `log`
+  // and `verify`): what a reader answers must not depend on the memory being there.
+  it("a tip commit with no trailer: show ID answers the same with this clone's memory as without", async () => {
+    const user = makeUser();
+    const repo = gitdir();
+    writeFiles(repo, { 'a.txt': '1\n' });
+    await record(user, repo, { task: 'T-1', status: 'success', summary: 'one' });
+    writeFiles(repo, { 'a.txt': '2\n' });
+    const two = await record(user, repo, { task: 'T-2', status: 'success', summary: 'two' });
+    const tip = safeGit(repo, 'rev-parse', LOG_REF).trim();
+    const bare = safeGit(
+      repo,
+      'commit-tree',
+      '-p',
+      tip,
+      '-m',
+      'no trailer',
+      `${tip}^{tree}`,
+    ).trim();
+    safeGit(repo, 'update-ref', LOG_REF, bare);
+    const stranger = makeUser();
+    const without = await cli(stranger, repo, ['show', two.id]);
+    const withMemory = await cli(user, repo, ['show', two.id]);
+    expect(withMemory.code, withMemory.stderr).toBe(without.code);
+    expect(withMemory.json.error?.code).toBe(without.json.error?.code);
+    expect([without.code, without.json.error?.code]).toEqual([3, 'INTEGRITY']);
+  });
 });
