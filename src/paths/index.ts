@@ -19,6 +19,7 @@ export {
 export {
   checkRegularFile,
   readRegularFile,
+  readRegularFileSync,
   REPLACED,
   sha256RegularFile,
   type HashFileResult,

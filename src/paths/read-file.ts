@@ -173,7 +173,7 @@ export function readRegularFile(abs: string, options: ReadFileOptions): Promise<
 }
 
 /** `readRegularFile`'s work, done synchronously (`openRegular` says why). */
-function readRegularFileSync(abs: string, options: ReadFileOptions): ReadFileResult {
+export function readRegularFileSync(abs: string, options: ReadFileOptions): ReadFileResult {
   const opened = openRegular(abs, options.root);
   if (!opened.ok) return opened;
   const { fd, real, size } = opened;

@@ -15,12 +15,12 @@
  * The walk is git's discovery (setup.c) without its boundaries: in each directory up from the
  * current one, a `.git` entry git takes, else the directory itself when it is a git dir. It
  * runs for every git ledger spawns while GIT_DIR is set, so it is synchronous: stats, and one
- * read of a small gitfile opened non-blocking (a FIFO planted as `.git` cannot hold it).
+ * read of a small regular gitfile (`gitDirAt`, path-files.ts: a FIFO planted as `.git` cannot
+ * hold it).
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { lstatOrUndefined, realpathOrUndefined, statOrError } from './look.js';
-import { gitfileTarget, holdsLineBreak } from './path-files.js';
+import { gitDirAt } from './path-files.js';
 
 /** Whether git's discovery from `cwd`, GIT_DIR aside, opens `gitDir` (compared as real paths). */
 export function discoveryReaches(cwd: string, gitDir: string): boolean {
@@ -43,18 +43,6 @@ export function discoveryReaches(cwd: string, gitDir: string): boolean {
   }
 }
 
-/** The real path of the git dir `path` is: itself (or its link's target), or its gitfile's. */
-function gitDirAt(path: string): string | undefined {
-  const info = statOrError(path);
-  if (info instanceof Error) return undefined;
-  if (info.isDirectory()) return realpathOrUndefined(path);
-  if (!info.isFile()) return undefined;
-  const text = readSmallFile(path);
-  const target = text === undefined ? undefined : gitfileTarget(text);
-  if (target === undefined || holdsLineBreak(target)) return undefined;
-  return realpathOrUndefined(resolve(dirname(path), target));
-}
-
 /** git's is_git_directory, roughly: a HEAD, and objects and refs (or a commondir for them). */
 function isGitDir(dir: string): boolean {
   if (lstatOrUndefined(join(dir, 'HEAD')) === undefined) return false;
@@ -62,26 +50,4 @@ function isGitDir(dir: string): boolean {
   return ['objects', 'refs'].every(
     (name) => statOrError(join(dir, name)) instanceof Error === false,
   );
-}
-
-const GITFILE_MAX_BYTES = 4096;
-
-/** A regular file's first bytes, opened non-blocking; undefined for anything else. */
-function readSmallFile(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    const buffer = Buffer.alloc(GITFILE_MAX_BYTES);
-    const length = readSync(fd, buffer, 0, GITFILE_MAX_BYTES, 0);
-    return buffer.subarray(0, length).toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -8,7 +8,10 @@
  * here, and a path that holds a line break is refused (`lineBreakRefusal`): git's own answers
  * about paths are one a line, so such a path cannot be told from two.
  */
+import { dirname, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
+import { readRegularFileSync } from '../../paths/index.js';
+import { realpathOrUndefined, statOrError } from './look.js';
 
 const GITFILE_PREFIX = 'gitdir: ';
 
@@ -43,4 +46,25 @@ export function lineBreakRefusal(file: string, what: string, path: string): Ledg
   return new LedgerError('CORRUPT', `${file} names ${what} ${JSON.stringify(path)}, ${wrong}`, {
     hint: `Something other than git wrote it (the agent controls .git): put back the repository's own .git (a directory, or one line \`gitdir: PATH\`), then retry.`,
   });
+}
+
+/** A gitfile is read whole up to this; git's own limit is larger, but no longer path opens. */
+const GITFILE_MAX_BYTES = 4096;
+
+/**
+ * The real path of the git dir the entry at `path` is: itself (or its link's target), or the
+ * one its gitfile names; undefined when it is neither. Synchronous (stats and one read of a
+ * small regular file, never a FIFO): the GIT_DIR check runs it for every git ledger spawns.
+ * A target holding a line break leads nowhere here; checkDiscovery (ref-files.ts) refuses it.
+ */
+export function gitDirAt(path: string): string | undefined {
+  const info = statOrError(path);
+  if (info instanceof Error) return undefined;
+  if (info.isDirectory()) return realpathOrUndefined(path);
+  if (!info.isFile()) return undefined;
+  const file = readRegularFileSync(path, { maxBytes: GITFILE_MAX_BYTES });
+  if (!file.ok) return undefined;
+  const target = gitfileTarget(file.bytes.toString('utf8'));
+  if (target === undefined || holdsLineBreak(target)) return undefined;
+  return realpathOrUndefined(resolve(dirname(path), target));
 }

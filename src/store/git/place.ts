@@ -20,9 +20,8 @@
  * not named: exec.ts drops it, and the place is found by the walk (red team, round sixteen).
  */
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { readRegularFile } from '../../paths/index.js';
-import { lstatOrUndefined, realpathOrUndefined, statOrError } from './look.js';
-import { gitfileTarget, holdsLineBreak } from './path-files.js';
+import { lstatOrUndefined, realpathOrUndefined } from './look.js';
+import { gitDirAt } from './path-files.js';
 
 export interface Place {
   /** The real path the rollback memory's place binding is keyed by. */
@@ -47,7 +46,7 @@ export async function findPlace(
   for (;;) {
     // git skips a `.git` directory it does not take for a git dir and goes on up: so does this
     // walk, until it meets the entry that leads where git went.
-    if ((await entryLeadsTo(dir)) === opened) return { place: dir, checkout: dir };
+    if (entryLeadsTo(dir) === opened) return { place: dir, checkout: dir };
     const parent = dirname(dir);
     if (parent === dir) return { place: opened, checkout: undefined };
     dir = parent;
@@ -55,19 +54,8 @@ export async function findPlace(
 }
 
 /** The real path of the git dir `dir/.git` names: itself (or its link's target), or its gitfile's. */
-export async function entryLeadsTo(dir: string): Promise<string | undefined> {
-  const dotGit = join(dir, '.git');
-  if (lstatOrUndefined(dotGit) === undefined) return undefined;
-  const info = statOrError(dotGit);
-  if (info instanceof Error) return undefined;
-  if (info.isDirectory()) return realpathOrUndefined(dotGit);
-  if (!info.isFile()) return undefined;
-  const file = await readRegularFile(dotGit, { maxBytes: 4096 });
-  if (!file.ok) return undefined;
-  // A path with a line break leads nowhere here: checkDiscovery (ref-files.ts) refuses it.
-  const target = gitfileTarget(file.bytes.toString('utf8'));
-  if (target === undefined || holdsLineBreak(target)) return undefined;
-  return realpathOrUndefined(resolve(dir, target));
+export function entryLeadsTo(dir: string): string | undefined {
+  return gitDirAt(join(dir, '.git'));
 }
 
 /**
@@ -82,7 +70,7 @@ export async function checkoutAround(dir: string): Promise<string | undefined> {
   for (let at = dir; ; at = dirname(at)) {
     const dotGit = join(at, '.git');
     if (lstatOrUndefined(dotGit) !== undefined) {
-      const leadsTo = await entryLeadsTo(at);
+      const leadsTo = entryLeadsTo(at);
       const inGitDir = isInside(dotGit, dir) || (leadsTo !== undefined && isInside(leadsTo, dir));
       return inGitDir ? undefined : at;
     }

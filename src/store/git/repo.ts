@@ -256,7 +256,7 @@ function ownedByAnotherUser(dir: string): LedgerError {
  * point the "work tree" at the user's home, and `record` would snapshot files from there.
  */
 async function checkWorkTreeHoldsRepo(top: string, gitDir: string): Promise<string | undefined> {
-  const target = await entryLeadsTo(top);
+  const target = entryLeadsTo(top);
   if (target !== undefined && target === (realpathOrUndefined(gitDir) ?? gitDir)) return undefined;
   return `the work tree git reports (${top}, from core.worktree) does not contain this repository's git directory ${gitDir}`;
 }
