@@ -14,45 +14,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordHandoff } from '../../../src/app/record.js';
 import { verifyRepository } from '../../../src/app/verify.js';
-import type { ParseContext, ParsedHandoff } from '../../../src/formats/index.js';
-import { maxsim } from '../../../src/formats/maxsim/index.js';
+import type { ParsedHandoff } from '../../../src/formats/index.js';
 import { cleanup, git, gitdir, writeFiles } from '../../helpers/git.js';
+import { parsed, SELF_CHECK_LINE, summary } from './self-check-summary.js';
 
 afterAll(cleanup);
 
-const ctx: ParseContext = { repoRoot: '/home/dev/project', now: new Date('2026-05-03T10:00:00Z') };
-/** An honest summary of one created file, `selfCheck` appended where executors append it. */
-const summary = (selfCheck: string): string =>
-  [
-    '---',
-    'phase: 06-ui',
-    'plan: 01',
-    'subsystem: ui',
-    'key-files:',
-    '  created:',
-    '    - src/a.ts',
-    'status: complete',
-    '---',
-    '',
-    '# Phase 06 Plan 01: Widget Summary',
-    '',
-    '**A widget module.**',
-    '',
-    '## Files Created/Modified',
-    '',
-    '- `src/a.ts` - the module',
-    '',
-    selfCheck,
-    '',
-  ].join('\n');
-/** The document line `selfCheck`'s first line lands on. */
-const SELF_CHECK_LINE = 19;
-
-function parsed(text: string): ParsedHandoff {
-  const r = maxsim.parse(new TextEncoder().encode(text), { ...ctx, fileName: '06-01-SUMMARY.md' });
-  if (!r.ok) throw new Error(JSON.stringify(r.problems));
-  return r.handoff;
-}
 const codes = (h: ParsedHandoff) => h.reasons.map((r) => r.code);
 const unchecked = (h: ParsedHandoff) =>
   (h.claims.extra?.['unchecked'] ?? []) as { line: number; text: string; why: string }[];
