@@ -21,6 +21,7 @@ import { missingEntriesAt, readEntry, readTip } from '../ledger/read.js';
 import { lookupPath } from '../ledger/trees.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
+import type { HeldEntries } from './policy/local-state.js';
 import { stateRoot } from '../paths/state-root.js';
 
 /** Log entries this clone held that the ledger no longer holds. */
@@ -46,12 +47,24 @@ export async function heldEntriesMissing(
 ): Promise<HeldEntriesMissing | undefined> {
   if (!(await anyState())) return undefined;
   const { readHeldEntries } = await import('./policy/local-state.js');
-  const { held, newest } = await readHeldEntries(repo, store);
-  if (held.size === 0) return undefined;
-  const tipCommit = await store.readRef(LOG_REF);
-  const lost = await missingEntriesAt(store, tipCommit, held);
+  const memory = await readHeldEntries(repo, store);
+  if (memory.held.size === 0) return undefined;
+  return heldEntriesMissingAt(store, await store.readRef(LOG_REF), memory);
+}
+
+/**
+ * The same question of the ledger whose tip is `tipCommit` (undefined: none), for a writer
+ * about to build on it (held-guard.ts) as much as for a reader.
+ */
+export async function heldEntriesMissingAt(
+  store: ObjectReader,
+  tipCommit: string | undefined,
+  memory: HeldEntries,
+): Promise<HeldEntriesMissing | undefined> {
+  if (memory.held.size === 0) return undefined;
+  const lost = await missingEntriesAt(store, tipCommit, memory.held);
   if (lost.length > 0) return { missing: lost.length, first: lost[0]! };
-  const unreached = await unreachedFromTip(store, tipCommit!, newest);
+  const unreached = await unreachedFromTip(store, tipCommit!, memory.newest);
   return unreached.length === 0
     ? undefined
     : { missing: unreached.length, first: unreached[0]!, unreachable: true };

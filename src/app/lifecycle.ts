@@ -16,6 +16,7 @@ import { lifecycleChain } from './lifecycle-chain.js';
 import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 import { LEDGER_VERSION } from '../model/version.js';
 import type { ObjectStore } from '../store/port.js';
+import { heldGuard, type HeldGuard } from './held-guard.js';
 import { openLocalState } from './policy/local-state.js';
 import { verifyLedger } from '../verify/verify.js';
 import { loadPolicy } from './policy/local.js';
@@ -51,10 +52,13 @@ export function applyLifecycle(
   request: LifecycleRequest,
 ): Promise<RecordOutcome & { from: string; to: string }> {
   return withRepo(request.cwd, async ({ repo, store }) => {
+    const local = openLocalState(repo, store);
+    // A step derived from a ledger rolled back below what this clone held would be derived
+    // from a state that hides later steps: refused (held-guard.ts).
+    const guard = await heldGuard(local, store, `the ${request.action} step was not added`);
     for (let attempt = 0; attempt < MAX_STEP_ATTEMPTS; attempt++) {
-      const stepped = await stepOnce(store, request);
+      const stepped = await stepOnce(store, request, guard);
       if (stepped === undefined) continue;
-      const local = openLocalState(repo, store);
       await local.noteRecordedHere(stepped.id);
       if (stepped.entryId !== '') await local.noteKnownEntry(stepped.entryId);
       return stepped;
@@ -71,9 +75,11 @@ export function applyLifecycle(
 async function stepOnce(
   store: ObjectStore,
   request: LifecycleRequest,
+  guard: HeldGuard,
 ): Promise<(RecordOutcome & { from: string; to: string }) | undefined> {
   const now = request.now ?? new Date();
   const index = await readLedgerIndex(store);
+  await guard(index.tipCommit);
   const chain = await lifecycleChain(store, index, resolveId(index, request.id));
   const headId = chain.ids.at(-1)!;
   const head = chain.records.at(-1)!;

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { encodeCanonical, toRecordId, type CborValue } from '../canonical/index.js';
 import { issuesToProblems } from '../formats/own.js';
 import { appendRecord } from '../ledger/append.js';
+import { LOG_REF } from '../ledger/layout.js';
 import { spoolCopy } from '../ledger/spool.js';
 import { LedgerError, type Problem } from '../model/errors.js';
 import { killPoint, pausePoint } from '../model/faults.js';
@@ -36,6 +37,7 @@ import {
   type UntrackedBudget,
 } from '../store/git/snapshot.js';
 import { USER_SCOPES } from '../store/git/config.js';
+import { heldGuard } from './held-guard.js';
 import { openLocalState } from './policy/local-state.js';
 import { claimedArtifacts } from './claimed-artifacts.js';
 import {
@@ -142,6 +144,11 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         },
       );
     }
+    // A ledger rolled back below what this clone held is refused before anything runs, and
+    // again against the tip the append builds on (held-guard.ts).
+    const local = openLocalState(repo, store);
+    const guard = await heldGuard(local, store, 'nothing was recorded');
+    await guard(await store.readRef(LOG_REF));
 
     // 2. Observe: candidate tree first (what the agent handed over), then the witnesses.
     progress('snapshotting the work tree');
@@ -292,9 +299,9 @@ export function recordHandoff(given: RecordRequest): Promise<RecordOutcome> {
         signatures,
       },
       now,
+      guard,
     );
     spoolCopy('record', appended.id, recordBytes);
-    const local = openLocalState(repo, store);
     await local.noteRecordedHere(appended.id);
     if (appended.entryId !== '') await local.noteKnownEntry(appended.entryId);
     return {

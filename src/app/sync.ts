@@ -6,7 +6,8 @@
  * resetting the ledger below it later is a rollback for `verify` and `sync` alike.
  */
 import { LOG_REF } from '../ledger/layout.js';
-import { missingEntries, missingEntriesAt, readTip } from '../ledger/read.js';
+import { readTip } from '../ledger/read.js';
+import { heldEntriesMissingAt, heldEntriesSaid, type HeldEntriesMissing } from './held-entries.js';
 import { LedgerError } from '../model/errors.js';
 import { syncLedger, type SyncOptions, type SyncResult } from '../sync/sync.js';
 import { openLocalState } from './policy/local-state.js';
@@ -30,7 +31,7 @@ export async function syncRepository(request: SyncRequest, start?: SyncStart): P
     const local = openLocalState(repo, store);
     // Entries this clone held that its ledger lacked and the remote gave back: said, since a
     // ledger ref rolled back here is tampering even when nothing ends up lost.
-    let restored = 0;
+    let restored: HeldEntriesMissing | undefined;
     const result = await syncLedger(repo, store, {
       ...options,
       ...(taken?.head === undefined ? {} : { headStart: taken.head }),
@@ -41,17 +42,17 @@ export async function syncRepository(request: SyncRequest, start?: SyncStart): P
       checkLocal: async () => {
         // Known entries first, the ledger second: an entry noted in between (a record or sync
         // racing this one) is already in the ledger read after it, so it is never a false
-        // rollback.
-        const known = await local.readKnownEntries();
-        if (known.size === 0) return undefined;
-        // Only the fan-out trees the known entries fall in are read, not the whole ledger.
-        const missing = await missingEntries(store, known);
-        if (missing.length === 0) return undefined;
+        // rollback. Only the fan-out trees the known entries fall in are read, and the tip's
+        // chain only down to the newest of them (held-entries.ts): a tip moved back by its
+        // trailer would have sync's join noted as the newest entry, bypassing the rest.
+        const memory = await local.readHeld();
+        const before = await heldEntriesMissingAt(store, await store.readRef(LOG_REF), memory);
+        if (before === undefined) return undefined;
         return {
           require: async (tip: string | undefined) => {
-            const lost = await missingEntriesAt(store, tip, missing);
-            if (lost.length > 0) throw rollback(lost, await local.memoryToForget());
-            restored = missing.length;
+            const after = await heldEntriesMissingAt(store, tip, memory);
+            if (after !== undefined) throw rollback(after, await local.memoryToForget());
+            restored = before;
           },
         };
       },
@@ -61,12 +62,15 @@ export async function syncRepository(request: SyncRequest, start?: SyncStart): P
         await local.noteKnownEntry(tip.entryId, entries);
       },
     });
-    if (restored === 0) return result;
-    const one = restored === 1;
+    if (restored === undefined) return result;
+    const one = restored.missing === 1;
+    const where = restored.unreachable
+      ? `not reachable from the tip of its ${LOG_REF} (its tip was moved back here)`
+      : `missing from its ${LOG_REF} (rolled back or replaced here, or a fresh clone where one held ${one ? 'it' : 'them'})`;
     return {
       ...result,
       notices: [
-        `${restored} log entr${one ? 'y' : 'ies'} this clone held ${one ? 'was' : 'were'} missing from its ${LOG_REF} (rolled back or replaced here, or a fresh clone where one held ${one ? 'it' : 'them'}); the remote held ${one ? 'it' : 'them'}, and this sync took ${one ? 'it' : 'them'} back in`,
+        `${restored.missing} log entr${one ? 'y' : 'ies'} this clone held ${one ? 'was' : 'were'} ${where}; the remote held ${one ? 'it' : 'them'}, and this sync took ${one ? 'it' : 'them'} back in`,
         ...result.notices,
       ],
     };
@@ -76,11 +80,11 @@ export async function syncRepository(request: SyncRequest, start?: SyncStart): P
 
 export type { SyncResult };
 
-function rollback(lost: readonly string[], forget: string | undefined): LedgerError {
-  const one = lost.length === 1;
+function rollback(lost: HeldEntriesMissing, forget: string | undefined): LedgerError {
+  const them = lost.missing === 1 ? 'it' : 'them';
   return new LedgerError(
     'ROLLBACK',
-    `${lost.length} log entr${one ? 'y' : 'ies'} this clone held ${one ? 'is' : 'are'} missing from ${LOG_REF} and from what the remote holds (first: ${lost[0]}): the ledger ref was rolled back or replaced; nothing was synced`,
+    `${heldEntriesSaid(lost)}, and the remote does not give ${them} back: the ledger ref was rolled back or replaced; nothing was synced`,
     {
       hint: `Run ledger verify to see what is missing. If you replaced this clone's ledger on purpose, remove ${forget} to forget what it held.`,
     },

@@ -56,15 +56,24 @@ export interface Appended {
 
 const MAX_ATTEMPTS = 1000;
 
+/**
+ * Checks the tip an attempt is about to build on, and throws to refuse it (the caller's rule:
+ * app/held-guard.ts refuses a tip that lacks what this clone held).
+ */
+export type TipGuard = (tipCommit: string | undefined) => Promise<void>;
+
 export async function appendRecord(
   store: ObjectStore,
   objects: RecordObjects,
   now: Date,
+  guard?: TipGuard,
 ): Promise<Appended> {
   const prepared = await prepare(store, objects);
   killPoint('after-objects');
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const appended = await appendAt(store, prepared, await store.readRef(LOG_REF), now);
+    const tip = await store.readRef(LOG_REF);
+    await guard?.(tip);
+    const appended = await appendAt(store, prepared, tip, now);
     if (appended) return appended;
     // Lost a race. Back off a random, growing while, so that many writers do not keep
     // rebuilding against a tip that moves again before their swap.

@@ -70,6 +70,8 @@ export interface LocalState {
   noteRecordedHere(id: string): Promise<void>;
   /** Log entries this clone has held. */
   readKnownEntries(): Promise<Set<string>>;
+  /** The same, with each memory's last-noted entry (what a writer's tip must lead to). */
+  readHeld(): Promise<HeldEntries>;
   /**
    * `entries`: log entries of the ledger now in the ref that the caller read from it and
    * hash-checked (sync's incoming checks); a first binding's root walk takes them from here.
@@ -114,6 +116,13 @@ export function openLocalState(
     r.ledger === undefined || r.clone === undefined
       ? undefined
       : cloneDirOf({ ledger: r.ledger, clone: r.clone });
+  const readHeld = async (): Promise<HeldEntries> => {
+    const r = await resolve();
+    if (r.borrowed !== undefined)
+      return heldOf(await Promise.all(r.borrowed.from.map(readHeldBy)));
+    const dir = cloneDir(r);
+    return heldOf(dir === undefined ? [] : [await readIdLines(join(dir, KNOWN_ENTRIES))]);
+  };
   return {
     async readRecordedHere() {
       const dir = ledgerDir(await resolve());
@@ -124,12 +133,9 @@ export function openLocalState(
       if (dir !== undefined) await appendIds(dir, RECORDED, [id]);
     },
     async readKnownEntries() {
-      const r = await resolve();
-      if (r.borrowed !== undefined)
-        return union(await Promise.all(r.borrowed.from.map(readHeldBy)));
-      const dir = cloneDir(r);
-      return dir === undefined ? new Set() : readIdLines(join(dir, KNOWN_ENTRIES));
+      return (await readHeld()).held;
     },
+    readHeld,
     async noteKnownEntry(entryId, entries) {
       const r = await resolve(entries);
       // A borrowed memory is read, never written: the ledger read now lacks what it held.
@@ -260,7 +266,10 @@ export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<He
     ...(own === undefined ? [] : [own.binding]),
     ...(await rolledBackUses(store, found, holds, own?.binding.clone)).map((r) => r.use.binding),
   ];
-  const memories = await Promise.all(applying.map(readHeldBy));
+  return heldOf(await Promise.all(applying.map(readHeldBy)));
+}
+
+function heldOf(memories: readonly Set<string>[]): HeldEntries {
   return {
     held: union(memories),
     // A memory's lines are in the order they were noted (appended, never rewritten).

@@ -1,0 +1,44 @@
+/**
+ * A writer builds only on a tip that still holds what this clone held (red team, round
+ * seventeen). `record` and a lifecycle step note their new log entry as this clone's newest, and
+ * the readers' rollback check asks only whether the tip leads to each memory's newest entry
+ * (held-entries.ts): that one stands for the entries noted before it because every writer checks
+ * here that its tip leads to it. Built on a tip moved back by its trailer, a new entry would
+ * stand for entries it bypassed, and `log`, `show` and `stats` would stop saying them.
+ *
+ * So the tip is checked on every attempt, against the tip the append then builds on: an entry
+ * this clone held that is missing from its tree, or that its chain does not lead to, refuses the
+ * write (ROLLBACK, nothing written). `verify` says the same of that ledger (exit 3).
+ */
+import { LOG_REF } from '../ledger/layout.js';
+import { LedgerError } from '../model/errors.js';
+import type { ObjectReader } from '../store/port.js';
+import { heldEntriesMissingAt, heldEntriesSaid } from './held-entries.js';
+import type { LocalState } from './policy/local-state.js';
+
+/** Throws ROLLBACK when the ledger at `tipCommit` (undefined: none) lacks what this clone held. */
+export type HeldGuard = (tipCommit: string | undefined) => Promise<void>;
+
+/**
+ * The guard for one write, with this clone's memory read now: before the ledger ref, so an
+ * entry a racing writer notes meanwhile is already under the tip read after it.
+ */
+export async function heldGuard(
+  local: LocalState,
+  store: ObjectReader,
+  /** What was refused, for the message: "nothing was recorded". */
+  refused: string,
+): Promise<HeldGuard> {
+  const memory = await local.readHeld();
+  return async (tipCommit) => {
+    const lost = await heldEntriesMissingAt(store, tipCommit, memory);
+    if (lost === undefined) return;
+    throw new LedgerError(
+      'ROLLBACK',
+      `${heldEntriesSaid(lost)}: the ledger ref was rolled back or rewritten; ${refused}`,
+      {
+        hint: `Run ledger verify to see what is missing, and restore ${LOG_REF} from a clone or remote that holds it${lost.unreachable ? '' : ' (ledger sync takes missing entries back in from a remote that holds them)'}. If you replaced this clone's ledger on purpose, remove ${await local.memoryToForget()} to forget what it held.`,
+      },
+    );
+  };
+}
