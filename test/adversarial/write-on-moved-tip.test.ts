@@ -122,7 +122,9 @@ describe('a writer never builds on a tip that lacks what this clone held', () =>
     const synced = await cli(user, a, ['sync']);
     expect([synced.code, synced.json.error?.code]).toEqual([3, 'ROLLBACK']);
     expect(synced.json.error.message).toMatch(UNREACHED);
-    expect(synced.json.error.message).toMatch(/the remote does not give it back.*nothing was synced/);
+    expect(synced.json.error.message).toMatch(
+      /the remote does not give it back.*nothing was synced/,
+    );
     expect(safeGit(a, 'rev-parse', LOG_REF).trim()).toBe(moved);
   });
 

@@ -118,8 +118,7 @@ export function openLocalState(
       : cloneDirOf({ ledger: r.ledger, clone: r.clone });
   const readHeld = async (): Promise<HeldEntries> => {
     const r = await resolve();
-    if (r.borrowed !== undefined)
-      return heldOf(await Promise.all(r.borrowed.from.map(readHeldBy)));
+    if (r.borrowed !== undefined) return heldOf(await Promise.all(r.borrowed.from.map(readHeldBy)));
     const dir = cloneDir(r);
     return heldOf(dir === undefined ? [] : [await readIdLines(join(dir, KNOWN_ENTRIES))]);
   };
