@@ -75,8 +75,9 @@ export async function heldEntriesMissingAt(
  * commit's trailer, not the tree, is where `log` and `stats` start walking, so a tip moved back
  * to an older entry over the same tree hides the newer records as surely as deleting them (red
  * team, round sixteen). Each memory's last-noted entry stands for the ones it noted before (its
- * ancestors), so a `log -n 20` reads one entry when nothing moved (the tip is that entry) and
- * walks down only as far as the lowest of them otherwise.
+ * ancestors: every writer checks its tip leads to it before noting a newer one, held-guard.ts),
+ * so a `log -n 20` reads one entry when nothing moved (the tip is that entry) and walks down
+ * only as far as the lowest of them otherwise.
  */
 async function unreachedFromTip(
   store: ObjectReader,
