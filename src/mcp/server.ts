@@ -22,6 +22,7 @@ import { MESSAGE_LIMIT_BYTES } from './message-limit.js';
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from './server-info.js';
 import type { ToolContext } from './tools.js';
 import { readOnlyWhileAnswersAreRead } from './unread-answers.js';
+import { answerUnreadableLines } from './unreadable-lines.js';
 
 /**
  * The tools and the library behind them, loaded on the first request that needs them: a client
@@ -137,6 +138,7 @@ export async function serveMcp(options: McpServerOptions): Promise<void> {
     maxBufferSize: MESSAGE_LIMIT_BYTES,
   });
   sayWhyItClosed(transport, () => ending);
+  answerUnreadableLines(transport);
   // A client that does not read its answers is not read either: they would pile up here. This
   // writes the answers, so it goes first: the wrappers below call it.
   readOnlyWhileAnswersAreRead(transport, process.stdin, process.stdout);

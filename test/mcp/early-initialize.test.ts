@@ -204,23 +204,34 @@ describe('mcp: what else a client sends ends as it does with the SDK alone', () 
     expect(lines).toHaveLength(3);
   });
 
+  // A line that is no JSON-RPC message is answered with JSON-RPC's error for it, id null
+  // (unreadable-lines.ts); the SDK alone said nothing, and the client waited.
+  const unreadable = (lines: string[]) =>
+    lines.map((text) => JSON.parse(text)).filter((message) => message.id === null);
+
   it('garbage first, then initialize', async () => {
     const { lines } = await bothWays(['not json\n', INIT, ping('end')], [1, 'end']);
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
+    expect(unreadable(lines)).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.any(String) } },
+    ]);
   });
 
   it('garbage right after initialize', async () => {
     const { lines } = await bothWays([INIT + '{"jsonrpc":\n', ping('end')], [1, 'end']);
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
+    expect(unreadable(lines).map((m) => m.error.code)).toEqual([-32700]);
   });
 
-  it('a batch, an unknown member, a fractional id: what the SDK does (nothing)', async () => {
+  it('a batch, an unknown member, a fractional id: not answered early; the SDK refuses each as no JSON-RPC message', async () => {
     const batch = `[${INIT.trimEnd()}]\n`;
     const extra = INIT.replace('"method"', '"extra":1,"method"');
     const fractional = INIT.replace('"id":1', '"id":1.5');
     for (const first of [batch, extra, fractional]) {
       expect(initializeReply(first.trimEnd())).toBeUndefined();
-      expect((await bothWays([first, ping('end')], ['end'])).lines).toHaveLength(1);
+      const { lines } = await bothWays([first, ping('end')], ['end']);
+      expect(lines).toHaveLength(2);
+      expect(unreadable(lines).map((m) => m.error.code)).toEqual([-32600]);
     }
   });
 
