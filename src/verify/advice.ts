@@ -12,7 +12,9 @@ const FIXES: Readonly<Record<string, string>> = {
   'claim.check':
     "allow the command in the policy's rerun.commands and run verify --rerun (commands the agent wrote never re-run otherwise)",
   anchor:
-    'fetch the base commits (git fetch --unshallow, or actions/checkout with fetch-depth: 0; the Action fetches them when its fetch input is true)',
+    // Not "the Action fetches them": it fetches by id only what the remote serves, and a base
+    // commit amended away before its push is on no remote (red team, round seventeen).
+    "fetch the base commits (git fetch --unshallow, or actions/checkout with fetch-depth: 0; the Action's fetch step fetches by id those the remote serves and warns how many it could not: a commit amended or reworded before its push is on no remote)",
   signature:
     "sign the records with a key in the policy's allowed_signers (record --sign, or ledger sign ID)",
   producer:

@@ -349,4 +349,106 @@ describe('action.yml in a workspace made as actions/checkout@v4 makes it', () =>
     expect(run.code, verify.stdout + verify.stderr).toBe(0);
     expect(git(workspace, 'cat-file', '-t', topicBase)).toBe('commit');
   });
+
+  /**
+   * Records whose base commit the remote does not serve: an honest commit reworded (amended)
+   * after recording and before its push, or records an agent plants to name commits it never
+   * pushes. `n` of them, each on its own commit amended away, published with the ledger.
+   */
+  async function unservableBases(user: User, agent: string, n: number): Promise<void> {
+    for (let i = 0; i < n; i++) {
+      git(agent, 'checkout', '-q', '-B', `reworded-${i}`, 'main');
+      writeFiles(agent, { [`src/reworded-${i}.ts`]: 'draft\n' });
+      git(agent, 'add', '-A');
+      git(agent, 'commit', '-q', '-m', `reworded ${i}`);
+      await record(user, agent, { status: 'success', summary: `reworded ${i}`, task: `T-R${i}` });
+      git(agent, 'commit', '-q', '--amend', '-m', `reworded ${i} (new message)`);
+      git(agent, 'push', '-q', 'origin', `reworded-${i}`);
+    }
+    git(agent, 'push', '-q', '-f', 'origin', 'refs/ledger/*:refs/ledger/*');
+  }
+
+  /** main with a topic squash-merged and deleted: its record's base commit is on no branch. */
+  async function squashedTopic(user: User) {
+    const remote = bareRemote();
+    const agent = cloneOf(remote);
+    writeFiles(agent, { 'src/app.ts': 'one\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'initial');
+    git(agent, 'push', '-q', 'origin', 'HEAD:main');
+    git(agent, 'checkout', '-q', '-b', 'topic');
+    writeFiles(agent, { 'src/topic.ts': 'wip\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'topic start');
+    git(agent, 'push', '-q', 'origin', 'topic');
+    const topicBase = git(agent, 'rev-parse', 'HEAD');
+    writeFiles(agent, { 'src/app.ts': 'one\nthree\n' });
+    await record(user, agent, { status: 'success', summary: 'topic work', task: 'T-9' });
+    git(agent, 'push', '-q', 'origin', 'refs/ledger/*:refs/ledger/*');
+    git(agent, 'checkout', '-q', 'main');
+    git(agent, 'merge', '-q', '--squash', 'topic');
+    writeFiles(agent, { 'src/app.ts': 'one\nthree\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-q', '-m', 'topic (squashed)');
+    git(agent, 'push', '-q', 'origin', 'HEAD:main');
+    git(agent, 'push', '-q', 'origin', ':topic');
+    return { remote, agent, topicBase };
+  }
+
+  it('attack: one base commit the remote does not serve (a reworded commit) does not stop the others being fetched by id', async () => {
+    const user = makeUser();
+    const { remote, agent, topicBase } = await squashedTopic(user);
+    await unservableBases(user, agent, 1);
+    const main = git(agent, 'rev-parse', 'main');
+    const workspace = checkoutV4(remote, main, 'refs/remotes/origin/main', 1, 'main');
+    const run = runAction({
+      workspace,
+      inputs: { policy: auditorPolicy(), build: 'false', summary: 'false' },
+      env: user.env,
+      github: { sha: main },
+    });
+    const fetch = run.steps.find((s) => s.name === 'Fetch the ledger')!;
+    expect(fetch.code, fetch.stdout + fetch.stderr).toBe(0);
+    // The squashed topic's base came, though one id in the same fetch is on no remote.
+    expect(git(workspace, 'cat-file', '-t', topicBase)).toBe('commit');
+    const warnings = parseAnnotations(run.stdout).filter((a) => a.level === 'warning');
+    expect(warnings.map((a) => a.message)).toEqual([
+      expect.stringMatching(
+        /^could not fetch 1 of 2 commit\(s\) the records or the pull request name, in \d+ fetches: 1 the remote does not serve /,
+      ),
+      // Only the reworded record's base is missing; that one stays unverifiable (strict fails).
+      expect.stringMatching(/^base commit: base commit [0-9a-f]{40} is not in this repository/),
+    ]);
+    expect(warnings[1]!.message).not.toContain(topicBase);
+    expect(run.code).toBe(1);
+    // The strict advice does not claim the Action fetched what it could not.
+    const verify = run.steps.find((s) => s.name === 'Verify the ledger')!;
+    expect(verify.stdout).toMatch(
+      /strict: 1 anchor check\(s\) unverifiable .*the Action's fetch step fetches by id those the remote serves and warns how many it could not/,
+    );
+  });
+
+  it('attack: a planted flood of base commits the remote does not serve costs a bounded number of fetches, and the log says how many were not fetched', async () => {
+    const user = makeUser();
+    const { remote, agent, topicBase } = await squashedTopic(user);
+    await unservableBases(user, agent, 6);
+    const main = git(agent, 'rev-parse', 'main');
+    const workspace = checkoutV4(remote, main, 'refs/remotes/origin/main', 1, 'main');
+    const run = runAction({
+      workspace,
+      inputs: { policy: auditorPolicy(), build: 'false', summary: 'false', strict: 'false' },
+      env: { ...user.env, LEDGER_ACTION_MAX_FETCHES: '3' },
+      github: { sha: main },
+    });
+    const fetch = run.steps.find((s) => s.name === 'Fetch the ledger')!;
+    expect(fetch.code, fetch.stdout + fetch.stderr).toBe(0);
+    expect(fetch.stdout.match(/^fetching \d+ commit/gm)).toHaveLength(3);
+    const warnings = parseAnnotations(run.stdout).filter((a) => a.level === 'warning');
+    expect(warnings.map((a) => a.message)).toEqual([
+      expect.stringMatching(
+        /^could not fetch 7 of 7 commit\(s\) the records or the pull request name, in 3 fetches: 7 not tried \(the step's limit of 3 fetches /,
+      ),
+    ]);
+    expect(() => git(workspace, 'cat-file', '-t', topicBase)).toThrow();
+  });
 });
