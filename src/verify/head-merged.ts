@@ -8,11 +8,13 @@
  * of HEAD's history that is in neither BASE's history nor the recorded commit's is a merge, and
  * every parent of those merges is one of them, the recorded commit's history, or a commit the
  * base branch pointed to (BASE's first-parent chain, not its whole history). Then
- * HEAD's tree must be exactly the clean merge of the recorded commit with the newest of the
- * base-branch parents (git merge-tree --write-tree): a conflict resolved by hand or an edit
- * hidden inside a merge gives another tree and fails; a commit of its own anywhere (an
- * unreviewed branch merged in) is not this shape and fails as before. The histories are read
- * in-process, as the rest of the check does; git runs once, for the one merge.
+ * HEAD's tree must be exactly the clean merge of the recorded commit with the base-branch
+ * parents, one at a time, oldest first, as the branch was updated (git merge-tree --write-tree;
+ * one merge with the newest alone took the record's base as common ground, not the previous
+ * update's, and conflicted where git's merges were clean: red team, round seventeen): a conflict
+ * resolved by hand or an edit hidden inside a merge gives another tree and fails; a commit of
+ * its own anywhere (an unreviewed branch merged in) is not this shape and fails as before. The
+ * histories are read in-process, as the rest of the check does; git runs for the merges only.
  *
  * The merge is the record's work (its base commit to its candidate tree) with the base-branch
  * commit, not the recorded commit's: that commit is the agent's to make, and its parents chose
@@ -33,17 +35,22 @@ import { hashObject, parseCommit } from '../store/objects.js';
 import type { CommitAsIs, ObjectReader, RecordedWork } from '../store/port.js';
 import { walkHistory } from './history.js';
 
-/** What git's merge of two commits gave: its tree, a conflict, or no answer (an old git). */
+/**
+ * What git's merges gave: the last one's tree, a conflict (at the base-branch commit whose merge
+ * conflicted), or no answer (an old git).
+ */
 export type MergeResult =
-  { tree: string } | { conflict: true; tree?: string } | { unavailable: string };
+  { tree: string } | { conflict: true; tree?: string; at: string } | { unavailable: string };
 
 /**
  * Merges a record's work (committed on the record's base in a scratch git dir) or a commit as it
- * is with a commit, without touching a work tree (`git merge-tree --write-tree`).
+ * is with base-branch commits, oldest first, one clean merge at a time, each step's result a
+ * scratch commit on the previous one and that base-branch commit, without touching a work tree
+ * (`git merge-tree --write-tree`).
  */
 export type MergeCommits = (
   ours: RecordedWork | CommitAsIs,
-  theirs: string,
+  theirs: readonly string[],
 ) => Promise<MergeResult>;
 
 /** A record's work as the head check has it; the base commit's kept bytes are read on demand. */
@@ -67,7 +74,10 @@ export type MergedIn =
   | { shape: false }
   | {
       shape: true;
-      theirs: string;
+      /** The commit with the recorded tree the base-branch commits were merged into. */
+      recorded: string;
+      /** The base-branch commits merged in, oldest first, as the branch was updated. */
+      theirs: readonly string[];
       result: MergeResult;
       clean: boolean;
       /** The record's base commit, when this repository cannot read it (no merge was made). */
@@ -79,13 +89,17 @@ export type MergedIn =
       plain?: MergeResult;
     };
 
-/** Base-branch parents tried as the one that holds all the others. */
-const NEWEST_TRIES = 4;
-
 /**
  * Whether `head` (tree `headTree`) is the commit `recorded` (whose tree is `work`'s) with
- * base-branch commits merged in, and if so, whether its tree is the clean merge of `work` with
- * the newest of them.
+ * base-branch commits merged in, and if so, whether its tree is their clean merge with `work`,
+ * one at a time as the branch was updated.
+ *
+ * An update that changed nothing (main already held what it merged: the agent's own fix taken
+ * as a hotfix) leaves the recorded tree, so the nearest commit with it, `recorded`, may be that
+ * merge, and the chain from it lacks the update whose common ground the next one had (red team,
+ * round seventeen). So the chain is replayed first from the commit before such merges, then from
+ * `recorded` itself; each is a whole check on its own (any commit with the recorded tree is the
+ * agent's to make, and the record's work is merged either way), so passing either is sound.
  */
 export async function mergedInFromBase(
   store: ObjectReader,
@@ -96,11 +110,30 @@ export async function mergedInFromBase(
   base: BaseBranch,
   budget: number,
 ): Promise<MergedIn> {
-  const none = { shape: false } as const;
   // A commit of BASE's history not read (a cut) counts as not BASE's: it can only fail more.
-  const baseHistory =
+  const history =
     base.history ??
     new Set((await walkHistory(store, base.commit, new Set(), budget)).commits.keys());
+  const branch = { ...base, history };
+  const start = await beforeUnchangingMerges(store, recorded, budget);
+  const first = await mergedInto(store, head, headTree, start, work, branch, budget);
+  if (start === recorded || (first.shape && first.clean)) return first;
+  const nearest = await mergedInto(store, head, headTree, recorded, work, branch, budget);
+  return nearest.shape && (nearest.clean || !first.shape) ? nearest : first;
+}
+
+/** mergedInFromBase with `recorded` the one commit the chain starts from. */
+async function mergedInto(
+  store: ObjectReader,
+  head: string,
+  headTree: string,
+  recorded: string,
+  work: WorkToMerge,
+  base: BaseBranch & { history: ReadonlySet<string> },
+  budget: number,
+): Promise<MergedIn> {
+  const none = { shape: false } as const;
+  const baseHistory = base.history;
   const recordedSide = (await walkHistory(store, recorded, new Set(), budget, baseHistory)).commits;
   const stopAt = new Set([...baseHistory, ...recordedSide.keys(), recorded]);
   const beyond = await walkHistory(store, head, new Set(), budget, stopAt);
@@ -115,21 +148,57 @@ export async function mergedInFromBase(
       if (!theirs.includes(parent)) theirs.push(parent);
     }
   }
-  if (!(await onFirstParentChain(store, base.commit, theirs, budget))) return none;
-  const newest = await newestOf(store, theirs, budget);
-  if (newest === undefined) return none;
+  const chain = await oldestFirstOnFirstParentChain(store, base.commit, theirs, budget);
+  if (chain === undefined) return none;
+  const shape = { shape: true, recorded, theirs: chain } as const;
   const here = await workHere(store, work);
   if (here === undefined) {
     const result = { unavailable: `the record's base commit ${work.base} is not here` };
-    return { shape: true, theirs: newest, result, clean: false, baseMissing: work.base! };
+    return { ...shape, result, clean: false, baseMissing: work.base! };
   }
   const gives = (merged: MergeResult) =>
     'tree' in merged && !('conflict' in merged) && merged.tree === headTree;
-  const result = await base.merge(here, newest);
-  if (!gives(result)) return { shape: true, theirs: newest, result, clean: false };
-  const plain = await base.merge({ commit: recorded }, newest);
-  if (!gives(plain)) return { shape: true, theirs: newest, result, clean: false, plain };
-  return { shape: true, theirs: newest, result, clean: true };
+  const result = await base.merge(here, chain);
+  if (!gives(result)) return { ...shape, result, clean: false };
+  const plain = await base.merge({ commit: recorded }, chain);
+  if (!gives(plain)) return { ...shape, result, clean: false, plain };
+  return { ...shape, result, clean: true };
+}
+
+/**
+ * `commit`, or, while it is a merge with the same tree as one of its parents (an update that
+ * changed nothing), that parent: where the branch's updates began. A merge or a parent that
+ * cannot be read ends the walk there.
+ */
+async function beforeUnchangingMerges(
+  store: ObjectReader,
+  commit: string,
+  budget: number,
+): Promise<string> {
+  let at = commit;
+  for (let read = 0; read < budget; read += 1) {
+    const merge = await commitAt(store, at);
+    if (merge === undefined || merge.parents.length < 2) return at;
+    let same: string | undefined;
+    for (const parent of merge.parents)
+      if (same === undefined && (await commitAt(store, parent))?.tree === merge.tree) same = parent;
+    if (same === undefined) return at;
+    at = same;
+  }
+  return at;
+}
+
+/** A commit's tree and parents; none when it is missing or malformed. */
+async function commitAt(
+  store: ObjectReader,
+  commit: string,
+): Promise<{ tree: string; parents: readonly string[] } | undefined> {
+  const object = await store.read(commit);
+  try {
+    return object?.type === 'commit' ? parseCommit(object.bytes, commit) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -153,65 +222,49 @@ async function workHere(store: ObjectReader, work: WorkToMerge): Promise<Recorde
 }
 
 /**
- * Whether every one of `commits` is a commit the base branch itself pointed to: on BASE's
+ * `commits` oldest first, when every one is a commit the base branch itself pointed to: on BASE's
  * first-parent chain, as each merge into it (GitHub's merge button, `git merge` on main) keeps
  * the branch first. BASE's whole history is not the base branch's code: a merged pull request's
  * middle commit (one that added a file the next removed) is in it, never in its tree, and merged
  * in it passed as "base-branch code" (red team, round fourteen). A commit past the budget or a
- * gap counts as not found: it can only fail more.
+ * gap counts as not found: it can only fail more. The chain orders them too: each holds the
+ * older ones, the order the branch's updates merged them in.
  */
-async function onFirstParentChain(
+async function oldestFirstOnFirstParentChain(
   store: ObjectReader,
   base: string,
   commits: readonly string[],
   budget: number,
-): Promise<boolean> {
+): Promise<string[] | undefined> {
   const missing = new Set(commits);
+  const newestFirst: string[] = [];
   let at: string | undefined = base;
   for (let read = 0; at !== undefined && missing.size > 0 && read < budget; read += 1) {
-    missing.delete(at);
+    if (missing.delete(at)) newestFirst.push(at);
     at = await firstParentOf(store, at);
   }
-  return missing.size === 0;
+  return missing.size === 0 ? newestFirst.reverse() : undefined;
 }
 
 /** A commit's first parent; none for a root, or a commit missing or malformed (a gap). */
 async function firstParentOf(store: ObjectReader, commit: string): Promise<string | undefined> {
-  const object = await store.read(commit);
-  try {
-    return object?.type === 'commit' ? parseCommit(object.bytes, commit).parents[0] : undefined;
-  } catch {
-    return undefined;
-  }
+  return (await commitAt(store, commit))?.parents[0];
 }
 
 /**
- * The commit of `commits` whose history holds all the others (nearest the head first: the
- * latest "Update branch"); none when they have no single newest (then their merge is not one
- * merge of the recorded commit with one base-branch commit).
+ * The base-branch commits as the details name them: `P`, or `P1, then P2` for a branch updated
+ * more than once (merged one by one, oldest first).
  */
-async function newestOf(
-  store: ObjectReader,
-  commits: readonly string[],
-  budget: number,
-): Promise<string | undefined> {
-  if (commits.length === 1) return commits[0];
-  for (const candidate of commits.slice(0, NEWEST_TRIES)) {
-    const others = new Set(commits.filter((c) => c !== candidate));
-    const walked = await walkHistory(store, candidate, others, budget);
-    if ([...others].every((c) => walked.commits.has(c))) return candidate;
-  }
-  return undefined;
+export function mergedCommits(theirs: readonly string[]): string {
+  return theirs.length === 1 ? `commit ${theirs[0]}` : `commits ${theirs.join(', then ')}`;
 }
 
 /** What the check's detail says of a merge that did not give the head's tree. */
-export function mergeMismatch(
-  merged: Extract<MergedIn, { shape: true }>,
-  recorded: string,
-  rev: string,
-): string {
-  const { theirs, result } = merged;
-  const what = `${rev} merges base-branch commit ${theirs} into the recorded commit ${recorded}`;
+export function mergeMismatch(merged: Extract<MergedIn, { shape: true }>, rev: string): string {
+  const { recorded, result } = merged;
+  const several = merged.theirs.length > 1;
+  const theirs = several ? merged.theirs.join(', then ') : merged.theirs[0]!;
+  const what = `${rev} merges base-branch ${mergedCommits(merged.theirs)} into the recorded commit ${recorded}${several ? ', one by one as the branch was updated (so replayed here)' : ''}`;
   if (merged.baseMissing !== undefined)
     return `${what}, but the record's base commit ${merged.baseMissing} is not in this repository (its branch was rewritten, and the old commits not fetched), so the record's work cannot be merged with ${theirs} from where it was recorded: judged as a head that is not the recorded tree (fetch that commit, or record the handoff from this head)`;
   if (merged.plain !== undefined) {
@@ -219,13 +272,17 @@ export function mergeMismatch(
       'unavailable' in merged.plain
         ? `no answer (${merged.plain.unavailable})`
         : 'conflict' in merged.plain
-          ? 'a conflict'
+          ? several
+            ? `a conflict merging ${merged.plain.at}`
+            : 'a conflict'
           : `tree ${merged.plain.tree}`;
     return `${what}: its tree is the merge of the record's work from the record's base commit with ${theirs}, but git's own merge of ${recorded} with ${theirs} gives ${got}, so the two merges disagree: the record's base is not where ${recorded}'s history begins its work, and the two take different common ground, so one of them drops a base-branch change; code no record vouches for`;
   }
   if ('unavailable' in result)
     return `${what}, but git could not merge them here (${result.unavailable}; git merge-tree --write-tree needs git 2.38 or newer), so it is judged as a head that is not the recorded tree`;
   if ('conflict' in result)
-    return `${what}, but the two conflict: its tree is not the clean merge, so the conflict's resolution is code no record vouches for`;
-  return `${what}, but its tree is not the clean merge of the two (${result.tree}, the record's work merged with ${theirs} from the record's own base commit): a merge commit that edits or resolves anything, or history that makes the merge drop a base-branch change, is code no record vouches for`;
+    return several
+      ? `${what}, but merging base-branch commit ${result.at} conflicts: its tree is not their clean merge, so the conflict's resolution is code no record vouches for`
+      : `${what}, but the two conflict: its tree is not the clean merge, so the conflict's resolution is code no record vouches for`;
+  return `${what}, but its tree is not the clean merge of ${several ? 'them' : 'the two'} (${result.tree}, the record's work merged with ${theirs} from the record's own base commit): a merge commit that edits or resolves anything, or history that makes the merge drop a base-branch change, is code no record vouches for`;
 }

@@ -20,7 +20,7 @@
  */
 import type { ObjectReader } from '../store/port.js';
 import { fail, pass } from './checks.js';
-import { mergedInFromBase, mergeMismatch, type BaseBranch } from './head-merged.js';
+import { mergedCommits, mergedInFromBase, mergeMismatch, type BaseBranch } from './head-merged.js';
 import { walkHistory, type History } from './history.js';
 import type { Check } from './types.js';
 
@@ -239,7 +239,9 @@ export async function checkHead(
         );
   if (merged?.shape && merged.clean)
     return vouches(
-      `recorded tree (commit ${found![0]}) + base-branch commit ${merged.theirs} merged in (clean merge), the recorded tree being the candidate tree of the newest record on its branch`,
+      merged.theirs.length === 1
+        ? `recorded tree (commit ${merged.recorded}) + base-branch commit ${merged.theirs[0]} merged in (clean merge), the recorded tree being the candidate tree of the newest record on its branch`
+        : `recorded tree (commit ${merged.recorded}) + base-branch ${mergedCommits(merged.theirs)} merged in one by one, as the branch was updated (each a clean merge), the recorded tree being the candidate tree of the newest record on its branch`,
       ` (its witnesses ran on the recorded tree, not on the merge)`,
     );
   const where =
@@ -263,6 +265,6 @@ export async function checkHead(
     HEAD_CHECK_ID,
     'head.tree',
     subject,
-    `${head}, but the newest record on its branch, ${chosen.id} (${base}), recorded candidate tree ${chosen.candidateTree}: ${where}${also}${carried}${merged?.shape ? `; ${mergeMismatch(merged, found![0], rev)}` : ''}. The reviewed code is not the recorded code: record the handoff from this head, or review the commit that was recorded`,
+    `${head}, but the newest record on its branch, ${chosen.id} (${base}), recorded candidate tree ${chosen.candidateTree}: ${where}${also}${carried}${merged?.shape ? `; ${mergeMismatch(merged, rev)}` : ''}. The reviewed code is not the recorded code: record the handoff from this head, or review the commit that was recorded`,
   );
 }

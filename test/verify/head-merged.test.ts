@@ -68,7 +68,9 @@ describe('verify --since BASE --head HEAD: the base branch merged into the recor
     git(dir, 'merge', '-q', '--no-edit', 'main');
     const again = await headCheck(user, dir, ['--since', m2, '--head', 'HEAD']);
     expect(again.head?.verdict, again.head?.detail).toBe('verified');
-    expect(again.head?.detail).toContain(`base-branch commit ${m2} merged in (clean merge)`);
+    expect(again.head?.detail).toContain(
+      `base-branch commits ${m1}, then ${m2} merged in one by one, as the branch was updated (each a clean merge)`,
+    );
   });
 
   it('attack: an edit hidden inside the merge commit still fails head.tree', async () => {

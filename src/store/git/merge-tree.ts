@@ -58,19 +58,28 @@ const FIXED_IDENTITY = {
   GIT_COMMITTER_DATE: '@0 +0000',
 };
 
-/** The merged tree; a conflict (with the tree git wrote, conflict markers and all); no answer. */
+/**
+ * The merged tree; a conflict (with the tree git wrote, conflict markers and all, and the
+ * base-branch commit whose merge conflicted); no answer.
+ */
 export type MergeTreeResult =
-  { tree: string } | { conflict: true; tree?: string } | { unavailable: string };
+  { tree: string } | { conflict: true; tree?: string; at: string } | { unavailable: string };
 
 /**
- * Exit 0 is a clean merge, 1 a conflict; anything else (an older git's usage error, a commit
- * missing from a shallow clone) is no answer, and the caller judges the head without the merge.
- * `attributesFrom` is the base branch's commit (`--since`) whose `.gitattributes` apply.
+ * Merges `ours` with each of `theirs` in turn, oldest first, as the branch was updated: each
+ * step's result is committed in the scratch dir (parents: the previous step's commit and that
+ * base-branch commit, as git's own "Update branch" commit has), so the next merge's base is the
+ * previous base-branch commit, the common ground git's own next merge had. One merge with the
+ * newest alone takes the record's base as common ground, and conflicted where each of git's
+ * merges was clean (red team, round seventeen). Every step must be clean: a conflict stops the
+ * chain. Exit 0 is a clean merge, 1 a conflict; anything else (an older git's usage error, a
+ * commit missing from a shallow clone) is no answer, and the caller judges the head without the
+ * merge. `attributesFrom` is the base branch's commit (`--since`) whose `.gitattributes` apply.
  */
 export async function mergeTree(
   repo: Pick<RepoPaths, 'objectsDir'>,
   ours: RecordedWork | CommitAsIs,
-  theirs: string,
+  theirs: readonly string[],
   attributesFrom: string,
 ): Promise<MergeTreeResult> {
   const scratch = await mkdtemp(join(tmpdir(), 'ledger-merge-'));
@@ -132,24 +141,77 @@ export async function mergeTree(
     }
     // A commit as it is may be a root (a record made before the first commit, then committed):
     // its merge is then from the empty tree, as the record's work's is. It is only ever a second
-    // opinion beside the record's work, so allowing it can fail more, never pass more.
+    // opinion beside the record's work, so allowing it can fail more, never pass more. A later
+    // step's commit has the previous base-branch commit as a parent: related, so it changes nothing.
     const unrelated = 'commit' in ours || ours.base === null ? ['--allow-unrelated-histories'] : [];
-    const result = await git([
-      'merge-tree',
-      '--write-tree',
-      '--no-messages',
-      ...unrelated,
-      work,
-      theirs,
-    ]);
-    const tree = /^[0-9a-f]{40,64}$/.exec(result.stdout.toString().split('\n')[0] ?? '')?.[0];
-    if (result.code === 0 && tree !== undefined) return { tree };
-    if (result.code === 1) return { conflict: true, ...(tree === undefined ? {} : { tree }) };
-    const said = firstLine(result.stderr);
-    return { unavailable: `git merge-tree exited ${result.code}${said === '' ? '' : `: ${said}`}` };
+    let merged: string | undefined;
+    for (const [step, next] of theirs.entries()) {
+      if (merged !== undefined) {
+        const made = await commitStep(git, merged, work, theirs[step - 1]!);
+        if (typeof made !== 'string') return made;
+        work = made;
+      }
+      const result = await mergeStep(git, unrelated, work, next);
+      if (!('tree' in result) || 'conflict' in result) return result;
+      merged = result.tree;
+    }
+    return merged === undefined
+      ? { unavailable: 'no base-branch commit to merge' }
+      : { tree: merged };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** One `git merge-tree` of the chain, read as a clean tree, a conflict or no answer. */
+async function mergeStep(
+  git: ScratchGit,
+  unrelated: readonly string[],
+  work: string,
+  theirs: string,
+): Promise<MergeTreeResult> {
+  const result = await git([
+    'merge-tree',
+    '--write-tree',
+    '--no-messages',
+    ...unrelated,
+    work,
+    theirs,
+  ]);
+  const tree = /^[0-9a-f]{40,64}$/.exec(result.stdout.toString().split('\n')[0] ?? '')?.[0];
+  if (result.code === 0 && tree !== undefined) return { tree };
+  if (result.code === 1)
+    return { conflict: true, at: theirs, ...(tree === undefined ? {} : { tree }) };
+  const said = firstLine(result.stderr);
+  return { unavailable: `git merge-tree exited ${result.code}${said === '' ? '' : `: ${said}`}` };
+}
+
+/**
+ * A clean step's tree committed on the previous step's commit and the base-branch commit it
+ * merged, in the scratch objects only: the shape of git's own merge commit, whose parents choose
+ * the next step's merge base.
+ */
+async function commitStep(
+  git: ScratchGit,
+  merged: string,
+  work: string,
+  theirs: string,
+): Promise<string | { unavailable: string }> {
+  const made = await git([
+    'commit-tree',
+    '--no-gpg-sign',
+    '-m',
+    'update',
+    '-p',
+    work,
+    '-p',
+    theirs,
+    merged,
+  ]);
+  const step = /^[0-9a-f]{40,64}$/.exec(made.stdout.toString().trim())?.[0];
+  if (made.code !== 0 || step === undefined)
+    return { unavailable: `git commit-tree exited ${made.code}: ${firstLine(made.stderr)}` };
+  return step;
 }
 
 type ScratchGit = (
