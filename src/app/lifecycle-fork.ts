@@ -20,6 +20,14 @@ import { isLifecycleStep, lifecycleFormat } from './lifecycle-steps.js';
 /** The state a step moves its record to, ranked: the higher one wins a fork. */
 const PRECEDENCE: Readonly<Record<string, number>> = { rejected: 3, superseded: 2, accepted: 1 };
 
+/**
+ * How conservative the state `to` is (reject over supersede over accept): the rank a fork
+ * follows, and `countedState`'s among reviewer-signed steps the chain does not order.
+ */
+export function precedenceOf(to: string): number {
+  return PRECEDENCE[to] ?? 0;
+}
+
 /** How the steps of a ledger link, read from its records oldest first in the log's order. */
 export interface StepLinks {
   /** Node (a record or a step) → the steps above it that link to it, oldest first. */
@@ -57,6 +65,11 @@ export function linkSteps(records: readonly { id: string; record: LedgerRecord }
 /** A step a fork set aside, and the step followed in its place at that fork. */
 export interface SetAsideStep {
   id: string;
+  /**
+   * The node (the record or a step) the step links to: the chain's order among set-aside steps,
+   * which `countedState` reads instead of any step's own time.
+   */
+  parent: string;
   /** The sibling the chain followed at the fork. */
   over: string;
   /** When the step builds on a set-aside sibling rather than being one: that sibling. */
@@ -101,15 +114,22 @@ export function followChain(
   for (;;) {
     const siblings = (children.get(ids.at(-1)!) ?? []).filter((s) => !met.has(s));
     if (siblings.length === 0) break;
+    const fork = ids.at(-1)!;
     const { chosen, allowed } = chooseSibling(chain, siblings, records);
     for (const s of siblings) met.add(s);
     for (const s of siblings) {
       if (s === chosen) continue;
-      setAside.push({ id: s, over: chosen, ...(allowed.includes(s) ? {} : { refused: true }) });
+      setAside.push({
+        id: s,
+        parent: fork,
+        over: chosen,
+        ...(allowed.includes(s) ? {} : { refused: true }),
+      });
       const branch = [...chain, records.get(s)!];
       for (const d of descendants(s, branch, records, children, met))
         setAside.push({
           id: d.id,
+          parent: d.parent,
           over: chosen,
           after: s,
           ...(d.refused ? { refused: true } : {}),
@@ -133,7 +153,7 @@ function chooseSibling(
 ): { chosen: string; allowed: readonly string[] } {
   if (siblings.length === 1) return { chosen: siblings[0]!, allowed: siblings };
   const allowed = siblings.filter((s) => allowedAfter(chain, records.get(s)!));
-  const rank = (s: string) => PRECEDENCE[records.get(s)!.claims.status] ?? 0;
+  const rank = (s: string) => precedenceOf(records.get(s)!.claims.status);
   let best = allowed[0] ?? siblings[0]!;
   for (const s of allowed) if (rank(s) > rank(best)) best = s;
   return { chosen: best, allowed };
@@ -159,14 +179,14 @@ function descendants(
   records: ReadonlyMap<string, LedgerRecord>,
   children: ReadonlyMap<string, readonly string[]>,
   met: Set<string>,
-): { id: string; refused: boolean }[] {
-  const out: { id: string; refused: boolean }[] = [];
+): { id: string; parent: string; refused: boolean }[] {
+  const out: { id: string; parent: string; refused: boolean }[] = [];
   for (const child of children.get(node) ?? []) {
     if (met.has(child)) continue;
     met.add(child);
     const step = records.get(child)!;
     out.push(
-      { id: child, refused: !allowedAfter(branch, step) },
+      { id: child, parent: node, refused: !allowedAfter(branch, step) },
       ...descendants(child, [...branch, step], records, children, met),
     );
   }

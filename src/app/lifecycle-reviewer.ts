@@ -12,6 +12,7 @@ import {
   type SignatureLeaf,
   type Trust,
 } from '../verify/signatures.js';
+import { precedenceOf } from './lifecycle-fork.js';
 import type { LifecycleState, LifecycleStepInfo } from './lifecycle-state.js';
 import { quotedBy } from '../paths/quoted-claim.js';
 
@@ -93,12 +94,15 @@ export interface CountedState extends LifecycleState {
  * chain ends on a step no trusted reviewer signed, the state is the one the latest step a
  * trusted reviewer did sign set — in the chain (one the rule let through), or a step the fork
  * set aside that the rule allowed on its own branch — and the unsigned step is named
- * (`uncountedNote`). Latest by the steps' own times: all are signed by a reviewer, so no time
- * is the agent's to choose. A set-aside step counts whether it is the sibling the fork met or a
- * step built on one (red team, round sixteen): a reviewer who accepts and later supersedes
- * builds the supersede on her accept, and a keyless reject beside the accept sets both aside;
- * counting siblings only revived her older accept over her newer supersede. With no such step
- * the state stays as read.
+ * (`uncountedNote`). A set-aside step counts whether it is the sibling the fork met or a step
+ * built on one (red team, round sixteen): a reviewer who accepts and later supersedes builds the
+ * supersede on her accept, and a keyless reject beside the accept sets both aside.
+ *
+ * "Latest" is by the chain, never by a clock (`latestSigned`). A step's `recordedAt` is the
+ * clock of whoever took it, and the documented flow is that the agent takes a step and a
+ * reviewer signs it (`ledger sign`): an accept the agent dated a year ahead, once signed,
+ * outranked every later decision of hers (red team, round seventeen), and two honest laptops
+ * whose clocks disagree did the same.
  */
 export function countedState(state: LifecycleState, ctx: ReviewerContext): CountedState {
   const last = state.last;
@@ -113,7 +117,7 @@ export function countedState(state: LifecycleState, ctx: ReviewerContext): Count
     .map((s) => s.step);
   const candidates = [...(inChain === undefined ? [] : [inChain]), ...concurrent];
   if (candidates.length === 0) return state;
-  const counted = candidates.reduce((a, b) => (b.at > a.at ? b : a));
+  const counted = latestSigned(candidates, parentsOf(state));
   const setAside = (state.setAside ?? []).filter((s) => s !== counted.id);
   const { setAside: _all, ...rest } = state;
   return {
@@ -123,6 +127,44 @@ export function countedState(state: LifecycleState, ctx: ReviewerContext): Count
     last: counted,
     uncounted: last,
   };
+}
+
+/**
+ * The step to count among the reviewer-signed `candidates`. A step built on another — its link,
+ * or its link's link, is that step — was taken by someone who held it, so it is the later
+ * decision whatever either clock said: only the candidates no other candidate is built on
+ * remain. Where several remain, the chain does not order them (steps of a fork's branches, each
+ * taken without seeing the other), and the most conservative state counts, as at a fork
+ * (reject over supersede over accept, `precedenceOf`): no time or entry id the agent chooses
+ * can turn a reviewer's signed turn-down into her concurrent accept, and what the agent may
+ * still steer is which of her equal decisions is named. Not "neither counts": with no counted
+ * step the state is the chain's unsigned one, which under requireReviewer sets nothing aside,
+ * so the head's record would vouch again — failing open for the head check.
+ */
+function latestSigned(
+  candidates: readonly LifecycleStepInfo[],
+  parents: ReadonlyMap<string, string>,
+): LifecycleStepInfo {
+  const ids = new Set(candidates.map((c) => c.id));
+  const builtOn = new Set<string>();
+  for (const c of candidates) {
+    const seen = new Set([c.id]);
+    for (let p = parents.get(c.id); p !== undefined && !seen.has(p); p = parents.get(p)) {
+      seen.add(p);
+      if (ids.has(p)) builtOn.add(p);
+    }
+  }
+  return candidates
+    .filter((c) => !builtOn.has(c.id))
+    .reduce((a, b) => (precedenceOf(b.to) > precedenceOf(a.to) ? b : a));
+}
+
+/** The node each step links to: the chain's by its order, a set-aside step's as it was met. */
+function parentsOf(state: LifecycleState): Map<string, string> {
+  const parents = new Map<string, string>();
+  state.steps.forEach((s, i) => parents.set(s.id, i === 0 ? state.record : state.steps[i - 1]!.id));
+  for (const s of state.setAsideSteps ?? []) parents.set(s.id, s.parent);
+  return parents;
 }
 
 /** What the gate and `export` say of the step `countedState` did not count. */

@@ -54,6 +54,31 @@ function headWitnessesPolicy(dir: string): string {
   return policy;
 }
 
+/** `verify --head`, `show --policy` and `export --in-toto-statement --policy` of `id` in `ci`. */
+async function judgedUnderPolicy(ci: string, id: string, head: string, policyFile: string) {
+  const report = await verifyRepository({ cwd: ci, cache: false, policyFile, head });
+  const show = await runCli(['show', id, '--policy', policyFile], ci);
+  const exported = await runCli(
+    [
+      'export',
+      id,
+      '--in-toto-statement',
+      '--allow-unverified',
+      '--policy',
+      policyFile,
+      '--out',
+      '-',
+    ],
+    ci,
+  );
+  return {
+    check: report.ledger.find((c) => c.check === 'head.tree')!,
+    exitCode: report.exitCode,
+    show: show.stdout,
+    exported,
+  };
+}
+
 async function record(repo: string, summary: string): Promise<string> {
   const r = await runCli(
     ['record', '--status', 'success', '--summary', summary, '--witness', 'sh test.sh', '--json'],
@@ -439,6 +464,129 @@ describe('verify --head and the lifecycle', () => {
     );
     expect(exported.stdout).not.toContain(`"state":"accepted"`);
     expect(exported.code, exported.stdout).not.toBe(0);
+  });
+
+  // Red team, round seventeen: among the reviewer-signed steps the latest counted by each step's
+  // own `recordedAt`, a time the agent's clock writes when the agent takes the step a reviewer
+  // then signs. The order that is no one's to choose is the chain: a step built on another is
+  // later than it; and where the chain orders two signed steps not at all, the more
+  // conservative decision counts, as at a fork.
+  it("attack: under lifecycle.requireReviewer a signed step the agent dated a year ahead does not outrank the reviewer's signed step built on it", async () => {
+    const { policy: policyFile, reviewer: reviewerKey } = reviewerPolicy();
+    const { remote, clones } = remoteWithClones(3);
+    const [agent, reviewer, stale] = clones as [string, string, string];
+    const fix = await honestRecord(agent, "the reviewer's fix");
+    const alternative = await honestRecord(agent, "the agent's alternative");
+    writeFiles(agent, { 'f.txt': 'feature\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-qm', 'feature');
+    git(agent, 'push', '-q', 'origin', 'main');
+    const head = git(agent, 'rev-parse', 'HEAD');
+    const id = await honestRecord(agent, 'agent work at the head');
+    const accepted = await applyLifecycle({
+      cwd: agent,
+      id,
+      action: 'accept',
+      by: 'bot',
+      now: new Date(Date.now() + 365 * 86_400_000),
+    });
+    await syncRepository({ cwd: agent });
+    await syncRepository({ cwd: stale });
+    await syncRepository({ cwd: reviewer });
+    await signRecord({ cwd: reviewer, id: accepted.id, signingKey: reviewerKey });
+    // A record of her own first: her supersede then sits higher in the log than the agent's
+    // below, so the fork at the accept follows the agent's step (what the agent otherwise gets
+    // by retrying until its entry id sorts first).
+    await honestRecord(reviewer, 'her own work');
+    const by = 'rita@reviewers.example.com';
+    const superseded = await applyLifecycle({
+      cwd: reviewer,
+      id,
+      action: 'supersede',
+      with: fix,
+      by,
+    });
+    await signRecord({ cwd: reviewer, id: superseded.id, signingKey: reviewerKey });
+    // From the clone that holds the accept and none of her steps.
+    const agents = await applyLifecycle({
+      cwd: stale,
+      id,
+      action: 'supersede',
+      with: alternative,
+      by: 'bot',
+    });
+    await syncRepository({ cwd: stale });
+    await syncRepository({ cwd: reviewer });
+    const ci = cloneOf(remote);
+    await syncRepository({ cwd: ci });
+    const read = await runCli(['show', id], ci);
+    expect(read.stdout).toContain(`lifecycle: superseded by step ${agents.id}`);
+    const judged = await judgedUnderPolicy(ci, id, head, policyFile);
+    expect(judged.check.verdict, judged.check.detail).toBe('contradicted');
+    expect(judged.exitCode).toBe(1);
+    expect(judged.check.detail).toContain(
+      `it was superseded by step ${superseded.id} (signed by reviewer ${by})`,
+    );
+    expect(judged.check.detail).toContain(`not counted: step ${agents.id} (supersede, by "bot")`);
+    expect(judged.show).toContain(
+      `lifecycle under the policy (lifecycle.requireReviewer): superseded by step ${superseded.id} (signed by reviewer ${by})`,
+    );
+    expect(judged.exported.stdout).not.toContain(`"state":"accepted"`);
+    expect(judged.exported.code, judged.exported.stdout).not.toBe(0);
+  });
+
+  it('attack: under lifecycle.requireReviewer of two reviewer-signed steps the chain does not order, the more conservative counts, not the one the agent dated later', async () => {
+    const { policy: policyFile, reviewer: reviewerKey } = reviewerPolicy();
+    const { remote, clones } = remoteWithClones(3);
+    const [agent, reviewer, stale] = clones as [string, string, string];
+    const fix = await honestRecord(agent, "the reviewer's fix");
+    writeFiles(agent, { 'f.txt': 'feature\n' });
+    git(agent, 'add', '-A');
+    git(agent, 'commit', '-qm', 'feature');
+    git(agent, 'push', '-q', 'origin', 'main');
+    const head = git(agent, 'rev-parse', 'HEAD');
+    const id = await honestRecord(agent, 'agent work at the head');
+    await syncRepository({ cwd: agent });
+    await syncRepository({ cwd: reviewer });
+    await syncRepository({ cwd: stale });
+    // Three steps on the record, none seeing another: the agent's accept a year ahead (the
+    // reviewer signs it), the reviewer's own signed supersede, and a keyless reject the fork
+    // follows.
+    const accepted = await applyLifecycle({
+      cwd: agent,
+      id,
+      action: 'accept',
+      by: 'bot',
+      now: new Date(Date.now() + 365 * 86_400_000),
+    });
+    await syncRepository({ cwd: agent });
+    const by = 'rita@reviewers.example.com';
+    const superseded = await applyLifecycle({
+      cwd: reviewer,
+      id,
+      action: 'supersede',
+      with: fix,
+      by,
+    });
+    await signRecord({ cwd: reviewer, id: superseded.id, signingKey: reviewerKey });
+    await syncRepository({ cwd: reviewer });
+    await signRecord({ cwd: reviewer, id: accepted.id, signingKey: reviewerKey });
+    await syncRepository({ cwd: reviewer });
+    const agents = await applyLifecycle({ cwd: stale, id, action: 'reject', by: 'bot' });
+    await syncRepository({ cwd: stale });
+    const ci = cloneOf(remote);
+    await syncRepository({ cwd: ci });
+    const judged = await judgedUnderPolicy(ci, id, head, policyFile);
+    expect(judged.check.verdict, judged.check.detail).toBe('contradicted');
+    expect(judged.exitCode).toBe(1);
+    expect(judged.check.detail).toContain(
+      `it was superseded by step ${superseded.id} (signed by reviewer ${by})`,
+    );
+    expect(judged.check.detail).toContain(`not counted: step ${agents.id} (reject, by "bot")`);
+    expect(judged.show).toContain(
+      `lifecycle under the policy (lifecycle.requireReviewer): superseded by step ${superseded.id} (signed by reviewer ${by})`,
+    );
+    expect(judged.exported.code, judged.exported.stdout).not.toBe(0);
   });
 
   it('after a supersede the superseding record must match: the old tree fails, the new one passes', async () => {
