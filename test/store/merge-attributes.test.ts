@@ -50,8 +50,8 @@ const PATHS = [
 ];
 
 /** Sorted: `--all` lists a path's attributes in the order git first met their names. */
-function checkAttr(dir: string): string {
-  return git(dir, 'check-attr', '--all', '--', ...PATHS)
+function checkAttr(dir: string, paths: readonly string[] = PATHS): string {
+  return git(dir, 'check-attr', '--all', '--', ...paths)
     .split('\n')
     .sort()
     .join('\n');
@@ -70,6 +70,21 @@ describe('toRootAttributes: nested .gitattributes said from the root', () => {
     expect(expected).toContain('docs/top.txt: eol: lf');
     expect(expected).not.toContain('docs/deep/top.txt');
     expect(checkAttr(atRoot)).toBe(expected);
+  });
+
+  it('skips a UTF-8 BOM opening a file, as git does', () => {
+    const files = [
+      { path: '.gitattributes', text: '\uFEFF*.txt merge=union\n' },
+      { path: 'docs/.gitattributes', text: '\uFEFFCHANGELOG.md merge=union\n' },
+    ];
+    const paths = ['a.txt', 'docs/CHANGELOG.md'];
+    const inTree = gitdir({ empty: true });
+    writeFiles(inTree, Object.fromEntries(files.map((f) => [f.path, f.text])));
+    const atRoot = gitdir({ empty: true });
+    writeFiles(atRoot, { '.git/info/attributes': toRootAttributes(files) });
+    const expected = checkAttr(inTree, paths);
+    expect(expected).toContain('docs/CHANGELOG.md: merge: union');
+    expect(checkAttr(atRoot, paths)).toBe(expected);
   });
 
   it('leaves out what it cannot say from the root: a quoted pattern, a directory with a space', () => {

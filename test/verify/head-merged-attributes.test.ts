@@ -153,4 +153,17 @@ describe("head.tree's merge: the base branch's own .gitattributes, and nothing e
     expect(run.head?.verdict, run.head?.detail).toBe('contradicted');
     expect(run.head?.detail).toMatch(/the two conflict/);
   });
+
+  it("false alarm: a BOM opening main's nested .gitattributes is skipped, as git skips it", async () => {
+    const user = makeUser();
+    const { dir, m1 } = await appendedOnBothSides(
+      user,
+      { 'docs/CHANGELOG.md': CHANGELOG, 'docs/.gitattributes': '\uFEFFCHANGELOG.md merge=union\n' },
+      ['docs/CHANGELOG.md'],
+    );
+    git(dir, 'merge', '-q', '--no-edit', 'main');
+    const run = await headCheck(user, dir, ['--since', m1, '--head', 'HEAD']);
+    expect(run.head?.verdict, run.head?.detail).toBe('verified');
+    expect(run.code).toBe(0);
+  });
 });

@@ -84,7 +84,9 @@ export function toRootAttributes(files: readonly AttributesFile[]): string {
   const lines: string[] = [];
   for (const file of ordered) {
     const dir = file.path.slice(0, -NAME.length);
-    for (const line of file.text.split('\n')) {
+    // git skips a UTF-8 BOM opening the file (attr.c); kept, it would be part of the first
+    // rewritten pattern, which then matches nothing (red team, round seventeen).
+    for (const line of file.text.replace(/^\uFEFF/, '').split('\n')) {
       const said = dir === '' ? line : fromRoot(dir, line);
       if (said !== undefined) lines.push(said);
     }
