@@ -4,26 +4,33 @@
  * the same attributes from it as from the files in their directories. Cross-checked with real
  * git (`check-attr`), not with a model of git's rules.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { toRootAttributes, type AttributesFile } from '../../src/store/git/merge-attributes.js';
 import { cleanup, git, gitdir, writeFiles } from '../helpers/git.js';
 
 afterAll(cleanup);
 
-const FILES: AttributesFile[] = [
-  {
-    path: '.gitattributes',
-    text: '[attr]logged merge=union text\nCHANGELOG.md logged\n*.bin -merge\n',
-  },
-  {
-    path: 'docs/.gitattributes',
-    text: '# docs\n*.md merge=union\n/top.txt merge=union eol=lf\nsub/*.txt -text\n*.md -merge\r\n',
-  },
-  { path: 'docs/deep/.gitattributes', text: '*.md merge=text\n**/x.txt conflict-marker-size=9\n' },
-  { path: 'we*rd[1]/.gitattributes', text: 'a.txt merge=union\n' },
+/** Files as git stores them: names and contents are bytes (here UTF-8). */
+function utf8Files(files: Record<string, string>): AttributesFile[] {
+  return Object.entries(files).map(([path, text]) => ({
+    path: Buffer.from(path),
+    text: Buffer.from(text),
+  }));
+}
+
+const utf8 = (bytes: Buffer) => bytes.toString('utf8');
+
+const FILES: AttributesFile[] = utf8Files({
+  '.gitattributes': '[attr]logged merge=union text\nCHANGELOG.md logged\n*.bin -merge\n',
+  'docs/.gitattributes':
+    '# docs\n*.md merge=union\n/top.txt merge=union eol=lf\nsub/*.txt -text\n*.md -merge\r\n',
+  'docs/deep/.gitattributes': '*.md merge=text\n**/x.txt conflict-marker-size=9\n',
+  'we*rd[1]/.gitattributes': 'a.txt merge=union\n',
   // What a nested file may not say (git ignores it there): a macro, a negative pattern.
-  { path: 'odd/.gitattributes', text: '[attr]all merge=union\n!a.txt merge=union\nb.txt all\n' },
-];
+  'odd/.gitattributes': '[attr]all merge=union\n!a.txt merge=union\nb.txt all\n',
+});
 
 const PATHS = [
   'CHANGELOG.md',
@@ -60,9 +67,9 @@ function checkAttr(dir: string, paths: readonly string[] = PATHS): string {
 describe('toRootAttributes: nested .gitattributes said from the root', () => {
   it('gives every path the attributes git gives it from the files in their directories', () => {
     const inTree = gitdir({ empty: true });
-    writeFiles(inTree, Object.fromEntries(FILES.map((f) => [f.path, f.text])));
+    writeFiles(inTree, Object.fromEntries(FILES.map((f) => [utf8(f.path), utf8(f.text)])));
     const atRoot = gitdir({ empty: true });
-    writeFiles(atRoot, { '.git/info/attributes': toRootAttributes(FILES) });
+    writeFileSync(join(atRoot, '.git/info/attributes'), toRootAttributes(FILES));
     const expected = checkAttr(inTree);
     expect(expected).toContain('docs/deep/er/notes.md: merge: text');
     expect(expected).toContain('we*rd[1]/a.txt: merge: union');
@@ -73,25 +80,132 @@ describe('toRootAttributes: nested .gitattributes said from the root', () => {
   });
 
   it('skips a UTF-8 BOM opening a file, as git does', () => {
-    const files = [
-      { path: '.gitattributes', text: '\uFEFF*.txt merge=union\n' },
-      { path: 'docs/.gitattributes', text: '\uFEFFCHANGELOG.md merge=union\n' },
-    ];
+    const files = utf8Files({
+      '.gitattributes': '\uFEFF*.txt merge=union\n',
+      'docs/.gitattributes': '\uFEFFCHANGELOG.md merge=union\n',
+    });
     const paths = ['a.txt', 'docs/CHANGELOG.md'];
     const inTree = gitdir({ empty: true });
-    writeFiles(inTree, Object.fromEntries(files.map((f) => [f.path, f.text])));
+    writeFiles(inTree, Object.fromEntries(files.map((f) => [utf8(f.path), utf8(f.text)])));
     const atRoot = gitdir({ empty: true });
-    writeFiles(atRoot, { '.git/info/attributes': toRootAttributes(files) });
+    writeFileSync(join(atRoot, '.git/info/attributes'), toRootAttributes(files));
     const expected = checkAttr(inTree, paths);
     expect(expected).toContain('docs/CHANGELOG.md: merge: union');
     expect(checkAttr(atRoot, paths)).toBe(expected);
   });
 
-  it('leaves out what it cannot say from the root: a quoted pattern, a directory with a space', () => {
-    const said = toRootAttributes([
-      { path: 'a b/.gitattributes', text: '*.md merge=union\n' },
-      { path: 'docs/.gitattributes', text: '"q *.md" merge=union\n' },
-    ]);
-    expect(said).toBe('');
+  it('says from the root what git reads in lines the root cannot say plainly', () => {
+    // Red team, round seventeen: each of these was once left out (a BOM kept in the pattern),
+    // and a left-out `-merge` under the root's `*.txt merge=union` made a conflict "clean".
+    const files = utf8Files({
+      '.gitattributes': '*.txt merge=union\n',
+      'bom/.gitattributes': '\uFEFFCHANGELOG.md merge=union\n*.txt -merge\n',
+      'release notes/.gitattributes': '*.txt -merge\n',
+      'nb\u00a0sp/.gitattributes': '*.txt -merge\n',
+      'ideo\u3000graphic/.gitattributes': '*.txt -merge\n',
+      'tab\tdir/.gitattributes': '/p.txt -merge\n',
+      'new\nline/.gitattributes': '*.txt -merge\n',
+      'quote"dir/.gitattributes': '*.txt -merge\n',
+      'back\\slash/.gitattributes': '*.txt -merge\n',
+      '#hash/.gitattributes': '*.txt -merge\n',
+      '!bang/.gitattributes': '*.txt -merge\n',
+      'q/.gitattributes': [
+        '"*.txt" -merge',
+        '"sp ace.md" merge=union',
+        '"t\\tab.md" merge=union',
+        '"x"y.md merge=union',
+        '"bad\\q" -merge',
+        '"\\!fallback.md" merge=union',
+        '"\\\\!lit.md" merge=union',
+        '"!neg.md" merge=union',
+        '"[attr]m" merge=union',
+        '',
+      ].join('\n'),
+      'br/.gitattributes': '[attr] -merge\n',
+      'nul/.gitattributes': 'a.txt -merge\0junk\nb.txt -merge\n',
+      // git ignores a line of 2048 bytes or more, in the nested file too.
+      'over/.gitattributes': `${'p'.repeat(2030)}.txt -merge ${'a'.repeat(20)}\n`,
+    });
+    const paths = [
+      'bom/CHANGELOG.md',
+      'bom/x.txt',
+      'release notes/policy.txt',
+      'release notes/deep/policy.txt',
+      'nb\u00a0sp/policy.txt',
+      'ideo\u3000graphic/policy.txt',
+      'tab\tdir/p.txt',
+      'tab\tdir/sub/p.txt',
+      'new\nline/p.txt',
+      'quote"dir/p.txt',
+      'back\\slash/p.txt',
+      '#hash/p.txt',
+      '!bang/p.txt',
+      'q/p.txt',
+      'q/sp ace.md',
+      'q/t\tab.md',
+      'q/x',
+      'q/"bad\\q"',
+      'q/!lit.md',
+      'q/"!fallback.md"',
+      'q/neg.md',
+      'q/!neg.md',
+      'q/[attr]m',
+      'br/a',
+      'br/t',
+      'br/b',
+      'nul/a.txt',
+      'nul/b.txt',
+      `over/${'p'.repeat(2030)}.txt`,
+    ];
+    const inTree = gitdir({ empty: true });
+    writeFiles(inTree, Object.fromEntries(files.map((f) => [utf8(f.path), utf8(f.text)])));
+    const atRoot = gitdir({ empty: true });
+    writeFileSync(join(atRoot, '.git/info/attributes'), toRootAttributes(files));
+    const expected = checkAttr(inTree, paths);
+    expect(expected).toContain('bom/CHANGELOG.md: merge: union');
+    expect(expected).toContain('release notes/policy.txt: merge: unset');
+    expect(expected).toContain('q/p.txt: merge: unset');
+    expect(expected).toContain('q/sp ace.md: merge: union');
+    expect(expected).toContain('q/!lit.md: merge: union');
+    expect(expected).toContain('q/x: y.md: set');
+    expect(expected).toContain('br/a: merge: unset');
+    expect(expected).toContain('nul/b.txt: merge: unset');
+    expect(expected).toContain('txt: merge: union'); // over/…: the root's
+    expect(checkAttr(atRoot, paths)).toBe(expected);
+  });
+
+  it('fails closed where a line cannot be said from the root: no content merge below its directory', () => {
+    // A nested line git honours (under 2048 bytes) that the `long/**/` prefix pushes over.
+    const pads = ' pad'.repeat(Math.floor((2047 - '*.txt -merge'.length) / 4));
+    const deep = Array.from({ length: 9 }, (_, i) => `${i}${'d'.repeat(240)}`).join('/');
+    const files = utf8Files({
+      '.gitattributes': '*.txt merge=union\n',
+      'long/.gitattributes': `*.txt -merge${pads}\n`,
+      'long/deeper/.gitattributes': '*.txt merge=union\n',
+      // A directory too long for even `<dir>/** -merge`: a shallower one takes the mark.
+      [`${deep}/.gitattributes`]: '*.txt -merge\n',
+    });
+    expect(`*.txt -merge${pads}`.length).toBeLessThan(2048);
+    const paths = [
+      'long/p.txt',
+      'long/sub/p.txt',
+      'long/deeper/p.txt',
+      'other/p.txt',
+      `${deep}/p.txt`,
+    ];
+    const inTree = gitdir({ empty: true });
+    writeFiles(inTree, Object.fromEntries(files.map((f) => [utf8(f.path), utf8(f.text)])));
+    const expected = checkAttr(inTree, paths);
+    expect(expected).toContain('long/p.txt: merge: unset');
+    expect(expected).toContain(`${deep}/p.txt: merge: unset`);
+    const atRoot = gitdir({ empty: true });
+    writeFileSync(join(atRoot, '.git/info/attributes'), toRootAttributes(files));
+    const said = checkAttr(atRoot, paths);
+    expect(said).toContain('long/p.txt: merge: unset');
+    expect(said).toContain('long/sub/p.txt: merge: unset');
+    // Nearer files still say their own, as in git; elsewhere the root's.
+    expect(said).toContain('long/deeper/p.txt: merge: union');
+    expect(said).toContain('other/p.txt: merge: union');
+    expect(said).toContain(`${deep}/p.txt: merge: unset`);
   });
 });

@@ -10,7 +10,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, makeUser, record, type User } from '../adversarial/helpers.js';
-import { cleanup, git, gitdir, tempDir, writeFiles } from '../helpers/git.js';
+import { cleanup, git, gitdir, gitTry, tempDir, writeFiles } from '../helpers/git.js';
 
 afterAll(cleanup);
 
@@ -65,7 +65,10 @@ describe("head.tree's merge: the base branch's own .gitattributes, and nothing e
     const user = makeUser();
     const { dir, m1, recorded } = await appendedOnBothSides(
       user,
-      { 'CHANGELOG.md': CHANGELOG, '.gitattributes': 'CHANGELOG.md merge=union\n' },
+      {
+        'CHANGELOG.md': CHANGELOG,
+        '.gitattributes': 'CHANGELOG.md merge=union\n',
+      },
       ['CHANGELOG.md'],
     );
     git(dir, 'merge', '-q', '--no-edit', 'main');
@@ -158,7 +161,10 @@ describe("head.tree's merge: the base branch's own .gitattributes, and nothing e
     const user = makeUser();
     const { dir, m1 } = await appendedOnBothSides(
       user,
-      { 'docs/CHANGELOG.md': CHANGELOG, 'docs/.gitattributes': '\uFEFFCHANGELOG.md merge=union\n' },
+      {
+        'docs/CHANGELOG.md': CHANGELOG,
+        'docs/.gitattributes': '\uFEFFCHANGELOG.md merge=union\n',
+      },
       ['docs/CHANGELOG.md'],
     );
     git(dir, 'merge', '-q', '--no-edit', 'main');
@@ -166,4 +172,43 @@ describe("head.tree's merge: the base branch's own .gitattributes, and nothing e
     expect(run.head?.verdict, run.head?.detail).toBe('verified');
     expect(run.code).toBe(0);
   });
+
+  // Red team, round seventeen: each nested line was once left out, so only the root's union
+  // applied in the scratch merge and a hand-resolved conflict passed as git's clean merge.
+  const overrides: [string, string, string][] = [
+    ['a directory with a space', 'release notes', '*.txt -merge\n'],
+    ['a directory with a no-break space', 'release\u00a0notes', '*.txt -merge\n'],
+    ['a directory with an ideographic space', 'release\u3000notes', '*.txt -merge\n'],
+    ['a quoted pattern', 'notes', '"*.txt" -merge\n'],
+    // Under git's 2048-byte limit in its own file, over it once said from the root.
+    ['a line the rewrite makes too long', 'notes', `*.txt -merge${' pad'.repeat(508)}\n`],
+  ];
+  it.each(overrides)(
+    "attack: main's nested -merge under its root's merge=union holds in %s",
+    async (_, notes, override) => {
+      const user = makeUser();
+      const policy = `${notes}/policy.txt`;
+      const { dir, m1 } = await appendedOnBothSides(
+        user,
+        {
+          '.gitattributes': '*.txt merge=union\n',
+          [`${notes}/.gitattributes`]: override,
+          [policy]: 'review = required\n',
+        },
+        [policy],
+      );
+      expect(git(dir, 'check-attr', 'merge', '--', policy)).toMatch(/: merge: unset$/);
+      // git's merge conflicts; the agent "resolves" it with both sides' lines, as a union would.
+      expect(gitTry(dir, 'merge', '-q', '--no-edit', 'main').code).not.toBe(0);
+      writeFiles(dir, {
+        [policy]: 'review = required\n- agent line\n- main line\n',
+      });
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-q', '--no-edit');
+      const run = await headCheck(user, dir, ['--since', m1, '--head', 'HEAD']);
+      expect(run.head?.verdict, run.head?.detail).toBe('contradicted');
+      expect(run.head?.detail).toMatch(/the two conflict/);
+      expect(run.code).toBe(1);
+    },
+  );
 });
