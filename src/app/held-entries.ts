@@ -15,10 +15,9 @@
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fanout, LOG_DIR, LOG_REF } from '../ledger/layout.js';
-import { unreachedFrom } from '../ledger/reach.js';
-import { missingEntriesAt, readEntry, readTip } from '../ledger/read.js';
-import { lookupPath } from '../ledger/trees.js';
+import { LOG_REF } from '../ledger/layout.js';
+import { unreachedFromTip } from '../ledger/reach.js';
+import { missingEntriesAt } from '../ledger/read.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import type { HeldEntries } from './policy/local-state.js';
@@ -68,31 +67,6 @@ export async function heldEntriesMissingAt(
   return unreached.length === 0
     ? undefined
     : { missing: unreached.length, first: unreached[0]!, unreachable: true };
-}
-
-/**
- * The newest held entries (still in the tree) that the tip's entry does not lead to: the tip
- * commit's trailer, not the tree, is where `log` and `stats` start walking, so a tip moved back
- * to an older entry over the same tree hides the newer records as surely as deleting them (red
- * team, round sixteen). Each memory's last-noted entry stands for the ones it noted before (its
- * ancestors: every writer checks its tip leads to it before noting a newer one, held-guard.ts),
- * so a `log -n 20` reads one entry when nothing moved (the tip is that entry) and walks down
- * only as far as the lowest of them otherwise.
- */
-async function unreachedFromTip(
-  store: ObjectReader,
-  tipCommit: string,
-  newest: readonly string[],
-): Promise<string[]> {
-  const tip = await readTip(store, tipCommit);
-  const wanted = new Map<string, { height: number }>();
-  for (const id of newest) {
-    if (id === tip.entryId || wanted.has(id)) continue;
-    const blob = await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(id)].join('/'));
-    if (blob === undefined) continue; // (the name check above found it)
-    wanted.set(id, { height: (await readEntry(store, id, blob.oid)).entry.height });
-  }
-  return unreachedFrom(store, tip, wanted);
 }
 
 /** What a reader says of it, on stderr or in an answer's notices. */

@@ -1,12 +1,13 @@
 /**
  * Whether log entries are on the chain a tip entry heads: the question a checkpoint's covering
- * (sync/checkpoint.ts) and the readers' rollback check (app/held-entries.ts) ask. Both hold
+ * (sync/checkpoint.ts), the readers' and writers' rollback check (app/held-entries.ts) and the
+ * choice of which git directory's memory applies (app/policy/work-tree-uses.ts) ask. Both hold
  * entries of known height, so one walk down from the tip, never below the lowest of them,
  * answers for all: a chain's heights only grow, so nothing below it can lead back up to one.
  * verify's full chain check (verify/log-chain.ts) reads every entry anyway and asks it there.
  */
 import { fanout, LOG_DIR } from './layout.js';
-import { readEntry } from './read.js';
+import { readEntry, readTip } from './read.js';
 import { lookupPath } from './trees.js';
 import type { LogEntry } from '../model/record.js';
 import type { ObjectReader } from '../store/port.js';
@@ -40,4 +41,30 @@ export async function unreachedFrom(
     }
   }
   return [...missing].sort();
+}
+
+/**
+ * The `newest` held entries (those still in the tree) that the tip commit's entry does not lead
+ * to: the tip commit's trailer, not the tree, is where `log` and `stats` start walking, so a tip
+ * moved back to an older entry over the same tree hides the newer records as surely as deleting
+ * them (red team, round sixteen). Each memory's last-noted entry stands for the ones it noted
+ * before (its ancestors: every writer checks its tip leads to it before noting a newer one,
+ * app/held-guard.ts), so a `log -n 20` reads one entry when nothing moved (the tip is that
+ * entry) and walks down only as far as the lowest of them otherwise. An entry the tree lacks is
+ * skipped: asking whether it is there by name is the caller's first question.
+ */
+export async function unreachedFromTip(
+  store: ObjectReader,
+  tipCommit: string,
+  newest: readonly string[],
+): Promise<string[]> {
+  const tip = await readTip(store, tipCommit);
+  const wanted = new Map<string, { height: number }>();
+  for (const id of newest) {
+    if (id === tip.entryId || wanted.has(id)) continue;
+    const blob = await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(id)].join('/'));
+    if (blob === undefined) continue;
+    wanted.set(id, { height: (await readEntry(store, id, blob.oid)).entry.height });
+  }
+  return unreachedFrom(store, tip, wanted);
 }

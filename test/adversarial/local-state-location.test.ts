@@ -102,6 +102,64 @@ describe('adversarial: the rollback memory follows the work tree, not only its g
     expect((r.json.notes as string[]).join('\n')).toContain(realpathSync(copy));
   });
 
+  // Red team, round seventeen (sync-lifecycle, finding 2): every entry the old git dir held is
+  // still a name in the copy's tree; only the copy's tip commit is moved back, by its
+  // `Ledger-Entry` trailer, over the same tree. The readers walk from the trailer, so the newest
+  // record dropped out of log, stats and show without a word while the old git dir's memory
+  // applied only to entries missing by name.
+  it('attack: .git replaced by a gitfile naming a copy whose tip is moved back by its trailer (same tree) — log, stats, show say it, a record is refused, verify exit 3', async () => {
+    const user = makeUser();
+    const { dir, before, lie } = await heldLie(user);
+    const older = safeGit(dir, 'log', '-1', '--format=%B', before.trim()).match(
+      /Ledger-Entry: (sha256:[0-9a-f]{64})/,
+    )![1]!;
+    const copy = rolledBackCopy(dir, safeGit(dir, 'rev-parse', LOG_REF).trim());
+    const tip = safeGit(dir, '--git-dir', copy, 'rev-parse', LOG_REF).trim();
+    const moved = safeGit(
+      dir,
+      '--git-dir',
+      copy,
+      'commit-tree',
+      `${tip}^{tree}`,
+      '-p',
+      tip,
+      '-m',
+      `ledger: record\n\nLedger-Entry: ${older}\n`,
+    ).trim();
+    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, moved);
+    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    writeFileSync(join(dir, '.git'), `gitdir: ${copy}\n`);
+    const UNREACHED =
+      /1 log entry this clone held is not reachable from the tip of refs\/ledger\/log/;
+
+    const log = await cliText(user, dir, ['log']);
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).not.toContain(lie.slice(0, 19));
+    expect(log.stderr).toMatch(UNREACHED);
+    const stats = await cli(user, dir, ['stats']);
+    expect(stats.json, stats.stderr).toMatchObject({ rollback: { missing: 1, unreachable: true } });
+    // Still in the tree, so shown by its id, with what the listing lacks said beside it.
+    const shown = await cli(user, dir, ['show', lie]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.json.rollback).toMatchObject({ missing: 1, unreachable: true });
+
+    // A writer borrows the same memory (nothing rebound to the copy) and refuses the tip.
+    writeFiles(dir, { 'more.txt': 'more\n' });
+    const refused = await cli(user, dir, ['record', '--status', 'success', '--summary', 'on top']);
+    expect(refused.code, refused.stdout).toBe(3);
+    expect(refused.json.error.code).toBe('ROLLBACK');
+    expect(refused.json.error.message).toMatch(UNREACHED);
+    expect(safeGit(dir, 'rev-parse', LOG_REF).trim()).toBe(moved);
+
+    const r = await cli(user, dir, ['verify']);
+    expect(r.code, r.stdout).toBe(3);
+    const note = (r.json.notes as string[]).join('\n');
+    expect(note).toContain(realpathSync(copy));
+    expect(note).toMatch(/not reachable from the tip/);
+    // Still said on the next run: nothing a run through the copy wrote forgets it.
+    expect((await cliText(user, dir, ['log'])).stderr).toMatch(UNREACHED);
+  });
+
   it.each([
     [
       'core.bare',

@@ -3,8 +3,10 @@
  * used, and the binding there): which of those memories apply to the ledger read now, what the
  * notes say, and the list written back.
  *
- * A use applies when its clone held log entries the ledger read now lacks, and it is another
- * common dir (or the same one, and this is its repository again). Whether the ledger read now
+ * A use applies when its clone held log entries the ledger read now lacks — missing from its
+ * tree, or all there by name but the newest not reached from its tip (a tip moved back by its
+ * trailer over the same tree: red team, round seventeen) — and it is another common dir (or the
+ * same one, and this is its repository again). Whether the ledger read now
  * is that repository's (its root entry or the root's object is here) only words the note: the
  * agent writes `.git` and can put any repository behind it — another project, or a copy of this
  * one with the ledger replaced and its old objects purged — so nothing git shows through another
@@ -14,6 +16,8 @@
  * A repository made at the same git dir path where one was is the exception kept from before
  * (docs/threat-model.md, "does not promise"): the common dir's own memory words it, with a note.
  */
+import { LOG_REF } from '../../ledger/layout.js';
+import { unreachedFromTip } from '../../ledger/reach.js';
 import { missingEntries } from '../../ledger/read.js';
 import { boundLedger, type Holds, type Store } from './bound-ledger.js';
 import type { Binding, Bindings, CloneLocation, PlacedUse, WorkTreeUse } from './clone-bindings.js';
@@ -27,6 +31,8 @@ export interface RolledBackUse {
   use: PlacedUse;
   /** Entries its clone held that the ledger read now lacks. */
   lost: string[];
+  /** They are in its tree, but its tip does not lead to them (`lost`: the newest held). */
+  unreachable: boolean;
   /** The ledger read now is that repository's (its root entry, or the root's object, is here). */
   sameRepository: boolean;
 }
@@ -52,21 +58,39 @@ export async function rolledBackUses(
     if (held.size === 0) continue;
     // A ledger git cannot read counts as holding none of them.
     const lost = await missingEntries(store, held).catch(() => [...held]);
-    if (lost.length === 0) continue;
+    const unreached = lost.length === 0 ? await newestUnreached(store, held) : [];
+    if (lost.length === 0 && unreached.length === 0) continue;
     const sameRepository = (await boundLedger(store, [use.binding], holds)) !== undefined;
     if (!sameRepository && !use.elsewhere) continue; // a repository made where one was
-    applying.push({ use, lost, sameRepository });
+    const unreachable = unreached.length > 0;
+    applying.push({ use, lost: unreachable ? unreached : lost, unreachable, sameRepository });
   }
   return applying;
+}
+
+/**
+ * The newest entry `held` noted, when the tip of the ledger read now does not lead to it: the
+ * question the readers and writers ask of a memory that applies (app/held-entries.ts), asked
+ * here so that a memory whose entries are all still names in the tree applies at all. Without it
+ * a copy of the git dir with its tip moved back, named by a gitfile, listed the ledger without
+ * its newest record and nothing said it. A tip that cannot be read leads nowhere.
+ */
+async function newestUnreached(store: Store, held: Set<string>): Promise<string[]> {
+  const newest = [[...held].at(-1)!];
+  const tipCommit = await store.readRef(LOG_REF);
+  if (tipCommit === undefined) return newest;
+  return unreachedFromTip(store, tipCommit, newest).catch(() => newest);
 }
 
 export function rolledBackNote(
   where: CloneLocation,
   found: Bindings,
-  { use, lost, sameRepository }: RolledBackUse,
+  { use, lost, unreachable, sameRepository }: RolledBackUse,
 ): string {
   const one = lost.length === 1;
-  const missing = `${lost.length} log entr${one ? 'y' : 'ies'} held in ${use.commonDir} ${one ? 'is' : 'are'} missing from the ledger read now`;
+  const missing = unreachable
+    ? `the newest log entry held in ${use.commonDir} is not reachable from the tip of the ledger read now`
+    : `${lost.length} log entr${one ? 'y' : 'ies'} held in ${use.commonDir} ${one ? 'is' : 'are'} missing from the ledger read now`;
   const forget = `remove ${found.byWorkTree} to forget which git directories it used`;
   if (sameRepository && use.elsewhere)
     return `this work tree (${where.place}) used the git directory ${use.commonDir} before, and git now reads ${where.real} (a .git/commondir or a .git file sends it there): ${missing}, so the rollback memory of ${use.commonDir} applies here. If you pointed this work tree there on purpose, ${forget}`;
