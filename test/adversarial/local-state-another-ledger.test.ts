@@ -176,8 +176,9 @@ describe('adversarial: the work tree never forgets what it held because another 
       expect(JSON.stringify(r.json)).toMatch(/by-work-tree/);
       const log = await cliText(user, dir, ['log']);
       expect(log.stderr).toMatch(/1 log entry this clone held is missing/);
-      // The visit itself: a verify there says ROLLBACK; a record is written (it judges nothing).
-      expect(visit).toBe(tool === 'verify' ? 3 : 0);
+      // The visit itself: a verify there says ROLLBACK; a record is refused the same way
+      // (held-guard.ts: it would build on a ledger that lacks what this work tree held).
+      expect(visit).toBe(3);
     },
   );
 
@@ -246,9 +247,9 @@ describe('adversarial: the work tree never forgets what it held because another 
     expect(synced.json.error.code).toBe('ROLLBACK');
     expect(synced.json.error.hint).toMatch(/by-work-tree/);
     writeFiles(dir, { 'agent.txt': 'agent\n' });
-    expect((await cli(user, dir, ['record', '--status', 'success', '--summary', 'x'])).code).toBe(
-      0,
-    );
+    const recorded = await cli(user, dir, ['record', '--status', 'success', '--summary', 'x']);
+    expect([recorded.code, recorded.json.error?.code]).toEqual([3, 'ROLLBACK']);
+    expect(recorded.json.error.hint).toMatch(/by-work-tree/);
     expect((await cli(user, dir, ['verify'])).code).toBe(3);
 
     // The agent's file removed: the clone's own git dir again, whole, and nothing to say.

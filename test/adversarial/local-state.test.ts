@@ -85,8 +85,11 @@ describe('adversarial: rollback memory follows the ledger, not the path', () => 
     const deleted = await cli(user, dir, ['verify']);
     expect(deleted.code).toBe(3);
     expect(rollbacks(deleted.json)).toHaveLength(1);
-    // a brand-new ledger written over it, in the same repository
-    await record(user, dir, { status: 'success', summary: 'a fresh start' });
+    // This user's record refuses to start one over it (held-guard.ts); the agent, with no
+    // memory of this clone, writes a brand-new ledger over it in the same repository.
+    const refused = await cli(user, dir, ['record', '--status', 'success', '--summary', 'fresh']);
+    expect([refused.code, refused.json.error?.code]).toEqual([3, 'ROLLBACK']);
+    await record(makeUser(), dir, { status: 'success', summary: 'a fresh start' });
     const replaced = await cli(user, dir, ['verify']);
     expect(replaced.code).toBe(3);
     expect(rollbacks(replaced.json)).toHaveLength(1);
