@@ -17,7 +17,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOG_REF } from '../ledger/layout.js';
 import { unreachedFromTip } from '../ledger/reach.js';
-import { missingEntriesAt } from '../ledger/read.js';
+import { missingEntriesAt } from '../ledger/held.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import type { HeldEntries } from './policy/local-state.js';

@@ -84,6 +84,10 @@ export function fanout(id: string): [string, string] {
   return [hex.slice(0, 2), hex.slice(2)];
 }
 
+/** The names a log entry's id is stored under: its fan-out directory, then the rest. */
+export const FANOUT_NAME = /^[0-9a-f]{2}$/;
+export const FANOUT_REST_NAME = /^[0-9a-f]{62}$/;
+
 export function idFromFanout(dir: string, rest: string): string {
   return `sha256:${dir}${rest}`;
 }

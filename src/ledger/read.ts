@@ -12,6 +12,8 @@ import type { ObjectReader } from '../store/port.js';
 import {
   ATTESTATIONS_DIR,
   entryIdFromMessage,
+  FANOUT_NAME as FANOUT,
+  FANOUT_REST_NAME as REST,
   fanout,
   idFromFanout,
   LOG_DIR,
@@ -36,9 +38,6 @@ export interface LedgerIndex {
   /** attestation id → blob oid (absent: the ledger has none) */
   attestations?: Map<string, string>;
 }
-
-const FANOUT = /^[0-9a-f]{2}$/;
-const REST = /^[0-9a-f]{62}$/;
 
 export async function readLedgerIndex(
   store: ObjectReader & { readRef(name: string): Promise<string | undefined> },
@@ -93,73 +92,6 @@ export async function readLedgerIndexAt(
     }
   }
   return { tipCommit, tipTree: commit.tree, tipEntry, entries, records, signatures, attestations };
-}
-
-/**
- * Which of `ids` are not log entries of the ledger at `ref` — what `readLedgerIndex(…).entries`
- * would say, reading only the fan-out trees the ids fall in: a sync of one new record into a
- * ledger of 10,000 asked whether the entries this clone held are still there by listing the
- * whole ledger (measured, bench/writers.mjs). A tip that is not a commit, or a malformed fan-out
- * or entry on the way, is the same error the index gives.
- */
-export async function missingEntries(
-  store: ObjectReader & { readRef(name: string): Promise<string | undefined> },
-  ids: Iterable<string>,
-  ref = LOG_REF,
-): Promise<string[]> {
-  const wanted = [...ids];
-  if (wanted.length === 0) return [];
-  return missingEntriesAt(store, await store.readRef(ref), wanted);
-}
-
-/** `missingEntries` of the ledger whose tip is `tipCommit` (undefined: no ledger, all missing). */
-export async function missingEntriesAt(
-  store: ObjectReader,
-  tipCommit: string | undefined,
-  ids: Iterable<string>,
-): Promise<string[]> {
-  const wanted = [...ids];
-  if (wanted.length === 0 || tipCommit === undefined) return wanted;
-  const object = await store.read(tipCommit);
-  if (!object || object.type !== 'commit') {
-    throw new LedgerError(
-      'CORRUPT',
-      `the ledger ref points at ${tipCommit}, which is not a commit in this repository`,
-      { hint: 'Restore refs/ledger/log from a clone (ledger sync) or a backup.' },
-    );
-  }
-  const top = await readTree(store, parseCommit(object.bytes, tipCommit).tree);
-  const log = top.find((dir) => dir.name === LOG_DIR);
-  if (log === undefined) return wanted;
-  if (log.mode !== MODE.tree) {
-    throw new LedgerError('INTEGRITY', `the ledger tree holds an unexpected entry "${log.name}"`);
-  }
-  const fans = new Map((await readTree(store, log.oid)).map((fan) => [fan.name, fan]));
-  const present = new Set<string>();
-  const byFan = new Map<string, string[]>();
-  for (const id of wanted) {
-    const [dir] = fanout(id);
-    byFan.set(dir, [...(byFan.get(dir) ?? []), id]);
-  }
-  await Promise.all(
-    [...byFan].map(async ([dir, inDir]) => {
-      const fan = fans.get(dir);
-      if (fan === undefined) return;
-      if (fan.mode !== MODE.tree || !FANOUT.test(fan.name)) {
-        throw new LedgerError('INTEGRITY', `unexpected log entry fan-out entry "${fan.name}"`);
-      }
-      const leaves = new Map((await readTree(store, fan.oid)).map((leaf) => [leaf.name, leaf]));
-      for (const id of inDir) {
-        const leaf = leaves.get(fanout(id)[1]);
-        if (leaf === undefined) continue;
-        if (leaf.mode !== MODE.file || !REST.test(leaf.name)) {
-          throw new LedgerError('INTEGRITY', `unexpected log entry entry "${dir}/${leaf.name}"`);
-        }
-        present.add(id);
-      }
-    }),
-  );
-  return wanted.filter((id) => !present.has(id));
 }
 
 async function collect(

@@ -4,6 +4,7 @@
  * its ledger ref rolled back, replaced or deleted. Neither: another repository, as far as the
  * repository can show.
  */
+import { isEntryBlob } from '../../ledger/held.js';
 import { fanout, LOG_DIR, LOG_REF } from '../../ledger/layout.js';
 import { readTip } from '../../ledger/read.js';
 import { lookupPath } from '../../ledger/trees.js';
@@ -14,7 +15,12 @@ export type Store = ObjectReader & { readRef(name: string): Promise<string | und
 
 export type Holds = (entryId: string) => Promise<boolean>;
 
-/** The ledger's tip, and whether a log entry is in it. */
+/**
+ * The ledger's tip, and whether a log entry is in it: its leaf's bytes hash to its id. A name
+ * alone is anything the agent writes into a tree, and what is decided on it — which memory a
+ * ledger is bound to, whether old state is this ledger's — must not be planted (red team, round
+ * seventeen). One blob read an entry asked.
+ */
 export async function ledgerHolds(store: Store): Promise<{
   tip: { entryId: string; tree: string } | undefined;
   holds: Holds;
@@ -22,11 +28,13 @@ export async function ledgerHolds(store: Store): Promise<{
   const tipCommit = await store.readRef(LOG_REF);
   const tip =
     tipCommit === undefined ? undefined : await readTip(store, tipCommit).catch(() => undefined);
-  const holds = async (entryId: string) =>
-    tip !== undefined &&
-    (await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(entryId)].join('/')).catch(
+  const holds = async (entryId: string) => {
+    if (tip === undefined) return false;
+    const leaf = await lookupPath(store, tip.tree, [LOG_DIR, ...fanout(entryId)].join('/')).catch(
       () => undefined,
-    )) !== undefined;
+    );
+    return leaf !== undefined && (await isEntryBlob(store, entryId, leaf.oid));
+  };
   return { tip, holds };
 }
 

@@ -18,7 +18,7 @@
  */
 import { LOG_REF } from '../../ledger/layout.js';
 import { unreachedFromTip } from '../../ledger/reach.js';
-import { missingEntries } from '../../ledger/read.js';
+import { entriesNotHeld } from '../../ledger/held.js';
 import { boundLedger, type Holds, type Store } from './bound-ledger.js';
 import type { Binding, Bindings, CloneLocation, PlacedUse, WorkTreeUse } from './clone-bindings.js';
 import { writeWorkTreeUses } from './clone-bindings.js';
@@ -56,8 +56,9 @@ export async function rolledBackUses(
     if (use.binding.clone === ownClone && !use.elsewhere) continue;
     const held = await readHeldBy(use.binding);
     if (held.size === 0) continue;
-    // A ledger git cannot read counts as holding none of them.
-    const lost = await missingEntries(store, held).catch(() => [...held]);
+    // A ledger git cannot read counts as holding none of them; a leaf counts only when its
+    // bytes are the entry's (a planted name does not make the memory not apply).
+    const lost = await entriesNotHeld(store, held).catch(() => [...held]);
     const unreached = lost.length === 0 ? await newestUnreached(store, held) : [];
     if (lost.length === 0 && unreached.length === 0) continue;
     const sameRepository = (await boundLedger(store, [use.binding], holds)) !== undefined;
@@ -103,10 +104,10 @@ export function rolledBackNote(
  * This work tree now resolves to `where`'s common dir, bound to `binding`: that use first, the
  * other clones' kept. Called only when no earlier use applies, so every kept clone's entries
  * are in the ledger read now, or were a repository's made at the same git dir path. Over the
- * bound, the oldest use that held nothing goes first, then the oldest whose entries the ledger
- * holds (noted as held by the clone read now, which holds them: nothing is forgotten). A use
- * whose entries nothing else holds is never dropped (red team, round sixteen: sixteen
- * repositories made in place, each with one record, pushed the honest clone out, and its
+ * bound, the oldest use that held nothing goes first, then the oldest of this ledger whose
+ * entries the ledger holds (noted as held by the clone read now, which holds them: nothing is
+ * forgotten). A use whose entries nothing else holds is never dropped (red team, round sixteen:
+ * sixteen repositories made in place, each with one record, pushed the honest clone out, and its
  * rolled-back copy put back passed): when only such uses are left, a clone not yet in the list
  * is not added, and the note returned says so. The list stays bounded, and what an agent can
  * fill it with costs only the protection of repositories made after it — which every run there
@@ -138,14 +139,23 @@ export async function rememberUse(
   return undefined;
 }
 
-/** Drops one use whose memory nothing loses; false when every use held entries only it holds. */
+/**
+ * Drops one use whose memory nothing loses; false when every use held entries only it holds. A
+ * use whose entries the ledger read now holds is merged into its clone only when that is a clone
+ * of the same ledger (the same root entry) and each entry's leaf holds the entry's bytes: the
+ * agent's own repository carried the honest clone's entry names (any blob), or their real bytes
+ * copied into its own ledger, and the honest use was merged into a memory that never applies to
+ * the honest repository again — its rolled-back copy put back then passed (red team, round
+ * seventeen).
+ */
 async function dropOne(store: Store, earlier: WorkTreeUse[], into: Binding): Promise<boolean> {
   const held = await Promise.all(earlier.map((use) => readHeldBy(use.binding)));
   const empty = held.findLastIndex((entries) => entries.size === 0);
   if (empty >= 0) return earlier.splice(empty, 1).length > 0;
   for (let i = earlier.length - 1; i >= 0; i--) {
+    if (earlier[i]!.binding.ledger !== into.ledger) continue;
     const entries = [...held[i]!];
-    if ((await missingEntries(store, entries).catch(() => entries)).length > 0) continue;
+    if ((await entriesNotHeld(store, entries).catch(() => entries)).length > 0) continue;
     await appendIds(cloneDirOf(into), KNOWN_ENTRIES, entries);
     return earlier.splice(i, 1).length > 0;
   }
