@@ -142,6 +142,72 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
     expect(hookVerifyExit(user, dir)).toBe('2');
   });
 
+  it('attack: the gitfile padded past 4096 bytes (after a NUL, or with trailing newlines; git reads up to 1 MiB), verify --full run by git — ROLLBACK, exit 3, as typed', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const before = safeGit(dir, 'rev-parse', LOG_REF);
+    writeFiles(dir, { 'later.txt': 'later\n' });
+    await record(user, dir, { status: 'success', summary: 'held by this clone' });
+    await passesBothWays(user, dir);
+    const copy = join(tempDir(), 'copy.git');
+    cpSync(join(dir, '.git'), copy, { recursive: true });
+    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
+    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    for (const padded of [
+      `gitdir: ${copy}\0${'x'.repeat(5000)}`,
+      `gitdir: ${copy}${'\n'.repeat(5000)}`,
+    ]) {
+      writeFileSync(join(dir, '.git'), padded);
+      expect(aliasGitDir(user, dir)).toBe(copy);
+      const typed = await cli(user, dir, ['verify', '--full']);
+      expect(typed.code, typed.stdout + typed.stderr).toBe(3);
+      expect(rollbacks(typed.json)).toHaveLength(1);
+      const aliased = viaAlias(user, dir, ['verify', '--full']);
+      expect(aliased.code, aliased.stdout + aliased.stderr).toBe(3);
+      expect(rollbacks(aliased.json)).toHaveLength(1);
+    }
+  });
+
+  it('attack: a .git on the walk git would stop at (a gitfile over 1 MiB, one naming no git dir) never hands GIT_DIR over as the user’s: refused, not verified without memory', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const before = safeGit(dir, 'rev-parse', LOG_REF);
+    writeFiles(dir, { 'later.txt': 'later\n' });
+    await record(user, dir, { status: 'success', summary: 'held by this clone' });
+    await passesBothWays(user, dir);
+    const copy = join(tempDir(), 'copy.git');
+    cpSync(join(dir, '.git'), copy, { recursive: true });
+    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
+    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    const unreadable = [
+      `gitdir: ${copy}\0${'x'.repeat(1024 * 1024)}`,
+      `gitdir: ${join(tempDir(), 'no-git-dir')}\n`,
+      `not a gitfile\n`,
+    ];
+    for (const content of unreadable) {
+      writeFileSync(join(dir, '.git'), content);
+      const r = await cli(user, dir, ['verify', '--full'], { GIT_DIR: copy, GIT_PREFIX: '' });
+      expect(r.code, `${content.slice(0, 40)}: ${r.stdout}${r.stderr}`).not.toBe(0);
+    }
+  });
+
+  it('attack: a fake .git directory (a HEAD that is no ref, a commondir leading nowhere) inside a bare repository committed in the checkout does not stop the walk: refused, exit 2', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const forged = gitdir();
+    await record(user, forged, { status: 'success', summary: 'all good' });
+    const pkg = join(dir, 'pkg');
+    safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forged, pkg);
+    safeGit(pkg, 'fetch', '-q', forged, 'refs/ledger/*:refs/ledger/*');
+    mkdirSync(join(pkg, '.git'));
+    writeFileSync(join(pkg, '.git', 'HEAD'), 'garbage\n');
+    writeFileSync(join(pkg, '.git', 'commondir'), 'nowhere\n');
+    expect(aliasGitDir(user, pkg)).toBe('.');
+    const aliased = viaAlias(user, pkg, ['verify', '--head', 'HEAD']);
+    expect(aliased.code, aliased.stdout + aliased.stderr).toBe(2);
+    expect(aliased.json.error.code).toBe('UNSUPPORTED_REPOSITORY');
+  });
+
   it('attack: a bare repository committed in the checkout, verify run by git from inside it (GIT_DIR=.) — refused, exit 2, as typed', async () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);

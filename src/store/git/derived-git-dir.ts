@@ -13,14 +13,30 @@
  * does not reach (vcsh's `repo.git`, a bare repository named from elsewhere) is the user's.
  *
  * The walk is git's discovery (setup.c) without its boundaries: in each directory up from the
- * current one, a `.git` entry git takes, else the directory itself when it is a git dir. It
- * runs for every git ledger spawns while GIT_DIR is set, so it is synchronous: stats, and one
- * read of a small regular gitfile (`gitDirAt`, path-files.ts: a FIFO planted as `.git` cannot
- * hold it).
+ * current one, a `.git` entry git takes, else the directory itself when it is a git dir, both
+ * judged by git's own rules (`is_git_directory`, a gitfile of up to 1 MiB). Where git's
+ * discovery would stop with an error — a gitfile it cannot read or that names no git dir, a
+ * `commondir` it cannot read — the walk cannot show that discovery misses GIT_DIR, and it
+ * counts as reached: GIT_DIR is dropped, and ledger's own discovery meets the same entry and
+ * refuses it. Never the other way: a `.git` the walk could not read, taken as "discovery stops
+ * elsewhere", handed an agent's gitfile target to ledger as the user's choice (red team, round
+ * seventeen). It runs for every git ledger spawns while GIT_DIR is set, so it is synchronous:
+ * stats, and reads of small regular files (never a FIFO).
  */
+import { readlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { lstatOrUndefined, realpathOrUndefined, statOrError } from './look.js';
-import { gitDirAt } from './path-files.js';
+import { readRegularFileSync } from '../../paths/index.js';
+import { lstatOrUndefined, mayExecute, realpathOrUndefined, statOrError } from './look.js';
+import {
+  gitDirAt,
+  GITFILE_MAX_BYTES,
+  holdsLineBreak,
+  pathInFile,
+  readGitEntry,
+} from './path-files.js';
+
+/** Where git's discovery would stop with an error rather than open a git dir or walk on. */
+const STOPS = Symbol('git stops here');
 
 /** Whether git's discovery from `cwd`, GIT_DIR aside, opens `gitDir` (compared as real paths). */
 export function discoveryReaches(cwd: string, gitDir: string): boolean {
@@ -29,25 +45,87 @@ export function discoveryReaches(cwd: string, gitDir: string): boolean {
   if (named === undefined) return false;
   let dir = realpathOrUndefined(cwd) ?? resolve(cwd);
   for (;;) {
-    const entry = gitDirAt(join(dir, '.git'));
-    if (entry === named) return true;
-    // A gitfile or a git dir git takes ends the walk at another repository: GIT_DIR named a
-    // git dir discovery does not reach. A `.git` directory git does not take, git walks past.
-    if (entry !== undefined && isGitDir(entry)) return false;
-    if (entry === undefined && lstatOrUndefined(join(dir, '.git'))?.isFile() === true) return false;
-    if (dir === named) return true;
-    if (isGitDir(dir)) return false;
+    const opened = discoveredIn(dir);
+    if (opened === STOPS) return true;
+    if (opened !== undefined) return opened === named;
     const parent = dirname(dir);
     if (parent === dir) return false;
     dir = parent;
   }
 }
 
-/** git's is_git_directory, roughly: a HEAD, and objects and refs (or a commondir for them). */
-function isGitDir(dir: string): boolean {
-  if (lstatOrUndefined(join(dir, 'HEAD')) === undefined) return false;
-  if (lstatOrUndefined(join(dir, 'commondir')) !== undefined) return true;
-  return ['objects', 'refs'].every(
-    (name) => statOrError(join(dir, name)) instanceof Error === false,
-  );
+/** The git dir git's discovery opens in `dir` (a real path), none to walk on, or STOPS. */
+function discoveredIn(dir: string): string | undefined | typeof STOPS {
+  const entry = readGitEntry(join(dir, '.git'));
+  if (entry.kind === 'unreadable') return STOPS;
+  if (entry.kind === 'gitfile') {
+    // git dies on a gitfile naming no git dir; it does not walk on.
+    const kind = gitDirKind(entry.target);
+    return kind === 'git dir' ? entry.target : STOPS;
+  }
+  if (entry.kind === 'directory') {
+    // A `.git` directory git does not take, git walks past (to the directory itself).
+    const kind = gitDirKind(entry.path);
+    if (kind === STOPS) return STOPS;
+    if (kind === 'git dir') return entry.path;
+  }
+  const kind = gitDirKind(dir);
+  return kind === 'git dir' ? dir : kind === STOPS ? STOPS : undefined;
+}
+
+/**
+ * git's is_git_directory (setup.c): a valid HEAD (`validate_headref`), and `objects` and `refs`
+ * git may enter in the common dir — the directory itself, or the one its `commondir` names
+ * (which git dies on when it cannot read it). A fake `.git` holding any HEAD and a `commondir`
+ * was taken for a git dir here, where git skipped it (red team, round seventeen).
+ */
+function gitDirKind(dir: string): 'git dir' | 'not' | typeof STOPS {
+  const head = headKind(join(dir, 'HEAD'));
+  if (head !== 'valid') return head === STOPS ? STOPS : 'not';
+  let common = dir;
+  const commondir = join(dir, 'commondir');
+  if (!(statOrError(commondir) instanceof Error)) {
+    const file = readRegularFileSync(commondir, { maxBytes: GITFILE_MAX_BYTES });
+    if (!file.ok || file.bytes.length === 0) return STOPS;
+    const path = pathInFile(file.bytes.toString('utf8'));
+    if (holdsLineBreak(path)) return STOPS;
+    common = resolve(dir, path);
+  }
+  return mayExecute(join(common, 'objects')) && mayExecute(join(common, 'refs'))
+    ? 'git dir'
+    : 'not';
+}
+
+/** git reads at most this much of HEAD (path.c `validate_headref`). */
+const HEAD_PREFIX_BYTES = 255;
+
+/**
+ * git's validate_headref: a symlink whose target starts `refs/`, or a file starting
+ * `ref:` (spaces) `refs/`, or with 40 hex digits. A FIFO or device, which git would block on or
+ * read without end, and a HEAD too large to read here: STOPS.
+ */
+function headKind(path: string): 'valid' | 'invalid' | typeof STOPS {
+  const link = lstatOrUndefined(path);
+  if (link === undefined || link.isDirectory()) return 'invalid';
+  if (link.isSymbolicLink()) {
+    const target = readLinkOrUndefined(path);
+    if (target !== undefined) return target.startsWith('refs/') ? 'valid' : 'invalid';
+    return 'invalid';
+  }
+  if (!link.isFile()) return STOPS;
+  const file = readRegularFileSync(path, { maxBytes: GITFILE_MAX_BYTES });
+  if (!file.ok)
+    return file.reason === 'too-large' || file.reason === 'not-regular' ? STOPS : 'invalid';
+  const text = file.bytes.subarray(0, HEAD_PREFIX_BYTES).toString('latin1');
+  return /^ref:[ \t\n\v\f\r]*refs\//.test(text) || /^[0-9a-fA-F]{40}/.test(text)
+    ? 'valid'
+    : 'invalid';
+}
+
+function readLinkOrUndefined(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
 }

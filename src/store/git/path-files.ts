@@ -48,23 +48,60 @@ export function lineBreakRefusal(file: string, what: string, path: string): Ledg
   });
 }
 
-/** A gitfile is read whole up to this; git's own limit is larger, but no longer path opens. */
-const GITFILE_MAX_BYTES = 4096;
+/**
+ * git's own limit for a gitfile (setup.c `read_gitfile_gently`: 1 MiB). A smaller cap read a
+ * padded gitfile (`gitdir: P` + a NUL or newlines + 5,000 bytes) as no gitfile where git opened
+ * P: the reach check then took git's GIT_DIR for the user's, and the rolled-back copy P became
+ * a place of its own (red team, round seventeen).
+ */
+export const GITFILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * What git's discovery finds at a `.git` path: nothing it reads (absent, a dangling link, a
+ * FIFO or a socket: git walks on), a directory (whether git takes it is `is_git_directory`'s
+ * question), a gitfile and the real path it names, or a file git would read and die on (too
+ * large, unreadable, not `gitdir: PATH`, a path holding a line break ledger cannot tell from
+ * two, or one leading nowhere).
+ */
+export type GitEntry =
+  | { kind: 'none' }
+  | { kind: 'directory'; path: string }
+  | { kind: 'gitfile'; target: string }
+  | { kind: 'unreadable'; problem: string };
+
+/**
+ * The `.git` entry at `path`, as git's discovery reads it. Synchronous (stats and one read of a
+ * regular file, never a FIFO): the GIT_DIR check runs it for every git ledger spawns.
+ */
+export function readGitEntry(path: string): GitEntry {
+  const info = statOrError(path);
+  if (info instanceof Error) return { kind: 'none' };
+  if (info.isDirectory()) {
+    const real = realpathOrUndefined(path);
+    return real === undefined ? { kind: 'none' } : { kind: 'directory', path: real };
+  }
+  if (!info.isFile()) return { kind: 'none' };
+  const file = readRegularFileSync(path, { maxBytes: GITFILE_MAX_BYTES });
+  if (!file.ok) return { kind: 'unreadable', problem: file.problem };
+  const target = gitfileTarget(file.bytes.toString('utf8'));
+  if (target === undefined) return { kind: 'unreadable', problem: 'not `gitdir: PATH`' };
+  if (holdsLineBreak(target)) return { kind: 'unreadable', problem: 'a path with a line break' };
+  const real = realpathOrUndefined(resolve(dirname(path), target));
+  return real === undefined
+    ? { kind: 'unreadable', problem: `naming ${target}, which does not exist` }
+    : { kind: 'gitfile', target: real };
+}
 
 /**
  * The real path of the git dir the entry at `path` is: itself (or its link's target), or the
- * one its gitfile names; undefined when it is neither. Synchronous (stats and one read of a
- * small regular file, never a FIFO): the GIT_DIR check runs it for every git ledger spawns.
- * A target holding a line break leads nowhere here; checkDiscovery (ref-files.ts) refuses it.
+ * one its gitfile names; undefined when it is neither. A target holding a line break leads
+ * nowhere here; checkDiscovery (ref-files.ts) refuses it.
  */
 export function gitDirAt(path: string): string | undefined {
-  const info = statOrError(path);
-  if (info instanceof Error) return undefined;
-  if (info.isDirectory()) return realpathOrUndefined(path);
-  if (!info.isFile()) return undefined;
-  const file = readRegularFileSync(path, { maxBytes: GITFILE_MAX_BYTES });
-  if (!file.ok) return undefined;
-  const target = gitfileTarget(file.bytes.toString('utf8'));
-  if (target === undefined || holdsLineBreak(target)) return undefined;
-  return realpathOrUndefined(resolve(dirname(path), target));
+  const entry = readGitEntry(path);
+  return entry.kind === 'directory'
+    ? entry.path
+    : entry.kind === 'gitfile'
+      ? entry.target
+      : undefined;
 }

@@ -14,7 +14,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { readRegularFile, REPLACED } from '../../paths/index.js';
 import { entriesIn, lstatOrUndefined, namesIn, statOrError } from './look.js';
-import { gitfileTarget, holdsLineBreak, lineBreakRefusal, pathInFile } from './path-files.js';
+import {
+  GITFILE_MAX_BYTES,
+  gitfileTarget,
+  holdsLineBreak,
+  lineBreakRefusal,
+  pathInFile,
+} from './path-files.js';
 
 /** A loose ref is 41 bytes, a symbolic one `ref: <name>`; git's own refnames stay far below. */
 export const LOOSE_REF_MAX_BYTES = 4096;
@@ -152,7 +158,8 @@ export async function checkDiscovery(cwd: string): Promise<void> {
       return;
     }
     if (info !== undefined) {
-      const file = await readRegularFile(dotGit, { maxBytes: LOOSE_REF_MAX_BYTES });
+      // git's own limit: a smaller one refused a padded gitfile typed that git reads.
+      const file = await readRegularFile(dotGit, { maxBytes: GITFILE_MAX_BYTES });
       if (!file.ok) {
         if (file.reason === 'missing') return;
         throw brokenRefFile(dotGit, file.problem, 'the file');
