@@ -6,6 +6,7 @@
  * core.worktree, a repository format git checks, another owner — must be handed back to git,
  * never answered by the walk, and the repository opened must be the one git uses.
  */
+import { spawnSync } from 'node:child_process';
 import { chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -216,6 +217,34 @@ describe('finding the repository in-process', () => {
       expect(r.stderr).toMatch(/git config --global --add safe\.directory /);
       expect(r.stderr).toMatch(/reads that repository's own config/);
       expect(r.stderr).not.toMatch(/not inside a git repository|git init/);
+    },
+  );
+
+  // Red team, round seventeen: the path was cut at an apostrophe (`/x/it's` named and trusted
+  // `/x/it`, another directory) and pasted unquoted (`/x/My Project`: two arguments).
+  it.runIf(process.geteuid?.() === 0)(
+    "attack: a repository another user owns at a path with a quote or a space: the hint's command, run by a shell, trusts that very path",
+    async () => {
+      for (const name of ["it's", 'My Project']) {
+        const repo = join(tempDir(), name);
+        mkdirSync(repo);
+        git(repo, 'init', '-q', '-b', 'main');
+        chownSync(repo, 65534, 65534);
+        const r = await runCli(['verify'], repo);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toContain(`git refuses the repository at ${repo} because`);
+        const command = /`(git config --global --add safe\.directory [^`]+)`/.exec(r.stderr)?.[1];
+        expect(command, r.stderr).toBeDefined();
+        const config = join(tempDir(), 'gitconfig');
+        writeFileSync(config, '');
+        const ran = spawnSync('sh', ['-c', command!], {
+          env: { ...process.env, GIT_CONFIG_GLOBAL: config },
+          encoding: 'utf8',
+        });
+        expect(ran.status, ran.stderr).toBe(0);
+        const trusted = gitTry(repo, 'config', '--file', config, '--get-all', 'safe.directory');
+        expect(trusted.stdout).toBe(`${repo}\n`);
+      }
     },
   );
 });

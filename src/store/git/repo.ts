@@ -6,6 +6,7 @@
 import { realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
+import { shellQuote } from '../../model/shell-word.js';
 import { GitConfig } from './config.js';
 import { readPlainConfig } from './config-files.js';
 import { findPlainLocation, plainLocationHolds } from './discover.js';
@@ -211,7 +212,9 @@ function notARepository(cwd: string, stderr: string, named?: string): LedgerErro
       { hint: 'Use ledger in a repository with the default ref store and object format.' },
     );
   }
-  const refusedOwner = /detected dubious ownership in repository at '([^'\n]+)'/i.exec(stderr);
+  // The path runs to the last quote on git's line: a path may hold a quote itself (`/x/it's`),
+  // and a match cut at the first named and trusted another directory (red team, round seventeen).
+  const refusedOwner = /detected dubious ownership in repository at '(.+)'[ \t]*$/im.exec(stderr);
   if (refusedOwner) return ownedByAnotherUser(refusedOwner[1]!);
   const said = stderr
     .split('\n')
@@ -244,7 +247,7 @@ function ownedByAnotherUser(dir: string): LedgerError {
     'NOT_A_REPOSITORY',
     `git refuses the repository at ${dir} because another user owns it (git's safe.directory rule: "detected dubious ownership"); ledger does not bypass that rule`,
     {
-      hint: `Run ledger as the repository's owner, or trust it for git with \`git config --global --add safe.directory ${dir}\` — every git run then reads that repository's own config, which its owner controls.`,
+      hint: `Run ledger as the repository's owner, or trust it for git with \`git config --global --add safe.directory ${shellQuote(dir)}\` — every git run then reads that repository's own config, which its owner controls.`,
     },
   );
 }
