@@ -142,6 +142,25 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
     expect(hookVerifyExit(user, dir)).toBe('2');
   });
 
+  it('attack: the same, with a .git at the moved work tree leading back to the copy (so discovery from there reaches it) — still refused, exit 2', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const before = safeGit(dir, 'rev-parse', LOG_REF);
+    writeFiles(dir, { 'later.txt': 'later\n' });
+    await record(user, dir, { status: 'success', summary: 'held by this clone' });
+    await passesBothWays(user, dir);
+    const copy = join(tempDir(), 'copy.git');
+    cpSync(join(dir, '.git'), copy, { recursive: true });
+    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
+    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    writeFileSync(join(dir, '.git'), `gitdir: ${copy}\n`);
+    const elsewhere = tempDir();
+    safeGit(dir, '--git-dir', copy, 'config', 'core.worktree', elsewhere);
+    // From there, git's discovery reaches the copy: the GIT_DIR the hook gets is "discovered".
+    writeFileSync(join(elsewhere, '.git'), `gitdir: ${copy}\n`);
+    expect(hookVerifyExit(user, dir)).toBe('2');
+  });
+
   it('attack: the gitfile padded past 4096 bytes (after a NUL, or with trailing newlines; git reads up to 1 MiB), verify --full run by git — ROLLBACK, exit 3, as typed', async () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
@@ -279,6 +298,10 @@ describe('honest layouts, typed and through a git alias: no false alarm', () => 
     );
     expect(foreach.status, foreach.stdout + foreach.stderr).toBe(0);
     expect(JSON.parse(foreach.stdout).notes.join('\n')).not.toMatch(MOVED_NOTE);
+    // A hook run in the submodule (its git dir sets core.worktree): no false alarm.
+    safeGit(sub, 'config', 'user.name', 'Sub User');
+    safeGit(sub, 'config', 'user.email', 'sub@example.com');
+    expect(hookVerifyExit(user, sub)).toBe('0');
   });
 
   it('git clone --separate-git-dir, its gitfile also rewritten with CR LF', async () => {

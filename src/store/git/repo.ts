@@ -4,7 +4,7 @@
  * can work in it at all.
  */
 import { realpath } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { shellQuote } from '../../model/shell-word.js';
 import { GitConfig } from './config.js';
@@ -22,7 +22,7 @@ import {
   type Location,
 } from './location.js';
 import { checkoutAround, entryLeadsTo, findPlace } from './place.js';
-import { realpathOrUndefined } from './look.js';
+import { lstatOrUndefined, realpathOrUndefined } from './look.js';
 import { checkDiscovery, checkNamedGitDir, checkRefFiles } from './ref-files.js';
 
 export interface RepoPaths {
@@ -65,6 +65,7 @@ export async function openRepo(cwd: string): Promise<RepoPaths> {
   else await checkNamedGitDir(named.gitDir);
   const { config, location } = await locateAndConfigure(cwd, named);
   if (named.gitDir !== undefined) refuseWorkTreeGitMoved(named, config);
+  else refuseReachedWorkTreeGitMoved(location.gitDir, config);
   const { bare, inside, gitDir, commonDir, top, cdup } = location;
   const found = await findPlace(cwd, gitDir, named.gitDir);
   if (named.gitDir === undefined && found.checkout === undefined)
@@ -194,6 +195,47 @@ function refuseWorkTreeGitMoved(named: NamedLocation, config: GitConfig): void {
       hint: 'Run ledger typed in the checkout, or set GIT_WORK_TREE with GIT_DIR if this repository is yours to name.',
     },
   );
+}
+
+/**
+ * The same move where discovery from the moved work tree does reach the exported GIT_DIR: the
+ * agent also wrote `<elsewhere>/.git` leading back to the rolled-back copy, so the GIT_DIR was
+ * dropped as git's own and the place became `<elsewhere>`, which has no memory (red team,
+ * round seventeen). From there nothing tells where git started. Only a submodule's git dir as
+ * git lays it out — under a checkout's `.git/modules/`, its work tree inside that checkout —
+ * keeps running (hooks and aliases in a submodule). That shape can be built elsewhere too
+ * (a superproject in /tmp): it asks for a whole fake superproject, and a place bound to the
+ * ledger's root rather than a path is what would close it.
+ */
+function refuseReachedWorkTreeGitMoved(gitDir: string, config: GitConfig): void {
+  const exported = process.env.GIT_DIR;
+  if (exported === undefined || exported === '' || process.env.GIT_PREFIX === undefined) return;
+  if ((process.env.GIT_WORK_TREE ?? '') !== '') return;
+  const planted = config.get('core.worktree');
+  if (planted === undefined) return;
+  if (isSubmoduleLayout(gitDir, resolve(gitDir, planted))) return;
+  throw new LedgerError(
+    'UNSUPPORTED_REPOSITORY',
+    `git ran ledger with GIT_DIR=${exported} from the work tree that repository's config names (core.worktree = ${planted}): git may have started at a .git file the agent wrote elsewhere, and moved here by that config, so where the checkout is cannot be told; ledger does not read it in place of the checkout`,
+    {
+      hint: 'Run ledger typed in the checkout. A repository whose work tree is elsewhere by design is named with GIT_DIR and GIT_WORK_TREE both.',
+    },
+  );
+}
+
+/** Whether `gitDir` lies under `<checkout>/.git/modules/` and `workTree` inside `<checkout>`. */
+function isSubmoduleLayout(gitDir: string, workTree: string): boolean {
+  const real = realpathOrUndefined(gitDir) ?? gitDir;
+  const tree = realpathOrUndefined(workTree) ?? workTree;
+  for (let at = dirname(real); dirname(at) !== at; at = dirname(at)) {
+    if (basename(at) !== 'modules' || basename(dirname(at)) !== '.git') continue;
+    const checkout = dirname(dirname(at));
+    return (
+      lstatOrUndefined(dirname(at))?.isDirectory() === true &&
+      tree.startsWith(checkout.endsWith(sep) ? checkout : checkout + sep)
+    );
+  }
+  return false;
 }
 
 function notARepository(cwd: string, stderr: string, named?: string): LedgerError {
