@@ -75,3 +75,48 @@ describe('false alarm: honest words beside a pass status stay success, nothing s
     expect(unchecked(result('SUCCESS\n\nThe flaky test that failed on CI was fixed.'))).toEqual([]);
   });
 });
+
+describe('attack: an aside elsewhere in the words does not settle the failure, and a negated pass is a failure (red team, round seventeen, finding 4)', () => {
+  for (const status of [
+    'Complete — 3 tests failing; the flaky one was skipped',
+    'Complete — build broken (it was green before this plan)',
+    'Complete — tests do not pass',
+    'Complete — tests not passing',
+  ])
+    it(`MaxsimCLI opening: **Status:** ${status}`, () => {
+      expect(unchecked(summary(status))).toEqual([
+        expect.objectContaining({ line: 5, why: expect.stringMatching(/failure/) }),
+      ]);
+    });
+  for (const status of [
+    'SUCCESS — 3 tests failing (they were flaky on main too)',
+    'SUCCESS\n\n2 of 40 tests fail; see Issues. The auth suite was not touched.',
+    'SUCCESS — tests not passing',
+  ])
+    it(`team: ### Status / ${status.replace(/\n/g, '|')}`, () => {
+      expect(unchecked(result(status))).toContainEqual(
+        expect.objectContaining({ why: expect.stringMatching(/failure/) }),
+      );
+    });
+});
+
+describe('false alarm: words that tell of handling a failure stay quiet (red team, round seventeen, finding 5)', () => {
+  for (const status of [
+    'Complete — fixes the failing login test',
+    'Complete — retry for failed uploads added',
+    'Complete — resolves the broken build',
+    'Complete — repairs the broken import; handles failed payments',
+    'Complete — 3 tests that were failing now pass',
+    'Complete — the 2 errors were fixed',
+  ])
+    it(`MaxsimCLI opening: **Status:** ${status}`, () => {
+      expect(unchecked(summary(status))).toEqual([]);
+    });
+  for (const status of [
+    'SUCCESS\n\nRetries for failed payments are in place.',
+    'SUCCESS\n\n- Notes: 3 errors were fixed',
+  ])
+    it(`team: ### Status / ${status.replace(/\n/g, '|')}`, () => {
+      expect(unchecked(result(status))).toEqual([]);
+    });
+});
