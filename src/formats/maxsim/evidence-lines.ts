@@ -13,23 +13,36 @@
  */
 import type { ClaimedCheck } from '../../model/record.js';
 import { asRendered } from '../kit/rendered.js';
+import { FAIL_MARK, PASS_MARK } from '../kit/status-mark.js';
 import { checksInLine, commandsIn, EXIT_CODE } from './evidence.js';
 import { resultOf, type Unchecked } from './verification.js';
 import { SAID_FAILED, ZERO_FAILED } from './vocabulary.js';
 
-/** `Build: exit code 1`, `**Lint:** 3 errors`: a short label, a colon, the result. */
-const LABELLED = /^[*_]{0,2}[A-Za-z][\w ./()+-]{0,40}?[*_]{0,2}\s*:[*_]{0,2}\s*(.+)$/;
+/**
+ * `Build: exit code 1`, `**Lint:** 3 errors`, `🧪 Tests: FAILED`, `Typprüfung: FAILED`: a short
+ * label in any script or with a leading emoji (round seventeen, finding 6: an ASCII letter first
+ * was required, so the page's `🧪 Tests: FAILED` was no label), a colon, the result.
+ */
+const LABELLED =
+  /^[*_]{0,2}[\p{L}\p{Extended_Pictographic}\p{So}](?:[\p{L}\p{N}\p{M}\p{Extended_Pictographic}\p{So} _./()+-]|\u200D){0,40}?[*_]{0,2}\s*:[*_]{0,2}\s*(.+)$/u;
+/** A warning mark opening a value (`⚠️ 3 errors`): it marks the result, the words say it. */
+const WARNING_FIRST = /^[\u26a0\u2757\u203c\u2049\u{1F6A8}\u{1F7E5}\u{1F7E7}]\uFE0F?\s*/u;
 /** A value that opens with a result: a mark, a count, an exit, a result word. */
-const RESULT_FIRST =
-  /^(?:[✓✔✅☑✗✘❌✖⛔]|\d+(?:\s*\/\s*\d+)?\s|exit(?:s|ed)?\b|(?:pass|fail|succe|ok\b|green|clean|broken)|no\s+(?:errors?|failures?)\b)/iu;
+const RESULT_FIRST = new RegExp(
+  `^(?:${FAIL_MARK.source}|${PASS_MARK.source}|\\d+(?:\\s*\\/\\s*\\d+)?\\s|exit(?:s|ed)?\\b|(?:pass|fail|succe|ok\\b|green|clean|broken|errored)|no\\s+(?:errors?|failures?)\\b)`,
+  'iu',
+);
 /** A value that opens with a pass: what follows is how it got there, not a result. */
-const PASS_FIRST = /^(?:[✓✔✅☑]|(?:pass|succe|ok\b|green|clean))/iu;
+const PASS_FIRST = new RegExp(`^(?:${PASS_MARK.source}|(?:pass|succe|ok\\b|green|clean))`, 'iu');
+/** A count of errors the value goes on to say were settled (`3 errors were fixed`): history. */
+const SETTLED_COUNT =
+  /^\d+\s+(?:[\p{L}-]+\s+){0,3}(?:errors?|failures?)\s+(?:(?:were|was|have been|has been|got|are)\s+)?(?:all\s+|now\s+)?(?:fixed|resolved|repaired)\b/iu;
 
 /**
  * `3 type errors`, `2 lint failures`: a count of a kind of error, the whole value or before a
  * note, is a count of errors (`3 type errors were fixed` goes on in words and stays prose).
  */
-const COUNT_OF_KIND = /^(\d+)\s+(?:[\p{L}-]+\s+){1,2}?(errors?|failures?)(?=\s*(?:$|[(,;:.—–-]))/iu;
+const COUNT_OF_KIND = /^(\d+)\s+(?:[\p{L}-]+\s+){1,4}?(errors?|failures?)(?=\s*(?:$|[(,;:.—–-]))/iu;
 
 /**
  * A value as GitHub shows it: emphasis and code-span marks are not what it says (red team, round
@@ -38,10 +51,28 @@ const COUNT_OF_KIND = /^(\d+)\s+(?:[\p{L}-]+\s+){1,2}?(errors?|failures?)(?=\s*(
  */
 function asShown(value: string): string {
   return value
+    .replace(/<\/?(?:b|strong|em|i|code|kbd|samp|tt)>/gi, '')
     .replace(/[*`]+/g, '')
     .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1')
     .trim()
     .replace(COUNT_OF_KIND, '$1 $2');
+}
+
+/**
+ * The value in the words `resultOf` judges (round seventeen, finding 6): any fail or pass mark
+ * the page shows (🔴, 🟢) as ❌ / ✅, `errored`, `non-zero` and a negated pass (`not passing`)
+ * as a failure, `non-zero exit (1)` as its exit code.
+ */
+function asJudged(value: string): string {
+  return value
+    .replace(new RegExp(FAIL_MARK.source, 'gu'), '\u274c')
+    .replace(new RegExp(PASS_MARK.source, 'gu'), '\u2705')
+    .replace(/\bnon-zero\s+exit(?:\s+code)?\s*\(?\s*(\d{1,3})\s*\)?/giu, 'exit code $1')
+    .replace(/\b(?:errored|non-zero)\b/giu, 'failed')
+    .replace(
+      /\b(?:(?:do|does|did)\s+not|don't|doesn't|didn't|not|never)\s+pass(?:es|ed|ing)?\b/giu,
+      'failing',
+    );
 }
 
 /**
@@ -61,8 +92,9 @@ export function evidenceLineChecks(
       checks.push(...checksInLine(line, status));
       continue;
     }
-    const value = asShown(LABELLED.exec(asRendered(line).trim())?.[1]?.trim() ?? '');
-    if (!RESULT_FIRST.test(value)) continue;
+    const shown = asShown(LABELLED.exec(asRendered(line).trim())?.[1]?.trim() ?? '');
+    const value = asJudged(shown.replace(WARNING_FIRST, ''));
+    if (!RESULT_FIRST.test(value) || SETTLED_COUNT.test(value)) continue;
     const said = resultOf(value, []);
     if (!('why' in said)) {
       if (said.result === 'failed')

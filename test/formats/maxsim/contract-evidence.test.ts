@@ -162,3 +162,40 @@ describe('through record and verify', () => {
     expect((await runCli(['verify'], repo)).code).toBe(1);
   });
 });
+
+describe('attack: a failure with any fail mark, label, tag or wording a reviewer reads fails PASS (red team, round seventeen, finding 6)', () => {
+  for (const line of [
+    '- Build: 🔴 FAILED',
+    '- Build: :red_circle: failed',
+    '- Build: 🔴',
+    '- 🧪 Tests: FAILED',
+    '- Typprüfung: FAILED',
+    '- Build: <b>FAILED</b>',
+    '- Build: <strong>FAILED</strong>',
+    '- Build: <code>exit 1</code>',
+    '- Build: errored',
+    '- Tests: not passing',
+    '- Tests: 3 new TS type errors',
+    '- Build: non-zero exit (1)',
+    '- Build: ⚠️ 3 errors',
+  ])
+    it(`attack: ${line}`, () => {
+      const h = parsed(handoff(line));
+      expect([h.claims.status, h.status]).toEqual(['PASS', 'failed']);
+      expect(codes(h)).toContain('MAXSIM_FAILED_EVIDENCE');
+    });
+
+  for (const line of [
+    '- Notes: 3 errors were fixed',
+    '- 🧪 Tests: 47 passed',
+    '- Build: <b>PASSED</b>',
+    '- Build: 🟢 green',
+    '- Typprüfung: 0 Fehler',
+  ])
+    it(`false alarm: ${line}`, () => {
+      const h = parsed(handoff(line));
+      expect(h.status).toBe('success');
+      expect(codes(h)).not.toContain('MAXSIM_FAILED_EVIDENCE');
+      expect(unchecked(h)).toEqual([]);
+    });
+});
