@@ -2,7 +2,8 @@
  * GitHub's emoji shortcodes for the marks a status or verdict is read by: GitHub renders `:x:`
  * as ❌ in text (not in code), so a reader that matched only the character read `Complete :x:`
  * as a plain success (red team, round sixteen, readers finding 3). Only the marks the readers
- * judge (kit/status-mark.ts, the self-check reader's ⚠️) and their kin are mapped; any other
+ * judge (kit/status-mark.ts, with the warning marks said beside a pass word, round seventeen; the
+ * self-check reader's ⚠️) and their kin are mapped; any other
  * `:name:` stays as written.
  */
 
@@ -16,6 +17,18 @@ const MARKS: Readonly<Record<string, string>> = {
   red_circle: '\u{1F534}',
   stop_sign: '\u{1F6D1}',
   warning: '\u26a0\ufe0f',
+  rotating_light: '\u{1F6A8}',
+  construction: '\u{1F6A7}',
+  red_square: '\u{1F7E5}',
+  orange_square: '\u{1F7E7}',
+  thumbsdown: '\u{1F44E}',
+  '-1': '\u{1F44E}',
+  exclamation: '\u2757',
+  heavy_exclamation_mark: '\u2757',
+  grey_exclamation: '\u2755',
+  bangbang: '\u203c\ufe0f',
+  interrobang: '\u2049\ufe0f',
+  question: '\u2753',
   white_check_mark: '\u2705',
   heavy_check_mark: '\u2714\ufe0f',
   ballot_box_with_check: '\u2611\ufe0f',
@@ -23,7 +36,7 @@ const MARKS: Readonly<Record<string, string>> = {
 };
 
 /** A shortcode standing as a word of its own (`host:x:1` is no shortcode). */
-const SHORTCODE = /(?<![\p{L}\p{N}_:]):([a-z_]+):(?![\p{L}\p{N}_:])/gu;
+const SHORTCODE = /(?<![\p{L}\p{N}_:]):([a-z_]+|-1):(?![\p{L}\p{N}_:])/gu;
 /** A code span (its backtick run closed by one as long): code, shown as written. */
 const CODE_SPAN = /(`+)[^`]*?\1(?!`)/g;
 

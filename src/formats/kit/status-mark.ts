@@ -31,6 +31,9 @@ const LEADING_MARK = new RegExp(
 );
 /** A symbol before the word that is neither a pass nor a fail mark (`⚠️`, `🚧`, `⏳`). */
 const OTHER_LEADING_SYMBOL = /^[\s*_`]*([\p{Extended_Pictographic}\p{So}])\uFE0F?/u;
+/** ⚠ ❗ ❕ ‼ ⁉ ❓ 🚨 🚧 🟥 🟧 👎: warning and negative marks. */
+const WARNING_MARK =
+  /[\u26a0\u2757\u2755\u203c\u2049\u2753\u{1F6A8}\u{1F6A7}\u{1F7E5}\u{1F7E7}\u{1F44E}]/u;
 /** The word a status line states and what follows it on the line. */
 const WORD_THEN_REST = /^[\s*_`]*([A-Za-z]+)[*_`]*(.*)$/;
 /** A line that starts a block of its own, so CommonMark does not join it to the line above. */
@@ -120,6 +123,16 @@ export function unknownStatusMark(line: string): string | undefined {
   const shown = asRendered(line);
   if (LEADING_MARK.test(shown)) return undefined;
   return OTHER_LEADING_SYMBOL.exec(shown)?.[1];
+}
+
+/**
+ * A warning or negative mark anywhere on a pass line (`Complete ⚠️`, `SUCCESS 🟥`, `Complete 👎`):
+ * a reviewer reads "complete, with a problem", as when it leads the word (red team, round
+ * seventeen, finding 10: only a leading one was said). Celebratory marks (🎉 ✨ 🚀) are not
+ * among them, so honest lines stay quiet. Read as rendered (`:warning:` is ⚠️).
+ */
+export function warningMark(line: string): string | undefined {
+  return WARNING_MARK.exec(asRendered(line))?.[0];
 }
 
 /** How a reason or a problem names what `statusContradiction` found. */

@@ -20,7 +20,12 @@ import { worseStatus, type Reason, type Status } from '../../model/record.js';
 import { reason } from '../kit/claims.js';
 import { fenceTracker, headingOf } from '../kit/markdown.js';
 import { asRendered } from '../kit/rendered.js';
-import { contradictionName, statusContradiction, unknownStatusMark } from '../kit/status-mark.js';
+import {
+  contradictionName,
+  statusContradiction,
+  unknownStatusMark,
+  warningMark,
+} from '../kit/status-mark.js';
 import { selfChecks } from './self-checks.js';
 import { flat, STATUS_LABEL } from './summary.js';
 import type { Unchecked } from './verification.js';
@@ -87,7 +92,9 @@ export function selfReports(
     const value = summaryStatus(read);
     const meaning = value === undefined ? undefined : summaryMeaning(value);
     const labelText = `**Status:** ${written}`.slice(0, 300);
-    const other = unknownStatusMark(read);
+    // A warning mark after a pass word (`Complete ⚠️`) is said as one before it (round seventeen).
+    const other =
+      unknownStatusMark(read) ?? (meaning === 'success' ? warningMark(read) : undefined);
     if (other !== undefined)
       out.unchecked.push({
         line,

@@ -32,6 +32,7 @@ import {
   contradictionName,
   joinedLines,
   statusContradiction,
+  warningMark,
   withoutStatusMark,
 } from '../kit/status-mark.js';
 
@@ -155,6 +156,14 @@ export function parseResult(source: string, ctx: ParseContext): ParseResult {
             why: `under Status, ${failureBesideWhy(value, beside)}`,
           });
       }
+      // `SUCCESS ⚠️`, `SUCCESS 🟥`: a warning mark on the line is read with it (round seventeen).
+      const warning = status === 'success' ? warningMark(first) : undefined;
+      if (warning !== undefined)
+        statusSaid.push({
+          line: lineIn(text, first),
+          text: first.slice(0, 300),
+          why: `under Status, ${value} with a warning mark (${warning}): the word alone is not what the page shows`,
+        });
     }
   }
   const conf = got.get('confidence');

@@ -120,3 +120,15 @@ describe('false alarm: words that tell of handling a failure stay quiet (red tea
       expect(unchecked(result(status))).toEqual([]);
     });
 });
+
+describe('attack: a warning or negative mark after SUCCESS is said (red team, round seventeen, finding 10)', () => {
+  for (const status of ['SUCCESS ⚠️', 'SUCCESS 🟥', 'SUCCESS :rotating_light:'])
+    it(`team: ### Status / ${status}`, () => {
+      expect(unchecked(result(status))).toContainEqual(
+        expect.objectContaining({ why: expect.stringMatching(/mark/) }),
+      );
+    });
+  it('false alarm: team SUCCESS 🎉 stays quiet', () => {
+    expect(unchecked(result('SUCCESS 🎉'))).toEqual([]);
+  });
+});

@@ -208,3 +208,32 @@ describe('through record and verify', () => {
     expect((await runCli(['verify'], repo)).code).toBe(1);
   });
 });
+
+describe('attack: a warning or negative mark after a pass word is said as one before it is (red team, round seventeen, finding 10)', () => {
+  for (const [label, mark] of [
+    ['**Status:** Complete ⚠️', '⚠'],
+    ['**Status:** Complete :warning: (2 tests skipped)', '⚠'],
+    ['**Status:** Complete 🟥', '🟥'],
+    ['**Status:** Complete :rotating_light:', '🚨'],
+    ['**Status:** Complete 👎', '👎'],
+    ['**Status:** Complete :thumbsdown:', '👎'],
+    ['**Status:** Complete ❗', '❗'],
+  ] as const)
+    it(`attack: the opening label ${label}`, () => {
+      const h = parsed(summary(label));
+      expect(unchecked(h)).toContainEqual(
+        expect.objectContaining({ why: expect.stringContaining(`(${mark}`) }),
+      );
+    });
+
+  for (const label of [
+    '**Status:** Complete 🎉',
+    '**Status:** Complete ✨',
+    '**Status:** Complete 🚀 shipped',
+  ])
+    it(`false alarm: ${label}`, () => {
+      const h = parsed(summary(label));
+      expect(h.status).toBe('success');
+      expect(unchecked(h)).toEqual([]);
+    });
+});
