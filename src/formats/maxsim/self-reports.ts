@@ -80,9 +80,13 @@ export function selfReports(
       part = heading.level === 1 ? { labelled: false } : null;
       return;
     }
-    if (part === null || part.labelled) return;
+    if (part?.labelled === true) return;
     const label = STATUS_LABEL.exec(text);
     if (label === null) return;
+    if (part === null) {
+      laterLabel(text, label[1] ?? '', line, out.unchecked);
+      return;
+    }
     part.labelled = true;
     const written = flat(label[1] ?? '');
     const isOpening = opening;
@@ -119,6 +123,25 @@ export function selfReports(
     });
   });
   return out;
+}
+
+/**
+ * A `**Status:**` label under a `##` section (`## Verification` / `**Status:** Failed`): the page
+ * shows it as the summary's word, but it may be a task's or a check's, not the summary's, so one
+ * that says failed or blocked is said with its line rather than derived; any other stays quiet
+ * (red team, round seventeen: it was not read at all).
+ */
+function laterLabel(text: string, written: string, line: number, unchecked: Unchecked[]): void {
+  const value = summaryStatus(asRendered(flat(written)));
+  const meaning = value === undefined ? undefined : summaryMeaning(value);
+  // A criterion's own words (`Operationally pending`, kodiai's M029) or a partial one are the
+  // honest milestone summary's; only a word that says the work failed or stopped is said.
+  if (meaning !== 'failed' && meaning !== 'blocked') return;
+  unchecked.push({
+    line,
+    text: text.trim().slice(0, 300),
+    why: `a **Status:** label in a later section says ${meaning}: not read as the summary's own status, but not what a success shows`,
+  });
 }
 
 /**

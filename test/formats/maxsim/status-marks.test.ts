@@ -237,3 +237,22 @@ describe('attack: a warning or negative mark after a pass word is said as one be
       expect(unchecked(h)).toEqual([]);
     });
 });
+
+describe('attack: a **Status:** label that is no success in a later section is said with its line (round seventeen)', () => {
+  const later = (label: string): string =>
+    `${summary('**Status:** Complete')}\n## Verification\n\nRan the suite.\n\n${label}\n`;
+  const LATER_LINE = 24;
+  for (const label of ['**Status:** Failed', '**Status:** Blocked — the API key never came'])
+    it(`attack: ${label} under ## Verification`, () => {
+      const h = parsed(later(label));
+      expect(unchecked(h)).toContainEqual(
+        expect.objectContaining({ line: LATER_LINE, text: expect.stringContaining(label) }),
+      );
+    });
+  for (const label of ['**Status:** Complete', '**Status:** Operationally pending. Runbook due.'])
+    it(`false alarm: ${label} in a later section stays quiet`, () => {
+      const h = parsed(later(label));
+      expect(h.status).toBe('success');
+      expect(unchecked(h)).toEqual([]);
+    });
+});
