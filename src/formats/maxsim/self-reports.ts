@@ -20,6 +20,7 @@ import { worseStatus, type Reason, type Status } from '../../model/record.js';
 import { reason } from '../kit/claims.js';
 import { fenceTracker, headingOf } from '../kit/markdown.js';
 import { asRendered } from '../kit/rendered.js';
+import { withoutStruck } from '../kit/struck.js';
 import {
   contradictionName,
   statusContradiction,
@@ -91,8 +92,9 @@ export function selfReports(
     const written = flat(label[1] ?? '');
     const isOpening = opening;
     opening = false;
-    // As the page shows it: `&#x274C; Complete` is ❌ Complete.
-    const read = asRendered(written);
+    // As the page shows it: `&#x274C; Complete` is ❌ Complete, `~~Complete~~ Partial` is Partial
+    // (struck out is withdrawn; red team, round seventeen, readers findings 8 and 9).
+    const read = asRendered(withoutStruck(written));
     const value = summaryStatus(read);
     const meaning = value === undefined ? undefined : summaryMeaning(value);
     const labelText = `**Status:** ${written}`.slice(0, 300);

@@ -13,6 +13,7 @@ import { textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { isNone, type Section } from '../kit/markdown.js';
 import { failureSaid } from '../kit/failure-beside.js';
 import { splitPathAndNote } from '../kit/paths.js';
+import { withoutStruck } from '../kit/struck.js';
 import {
   flat,
   headingPath,
@@ -47,10 +48,7 @@ export interface PhaseSummary {
 
 /** Older hand-written summaries open with `**Phase:** …` and `**Plan:** …` lines instead. */
 const LABELS = [/^\*\*Phase:\*\*\s*\S/m, /^\*\*Plan:\*\*\s*\S/m];
-/**
- * Or with a title that says what they are (`# Plan 01-01: Install Summary`, `# Phase 3 Plan 2:
- * … Summary`), as GSD-family summaries written before their front matter was settled do.
- */
+/** Or with a title saying what they are (`# Plan 01-01: Install Summary`), as early GSD ones do. */
 const TITLE = /^# +(?:(?:phase|plan) +)?[\w.]*\d[\w.]*\b.*\bsummary\b/im;
 /** A `**Status:** ✓ Complete` label: a summary's opening one, a joined part's (self-reports). */
 export const STATUS_LABEL = /^[*_]{0,2}status[*_]{0,2}\s*:\s*[*_]{0,2}\s*(.+?)\s*$/im;
@@ -318,7 +316,8 @@ export function readPhaseSummary(
   // GSD-2 says what its verification gate found (`verification_result: passed`) and no status.
   const key = ['status', 'verification_result'].find((k) => typeof fm[k] === 'string');
   const fmStatus = key === undefined ? undefined : (fm[key] as string);
-  const labelled = STATUS_LABEL.exec(opening)?.[1];
+  // As the page shows it: struck-out words are withdrawn (`~~Failed~~ Complete` is Complete).
+  const labelled = STATUS_LABEL.exec(withoutStruck(opening))?.[1];
   const written = fmStatus ?? labelled;
   let status: PhaseSummary['status'];
   const unchecked: Unchecked[] = [];

@@ -45,3 +45,16 @@ describe('false alarm: a PASSED self-check whose item tells of a fixed failure s
       );
   });
 });
+
+describe('attack: a finding told in the past tense is the finding, not history (red team, round seventeen, finding 3)', () => {
+  for (const item of [
+    '- src/b.ts was MISSING',
+    '- 2 files were MISSING: src/b.ts, src/c.ts',
+    '- [x] tests: 2 FAIL and 8 now pass',
+    '- src/b.ts was NOT FOUND',
+  ])
+    it(`attack: ${item} under a bare heading fails the summary`, () => {
+      const h = parsed(summary(`## Self-Check\n\n- FOUND: src/a.ts\n${item}`));
+      expect(h.status).toBe('failed');
+    });
+});

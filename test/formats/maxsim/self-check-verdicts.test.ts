@@ -69,3 +69,26 @@ describe('attack: a non-pass verdict word right after "Self-Check", colon or not
       ]);
     });
 });
+
+describe('attack: a no-pass verdict after a label word, or outside the six fixed words, is never passed by its items', () => {
+  // Red team, round seventeen, readers finding 2: round sixteen read a verdict after a label
+  // word, and a no-pass word right after "Self-Check", but not the two together, nor words
+  // outside a closed list: FOUND items passed each of these (verify --strict 0).
+  for (const heading of [
+    '## Self-Check Results: PARTIAL',
+    '## Self-Check Results: INCOMPLETE',
+    '## Self-Check Status: PENDING',
+    '## Self-Check Results: 2 MISSING',
+    '## Self-Check Results — PARTIAL',
+    '## Self-Check Results\n\nResult: INCOMPLETE (src/b.ts not written)',
+    '## Self-Check BLOCKED',
+    '## Self-Check MISSING FILES',
+    '## Self-Check UNSUCCESSFUL',
+    '## Self-Check ⚠️',
+    '## Self-Check :warning:',
+  ])
+    it(`attack: ${heading.replace(/\n/g, ' / ')} over a ticked FOUND item is unchecked with its line`, () => {
+      const h = parsed(summary(`${heading}\n\n- [x] src/a.ts FOUND`));
+      expect(unchecked(h)).toEqual([expect.objectContaining({ line: SELF_CHECK_LINE })]);
+    });
+});

@@ -1,0 +1,143 @@
+/**
+ * The words of a self-check, read as the page shows them (self-checks.ts finds the self-checks):
+ * where a title or label names the self-check, and what its verdict says. Struck-out text is
+ * withdrawn (kit/struck.ts): `~~PASSED~~ FAILED` is FAILED, `~~FAILED~~ PASSED` is PASSED (red
+ * team, round seventeen, readers findings 8 and 9).
+ */
+import { asRendered } from '../kit/rendered.js';
+import { FAIL_MARK, PASS_MARK } from '../kit/status-mark.js';
+import { withoutStruck } from '../kit/struck.js';
+
+export type Said = 'failed' | 'passed' | 'both' | 'unknown' | 'none';
+
+const WORD = String.raw`self[-–— ]?checks?\b`;
+/**
+ * What may stand before the word and still name the self-check, as the page shows it: marks
+ * (`## ✅ Self-Check: PASSED`, a public summary's heading; `:x:` renders ❌), a section number
+ * (`## 2. Self-check results`), one or two words (`## Final Self-Check`). Round seventeen, readers
+ * finding 1: anchored at the word, each failing twin recorded success without a word.
+ */
+const LEAD = String.raw`([^\p{L}\p{N}]*?)(\d{1,3}(?:\.\d{1,3})*[.)]?[ \t]+)?((?:\p{L}[\p{L}'’-]*[ \t]+){0,2}?)`;
+/** A title or label: what stands before the word, an optional separator, the rest. */
+const TITLE = new RegExp(String.raw`^${LEAD}${WORD}[ \t]*([:—–-][ \t]*)?(.*)$`, 'iu');
+
+const FAIL_WORD =
+  /^(?:result[ \t]*:[ \t]*)?(?:fail(?:ed|s|ure)?|not[ \t]+pass(?:ed)?|not[ \t]+ok)\b/i;
+const PASS_WORD =
+  /^(?:result[ \t]*:[ \t]*)?(?:pass(?:ed|es)?|ok|verified|complete(?:d)?|success(?:ful)?|all[ \t]+(?:checks[ \t]+)?pass(?:ed)?)\b/i;
+/** What a FAILED verdict may go on to say that undoes it. */
+const ALSO_PASSED = /\b(?:pass(?:ed|es)?|fixed|resolved|re-?ran)\b|[✅✓✔]/i;
+/**
+ * A word that labels the verdict after it (`Results: FAILED`, `Status:`, `Verdict:`, `Overall:`,
+ * `(Task 3):`): real summaries title the section `## Self-Check Results` and put the verdict after
+ * it (red team, round sixteen, readers finding 1).
+ */
+const VERDICT_LABEL = /^(?:\p{L}[\p{L} ]{0,24}|\([^()]{0,40}\))[ \t]*:[ \t]*/u;
+/** The same label before a dash (`## Self-Check Results — PARTIAL`, round seventeen, finding 2). */
+const LABEL_THEN_DASH = /^\p{L}[\p{L} ]{0,24}?[ \t]+[—–-][ \t]*/u;
+/** A failure said anywhere in a heading's words: its items never pass it. */
+const FAIL_ANYWHERE = /\b(?:fail(?:ed|s|ure)?|not[ \t]+pass(?:ed)?|missing|not[ \t]+found)\b/i;
+/**
+ * A verdict that is no pass, colon or not (`## Self-Check PARTIAL`, round sixteen, finding 5),
+ * also after a label word (`## Self-Check Results: PARTIAL`) and beyond the first six words
+ * (`BLOCKED`, `UNSUCCESSFUL`, `⚠️`; round seventeen, readers finding 2).
+ */
+const NOT_A_PASS =
+  /^(?:partial(?:ly)?|incomplete|pending|skipped|not[ \t]+run|inconclusive|blocked|missing|unsuccessful|not[ \t]+(?:found|complete|verified|done)|errors?|broken|failing|\u26a0)/i;
+
+/** Emphasis and code marks dropped, struck text withdrawn, as the page shows it. */
+export const shown = (text: string): string =>
+  asRendered(withoutStruck(text)).replace(/[*_`]/g, '').trim();
+
+/** What a verdict says: failed, passed, both (neither taken), unknown words, or nothing. */
+export function verdictOf(text: string): Said {
+  const t = shown(text);
+  if (t === '') return 'none';
+  const said = plainVerdict(t);
+  const label = VERDICT_LABEL.exec(t);
+  return said === 'unknown' && label !== null ? plainVerdict(t.slice(label[0].length)) : said;
+}
+
+function plainVerdict(t: string): Said {
+  if (t === '') return 'none';
+  const lead = /^[^\p{L}\p{N}]*/u.exec(t)?.[0] ?? '';
+  const word = t.slice(lead.length);
+  const failWord = FAIL_WORD.exec(word);
+  if (FAIL_MARK.test(lead) || failWord !== null) {
+    const rest = `${lead.replace(FAIL_MARK, '')} ${word.slice(failWord?.[0].length ?? 0)}`;
+    return ALSO_PASSED.test(rest) ? 'both' : 'failed';
+  }
+  if (PASS_MARK.test(lead) || PASS_WORD.test(word)) return FAIL_MARK.test(t) ? 'both' : 'passed';
+  return 'unknown';
+}
+
+/** A self-check's title or label, read: what it says, and how it was written. */
+export interface Titled {
+  said: Said;
+  /** What follows the word, as written. */
+  rest: string;
+  /** The separator (`:`, a dash) right after the word, if any. */
+  separator: string | undefined;
+  /** Nothing stands before the word. */
+  bare: boolean;
+  /** Words stand before the word (`Final Self-Check`, `Run the self-check`). */
+  worded: boolean;
+}
+
+/**
+ * `text` (a heading's title, a bold span, a line) read as a self-check's title, or null when it
+ * names none. A fail mark before the word is its verdict (`## ❌ Self-Check`), as after it.
+ */
+export function titleOf(text: string): Titled | null {
+  const m = TITLE.exec(shown(text));
+  if (m === null) return null;
+  const marks = m[1] ?? '';
+  const rest = m[5] ?? '';
+  const after = verdictOf(rest);
+  const mark: Said = FAIL_MARK.test(marks)
+    ? PASS_MARK.test(marks)
+      ? 'both'
+      : 'failed'
+    : PASS_MARK.test(marks)
+      ? 'passed'
+      : 'none';
+  let said = after;
+  if (mark === 'failed' && (after === 'none' || after === 'unknown')) said = 'failed';
+  else if (mark !== 'none' && after === 'none') said = mark;
+  else if (mark !== 'none' && after !== 'unknown' && mark !== after) said = 'both';
+  return {
+    said,
+    rest,
+    separator: m[4]?.trim(),
+    bare: `${marks}${m[2] ?? ''}${m[3] ?? ''}`.trim() === '',
+    worded: (m[3] ?? '') !== '',
+  };
+}
+
+/**
+ * Whether a verdict the reader cannot read is written in the verdict's place, so that items never
+ * pass it: after a separator (`: PARTIAL`), a no-pass word right after the word or a label word
+ * (`PARTIAL`, `Results: INCOMPLETE`, `Results — PARTIAL`), or a failure anywhere after it.
+ */
+export function isStated(t: Titled): boolean {
+  if (t.said !== 'unknown') return false;
+  const rest = shown(t.rest);
+  const labelled = VERDICT_LABEL.exec(rest) ?? LABEL_THEN_DASH.exec(rest);
+  const afterLabel = labelled === null ? '' : rest.slice(labelled[0].length);
+  return (
+    t.separator !== undefined ||
+    NOT_A_PASS.test(rest) ||
+    NOT_A_PASS.test(afterLabel) ||
+    FAIL_ANYWHERE.test(rest) ||
+    FAIL_MARK.test(rest)
+  );
+}
+
+/** A line that labels a verdict it does not pass (`Result: INCOMPLETE (…)`), under a bare heading. */
+export function labelsNoPass(text: string): boolean {
+  const t = shown(text);
+  const label = VERDICT_LABEL.exec(t);
+  if (label === null) return false;
+  const after = t.slice(label[0].length);
+  return NOT_A_PASS.test(after) || FAIL_ANYWHERE.test(after);
+}
