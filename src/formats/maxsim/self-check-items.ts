@@ -20,10 +20,10 @@ const ITEM_FAILED =
  * retried` and `0 failed` are no verdict.
  */
 const VERDICT_FAILED =
-  /(?:[:|—–]|\s-)\s*(?:missing|not\s+found|failed|fail(?:ing)?|does\s+not\s+exist|absent)(?=\s*(?:$|[.!;,()|—–]|\s-\s|to\s))(?!\s*[|:=]\s*(?:0|none|n\/a)\b)/i;
-/** The same words closing the item (`src/b.ts missing`), not negated (`nothing missing`). */
-const CLOSING_FAILED =
-  /(?<!\b(?:no|nothing|none|zero|not|without|0)\s+)\b(?:missing|not\s+found)\s*[.!]?\s*$/i;
+  /(?:[:|—–]|\s-)\s*(?:missing|not\s+found|failed|fail(?:ing)?|does\s+not\s+exist|absent)(?=\s*(?:$|[.!;,()|—–]|\s-\s|to\s))(?!\s*[|:=]\s*(?:(?:0|none|n\/a)\b|[-—–]\s*(?:\||$)))/i;
+/** The same words closing the item (`src/b.ts missing`), not negated (`No files missing`). */
+const CLOSING_FAILED = /\b(?:missing|not\s+found)\s*[.!]?\s*$/i;
+const NEGATED = /\b(?:no|nothing|none|zero|without|never)\b|\b0\b/i;
 /**
  * A fail word told as history that the same item says was settled (`previously FAILED, now
  * passes`; `was FAIL on CI, unrelated`; round sixteen, readers finding 8): no verdict, so it is
@@ -47,8 +47,8 @@ export function itemSays(text: string, tick: string | undefined): ItemSays {
     .trim();
   const judged = SETTLED.test(t) ? t.replace(TOLD_AS_HISTORY, ' ') : t;
   if (FAIL_MARK.test(t)) return PASS_MARK.test(t) ? 'both' : 'failed';
-  if (ITEM_FAILED.test(judged) || VERDICT_FAILED.test(judged) || CLOSING_FAILED.test(judged))
-    return 'failed';
+  const closing = CLOSING_FAILED.test(judged) && !NEGATED.test(judged);
+  if (ITEM_FAILED.test(judged) || VERDICT_FAILED.test(judged) || closing) return 'failed';
   if (tick === ' ') return 'unticked';
   if (tick !== undefined || PASS_MARK.test(t) || ITEM_PASSED.test(t)) return 'passed';
   return '';

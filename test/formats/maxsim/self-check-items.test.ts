@@ -22,6 +22,7 @@ describe('attack: an item a reviewer reads as missing or failed fails a bare sel
     '- [x] src/a.ts: Found\n- src/b.ts: Missing',
     '- FOUND: src/a.ts\n- Commit abc1234: failed to verify',
     '- FOUND: src/a.ts\n- src/b.ts — missing',
+    '- FOUND: src/a.ts\n- src/b.ts missing',
   ])
     it(`attack: ${items.replace(/\n/g, ' / ')}`, () => {
       expect(parsed(summary(`## Self-Check\n\n${items}`)).status).toBe('failed');
@@ -46,6 +47,9 @@ describe('false alarm: honest items stay success, unsaid', () => {
     '- [x] src/a.ts exists\n- [x] error handling: failed requests are retried',
     '- [x] tests: 0 failed',
     '| Check | Count |\n|---|---|\n| Found | 3 (src/a.ts) |\n| Missing | 0 |',
+    '| Check | Count |\n|---|---|\n| Found | 3 (src/a.ts) |\n| Missing | — |',
+    '- [x] src/a.ts FOUND\n- [x] No files missing',
+    '- [x] src/a.ts FOUND\n- [x] nothing is missing',
   ])
     it(`false alarm: ${items.replace(/\n/g, ' / ')}`, () => {
       const h = parsed(summary(`## Self-Check\n\n${items}`));
