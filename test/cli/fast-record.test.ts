@@ -140,6 +140,8 @@ function normalized(r: CliResult): CliResult {
     s
       .replace(/sha256:[0-9a-f]{64}/g, 'sha256:ID')
       .replace(/\b[0-9a-f]{40}\b/g, 'OID')
+      // The clone's memory directory: ledger and clone ids differ between the twin repositories.
+      .replace(/\b[0-9a-f]{32}\b/g, 'HEX')
       .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, 'TIME');
   return { code: r.code, stdout: scrub(r.stdout), stderr: scrub(r.stderr) };
 }
