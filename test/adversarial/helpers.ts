@@ -125,6 +125,44 @@ export function safeGit(cwd: string, ...args: string[]): string {
   return r.stdout.trim();
 }
 
+/**
+ * The log entry a ledger commit's `Ledger-Entry:` trailer names (`rev` in `cwd`'s repository,
+ * or in the git dir `gitDir`).
+ */
+export function trailerEntry(cwd: string, rev = 'refs/ledger/log', gitDir?: string): string {
+  const at = gitDir === undefined ? [] : ['--git-dir', gitDir];
+  const body = safeGit(cwd, ...at, 'log', '-1', '--format=%B', rev);
+  return /Ledger-Entry: (sha256:[0-9a-f]{64})/.exec(body)![1]!;
+}
+
+/**
+ * The agent's move of a ledger tip back by its trailer (red team, round sixteen): refs/ledger/log
+ * pointed at a new commit over `tree` (default: the tip's) on `parent` (default: the tip) whose
+ * `Ledger-Entry:` names the older `entry`. Returns that commit.
+ */
+export function moveTipBackTo(
+  cwd: string,
+  entry: string,
+  options: { parent?: string; tree?: string; gitDir?: string } = {},
+): string {
+  const at = options.gitDir === undefined ? [] : ['--git-dir', options.gitDir];
+  const tip = safeGit(cwd, ...at, 'rev-parse', 'refs/ledger/log');
+  const message = `ledger: record\n\nLedger-Entry: ${entry}\n`;
+  const tree = options.tree ?? `${tip}^{tree}`;
+  const moved = safeGit(
+    cwd,
+    ...at,
+    'commit-tree',
+    tree,
+    '-p',
+    options.parent ?? tip,
+    '-m',
+    message,
+  );
+  safeGit(cwd, ...at, 'update-ref', 'refs/ledger/log', moved);
+  return moved;
+}
+
 export function fsck(cwd: string): { code: number; output: string } {
   const r = spawnSync(
     'git',

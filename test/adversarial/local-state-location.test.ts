@@ -20,9 +20,11 @@ import {
   cliBinInProcess as cli,
   cliTextBinInProcess as cliText,
   makeUser,
+  moveTipBackTo,
   record,
   repoWithRecord,
   safeGit,
+  trailerEntry,
   type User,
 } from './helpers.js';
 
@@ -110,23 +112,9 @@ describe('adversarial: the rollback memory follows the work tree, not only its g
   it('attack: .git replaced by a gitfile naming a copy whose tip is moved back by its trailer (same tree) — log, stats, show say it, a record is refused, verify exit 3', async () => {
     const user = makeUser();
     const { dir, before, lie } = await heldLie(user);
-    const older = safeGit(dir, 'log', '-1', '--format=%B', before.trim()).match(
-      /Ledger-Entry: (sha256:[0-9a-f]{64})/,
-    )![1]!;
+    const older = trailerEntry(dir, before.trim());
     const copy = rolledBackCopy(dir, safeGit(dir, 'rev-parse', LOG_REF).trim());
-    const tip = safeGit(dir, '--git-dir', copy, 'rev-parse', LOG_REF).trim();
-    const moved = safeGit(
-      dir,
-      '--git-dir',
-      copy,
-      'commit-tree',
-      `${tip}^{tree}`,
-      '-p',
-      tip,
-      '-m',
-      `ledger: record\n\nLedger-Entry: ${older}\n`,
-    ).trim();
-    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, moved);
+    const moved = moveTipBackTo(dir, older, { gitDir: copy });
     renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
     writeFileSync(join(dir, '.git'), `gitdir: ${copy}\n`);
     const UNREACHED =

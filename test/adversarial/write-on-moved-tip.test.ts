@@ -11,8 +11,10 @@ import {
   cliBinInProcess as cli,
   cliTextBinInProcess as cliText,
   makeUser,
+  moveTipBackTo,
   record,
   safeGit,
+  trailerEntry,
   type User,
 } from './helpers.js';
 import { gitdir, remoteWithClones, writeFiles } from '../helpers/git.js';
@@ -20,34 +22,18 @@ import { gitdir, remoteWithClones, writeFiles } from '../helpers/git.js';
 const LOG_REF = 'refs/ledger/log';
 const UNREACHED = /1 log entry this clone held is not reachable from the tip of refs\/ledger\/log/;
 
-function entryOf(repo: string, ref = LOG_REF): string {
-  return safeGit(repo, 'log', '-1', '--format=%B', ref).match(
-    /Ledger-Entry: (sha256:[0-9a-f]{64})/,
-  )![1]!;
-}
-
 /** Two records made here; then the tip's trailer is moved back to the first one's entry. */
 async function moveTipBack(user: User, repo: string) {
   writeFiles(repo, { 'a.txt': '1\n' });
   const kept = await record(user, repo, { task: 'T-1', status: 'success', summary: 'T-1 done' });
-  const older = entryOf(repo);
+  const older = trailerEntry(repo);
   writeFiles(repo, { 'a.txt': '2\n' });
   const hidden = await record(user, repo, {
     task: 'T-2',
     status: 'failed',
     summary: 'T-2 failed, do not ship',
   });
-  const tip = safeGit(repo, 'rev-parse', LOG_REF).trim();
-  const moved = safeGit(
-    repo,
-    'commit-tree',
-    `${tip}^{tree}`,
-    '-p',
-    tip,
-    '-m',
-    `ledger: record\n\nLedger-Entry: ${older}\n`,
-  ).trim();
-  safeGit(repo, 'update-ref', LOG_REF, moved);
+  const moved = moveTipBackTo(repo, older);
   return { kept: kept.id, hidden: hidden.id, moved };
 }
 
@@ -139,16 +125,10 @@ describe('a writer never builds on a tip that lacks what this clone held', () =>
     const published = `${moved}^`;
     safeGit(a, 'update-ref', LOG_REF, published);
     expect((await cli(user, a, ['sync'])).code).toBe(0);
-    const fork = safeGit(
-      a,
-      'commit-tree',
-      `${published}^{tree}`,
-      '-p',
-      `${published}^`,
-      '-m',
-      `ledger: record\n\nLedger-Entry: ${entryOf(a, `${published}^`)}\n`,
-    ).trim();
-    safeGit(a, 'update-ref', LOG_REF, fork);
+    moveTipBackTo(a, trailerEntry(a, `${published}^`), {
+      parent: `${published}^`,
+      tree: `${published}^{tree}`,
+    });
     expect((await cli(user, b, ['sync'])).code).toBe(0);
     writeFiles(b, { 'b.txt': 'b\n' });
     await record(user, b, { task: 'B-1', status: 'success', summary: 'b' });
@@ -179,17 +159,8 @@ describe('a writer never builds on a tip that lacks what this clone held', () =>
     safeGit(a, 'update-ref', LOG_REF, tip);
     expect((await cli(user, a, ['sync'])).code).toBe(0);
     const published = safeGit(remote, 'for-each-ref', '--format=%(objectname)', 'refs/ledger/');
-    const older = entryOf(a, `${LOG_REF}~1`);
-    const moved = safeGit(
-      a,
-      'commit-tree',
-      `${tip}^{tree}`,
-      '-p',
-      tip,
-      '-m',
-      `ledger: record\n\nLedger-Entry: ${older}\n`,
-    ).trim();
-    safeGit(a, 'update-ref', LOG_REF, moved);
+    const older = trailerEntry(a, `${LOG_REF}~1`);
+    moveTipBackTo(a, older);
     const synced = await cli(user, a, ['sync']);
     expect([synced.code, synced.json.error?.code]).toEqual([3, 'ROLLBACK']);
     expect(safeGit(remote, 'for-each-ref', '--format=%(objectname)', 'refs/ledger/')).toBe(

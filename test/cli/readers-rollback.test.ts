@@ -12,8 +12,10 @@ import {
   cliBinInProcess as cli,
   cliTextBinInProcess as cliText,
   makeUser,
+  moveTipBackTo,
   record,
   safeGit,
+  trailerEntry,
 } from '../adversarial/helpers.js';
 import { gitdir, writeFiles } from '../helpers/git.js';
 
@@ -48,26 +50,14 @@ async function tipMovedBack() {
   const repo = gitdir();
   writeFiles(repo, { 'a.txt': '1\n' });
   const kept = await record(user, repo, { task: 'T-1', status: 'success', summary: 'T-1 done' });
-  const older = safeGit(repo, 'log', '-1', '--format=%B', LOG_REF).match(
-    /Ledger-Entry: (sha256:[0-9a-f]{64})/,
-  )![1]!;
+  const older = trailerEntry(repo);
   writeFiles(repo, { 'a.txt': '2\n' });
   const lost = await record(user, repo, {
     task: 'T-2',
     status: 'failed',
     summary: 'T-2 failed, do not ship',
   });
-  const tip = safeGit(repo, 'rev-parse', LOG_REF).trim();
-  const moved = safeGit(
-    repo,
-    'commit-tree',
-    `${tip}^{tree}`,
-    '-p',
-    tip,
-    '-m',
-    `ledger: record\n\nLedger-Entry: ${older}\n`,
-  ).trim();
-  safeGit(repo, 'update-ref', LOG_REF, moved);
+  moveTipBackTo(repo, older);
   return { user, repo, kept: kept.id, lost: lost.id };
 }
 

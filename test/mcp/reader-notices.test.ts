@@ -12,7 +12,15 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { outputJsonSchema } from '../../src/cli/json/index.js';
 import { syncRepository } from '../../src/app/sync.js';
-import { asUser, makeUser, record, safeGit, type User } from '../adversarial/helpers.js';
+import {
+  asUser,
+  makeUser,
+  moveTipBackTo,
+  record,
+  safeGit,
+  trailerEntry,
+  type User,
+} from '../adversarial/helpers.js';
 import { BIN, cleanup, git, gitdir, remoteWithClones, writeFiles } from '../helpers/git.js';
 
 afterAll(cleanup);
@@ -88,15 +96,10 @@ describe('MCP readers say what the CLI readers say (red team, round twelve)', ()
     const repo = gitdir();
     writeFiles(repo, { 'a.txt': '1\n' });
     const kept = await record(user, repo, { task: 'T-1', status: 'success', summary: 'T-1 done' });
-    const older = safeGit(repo, 'log', '-1', '--format=%B', LOG_REF).match(
-      /Ledger-Entry: (sha256:[0-9a-f]{64})/,
-    )![1]!;
+    const older = trailerEntry(repo);
     writeFiles(repo, { 'a.txt': '2\n' });
     await record(user, repo, { task: 'T-2', status: 'failed', summary: 'T-2 failed' });
-    const tip = safeGit(repo, 'rev-parse', LOG_REF).trim();
-    const message = `ledger: record\n\nLedger-Entry: ${older}\n`;
-    const moved = safeGit(repo, 'commit-tree', `${tip}^{tree}`, '-p', tip, '-m', message);
-    safeGit(repo, 'update-ref', LOG_REF, moved.trim());
+    moveTipBackTo(repo, older);
 
     const mcp = await session(user, repo);
     try {
