@@ -19,6 +19,7 @@ import type { ObjectStore } from '../store/port.js';
 import { lifecycleChain } from './lifecycle-chain.js';
 import {
   countedState,
+  signedByLine,
   stepReviewer,
   uncountedNote,
   type CountedState,
@@ -92,12 +93,12 @@ export async function exportLifecycle(
     ...(info.by === undefined ? {} : { by: info.by }),
     ...(info.with === undefined ? {} : { with: info.with }),
   };
-  const { reviewer } = stepReviewer(judged, info, ctx);
+  const { reviewer, carrier } = stepReviewer(judged, info, ctx);
   const decisive = state === 'rejected' || state === 'superseded';
   const counted = !policy.requireReviewer || reviewer !== undefined;
   const who =
     reviewer !== undefined
-      ? `signed by reviewer ${reviewer}`
+      ? signedByLine(reviewer, carrier)
       : `no trusted reviewer signed it${info.by === undefined ? '' : `; it says: by ${quotedBy(info.by)}`}`;
   const uncounted =
     decisive && !counted

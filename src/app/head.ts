@@ -96,7 +96,7 @@ export async function headCheck(
   const [
     { lifecycleStates },
     { isLifecycleStep },
-    { countedState, stepReviewer, uncountedNote, unsignedHint },
+    { countedState, signedByLine, stepReviewer, uncountedNote, unsignedHint },
   ] = await Promise.all([
     import('./lifecycle-state.js'),
     import('./lifecycle-steps.js'),
@@ -123,13 +123,14 @@ export async function headCheck(
     let turnedDown = state?.state === 'rejected' || state?.state === 'superseded';
     let stands: string | undefined;
     let signer: string | undefined;
+    let carrier: string | undefined;
     if (signatures !== undefined && state?.last !== undefined) {
-      signer = stepReviewer(state, state.last, reviewers).reviewer;
+      ({ reviewer: signer, carrier } = stepReviewer(state, state.last, reviewers));
       if (turnedDown && signer === undefined) {
         turnedDown = false;
         stands = `${id} was ${state.state} by step ${state.last.id}, which no trusted reviewer signed (policy lifecycle.requireReviewer; ${unsignedHint(state, state.last, reviewers)}): the step resolves nothing, so the record still counts`;
-      } else if (!turnedDown && state.uncounted !== undefined) {
-        stands = `${id} is ${state.state} by step ${state.last.id} (signed by reviewer ${signer}); ${uncountedNote(state.uncounted)}`;
+      } else if (!turnedDown && state.uncounted !== undefined && signer !== undefined) {
+        stands = `${id} is ${state.state} by step ${state.last.id} (${signedByLine(signer, carrier)}); ${uncountedNote(state.uncounted)}`;
       }
       // A note where it decides something, the record holding the head's tree; the check's
       // detail names it too when the record is the one chosen.
@@ -147,7 +148,7 @@ export async function headCheck(
         ? {
             setAside:
               `${state.state}${state.last ? ` by step ${state.last.id}` : ''}` +
-              (signer === undefined ? '' : ` (signed by reviewer ${signer})`) +
+              (signer === undefined ? '' : ` (${signedByLine(signer, carrier)})`) +
               (state.setAside === undefined
                 ? ''
                 : ` (${state.setAside.length === 1 ? 'a concurrent step' : 'concurrent steps'} ${state.setAside.join(', ')} set aside)`) +

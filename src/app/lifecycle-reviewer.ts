@@ -13,7 +13,7 @@ import {
   type Trust,
 } from '../verify/signatures.js';
 import { precedenceOf } from './lifecycle-fork.js';
-import type { LifecycleState, LifecycleStepInfo } from './lifecycle-state.js';
+import type { LifecycleState, LifecycleStepInfo, SetAsideInfo } from './lifecycle-state.js';
 import { quotedBy } from '../paths/quoted-claim.js';
 
 export interface ReviewerContext {
@@ -42,19 +42,29 @@ export function stepReviewer(
   const reasons = judged.map((v) => v.reason);
   const reviewer = judged.find((v) => v.verified)?.signer ?? undefined;
   if (reviewer !== undefined) return { reviewer, reasons };
-  // A fork: the reviewer's own step of the same action was set aside for this one (the log's
-  // order among equals). It is the same decision, and the reviewer signed it.
-  const twin = (state.setAsideSteps ?? []).find(
-    (s) =>
-      s.over === last.id &&
-      s.after === undefined &&
-      s.step.action === last.action &&
-      s.step.with === last.with &&
-      signedBy(s.id, ctx) !== undefined,
-  );
+  const twin = (state.setAsideSteps ?? []).find((s) => isSignedTwin(s, last, ctx));
   return twin === undefined
     ? { reasons }
     : { reviewer: signedBy(twin.id, ctx)!, carrier: twin.id, reasons };
+}
+
+/**
+ * A fork: the reviewer's own step of the same action was set aside for `last` (the log's order
+ * among equals). It is the same decision, and the reviewer signed it.
+ */
+function isSignedTwin(s: SetAsideInfo, last: LifecycleStepInfo, ctx: ReviewerContext): boolean {
+  return (
+    s.over === last.id &&
+    s.after === undefined &&
+    s.step.action === last.action &&
+    s.step.with === last.with &&
+    signedBy(s.id, ctx) !== undefined
+  );
+}
+
+/** "signed by reviewer R", naming the step the signature is on when it is a twin's. */
+export function signedByLine(reviewer: string, carrier: string | undefined): string {
+  return `signed by reviewer ${reviewer}${carrier === undefined ? '' : `, on step ${carrier}, the same decision set aside at a fork`}`;
 }
 
 /** The principal of a trusted reviewer signature on step `id`, if one is there. */
@@ -103,10 +113,16 @@ export interface CountedState extends LifecycleState {
  * reviewer signs it (`ledger sign`): an accept the agent dated a year ahead, once signed,
  * outranked every later decision of hers (red team, round seventeen), and two honest laptops
  * whose clocks disagree did the same.
+ *
+ * Only a step the reviewer signed itself ends the search. A twin (`stepReviewer`) lends its
+ * signature to the chain's step of the same decision, but it is one of her signed steps like any
+ * other: a keyless `accept` from a stale clone beside her signed accept ended the search there,
+ * and her later signed supersede, built on her accept, was never looked at (red team, round
+ * eighteen). When the chain does count one of her twins, the state is the chain's, as read.
  */
 export function countedState(state: LifecycleState, ctx: ReviewerContext): CountedState {
   const last = state.last;
-  if (last === undefined || stepReviewer(state, last, ctx).reviewer !== undefined) return state;
+  if (last === undefined || signedBy(last.id, ctx) !== undefined) return state;
   const refused = new Set(state.refused ?? []);
   const inChain = [...state.steps]
     .reverse()
@@ -118,6 +134,8 @@ export function countedState(state: LifecycleState, ctx: ReviewerContext): Count
   const candidates = [...(inChain === undefined ? [] : [inChain]), ...concurrent];
   if (candidates.length === 0) return state;
   const counted = latestSigned(candidates, parentsOf(state));
+  const twin = (state.setAsideSteps ?? []).find((s) => s.id === counted.id);
+  if (twin !== undefined && isSignedTwin(twin, last, ctx)) return state;
   const setAside = (state.setAside ?? []).filter((s) => s !== counted.id);
   const { setAside: _all, ...rest } = state;
   return {
