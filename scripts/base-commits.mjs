@@ -3,46 +3,128 @@
 // (records/<fan-out>/base-commit); the commit's id is the hash of those bytes as a git object,
 // so no record has to be decoded and nothing the agent wrote is run or trusted: at worst an id
 // is fetched from the remote and not found there.
+//
+// `node base-commits.mjs BASE HEAD` (a pull request's or a merge group's commits) prints this
+// pull request's records' bases first, then an empty line, then the rest: a record is the pull
+// request's when its candidate tree is the tree of a commit of BASE..HEAD (verify --head's rule,
+// readable without the base commit). fetch-commits.mjs fetches that first group before the rest,
+// so records planted on other writer refs, naming commits no remote serves, cannot use up the
+// fetch budget before the bases the pull request's own gate needs (red team, round eighteen).
+//
+// The record trees are read level by level (fan-out, record, its entries), never recursively:
+// `ls-tree -r records` would also list every file of every record's candidate and base tree.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 
 const git = (args, input) =>
   execFileSync('git', args, { input, maxBuffer: 1 << 30, stdio: ['pipe', 'pipe', 'ignore'] });
+const HEX = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 const format = git(['rev-parse', '--show-object-format']).toString().trim();
-const blobs = git(['ls-tree', '-r', '-z', 'refs/ledger/log', '--', 'records'])
-  .toString()
-  .split('\0')
-  .filter((line) => line.endsWith('/base-commit') && line.split(' ')[1] === 'blob')
-  .map((line) => line.split(/[ \t]/)[2]);
-// A commit object is small; a huge blob planted under that name is not read (verify reports it).
-const MAX_COMMIT_BYTES = 1 << 20;
-const small = git(['cat-file', '--batch-check'], blobs.length > 0 ? `${blobs.join('\n')}\n` : '')
-  .toString()
-  .split('\n')
-  .map((line) => line.split(' '))
-  .filter(([, type, size]) => type === 'blob' && Number(size) <= MAX_COMMIT_BYTES)
-  .map(([oid]) => oid);
-if (small.length > 0) {
-  const out = git(['cat-file', '--batch'], `${small.join('\n')}\n`);
-  const seen = new Set();
+const HASH_BYTES = format === 'sha256' ? 32 : 20;
+
+/** `git cat-file --batch` of `names`: each found object's type and bytes, in order. */
+function readObjects(names) {
+  if (names.length === 0) return [];
+  const out = git(['cat-file', '--batch'], `${names.join('\n')}\n`);
+  const objects = [];
   let at = 0;
   while (at < out.length) {
     const eol = out.indexOf(10, at);
     const [, type, size] = out.subarray(at, eol).toString().split(' ');
-    if (type !== 'blob') {
+    if (size === undefined) {
+      // "<name> missing" (or ambiguous): nothing follows the line.
+      objects.push(undefined);
       at = eol + 1;
       continue;
     }
-    const bytes = out.subarray(eol + 1, eol + 1 + Number(size));
+    objects.push({ type, bytes: out.subarray(eol + 1, eol + 1 + Number(size)) });
     at = eol + 2 + Number(size);
-    const id = createHash(format === 'sha256' ? 'sha256' : 'sha1')
-      .update(`commit ${bytes.length}\0`)
-      .update(bytes)
-      .digest('hex');
-    if (!seen.has(id)) {
-      seen.add(id);
-      process.stdout.write(`${id}\n`);
-    }
+  }
+  return objects;
+}
+
+/** A raw tree object's entries: `{ mode, name, oid }`. */
+function treeEntries(bytes) {
+  const entries = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const space = bytes.indexOf(32, at);
+    const nul = bytes.indexOf(0, space);
+    if (space < 0 || nul < 0 || nul + 1 + HASH_BYTES > bytes.length) break;
+    entries.push({
+      mode: bytes.subarray(at, space).toString(),
+      name: bytes.subarray(space + 1, nul).toString(),
+      oid: bytes.subarray(nul + 1, nul + 1 + HASH_BYTES).toString('hex'),
+    });
+    at = nul + 1 + HASH_BYTES;
+  }
+  return entries;
+}
+
+const subtrees = (object) =>
+  object?.type === 'tree' ? treeEntries(object.bytes).filter((e) => e.mode === '40000') : [];
+
+/** Every record directory's `base-commit` blob and `candidate` tree ids. */
+function records() {
+  const top = readObjects(['refs/ledger/log:records']);
+  const fanOuts = subtrees(top[0]);
+  const recordTrees = readObjects(fanOuts.map((e) => e.oid)).flatMap(subtrees);
+  return readObjects(recordTrees.map((e) => e.oid)).map((object) => {
+    const entries = object?.type === 'tree' ? treeEntries(object.bytes) : [];
+    const named = (name) => entries.find((e) => e.name === name);
+    const blob = named('base-commit');
+    const tree = named('candidate');
+    return {
+      baseBlob: blob && blob.mode !== '40000' && blob.mode !== '160000' ? blob.oid : undefined,
+      candidate: tree?.mode === '40000' ? tree.oid : undefined,
+    };
+  });
+}
+
+/** The trees of the commits of BASE..HEAD; none when either is not here (nothing to put first). */
+function rangeTrees(base, head) {
+  if (!HEX.test(base ?? '') || !HEX.test(head ?? '')) return new Set();
+  try {
+    const out = git(['log', '--format=%T', `${base}..${head}`, '--']).toString();
+    return new Set(out.split('\n').filter((line) => HEX.test(line)));
+  } catch {
+    return new Set();
   }
 }
+
+// A commit object is small; a huge blob planted under that name is not read (verify reports it).
+const MAX_COMMIT_BYTES = 1 << 20;
+
+/** The commit ids the `base-commit` blobs hash to, in order, each once. */
+function commitIds(blobs) {
+  const small = git(['cat-file', '--batch-check'], blobs.length > 0 ? `${blobs.join('\n')}\n` : '')
+    .toString()
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter(([, type, size]) => type === 'blob' && Number(size) <= MAX_COMMIT_BYTES)
+    .map(([oid]) => oid);
+  return readObjects(small)
+    .filter((object) => object?.type === 'blob')
+    .map(({ bytes }) =>
+      createHash(format === 'sha256' ? 'sha256' : 'sha1')
+        .update(`commit ${bytes.length}\0`)
+        .update(bytes)
+        .digest('hex'),
+    );
+}
+
+const [base, head] = process.argv.slice(2);
+const trees = rangeTrees(base, head);
+const all = records().filter((r) => r.baseBlob !== undefined);
+const first = commitIds(all.filter((r) => trees.has(r.candidate)).map((r) => r.baseBlob));
+const rest = commitIds(all.filter((r) => !trees.has(r.candidate)).map((r) => r.baseBlob));
+const printed = new Set(first);
+const lines = [...printed];
+if (trees.size > 0) lines.push('');
+for (const id of rest) {
+  if (printed.has(id)) continue;
+  printed.add(id);
+  lines.push(id);
+}
+if (lines.some((line) => line !== '')) process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,6 +1,6 @@
 // Fetches commits by id for action.yml's "Fetch the ledger" step: `node fetch-commits.mjs REMOTE`,
 // the ids on stdin, one a line (the pull request's head and base first, then the records' base
-// commits from base-commits.mjs). Prints one line per fetch and, when some could not be fetched,
+// commits from base-commits.mjs), in groups an empty line separates. Prints one line per fetch and, when some could not be fetched,
 // one warning annotation saying how many and why.
 //
 // Why not one `git fetch REMOTE id…`: git's fetch is all-or-nothing, and one id the remote does
@@ -34,18 +34,26 @@ const SECONDS = positive(process.env.LEDGER_ACTION_FETCH_SECONDS, 120);
 // Ids on one command line: 256 sha256 ids are 16 KiB, far below any argument limit.
 const BATCH = 256;
 
-const ids = [
-  ...new Set(
-    readFileSync(0, 'utf8')
+// Groups are separated by an empty line and fetched in order: the pull request's own commits
+// (its head, base, and its records' bases, from base-commits.mjs) before the rest of the
+// ledger's, so ids planted elsewhere spend the budget only after those (red team, round eighteen).
+const seen = new Set();
+const groups = readFileSync(0, 'utf8')
+  .split(/\n[ \t]*\n/)
+  .map((group) =>
+    group
       .split('\n')
       .map((line) => line.trim())
       // Only full object ids: nothing read here can become an option or a refspec.
-      .filter((line) => /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(line)),
-  ),
-];
+      .filter((line) => /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(line))
+      .filter((id) => !seen.has(id) && seen.add(id)),
+  )
+  .filter((group) => group.length > 0);
+const ids = groups.flat();
 
 const pending = [];
-for (let at = 0; at < ids.length; at += BATCH) pending.push(ids.slice(at, at + BATCH));
+for (const group of groups)
+  for (let at = 0; at < group.length; at += BATCH) pending.push(group.slice(at, at + BATCH));
 pending.reverse(); // a stack: the first batch (the pull request's own commits) is fetched first
 
 let fetches = 0;
