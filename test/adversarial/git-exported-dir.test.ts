@@ -16,8 +16,10 @@ import {
   cpSync,
   mkdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
@@ -124,6 +126,41 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
     expect(hookVerifyExit(user, dir)).toBe('3');
   });
 
+  // Red team, round eighteen (memory-place, finding 1): git hands `W/l/../copy` to the kernel,
+  // which resolves `l` first and then `..`, so it opens the copy beside l's target. node's
+  // path.resolve and JS realpathSync fold `l/..` away as text: no `.git` led to the git dir git
+  // opened, the copy became a place of its own with no memory, and verify --full passed.
+  it.each(['a gitfile `gitdir: l/../copy`', 'a symlink to `l/../copy`'])(
+    'attack: .git %s, l a symlink: git resolves l, then `..`, and opens the rolled-back copy beside l’s target — ROLLBACK, exit 3, typed and run by git',
+    async (shape) => {
+      const user = makeUser();
+      const { dir } = await repoWithRecord(user);
+      const before = safeGit(dir, 'rev-parse', LOG_REF);
+      writeFiles(dir, { 'later.txt': 'later\n' });
+      await record(user, dir, { status: 'success', summary: 'held by this clone' });
+      await passesBothWays(user, dir);
+      const beside = tempDir();
+      const copy = join(beside, 'copy');
+      mkdirSync(join(beside, 'sub'));
+      cpSync(join(dir, '.git'), copy, { recursive: true });
+      safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
+      renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+      symlinkSync(join(beside, 'sub'), join(dir, 'l'));
+      if (shape.includes('gitfile')) writeFileSync(join(dir, '.git'), 'gitdir: l/../copy\n');
+      else symlinkSync('l/../copy', join(dir, '.git'));
+      expect(realpathSync(safeGit(dir, 'rev-parse', '--absolute-git-dir'))).toBe(
+        realpathSync(copy),
+      );
+
+      const typed = await cli(user, dir, ['verify', '--full']);
+      expect(typed.code, typed.stdout + typed.stderr).toBe(3);
+      expect(rollbacks(typed.json)).toHaveLength(1);
+      const aliased = viaAlias(user, dir, ['verify', '--full']);
+      expect(aliased.code, aliased.stdout + aliased.stderr).toBe(3);
+      expect(rollbacks(aliased.json)).toHaveLength(1);
+    },
+  );
+
   it('attack: the same gitfile, its copy’s config moving the work tree elsewhere (core.worktree), verify --full run by a hook there — refused, exit 2', async () => {
     const user = makeUser();
     const { dir } = await repoWithRecord(user);
@@ -221,6 +258,30 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
     mkdirSync(join(pkg, '.git'));
     writeFileSync(join(pkg, '.git', 'HEAD'), 'garbage\n');
     writeFileSync(join(pkg, '.git', 'commondir'), 'nowhere\n');
+    expect(aliasGitDir(user, pkg)).toBe('.');
+    const aliased = viaAlias(user, pkg, ['verify', '--head', 'HEAD']);
+    expect(aliased.code, aliased.stdout + aliased.stderr).toBe(2);
+    expect(aliased.json.error.code).toBe('UNSUPPORTED_REPOSITORY');
+  });
+
+  // The same class through a `commondir`: git resolves `.git/l/../c` as the kernel does, to
+  // `c` beside l's target (no objects, no refs there), where path.resolve found `.git/c`.
+  it('attack: a fake .git whose commondir is `l/../c`, l a symlink, with objects and refs at `.git/c` but none beside l’s target, does not stop the walk: refused, exit 2', async () => {
+    const user = makeUser();
+    const { dir } = await repoWithRecord(user);
+    const forged = gitdir();
+    await record(user, forged, { status: 'success', summary: 'all good' });
+    const pkg = join(dir, 'pkg');
+    safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forged, pkg);
+    safeGit(pkg, 'fetch', '-q', forged, 'refs/ledger/*:refs/ledger/*');
+    const fake = join(pkg, '.git');
+    mkdirSync(join(fake, 'c', 'objects'), { recursive: true });
+    mkdirSync(join(fake, 'c', 'refs'));
+    writeFileSync(join(fake, 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(fake, 'commondir'), 'l/../c\n');
+    const beside = tempDir();
+    mkdirSync(join(beside, 'sub'));
+    symlinkSync(join(beside, 'sub'), join(fake, 'l'));
     expect(aliasGitDir(user, pkg)).toBe('.');
     const aliased = viaAlias(user, pkg, ['verify', '--head', 'HEAD']);
     expect(aliased.code, aliased.stdout + aliased.stderr).toBe(2);

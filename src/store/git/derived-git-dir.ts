@@ -31,6 +31,7 @@ import {
   gitDirAt,
   GITFILE_MAX_BYTES,
   holdsLineBreak,
+  joinAsGit,
   pathInFile,
   readGitEntry,
 } from './path-files.js';
@@ -41,7 +42,7 @@ const STOPS = Symbol('git stops here');
 /** Whether git's discovery from `cwd`, GIT_DIR aside, opens `gitDir` (compared as real paths). */
 export function discoveryReaches(cwd: string, gitDir: string): boolean {
   // GIT_DIR may name a gitfile too (`submodule foreach` exports GIT_DIR=.git): git follows it.
-  const named = gitDirAt(resolve(cwd, gitDir));
+  const named = gitDirAt(joinAsGit(cwd, gitDir));
   if (named === undefined) return false;
   let dir = realpathOrUndefined(cwd) ?? resolve(cwd);
   for (;;) {
@@ -89,9 +90,10 @@ function gitDirKind(dir: string): 'git dir' | 'not' | typeof STOPS {
     if (!file.ok || file.bytes.length === 0) return STOPS;
     const path = pathInFile(file.bytes.toString('utf8'));
     if (holdsLineBreak(path)) return STOPS;
-    common = resolve(dir, path);
+    // As git resolves it (strbuf_realpath): `l/../c` is `c` beside l's target, not `dir/c`.
+    common = joinAsGit(dir, path);
   }
-  return mayExecute(join(common, 'objects')) && mayExecute(join(common, 'refs'))
+  return mayExecute(joinAsGit(common, 'objects')) && mayExecute(joinAsGit(common, 'refs'))
     ? 'git dir'
     : 'not';
 }

@@ -26,6 +26,7 @@ import { readRegularFile } from '../../paths/index.js';
 import type { ConfigScope } from './config.js';
 import { namedLocation } from './exec.js';
 import { entriesIn, lstatOrUndefined, realpathOrUndefined } from './look.js';
+import { joinAsGit } from './path-files.js';
 import type { RepoPaths } from './repo.js';
 
 const LOCAL: ReadonlySet<ConfigScope> = new Set(['local']);
@@ -78,7 +79,7 @@ async function linksBack(
   if (named.ok) {
     // git writes the .git file's path, absolute (or, with worktree.useRelativePaths, relative
     // to the git dir).
-    const back = real(resolve(gitDir, named.bytes.toString('utf8').trim()));
+    const back = real(joinAsGit(gitDir, named.bytes.toString('utf8').trim()));
     if (back === real(dotGit) && dirname(gitDir) === join(commonDir, 'worktrees')) return true;
   }
   const worktree = repo.config.get('core.worktree', LOCAL);
@@ -86,7 +87,7 @@ async function linksBack(
     worktree !== undefined &&
     commonDir === gitDir &&
     repo.workTree !== undefined &&
-    real(resolve(gitDir, worktree)) === real(repo.workTree)
+    real(joinAsGit(gitDir, worktree)) === real(repo.workTree)
   );
 }
 

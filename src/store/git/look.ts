@@ -27,10 +27,15 @@ export function statOrError(path: string): Stats | NodeJS.ErrnoException {
   }
 }
 
-/** The real path, or undefined. */
+/**
+ * The real path, as the kernel resolves it, or undefined. `.native` (realpath(3)): node's JS
+ * realpathSync folds `l/..` away as text, in the path and in a link's target, where the kernel
+ * and git follow `l` first and then go up from where it led. `W/l/../copy` was ENOENT here while
+ * git opened the copy beside l's target (red team, round eighteen).
+ */
 export function realpathOrUndefined(path: string): string | undefined {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return undefined;
   }

@@ -8,7 +8,7 @@
  * here, and a path that holds a line break is refused (`lineBreakRefusal`): git's own answers
  * about paths are one a line, so such a path cannot be told from two.
  */
-import { dirname, resolve } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import { LedgerError } from '../../model/errors.js';
 import { readRegularFileSync } from '../../paths/index.js';
 import { realpathOrUndefined, statOrError } from './look.js';
@@ -29,6 +29,26 @@ export function gitfileTarget(text: string): string | undefined {
   if (!whole.startsWith(GITFILE_PREFIX)) return undefined;
   const path = whole.slice(GITFILE_PREFIX.length);
   return path === '' ? undefined : path;
+}
+
+/**
+ * `path` (from a gitfile, a `commondir`, a `.git` link) taken from `base` as git takes it: joined
+ * as text and handed to the kernel, or to strbuf_realpath, which resolve each `..` from where the
+ * component before it led. Never path.resolve or join: they fold `l/..` away as text, and with
+ * `l` a symlink that names another directory than git opens (red team, round eighteen). Only
+ * `realpathOrUndefined` (or a system call) may read the result.
+ */
+export function joinAsGit(base: string, path: string): string {
+  return isAbsolute(path) ? path : `${base}/${path}`;
+}
+
+/**
+ * `joinAsGit`'s path made real, for a caller that goes on to join names onto it (which would
+ * fold its `..` as text again); where nothing is there, the joined text, which git fails on too.
+ */
+export function realpathAsGit(base: string, path: string): string {
+  const joined = joinAsGit(base, path);
+  return realpathOrUndefined(joined) ?? joined;
 }
 
 export function holdsLineBreak(path: string): boolean {
@@ -86,7 +106,7 @@ export function readGitEntry(path: string): GitEntry {
   const target = gitfileTarget(file.bytes.toString('utf8'));
   if (target === undefined) return { kind: 'unreadable', problem: 'not `gitdir: PATH`' };
   if (holdsLineBreak(target)) return { kind: 'unreadable', problem: 'a path with a line break' };
-  const real = realpathOrUndefined(resolve(dirname(path), target));
+  const real = realpathOrUndefined(joinAsGit(dirname(path), target));
   return real === undefined
     ? { kind: 'unreadable', problem: `naming ${target}, which does not exist` }
     : { kind: 'gitfile', target: real };

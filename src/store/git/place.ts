@@ -18,8 +18,15 @@
  * place to the copy. A bare repository found from inside it is its own place too. A GIT_DIR
  * git exported itself (to an alias or a hook), which discovery from here reaches anyway, is
  * not named: exec.ts drops it, and the place is found by the walk (red team, round sixteen).
+ *
+ * A git dir found by none of these — no `.git` on the way up leads to it, as ledger reads the
+ * entries, and it is not on the way up itself — is refused: ledger read some `.git` otherwise
+ * than git did. Taken as its own place, a rolled-back copy named `gitdir: l/../copy` (git
+ * resolving `l` first, ledger folding `l/..` as text) was bound with no memory and passed
+ * `verify --full` (red team, round eighteen).
  */
 import { basename, dirname, join, resolve, sep } from 'node:path';
+import { LedgerError } from '../../model/errors.js';
 import { lstatOrUndefined, realpathOrUndefined } from './look.js';
 import { gitDirAt } from './path-files.js';
 
@@ -42,15 +49,28 @@ export async function findPlace(
       : { place: join(parent, basename(namedGitDir)), checkout: undefined };
   }
   const opened = realpathOrUndefined(gitDir) ?? gitDir;
-  let dir = realpathOrUndefined(cwd) ?? resolve(cwd);
-  for (;;) {
+  const start = realpathOrUndefined(cwd) ?? resolve(cwd);
+  for (let dir = start; ; dir = dirname(dir)) {
     // git skips a `.git` directory it does not take for a git dir and goes on up: so does this
     // walk, until it meets the entry that leads where git went.
     if (entryLeadsTo(dir) === opened) return { place: dir, checkout: dir };
-    const parent = dirname(dir);
-    if (parent === dir) return { place: opened, checkout: undefined };
-    dir = parent;
+    if (dirname(dir) === dir) break;
   }
+  // git opens what a `.git` on the way up leads to, or a directory on the way up itself (a bare
+  // repository, the inside of a git dir). Anything else means a `.git` was read otherwise than
+  // git read it, and the git dir it led to must not be a place of its own with a fresh memory.
+  if (isInside(opened, start)) return { place: opened, checkout: undefined };
+  throw unmatchedGitDir(start, opened);
+}
+
+function unmatchedGitDir(start: string, opened: string): LedgerError {
+  return new LedgerError(
+    'UNSUPPORTED_REPOSITORY',
+    `git opened ${opened} from ${start}, but no .git on the way up leads there as ledger reads it, and it is not a directory on the way up: a .git entry names it in a way ledger does not read as git does, so where the checkout is cannot be told; ledger does not read ${opened} as a repository of its own`,
+    {
+      hint: `Put back the checkout's own .git (a directory, or one line \`gitdir: /absolute/path\`), then retry. To read ${opened} all the same, name it: GIT_DIR=${opened} ledger …`,
+    },
+  );
 }
 
 /** The real path of the git dir `dir/.git` names: itself (or its link's target), or its gitfile's. */

@@ -20,6 +20,7 @@ import {
   holdsLineBreak,
   lineBreakRefusal,
   pathInFile,
+  realpathAsGit,
 } from './path-files.js';
 
 /** A loose ref is 41 bytes, a symbolic one `ref: <name>`; git's own refnames stay far below. */
@@ -167,7 +168,7 @@ export async function checkDiscovery(cwd: string): Promise<void> {
       const target = gitfileTarget(file.bytes.toString('utf8'));
       if (target !== undefined) {
         if (holdsLineBreak(target)) throw lineBreakRefusal(dotGit, 'the git dir', target);
-        const gitDir = resolve(dir, target);
+        const gitDir = realpathAsGit(dir, target);
         await check(join(gitDir, 'HEAD'), 'HEAD');
         await check(join(gitDir, 'index'), 'index', undefined, 'the file');
         await check(join(gitDir, 'commondir'), join(gitDir, 'commondir'), undefined, 'the file');
@@ -212,7 +213,7 @@ async function readCommonDir(gitDir: string): Promise<string> {
   if (!common.ok) return gitDir;
   const path = pathInFile(common.bytes.toString('utf8'));
   if (holdsLineBreak(path)) throw lineBreakRefusal(file, 'the common dir', path);
-  return resolve(gitDir, path);
+  return realpathAsGit(gitDir, path);
 }
 
 /**

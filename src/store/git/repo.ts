@@ -23,6 +23,7 @@ import {
 } from './location.js';
 import { checkoutAround, entryLeadsTo, findPlace } from './place.js';
 import { lstatOrUndefined, realpathOrUndefined } from './look.js';
+import { joinAsGit } from './path-files.js';
 import { checkDiscovery, checkNamedGitDir, checkRefFiles } from './ref-files.js';
 
 export interface RepoPaths {
@@ -213,7 +214,7 @@ function refuseReachedWorkTreeGitMoved(gitDir: string, config: GitConfig): void 
   if ((process.env.GIT_WORK_TREE ?? '') !== '') return;
   const planted = config.get('core.worktree');
   if (planted === undefined) return;
-  if (isSubmoduleLayout(gitDir, resolve(gitDir, planted))) return;
+  if (isSubmoduleLayout(gitDir, joinAsGit(gitDir, planted))) return;
   throw new LedgerError(
     'UNSUPPORTED_REPOSITORY',
     `git ran ledger with GIT_DIR=${exported} from the work tree that repository's config names (core.worktree = ${planted}): git may have started at a .git file the agent wrote elsewhere, and moved here by that config, so where the checkout is cannot be told; ledger does not read it in place of the checkout`,
