@@ -264,6 +264,32 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
     expect(aliased.json.error.code).toBe('UNSUPPORTED_REPOSITORY');
   });
 
+  // Red team, round eighteen (memory-place, finding 3): git's isspace (ctype.c sane_ctype) is
+  // SP, HT, LF and CR only. A HEAD `ref:<FF>refs/…` was valid to the walk, which stopped at the
+  // fake .git, where git skips it and opens the bare repository, exporting GIT_DIR=.
+  it.each([
+    ['a vertical tab', '\v'],
+    ['a form feed', '\f'],
+  ])(
+    'attack: a fake .git whose HEAD is `ref:`, %s, `refs/heads/main` (no space to git), inside a bare repository committed in the checkout, does not stop the walk: refused, exit 2',
+    async (_name, space) => {
+      const user = makeUser();
+      const { dir } = await repoWithRecord(user);
+      const forged = gitdir();
+      await record(user, forged, { status: 'success', summary: 'all good' });
+      const pkg = join(dir, 'pkg');
+      safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forged, pkg);
+      safeGit(pkg, 'fetch', '-q', forged, 'refs/ledger/*:refs/ledger/*');
+      mkdirSync(join(pkg, '.git', 'objects'), { recursive: true });
+      mkdirSync(join(pkg, '.git', 'refs'));
+      writeFileSync(join(pkg, '.git', 'HEAD'), `ref:${space}refs/heads/main\n`);
+      expect(aliasGitDir(user, pkg)).toBe('.');
+      const aliased = viaAlias(user, pkg, ['verify', '--head', 'HEAD']);
+      expect(aliased.code, aliased.stdout + aliased.stderr).toBe(2);
+      expect(aliased.json.error.code).toBe('UNSUPPORTED_REPOSITORY');
+    },
+  );
+
   // The same class through a `commondir`: git resolves `.git/l/../c` as the kernel does, to
   // `c` beside l's target (no objects, no refs there), where path.resolve found `.git/c`.
   it('attack: a fake .git whose commondir is `l/../c`, l a symlink, with objects and refs at `.git/c` but none beside l’s target, does not stop the walk: refused, exit 2', async () => {

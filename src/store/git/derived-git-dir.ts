@@ -101,6 +101,11 @@ function gitDirKind(dir: string): 'git dir' | 'not' | typeof STOPS {
 /** git reads at most this much of HEAD (path.c `validate_headref`). */
 const HEAD_PREFIX_BYTES = 255;
 
+// git's isspace is its own table (ctype.c `sane_ctype`): SP, HT, LF and CR, not C's VT and FF.
+// With them, `ref:<FF>refs/…` was a valid HEAD here where git skips the `.git` (red team,
+// round eighteen).
+const SYMBOLIC_HEAD = /^ref:[ \t\n\r]*refs\//;
+
 /**
  * git's validate_headref: a symlink whose target starts `refs/`, or a file starting
  * `ref:` (spaces) `refs/`, or with 40 hex digits. A FIFO or device, which git would block on or
@@ -119,9 +124,7 @@ function headKind(path: string): 'valid' | 'invalid' | typeof STOPS {
   if (!file.ok)
     return file.reason === 'too-large' || file.reason === 'not-regular' ? STOPS : 'invalid';
   const text = file.bytes.subarray(0, HEAD_PREFIX_BYTES).toString('latin1');
-  return /^ref:[ \t\n\v\f\r]*refs\//.test(text) || /^[0-9a-fA-F]{40}/.test(text)
-    ? 'valid'
-    : 'invalid';
+  return SYMBOLIC_HEAD.test(text) || /^[0-9a-fA-F]{40}/.test(text) ? 'valid' : 'invalid';
 }
 
 function readLinkOrUndefined(path: string): string | undefined {
