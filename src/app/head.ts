@@ -169,7 +169,7 @@ export async function headCheck(
         : {
             base: {
               commit: options.base.commit,
-              merge: mergeWith(options.base.repo, options.base.commit),
+              merge: mergeWith(options.base.repo),
               ...(options.base.history === undefined ? {} : { history: options.base.history }),
             },
           }),
@@ -182,10 +182,10 @@ export async function headCheck(
 
 /**
  * The merge head.tree recomputes: git's default merge, nothing of the repository's settings, and
- * the attributes the base branch committed in BASE's tree (not the branch's, not the head's).
+ * for each update the attributes a base-branch commit committed (not the branch's, not the head's).
  */
-function mergeWith(repo: RepoPaths, base: string): MergeCommits {
-  return (ours, theirs) => mergeTree(repo, ours, theirs, base);
+function mergeWith(repo: RepoPaths): MergeCommits {
+  return (ours, steps) => mergeTree(repo, ours, steps);
 }
 
 /**

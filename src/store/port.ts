@@ -95,3 +95,12 @@ export interface RecordedWork {
 export interface CommitAsIs {
   commit: string;
 }
+
+/**
+ * One update of a branch replayed by the merged-head check: the base-branch commit it merged,
+ * and the base-branch commit whose committed `.gitattributes` the merge applies.
+ */
+export interface MergeStep {
+  theirs: string;
+  attributesFrom: string;
+}

@@ -32,7 +32,7 @@
  * else no merge is made, and the head is judged by its tree alone.
  */
 import { hashObject, parseCommit } from '../store/objects.js';
-import type { CommitAsIs, ObjectReader, RecordedWork } from '../store/port.js';
+import type { CommitAsIs, MergeStep, ObjectReader, RecordedWork } from '../store/port.js';
 import { walkHistory } from './history.js';
 
 /**
@@ -50,7 +50,7 @@ export type MergeResult =
  */
 export type MergeCommits = (
   ours: RecordedWork | CommitAsIs,
-  theirs: readonly string[],
+  steps: readonly MergeStep[],
 ) => Promise<MergeResult>;
 
 /** A record's work as the head check has it; the base commit's kept bytes are read on demand. */
@@ -78,6 +78,8 @@ export type MergedIn =
       recorded: string;
       /** The base-branch commits merged in, oldest first, as the branch was updated. */
       theirs: readonly string[];
+      /** The base-branch commit whose `.gitattributes` the first update was replayed with. */
+      startedFrom: string;
       result: MergeResult;
       clean: boolean;
       /** The record's base commit, when this repository cannot read it (no merge was made). */
@@ -148,9 +150,26 @@ async function mergedInto(
       if (!theirs.includes(parent)) theirs.push(parent);
     }
   }
-  const chain = await oldestFirstOnFirstParentChain(store, base.commit, theirs, budget);
-  if (chain === undefined) return none;
-  const shape = { shape: true, recorded, theirs: chain } as const;
+  // Each update is replayed with the attributes the branch had checked out when git made it:
+  // git's merge reads the work tree's, the first parent's (git 2.39, merge and merge-tree alike).
+  // Not the branch's own lines (the agent's), but those of the base-branch commit the branch had
+  // taken in last: the previous update's, and for the first, the newest the recorded history
+  // holds. The `--since` commit's for every step failed an honest branch once main dropped a
+  // union line (red team, round eighteen); each is still a commit main pointed to.
+  const taken = new Set<string>(baseHistory.has(recorded) ? [recorded] : []);
+  for (const commit of recordedSide.values())
+    for (const parent of commit.parents) if (baseHistory.has(parent)) taken.add(parent);
+  const found = await onFirstParentChain(store, base.commit, theirs, taken, budget);
+  if (found === undefined) return none;
+  const chain = found.oldestFirst;
+  // None on BASE's first-parent chain (the branch began on a merged branch's commit): the first
+  // commit merged, still one the base branch pointed to.
+  const startedFrom = found.newestTaken ?? chain[0]!;
+  const steps = chain.map((commit, i) => ({
+    theirs: commit,
+    attributesFrom: i === 0 ? startedFrom : chain[i - 1]!,
+  }));
+  const shape = { shape: true, recorded, theirs: chain, startedFrom } as const;
   const here = await workHere(store, work);
   if (here === undefined) {
     const result = { unavailable: `the record's base commit ${work.base} is not here` };
@@ -158,9 +177,9 @@ async function mergedInto(
   }
   const gives = (merged: MergeResult) =>
     'tree' in merged && !('conflict' in merged) && merged.tree === headTree;
-  const result = await base.merge(here, chain);
+  const result = await base.merge(here, steps);
   if (!gives(result)) return { ...shape, result, clean: false };
-  const plain = await base.merge({ commit: recorded }, chain);
+  const plain = await base.merge({ commit: recorded }, steps);
   if (!gives(plain)) return { ...shape, result, clean: false, plain };
   return { ...shape, result, clean: true };
 }
@@ -228,22 +247,31 @@ async function workHere(store: ObjectReader, work: WorkToMerge): Promise<Recorde
  * middle commit (one that added a file the next removed) is in it, never in its tree, and merged
  * in it passed as "base-branch code" (red team, round fourteen). A commit past the budget or a
  * gap counts as not found: it can only fail more. The chain orders them too: each holds the
- * older ones, the order the branch's updates merged them in.
+ * older ones, the order the branch's updates merged them in. Also the newest commit of `taken`
+ * on the chain (read on past the oldest of `commits`, within the budget), if any.
  */
-async function oldestFirstOnFirstParentChain(
+async function onFirstParentChain(
   store: ObjectReader,
   base: string,
   commits: readonly string[],
+  taken: ReadonlySet<string>,
   budget: number,
-): Promise<string[] | undefined> {
+): Promise<{ oldestFirst: string[]; newestTaken?: string } | undefined> {
   const missing = new Set(commits);
   const newestFirst: string[] = [];
+  let newestTaken: string | undefined;
   let at: string | undefined = base;
-  for (let read = 0; at !== undefined && missing.size > 0 && read < budget; read += 1) {
+  for (let read = 0; at !== undefined && read < budget; read += 1) {
     if (missing.delete(at)) newestFirst.push(at);
+    if (newestTaken === undefined && taken.has(at)) newestTaken = at;
+    if (missing.size === 0 && (newestTaken !== undefined || taken.size === 0)) break;
     at = await firstParentOf(store, at);
   }
-  return missing.size === 0 ? newestFirst.reverse() : undefined;
+  if (missing.size > 0) return undefined;
+  return {
+    oldestFirst: newestFirst.reverse(),
+    ...(newestTaken === undefined ? {} : { newestTaken }),
+  };
 }
 
 /** A commit's first parent; none for a root, or a commit missing or malformed (a gap). */

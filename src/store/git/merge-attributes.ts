@@ -1,6 +1,7 @@
 /**
  * The attributes `head.tree`'s merge (merge-tree.ts) applies: those the base branch committed,
- * in the tree of the `--since` commit, and nothing else. A developer's `git merge main` reads
+ * in the tree of a commit main pointed to (for each replayed update, the one the branch had
+ * taken in last: src/verify/head-merged.ts), and nothing else. A developer's `git merge main` reads
  * the checked-out `.gitattributes`, and a base branch that says `CHANGELOG.md merge=union` (so
  * that every pull request can append to the changelog) made an honest "Update branch" clean in
  * git and a conflict in a merge that read no attributes at all (red team, round sixteen). The

@@ -13,10 +13,11 @@
  * its objects (its own alternates are followed); and neither the user's global or system config
  * nor their attributes file, so the merge is the same in a local audit as in CI, and no
  * `merge.<driver>.driver` of anyone's is there to run. Its `info/attributes` holds the base
- * branch's committed `.gitattributes`, those of the `--since` commit's tree (merge-attributes.ts):
- * a `merge=union` there is what the developer's `git merge main` applied (round sixteen). The
- * merged tree's objects are written to the scratch objects directory and go with it: only the
- * tree's id is kept.
+ * branch's committed `.gitattributes` (merge-attributes.ts), for each step those of the
+ * base-branch commit the caller names (the one the branch had checked out when git made that
+ * update: src/verify/head-merged.ts): a `merge=union` there is what the developer's `git merge
+ * main` applied (round sixteen). The merged tree's objects are written to the scratch objects
+ * directory and go with it: only the tree's id is kept.
  *
  * Also kept out: the commit-graph (git takes the parents that find the merge base from it, and
  * it is read from the alternate too; the agent can write it). Replace refs and grafts are off
@@ -42,7 +43,7 @@ import { join } from 'node:path';
 import { runGit } from './exec.js';
 import { NO_GUARD } from './guard.js';
 import { readTreeAttributes, toRootAttributes } from './merge-attributes.js';
-import type { CommitAsIs, RecordedWork } from '../port.js';
+import type { CommitAsIs, MergeStep, RecordedWork } from '../port.js';
 import type { RepoPaths } from './repo.js';
 
 /**
@@ -74,13 +75,12 @@ export type MergeTreeResult =
  * merges was clean (red team, round seventeen). Every step must be clean: a conflict stops the
  * chain. Exit 0 is a clean merge, 1 a conflict; anything else (an older git's usage error, a
  * commit missing from a shallow clone) is no answer, and the caller judges the head without the
- * merge. `attributesFrom` is the base branch's commit (`--since`) whose `.gitattributes` apply.
+ * merge. Each step merges `theirs` with the `.gitattributes` of its `attributesFrom` commit.
  */
 export async function mergeTree(
   repo: Pick<RepoPaths, 'objectsDir'>,
   ours: RecordedWork | CommitAsIs,
-  theirs: readonly string[],
-  attributesFrom: string,
+  steps: readonly MergeStep[],
 ): Promise<MergeTreeResult> {
   const scratch = await mkdtemp(join(tmpdir(), 'ledger-merge-'));
   try {
@@ -128,10 +128,6 @@ export async function mergeTree(
           ...(input === undefined ? {} : { input }),
         },
       );
-    const attributes = await readTreeAttributes(git, attributesFrom);
-    if (attributes === undefined)
-      return { unavailable: `git could not read the .gitattributes of ${attributesFrom}` };
-    await writeFile(join(gitDir, 'info', 'attributes'), toRootAttributes(attributes));
     let work: string;
     if ('commit' in ours) work = ours.commit;
     else {
@@ -145,13 +141,22 @@ export async function mergeTree(
     // step's commit has the previous base-branch commit as a parent: related, so it changes nothing.
     const unrelated = 'commit' in ours || ours.base === null ? ['--allow-unrelated-histories'] : [];
     let merged: string | undefined;
-    for (const [step, next] of theirs.entries()) {
+    let attributesOf: string | undefined;
+    for (const [step, { theirs, attributesFrom }] of steps.entries()) {
       if (merged !== undefined) {
-        const made = await commitStep(git, merged, work, theirs[step - 1]!);
+        const made = await commitStep(git, merged, work, steps[step - 1]!.theirs);
         if (typeof made !== 'string') return made;
         work = made;
       }
-      const result = await mergeStep(git, unrelated, work, next);
+      // git reads info/attributes afresh in each run: rewritten only when the commit changes.
+      if (attributesFrom !== attributesOf) {
+        const attributes = await readTreeAttributes(git, attributesFrom);
+        if (attributes === undefined)
+          return { unavailable: `git could not read the .gitattributes of ${attributesFrom}` };
+        await writeFile(join(gitDir, 'info', 'attributes'), toRootAttributes(attributes));
+        attributesOf = attributesFrom;
+      }
+      const result = await mergeStep(git, unrelated, work, theirs);
       if (!('tree' in result) || 'conflict' in result) return result;
       merged = result.tree;
     }
