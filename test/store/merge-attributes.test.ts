@@ -174,6 +174,91 @@ describe('toRootAttributes: nested .gitattributes said from the root', () => {
     expect(checkAttr(atRoot, paths)).toBe(expected);
   });
 
+  it('attack: a quoted pattern ends at an escaped NUL, as git reads it (a C string)', () => {
+    // Red team, round eighteen: the bytes after `\000` were kept, so `*.txt\0/x` held a slash
+    // and was anchored to the directory: git's `-merge` for every .txt below policy/ became one
+    // for its direct children only, and the root's union merged policy/team/rules.txt.
+    const files = utf8Files({
+      '.gitattributes': '*.txt merge=union\n',
+      'policy/.gitattributes': '"*.txt\\000/x" -merge\n',
+      // The converse: a union git gives at any depth, not only to direct children.
+      'log/.gitattributes': '"*.md\\000/x" merge=union\n',
+      // Empty once cut: matches nothing in git.
+      'empty/.gitattributes': '"\\000*" merge=union\n',
+      // A macro by its whole unquoted name (not allowed in a nested file), not by the cut one.
+      'macro/.gitattributes': '"[attr]\\000x" merge=union\n',
+      // Cut to a trailing slash: a directory pattern.
+      'dirs/.gitattributes': '"sub/\\000x" merge=union\n',
+    });
+    const paths = [
+      'policy/rules.txt',
+      'policy/team/rules.txt',
+      'policy/team/deep/rules.txt',
+      'log/a.md',
+      'log/sub/a.md',
+      'empty/a',
+      'empty/x',
+      'macro/a',
+      'macro/x',
+      'dirs/sub',
+      'dirs/sub/a',
+    ];
+    const inTree = gitdir({ empty: true });
+    writeFiles(inTree, Object.fromEntries(files.map((f) => [utf8(f.path), utf8(f.text)])));
+    const expected = checkAttr(inTree, paths);
+    expect(expected).toContain('policy/team/rules.txt: merge: unset');
+    expect(expected).toContain('log/sub/a.md: merge: union');
+    const atRoot = gitdir({ empty: true });
+    writeFileSync(join(atRoot, '.git/info/attributes'), toRootAttributes(files));
+    expect(checkAttr(atRoot, paths)).toBe(expected);
+  });
+
+  it("reads every C escape git's unquote_c_style reads, and reads a bad one raw as git does", () => {
+    const escapes: [string, string][] = [
+      ['\\a', '\x07'],
+      ['\\b', '\b'],
+      ['\\f', '\f'],
+      ['\\n', '\n'],
+      ['\\r', '\r'],
+      ['\\t', '\t'],
+      ['\\v', '\v'],
+      ['\\\\', '\\'],
+      ['\\"', '"'],
+      ['\\141', 'a'],
+      ['\\303\\251', '\u00e9'],
+      ['\\177', '\x7f'],
+    ];
+    const lines = escapes.map(([escape], i) => `"${i}${escape}.md" -merge`);
+    // Not escapes git reads (an octal past \377, \x, a short octal): the line is read raw, the
+    // quotes part of the pattern and each backslash a glob escape.
+    lines.push('"r1\\477.md" -merge', '"r2\\x41.md" -merge', '"r3\\01.md" -merge');
+    const files = utf8Files({
+      '.gitattributes': '* merge=union\n',
+      'e/.gitattributes': `${lines.join('\n')}\n`,
+    });
+    const paths = [
+      ...escapes.map(([, byte], i) => `e/${i}${byte}.md`),
+      ...escapes.map(([, byte], i) => `e/d/${i}${byte}.md`),
+      'e/7.md',
+      'e/"r1477.md"',
+      "e/r1'.md",
+      'e/"r2x41.md"',
+      'e/r2A.md',
+      'e/"r301.md"',
+      'e/r3\x01.md',
+    ];
+    const inTree = gitdir({ empty: true });
+    writeFiles(inTree, Object.fromEntries(files.map((f) => [utf8(f.path), utf8(f.text)])));
+    const expected = checkAttr(inTree, paths);
+    expect(expected).toContain('e/d/9a.md: merge: unset');
+    // check-attr C-quotes a name with a quote in it.
+    expect(expected).toContain('"e/\\"r1477.md\\"": merge: unset');
+    expect(expected).toContain('e/7.md: merge: unset');
+    const atRoot = gitdir({ empty: true });
+    writeFileSync(join(atRoot, '.git/info/attributes'), toRootAttributes(files));
+    expect(checkAttr(atRoot, paths)).toBe(expected);
+  });
+
   it('fails closed where a line cannot be said from the root: no content merge below its directory', () => {
     // A nested line git honours (under 2048 bytes) that the `long/**/` prefix pushes over.
     const pads = ' pad'.repeat(Math.floor((2047 - '*.txt -merge'.length) / 4));

@@ -175,19 +175,21 @@ describe("head.tree's merge: the base branch's own .gitattributes, and nothing e
 
   // Red team, round seventeen: each nested line was once left out, so only the root's union
   // applied in the scratch merge and a hand-resolved conflict passed as git's clean merge.
-  const overrides: [string, string, string][] = [
+  const overrides: [string, string, string, string?][] = [
     ['a directory with a space', 'release notes', '*.txt -merge\n'],
     ['a directory with a no-break space', 'release\u00a0notes', '*.txt -merge\n'],
     ['a directory with an ideographic space', 'release\u3000notes', '*.txt -merge\n'],
     ['a quoted pattern', 'notes', '"*.txt" -merge\n'],
     // Under git's 2048-byte limit in its own file, over it once said from the root.
     ['a line the rewrite makes too long', 'notes', `*.txt -merge${' pad'.repeat(508)}\n`],
+    // Round eighteen: git reads the unquoted pattern as a C string, `*.txt` (any depth).
+    ['a quoted pattern cut at an escaped NUL', 'notes', '"*.txt\\000/x" -merge\n', 'team/'],
   ];
   it.each(overrides)(
     "attack: main's nested -merge under its root's merge=union holds in %s",
-    async (_, notes, override) => {
+    async (_, notes, override, below = '') => {
       const user = makeUser();
-      const policy = `${notes}/policy.txt`;
+      const policy = `${notes}/${below}policy.txt`;
       const { dir, m1 } = await appendedOnBothSides(
         user,
         {

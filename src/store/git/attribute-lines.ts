@@ -11,7 +11,12 @@
  * - a line of 2048 bytes or more is ignored ("ignoring overly long attributes line");
  * - a pattern that opens with `"` and unquotes C-style is the unquoted bytes, and the
  *   attributes follow the closing quote; one that does not unquote is read as unquoted;
- * - a `[attr]name` macro is not allowed in a nested file, nor a `!negative` pattern.
+ * - a `[attr]name` macro (told by all the unquoted bytes) is not allowed in a nested file;
+ * - the pattern is then a C string too (`parse_path_pattern` takes its `strlen`): an escaped
+ *   NUL (`"*.txt\000/x"`) ends it, so git reads `*.txt`, no slash, any depth below the file
+ *   (red team, round eighteen: the bytes after it were kept, the slash anchored the rewrite to
+ *   the directory's direct children, and a nested `-merge` was lost below them);
+ * - a `!negative` pattern is not allowed in a nested file.
  */
 
 /** git ignores an attributes line this long or longer (attr.c `ATTR_MAX_LINE_LENGTH`). */
@@ -55,6 +60,8 @@ export function parseNestedLine(line: string): AttributeLine | undefined {
     [pattern, states] = end < 0 ? [text, ''] : [text.slice(0, end), text.slice(end)];
   }
   if (pattern.length > '[attr]'.length && pattern.startsWith('[attr]')) return undefined;
+  const nul = pattern.indexOf('\0');
+  if (nul >= 0) pattern = pattern.slice(0, nul);
   if (pattern.startsWith('!')) return undefined;
   return {
     pattern,
