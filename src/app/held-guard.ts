@@ -6,6 +6,9 @@
  * here that its tip leads to it. Built on a tip moved back by its trailer, a new entry would
  * stand for entries it bypassed, and `log`, `show` and `stats` would stop saying them.
  *
+ * `sign` and `verify --record` add no entry but note the tip they add their leaves on, which
+ * stands for the rest just the same (round eighteen): they are writers here too.
+ *
  * So the tip is checked on every attempt, against the tip the append then builds on: an entry
  * this clone held that is missing from its tree, or that its chain does not lead to, refuses the
  * write (ROLLBACK, nothing written). `verify` says the same of that ledger (exit 3).

@@ -8,12 +8,15 @@ import type { z } from 'zod';
 import { parseRecordIdPrefix } from '../canonical/index.js';
 import type { SignOutput } from '../cli/json/outputs.js';
 import { appendLeaves, leafId, signatureObject } from '../ledger/leaves.js';
-import { SIGNATURES_DIR } from '../ledger/layout.js';
+import { LOG_REF, SIGNATURES_DIR } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
+import { pausePoint } from '../model/faults.js';
 import { verifySignature } from '../sign/index.js';
+import type { TipGuard } from '../ledger/tip-guard.js';
 import type { ObjectStore } from '../store/port.js';
+import { heldGuard } from './held-guard.js';
 import { openLocalState } from './policy/local-state.js';
 import { resolveId } from './query.js';
 import { withRepo } from './repo.js';
@@ -39,6 +42,13 @@ export type SignOutcome = Omit<z.infer<typeof SignOutput>, 'ok'>;
 
 export function signRecord(request: SignRequest): Promise<SignOutcome> {
   return withRepo(request.cwd, async ({ repo, store }) => {
+    // A writer like any other (held-guard.ts): a tip that lacks or does not lead to what this
+    // clone held is refused before the key is used, and again on the tip each append attempt
+    // builds on. Only that tip's entry is noted: noted newest, the entry of a tip that bypassed
+    // a held one would stand for it, and the readers and writers would stop refusing it.
+    const local = openLocalState(repo, store);
+    const guard = await heldGuard(local, store, 'nothing was signed');
+    await guard(await store.readRef(LOG_REF));
     const index = await readLedgerIndex(store);
     const id = resolveSubject(index, request.id);
     const subject = await describeSubject(store, index, id);
@@ -47,11 +57,16 @@ export function signRecord(request: SignRequest): Promise<SignOutcome> {
       request.signatureFile !== undefined
         ? await readSignatureFile(request.signatureFile)
         : await signId(id, await resolveSigner(repo, request.signingKey, request.cwd));
-    const added = await addSignature(store, id, armored, request.now ?? new Date());
-    const outcome = { ...added, ...subjectFields(subject) };
-    const tip = await readLedgerIndex(store);
-    if (tip.tipEntry !== undefined) await openLocalState(repo, store).noteKnownEntry(tip.tipEntry);
-    return outcome;
+    await pausePoint('sign-append');
+    const { entryId, ...added } = await addSignature(
+      store,
+      id,
+      armored,
+      request.now ?? new Date(),
+      guard,
+    );
+    await local.noteKnownEntry(entryId);
+    return { ...added, ...subjectFields(subject) };
   });
 }
 
@@ -88,7 +103,9 @@ export async function addSignature(
   subject: string,
   armored: string,
   now: Date,
-): Promise<Added> {
+  /** Asked about the tip of every append attempt (held-guard.ts). */
+  guard?: TipGuard,
+): Promise<Added & { entryId: string }> {
   const checked = verifySignature(armored, new TextEncoder().encode(subject), SIGNATURE_NAMESPACE);
   if (!checked.ok) {
     throw new LedgerError(
@@ -100,12 +117,14 @@ export async function addSignature(
     );
   }
   const value = signatureObject(subject, armored);
-  const added = await appendLeaves(store, [{ dir: SIGNATURES_DIR, value }], `sign ${subject}`, now);
+  const leaves = [{ dir: SIGNATURES_DIR, value }] as const;
+  const added = await appendLeaves(store, leaves, `sign ${subject}`, now, guard);
   return {
     id: subject,
     signature: leafId(value),
     armored,
     added: added.added.length > 0,
     key: checked.fingerprint,
+    entryId: added.entryId,
   };
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { LOG_REF } from '../ledger/layout.js';
 import { readLedgerIndex } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
+import { pausePoint } from '../model/faults.js';
 import type { SshKeygenSigner } from '../sign/index.js';
 import { runGit } from '../store/git/exec.js';
 import { usablePacks } from '../store/git/pack-index.js';
@@ -332,18 +333,25 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
       await local.noteKnownEntry(index.tipEntry);
     if (request.record) {
+      await pausePoint('verify-record');
+      // A writer like any other (held-guard.ts): the ref may have moved since it was verified,
+      // so the tip the leaves go onto must still lead to what this clone held (the tip just
+      // verified among it), and only that tip's entry is noted.
+      const { heldGuard } = await import('./held-guard.js');
+      const guard = await heldGuard(local, store, 'no attestation was recorded');
       const { writeAttestations } = await import('./attestations/write.js');
-      final.attestations = await writeAttestations(
+      const attested = await writeAttestations(
         store,
         final,
         loaded.digest,
         Boolean(request.rerun),
         signer,
         now,
+        guard,
       );
-      const after = await readLedgerIndex(store);
-      if (after.tipEntry !== undefined && exitCode !== 3)
-        await local.noteKnownEntry(after.tipEntry);
+      final.attestations = attested.written;
+      if (attested.entryId !== undefined && exitCode !== 3)
+        await local.noteKnownEntry(attested.entryId);
     }
     return final;
   });

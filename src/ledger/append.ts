@@ -26,6 +26,7 @@ import { ledgerCommit } from './commit.js';
 import { appendLeaves, signatureObject } from './leaves.js';
 import { readTip } from './read.js';
 import { spoolCopy } from './spool.js';
+import type { TipGuard } from './tip-guard.js';
 import { insertPath, lookupPath } from './trees.js';
 
 export interface RecordObjects {
@@ -56,11 +57,7 @@ export interface Appended {
 
 const MAX_ATTEMPTS = 1000;
 
-/**
- * Checks the tip an attempt is about to build on, and throws to refuse it (the caller's rule:
- * app/held-guard.ts refuses a tip that lacks what this clone held).
- */
-export type TipGuard = (tipCommit: string | undefined) => Promise<void>;
+export type { TipGuard };
 
 export async function appendRecord(
   store: ObjectStore,
@@ -73,7 +70,7 @@ export async function appendRecord(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const tip = await store.readRef(LOG_REF);
     await guard?.(tip);
-    const appended = await appendAt(store, prepared, tip, now);
+    const appended = await appendAt(store, prepared, tip, now, guard);
     if (appended) return appended;
     // Lost a race. Back off a random, growing while, so that many writers do not keep
     // rebuilding against a tip that moves again before their swap.
@@ -129,6 +126,8 @@ async function appendAt(
   { objects, id, recordTree, signatures }: Prepared,
   tip: string | undefined,
   now: Date,
+  /** For the signatures of a record already in the ledger: added in a commit of their own. */
+  guard?: TipGuard,
 ): Promise<Appended | undefined> {
   const head = tip === undefined ? undefined : await readTip(store, tip);
   if (head && (await lookupPath(store, head.tree, [RECORDS_DIR, ...fanout(id)].join('/')))) {
@@ -137,7 +136,7 @@ async function appendAt(
         dir: SIGNATURES_DIR as typeof SIGNATURES_DIR,
         value: signatureObject(id, armored),
       }));
-      const signed = await appendLeaves(store, values, `sign ${id}`, now);
+      const signed = await appendLeaves(store, values, `sign ${id}`, now, guard);
       return { id, entryId: '', commit: signed.commit ?? tip!, added: false };
     }
     return { id, entryId: '', commit: tip!, added: false };

@@ -20,6 +20,7 @@ import { ATTESTATIONS_DIR, fanout, leafCommitMessage, LOG_REF, SIGNATURES_DIR } 
 import type { LedgerIndex } from './read.js';
 import { readTip } from './read.js';
 import { spoolCopy } from './spool.js';
+import type { TipGuard } from './tip-guard.js';
 import { insertPath, lookupPath, readBlob } from './trees.js';
 
 const MAX_ATTEMPTS = 1000;
@@ -28,12 +29,18 @@ export interface AddedLeaves {
   /** Ids of the leaves this call added (already present ones are left out). */
   added: string[];
   commit: string | undefined;
+  /**
+   * The log entry of the tip the leaves were added on (or found in), which the leaf commit
+   * keeps: the one a caller notes as held, since that tip passed its guard.
+   */
+  entryId: string;
 }
 
 /**
  * Adds canonical-CBOR leaves under `dir` in one ledger commit. Idempotent: leaves already in
  * the ledger are skipped, and nothing is committed when all of them are. Refuses an empty
- * ledger: there is nothing to sign or attest.
+ * ledger: there is nothing to sign or attest. `guard` is asked about the tip of every attempt
+ * before anything is built on it (a writer's held guard, app/held-guard.ts).
  */
 export type LeafDir = typeof SIGNATURES_DIR | typeof ATTESTATIONS_DIR;
 
@@ -42,6 +49,7 @@ export async function appendLeaves(
   values: readonly { dir: LeafDir; value: CborValue }[],
   title: string,
   now: Date,
+  guard?: TipGuard,
 ): Promise<AddedLeaves> {
   const leaves = await Promise.all(
     values.map(async ({ dir, value }) => {
@@ -53,6 +61,7 @@ export async function appendLeaves(
   );
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const tip = await store.readRef(LOG_REF);
+    await guard?.(tip);
     if (tip === undefined) {
       throw new LedgerError(
         'UNKNOWN_RECORD',
@@ -68,13 +77,14 @@ export async function appendLeaves(
       root = await insertPath(store, root, path, { mode: MODE.file, oid: leaf.blob });
       added.push(leaf.id);
     }
-    if (added.length === 0) return { added, commit: undefined };
+    if (added.length === 0) return { added, commit: undefined, entryId: head.entryId };
     const base = ledgerCommit(root, tip, head.entryId, null, now);
     const commit = await store.write(
       'commit',
       encodeCommit({ ...base, message: leafCommitMessage(head.entryId, title) }),
     );
-    if (await store.updateRef(LOG_REF, commit, tip)) return { added, commit };
+    if (await store.updateRef(LOG_REF, commit, tip))
+      return { added, commit, entryId: head.entryId };
   }
   throw new LedgerError('LOCKED', `could not add to ${LOG_REF} after ${MAX_ATTEMPTS} attempts`, {
     hint: 'Other writers keep moving the ledger ref; retry when they are done.',

@@ -4,10 +4,16 @@
  * and then had a record made on it (the new entry noted newest, and reachable) hid the entry it
  * bypassed from `log`, `show` and `stats`. Every writer that notes a new entry (record, a
  * lifecycle step, sync's join) now refuses a tip that lacks, or does not lead to, what this
- * clone held (ROLLBACK, exit 3, nothing written), as verify refuses that ledger.
+ * clone held (ROLLBACK, exit 3, nothing written), as verify refuses that ledger. Round eighteen
+ * (memory & place, finding 2): `sign` and `verify --record` note the tip they add leaves on, so
+ * they are held to the same check.
  */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  cli as cliProcess,
   cliBinInProcess as cli,
   cliTextBinInProcess as cliText,
   makeUser,
@@ -17,7 +23,7 @@ import {
   trailerEntry,
   type User,
 } from './helpers.js';
-import { gitdir, remoteWithClones, writeFiles } from '../helpers/git.js';
+import { gitdir, remoteWithClones, tempDir, writeFiles } from '../helpers/git.js';
 
 const LOG_REF = 'refs/ledger/log';
 const UNREACHED = /1 log entry this clone held is not reachable from the tip of refs\/ledger\/log/;
@@ -175,5 +181,137 @@ describe('a writer never builds on a tip that lacks what this clone held', () =>
     writeFiles(repo, { 'a.txt': '3\n' });
     const made = await cli(makeUser(), repo, ['record', '--status', 'success', '--summary', 'x']);
     expect(made.code, made.stderr).toBe(0);
+  });
+});
+
+/**
+ * The agent's fork past a held entry (red team, round eighteen, finding 2): the ledger rolled
+ * back to T-1's commit, T-3 recorded there by the agent (its own memory), and T-2's leaf put back
+ * into the tree under its name, so nothing held is missing by name, only unreachable. The honest
+ * tip is moved back onto the ref afterwards; returns both tips.
+ */
+async function forkPastHeld(user: User, repo: string) {
+  writeFiles(repo, { 'a.txt': '1\n' });
+  const kept = await record(user, repo, { task: 'T-1', status: 'success', summary: 'T-1 done' });
+  const first = safeGit(repo, 'rev-parse', LOG_REF);
+  writeFiles(repo, { 'a.txt': '2\n' });
+  await record(user, repo, { task: 'T-2', status: 'failed', summary: 'T-2 failed, do not ship' });
+  const honest = safeGit(repo, 'rev-parse', LOG_REF);
+  const leaf = safeGit(repo, 'diff-tree', '-r', '--name-only', first, honest, '--', 'log/');
+  safeGit(repo, 'update-ref', LOG_REF, first);
+  writeFiles(repo, { 'a.txt': '3\n' });
+  await record(makeUser(), repo, { task: 'T-3', status: 'success', summary: 'T-3 on T-1' });
+  const index = { GIT_INDEX_FILE: join(tempDir(), 'index') };
+  gitWith(repo, index, 'read-tree', LOG_REF);
+  const blob = safeGit(repo, 'rev-parse', `${honest}:${leaf}`);
+  gitWith(repo, index, 'update-index', '--add', '--cacheinfo', `100644,${blob},${leaf}`);
+  const fork = moveTipBackTo(repo, trailerEntry(repo), {
+    tree: gitWith(repo, index, 'write-tree'),
+  });
+  safeGit(repo, 'update-ref', LOG_REF, honest);
+  return { kept: kept.id, honest, fork };
+}
+
+function gitWith(cwd: string, env: Record<string, string>, ...args: string[]): string {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...env } });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+function signingKey(user: User): string {
+  const key = join(user.home, 'auditor');
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'auditor', '-f', key]);
+  return key;
+}
+
+/** Runs `args` (a subprocess) until it reaches pause point `at`; `meanwhile` runs there. */
+async function pausedAt(
+  user: User,
+  repo: string,
+  at: string,
+  args: string[],
+  meanwhile: () => void,
+) {
+  const pause = tempDir('ledger-pause-');
+  const running = cliProcess(user, repo, args, {
+    LEDGER_TEST_PAUSE_AT: at,
+    LEDGER_TEST_PAUSE_DIR: pause,
+  });
+  let ended = false;
+  void running.finally(() => (ended = true));
+  while (!existsSync(join(pause, 'paused')) && !ended)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(ended, `${args[0]} ended before it reached ${at}`).toBe(false);
+  meanwhile();
+  writeFileSync(join(pause, 'resume'), '');
+  return running;
+}
+
+describe('sign and verify --record never build on, nor note, a tip that lacks what this clone held', () => {
+  it('attack: sign on a tip that forked past a held entry is refused (ROLLBACK), nothing is written, and the readers and writers still refuse it', async () => {
+    const user = makeUser();
+    const repo = gitdir();
+    const { kept, fork } = await forkPastHeld(user, repo);
+    safeGit(repo, 'update-ref', LOG_REF, fork);
+    expect((await cliText(user, repo, ['log'])).stderr).toMatch(UNREACHED);
+
+    const signed = await cli(user, repo, ['sign', kept, '--signing-key', signingKey(user)]);
+    expect(signed.code, signed.stderr).toBe(3);
+    expect(signed.json.error.code).toBe('ROLLBACK');
+    expect(signed.json.error.message).toMatch(UNREACHED);
+    expect(signed.json.error.message).toMatch(/nothing was signed$/);
+    expect(signed.json.error.hint).toMatch(/ledger verify/);
+    expect(safeGit(repo, 'rev-parse', LOG_REF)).toBe(fork);
+    // The fork's entry was not noted: the readers still say the bypassed entry, and a record
+    // is still refused.
+    expect((await cliText(user, repo, ['log'])).stderr).toMatch(UNREACHED);
+    writeFiles(repo, { 'a.txt': '4\n' });
+    const made = await cli(user, repo, ['record', '--status', 'success', '--summary', 'four']);
+    expect([made.code, made.json.error?.code]).toEqual([3, 'ROLLBACK']);
+  });
+
+  it('attack: sign on a ledger reset below what this clone held is refused', async () => {
+    const user = makeUser();
+    const repo = gitdir();
+    writeFiles(repo, { 'a.txt': '1\n' });
+    const kept = await record(user, repo, { task: 'T-1', status: 'success', summary: 'one' });
+    const before = safeGit(repo, 'rev-parse', LOG_REF);
+    writeFiles(repo, { 'a.txt': '2\n' });
+    await record(user, repo, { task: 'T-2', status: 'failed', summary: 'two failed' });
+    safeGit(repo, 'update-ref', LOG_REF, before);
+    const signed = await cli(user, repo, ['sign', kept.id, '--signing-key', signingKey(user)]);
+    expect([signed.code, signed.json.error?.code]).toEqual([3, 'ROLLBACK']);
+    expect(signed.json.error.message).toMatch(/1 log entry this clone held is missing from/);
+    expect(safeGit(repo, 'rev-parse', LOG_REF)).toBe(before);
+  });
+
+  it('attack: a tip moved onto the fork while sign waits to append is refused on the append attempt', async () => {
+    const user = makeUser();
+    const repo = gitdir();
+    const { kept, fork } = await forkPastHeld(user, repo);
+    const key = signingKey(user);
+    const signed = await pausedAt(
+      user,
+      repo,
+      'sign-append',
+      ['sign', kept, '--signing-key', key],
+      () => safeGit(repo, 'update-ref', LOG_REF, fork),
+    );
+    expect([signed.code, signed.json.error?.code], signed.stdout).toEqual([3, 'ROLLBACK']);
+    expect(safeGit(repo, 'rev-parse', LOG_REF)).toBe(fork);
+    expect((await cliText(user, repo, ['log'])).stderr).toMatch(UNREACHED);
+  });
+
+  it('attack: verify --record adds no attestation onto, and notes nothing of, a tip moved onto the fork while it verified', async () => {
+    const user = makeUser();
+    const repo = gitdir();
+    const { fork } = await forkPastHeld(user, repo);
+    const verified = await pausedAt(user, repo, 'verify-record', ['verify', '--record'], () =>
+      safeGit(repo, 'update-ref', LOG_REF, fork),
+    );
+    expect([verified.code, verified.json.error?.code], verified.stdout).toEqual([3, 'ROLLBACK']);
+    expect(verified.json.error.message).toMatch(/no attestation was recorded$/);
+    expect(safeGit(repo, 'rev-parse', LOG_REF)).toBe(fork);
+    expect((await cliText(user, repo, ['log'])).stderr).toMatch(UNREACHED);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { appendLeaves, leafId, signatureObject } from '../../ledger/leaves.js';
 import { ATTESTATIONS_DIR, SIGNATURES_DIR } from '../../ledger/layout.js';
+import type { TipGuard } from '../../ledger/tip-guard.js';
 import { ATTESTATION_SCHEMA, type Attestation } from '../../model/attestation.js';
 import { LedgerError } from '../../model/errors.js';
 import { LEDGER_VERSION } from '../../model/version.js';
@@ -18,7 +19,13 @@ export async function writeAttestations(
   rerun: boolean,
   signer: SshKeygenSigner | undefined,
   now: Date,
-): Promise<{ record: string; id: string; signed: boolean }[]> {
+  /** Asked about the tip of every append attempt (app/held-guard.ts). */
+  guard: TipGuard,
+): Promise<{
+  written: { record: string; id: string; signed: boolean }[];
+  /** The log entry of the tip they were added on; undefined when there was nothing to add. */
+  entryId: string | undefined;
+}> {
   if (report.ledger.some((c) => c.integrity && c.verdict !== 'verified')) {
     throw new LedgerError(
       'INTEGRITY',
@@ -59,7 +66,8 @@ export async function writeAttestations(
       leaves.push({ dir: SIGNATURES_DIR, value: signatureObject(id, await signId(id, signer)) });
     written.push({ record: r.id, id, signed: signer !== undefined });
   }
-  if (leaves.length > 0)
-    await appendLeaves(store, leaves, `attest ${written.length} record(s)`, now);
-  return written;
+  if (leaves.length === 0) return { written, entryId: undefined };
+  const title = `attest ${written.length} record(s)`;
+  const added = await appendLeaves(store, leaves, title, now, guard);
+  return { written, entryId: added.entryId };
 }
