@@ -46,13 +46,20 @@ export async function syncRepository(request: SyncRequest, start?: SyncStart): P
         // chain only down to the newest of them (held-entries.ts): a tip moved back by its
         // trailer would have sync's join noted as the newest entry, bypassing the rest.
         const memory = await local.readHeld();
-        const before = await heldEntriesMissingAt(store, await store.readRef(LOG_REF), memory);
-        if (before === undefined) return undefined;
+        if (memory.held.size === 0) return undefined;
+        const checked = await store.readRef(LOG_REF);
+        const before = await heldEntriesMissingAt(store, checked, memory);
+        // A tip found to hold them once holds them again (its id names its content): an
+        // up-to-date sync reads nothing more.
+        let passed = before === undefined ? checked : undefined;
         return {
+          lacking: before !== undefined,
           require: async (tip: string | undefined) => {
+            if (tip !== undefined && tip === passed) return;
             const after = await heldEntriesMissingAt(store, tip, memory);
             if (after !== undefined) throw rollback(after, await local.memoryToForget());
-            restored = before;
+            passed = tip;
+            restored ??= before;
           },
         };
       },

@@ -48,11 +48,14 @@ export interface SyncOptions {
   maxJoinParents?: number;
   /**
    * The caller's memory of the local ledger (app/sync.ts), read while the first fetch is in
-   * git's processes: undefined when the ledger holds every entry this clone held, else the
-   * check the tip this sync ends with must pass. Entries the remote holds are no rollback of
-   * this clone (a re-clone at a path whose memory held them): sync takes them in, and refuses
-   * (ROLLBACK, nothing adopted) only a tip that still lacks one — or, when nothing could be
-   * taken in (the fetch failed), the local tip, before the fetch's own failure.
+   * git's processes: undefined when this clone held nothing, else the check every tip this
+   * sync adopts or pushes must pass, and whether the ledger lacked a held entry then. Entries
+   * the remote holds are no rollback of this clone (a re-clone at a path whose memory held
+   * them): sync takes them in, and refuses (ROLLBACK, nothing adopted) only a tip that still
+   * lacks one — or, when nothing could be taken in (the fetch failed), the local tip, before
+   * the fetch's own failure. Asked of each tip, not only when the ledger lacked one at first:
+   * the ref can be moved to a tip that lacks one while the fetch runs (red team, round
+   * eighteen), and that tip joined, pushed and noted would stand for what it bypassed.
    */
   checkLocal?: () => Promise<HeldEntriesCheck | undefined>;
   /**
@@ -63,8 +66,10 @@ export interface SyncOptions {
   headStart?: HeadStart;
 }
 
-/** Entries this clone held that its ledger lacks: every tip sync would leave must hold them. */
+/** Entries this clone held: every tip sync would leave or push must hold them. */
 export interface HeldEntriesCheck {
+  /** The local ledger lacked one of them when the check was made (before the fetch). */
+  lacking: boolean;
   /** Throws (ROLLBACK) when the ledger at `tip` (undefined: none) lacks one of them. */
   require(tip: string | undefined): Promise<void>;
 }

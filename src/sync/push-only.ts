@@ -16,7 +16,8 @@
  */
 import { LOG_REF, writerRef } from '../ledger/layout.js';
 import { countNewEntries } from '../ledger/tree-diff.js';
-import { killPoint } from '../model/faults.js';
+import { isLedgerError } from '../model/errors.js';
+import { killPoint, pausePoint } from '../model/faults.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectStore } from '../store/port.js';
 import { isAncestor } from './ancestry.js';
@@ -24,7 +25,7 @@ import { BlockedPush } from './blocking-refs.js';
 import type { PushOutcome } from './push-refusal.js';
 import { resolveTarget } from './fetch-start.js';
 import { moveMarkers, publishedRef, pushLedger, syncedRef } from './remote.js';
-import type { SyncOptions, SyncResult } from './options.js';
+import type { HeldEntriesCheck, SyncOptions, SyncResult } from './options.js';
 
 /** What a full round needs to know about why it runs instead: said in its notices. */
 export type FullSync = (why: string) => Promise<SyncResult>;
@@ -43,12 +44,16 @@ export async function pushOnly(
   // A shallow clone's cut history is checked against the remote's by the full round.
   if (shallow) return full('a shallow clone');
   // Nothing is fetched here: entries the local ledger lacks are taken in by a full round.
-  if ((await options.checkLocal?.()) !== undefined)
-    return full('entries this clone held are missing here; the remote may hold them');
+  const held = await options.checkLocal?.();
+  const lacking = 'entries this clone held are missing here; the remote may hold them';
+  if (held?.lacking === true) return full(lacking);
+  await pausePoint('push-only-after-check');
   const pushRef = writerRef(options.writer);
   const seen = await store.readRef(syncedRef(remote, pushRef));
   const published = await store.readRef(publishedRef(remote));
   const tip = await store.readRef(LOG_REF);
+  // The tip pushed and noted is the one asked, not the one the ref held a moment before.
+  if (!(await holds(held, tip))) return full(lacking);
   const result = (pushed: boolean, sent: number): SyncResult => ({
     remote,
     before: tip,
@@ -98,4 +103,15 @@ export async function pushOnly(
   ]);
   // Already there (a push whose markers a kill left behind): nothing was sent this time.
   return pushed.upToDate ? result(false, 0) : result(true, sent);
+}
+
+/** Whether the ledger at `tip` holds what this clone held (no memory: nothing to hold). */
+async function holds(held: HeldEntriesCheck | undefined, tip: string | undefined) {
+  try {
+    await held?.require(tip);
+    return true;
+  } catch (error) {
+    if (isLedgerError(error) && error.code === 'ROLLBACK') return false;
+    throw error;
+  }
 }

@@ -314,4 +314,37 @@ describe('sign and verify --record never build on, nor note, a tip that lacks wh
     expect(safeGit(repo, 'rev-parse', LOG_REF)).toBe(fork);
     expect((await cliText(user, repo, ['log'])).stderr).toMatch(UNREACHED);
   });
+
+  it('attack: a tip moved onto the fork while sync fetches is neither pushed nor noted', async () => {
+    const user = makeUser();
+    const { clones, remote } = remoteWithClones(1);
+    const a = clones[0]!;
+    const { fork } = await forkPastHeld(user, a);
+    const published = safeGit(remote, 'for-each-ref', '--format=%(objectname)', 'refs/ledger/');
+    const synced = await pausedAt(user, a, 'sync-before-read-tracking', ['sync'], () =>
+      safeGit(a, 'update-ref', LOG_REF, fork),
+    );
+    expect([synced.code, synced.json.error?.code], synced.stdout).toEqual([3, 'ROLLBACK']);
+    expect(safeGit(remote, 'for-each-ref', '--format=%(objectname)', 'refs/ledger/')).toBe(
+      published,
+    );
+    expect(safeGit(a, 'rev-parse', LOG_REF)).toBe(fork);
+    expect((await cliText(user, a, ['log'])).stderr).toMatch(UNREACHED);
+  });
+
+  it('attack: a tip moved onto the fork after sync --push-only checked this clone is neither pushed nor noted', async () => {
+    const user = makeUser();
+    const { clones, remote } = remoteWithClones(1);
+    const a = clones[0]!;
+    const { fork } = await forkPastHeld(user, a);
+    const published = safeGit(remote, 'for-each-ref', '--format=%(objectname)', 'refs/ledger/');
+    const synced = await pausedAt(user, a, 'push-only-after-check', ['sync', '--push-only'], () =>
+      safeGit(a, 'update-ref', LOG_REF, fork),
+    );
+    expect([synced.code, synced.json.error?.code], synced.stdout).toEqual([3, 'ROLLBACK']);
+    expect(safeGit(remote, 'for-each-ref', '--format=%(objectname)', 'refs/ledger/')).toBe(
+      published,
+    );
+    expect((await cliText(user, a, ['log'])).stderr).toMatch(UNREACHED);
+  });
 });
