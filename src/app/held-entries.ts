@@ -10,7 +10,8 @@
  * git); the memory's code is loaded only when there is state; a memory with no entry for this
  * clone reads no object; otherwise only the fan-out trees the held entries fall in are read
  * (`missingEntriesAt`), in-process like the log itself, and the tip's chain only down to the
- * newest held entry (`unreachedFromTip`). Then, for `show`'s `observedProof`, which
+ * newest held entry (`unreachedFromTip`). A held join the ledger lacks counts as held when the
+ * ledger holds every entry it joined (ledger/held-joins.ts: a join sync wrote and never pushed). Then, for `show`'s `observedProof`, which
  * records this user's ledger made here (`recordedHereForReader`), under the same guard.
  */
 import { access } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { join } from 'node:path';
 import { LOG_REF } from '../ledger/layout.js';
 import { unreachedFromTip } from '../ledger/reach.js';
 import { missingEntriesAt } from '../ledger/held.js';
+import { excuseJoins, mustReach, unheldStandIns } from '../ledger/held-joins.js';
 import type { RepoPaths } from '../store/git/repo.js';
 import type { ObjectReader } from '../store/port.js';
 import type { HeldEntries } from './policy/local-state.js';
@@ -60,13 +62,57 @@ export async function heldEntriesMissingAt(
   tipCommit: string | undefined,
   memory: HeldEntries,
 ): Promise<HeldEntriesMissing | undefined> {
-  if (memory.held.size === 0) return undefined;
-  const lost = await missingEntriesAt(store, tipCommit, memory.held);
-  if (lost.length > 0) return { missing: lost.length, first: lost[0]! };
-  const unreached = await unreachedFromTip(store, tipCommit!, memory.newest);
+  return (await heldEntriesAt(store, tipCommit, memory)).missing;
+}
+
+/** `heldEntriesMissingAt`, with which held entries the ledger lacks and which of them count. */
+export interface HeldEntriesRead {
+  missing: HeldEntriesMissing | undefined;
+  /** Held entries the ledger lacks by name, joins that count as held among them. */
+  absent: readonly string[];
+  /** The joins the ledger lacks that count as held: their parents are in it (held-joins.ts). */
+  excused: ReadonlySet<string>;
+  /** Their stand-ins this clone never held, which the tip was found to reach. */
+  standIns: readonly string[];
+}
+
+export async function heldEntriesAt(
+  store: ObjectReader,
+  tipCommit: string | undefined,
+  memory: HeldEntries,
+): Promise<HeldEntriesRead> {
+  if (memory.held.size === 0)
+    return { missing: undefined, absent: [], excused: new Set(), standIns: [] };
+  const absent = await missingEntriesAt(store, tipCommit, memory.held);
+  const joins = await excuseJoins(absent, memory.joins, (ids) =>
+    missingEntriesAt(store, tipCommit, ids),
+  );
+  const read = {
+    absent,
+    excused: new Set(joins.standIns.keys()),
+    standIns: unheldStandIns(memory.held, joins.standIns),
+  };
+  const { lost } = joins;
+  if (lost.length > 0) return { missing: { missing: lost.length, first: lost[0]! }, ...read };
+  const wanted = mustReach(memory.newest, memory.held, joins.standIns);
+  const unreached = await unreachedFromTip(store, tipCommit!, wanted);
   return unreached.length === 0
-    ? undefined
-    : { missing: unreached.length, first: unreached[0]!, unreachable: true };
+    ? { missing: undefined, ...read }
+    : { missing: { missing: unreached.length, first: unreached[0]!, unreachable: true }, ...read };
+}
+
+/**
+ * `verify`'s question, of the entries its index lists: the held entries it lacks, less the joins
+ * that count as held, and their stand-ins it never held (noted with the tip when it passes).
+ * Whether the tip reaches them is its chain check's to say (every entry in the tree must be).
+ */
+export async function heldEntriesLostFrom(
+  memory: HeldEntries,
+  entries: ReadonlyMap<string, unknown>,
+): Promise<{ lost: string[]; standIns: string[] }> {
+  const lacking = (ids: Iterable<string>) => [...ids].filter((id) => !entries.has(id));
+  const joins = await excuseJoins(lacking(memory.held), memory.joins, async (ids) => lacking(ids));
+  return { lost: joins.lost, standIns: unheldStandIns(memory.held, joins.standIns) };
 }
 
 /** What a reader says of it, on stderr or in an answer's notices. */

@@ -9,7 +9,7 @@ import { parseRecordIdPrefix } from '../canonical/index.js';
 import type { SignOutput } from '../cli/json/outputs.js';
 import { appendLeaves, leafId, signatureObject } from '../ledger/leaves.js';
 import { LOG_REF, SIGNATURES_DIR } from '../ledger/layout.js';
-import { readLedgerIndex } from '../ledger/read.js';
+import { readLedgerIndex, tipEntryIfId } from '../ledger/read.js';
 import { SIGNATURE_NAMESPACE } from '../model/attestation.js';
 import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
@@ -58,14 +58,15 @@ export function signRecord(request: SignRequest): Promise<SignOutcome> {
         ? await readSignatureFile(request.signatureFile)
         : await signId(id, await resolveSigner(repo, request.signingKey, request.cwd));
     await pausePoint('sign-append');
-    const { entryId, ...added } = await addSignature(
+    const { entryId, commit, ...added } = await addSignature(
       store,
       id,
       armored,
       request.now ?? new Date(),
       guard,
     );
-    await local.noteKnownEntry(entryId);
+    // The entry too: a join's parents are noted with it (held-joins.ts).
+    await local.noteKnownEntry(entryId, { entry: await tipEntryIfId(store, entryId, commit) });
     return { ...added, ...subjectFields(subject) };
   });
 }
@@ -105,7 +106,7 @@ export async function addSignature(
   now: Date,
   /** Asked about the tip of every append attempt (held-guard.ts). */
   guard?: TipGuard,
-): Promise<Added & { entryId: string }> {
+): Promise<Added & { entryId: string; commit: string | undefined }> {
   const checked = verifySignature(armored, new TextEncoder().encode(subject), SIGNATURE_NAMESPACE);
   if (!checked.ok) {
     throw new LedgerError(
@@ -126,5 +127,6 @@ export async function addSignature(
     added: added.added.length > 0,
     key: checked.fingerprint,
     entryId: added.entryId,
+    commit: added.commit,
   };
 }

@@ -7,7 +7,7 @@
  */
 import { LOG_REF } from '../ledger/layout.js';
 import { readTip } from '../ledger/read.js';
-import { heldEntriesMissingAt, heldEntriesSaid, type HeldEntriesMissing } from './held-entries.js';
+import { heldEntriesAt, heldEntriesSaid, type HeldEntriesMissing } from './held-entries.js';
 import { LedgerError } from '../model/errors.js';
 import { syncLedger, type SyncOptions, type SyncResult } from '../sync/sync.js';
 import { openLocalState } from './policy/local-state.js';
@@ -32,6 +32,8 @@ export async function syncRepository(request: SyncRequest, start?: SyncStart): P
     // Entries this clone held that its ledger lacked and the remote gave back: said, since a
     // ledger ref rolled back here is tampering even when nothing ends up lost.
     let restored: HeldEntriesMissing | undefined;
+    // Stand-ins of held joins the ledger lacks (held-joins.ts), found reached from `tip`.
+    let standIns: { tip: string | undefined; ids: readonly string[] } | undefined;
     const result = await syncLedger(repo, store, {
       ...options,
       ...(taken?.head === undefined ? {} : { headStart: taken.head }),
@@ -48,25 +50,35 @@ export async function syncRepository(request: SyncRequest, start?: SyncStart): P
         const memory = await local.readHeld();
         if (memory.held.size === 0) return undefined;
         const checked = await store.readRef(LOG_REF);
-        const before = await heldEntriesMissingAt(store, checked, memory);
+        const before = await heldEntriesAt(store, checked, memory);
         // A tip found to hold them once holds them again (its id names its content): an
         // up-to-date sync reads nothing more.
-        let passed = before === undefined ? checked : undefined;
+        let passed = before.missing === undefined ? checked : undefined;
+        if (passed !== undefined) standIns = { tip: passed, ids: before.standIns };
         return {
-          lacking: before !== undefined,
+          lacking: before.missing !== undefined,
           require: async (tip: string | undefined) => {
             if (tip !== undefined && tip === passed) return;
-            const after = await heldEntriesMissingAt(store, tip, memory);
-            if (after !== undefined) throw rollback(after, await local.memoryToForget());
+            const after = await heldEntriesAt(store, tip, memory);
+            if (after.missing !== undefined)
+              throw rollback(after.missing, await local.memoryToForget());
             passed = tip;
-            restored ??= before;
+            standIns = { tip, ids: after.standIns };
+            if (before.missing !== undefined)
+              restored ??= takenBack(before.missing, before.absent, after.excused);
           },
         };
       },
       onTip: async (commit, entries) => {
         const tip = await readTip(store, commit);
-        // The entries sync checked spare a first binding's root walk reading them again.
-        await local.noteKnownEntry(tip.entryId, entries);
+        // The entries sync checked spare a first binding's root walk reading them again; a
+        // join's parents are noted with it (a join this sync does not push is this clone's alone),
+        // and stand-ins only with the very tip found to reach them.
+        await local.noteKnownEntry(tip.entryId, {
+          entries,
+          entry: tip.entry,
+          standIns: standIns?.tip === commit ? standIns.ids : [],
+        });
       },
     });
     if (restored === undefined) return result;
@@ -86,6 +98,20 @@ export async function syncRepository(request: SyncRequest, start?: SyncStart): P
 }
 
 export type { SyncResult };
+
+/**
+ * What the notice says was taken back in: the held entries the ledger lacked, less the joins
+ * that still lack and count as held (nothing to take back: their parents are in the ledger).
+ */
+function takenBack(
+  before: HeldEntriesMissing,
+  absent: readonly string[],
+  excused: ReadonlySet<string>,
+): HeldEntriesMissing | undefined {
+  if (before.unreachable) return before;
+  const back = absent.filter((id) => !excused.has(id));
+  return back.length === 0 ? undefined : { missing: back.length, first: back[0]! };
+}
 
 function rollback(lost: HeldEntriesMissing, forget: string | undefined): LedgerError {
   const them = lost.missing === 1 ? 'it' : 'them';

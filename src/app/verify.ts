@@ -6,7 +6,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOG_REF } from '../ledger/layout.js';
-import { readLedgerIndex } from '../ledger/read.js';
+import { readLedgerIndex, readTip, tipEntryIfId, type LedgerIndex } from '../ledger/read.js';
+import type { LogEntry } from '../model/record.js';
 import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
 import type { SshKeygenSigner } from '../sign/index.js';
@@ -21,6 +22,7 @@ import type { TrustedAttestation } from './attestations/trusted.js';
 import { loadPolicy } from './policy/local.js';
 import { openLocalState } from './policy/local-state.js';
 import { headCheck, resolveHead } from './head.js';
+import { heldEntriesLostFrom } from './held-entries.js';
 import { recordReads } from './read-recorder.js';
 import { timeWindow, writeVerifiedTip, type ObjectsRead } from './verify-cache.js';
 import { cacheOutcome, openCache } from './verify-open-cache.js';
@@ -65,9 +67,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     });
     const [policyRead, ledgerRead] = await Promise.allSettled([
       loadPolicy(request.policyFile),
-      local
-        .readKnownEntries()
-        .then(async (known) => ({ known, index: await readLedgerIndex(store) })),
+      local.readHeld().then(async (known) => ({ known, index: await readLedgerIndex(store) })),
     ]);
     if (policyRead.status === 'rejected') throw policyRead.reason;
     const loaded = policyRead.value;
@@ -238,7 +238,8 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       }
     }
     // The log only grows: an entry this user saw before and that is gone now means a rollback.
-    const lost = [...known].filter((entry) => !index.entries.has(entry));
+    // A join it held counts while the ledger holds what it joined (a sync's, never pushed).
+    const { lost, standIns } = await heldEntriesLostFrom(known, index.entries);
     if (lost.length > 0) {
       report.ledger.push({
         id: 'rollback',
@@ -331,7 +332,10 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
         );
     }
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
-      await local.noteKnownEntry(index.tipEntry);
+      await local.noteKnownEntry(index.tipEntry, {
+        entry: await tipEntryOf(store, index),
+        standIns,
+      });
     if (request.record) {
       await pausePoint('verify-record');
       // A writer like any other (held-guard.ts): the ref may have moved since it was verified,
@@ -351,10 +355,22 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
       );
       final.attestations = attested.written;
       if (attested.entryId !== undefined && exitCode !== 3)
-        await local.noteKnownEntry(attested.entryId);
+        await local.noteKnownEntry(attested.entryId, {
+          entry: await tipEntryIfId(store, attested.entryId),
+        });
     }
     return final;
   });
+}
+
+/** The tip's log entry, noted with its id (a join's parents: held-joins.ts). */
+function tipEntryOf(store: ObjectReader, index: LedgerIndex): Promise<LogEntry | undefined> {
+  return index.tipCommit === undefined
+    ? Promise.resolve(undefined)
+    : readTip(store, index.tipCommit).then(
+        (tip) => tip.entry,
+        () => undefined,
+      );
 }
 
 /** Whether this is a shallow clone (git keeps its grafted boundary in `shallow`). */

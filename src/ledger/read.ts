@@ -8,7 +8,7 @@ import { LedgerError } from '../model/errors.js';
 import type { LogEntry } from '../model/record.js';
 import { parseLogEntry } from '../model/log-entry.js';
 import { MODE, parseCommit } from '../store/objects.js';
-import type { ObjectReader } from '../store/port.js';
+import type { ObjectReader, ObjectStore } from '../store/port.js';
 import {
   ATTESTATIONS_DIR,
   entryIdFromMessage,
@@ -184,6 +184,22 @@ async function readTipOnce(store: ObjectReader, commitOid: string): Promise<Tip>
   }
   const { entry } = await readEntry(store, entryId, blob.oid);
   return { commit: commitOid, tree: commit.tree, entryId, entry };
+}
+
+/**
+ * The log entry `entryId` when it is the entry of `commit` (else of the ledger's tip), read and
+ * hash-checked; undefined when it is not there or cannot be read. A writer notes it with the id
+ * it built on (a join's parents: held-joins.ts).
+ */
+export async function tipEntryIfId(
+  store: ObjectReader & Pick<ObjectStore, 'readRef'>,
+  entryId: string,
+  commit?: string,
+): Promise<LogEntry | undefined> {
+  const at = commit ?? (await store.readRef(LOG_REF));
+  if (at === undefined) return undefined;
+  const tip = await readTip(store, at).catch(() => undefined);
+  return tip?.entryId === entryId ? tip.entry : undefined;
 }
 
 export interface DecodedEntry {

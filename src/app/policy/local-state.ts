@@ -48,14 +48,19 @@ import {
 import { findRoot, type RootWalk } from './ledger-root.js';
 import {
   appendIds,
+  appendJoinLine,
   cloneDirOf,
   isEntryId,
   KNOWN_ENTRIES,
   ledgerDirOf,
   readHeldBy,
   readIdLines,
+  readJoinLines,
+  readJoinsBy,
   RECORDED,
 } from './memory-files.js';
+import { joinLine, type NotedJoins } from '../../ledger/held-joins.js';
+import type { LogEntry } from '../../model/record.js';
 import { rememberUse, rolledBackNote, rolledBackUses } from './work-tree-uses.js';
 import { stateRoot } from '../../paths/state-root.js';
 
@@ -73,12 +78,20 @@ export interface LocalState {
   /** The same, with each memory's last-noted entry (what a writer's tip must lead to). */
   readHeld(): Promise<HeldEntries>;
   /**
-   * `entries`: log entries of the ledger now in the ref that the caller read from it and
+   * `seen.entries`: log entries of the ledger now in the ref that the caller read from it and
    * hash-checked (sync's incoming checks); a first binding's root walk takes them from here.
+   * `seen.entry`: the entry itself, when the caller read it; a join's parents are noted with it
+   * (held-joins.ts: a join this clone never pushed, gone from a later clone, loses nothing).
+   * `seen.standIns`: entries that stand for such a join, which the caller found the new tip
+   * reaches: noted before it, the newest entry stands for them and no reader walks to them.
    */
   noteKnownEntry(
     entryId: string,
-    entries?: ReadonlyMap<string, { prev: readonly string[] }>,
+    seen?: {
+      entries?: ReadonlyMap<string, { prev: readonly string[] }> | undefined;
+      entry?: LogEntry | undefined;
+      standIns?: readonly string[];
+    },
   ): Promise<void>;
   /** What the user should know about this memory (e.g. another ledger was here before). */
   notes(): Promise<string[]>;
@@ -118,9 +131,11 @@ export function openLocalState(
       : cloneDirOf({ ledger: r.ledger, clone: r.clone });
   const readHeld = async (): Promise<HeldEntries> => {
     const r = await resolve();
-    if (r.borrowed !== undefined) return heldOf(await Promise.all(r.borrowed.from.map(readHeldBy)));
+    if (r.borrowed !== undefined) return readMemories(r.borrowed.from);
     const dir = cloneDir(r);
-    return heldOf(dir === undefined ? [] : [await readIdLines(join(dir, KNOWN_ENTRIES))]);
+    if (dir === undefined) return heldOf([], []);
+    const held = await readIdLines(join(dir, KNOWN_ENTRIES));
+    return heldOf([held], [await readJoinLines(dir)]);
   };
   return {
     async readRecordedHere() {
@@ -135,13 +150,18 @@ export function openLocalState(
       return (await readHeld()).held;
     },
     readHeld,
-    async noteKnownEntry(entryId, entries) {
-      const r = await resolve(entries);
+    async noteKnownEntry(entryId, seen = {}) {
+      const r = await resolve(seen.entries);
       // A borrowed memory is read, never written: the ledger read now lacks what it held.
       const dir = r.borrowed === undefined ? cloneDir(r) : undefined;
       if (dir === undefined || !isEntryId(entryId)) return;
-      if ((await readIdLines(join(dir, KNOWN_ENTRIES))).has(entryId)) return;
-      await appendIds(dir, KNOWN_ENTRIES, [entryId]);
+      const known = await readIdLines(join(dir, KNOWN_ENTRIES));
+      if (known.has(entryId)) return;
+      // The join's line first: a reader that finds its id finds its parents.
+      const line = seen.entry === undefined ? undefined : joinLine(entryId, seen.entry);
+      if (line !== undefined) await appendJoinLine(dir, line);
+      const standIns = (seen.standIns ?? []).filter((id) => !known.has(id) && id !== entryId);
+      await appendIds(dir, KNOWN_ENTRIES, [...standIns, entryId]);
     },
     async notes() {
       return (await resolve()).notes;
@@ -256,7 +276,7 @@ export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<He
   const found = await readBindings(where);
   const candidates = [...found.own, ...found.uses.map((use) => use.binding)];
   const held = await Promise.all(candidates.map(readHeldBy));
-  if (held.every((entries) => entries.size === 0)) return { held: new Set(), newest: [] };
+  if (held.every((entries) => entries.size === 0)) return heldOf([], []);
   const { holds } = await ledgerHolds(store);
   // The common dir's own memory, and that of every git directory this work tree used whose
   // memory applies (verify's choice): what any of them held and the ledger lacks is said.
@@ -265,14 +285,21 @@ export async function readHeldEntries(repo: RepoPaths, store: Store): Promise<He
     ...(own === undefined ? [] : [own.binding]),
     ...(await rolledBackUses(store, found, holds, own?.binding.clone)).map((r) => r.use.binding),
   ];
-  return heldOf(await Promise.all(applying.map(readHeldBy)));
+  return readMemories(applying);
 }
 
-function heldOf(memories: readonly Set<string>[]): HeldEntries {
+/** The known entries of each binding's clone, then (written before them) their joins. */
+async function readMemories(bindings: readonly Binding[]): Promise<HeldEntries> {
+  const held = await Promise.all(bindings.map(readHeldBy));
+  return heldOf(held, await Promise.all(bindings.map(readJoinsBy)));
+}
+
+function heldOf(memories: readonly Set<string>[], joins: readonly NotedJoins[]): HeldEntries {
   return {
     held: union(memories),
     // A memory's lines are in the order they were noted (appended, never rewritten).
     newest: memories.flatMap((entries) => (entries.size === 0 ? [] : [[...entries].at(-1)!])),
+    joins: new Map(joins.flatMap((noted) => [...noted])),
   };
 }
 
@@ -284,6 +311,8 @@ export interface HeldEntries {
    * held before leads to unless this clone's own ledger forked since.
    */
   newest: string[];
+  /** The joins among them, with their parents (ledger/held-joins.ts). */
+  joins: NotedJoins;
 }
 
 /**

@@ -1,10 +1,13 @@
 /**
  * The files of this user's memory of a ledger (local-state.ts says what they hold), read and
  * appended by the modules that decide which memory applies: `ledgers/<sha256 of the root
- * entry>/recorded` and `…/clones/<clone id>/known-entries`, one entry id a line.
+ * entry>/recorded` and `…/clones/<clone id>/known-entries`, one entry id a line; beside the
+ * known entries, `joins`: for each join entry noted, its height and parents (ledger/held-joins.ts),
+ * written before its id, so a reader that finds the id finds the line.
  */
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { splitJoinLine, type NotedJoins } from '../../ledger/held-joins.js';
 import { stateRoot } from '../../paths/state-root.js';
 import type { Binding } from './clone-bindings.js';
 import { sha256 } from './clone-bindings.js';
@@ -12,6 +15,7 @@ import { sha256 } from './clone-bindings.js';
 const ID = /^sha256:[0-9a-f]{64}$/;
 export const RECORDED = 'recorded';
 export const KNOWN_ENTRIES = 'known-entries';
+export const JOINS = 'joins';
 
 export function isEntryId(text: string): boolean {
   return ID.test(text);
@@ -28,6 +32,31 @@ export function cloneDirOf(binding: Pick<Binding, 'ledger' | 'clone'>): string {
 /** The log entries the clone of `binding` held. */
 export function readHeldBy(binding: Pick<Binding, 'ledger' | 'clone'>): Promise<Set<string>> {
   return readIdLines(join(cloneDirOf(binding), KNOWN_ENTRIES));
+}
+
+/** The join entries the clone of `binding` noted: id → the rest of the line. */
+export function readJoinsBy(binding: Pick<Binding, 'ledger' | 'clone'>): Promise<NotedJoins> {
+  return readJoinLines(cloneDirOf(binding));
+}
+
+/** The `joins` of a clone's state directory; a line with no entry id first is skipped. */
+export async function readJoinLines(dir: string): Promise<NotedJoins> {
+  const joins = new Map<string, string>();
+  try {
+    for (const line of (await readFile(join(dir, JOINS), 'utf8')).split('\n')) {
+      const split = splitJoinLine(line);
+      if (split !== undefined && ID.test(split[0])) joins.set(split[0], split[1]);
+    }
+  } catch {
+    // none noted
+  }
+  return joins;
+}
+
+/** Appended as `appendIds` appends: one write, never interleaved. */
+export async function appendJoinLine(dir: string, line: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await appendFile(join(dir, JOINS), `${line}\n`);
 }
 
 export async function readIdLines(path: string): Promise<Set<string>> {

@@ -19,10 +19,11 @@
 import { LOG_REF } from '../../ledger/layout.js';
 import { unreachedFromTip } from '../../ledger/reach.js';
 import { entriesNotHeld } from '../../ledger/held.js';
+import { excuseJoins, mustReach } from '../../ledger/held-joins.js';
 import { boundLedger, type Holds, type Store } from './bound-ledger.js';
 import type { Binding, Bindings, CloneLocation, PlacedUse, WorkTreeUse } from './clone-bindings.js';
 import { writeWorkTreeUses } from './clone-bindings.js';
-import { appendIds, cloneDirOf, KNOWN_ENTRIES, readHeldBy } from './memory-files.js';
+import { appendIds, cloneDirOf, KNOWN_ENTRIES, readHeldBy, readJoinsBy } from './memory-files.js';
 
 /** Enough for every honest history of one place; an agent cannot add uses while one applies. */
 const KEPT_USES = 16;
@@ -57,9 +58,15 @@ export async function rolledBackUses(
     const held = await readHeldBy(use.binding);
     if (held.size === 0) continue;
     // A ledger git cannot read counts as holding none of them; a leaf counts only when its
-    // bytes are the entry's (a planted name does not make the memory not apply).
-    const lost = await entriesNotHeld(store, held).catch(() => [...held]);
-    const unreached = lost.length === 0 ? await newestUnreached(store, held) : [];
+    // bytes are the entry's (a planted name does not make the memory not apply). A join it
+    // held counts while the ledger holds what it joined (ledger/held-joins.ts), asked the same way.
+    const notHeld = (ids: Iterable<string>) => entriesNotHeld(store, ids).catch(() => [...ids]);
+    const { lost, standIns } = await excuseJoins(
+      await notHeld(held),
+      await readJoinsBy(use.binding),
+      notHeld,
+    );
+    const unreached = lost.length === 0 ? await newestUnreached(store, held, standIns) : [];
     if (lost.length === 0 && unreached.length === 0) continue;
     const sameRepository = (await boundLedger(store, [use.binding], holds)) !== undefined;
     if (!sameRepository && !use.elsewhere) continue; // a repository made where one was
@@ -74,10 +81,15 @@ export async function rolledBackUses(
  * question the readers and writers ask of a memory that applies (app/held-entries.ts), asked
  * here so that a memory whose entries are all still names in the tree applies at all. Without it
  * a copy of the git dir with its tip moved back, named by a gitfile, listed the ledger without
- * its newest record and nothing said it. A tip that cannot be read leads nowhere.
+ * its newest record and nothing said it. A tip that cannot be read leads nowhere. A join the
+ * ledger lacks and that counts as held: the entries that stand for it (`mustReach`).
  */
-async function newestUnreached(store: Store, held: Set<string>): Promise<string[]> {
-  const newest = [[...held].at(-1)!];
+async function newestUnreached(
+  store: Store,
+  held: Set<string>,
+  standIns: ReadonlyMap<string, readonly string[]>,
+): Promise<string[]> {
+  const newest = mustReach([[...held].at(-1)!], held, standIns);
   const tipCommit = await store.readRef(LOG_REF);
   if (tipCommit === undefined) return newest;
   return unreachedFromTip(store, tipCommit, newest).catch(() => newest);
