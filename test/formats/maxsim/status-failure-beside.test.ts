@@ -132,3 +132,63 @@ describe('attack: a warning or negative mark after SUCCESS is said (red team, ro
     expect(unchecked(result('SUCCESS 🎉'))).toEqual([]);
   });
 });
+
+describe('attack: a regression, a handling verb or a fix in another clause does not settle a failure said now (red team, round eighteen, finding 3)', () => {
+  for (const status of [
+    'Complete — 2 tests that had been passing now fail',
+    'Complete — 3 tests failing that used to pass',
+    'Complete — previously green, now 3 tests failing',
+    'Complete — added error handling but 4 failing tests remain',
+    'Complete — build fixed but 3 tests failing',
+    'Complete — lint fixed, however 2 tests fail',
+    'Complete — fixed lint, 3 tests failing',
+    "Complete — tests aren't passing",
+    'Complete — the e2e tests cannot pass yet',
+    "Complete — the auth test isn't passing",
+    "Complete — CI won't pass",
+    "Complete — tests can't pass",
+    'Complete — 2 retries failed',
+    'Complete — 3 fix attempts have failed',
+  ])
+    it(`MaxsimCLI opening: **Status:** ${status}`, () => {
+      expect(unchecked(summary(status))).toEqual([
+        expect.objectContaining({ line: 5, why: expect.stringMatching(/failure/) }),
+      ]);
+    });
+  for (const status of [
+    'SUCCESS — 2 tests that had been passing now fail',
+    'SUCCESS — 3 tests failing that used to pass',
+    'SUCCESS — added retry handling, 4 failing tests remain',
+    "SUCCESS — tests aren't passing",
+  ])
+    it(`team: ### Status / ${status}`, () => {
+      expect(unchecked(result(status))).toContainEqual(
+        expect.objectContaining({ why: expect.stringMatching(/failure/) }),
+      );
+    });
+});
+
+describe('false alarm: history told of the failure itself, and handling said of it, stay quiet (round eighteen)', () => {
+  for (const status of [
+    'Complete — 3 tests that had been failing now pass',
+    'Complete — the previously failing tests now pass',
+    'Complete — tests that used to fail are green',
+    'Complete — previously 3 failures, now none',
+    'Complete — fixed 3 failures in the parser',
+    'Complete — fixed 2 tests that were failing',
+    'Complete — 3 failures fixed',
+    'Complete — the flaky test failed once but was fixed',
+    'Complete — 0 failures but 2 tests skipped',
+    'Complete — handles crashes in the worker',
+    'Complete — no type errors',
+    'Complete — fixes type errors in the parser',
+    'Complete — crash recovery added',
+    'Complete — the negative test failed as expected',
+    'Complete — repaired=388, failed=0',
+    'Complete — the gate cannot pass unless the audit passes',
+    'Complete — Slack retries deliveries that fail',
+  ])
+    it(`MaxsimCLI opening: **Status:** ${status}`, () => {
+      expect(unchecked(summary(status))).toEqual([]);
+    });
+});
