@@ -355,7 +355,7 @@ export function readPhaseSummary(
         [labelled, labelLine],
       ] as const) {
         const passes = /^(?:complete|pass)$/i.test(summaryStatus(said ?? '') ?? '');
-        const u = said === undefined ? undefined : failureSaid(flat(said), line, passes);
+        const u = said === undefined ? undefined : failureSaid(said, line, passes);
         if (u !== undefined) unchecked.push(u);
       }
     }

@@ -187,8 +187,53 @@ describe('false alarm: history told of the failure itself, and handling said of 
     'Complete — repaired=388, failed=0',
     'Complete — the gate cannot pass unless the audit passes',
     'Complete — Slack retries deliveries that fail',
+    'Complete — no crashes, 0 type errors',
+    'Complete — no new TypeScript/build errors',
+    'Complete — exit code is 1 (non-zero is not a failure)',
+    'Complete — the login test no longer fails',
+    'Complete — cli.ts error message lists the new commands',
+    'Complete — ran for an hour without crashing',
+    'Complete — no tests failed, 2 skipped',
   ])
     it(`MaxsimCLI opening: **Status:** ${status}`, () => {
       expect(unchecked(summary(status))).toEqual([]);
+    });
+});
+
+describe('attack: a failure is read as the page shows it, and an exception to a zero count is a failure (red team, round eighteen, finding 8)', () => {
+  for (const status of [
+    'Complete — 3 tests f&#97;iling',
+    'Complete — 3 tests f&#x61;iling',
+    'Complete — 3 tests fa\u200biling',
+    'Complete — 3 tests fa\u00adiling',
+    'Complete — 3 tests fa\u2060iling',
+    'Complete — 3 tests fa\ufeffiling',
+    'Complete — no tests failed except auth.test.ts',
+    'Complete — zero failures except the 2 in billing',
+    'Complete — no failures apart from the auth suite',
+    'Complete — tsc still reports type errors',
+    'Complete — the e2e suite crashes on start',
+    'Complete — the server crashed twice',
+    'Complete — 3 tests erroring',
+    'Complete — non-zero exit, 2 tests failed',
+    'Complete — 3 tests fa**il**ing',
+    'Complete — 3 tests fa<b>il</b>ing',
+    'Complete — 3 tests fa\u202ciling',
+  ])
+    it(`MaxsimCLI opening: **Status:** ${JSON.stringify(status)}`, () => {
+      expect(unchecked(summary(status))).toEqual([
+        expect.objectContaining({ line: 5, why: expect.stringMatching(/failure/) }),
+      ]);
+    });
+  for (const status of [
+    'SUCCESS — 3 tests f&#97;iling',
+    'SUCCESS — no tests failed except auth.test.ts',
+    'SUCCESS — 3 tests fa\ufeffiling',
+    'SUCCESS — the e2e suite crashes on start',
+  ])
+    it(`team: ### Status / ${status}`, () => {
+      expect(unchecked(result(status))).toContainEqual(
+        expect.objectContaining({ why: expect.stringMatching(/failure/) }),
+      );
     });
 });
