@@ -33,7 +33,7 @@ import { asRendered } from './rendered.js';
 const FAIL_NOUN = String.raw`(?:errors?|failures?|failed|failing|fails?|crash(?:es|ed|ing)?|errored|erroring)`;
 /** A zero count (`0 failures`, `no tests failed`, `failed=0`), cut before reading; not one with an exception after it. */
 const ZERO = new RegExp(
-  String.raw`(?<![\p{L}\d.-])(?:0|zero|no|without(?:[^\S\n]+any)?)[^\S\n]+(?:\p{L}[\p{L}/-]*[^\S\n]+){0,2}${FAIL_NOUN}\b` +
+  String.raw`(?<![\p{L}\d.-])(?:0|zero|no|nothing|none(?:[^\S\n]+of(?:[^\S\n]+the)?)?|without(?:[^\S\n]+any)?)[^\S\n]+(?:\p{L}[\p{L}/-]*[^\S\n]+){0,2}${FAIL_NOUN}\b` +
     String.raw`(?!\s*,?\s*(?:except|excepting|apart\s+from|other\s+than|aside\s+from|save\s+for|besides|excluding|but\s+(?:for|one)\b))` +
     String.raw`|\b(?:errors?|failures?|failed|failing)\s*[:=]\s*0(?![\d.])`,
   'giu',
@@ -58,18 +58,22 @@ const FAILURE = new RegExp(
 );
 /** Not said of a settled thing when negated (`not fixed`, `never resolved`). */
 const UNNEGATED = String.raw`(?<!\b(?:not|never|n['’]t)\s+(?:(?:yet|been)\s+)?)`;
-/** After a failure in its clause, words that say it was settled (`were failing, now pass`, `3 failures fixed`). */
+/**
+ * After a failure in its clause, words that say it was settled (`were failing, now pass`, `3
+ * failures fixed`); not a fix to come (`fixes pending`, `to be fixed`).
+ */
 const SETTLED_AFTER = new RegExp(
   String.raw`\bnow\s+(?:pass|passes|passing|green|succeed|succeeds|work|works)\b|` +
-    String.raw`${UNNEGATED}\b(?:fix(?:ed|es)|resolv(?:ed|es)|repair(?:ed|s))\b`,
+    String.raw`${UNNEGATED}(?<!\b(?:be|get|gets|getting)\s+)\b(?:fixed|resolved|repaired)\b`,
   'iu',
 );
 /**
- * History words that lead straight to the fail word (`had been failing`, `previously 3
- * failures`, `used to fail`); a pass word or `now` between them tells a regression instead.
+ * History words that lead straight to the fail word (`had been failing`, `previously 3 tests
+ * failing`, `used to fail`): only an adverb, a count and its noun, or `been` between. A pass word
+ * between (`had been passing now fail`, `previously stable tests fail`) tells a regression.
  */
 const HISTORY_BEFORE =
-  /\b(?:previously|formerly|had\s+been|used\s+to)\s+(?:(?!(?:now|pass\w*|green|succeed\w*|work\w*)\s)[\p{L}\d-]+\s+){0,3}$/iu;
+  /\b(?:previously|formerly|had\s+been|used\s+to)\s+(?:(?:been|the|all|also|often|sometimes|always|some|a|few|known|flaky|\p{L}+ly|\d+(?:\s+[\p{L}-]+)?)\s+){0,3}$/iu;
 /**
  * A handling verb just before the fail word (`fixes the failing login test`, `retry for failed
  * uploads`, `fixed 3 failures`): at most three words between, none of them a conjunction or a
@@ -88,6 +92,9 @@ const ADJECTIVE = /^(?:fail(?:ed|ing)|broken)$/iu;
 /** A word after a fail word that makes it no adjective (`failing on CI`, `broken since …`). */
 const NOT_A_NOUN =
   /^(?:on|in|at|with|for|to|from|and|or|but|since|because|after|before|when|while|again|now|so|still|locally|intermittently|due|under|until|the|a|an|as|[\d]+)$/i;
+/** After a failure noun, a noun it only names (`TS error fixes`, `failure handling`, `error messages`). */
+const NAMES_A_KIND =
+  /^[\s-]+(?:fix(?:es)?|handling|handlers?|recovery|retr(?:y|ies)|repairs?|paths?|messages?|codes?|class(?:es|ification)?|reporting|modes?|cases?)\b/iu;
 /** A fail word said not to happen (`is not a failure`, `no longer fails`, `didn't fail`). */
 const NEGATED_BEFORE = /\b(?:not|never|no\s+longer|n['’]t)\s+(?:(?:a|an|any|yet)\s+)?$/iu;
 /** Said right after a fail word, it was meant to fail (`failed as expected`, a negative test). */
@@ -100,7 +107,7 @@ const CONJUNCTION =
   /\b(?:but|however|although|though|whereas)\b|(?<!\b(?:not|never|cannot)\s+|n['’]t\s+)\byet\b/iu;
 /** A clause after a conjunction that only says the one before it was settled (`… failed once but was fixed`). */
 const SETTLES_BEFORE =
-  /^\s*,?\s*(?:(?:it|they|was|were|is|are|has|have|had|been|since|later|then|all|already|subsequently)\s+)*(?:fix(?:ed)?|resolved|repaired|now\s+(?:pass(?:es|ing)?|green|succeeds?|works?))\b/iu;
+  /^\s*,?\s*(?:(?:it|they|was|were|is|are|has|have|had|been|since|later|then|all|already|subsequently)\s+)*(?:fixed|resolved|repaired|now\s+(?:pass(?:es|ing)?|green|succeeds?|works?))\b/iu;
 
 /** The failure words in `text`, when one of its clauses says one that is not settled; else undefined. */
 export function failureBeside(text: string): string | undefined {
@@ -134,6 +141,7 @@ function settled(clause: string, word: string, at: number): boolean {
     EXPECTED.test(after) ||
     HISTORY_BEFORE.test(before) ||
     NEGATED_BEFORE.test(before) ||
+    (!ADJECTIVE.test(word) && !PREDICATE.test(word) && NAMES_A_KIND.test(after)) ||
     handled(before, word, after)
   );
 }

@@ -149,6 +149,13 @@ describe('attack: a regression, a handling verb or a fix in another clause does 
     "Complete — tests can't pass",
     'Complete — 2 retries failed',
     'Complete — 3 fix attempts have failed',
+    'Complete — 3 tests failing but fix pending',
+    'Complete — 3 tests failing, to be fixed in phase 7',
+    'Complete — 2 failing tests, fixes pending',
+    'Complete — previously stable tests fail',
+    'Complete — no warnings and tests failing',
+    'Complete — no retries so tests fail',
+    'Complete — 2 failing cases remain',
   ])
     it(`MaxsimCLI opening: **Status:** ${status}`, () => {
       expect(unchecked(summary(status))).toEqual([
@@ -187,6 +194,10 @@ describe('false alarm: history told of the failure itself, and handling said of 
     'Complete — repaired=388, failed=0',
     'Complete — the gate cannot pass unless the audit passes',
     'Complete — Slack retries deliveries that fail',
+    'Complete — nothing failed',
+    'Complete — none of the tests failed',
+    'Complete — 32 TS error fixes; failure handling added',
+    'Complete — previously 3 tests failing, now none',
     'Complete — no crashes, 0 type errors',
     'Complete — no new TypeScript/build errors',
     'Complete — exit code is 1 (non-zero is not a failure)',
