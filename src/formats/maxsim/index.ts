@@ -36,7 +36,7 @@ function uncheckable(record: LedgerRecord): Uncheckable[] {
 export const maxsim: FormatModule = {
   name: 'maxsim',
   title: 'MaxsimCLI handoff contract',
-  readerRevision: 8,
+  readerRevision: 9,
   detect: detectMaxsim,
   seemsToBe: (input) => {
     const text = input.text();
