@@ -5,26 +5,134 @@
  * self-check verdict and status label (round seventeen, findings 8 and 9: `~~PASSED~~ FAILED`
  * read as PASSED, `~~Failed~~ Complete` as failed). Read as cmark-gfm reads it: one or two
  * tildes, the same run closing as opened, each run flanking as emphasis is (CommonMark 6.2),
- * never inside a code span. Pure and total.
+ * never inside a code span. Round eighteen (readers findings 1 and 2) read what else the page
+ * strikes: a tilde run after an escaped backslash (`\\~~PASSED~~`), one between escaped backticks
+ * (no code span), and a strike over the lines of one paragraph (`shownLines`). Pure and total.
  */
+import { blockReader } from './blocks.js';
 
 const WHITESPACE = /[\s\p{Zs}]/u;
 const PUNCTUATION = /[!-/:-@[-`{-~\p{P}]/u;
+/** A GFM table's delimiter row: a strike never crosses table rows (each cell is read alone). */
+const DELIMITER_ROW = /^\s*\|?(?:\s*:?-+:?\s*\|)+\s*(?::?-+:?\s*)?\|?\s*$/;
+
+type Span = [number, number];
 
 /** The text without its struck-out spans. */
 export function withoutStruck(text: string): string {
-  if (!text.includes('~')) return text;
+  return without(text, struckSpans(text));
+}
+
+/** `text`'s lines, each paragraph's strikes withdrawn as one (`shownLines`), then each line's. */
+export function shownText(text: string): string {
+  return shownLines(text.split('\n')).map(withoutStruck).join('\n');
+}
+
+/**
+ * The lines as the page shows them where a strike crosses a line break inside one paragraph
+ * (`Self-check: ~~PASSED` / `(first run)~~ FAILED`): the lines it joins are read as one, their
+ * shown words on the first and the rest left blank, so every line keeps its number. A line no
+ * such strike touches is returned as written (its own strikes are its reader's to withdraw).
+ * Strikes never cross a heading, a blank line, a fence or a table's rows (CommonMark blocks).
+ */
+export function shownLines(lines: readonly string[]): string[] {
+  const out = [...lines];
+  const blocks = blockReader();
+  const kinds = lines.map((l) => blocks.line(l));
+  for (let first = 0; first < lines.length;) {
+    if (kinds[first]?.kind !== 'paragraph') {
+      first++;
+      continue;
+    }
+    let end = first + 1;
+    while (end < lines.length && kinds[end]?.kind === 'paragraph' && kinds[end]?.starts === false)
+      end++;
+    // A table's header row and what follows are cells, not this paragraph's text.
+    const delimiter = lines.findIndex(
+      (l, k) => k > first && k < end && l.includes('|') && DELIMITER_ROW.test(l),
+    );
+    joinStruck(lines, kinds, first, delimiter < 0 ? end : delimiter - 1, out);
+    first = end;
+  }
+  return out;
+}
+
+/** Within one paragraph (`lines[first..end)`), the lines each crossing strike joins, shown. */
+function joinStruck(
+  lines: readonly string[],
+  kinds: readonly { at: number }[],
+  first: number,
+  end: number,
+  out: string[],
+): void {
+  if (end - first < 2) return;
+  // The first line whole (its readers read its list or quote mark), the rest from their content.
+  const parts = lines
+    .slice(first, end)
+    .map((l, k) => (k === 0 ? l : l.slice(kinds[first + k]?.at ?? 0)));
+  const text = parts.join('\n');
+  const starts: number[] = [];
+  parts.reduce((at, p) => (starts.push(at), at + p.length + 1), 0);
+  const lineAt = (offset: number): number => starts.findLastIndex((s) => s <= offset);
+  const spans = struckSpans(text);
+  /** Runs of lines joined by a crossing strike, as [first, last] part indexes. */
+  const joined: [number, number][] = [];
+  for (const [start, stop] of spans) {
+    const a = lineAt(start);
+    const b = lineAt(stop - 1);
+    if (a === b) continue;
+    const last = joined[joined.length - 1];
+    if (last !== undefined && a <= last[1]) last[1] = Math.max(last[1], b);
+    else joined.push([a, b]);
+  }
+  for (const [a, b] of joined) {
+    const from = starts[a] ?? 0;
+    const to = (starts[b] ?? 0) + (parts[b]?.length ?? 0);
+    const inside = spans
+      .filter(([s, e]) => s < to && e > from)
+      .map(([s, e]): Span => [Math.max(s, from) - from, Math.min(e, to) - from]);
+    const indent = a === 0 ? '' : (lines[first + a] ?? '').slice(0, kinds[first + a]?.at ?? 0);
+    out[first + a] = indent + without(text.slice(from, to), inside).replace(/\n/g, ' ');
+    for (let k = a + 1; k <= b; k++) out[first + k] = '';
+  }
+}
+
+/** Every struck span of `text`: tilde strikes outside code spans. */
+function struckSpans(text: string): Span[] {
+  if (!text.includes('~')) return [];
   const code = codeRanges(text);
+  return tildeSpans(text, inside(code));
+}
+
+/** Whether an offset lies in one of `ranges` (in order), asked of offsets in increasing order. */
+function inside(ranges: readonly Span[]): (at: number) => boolean {
+  let next = 0;
+  return (at) => {
+    while ((ranges[next]?.[1] ?? Infinity) <= at) next++;
+    return (ranges[next]?.[0] ?? Infinity) <= at;
+  };
+}
+
+/** Whether the character at `at` is escaped: an odd number of backslashes stands before it. */
+function escaped(text: string, at: number): boolean {
+  let n = 0;
+  while (text[at - 1 - n] === '\\') n++;
+  return n % 2 === 1;
+}
+
+function tildeSpans(text: string, inCode: (at: number) => boolean): Span[] {
   /** Unmatched openers by run length (1 or 2), nearest last. */
   const openers: [number[], number[]] = [[], []];
-  const struck: [number, number][] = [];
-  let nextCode = 0;
+  const struck: Span[] = [];
   for (const run of text.matchAll(/~+/g)) {
-    const at = run.index;
-    const length = run[0].length;
-    while ((code[nextCode]?.[1] ?? Infinity) <= at) nextCode++;
-    const inCode = (code[nextCode]?.[0] ?? Infinity) <= at;
-    if (length > 2 || inCode || text[at - 1] === '\\') continue; // `\~` is a tilde
+    let at = run.index;
+    let length = run[0].length;
+    // `\~` is a tilde; what follows it is a run of its own (`\~~~x~~` strikes `~~x~~`).
+    if (escaped(text, at)) {
+      at++;
+      length--;
+    }
+    if (length < 1 || length > 2 || inCode(at)) continue;
     const before = at === 0 ? ' ' : (text[at - 1] ?? ' ');
     const after = text[at + length] ?? ' ';
     const space = (c: string): boolean => WHITESPACE.test(c);
@@ -40,38 +148,47 @@ export function withoutStruck(text: string): string {
       while ((other[other.length - 1] ?? -1) > opener) other.pop();
     } else if (opens) same.push(at);
   }
+  return struck;
+}
+
+/** `text` without `spans` (in any order, overlapping or not). */
+function without(text: string, spans: readonly Span[]): string {
   let out = '';
   let from = 0;
-  for (const [start, end] of struck.sort((a, b) => a[0] - b[0])) {
-    if (start < from) continue; // inside a span already struck
-    out += text.slice(from, start);
-    from = end;
+  for (const [start, end] of [...spans].sort((a, b) => a[0] - b[0])) {
+    if (start >= from) out += text.slice(from, start);
+    from = Math.max(from, end);
   }
   return out + text.slice(from);
 }
 
-/** Where the code spans are, in order: a backtick run to the next run of exactly its length. */
-function codeRanges(text: string): [number, number][] {
-  const runs = Array.from(text.matchAll(/`+/g), (m) => ({ at: m.index, length: m[0].length }));
-  const byLength = new Map<number, number[]>();
-  runs.forEach((r, k) => {
-    const list = byLength.get(r.length) ?? [];
-    list.push(k);
-    byLength.set(r.length, list);
-  });
-  const seen = new Map<number, number>();
-  const out: [number, number][] = [];
-  for (let i = 0; i < runs.length; i++) {
-    const open = runs[i];
-    if (open === undefined) continue;
-    const same = byLength.get(open.length) ?? [];
-    let k = seen.get(open.length) ?? 0;
-    while (k < same.length && (same[k] ?? 0) <= i) k++;
-    seen.set(open.length, k);
-    const close = same[k];
-    if (close === undefined) continue;
-    out.push([open.at, (runs[close]?.at ?? 0) + open.length]);
-    i = close;
+/**
+ * Where the code spans are, in order, as CommonMark scans them: a backtick run to the next run of
+ * exactly its length. Outside a span a backslash escapes the backtick after it (`` \` `` opens
+ * none); inside one it is a literal backslash, so the span still closes.
+ */
+function codeRanges(text: string): Span[] {
+  const out: Span[] = [];
+  for (let i = 0; i < text.length;) {
+    const c = text[i];
+    if (c === '\\') {
+      i += 2;
+      continue;
+    }
+    if (c !== '`') {
+      i++;
+      continue;
+    }
+    let length = 1;
+    while (text[i + length] === '`') length++;
+    const close = new RegExp(`(?<!\`)\`{${length}}(?!\`)`, 'g');
+    close.lastIndex = i + length;
+    const m = close.exec(text);
+    if (m === null) i += length;
+    else {
+      out.push([i, m.index + length]);
+      i = m.index + length;
+    }
   }
   return out;
 }

@@ -26,6 +26,7 @@
 import { fenceTracker, headingOf } from '../kit/markdown.js';
 import { asRendered } from '../kit/rendered.js';
 import { FAIL_MARK, PASS_MARK } from '../kit/status-mark.js';
+import { shownLines } from '../kit/struck.js';
 import {
   isDelimiterRow,
   itemSays,
@@ -130,7 +131,8 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
     if (open !== null) judge(open, out);
     open = null;
   };
-  body.lines.forEach((text, i) => {
+  // A strike over two lines of a paragraph (`~~PASSED` / `(first run)~~ FAILED`) is withdrawn.
+  shownLines(body.lines).forEach((text, i) => {
     const line = i + 1 + body.offset;
     if (fence.line(text)) return;
     const heading = headingOf(text);

@@ -20,7 +20,7 @@ import { worseStatus, type Reason, type Status } from '../../model/record.js';
 import { reason } from '../kit/claims.js';
 import { fenceTracker, headingOf } from '../kit/markdown.js';
 import { asRendered } from '../kit/rendered.js';
-import { withoutStruck } from '../kit/struck.js';
+import { shownLines, withoutStruck } from '../kit/struck.js';
 import {
   contradictionName,
   statusContradiction,
@@ -72,7 +72,8 @@ export function selfReports(
   let part: { labelled: boolean } | null = { labelled: false };
   // The opening label is the first one before any `##` heading (summary.ts's openingOf).
   let opening = true;
-  body.lines.forEach((text, i) => {
+  // A strike over two lines of a paragraph (`~~Complete` / `(draft)~~ Blocked`) is withdrawn.
+  shownLines(body.lines).forEach((text, i) => {
     const line = i + 1 + body.offset;
     if (fence.line(text)) return;
     const heading = headingOf(text);

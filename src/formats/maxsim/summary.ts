@@ -13,7 +13,7 @@ import { textOf, type FrontMap, type FrontValue } from '../kit/front-matter.js';
 import { isNone, type Section } from '../kit/markdown.js';
 import { failureSaid } from '../kit/failure-beside.js';
 import { splitPathAndNote } from '../kit/paths.js';
-import { withoutStruck } from '../kit/struck.js';
+import { shownText } from '../kit/struck.js';
 import {
   flat,
   headingPath,
@@ -316,8 +316,9 @@ export function readPhaseSummary(
   // GSD-2 says what its verification gate found (`verification_result: passed`) and no status.
   const key = ['status', 'verification_result'].find((k) => typeof fm[k] === 'string');
   const fmStatus = key === undefined ? undefined : (fm[key] as string);
-  // As the page shows it: struck-out words are withdrawn (`~~Failed~~ Complete` is Complete).
-  const labelled = STATUS_LABEL.exec(withoutStruck(opening))?.[1];
+  // As the page shows it: struck-out words are withdrawn (`~~Failed~~ Complete` is Complete), a
+  // strike never beyond its paragraph (round eighteen: it was read across the whole opening).
+  const labelled = STATUS_LABEL.exec(shownText(opening))?.[1];
   const written = fmStatus ?? labelled;
   let status: PhaseSummary['status'];
   const unchecked: Unchecked[] = [];

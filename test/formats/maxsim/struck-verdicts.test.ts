@@ -54,3 +54,42 @@ describe('false alarm: an honest summary that struck its old verdict out stays s
     );
   });
 });
+
+/**
+ * Red team, round eighteen, readers finding 1: strikes the page shows that were read as said.
+ * Over two lines of one paragraph, after an escaped backslash, between escaped backticks: the
+ * struck pass word was the verdict, success.
+ */
+describe('attack: a struck pass word is withdrawn however GitHub strikes it', () => {
+  for (const selfCheck of [
+    '## Self-Check\n\n~~PASSED\n(first run)~~ FAILED: src/b.ts not written\n\n- [x] src/a.ts FOUND',
+    'Verified with ls.\n\nSelf-check: ~~PASSED\n(first run)~~ FAILED — missing: src/b.ts',
+    '**Self-check: ~~PASSED\n(first run)~~ FAILED — missing: src/b.ts**',
+    '## Self-Check: \\\\~~PASSED~~ FAILED\n\n- [x] src/a.ts FOUND',
+    '## Self-Check: \\`~~PASSED~~ FAILED\\`\n\n- [x] src/a.ts FOUND',
+  ])
+    it(`attack: ${selfCheck.replace(/\n/g, ' / ')} fails the summary`, () => {
+      expect(parsed(summary(selfCheck)).status).toBe('failed');
+    });
+
+  for (const status of ['~~Complete\n(draft)~~ Blocked', '\\\\~~Complete~~ Blocked'])
+    it(`attack: **Status:** ${status.replace(/\n/g, ' / ')} is the standing word`, () => {
+      expect(parsed(opening(status)).status).not.toBe('success');
+    });
+});
+
+describe('false alarm: an honest summary whose strike crosses a line stays success, unsaid', () => {
+  it('false alarm: ## Self-Check / ~~FAILED / (first run)~~ PASSED', () => {
+    const h = parsed(
+      summary('## Self-Check\n\n~~FAILED\n(first run)~~ PASSED\n\n- [x] src/a.ts FOUND'),
+    );
+    expect(h.status).toBe('success');
+    expect(unchecked(h)).toEqual([]);
+  });
+
+  it('false alarm: **Status:** ~~Failed / (first run)~~ Complete', () => {
+    const h = parsed(opening('~~Failed\n(first run)~~ Complete'));
+    expect(h.status).toBe('success');
+    expect(unchecked(h)).toEqual([]);
+  });
+});
