@@ -7,12 +7,17 @@
  * tildes, the same run closing as opened, each run flanking as emphasis is (CommonMark 6.2),
  * never inside a code span. Round eighteen (readers findings 1 and 2) read what else the page
  * strikes: a tilde run after an escaped backslash (`\\~~PASSED~~`), one between escaped backticks
- * (no code span), and a strike over the lines of one paragraph (`shownLines`). Pure and total.
+ * (no code span), the HTML tags GitHub keeps and shows struck (`<del>`, `<s>`, `<strike>`), and a
+ * strike over the lines of one paragraph (`shownLines`). Pure and total.
  */
-import { blockReader } from './blocks.js';
+import { blockReader, OPEN_TAG } from './blocks.js';
 
 const WHITESPACE = /[\s\p{Zs}]/u;
 const PUNCTUATION = /[!-/:-@[-`{-~\p{P}]/u;
+/** An open or closing strike tag's start; `OPEN_TAG` then says whether it is a whole tag. */
+const STRIKE_TAG = /<(\/?)(del|s|strike)(?=[\s/>])/gi;
+const WHOLE_OPEN_TAG = new RegExp(OPEN_TAG, 'iy');
+const WHOLE_CLOSE_TAG = /<\/(?:del|s|strike)\s*>/iy;
 /** A GFM table's delimiter row: a strike never crosses table rows (each cell is read alone). */
 const DELIMITER_ROW = /^\s*\|?(?:\s*:?-+:?\s*\|)+\s*(?::?-+:?\s*)?\|?\s*$/;
 
@@ -97,11 +102,11 @@ function joinStruck(
   }
 }
 
-/** Every struck span of `text`: tilde strikes outside code spans. */
+/** Every struck span of `text`: tilde strikes and strike tags, outside code spans. */
 function struckSpans(text: string): Span[] {
-  if (!text.includes('~')) return [];
+  if (!text.includes('~') && !text.includes('<')) return [];
   const code = codeRanges(text);
-  return tildeSpans(text, inside(code));
+  return [...tildeSpans(text, inside(code)), ...tagSpans(text, inside(code))];
 }
 
 /** Whether an offset lies in one of `ranges` (in order), asked of offsets in increasing order. */
@@ -149,6 +154,38 @@ function tildeSpans(text: string, inCode: (at: number) => boolean): Span[] {
     } else if (opens) same.push(at);
   }
   return struck;
+}
+
+/**
+ * `<del>`, `<s>`, `<strike>` (any case, with attributes) up to the tag that closes the outermost,
+ * or to the end of the text (the paragraph) when none does, as a browser shows it. A tag in a code
+ * span or after a backslash is text.
+ */
+function tagSpans(text: string, inCode: (at: number) => boolean): Span[] {
+  const spans: Span[] = [];
+  const open = new Map<string, number>();
+  let depth = 0;
+  let start = 0;
+  for (const m of text.matchAll(STRIKE_TAG)) {
+    const at = m.index;
+    if (inCode(at) || escaped(text, at)) continue;
+    const name = (m[2] ?? '').toLowerCase();
+    const whole = m[1] === '/' ? WHOLE_CLOSE_TAG : WHOLE_OPEN_TAG;
+    whole.lastIndex = at;
+    const tag = whole.exec(text);
+    if (tag === null || tag[0].endsWith('/>')) continue;
+    if (m[1] !== '/') {
+      if (depth === 0) start = at;
+      depth++;
+      open.set(name, (open.get(name) ?? 0) + 1);
+    } else if ((open.get(name) ?? 0) > 0) {
+      open.set(name, (open.get(name) ?? 0) - 1);
+      depth--;
+      if (depth === 0) spans.push([start, at + tag[0].length]);
+    }
+  }
+  if (depth > 0) spans.push([start, text.length]);
+  return spans;
 }
 
 /** `text` without `spans` (in any order, overlapping or not). */

@@ -1,7 +1,7 @@
 /**
  * Struck-out text as GitHub shows it (kit/struck.ts). Red team, round eighteen, readers findings
  * 1 and 2: a strike over two lines of one paragraph, after an escaped backslash (`\\~~`), between
- * or between escaped backticks stood where the page withdraws it.
+ * escaped backticks, or written as `<del>`, `<s>`, `<strike>` stood where the page withdraws it.
  */
 import { describe, expect, it } from 'vitest';
 import { shownLines, withoutStruck } from '../../../src/formats/kit/struck.js';
@@ -22,6 +22,23 @@ describe('withoutStruck reads a strike as the page shows it', () => {
     expect(withoutStruck('`a\\` ~~PASSED~~ FAILED')).toBe('`a\\`  FAILED');
     expect(withoutStruck('`~~PASSED~~` FAILED')).toBe('`~~PASSED~~` FAILED');
   });
+
+  it('attack: <del>, <s> and <strike> are withdrawn as ~~ is, in any case, with attributes', () => {
+    expect(withoutStruck('<del>PASSED</del> FAILED')).toBe(' FAILED');
+    expect(withoutStruck('<s>PASSED</s> FAILED')).toBe(' FAILED');
+    expect(withoutStruck('<STRIKE>PASSED</STRIKE> FAILED')).toBe(' FAILED');
+    expect(withoutStruck('<del datetime="2026-01-01">Complete</del> Blocked')).toBe(' Blocked');
+    // Unclosed, the page strikes to the end of the paragraph.
+    expect(withoutStruck('FAILED <del>PASSED')).toBe('FAILED ');
+  });
+
+  it('false alarm: a tag in a code span, escaped, or of another name is not a strike', () => {
+    expect(withoutStruck('`<del>x</del>` FAILED')).toBe('`<del>x</del>` FAILED');
+    expect(withoutStruck('\\<del>x</del> FAILED')).toBe('\\<del>x</del> FAILED');
+    expect(withoutStruck('<details>x</details> <sub>y</sub>')).toBe(
+      '<details>x</details> <sub>y</sub>',
+    );
+  });
 });
 
 describe('shownLines withdraws a strike over the lines of one paragraph', () => {
@@ -29,6 +46,10 @@ describe('shownLines withdraws a strike over the lines of one paragraph', () => 
     expect(shownLines(['Self-check: ~~PASSED', '(first run)~~ FAILED — missing', '', 'x'])).toEqual(
       ['Self-check:  FAILED — missing', '', '', 'x'],
     );
+    expect(shownLines(['**Status:** <del>Complete', '(draft)</del> Blocked'])).toEqual([
+      '**Status:**  Blocked',
+      '',
+    ]);
   });
 
   it('false alarm: lines a strike does not cross are kept as written, and so is every count', () => {

@@ -56,9 +56,9 @@ describe('false alarm: an honest summary that struck its old verdict out stays s
 });
 
 /**
- * Red team, round eighteen, readers finding 1: strikes the page shows that were read as said.
- * Over two lines of one paragraph, after an escaped backslash, between escaped backticks: the
- * struck pass word was the verdict, success.
+ * Red team, round eighteen, readers findings 1 and 2: strikes the page shows that were read as
+ * said. Over two lines of one paragraph, after an escaped backslash, between escaped backticks,
+ * or written with `<del>`, `<s>`, `<strike>`: the struck pass word was the verdict, success.
  */
 describe('attack: a struck pass word is withdrawn however GitHub strikes it', () => {
   for (const selfCheck of [
@@ -67,29 +67,42 @@ describe('attack: a struck pass word is withdrawn however GitHub strikes it', ()
     '**Self-check: ~~PASSED\n(first run)~~ FAILED — missing: src/b.ts**',
     '## Self-Check: \\\\~~PASSED~~ FAILED\n\n- [x] src/a.ts FOUND',
     '## Self-Check: \\`~~PASSED~~ FAILED\\`\n\n- [x] src/a.ts FOUND',
+    '## Self-Check: <del>PASSED</del> FAILED\n\n- [x] src/a.ts FOUND',
+    '## Self-Check: <s>PASSED</s> FAILED\n\n- [x] src/a.ts FOUND',
+    '**Self-check: <strike>PASSED</strike> FAILED — missing: src/b.ts**',
+    '## Self-Check\n\n<del>PASSED\n(first run)</del> FAILED: src/b.ts not written',
   ])
     it(`attack: ${selfCheck.replace(/\n/g, ' / ')} fails the summary`, () => {
       expect(parsed(summary(selfCheck)).status).toBe('failed');
     });
 
-  for (const status of ['~~Complete\n(draft)~~ Blocked', '\\\\~~Complete~~ Blocked'])
+  for (const status of [
+    '~~Complete\n(draft)~~ Blocked',
+    '\\\\~~Complete~~ Blocked',
+    '<del>Complete</del> Blocked',
+    '<s>Complete</s> Partial',
+  ])
     it(`attack: **Status:** ${status.replace(/\n/g, ' / ')} is the standing word`, () => {
       expect(parsed(opening(status)).status).not.toBe('success');
     });
 });
 
-describe('false alarm: an honest summary whose strike crosses a line stays success, unsaid', () => {
-  it('false alarm: ## Self-Check / ~~FAILED / (first run)~~ PASSED', () => {
-    const h = parsed(
-      summary('## Self-Check\n\n~~FAILED\n(first run)~~ PASSED\n\n- [x] src/a.ts FOUND'),
-    );
-    expect(h.status).toBe('success');
-    expect(unchecked(h)).toEqual([]);
-  });
+describe('false alarm: an honest summary that struck its old verdict out with a tag stays success, unsaid', () => {
+  for (const selfCheck of [
+    '## Self-Check: <del>FAILED</del> PASSED\n\n- [x] src/a.ts FOUND',
+    '## Self-Check: <DEL datetime="2026-01-01">FAILED</DEL> PASSED\n\n- [x] src/a.ts FOUND',
+    '## Self-Check\n\n~~FAILED\n(first run)~~ PASSED\n\n- [x] src/a.ts FOUND',
+  ])
+    it(`false alarm: ${selfCheck.split('\n')[0]}`, () => {
+      const h = parsed(summary(selfCheck));
+      expect(h.status).toBe('success');
+      expect(unchecked(h)).toEqual([]);
+    });
 
-  it('false alarm: **Status:** ~~Failed / (first run)~~ Complete', () => {
-    const h = parsed(opening('~~Failed\n(first run)~~ Complete'));
-    expect(h.status).toBe('success');
-    expect(unchecked(h)).toEqual([]);
-  });
+  for (const status of ['<s>Failed</s> Complete', '~~Failed\n(first run)~~ Complete'])
+    it(`false alarm: **Status:** ${status.replace(/\n/g, ' / ')}`, () => {
+      const h = parsed(opening(status));
+      expect(h.status).toBe('success');
+      expect(unchecked(h)).toEqual([]);
+    });
 });
