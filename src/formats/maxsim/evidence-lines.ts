@@ -12,8 +12,10 @@
  * mark), so prose with a label (`Root cause: the login test failed …`) stays prose.
  */
 import type { ClaimedCheck } from '../../model/record.js';
+import { CLOSE_TAG, OPEN_TAG } from '../kit/blocks.js';
 import { asRendered } from '../kit/rendered.js';
 import { FAIL_MARK, PASS_MARK } from '../kit/status-mark.js';
+import { withoutStruck } from '../kit/struck.js';
 import { checksInLine, commandsIn, EXIT_CODE } from './evidence.js';
 import { resultOf, type Unchecked } from './verification.js';
 import { SAID_FAILED, ZERO_FAILED } from './vocabulary.js';
@@ -21,10 +23,19 @@ import { SAID_FAILED, ZERO_FAILED } from './vocabulary.js';
 /**
  * `Build: exit code 1`, `**Lint:** 3 errors`, `🧪 Tests: FAILED`, `Typprüfung: FAILED`: a short
  * label in any script or with a leading emoji (round seventeen, finding 6: an ASCII letter first
- * was required, so the page's `🧪 Tests: FAILED` was no label), a colon, the result.
+ * was required, so the page's `🧪 Tests: FAILED` was no label), a colon, the result. A task box
+ * may stand before the label (`[ ] Tests: FAILED`) and a dash for the colon (`Tests — FAILED`):
+ * the page shows each as a label and its result (round eighteen, finding 4).
  */
-const LABELLED =
-  /^[*_]{0,2}[\p{L}\p{Extended_Pictographic}\p{So}](?:[\p{L}\p{N}\p{M}\p{Extended_Pictographic}\p{So} _./()+-]|\u200D){0,40}?[*_]{0,2}\s*:[*_]{0,2}\s*(.+)$/u;
+const LABEL = String.raw`^(?:\[[ xX]\]\s+)?[*_]{0,2}[\p{L}\p{Extended_Pictographic}\p{So}](?:[\p{L}\p{N}\p{M}\p{Extended_Pictographic}\p{So} _./()+-]|\u200D){0,40}?[*_]{0,2}`;
+const LABELLED = new RegExp(String.raw`${LABEL}\s*:[*_]{0,2}\s*(.+)$`, 'u');
+/** The dash form, read only where no colon labels the line (`Tests - unit: FAILED` is one label). */
+const LABELLED_BY_DASH = new RegExp(
+  String.raw`${LABEL}(?:\s+-|\s*[—–])(?=\s)[*_]{0,2}\s*(.+)$`,
+  'u',
+);
+/** An inline HTML tag: GitHub shows what it holds (`<span>`, `<font>`) or drops it, never the tag. */
+const INLINE_TAG = new RegExp(`${OPEN_TAG}|${CLOSE_TAG}`, 'gi');
 /** A warning mark opening a value (`⚠️ 3 errors`): it marks the result, the words say it. */
 const WARNING_FIRST = /^[\u26a0\u2757\u203c\u2049\u{1F6A8}\u{1F7E5}\u{1F7E7}]\uFE0F?\s*/u;
 /** A value that opens with a result: a mark, a count, an exit, a result word. */
@@ -45,18 +56,28 @@ const SETTLED_COUNT =
 const COUNT_OF_KIND = /^(\d+)\s+(?:[\p{L}-]+\s+){1,4}?(errors?|failures?)(?=\s*(?:$|[(,;:.—–-]))/iu;
 
 /**
+ * A line as GitHub shows it: struck-out text withdrawn (`~~passed~~ 3 failed`, `<del>passed</del>
+ * 3 failed`) and every inline tag dropped (`<span>FAILED</span>`), before character references are
+ * decoded (`&lt;del&gt;` shows as text). Round eighteen, finding 4: each was read as written.
+ */
+const shownLine = (line: string): string =>
+  asRendered(withoutStruck(line).replace(INLINE_TAG, '')).trim();
+
+/**
  * A value as GitHub shows it: emphasis and code-span marks are not what it says (red team, round
  * sixteen: `**FAILED**`, `` `exit 1` `` and `3 type errors` were not read as results). An underscore inside a word
  * (`type_check`) is the word's.
  */
 function asShown(value: string): string {
   return value
-    .replace(/<\/?(?:b|strong|em|i|code|kbd|samp|tt)>/gi, '')
     .replace(/[*`]+/g, '')
     .replace(/(^|[^\p{L}\p{N}])_+|_+(?=[^\p{L}\p{N}]|$)/gu, '$1')
     .trim()
     .replace(COUNT_OF_KIND, '$1 $2');
 }
+
+/** A negation before a verb: `not`, `did not`, `aren't`, `won't`, `cannot` (round eighteen). */
+const NEGATED = String.raw`\b(?:(?:do|does|did|is|are|was|were|will|can|could|has|have)\s+not|(?:do|does|did|is|are|was|were|wo|ca|could|has|have|had)n['’]t|cannot|not|never)`;
 
 /**
  * The value in the words `resultOf` judges (round seventeen, finding 6): any fail or pass mark
@@ -69,10 +90,8 @@ function asJudged(value: string): string {
     .replace(new RegExp(PASS_MARK.source, 'gu'), '\u2705')
     .replace(/\bnon-zero\s+exit(?:\s+code)?\s*\(?\s*(\d{1,3})\s*\)?/giu, 'exit code $1')
     .replace(/\b(?:errored|non-zero)\b/giu, 'failed')
-    .replace(
-      /\b(?:(?:do|does|did)\s+not|don't|doesn't|didn't|not|never)\s+pass(?:es|ed|ing)?\b/giu,
-      'failing',
-    );
+    .replace(new RegExp(String.raw`${NEGATED}\s+(?:yet\s+)?pass(?:es|ed|ing)?\b`, 'giu'), 'failing')
+    .replace(new RegExp(String.raw`${NEGATED}\s+(?:compile|build)s?\b`, 'giu'), 'failed');
 }
 
 /**
@@ -92,7 +111,9 @@ export function evidenceLineChecks(
       checks.push(...checksInLine(line, status));
       continue;
     }
-    const shown = asShown(LABELLED.exec(asRendered(line).trim())?.[1]?.trim() ?? '');
+    const seen = shownLine(line);
+    const labelled = LABELLED.exec(seen) ?? LABELLED_BY_DASH.exec(seen);
+    const shown = asShown(labelled?.[1]?.trim() ?? '');
     const value = asJudged(shown.replace(WARNING_FIRST, ''));
     if (!RESULT_FIRST.test(value) || SETTLED_COUNT.test(value)) continue;
     const said = resultOf(value, []);

@@ -199,3 +199,44 @@ describe('attack: a failure with any fail mark, label, tag or wording a reviewer
       expect(unchecked(h)).toEqual([]);
     });
 });
+
+describe('attack: an Evidence line the page shows failing fails PASS, however it is written (red team, round eighteen, finding 4)', () => {
+  for (const line of [
+    '- Tests: ~~passed~~ 3 failed',
+    '- Tests: <del>passed</del> 3 failed',
+    '- Build: <span>FAILED</span>',
+    '- Build: <font color=red>FAILED</font>',
+    '- [ ] Tests: FAILED',
+    '- [x] Build: FAILED',
+    '- Tests — FAILED',
+    '- Build – exit code 1',
+    '- Tests - unit: FAILED',
+    '- Tests:FAILED',
+    "- Tests: aren't passing",
+    '- Tests: isn’t passing',
+    '- Tests: cannot pass yet',
+    '- Build: did not compile',
+    "- Build: doesn't build",
+  ])
+    it(`attack: ${line}`, () => {
+      const h = parsed(handoff(line));
+      expect([h.claims.status, h.status]).toEqual(['PASS', 'failed']);
+      expect(codes(h)).toContain('MAXSIM_FAILED_EVIDENCE');
+    });
+
+  for (const line of [
+    '- Tests: ~~3 failed~~ 47 passed',
+    '- Build: <del>FAILED</del> passed',
+    '- Build: <span>passed</span>',
+    '- [x] Build: passed',
+    '- Tests — 47 passed',
+    '- Root cause — the login test failed on a stale fixture, now replaced',
+    '- Build: compiles cleanly, did not need changes',
+  ])
+    it(`false alarm: ${line}`, () => {
+      const h = parsed(handoff(line));
+      expect(h.status).toBe('success');
+      expect(codes(h)).not.toContain('MAXSIM_FAILED_EVIDENCE');
+      expect(unchecked(h)).toEqual([]);
+    });
+});
