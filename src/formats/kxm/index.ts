@@ -97,7 +97,7 @@ function uncheckable(record: LedgerRecord): Uncheckable[] {
 export const kxm: FormatModule = {
   name: 'kxm',
   title: 'KXM handoff manifest and its Markdown view',
-  readerRevision: 4,
+  readerRevision: 5,
   detect,
   parse,
   rederive(claims) {
