@@ -78,7 +78,17 @@ function joinStruck(
   const text = parts.join('\n');
   const starts: number[] = [];
   parts.reduce((at, p) => (starts.push(at), at + p.length + 1), 0);
-  const lineAt = (offset: number): number => starts.findLastIndex((s) => s <= offset);
+  /** The part an offset lies in (a binary search: a paragraph may hold many lines and strikes). */
+  const lineAt = (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] ?? 0) <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
   const spans = struckSpans(text);
   /** Runs of lines joined by a crossing strike, as [first, last] part indexes. */
   const joined: [number, number][] = [];
@@ -90,12 +100,18 @@ function joinStruck(
     if (last !== undefined && a <= last[1]) last[1] = Math.max(last[1], b);
     else joined.push([a, b]);
   }
+  const byStart = [...spans].sort((x, y) => x[0] - y[0]);
+  let next = 0;
   for (const [a, b] of joined) {
     const from = starts[a] ?? 0;
     const to = (starts[b] ?? 0) + (parts[b]?.length ?? 0);
-    const inside = spans
-      .filter(([s, e]) => s < to && e > from)
-      .map(([s, e]): Span => [Math.max(s, from) - from, Math.min(e, to) - from]);
+    // A span that reaches into these lines lies wholly in them (else it would have joined more).
+    while ((byStart[next]?.[0] ?? Infinity) < from) next++;
+    const inside: Span[] = [];
+    for (; (byStart[next]?.[0] ?? Infinity) < to; next++) {
+      const [s, e] = byStart[next] ?? [0, 0];
+      inside.push([s - from, Math.min(e, to) - from]);
+    }
     const indent = a === 0 ? '' : (lines[first + a] ?? '').slice(0, kinds[first + a]?.at ?? 0);
     out[first + a] = indent + without(text.slice(from, to), inside).replace(/\n/g, ' ');
     for (let k = a + 1; k <= b; k++) out[first + k] = '';
@@ -202,30 +218,34 @@ function without(text: string, spans: readonly Span[]): string {
 /**
  * Where the code spans are, in order, as CommonMark scans them: a backtick run to the next run of
  * exactly its length. Outside a span a backslash escapes the backtick after it (`` \` `` opens
- * none); inside one it is a literal backslash, so the span still closes.
+ * none, `` \`` `` opens a run of one); inside one it is a literal backslash, so the span still
+ * closes on the run after it.
  */
 function codeRanges(text: string): Span[] {
+  const runs = Array.from(text.matchAll(/`+/g), (m) => ({ at: m.index, length: m[0].length }));
+  /** Each length's runs, by index into `runs`, and how far each list has been passed. */
+  const byLength = new Map<number, number[]>();
+  runs.forEach((r, k) => {
+    const list = byLength.get(r.length) ?? [];
+    list.push(k);
+    byLength.set(r.length, list);
+  });
+  const passed = new Map<number, number>();
   const out: Span[] = [];
-  for (let i = 0; i < text.length;) {
-    const c = text[i];
-    if (c === '\\') {
-      i += 2;
-      continue;
-    }
-    if (c !== '`') {
-      i++;
-      continue;
-    }
-    let length = 1;
-    while (text[i + length] === '`') length++;
-    const close = new RegExp(`(?<!\`)\`{${length}}(?!\`)`, 'g');
-    close.lastIndex = i + length;
-    const m = close.exec(text);
-    if (m === null) i += length;
-    else {
-      out.push([i, m.index + length]);
-      i = m.index + length;
-    }
+  for (let i = 0; i < runs.length; i++) {
+    const run = runs[i];
+    if (run === undefined) continue;
+    const lead = escaped(text, run.at) ? 1 : 0;
+    const length = run.length - lead;
+    if (length === 0) continue;
+    const same = byLength.get(length) ?? [];
+    let k = passed.get(length) ?? 0;
+    while (k < same.length && (same[k] ?? 0) <= i) k++;
+    passed.set(length, k);
+    const close = same[k];
+    if (close === undefined) continue;
+    out.push([run.at + lead, (runs[close]?.at ?? 0) + length]);
+    i = close;
   }
   return out;
 }
