@@ -189,7 +189,8 @@ function tagSpans(text: string, inCode: (at: number) => boolean): Span[] {
     const whole = m[1] === '/' ? WHOLE_CLOSE_TAG : WHOLE_OPEN_TAG;
     whole.lastIndex = at;
     const tag = whole.exec(text);
-    if (tag === null || tag[0].endsWith('/>')) continue;
+    // `<s/>` opens as `<s>` does: HTML ignores a self-closing slash on an element that holds text.
+    if (tag === null) continue;
     if (m[1] !== '/') {
       if (depth === 0) start = at;
       depth++;

@@ -28,6 +28,7 @@ describe('withoutStruck reads a strike as the page shows it', () => {
     expect(withoutStruck('<s>PASSED</s> FAILED')).toBe(' FAILED');
     expect(withoutStruck('<STRIKE>PASSED</STRIKE> FAILED')).toBe(' FAILED');
     expect(withoutStruck('<del datetime="2026-01-01">Complete</del> Blocked')).toBe(' Blocked');
+    expect(withoutStruck('<s/>PASSED</s> FAILED')).toBe(' FAILED');
     // Unclosed, the page strikes to the end of the paragraph.
     expect(withoutStruck('FAILED <del>PASSED')).toBe('FAILED ');
   });
