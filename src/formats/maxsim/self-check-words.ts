@@ -20,6 +20,14 @@ const WORD = String.raw`self[-–— ]?checks?\b`;
 const LEAD = String.raw`([^\p{L}\p{N}]*?)(\d{1,3}(?:\.\d{1,3})*[.)]?[ \t]+)?((?:\p{L}[\p{L}'’-]*[ \t]+){0,2}?)`;
 /** A title or label: what stands before the word, an optional separator, the rest. */
 const TITLE = new RegExp(String.raw`^${LEAD}${WORD}[ \t]*([:—–-][ \t]*)?(.*)$`, 'iu');
+/**
+ * Words before the word that tell of an earlier self-check (`## Initial Self-Check: FAILED`, `The
+ * first self-check: FAILED`): history when a later self-check passes (self-checks.ts).
+ */
+const HISTORY = /\b(?:first|earlier|previous|prior|initial|original|old(?:er)?)\b/i;
+/** A verdict in the capitals GSD writes it in, anywhere in the words after the word. */
+const CAPITAL_VERDICT =
+  /\b(?:FAIL(?:ED|S|URE)?|FAILING|PASS(?:ED|ES)?|NOT (?:PASSED|FOUND|RUN|COMPLETE|VERIFIED|DONE)|MISSING|PARTIAL|INCOMPLETE|PENDING|BLOCKED|SKIPPED|UNSUCCESSFUL|ERRORS?|BROKEN)\b/;
 
 const FAIL_WORD =
   /^(?:result[ \t]*:[ \t]*)?(?:fail(?:ed|s|ure)?|not[ \t]+pass(?:ed)?|not[ \t]+ok)\b/i;
@@ -76,12 +84,33 @@ export interface Titled {
   said: Said;
   /** What follows the word, as written. */
   rest: string;
+  /** What stands in the verdict's place after the word: `rest`, or less of it (`verdictPlace`). */
+  verdict: string;
   /** The separator (`:`, a dash) right after the word, if any. */
   separator: string | undefined;
   /** Nothing stands before the word. */
   bare: boolean;
   /** Words stand before the word (`Final Self-Check`, `Run the self-check`). */
   worded: boolean;
+  /** Those words tell of an earlier self-check (`Initial`, `The first`). */
+  history: boolean;
+}
+
+/**
+ * What after the word is a verdict, when words stand before the word and no separator follows it:
+ * only a verdict written as one, in capitals or as a mark (`## Final Self-Check FAILED`,
+ * `PARTIAL`, `❌`), or after a label word (`Results: failed`). Else the words go on as prose or
+ * name a section (`My self-check failed on the first try …`, `The first self-check failed: …`,
+ * `## Earlier Self-Check Failure`, `### How a Self-Check Fails`): no verdict (red team, round
+ * eighteen, readers finding 6: round seventeen read each as FAILED beside an honest final pass).
+ */
+export function verdictPlace(text: string, worded: boolean, separated: boolean): string {
+  if (!worded || separated) return text;
+  const t = shown(text);
+  const lead = /^[^\p{L}\p{N}]*/u.exec(t)?.[0] ?? '';
+  if (FAIL_MARK.test(lead) || PASS_MARK.test(lead) || CAPITAL_VERDICT.test(t)) return text;
+  const label = VERDICT_LABEL.exec(t) ?? LABEL_THEN_DASH.exec(t);
+  return label === null ? '' : t.slice(label[0].length);
 }
 
 /**
@@ -93,7 +122,10 @@ export function titleOf(text: string): Titled | null {
   if (m === null) return null;
   const marks = m[1] ?? '';
   const rest = m[5] ?? '';
-  const after = verdictOf(rest);
+  const separator = m[4]?.trim();
+  const words = m[3] ?? '';
+  const verdict = verdictPlace(rest, words !== '', separator !== undefined);
+  const after = verdictOf(verdict);
   const mark: Said = FAIL_MARK.test(marks)
     ? PASS_MARK.test(marks)
       ? 'both'
@@ -108,9 +140,11 @@ export function titleOf(text: string): Titled | null {
   return {
     said,
     rest,
-    separator: m[4]?.trim(),
-    bare: `${marks}${m[2] ?? ''}${m[3] ?? ''}`.trim() === '',
-    worded: (m[3] ?? '') !== '',
+    verdict,
+    separator,
+    bare: `${marks}${m[2] ?? ''}${words}`.trim() === '',
+    worded: words !== '',
+    history: HISTORY.test(words),
   };
 }
 
@@ -121,7 +155,7 @@ export function titleOf(text: string): Titled | null {
  */
 export function isStated(t: Titled): boolean {
   if (t.said !== 'unknown') return false;
-  const rest = shown(t.rest);
+  const rest = shown(t.verdict);
   const labelled = VERDICT_LABEL.exec(rest) ?? LABEL_THEN_DASH.exec(rest);
   const afterLabel = labelled === null ? '' : rest.slice(labelled[0].length);
   return (

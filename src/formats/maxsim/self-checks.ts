@@ -40,6 +40,7 @@ import {
   shown,
   titleOf,
   verdictOf,
+  verdictPlace,
   type Said,
   type Titled,
 } from './self-check-words.js';
@@ -59,6 +60,20 @@ const ITEM = /^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+(?:\[([ xX])\]\s*)?|(?=\|))(.*)$/;
 /** A verdict read either way, or said both ways: what a loosely written label must say. */
 const READ = (said: Said): boolean => said === 'failed' || said === 'passed' || said === 'both';
 
+/** A verdict a line says; `history` when its label tells of an earlier self-check. */
+interface Verdict {
+  line: number;
+  written: string;
+  said: Said;
+  history?: boolean;
+}
+
+/** A label a line holds: its verdict, and whether its words tell of an earlier self-check. */
+interface Label {
+  verdict: string;
+  history: boolean;
+}
+
 interface Block {
   line: number;
   written: string;
@@ -70,8 +85,10 @@ interface Block {
   /** Words before the word (`## Final Self-Check`): unread, it may be no self-check at all. */
   loose: boolean;
   /** Labels under the heading, and a bare heading's first line when it is a verdict. */
-  verdicts: { line: number; written: string; said: Said }[];
+  verdicts: Verdict[];
   firstLine: boolean;
+  /** Words before the word tell of an earlier self-check (`## Initial Self-Check`). */
+  history: boolean;
   items: { line: number; written: string; says: ItemSays }[];
 }
 
@@ -82,16 +99,24 @@ interface Block {
  * written loosely (no colon right after the word, or words before it) counts only when its
  * verdict reads as one, so prose that names the self-check (`Run the self-check first.`) is none.
  */
-function labelsIn(text: string, inList: boolean): string[] {
+function labelsIn(text: string, inList: boolean): Label[] {
   const line = asRendered(withoutCode(text));
-  const found: string[] = [];
+  const found: Label[] = [];
+  const label = (title: Titled, verdict: string): Label => ({
+    verdict: markedVerdict(title, verdict),
+    history: title.history,
+  });
   for (const m of line.matchAll(BOLD_SPAN)) {
     const title = titleOf((m[2] ?? '').trim());
     if (title === null) continue;
-    const inside = title.rest.trim();
-    const after = line.slice((m.index ?? 0) + m[0].length).replace(/^[ \t]*[:—–-]?[ \t]*/, '');
-    const verdict = markedVerdict(title, inside !== '' ? inside : after);
-    if (title.bare || READ(verdictOf(verdict))) found.push(verdict);
+    const beyond = line.slice((m.index ?? 0) + m[0].length);
+    const after = beyond.replace(/^[ \t]*[:—–-]?[ \t]*/, '');
+    const separated = /^[ \t]*[:—–-]/.test(beyond);
+    const bold = label(
+      title,
+      title.rest.trim() !== '' ? title.verdict : verdictPlace(after, title.worded, separated),
+    );
+    if (title.bare || READ(verdictOf(bold.verdict))) found.push(bold);
   }
   if (found.length > 0) return found;
   if (/^\s*\|/.test(line)) {
@@ -100,14 +125,16 @@ function labelsIn(text: string, inList: boolean): string[] {
       .slice(1)
       .map((c) => c.trim());
     const title = titleOf(head ?? '');
-    const verdict = title === null ? '' : markedVerdict(title, title.rest || (next ?? ''));
-    if (title !== null && READ(verdictOf(verdict))) found.push(verdict);
+    // The cell's end separates the word from the next cell as a colon would.
+    const row = title === null ? null : label(title, title.rest ? title.verdict : (next ?? ''));
+    if (row !== null && READ(verdictOf(row.verdict))) found.push(row);
   } else if (!inList && /^ {0,3}\S/.test(line)) {
     const title = titleOf(line);
     if (title === null) return found;
-    const verdict = markedVerdict(title, title.rest);
+    const plain = label(title, title.verdict);
     // `Self-check: <anything>` is a label as round fourteen read it; looser lines need a verdict.
-    if ((title.bare && title.separator === ':') || READ(verdictOf(verdict))) found.push(verdict);
+    if ((title.bare && title.separator === ':') || READ(verdictOf(plain.verdict)))
+      found.push(plain);
   }
   return found;
 }
@@ -124,11 +151,11 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
   failed: FailedSelfCheck[];
   unchecked: Unchecked[];
 } {
-  const out = { failed: [] as FailedSelfCheck[], unchecked: [] as Unchecked[] };
+  const blocks: Block[] = [];
   const fence = fenceTracker();
   let open: Block | null = null;
   const close = (): void => {
-    if (open !== null) judge(open, out);
+    if (open !== null) blocks.push(open);
     open = null;
   };
   // A strike over two lines of a paragraph (`~~PASSED` / `(first run)~~ FAILED`) is withdrawn.
@@ -164,33 +191,33 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
           verdicts: [],
           firstLine: title.said === 'none' || title.said === 'unknown',
           items: [],
+          history: title.history,
         };
       return;
     }
     if (text.trim() === '') return;
     const item = ITEM.exec(text);
-    const labels = labelsIn(text, item !== null).map((l) => ({
+    const labels: Verdict[] = labelsIn(text, item !== null).map((l) => ({
       line,
       written: flat(text),
-      said: verdictOf(l),
+      said: verdictOf(l.verdict),
+      history: l.history,
     }));
     if (open === null) {
       // Labels outside a self-check heading: one line's labels are judged together, so a line
       // that quotes both (`**Self-check: PASSED** or **Self-check: FAILED**`) is no failure.
       const [first, ...more] = labels;
       if (first !== undefined)
-        judge(
-          {
-            ...first,
-            level: 7,
-            stated: false,
-            loose: false,
-            verdicts: more,
-            firstLine: false,
-            items: [],
-          },
-          out,
-        );
+        blocks.push({
+          ...first,
+          level: 7,
+          stated: false,
+          loose: false,
+          verdicts: more,
+          firstLine: false,
+          items: [],
+          history: first.history === true,
+        });
       return;
     }
     const block: Block = open;
@@ -215,6 +242,22 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
       block.items.push({ line, written: flat(text), says: itemSays(item[2] ?? '', item[1]) });
   });
   close();
+  const out = { failed: [] as FailedSelfCheck[], unchecked: [] as Unchecked[] };
+  // A self-check told as an earlier one (`## Initial Self-Check: FAILED`, `The first
+  // self-check: FAILED`) is history once a later one that is not history passes: the summary's
+  // verdict is the re-run's. Any other failing verdict fails, wherever it stands (round eighteen,
+  // readers finding 6).
+  const passes = blocks.flatMap((b) =>
+    [b, ...b.verdicts].filter((v) => v.said === 'passed' && v.history !== true).map((v) => v.line),
+  );
+  const passedAfter = (line: number): boolean => passes.some((at) => at > line);
+  for (const b of blocks) {
+    if (b.history && passedAfter(b.line)) continue;
+    judge(
+      { ...b, verdicts: b.verdicts.filter((v) => !(v.history === true && passedAfter(v.line))) },
+      out,
+    );
+  }
   return out;
 }
 
