@@ -89,6 +89,8 @@ interface Block {
   firstLine: boolean;
   /** Words before the word tell of an earlier self-check (`## Initial Self-Check`). */
   history: boolean;
+  /** A table headed by the word: it ends where its rows end. */
+  table?: boolean;
   items: { line: number; written: string; says: ItemSays }[];
 }
 
@@ -139,6 +141,39 @@ function labelsIn(text: string, inList: boolean): Label[] {
   return found;
 }
 
+/**
+ * A table whose header row is headed by the word (`| Self-Check | PASSED |` over `|---|---|`): a
+ * self-check whose header is its verdict (or none: `| Self-Check | Result |`) and whose rows are
+ * its items, judged as under a self-check heading. Round seventeen read the header alone, so
+ * `| src/b.ts | MISSING |` under `| Self-Check | PASSED |` was never judged (red team, round
+ * eighteen, readers finding 7). A header with no verdict over rows that say nothing stays quiet:
+ * a table may name the self-check in a column that holds no check.
+ */
+function tableHead(text: string, next: string | undefined, line: number): Block | null {
+  if (next === undefined || !/^\s*\|/.test(text) || !isDelimiterRow(next)) return null;
+  const [head, cell] = asRendered(withoutCode(text))
+    .split('|')
+    .slice(1)
+    .map((c) => c.trim());
+  const title = titleOf(head ?? '');
+  if (title === null) return null;
+  const verdict = title.rest ? title.verdict : (cell ?? '');
+  const said = verdictOf(markedVerdict(title, verdict));
+  return {
+    line,
+    written: flat(text),
+    level: 7,
+    said,
+    stated: isStated({ ...title, said, verdict }),
+    loose: title.worded || !READ(said),
+    verdicts: [],
+    firstLine: false,
+    items: [],
+    history: title.history,
+    table: true,
+  };
+}
+
 /** The verdict with a mark written before the word kept in front (`❌ Self-Check: FAILED`). */
 function markedVerdict(title: Titled, verdict: string): string {
   if (title.said === 'failed' && verdictOf(verdict) !== 'failed') return `❌ ${verdict}`;
@@ -162,6 +197,7 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
   shownLines(body.lines).forEach((text, i) => {
     const line = i + 1 + body.offset;
     if (fence.line(text)) return;
+    if (open?.table === true && !/^\s*\|/.test(text)) close();
     const heading = headingOf(text);
     if (heading !== null) {
       const title = titleOf(heading.title);
@@ -203,6 +239,11 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
       said: verdictOf(l.verdict),
       history: l.history,
     }));
+    const table = open === null ? tableHead(text, body.lines[i + 1], line) : null;
+    if (table !== null) {
+      open = table;
+      return;
+    }
     if (open === null) {
       // Labels outside a self-check heading: one line's labels are judged together, so a line
       // that quotes both (`**Self-check: PASSED** or **Self-check: FAILED**`) is no failure.
