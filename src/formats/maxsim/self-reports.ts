@@ -23,7 +23,9 @@ import { asRendered } from '../kit/rendered.js';
 import { shownLines, withoutStruck } from '../kit/struck.js';
 import {
   contradictionName,
+  FAIL_MARK,
   statusContradiction,
+  statusMarkContradiction,
   unknownStatusMark,
   warningMark,
 } from '../kit/status-mark.js';
@@ -83,12 +85,12 @@ export function selfReports(
       return;
     }
     if (part?.labelled === true) return;
-    const label = STATUS_LABEL.exec(text);
-    if (label === null) return;
     if (part === null) {
-      laterLabel(text, label[1] ?? '', line, out.unchecked);
+      laterLabel(text, line, out.unchecked);
       return;
     }
+    const label = STATUS_LABEL.exec(text);
+    if (label === null) return;
     part.labelled = true;
     const written = flat(label[1] ?? '');
     const isOpening = opening;
@@ -129,21 +131,65 @@ export function selfReports(
 }
 
 /**
+ * A later label as the page shows it: after a block quote's `>`, a list marker or a task box, the
+ * word in any emphasis, then a colon or a dash (`**Status** — Failed`); or a table row whose first
+ * cell is the word (`| **Status** | Failed |`). Round eighteen, readers finding 5: only a
+ * paragraph opening `**Status:**` was read.
+ */
+const LATER_LABEL =
+  /^ {0,3}(?:>[ \t]?)*[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?[*_]{0,2}status[*_]{0,2}[ \t]*(?::|[—–]|-(?=[ \t]))[ \t]*[*_]{0,2}[ \t]*(.+?)[ \t]*$/i;
+const TABLE_LABEL = /^[*_]{0,2}status[*_]{0,2}[ \t]*:?[ \t]*[*_]{0,2}$/i;
+/**
+ * Words a later label may say that the summary vocabulary does not know, and what they mean: a
+ * run that errored or crashed failed; one stopped, aborted or cancelled did not finish.
+ */
+const STOPPED: readonly [RegExp, 'failed' | 'blocked'][] = [
+  [/^(?:errored|errors?|crashed|broken|timed[ -]out)\b/i, 'failed'],
+  [/^(?:stopped|aborted|cancell?ed|abandoned|killed)\b/i, 'blocked'],
+];
+
+/** What a later line labels as the status, as written, or undefined when it is no label. */
+function laterLabelValue(text: string): string | undefined {
+  if (/^ {0,3}\|/.test(text)) {
+    const [head, value] = text
+      .trim()
+      .split('|')
+      .slice(1)
+      .map((c) => c.trim());
+    return TABLE_LABEL.test(head ?? '') && value ? value : undefined;
+  }
+  return LATER_LABEL.exec(text)?.[1];
+}
+
+/**
  * A `**Status:**` label under a `##` section (`## Verification` / `**Status:** Failed`): the page
  * shows it as the summary's word, but it may be a task's or a check's, not the summary's, so one
  * that says failed or blocked is said with its line rather than derived; any other stays quiet
- * (red team, round seventeen: it was not read at all).
+ * (red team, round seventeen: it was not read at all). It is read as the opening label is: struck
+ * text withdrawn (`~~Complete~~ Failed`), a fail mark before the word or alone (`❌`, `:x:`) or
+ * on a pass line is a failure, in a list, a quote or a table row, after a dash (round eighteen,
+ * readers finding 5).
  */
-function laterLabel(text: string, written: string, line: number, unchecked: Unchecked[]): void {
-  const value = summaryStatus(asRendered(flat(written)));
-  const meaning = value === undefined ? undefined : summaryMeaning(value);
+function laterLabel(text: string, line: number, unchecked: Unchecked[]): void {
+  const written = laterLabelValue(text);
+  if (written === undefined) return;
+  const read = asRendered(withoutStruck(flat(written)));
+  const value = summaryStatus(read);
+  const word = read.replace(/^[^\p{L}\p{N}]*/u, '');
+  const meaning =
+    (value === undefined ? undefined : summaryMeaning(value)) ??
+    STOPPED.find(([words]) => words.test(word))?.[1];
+  const marked =
+    FAIL_MARK.test(/^[^\p{L}\p{N}]*/u.exec(read)?.[0] ?? '') ||
+    (meaning !== undefined && statusMarkContradiction(read, meaning) !== undefined);
+  const says = marked && meaning !== 'blocked' ? 'failed' : meaning;
   // A criterion's own words (`Operationally pending`, kodiai's M029) or a partial one are the
-  // honest milestone summary's; only a word that says the work failed or stopped is said.
-  if (meaning !== 'failed' && meaning !== 'blocked') return;
+  // honest milestone summary's; only a word or mark that says the work failed or stopped is said.
+  if (says !== 'failed' && says !== 'blocked') return;
   unchecked.push({
     line,
     text: text.trim().slice(0, 300),
-    why: `a **Status:** label in a later section says ${meaning}: not read as the summary's own status, but not what a success shows`,
+    why: `a **Status:** label in a later section says ${says}: not read as the summary's own status, but not what a success shows`,
   });
 }
 
