@@ -25,6 +25,16 @@ const TITLE = new RegExp(String.raw`^${LEAD}${WORD}[ \t]*([:—–-][ \t]*)?(.*)
  * first self-check: FAILED`): history when a later self-check passes (self-checks.ts).
  */
 const HISTORY = /\b(?:first|earlier|previous|prior|initial|original|old(?:er)?)\b/i;
+/**
+ * A verdict word in any case that is all the words say, up to a stop or an aside
+ * (`## Final self-check failed`, `… failed — missing src/b.ts`); `failed on the first try`,
+ * `failed: <why>` and `Fails` go on as prose.
+ */
+const WHOLE_VERDICT =
+  /^(?:fail(?:ed)?|pass(?:ed)?|not[ \t]+passed)(?=[ \t]*(?:[.!]?[ \t]*$|[—–(]|-[ \t]))/i;
+/** Prose after the word that tells of a failure: `failed …`, `failure`, `did not pass`, missing. */
+const PROSE_FAILURE =
+  /^(?:failed|failure|did(?:n't|[ \t]+not)[ \t]+pass|not[ \t]+passed)\b|\b(?:missing|not[ \t]+found)\b/i;
 /** A verdict in the capitals GSD writes it in, anywhere in the words after the word. */
 const CAPITAL_VERDICT =
   /\b(?:FAIL(?:ED|S|URE)?|FAILING|PASS(?:ED|ES)?|NOT (?:PASSED|FOUND|RUN|COMPLETE|VERIFIED|DONE)|MISSING|PARTIAL|INCOMPLETE|PENDING|BLOCKED|SKIPPED|UNSUCCESSFUL|ERRORS?|BROKEN)\b/;
@@ -94,21 +104,29 @@ export interface Titled {
   worded: boolean;
   /** Those words tell of an earlier self-check (`Initial`, `The first`). */
   history: boolean;
+  /**
+   * Words before the word and prose after it that tell of a failure, not in a verdict's place
+   * (`The self-check failed on src/b.ts.`, `## Final Self-Check Missing Files`): no verdict, but
+   * said unless a later self-check passes (self-checks.ts).
+   */
+  prose: boolean;
 }
 
 /**
  * What after the word is a verdict, when words stand before the word and no separator follows it:
  * only a verdict written as one, in capitals or as a mark (`## Final Self-Check FAILED`,
- * `PARTIAL`, `❌`), or after a label word (`Results: failed`). Else the words go on as prose or
- * name a section (`My self-check failed on the first try …`, `The first self-check failed: …`,
- * `## Earlier Self-Check Failure`, `### How a Self-Check Fails`): no verdict (red team, round
- * eighteen, readers finding 6: round seventeen read each as FAILED beside an honest final pass).
+ * `PARTIAL`, `❌`), a verdict word that is all the words say (`## Final self-check failed`), or
+ * after a label word (`Results: failed`). Else the words go on as prose or name a section (`My
+ * self-check failed on the first try …`, `The first self-check failed: …`, `## Earlier Self-Check
+ * Failure`, `### How a Self-Check Fails`): no verdict (red team, round eighteen, readers finding
+ * 6: round seventeen read each as FAILED beside an honest final pass).
  */
 export function verdictPlace(text: string, worded: boolean, separated: boolean): string {
   if (!worded || separated) return text;
   const t = shown(text);
   const lead = /^[^\p{L}\p{N}]*/u.exec(t)?.[0] ?? '';
-  if (FAIL_MARK.test(lead) || PASS_MARK.test(lead) || CAPITAL_VERDICT.test(t)) return text;
+  const marked = FAIL_MARK.test(lead) || PASS_MARK.test(lead);
+  if (marked || CAPITAL_VERDICT.test(t) || WHOLE_VERDICT.test(t.slice(lead.length))) return text;
   const label = VERDICT_LABEL.exec(t) ?? LABEL_THEN_DASH.exec(t);
   return label === null ? '' : t.slice(label[0].length);
 }
@@ -145,6 +163,7 @@ export function titleOf(text: string): Titled | null {
     bare: `${marks}${m[2] ?? ''}${words}`.trim() === '',
     worded: words !== '',
     history: HISTORY.test(words),
+    prose: verdict !== rest && PROSE_FAILURE.test(shown(rest).replace(/^[^\p{L}\p{N}]*/u, '')),
   };
 }
 

@@ -66,12 +66,15 @@ interface Verdict {
   written: string;
   said: Said;
   history?: boolean;
+  prose?: boolean;
 }
 
 /** A label a line holds: its verdict, and whether its words tell of an earlier self-check. */
 interface Label {
   verdict: string;
   history: boolean;
+  /** A line that tells of a failure in prose (`Titled.prose`), with no verdict. */
+  prose: boolean;
 }
 
 interface Block {
@@ -89,6 +92,8 @@ interface Block {
   firstLine: boolean;
   /** Words before the word tell of an earlier self-check (`## Initial Self-Check`). */
   history: boolean;
+  /** Its title or line tells of a failure in prose, not in a verdict's place. */
+  prose?: boolean;
   /** A table headed by the word: it ends where its rows end. */
   table?: boolean;
   items: { line: number; written: string; says: ItemSays }[];
@@ -107,6 +112,7 @@ function labelsIn(text: string, inList: boolean): Label[] {
   const label = (title: Titled, verdict: string): Label => ({
     verdict: markedVerdict(title, verdict),
     history: title.history,
+    prose: false,
   });
   for (const m of line.matchAll(BOLD_SPAN)) {
     const title = titleOf((m[2] ?? '').trim());
@@ -137,6 +143,7 @@ function labelsIn(text: string, inList: boolean): Label[] {
     // `Self-check: <anything>` is a label as round fourteen read it; looser lines need a verdict.
     if ((title.bare && title.separator === ':') || READ(verdictOf(plain.verdict)))
       found.push(plain);
+    else if (title.prose) found.push({ ...plain, verdict: '', prose: true });
   }
   return found;
 }
@@ -228,6 +235,7 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
           firstLine: title.said === 'none' || title.said === 'unknown',
           items: [],
           history: title.history,
+          prose: title.prose,
         };
       return;
     }
@@ -238,6 +246,7 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
       written: flat(text),
       said: verdictOf(l.verdict),
       history: l.history,
+      prose: l.prose,
     }));
     const table = open === null ? tableHead(text, body.lines[i + 1], line) : null;
     if (table !== null) {
@@ -253,7 +262,7 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
           ...first,
           level: 7,
           stated: false,
-          loose: false,
+          loose: first.prose === true,
           verdicts: more,
           firstLine: false,
           items: [],
@@ -283,21 +292,40 @@ export function selfChecks(body: { lines: readonly string[]; offset: number }): 
       block.items.push({ line, written: flat(text), says: itemSays(item[2] ?? '', item[1]) });
   });
   close();
+  return judgeAll(blocks);
+}
+
+/**
+ * Each self-check judged, knowing what comes after it. A self-check told as an earlier one (`##
+ * Initial Self-Check: FAILED`, `The first self-check: FAILED`) is history once a later one that
+ * is not history passes: the summary's verdict is the re-run's. Any other failing verdict fails,
+ * wherever it stands (round eighteen, readers finding 6).
+ */
+function judgeAll(blocks: readonly Block[]): {
+  failed: FailedSelfCheck[];
+  unchecked: Unchecked[];
+} {
   const out = { failed: [] as FailedSelfCheck[], unchecked: [] as Unchecked[] };
-  // A self-check told as an earlier one (`## Initial Self-Check: FAILED`, `The first
-  // self-check: FAILED`) is history once a later one that is not history passes: the summary's
-  // verdict is the re-run's. Any other failing verdict fails, wherever it stands (round eighteen,
-  // readers finding 6).
   const passes = blocks.flatMap((b) =>
     [b, ...b.verdicts].filter((v) => v.said === 'passed' && v.history !== true).map((v) => v.line),
   );
   const passedAfter = (line: number): boolean => passes.some((at) => at > line);
   for (const b of blocks) {
     if (b.history && passedAfter(b.line)) continue;
+    const said = out.failed.length + out.unchecked.length;
     judge(
       { ...b, verdicts: b.verdicts.filter((v) => !(v.history === true && passedAfter(v.line))) },
       out,
     );
+    // Prose that tells of a failure (`The self-check failed on src/b.ts.`) is no verdict, but
+    // said when nothing else of its self-check was, unless a self-check after it passes.
+    const told = [b, ...b.verdicts].find((v) => v.prose === true && !passedAfter(v.line));
+    if (told !== undefined && out.failed.length + out.unchecked.length === said)
+      out.unchecked.push({
+        line: told.line,
+        text: told.written.slice(0, 300),
+        why: 'prose that says a self-check failed, and no later self-check that passed: not read as a verdict, but not what a success shows',
+      });
   }
   return out;
 }

@@ -144,7 +144,7 @@ const TABLE_LABEL = /^[*_]{0,2}status[*_]{0,2}[ \t]*:?[ \t]*[*_]{0,2}$/i;
  * run that errored or crashed failed; one stopped, aborted or cancelled did not finish.
  */
 const STOPPED: readonly [RegExp, 'failed' | 'blocked'][] = [
-  [/^(?:errored|errors?|crashed|broken|timed[ -]out)\b/i, 'failed'],
+  [/^(?:errored|crashed|timed[ -]out)\b/i, 'failed'],
   [/^(?:stopped|aborted|cancell?ed|abandoned|killed)\b/i, 'blocked'],
 ];
 

@@ -100,6 +100,8 @@ describe('false alarm: later **Status:** labels that say no failure stay quiet',
     // kodiai's M046 milestone summary, a list item under a requirement.
     '- **Status:** R046 remains `active`, not `validated`, because its requirement text reserves it',
     'Status of the e2e suite: green',
+    '> Status: Error budget OK',
+    '- Status - broken links were fixed',
     '| Check | Status |\n|---|---|\n| Lint | ✅ |',
   ])
     it(`false alarm: ${label.replace(/\n/g, ' / ')}`, () => {

@@ -60,6 +60,10 @@ describe('attack: a failing self-check with words before the word still fails', 
     'Done.\n\nFinal self-check: FAILED — missing src/b.ts',
     'Done.\n\nExecutor Self-Check FAILED: src/b.ts missing',
     '## Final Self-Check Results: FAILED\n\n- [x] src/a.ts FOUND',
+    // A verdict word that is all the words say, in any case, is the verdict.
+    '## Final self-check failed\n\n- [x] src/a.ts FOUND',
+    'Done.\n\nFinal self-check failed — missing src/b.ts',
+    'Done.\n\nExecutor self-check failed (src/b.ts missing)',
     // History only when a later self-check passes; alone, it is the verdict.
     '## Initial Self-Check: FAILED\n\n- MISSING: src/b.ts',
     // A later self-check that is history too passes nothing.
@@ -69,6 +73,22 @@ describe('attack: a failing self-check with words before the word still fails', 
   ])
     it(`attack: ${selfCheck.replace(/\n/g, ' / ')}`, () => {
       expect(parsed(summary(selfCheck)).status).toBe('failed');
+    });
+
+  for (const selfCheck of [
+    'Done.\n\nThe self-check failed on src/b.ts.',
+    'Done.\n\nMy self-check failed: src/b.ts missing',
+    '## Final Self-Check Missing Files\n\n- [x] src/a.ts FOUND',
+    `${PASS}\n\nThe second self-check failed on src/b.ts.`,
+  ])
+    it(`attack: prose that says a self-check failed, with no pass after it, is said: ${selfCheck.replace(/\n/g, ' / ')}`, () => {
+      const h = parsed(summary(selfCheck));
+      expect(h.status).toBe('success');
+      expect(
+        unchecked(h)
+          .map((u) => u.why)
+          .join('\n'),
+      ).toMatch(/self-check/);
     });
 
   it('attack: a worded heading whose rest is in verdict capitals is not prose (## Final Self-Check PARTIAL)', () => {
