@@ -32,9 +32,12 @@ const HISTORY = /\b(?:first|earlier|previous|prior|initial|original|old(?:er)?)\
  */
 const WHOLE_VERDICT =
   /^(?:fail(?:ed)?|pass(?:ed)?|not[ \t]+passed)(?=[ \t]*(?:[.!]?[ \t]*$|[—–(]|-[ \t]))/i;
-/** Prose after the word that tells of a failure: `failed …`, `failure`, `did not pass`, missing. */
+/**
+ * Prose right after the word that tells of a failure: `failed …`, `failure`, `did not pass`,
+ * `Missing Files`; never a failure it goes on to name (`to find missing files`).
+ */
 const PROSE_FAILURE =
-  /^(?:failed|failure|did(?:n't|[ \t]+not)[ \t]+pass|not[ \t]+passed)\b|\b(?:missing|not[ \t]+found)\b/i;
+  /^(?:failed|failure|did(?:n't|[ \t]+not)[ \t]+pass|not[ \t]+passed|missing|not[ \t]+found)\b/i;
 /** A verdict in the capitals GSD writes it in, anywhere in the words after the word. */
 const CAPITAL_VERDICT =
   /\b(?:FAIL(?:ED|S|URE)?|FAILING|PASS(?:ED|ES)?|NOT (?:PASSED|FOUND|RUN|COMPLETE|VERIFIED|DONE)|MISSING|PARTIAL|INCOMPLETE|PENDING|BLOCKED|SKIPPED|UNSUCCESSFUL|ERRORS?|BROKEN)\b/;

@@ -54,6 +54,18 @@ describe('false alarm: prose that tells how an earlier self-check went stays qui
   });
 });
 
+describe('false alarm: prose that names the self-check and what it finds tells no failure', () => {
+  for (const line of [
+    'Run the self-check to find missing files.',
+    'The self-check catches failed commits before the summary is written.',
+  ])
+    it(`false alarm: ${line}`, () => {
+      const h = parsed(summary(`Done.\n\n${line}`));
+      expect(h.status).toBe('success');
+      expect(unchecked(h)).toEqual([]);
+    });
+});
+
 describe('attack: a failing self-check with words before the word still fails', () => {
   for (const selfCheck of [
     '## Final Self-Check FAILED\n\n- [x] src/a.ts FOUND',
