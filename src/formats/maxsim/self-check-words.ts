@@ -88,9 +88,32 @@ function plainVerdict(t: string): Said {
     const rest = `${lead.replace(FAIL_MARK, '')} ${word.slice(failWord?.[0].length ?? 0)}`;
     return ALSO_PASSED.test(rest) ? 'both' : 'failed';
   }
-  if (PASS_MARK.test(lead) || PASS_WORD.test(word)) return FAIL_MARK.test(t) ? 'both' : 'passed';
+  if (PASS_MARK.test(lead) || PASS_WORD.test(word))
+    return FAIL_MARK.test(t) || failureAfter(word) ? 'both' : 'passed';
   return 'unknown';
 }
+
+/**
+ * A failure said after the pass word, as a verdict is written: in capitals (`PASSED — FAILED:
+ * src/b.ts missing`, `PASSED (1 MISSING)`) or a fail word then a colon (`PASSED — failed:
+ * src/b.ts`), not one a zero or a negation counts out (`PASSED — 0 MISSING`, `none missing`,
+ * `nothing FAILED`). Only a fail mark after it was read, and those recorded success (red team,
+ * round eighteen); prose after the pass word (`after fixing the missing import`) stays quiet.
+ */
+function failureAfter(word: string): boolean {
+  for (const m of word.matchAll(FAILURE_AFTER_PASS)) {
+    const before = word
+      .slice(0, m.index)
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean)
+      .slice(-2);
+    if (!before.some((w) => COUNTED_OUT.test(w))) return true;
+  }
+  return false;
+}
+const FAILURE_AFTER_PASS =
+  /\b(?:FAIL(?:ED|S|URE)?|MISSING|NOT (?:FOUND|PASSED))\b|\b(?:fail(?:ed|s|ure)?|missing)[ \t]*:/g;
+const COUNTED_OUT = /^(?:no|0|zero|none|nothing|without|not)$/i;
 
 /** A self-check's title or label, read: what it says, and how it was written. */
 export interface Titled {

@@ -92,3 +92,34 @@ describe('attack: a no-pass verdict after a label word, or outside the six fixed
       expect(unchecked(h)).toEqual([expect.objectContaining({ line: SELF_CHECK_LINE })]);
     });
 });
+
+describe('attack: a failure said after the pass word in the verdict is said, never passed', () => {
+  // Red team, round eighteen (noticed by the struck-text fixer): once the verdict opened with a
+  // pass word only a fail mark after it was read, so `PASSED — FAILED: src/b.ts missing` over a
+  // FOUND item recorded success and verify --strict exited 0. Now said with its line, as a
+  // FAILED that goes on to say it passed is: neither taken (verify --strict fails).
+  for (const heading of [
+    '## Self-Check: PASSED — FAILED: src/b.ts missing',
+    '## Self-Check: PASSED (1 MISSING)',
+    '## Self-Check: PASSED, src/b.ts NOT FOUND',
+    '## Self-Check: PASSED — failed: src/b.ts',
+  ])
+    it(`attack: ${heading}`, () => {
+      const h = parsed(summary(`${heading}\n\n- [x] src/a.ts FOUND`));
+      expect(unchecked(h)).toEqual([expect.objectContaining({ line: SELF_CHECK_LINE })]);
+    });
+
+  it('false alarm: a pass that says nothing failed or is missing stays success, unsaid', () => {
+    for (const heading of [
+      '## Self-Check: PASSED (no files missing)',
+      '## Self-Check: PASSED — 0 MISSING',
+      '## Self-Check: PASSED, none missing',
+      '## Self-Check: PASSED after fixing the missing import',
+      '## Self-Check: PASSED (nothing FAILED)',
+    ]) {
+      const h = parsed(summary(`${heading}\n\n- [x] src/a.ts FOUND`));
+      expect([heading, h.status]).toEqual([heading, 'success']);
+      expect(unchecked(h)).toEqual([]);
+    }
+  });
+});
