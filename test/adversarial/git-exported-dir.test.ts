@@ -100,6 +100,21 @@ async function passesBothWays(user: User, cwd: string) {
   }
 }
 
+/**
+ * A checkout with a record, and committed inside it at `pkg/` a bare repository holding another
+ * ledger whose one record claims all good: where git, run from inside `pkg`, exports GIT_DIR=.
+ */
+async function committedBare() {
+  const user = makeUser();
+  const { dir } = await repoWithRecord(user);
+  const forged = gitdir();
+  await record(user, forged, { status: 'success', summary: 'all good' });
+  const pkg = join(dir, 'pkg');
+  safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forged, pkg);
+  safeGit(pkg, 'fetch', '-q', forged, 'refs/ledger/*:refs/ledger/*');
+  return { user, dir, pkg };
+}
+
 describe('adversarial: a GIT_DIR git exported from the agent’s files is discovery, not the user’s choice', () => {
   it('attack: .git a gitfile naming a rolled-back copy, verify --full run by git (an alias, a hook) — ROLLBACK, exit 3, as typed', async () => {
     const user = makeUser();
@@ -248,13 +263,7 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
   });
 
   it('attack: a fake .git directory (a HEAD that is no ref, a commondir leading nowhere) inside a bare repository committed in the checkout does not stop the walk: refused, exit 2', async () => {
-    const user = makeUser();
-    const { dir } = await repoWithRecord(user);
-    const forged = gitdir();
-    await record(user, forged, { status: 'success', summary: 'all good' });
-    const pkg = join(dir, 'pkg');
-    safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forged, pkg);
-    safeGit(pkg, 'fetch', '-q', forged, 'refs/ledger/*:refs/ledger/*');
+    const { user, pkg } = await committedBare();
     mkdirSync(join(pkg, '.git'));
     writeFileSync(join(pkg, '.git', 'HEAD'), 'garbage\n');
     writeFileSync(join(pkg, '.git', 'commondir'), 'nowhere\n');
@@ -273,13 +282,7 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
   ])(
     'attack: a fake .git whose HEAD is `ref:`, %s, `refs/heads/main` (no space to git), inside a bare repository committed in the checkout, does not stop the walk: refused, exit 2',
     async (_name, space) => {
-      const user = makeUser();
-      const { dir } = await repoWithRecord(user);
-      const forged = gitdir();
-      await record(user, forged, { status: 'success', summary: 'all good' });
-      const pkg = join(dir, 'pkg');
-      safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forged, pkg);
-      safeGit(pkg, 'fetch', '-q', forged, 'refs/ledger/*:refs/ledger/*');
+      const { user, pkg } = await committedBare();
       mkdirSync(join(pkg, '.git', 'objects'), { recursive: true });
       mkdirSync(join(pkg, '.git', 'refs'));
       writeFileSync(join(pkg, '.git', 'HEAD'), `ref:${space}refs/heads/main\n`);
@@ -293,13 +296,7 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
   // The same class through a `commondir`: git resolves `.git/l/../c` as the kernel does, to
   // `c` beside l's target (no objects, no refs there), where path.resolve found `.git/c`.
   it('attack: a fake .git whose commondir is `l/../c`, l a symlink, with objects and refs at `.git/c` but none beside l’s target, does not stop the walk: refused, exit 2', async () => {
-    const user = makeUser();
-    const { dir } = await repoWithRecord(user);
-    const forged = gitdir();
-    await record(user, forged, { status: 'success', summary: 'all good' });
-    const pkg = join(dir, 'pkg');
-    safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forged, pkg);
-    safeGit(pkg, 'fetch', '-q', forged, 'refs/ledger/*:refs/ledger/*');
+    const { user, pkg } = await committedBare();
     const fake = join(pkg, '.git');
     mkdirSync(join(fake, 'c', 'objects'), { recursive: true });
     mkdirSync(join(fake, 'c', 'refs'));
@@ -315,13 +312,7 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
   });
 
   it('attack: a bare repository committed in the checkout, verify run by git from inside it (GIT_DIR=.) — refused, exit 2, as typed', async () => {
-    const user = makeUser();
-    const { dir } = await repoWithRecord(user);
-    const forged = gitdir();
-    await record(user, forged, { status: 'success', summary: 'all good' });
-    const pkg = join(dir, 'pkg');
-    safeGit(tempDir(), 'clone', '-q', '--bare', '--no-local', forged, pkg);
-    safeGit(pkg, 'fetch', '-q', forged, 'refs/ledger/*:refs/ledger/*');
+    const { user, pkg } = await committedBare();
     expect(aliasGitDir(user, pkg)).toBe('.');
 
     const typed = await cli(user, pkg, ['verify', '--head', 'HEAD']);
