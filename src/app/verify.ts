@@ -6,8 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LOG_REF } from '../ledger/layout.js';
-import { readLedgerIndex, readTip, tipEntryIfId, type LedgerIndex } from '../ledger/read.js';
-import type { LogEntry } from '../model/record.js';
+import { readLedgerIndex, tipEntryIfId } from '../ledger/read.js';
 import { LedgerError } from '../model/errors.js';
 import { pausePoint } from '../model/faults.js';
 import type { SshKeygenSigner } from '../sign/index.js';
@@ -333,7 +332,7 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     }
     if (exitCode !== 3 && index.tipEntry !== undefined && lost.length === 0)
       await local.noteKnownEntry(index.tipEntry, {
-        entry: await tipEntryOf(store, index),
+        entry: await tipEntryIfId(store, index.tipEntry, index.tipCommit),
         standIns,
       });
     if (request.record) {
@@ -361,16 +360,6 @@ export function verifyRepository(request: VerifyRequest): Promise<VerifyReport> 
     }
     return final;
   });
-}
-
-/** The tip's log entry, noted with its id (a join's parents: held-joins.ts). */
-function tipEntryOf(store: ObjectReader, index: LedgerIndex): Promise<LogEntry | undefined> {
-  return index.tipCommit === undefined
-    ? Promise.resolve(undefined)
-    : readTip(store, index.tipCommit).then(
-        (tip) => tip.entry,
-        () => undefined,
-      );
 }
 
 /** Whether this is a shallow clone (git keeps its grafted boundary in `shallow`). */

@@ -256,29 +256,7 @@ describe('action.yml in a workspace made as actions/checkout@v4 makes it', () =>
 
   it('fetch-depth 1: a base commit on no branch any more (deleted after a squash merge) is fetched by its id', async () => {
     const user = makeUser();
-    const remote = bareRemote();
-    const agent = cloneOf(remote);
-    writeFiles(agent, { 'src/app.ts': 'one\n' });
-    git(agent, 'add', '-A');
-    git(agent, 'commit', '-q', '-m', 'initial');
-    git(agent, 'push', '-q', 'origin', 'HEAD:main');
-    git(agent, 'checkout', '-q', '-b', 'topic');
-    writeFiles(agent, { 'src/topic.ts': 'wip\n' });
-    git(agent, 'add', '-A');
-    git(agent, 'commit', '-q', '-m', 'topic start');
-    git(agent, 'push', '-q', 'origin', 'topic');
-    const topicBase = git(agent, 'rev-parse', 'HEAD');
-    writeFiles(agent, { 'src/app.ts': 'one\nthree\n' });
-    await record(user, agent, { status: 'success', summary: 'topic work', task: 'T-9' });
-    git(agent, 'push', '-q', 'origin', 'refs/ledger/*:refs/ledger/*');
-    // Squash-merged into main, then the branch is deleted: no branch reaches its base commit.
-    git(agent, 'checkout', '-q', 'main');
-    git(agent, 'merge', '-q', '--squash', 'topic');
-    writeFiles(agent, { 'src/app.ts': 'one\nthree\n' });
-    git(agent, 'add', '-A');
-    git(agent, 'commit', '-q', '-m', 'topic (squashed)');
-    git(agent, 'push', '-q', 'origin', 'HEAD:main');
-    git(agent, 'push', '-q', 'origin', ':topic');
+    const { remote, agent, topicBase } = await squashedTopic(user);
     const main = git(agent, 'rev-parse', 'HEAD');
     const workspace = checkoutV4(remote, main, 'refs/remotes/origin/main', 1, 'main');
     const run = runAction({

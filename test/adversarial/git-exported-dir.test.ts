@@ -101,6 +101,23 @@ async function passesBothWays(user: User, cwd: string) {
 }
 
 /**
+ * A checkout whose clone held two entries (verify passed both ways), its `.git` copied to `copy`
+ * with the ledger rolled back below the second, and then put aside: the agent's starting point.
+ */
+async function copiedAside(copy: string) {
+  const user = makeUser();
+  const { dir } = await repoWithRecord(user);
+  const before = safeGit(dir, 'rev-parse', LOG_REF);
+  writeFiles(dir, { 'later.txt': 'later\n' });
+  await record(user, dir, { status: 'success', summary: 'held by this clone' });
+  await passesBothWays(user, dir);
+  cpSync(join(dir, '.git'), copy, { recursive: true });
+  safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
+  renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+  return { user, dir, copy };
+}
+
+/**
  * A checkout with a record, and committed inside it at `pkg/` a bare repository holding another
  * ledger whose one record claims all good: where git, run from inside `pkg`, exports GIT_DIR=.
  */
@@ -117,17 +134,7 @@ async function committedBare() {
 
 describe('adversarial: a GIT_DIR git exported from the agent’s files is discovery, not the user’s choice', () => {
   it('attack: .git a gitfile naming a rolled-back copy, verify --full run by git (an alias, a hook) — ROLLBACK, exit 3, as typed', async () => {
-    const user = makeUser();
-    const { dir } = await repoWithRecord(user);
-    const before = safeGit(dir, 'rev-parse', LOG_REF);
-    writeFiles(dir, { 'later.txt': 'later\n' });
-    await record(user, dir, { status: 'success', summary: 'held by this clone' });
-    await passesBothWays(user, dir);
-
-    const copy = join(tempDir(), 'copy.git');
-    cpSync(join(dir, '.git'), copy, { recursive: true });
-    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
-    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    const { user, dir, copy } = await copiedAside(join(tempDir(), 'copy.git'));
     writeFileSync(join(dir, '.git'), `gitdir: ${copy}\n`);
     expect(aliasGitDir(user, dir)).toBe(copy);
 
@@ -148,18 +155,9 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
   it.each(['a gitfile `gitdir: l/../copy`', 'a symlink to `l/../copy`'])(
     'attack: .git %s, l a symlink: git resolves l, then `..`, and opens the rolled-back copy beside l’s target — ROLLBACK, exit 3, typed and run by git',
     async (shape) => {
-      const user = makeUser();
-      const { dir } = await repoWithRecord(user);
-      const before = safeGit(dir, 'rev-parse', LOG_REF);
-      writeFiles(dir, { 'later.txt': 'later\n' });
-      await record(user, dir, { status: 'success', summary: 'held by this clone' });
-      await passesBothWays(user, dir);
       const beside = tempDir();
-      const copy = join(beside, 'copy');
       mkdirSync(join(beside, 'sub'));
-      cpSync(join(dir, '.git'), copy, { recursive: true });
-      safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
-      renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+      const { user, dir, copy } = await copiedAside(join(beside, 'copy'));
       symlinkSync(join(beside, 'sub'), join(dir, 'l'));
       if (shape.includes('gitfile')) writeFileSync(join(dir, '.git'), 'gitdir: l/../copy\n');
       else symlinkSync('l/../copy', join(dir, '.git'));
@@ -177,16 +175,7 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
   );
 
   it('attack: the same gitfile, its copy’s config moving the work tree elsewhere (core.worktree), verify --full run by a hook there — refused, exit 2', async () => {
-    const user = makeUser();
-    const { dir } = await repoWithRecord(user);
-    const before = safeGit(dir, 'rev-parse', LOG_REF);
-    writeFiles(dir, { 'later.txt': 'later\n' });
-    await record(user, dir, { status: 'success', summary: 'held by this clone' });
-    await passesBothWays(user, dir);
-    const copy = join(tempDir(), 'copy.git');
-    cpSync(join(dir, '.git'), copy, { recursive: true });
-    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
-    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    const { user, dir, copy } = await copiedAside(join(tempDir(), 'copy.git'));
     writeFileSync(join(dir, '.git'), `gitdir: ${copy}\n`);
     // git runs hooks and `rebase -x` at the work tree's top: here one the agent chose, from
     // which no .git leads to the copy.
@@ -195,16 +184,7 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
   });
 
   it('attack: the same, with a .git at the moved work tree leading back to the copy (so discovery from there reaches it) — still refused, exit 2', async () => {
-    const user = makeUser();
-    const { dir } = await repoWithRecord(user);
-    const before = safeGit(dir, 'rev-parse', LOG_REF);
-    writeFiles(dir, { 'later.txt': 'later\n' });
-    await record(user, dir, { status: 'success', summary: 'held by this clone' });
-    await passesBothWays(user, dir);
-    const copy = join(tempDir(), 'copy.git');
-    cpSync(join(dir, '.git'), copy, { recursive: true });
-    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
-    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    const { user, dir, copy } = await copiedAside(join(tempDir(), 'copy.git'));
     writeFileSync(join(dir, '.git'), `gitdir: ${copy}\n`);
     const elsewhere = tempDir();
     safeGit(dir, '--git-dir', copy, 'config', 'core.worktree', elsewhere);
@@ -214,16 +194,7 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
   });
 
   it('attack: the gitfile padded past 4096 bytes (after a NUL, or with trailing newlines; git reads up to 1 MiB), verify --full run by git — ROLLBACK, exit 3, as typed', async () => {
-    const user = makeUser();
-    const { dir } = await repoWithRecord(user);
-    const before = safeGit(dir, 'rev-parse', LOG_REF);
-    writeFiles(dir, { 'later.txt': 'later\n' });
-    await record(user, dir, { status: 'success', summary: 'held by this clone' });
-    await passesBothWays(user, dir);
-    const copy = join(tempDir(), 'copy.git');
-    cpSync(join(dir, '.git'), copy, { recursive: true });
-    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
-    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    const { user, dir, copy } = await copiedAside(join(tempDir(), 'copy.git'));
     for (const padded of [
       `gitdir: ${copy}\0${'x'.repeat(5000)}`,
       `gitdir: ${copy}${'\n'.repeat(5000)}`,
@@ -240,16 +211,7 @@ describe('adversarial: a GIT_DIR git exported from the agent’s files is discov
   });
 
   it('attack: a .git on the walk git would stop at (a gitfile over 1 MiB, one naming no git dir) never hands GIT_DIR over as the user’s: refused, not verified without memory', async () => {
-    const user = makeUser();
-    const { dir } = await repoWithRecord(user);
-    const before = safeGit(dir, 'rev-parse', LOG_REF);
-    writeFiles(dir, { 'later.txt': 'later\n' });
-    await record(user, dir, { status: 'success', summary: 'held by this clone' });
-    await passesBothWays(user, dir);
-    const copy = join(tempDir(), 'copy.git');
-    cpSync(join(dir, '.git'), copy, { recursive: true });
-    safeGit(dir, '--git-dir', copy, 'update-ref', LOG_REF, before);
-    renameSync(join(dir, '.git'), join(tempDir(), 'put-aside.git'));
+    const { user, dir, copy } = await copiedAside(join(tempDir(), 'copy.git'));
     const unreadable = [
       `gitdir: ${copy}\0${'x'.repeat(1024 * 1024)}`,
       `gitdir: ${join(tempDir(), 'no-git-dir')}\n`,

@@ -73,6 +73,16 @@ async function judgedInCi(remote: string, id: string, head: string, policyFile: 
 
 const underPolicy = 'lifecycle under the policy (lifecycle.requireReviewer)';
 
+/** The reviewer's signed `action` of the head record, and the agent's keyless twin of it from the stale clone, judged in CI. */
+async function signedAndTwin(action: 'accept' | 'reject') {
+  const { policyFile, remote, reviewer, stale, head, id, signed } = await headRecord();
+  const hers = await signed(await applyLifecycle({ cwd: reviewer, id, action, by }));
+  await sync(reviewer);
+  const agents = await applyLifecycle({ cwd: stale, id, action, by: 'bot' });
+  await sync(stale);
+  return { id, hers, agents, judged: await judgedInCi(remote, id, head, policyFile) };
+}
+
 describe('a twin lends its signature, and outranks none of her later signed steps (red team, round eighteen)', () => {
   it("attack: under lifecycle.requireReviewer a keyless accept from a stale clone beside the reviewer's signed accept does not hide her later signed supersede built on it", async () => {
     const { policyFile, remote, reviewer, stale, fix, head, id, signed } = await headRecord();
@@ -155,14 +165,7 @@ describe('a twin lends its signature, and outranks none of her later signed step
   });
 
   it("under lifecycle.requireReviewer a keyless reject beside the reviewer's signed reject still counts as hers, naming the step her signature is on", async () => {
-    const { policyFile, remote, reviewer, stale, head, id, signed } = await headRecord();
-    const rejected = await signed(
-      await applyLifecycle({ cwd: reviewer, id, action: 'reject', by }),
-    );
-    await sync(reviewer);
-    const agents = await applyLifecycle({ cwd: stale, id, action: 'reject', by: 'bot' });
-    await sync(stale);
-    const judged = await judgedInCi(remote, id, head, policyFile);
+    const { id, hers: rejected, agents, judged } = await signedAndTwin('reject');
     expect(await stepIn(judged.ci, id)).toBe(agents.id);
     expect(judged.check.verdict, judged.check.detail).toBe('contradicted');
     expect(judged.check.detail).toContain(
@@ -176,14 +179,7 @@ describe('a twin lends its signature, and outranks none of her later signed step
   });
 
   it("under lifecycle.requireReviewer a keyless accept beside the reviewer's signed accept, with nothing built on hers, is accepted with her signature", async () => {
-    const { policyFile, remote, reviewer, stale, head, id, signed } = await headRecord();
-    const accepted = await signed(
-      await applyLifecycle({ cwd: reviewer, id, action: 'accept', by }),
-    );
-    await sync(reviewer);
-    const agents = await applyLifecycle({ cwd: stale, id, action: 'accept', by: 'bot' });
-    await sync(stale);
-    const judged = await judgedInCi(remote, id, head, policyFile);
+    const { id, hers: accepted, agents, judged } = await signedAndTwin('accept');
     expect(await stepIn(judged.ci, id)).toBe(agents.id);
     expect(judged.check.verdict, judged.check.detail).toBe('verified');
     expect(judged.exitCode).toBe(0);
